@@ -1,0 +1,124 @@
+// Station 4a: decides allow / ask / deny for a call whose input is already validated. The
+// first matching rule wins, then the configured default. `ask` waits for an approver; with
+// none configured (or one that throws), the answer is no. The gate never runs a tool.
+
+import type { CallerKind } from "../contract.js";
+import { SwitchyardError } from "../errors.js";
+import type { ToolDefinition } from "../registry/define-tool.js";
+
+export type PermissionDecision = "allow" | "ask" | "deny";
+
+/** What a rule predicate and an approver see about a call. */
+export interface PermissionRequest {
+  readonly tool: string;
+  readonly input: unknown;
+  readonly caller: CallerKind;
+  readonly programId: string | undefined;
+  readonly callId: string;
+  readonly effect: ToolDefinition["effect"];
+  /** The reason of the rule that asked, if any. */
+  readonly reason: string | undefined;
+}
+
+/** One permission rule; rules are tried in order and the first that matches decides. */
+export interface PermissionRule {
+  /** Globs over full tool names; `*` matches any characters (`orders.*`, `*`, `shell.run`). */
+  readonly tools: string | readonly string[];
+  readonly decision: PermissionDecision;
+  /** Optional extra condition on the validated input. A predicate that throws does not match. */
+  readonly when?: (input: unknown, request: PermissionRequest) => boolean;
+  /** Shown to the approver, and to the model when the rule denies. */
+  readonly reason?: string;
+}
+
+/** The approver's answer: a boolean, or a decision with a reason the model will see. */
+export type ApprovalAnswer = boolean | { readonly approved: boolean; readonly reason?: string };
+
+export interface PermissionOptions {
+  readonly rules?: readonly PermissionRule[];
+  /** Decision when no rule matches. Default `allow`: tools are registered on purpose. */
+  readonly default?: PermissionDecision;
+  /** Answers `ask` decisions; may be called for several calls at once. */
+  readonly approve?: (request: PermissionRequest) => Promise<ApprovalAnswer> | ApprovalAnswer;
+  /** Approves a whole program once before it runs, given its source and the tools it names. */
+  readonly approveProgram?: (source: string, toolNames: readonly string[]) => Promise<ApprovalAnswer> | ApprovalAnswer;
+}
+
+/** The gate's verdict. */
+export type PermissionVerdict = { readonly allowed: true } | { readonly allowed: false; readonly reason: string };
+
+const DECISIONS: readonly PermissionDecision[] = ["allow", "ask", "deny"];
+
+/** Applies permission rules; construct once per session. Throws `OPTION_INVALID` for a bad rule. */
+export class PermissionGate {
+  readonly #rules: readonly { rule: PermissionRule; patterns: readonly RegExp[] }[];
+  readonly #default: PermissionDecision;
+  readonly #approve: PermissionOptions["approve"];
+
+  constructor(options: PermissionOptions = {}) {
+    this.#default = options.default ?? "allow";
+    if (!DECISIONS.includes(this.#default)) {
+      throw new SwitchyardError("OPTION_INVALID", `permissions.default must be one of ${DECISIONS.join(", ")}.`);
+    }
+    this.#rules = (options.rules ?? []).map((rule, index) => {
+      if (!DECISIONS.includes(rule.decision)) {
+        throw new SwitchyardError("OPTION_INVALID", `permissions.rules[${index}].decision must be one of ${DECISIONS.join(", ")}.`);
+      }
+      const globs = typeof rule.tools === "string" ? [rule.tools] : rule.tools;
+      if (globs.length === 0) throw new SwitchyardError("OPTION_INVALID", `permissions.rules[${index}].tools is empty.`);
+      return { rule, patterns: globs.map(globToRegExp) };
+    });
+    this.#approve = options.approve;
+  }
+
+  /** The first matching rule's decision (and reason), or the default. */
+  decide(request: Omit<PermissionRequest, "reason">): { decision: PermissionDecision; reason: string | undefined } {
+    for (const { rule, patterns } of this.#rules) {
+      if (!patterns.some((pattern) => pattern.test(request.tool))) continue;
+      if (rule.when !== undefined && !safePredicate(rule.when, request.input, { ...request, reason: rule.reason })) continue;
+      return { decision: rule.decision, reason: rule.reason };
+    }
+    return { decision: this.#default, reason: undefined };
+  }
+
+  /** Decides and, for `ask`, waits for the approver. Never rejects. */
+  async check(request: Omit<PermissionRequest, "reason">): Promise<PermissionVerdict> {
+    const { decision, reason } = this.decide(request);
+    if (decision === "allow") return { allowed: true };
+    if (decision === "deny") return { allowed: false, reason: reason ?? `calls to ${request.tool} are not permitted` };
+    if (this.#approve === undefined) {
+      return { allowed: false, reason: `${request.tool} needs approval and no approver is available` };
+    }
+    try {
+      const answer = await this.#approve({ ...request, reason });
+      return interpretAnswer(answer, `${request.tool} was not approved`);
+    } catch {
+      return { allowed: false, reason: `${request.tool} needs approval and the approver failed` };
+    }
+  }
+}
+
+/** Turns an approver's answer into a verdict; anything but a clear yes is a no. */
+export function interpretAnswer(answer: ApprovalAnswer, defaultReason: string): PermissionVerdict {
+  if (answer === true) return { allowed: true };
+  if (typeof answer === "object" && answer !== null && answer.approved === true) return { allowed: true };
+  const reason = typeof answer === "object" && answer !== null && typeof answer.reason === "string" ? answer.reason : defaultReason;
+  return { allowed: false, reason };
+}
+
+function safePredicate(predicate: NonNullable<PermissionRule["when"]>, input: unknown, request: PermissionRequest): boolean {
+  try {
+    return predicate(input, request) === true;
+  } catch {
+    return false;
+  }
+}
+
+/** A tool-name glob as an anchored RegExp: `*` matches any characters, nothing else is special. */
+export function globToRegExp(glob: string): RegExp {
+  const pattern = glob
+    .split("*")
+    .map((part) => part.replace(/[\\^$+?.()|[\]{}]/g, "\\$&"))
+    .join(".*");
+  return new RegExp(`^${pattern}$`);
+}

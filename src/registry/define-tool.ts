@@ -1,0 +1,87 @@
+// defineTool: the one way a tool enters Switchyard. It checks everything that can be checked
+// without a registry (name shape, effect, timeout) and freezes the definition; schema
+// compilation and example validation happen when the tool is registered, once per tool.
+
+import type { CallerKind, JsonSchema, JsonValue, ToolEffect } from "../contract.js";
+import { SwitchyardError } from "../errors.js";
+import { parseToolName } from "./tool-name.js";
+
+/** What a tool's `execute` receives besides its validated input. */
+export interface ToolContext {
+  /** Fires when the call times out, the run is cancelled or the session ends. */
+  readonly signal: AbortSignal;
+  readonly callId: string;
+  readonly caller: CallerKind;
+  readonly programId: string | undefined;
+}
+
+/** A tool as its author writes it. */
+export interface ToolSpec<Input = any, Output = unknown> {
+  /** `namespace.name` (becomes `tools.namespace.name(...)`) or a bare `name` (`tools.name(...)`). */
+  readonly name: string;
+  /** What the tool does, for the model: first sentence is the summary search shows. */
+  readonly description: string;
+  /** JSON Schema (draft 2020-12 or draft-07) of the input; compiled once at registration. */
+  readonly inputSchema: JsonSchema;
+  /** Optional JSON Schema of the result; gives the declared return type and is enforced. */
+  readonly outputSchema?: JsonSchema;
+  /** Inputs that show correct use; each must validate against `inputSchema`. */
+  readonly inputExamples?: readonly JsonValue[];
+  /** Default `write`: unknown effects are treated as side effects. */
+  readonly effect?: ToolEffect;
+  /** The per-call timeout in milliseconds. Default: the pipeline's default (30 s). */
+  readonly timeoutMs?: number;
+  /** Keys of the resources a call touches (e.g. a real file path); writes to one key are serialized. */
+  readonly resources?: (input: Input) => readonly string[];
+  /** Who may call the tool in hybrid mode. Default: both. */
+  readonly callers?: readonly CallerKind[];
+  /** Where the tool came from, for listings (`code`, `builtin`, `mcp:<server>`). */
+  readonly source?: string;
+  /** Runs the tool. Throw `ToolError` to choose the code and message the caller sees. */
+  readonly execute: (input: Input, context: ToolContext) => Promise<Output> | Output;
+}
+
+/** A checked, frozen tool definition. */
+export interface ToolDefinition<Input = any, Output = unknown> extends ToolSpec<Input, Output> {
+  readonly namespace: string | undefined;
+  /** The name inside its namespace (the part after the first dot). */
+  readonly localName: string;
+  readonly effect: ToolEffect;
+  readonly callers: readonly CallerKind[];
+  readonly source: string;
+}
+
+const EFFECTS: readonly ToolEffect[] = ["read", "write", "destructive"];
+
+/**
+ * Checks and freezes a tool definition. Throws `SwitchyardError` (`TOOL_NAME_INVALID`,
+ * `OPTION_INVALID`) for a malformed name, effect, timeout or missing `execute`; schemas are
+ * compiled later, by the registry.
+ */
+export function defineTool<Input = any, Output = unknown>(spec: ToolSpec<Input, Output>): ToolDefinition<Input, Output> {
+  const { namespace, localName } = parseToolName(spec.name);
+  if (typeof spec.execute !== "function") {
+    throw new SwitchyardError("OPTION_INVALID", `Tool "${spec.name}": execute must be a function.`);
+  }
+  if (typeof spec.description !== "string") {
+    throw new SwitchyardError("OPTION_INVALID", `Tool "${spec.name}": description must be a string.`);
+  }
+  const effect = spec.effect ?? "write";
+  if (!EFFECTS.includes(effect)) {
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      `Tool "${spec.name}": effect must be one of ${EFFECTS.join(", ")}, got ${JSON.stringify(effect)}.`,
+    );
+  }
+  if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {
+    throw new SwitchyardError("OPTION_INVALID", `Tool "${spec.name}": timeoutMs must be a positive number.`);
+  }
+  return Object.freeze({
+    ...spec,
+    namespace,
+    localName,
+    effect,
+    callers: Object.freeze([...(spec.callers ?? ["direct", "program"])]),
+    source: spec.source ?? "code",
+  });
+}

@@ -1,0 +1,187 @@
+// Station 1: the single source of truth for a session's tools. Registration compiles each
+// schema once and checks examples, so every later call finds a ready validator; order is
+// registration order; a namespace can be swapped atomically (MCP list_changed), which bumps
+// the catalog version. A tool not in the registry does not exist, whatever a model says.
+
+import type { JsonValue } from "../contract.js";
+import { SwitchyardError } from "../errors.js";
+import { compileSchema, formatViolations, type CompiledValidator } from "../schema/schema-validator.js";
+import { defineTool, type ToolDefinition } from "./define-tool.js";
+import { parseToolName, type ParsedToolName } from "./tool-name.js";
+
+/** A registered tool: its definition plus what registration computed once. */
+export interface RegisteredTool {
+  readonly definition: ToolDefinition;
+  readonly parsedName: ParsedToolName;
+  readonly validateInput: CompiledValidator;
+  readonly validateOutput: CompiledValidator | undefined;
+}
+
+/** An immutable view of the catalog at one version; a run keeps the snapshot it started with. */
+export interface CatalogSnapshot {
+  readonly version: number;
+  readonly tools: readonly RegisteredTool[];
+  /** Looks a tool up by its name or by the identifier path a program calls it by. */
+  get(nameOrIdentifierPath: string): RegisteredTool | undefined;
+}
+
+/** Listener called after every catalog change, with the new snapshot. */
+export type CatalogListener = (snapshot: CatalogSnapshot) => void;
+
+/** Holds the tools of a session; see the module comment for its guarantees. */
+export class ToolRegistry {
+  #tools: RegisteredTool[] = [];
+  #version = 1;
+  #snapshot: CatalogSnapshot | undefined;
+  readonly #listeners = new Set<CatalogListener>();
+
+  constructor(tools: readonly ToolDefinition[] = []) {
+    this.addAll(tools);
+  }
+
+  /** The catalog version; it increases with every change. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /**
+   * Registers tools in order. Throws `SwitchyardError` with `TOOL_NAME_DUPLICATE`,
+   * `TOOL_NAME_COLLISION` (two names mapping to one identifier), `SCHEMA_INVALID` or
+   * `EXAMPLE_INVALID`; on a throw nothing of the batch is registered.
+   */
+  addAll(tools: readonly ToolDefinition[]): void {
+    if (tools.length === 0) return;
+    const prepared = tools.map(prepareTool);
+    this.#commit([...this.#tools, ...prepared]);
+  }
+
+  /**
+   * Replaces every tool whose `source` is `source` with `tools`, in one step: a run that
+   * already started keeps its snapshot. Throws like `addAll`, leaving the catalog unchanged.
+   */
+  replaceSource(source: string, tools: readonly ToolDefinition[]): void {
+    const prepared = tools.map(prepareTool);
+    const kept = this.#tools.filter((tool) => tool.definition.source !== source);
+    this.#commit([...kept, ...prepared]);
+  }
+
+  /** The current catalog. Cheap: snapshots are shared until the next change. */
+  snapshot(): CatalogSnapshot {
+    return (this.#snapshot ??= createSnapshot(this.#version, this.#tools));
+  }
+
+  /** Subscribes to catalog changes; returns the unsubscribe function. */
+  onChange(listener: CatalogListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #commit(next: RegisteredTool[]): void {
+    assertUnique(next);
+    this.#tools = next;
+    this.#version += 1;
+    this.#snapshot = undefined;
+    const snapshot = this.snapshot();
+    for (const listener of this.#listeners) listener(snapshot);
+  }
+}
+
+/**
+ * The registered tools whose names are closest to `name`, best first: what a
+ * `TOOL_NOT_FOUND` message suggests.
+ */
+export function closestToolNames(snapshot: CatalogSnapshot, name: string, limit = 3): string[] {
+  // A hostile program may send a huge name: an edit distance on it would stall the host.
+  if (name.length > 256) return [];
+  const target = name.toLowerCase();
+  return snapshot.tools
+    .map((tool) => {
+      const candidate = tool.definition.name.toLowerCase();
+      const local = tool.parsedName.localName.toLowerCase();
+      const distance = Math.min(editDistance(target, candidate), editDistance(target.split(".").pop() ?? target, local) + 1);
+      return { name: tool.definition.name, distance };
+    })
+    .filter((entry) => entry.distance <= Math.max(3, Math.floor(target.length / 2)))
+    .sort((a, b) => a.distance - b.distance)
+    .slice(0, limit)
+    .map((entry) => entry.name);
+}
+
+function prepareTool(input: ToolDefinition): RegisteredTool {
+  // Accept specs that did not pass through defineTool (plain objects from config files).
+  const definition = "localName" in input && "callers" in input ? input : defineTool(input);
+  const parsedName = parseToolName(definition.name);
+  const validateInput = compileSchema(definition.inputSchema, `Tool "${definition.name}" inputSchema`);
+  const validateOutput =
+    definition.outputSchema === undefined
+      ? undefined
+      : compileSchema(definition.outputSchema, `Tool "${definition.name}" outputSchema`);
+  (definition.inputExamples ?? []).forEach((example: JsonValue, index: number) => {
+    const violations = validateInput(example);
+    if (violations.length > 0) {
+      throw new SwitchyardError(
+        "EXAMPLE_INVALID",
+        formatViolations(`Tool "${definition.name}" inputExamples[${index}] does not match inputSchema`, violations),
+      );
+    }
+  });
+  return { definition, parsedName, validateInput, validateOutput };
+}
+
+function assertUnique(tools: readonly RegisteredTool[]): void {
+  const byName = new Map<string, string>();
+  const byPath = new Map<string, string>();
+  const namespaces = new Set<string>();
+  const bareNames = new Set<string>();
+  for (const tool of tools) {
+    const { name } = tool.definition;
+    if (byName.has(name)) {
+      throw new SwitchyardError("TOOL_NAME_DUPLICATE", `Tool "${name}" is registered twice.`);
+    }
+    byName.set(name, name);
+    const path = tool.parsedName.identifierPath;
+    const other = byPath.get(path);
+    if (other !== undefined) {
+      throw new SwitchyardError(
+        "TOOL_NAME_COLLISION",
+        `Tools "${other}" and "${name}" both map to tools.${path}; rename one of them.`,
+      );
+    }
+    byPath.set(path, name);
+    if (tool.parsedName.namespaceIdentifier === undefined) bareNames.add(tool.parsedName.localIdentifier);
+    else namespaces.add(tool.parsedName.namespaceIdentifier);
+  }
+  for (const bare of bareNames) {
+    if (namespaces.has(bare)) {
+      throw new SwitchyardError(
+        "TOOL_NAME_COLLISION",
+        `tools.${bare} is both a tool and a namespace; rename the tool or the namespace.`,
+      );
+    }
+  }
+}
+
+function createSnapshot(version: number, tools: readonly RegisteredTool[]): CatalogSnapshot {
+  const index = new Map<string, RegisteredTool>();
+  for (const tool of tools) {
+    index.set(tool.definition.name, tool);
+    index.set(tool.parsedName.identifierPath, tool);
+  }
+  const frozen = Object.freeze([...tools]);
+  return Object.freeze({ version, tools: frozen, get: (name: string) => index.get(name) });
+}
+
+function editDistance(a: string, b: string): number {
+  if (a === b) return 0;
+  const previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = previous[0]!;
+    previous[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = previous[j]!;
+      previous[j] = Math.min(above + 1, previous[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return previous[b.length]!;
+}

@@ -1,0 +1,36 @@
+// The built-in `results.read` tool: pages through a result that was spilled to disk because
+// it was too large for the model's context. It reads only files the spill store wrote.
+
+import { ToolError } from "../errors.js";
+import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
+import type { SpillStore } from "./spill-store.js";
+
+const MAX_SLICE_BYTES = 16 * 1024;
+
+/** Creates `results.read` over `store`; register it next to the tools whose results may spill. */
+export function createReadResultTool(store: SpillStore): ToolDefinition {
+  return defineTool({
+    name: "results.read",
+    description:
+      "Read part of a large tool result that was saved to disk instead of being shown in full. Pass the handle from the result's preview and a byte offset; read on from offset + length until done is true.",
+    source: "builtin",
+    effect: "read",
+    inputSchema: {
+      type: "object",
+      properties: {
+        handle: { type: "string", description: "The handle from the spilled result's preview, e.g. result-…" },
+        offset: { type: "integer", minimum: 0, default: 0, description: "Byte offset to start reading at." },
+        length: { type: "integer", minimum: 1, maximum: MAX_SLICE_BYTES, default: 8192, description: "Number of bytes to read." },
+      },
+      required: ["handle"],
+      additionalProperties: false,
+    },
+    execute: async (input: { handle: string; offset?: number; length?: number }) => {
+      const slice = await store.read(input.handle, input.offset ?? 0, input.length ?? 8192);
+      if (slice === undefined) {
+        throw new ToolError(`No spilled result has the handle "${input.handle}"; use the handle from a result preview.`, { code: "RESULT_NOT_FOUND" });
+      }
+      return slice;
+    },
+  });
+}

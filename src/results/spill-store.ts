@@ -1,0 +1,97 @@
+// Keeps results that are too large for a model's context on disk, under one folder, and
+// reads them back in slices. Handles are opaque ids that map to files this store wrote;
+// a handle can never name a path of its own choosing.
+
+import { randomUUID } from "node:crypto";
+import { mkdir, open, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+/** Where a spilled result went. */
+export interface SpilledResult {
+  readonly handle: string;
+  readonly path: string;
+  readonly bytes: number;
+}
+
+/** A slice read back from a spilled result. */
+export interface SpillSlice {
+  readonly handle: string;
+  readonly offset: number;
+  readonly text: string;
+  readonly totalBytes: number;
+  /** True when the slice reaches the end of the result. */
+  readonly done: boolean;
+}
+
+const HANDLE_PATTERN = /^result-[0-9a-f-]{36}$/;
+
+/** Writes and reads spilled results in `folder` (created on first use). */
+export class SpillStore {
+  readonly folder: string;
+
+  constructor(folder: string) {
+    this.folder = folder;
+  }
+
+  /** Writes `text` (UTF-8) to a new file and returns its handle. */
+  async spill(text: string): Promise<SpilledResult> {
+    await mkdir(this.folder, { recursive: true });
+    const handle = `result-${randomUUID()}`;
+    const path = join(this.folder, `${handle}.json`);
+    await writeFile(path, text, { encoding: "utf8", flag: "wx" });
+    return { handle, path, bytes: Buffer.byteLength(text) };
+  }
+
+  /**
+   * Reads the `length` bytes from `offset` of a spilled result. Returns undefined for a handle
+   * this store never issued. A character belongs to the slice holding its first byte, so a
+   * slice's text may run up to 3 bytes past `offset + length` (or start a little after
+   * `offset`) rather than split a character; the next slice starts at `offset + length`, and
+   * concatenated slices are exact.
+   */
+  async read(handle: string, offset: number, length: number): Promise<SpillSlice | undefined> {
+    if (!HANDLE_PATTERN.test(handle)) return undefined;
+    let file;
+    try {
+      file = await open(join(this.folder, `${handle}.json`), "r");
+    } catch {
+      return undefined;
+    }
+    try {
+      const { size } = await file.stat();
+      const start = Math.min(Math.max(0, offset), size);
+      const count = Math.min(Math.max(0, length), size - start);
+      // Read up to 3 bytes more, to finish a character that starts inside the slice.
+      const buffer = Buffer.alloc(Math.min(count + 3, size - start));
+      const { bytesRead } = await file.read(buffer, 0, buffer.length, start);
+      const text = decodeWholeCharacters(buffer.subarray(0, bytesRead), count);
+      return { handle, offset: start, text, totalBytes: size, done: start + count >= size };
+    } finally {
+      await file.close();
+    }
+  }
+}
+
+/**
+ * Decodes the characters whose first byte lies in `bytes[0, count)`: continuation bytes at
+ * the start belong to the previous slice, and a character that starts before `count` is
+ * completed from the bytes after it. Decoding a split UTF-8 sequence would yield U+FFFD.
+ */
+function decodeWholeCharacters(bytes: Buffer, count: number): string {
+  const isContinuation = (index: number): boolean => ((bytes[index] ?? 0) & 0b1100_0000) === 0b1000_0000;
+  let start = 0;
+  while (start < count && isContinuation(start)) start++;
+  if (start >= count) return "";
+  let end = Math.min(count, bytes.length);
+  while (end < bytes.length && isContinuation(end)) end++;
+  return bytes.subarray(start, end).toString("utf8");
+}
+
+/** The longest prefix of `text` that fits in `maxBytes` of UTF-8 without splitting a character. */
+export function utf8Prefix(text: string, maxBytes: number): string {
+  const bytes = Buffer.from(text);
+  if (bytes.length <= maxBytes) return text;
+  let end = Math.max(0, maxBytes);
+  while (end > 0 && ((bytes[end] ?? 0) & 0b1100_0000) === 0b1000_0000) end--;
+  return bytes.subarray(0, end).toString("utf8");
+}

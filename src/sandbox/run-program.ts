@@ -1,0 +1,252 @@
+// Runs one compiled program in a fresh isolate and always disposes it. A host watchdog
+// enforces wall-clock and CPU time by disposing the isolate (isolated-vm's own `timeout`
+// does not cover code after the first `await`). When the run ends, for any reason, pending
+// calls are cancelled and each still gets its record. Nothing of the host reaches the guest
+// but two References held in the guest runtime's closure.
+
+import { setMaxListeners } from "node:events";
+import ivm from "isolated-vm";
+import type { CallRecord, Diagnostic, JsonValue, RunError, RunErrorCode, RunResult } from "../contract.js";
+import type { PipelineContext } from "../execute-tool-call.js";
+import { decodeProgramResult } from "../../runtime/wire.js";
+import type { GuestConfig } from "../../runtime/guest-runtime.js";
+import { PROGRAM_FILE, toModelPosition, type CompiledProgram } from "./compile-program.js";
+import { loadGuestRuntimeSource } from "./guest-runtime-source.js";
+import { ToolBridge, type DiscoveryHandler } from "./tool-bridge.js";
+
+/** Limits of one program run. Every field has a default; see `DEFAULT_RUN_LIMITS`. */
+export interface RunLimits {
+  /** Wall-clock time of the whole run, compile excluded, in ms. Default 30 000 → `TIMEOUT`. */
+  readonly wallTimeMs: number;
+  /** CPU time of the isolate, from its own counter, in ms. Default 10 000 → `CPU_LIMIT`. */
+  readonly cpuTimeMs: number;
+  /**
+   * V8 heap limit of the isolate, in MB. Default 128 → `MEMORY_LIMIT`. Like isolated-vm's
+   * `memoryLimit`, a guideline: a hostile program may use 2-3 times it before it is stopped.
+   */
+  readonly memoryLimitMb: number;
+  /** Tool calls per run. Default 1 000; the next call ends the run with `TOOL_CALL_LIMIT`. */
+  readonly maxToolCalls: number;
+  /** Bytes of the program's JSON output, measured inside the isolate. Default 64 KB → `OUTPUT_TOO_LARGE`. */
+  readonly maxOutputBytes: number;
+  /** Bytes of console output kept; later lines are dropped behind a marker. Default 16 KB. */
+  readonly maxLogBytes: number;
+  /** Console lines kept. Default 200. */
+  readonly maxLogLines: number;
+  /** Bytes of program source. Default 100 KB → `SOURCE_TOO_LARGE`. */
+  readonly maxSourceBytes: number;
+  /** Bytes of one call's JSON arguments. Default 1 MB → `ARGUMENT_TOO_LARGE`. */
+  readonly maxArgumentBytes: number;
+  /** Nesting depth of one call's arguments. Default 64 → `ARGUMENT_TOO_LARGE`. */
+  readonly maxArgumentDepth: number;
+}
+
+export const DEFAULT_RUN_LIMITS: RunLimits = Object.freeze({
+  wallTimeMs: 30_000,
+  cpuTimeMs: 10_000,
+  memoryLimitMb: 128,
+  maxToolCalls: 1_000,
+  maxOutputBytes: 64 * 1024,
+  maxLogBytes: 16 * 1024,
+  maxLogLines: 200,
+  maxSourceBytes: 100 * 1024,
+  maxArgumentBytes: 1024 * 1024,
+  maxArgumentDepth: 64,
+});
+
+export interface RunProgramOptions {
+  readonly programId: string;
+  readonly limits: RunLimits;
+  /** The pipeline every call goes through; its `signal` is replaced by the run's own. */
+  readonly pipeline: PipelineContext;
+  readonly signal?: AbortSignal | undefined;
+  readonly discovery?: DiscoveryHandler | undefined;
+  readonly catalogVersion: number;
+  readonly warnings?: readonly Diagnostic[];
+}
+
+const WATCHDOG_INTERVAL_MS = 10;
+const INSTALL_SNIPPET = "globalThis.__switchyardInstall($0, $1, $2); delete globalThis.__switchyardInstall;";
+
+let runtimeScriptCache: { source: string; data: ivm.ExternalCopy<ArrayBuffer> | undefined } | undefined;
+
+/** Runs a compiled program; resolves with its RunResult and never rejects for program faults. */
+export async function runProgram(program: CompiledProgram, options: RunProgramOptions): Promise<RunResult> {
+  const { limits } = options;
+  const startedAt = performance.now();
+  const runtimeSource = await loadGuestRuntimeSource();
+  const runController = new AbortController();
+  // Every in-flight call listens to the run's signal; hundreds at once are expected.
+  setMaxListeners(0, runController.signal);
+  const logs: string[] = [];
+  let logBytes = 0;
+  let ending: RunError | undefined;
+
+  const isolate = new ivm.Isolate({ memoryLimit: limits.memoryLimitMb });
+  const end = (error: RunError): void => {
+    if (ending !== undefined) return;
+    ending = error;
+    if (!isolate.isDisposed) isolate.dispose();
+  };
+
+  // Calls never outlive the run: their deadlines nest inside the run's.
+  const runDeadlineAt = Date.now() + limits.wallTimeMs;
+  const wallTimeout = (): RunError => ({
+    code: "TIMEOUT",
+    message: `The program ran longer than ${limits.wallTimeMs} ms; look for an endless loop or a call that never returns.`,
+  });
+  const bridge = new ToolBridge({
+    programId: options.programId,
+    pipeline: {
+      ...options.pipeline,
+      signal: runController.signal,
+      budgets: { ...options.pipeline.budgets, runDeadlineAt },
+    },
+    maxToolCalls: limits.maxToolCalls,
+    maxArgumentBytes: limits.maxArgumentBytes,
+    maxArgumentDepth: limits.maxArgumentDepth,
+    onCallLimit: () => end({ code: "TOOL_CALL_LIMIT", message: `The program made more than ${limits.maxToolCalls} tool calls; batch the work or narrow it.` }),
+    discovery: options.discovery,
+  });
+  const onLog = (level: unknown, text: unknown): void => {
+    // The guest bounds its logs too; this is the host's own guard against a bypass.
+    if (typeof text !== "string" || logs.length > limits.maxLogLines) return;
+    const bytes = Buffer.byteLength(text) + 1;
+    if (logs.length === limits.maxLogLines || logBytes + bytes > limits.maxLogBytes + 256) {
+      logs.push("[switchyard: log truncated]");
+      return;
+    }
+    logBytes += bytes;
+    // The guest already prefixed warn/error/debug lines with their level.
+    void level;
+    logs.push(text);
+  };
+  const callReference = new ivm.Reference(bridge.handle);
+  const logReference = new ivm.Reference(onLog);
+
+  const onAbort = (): void => end({ code: "CANCELLED", message: "The run was cancelled." });
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+
+  const watchdog = setInterval(() => {
+    if (isolate.isDisposed) return;
+    if (Number(isolate.cpuTime) / 1e6 > limits.cpuTimeMs) {
+      end({ code: "CPU_LIMIT", message: `The program used more than ${limits.cpuTimeMs} ms of CPU time; look for an endless loop or do less work per run.` });
+    }
+  }, WATCHDOG_INTERVAL_MS);
+  const wallTimer = setTimeout(() => end(wallTimeout()), limits.wallTimeMs);
+
+  let resultText: unknown;
+  let cpuMs = 0;
+  try {
+    const context = await isolate.createContext();
+    const runtimeScript = await compileRuntime(isolate, runtimeSource);
+    await runtimeScript.run(context);
+    const config: GuestConfig = {
+      maxArgumentBytes: limits.maxArgumentBytes,
+      maxOutputBytes: limits.maxOutputBytes,
+      maxLogBytes: limits.maxLogBytes,
+      maxLogLines: limits.maxLogLines,
+    };
+    await context.evalClosure(INSTALL_SNIPPET, [callReference, logReference, JSON.stringify(config)]);
+    const script = await isolate.compileScript(program.script, { filename: PROGRAM_FILE });
+    resultText = await script.run(context, { promise: true, copy: true });
+    // A program that only failed because a call hit the run's deadline ran out of time.
+    if (Date.now() >= runDeadlineAt) end(wallTimeout());
+  } catch (error) {
+    if (ending === undefined) {
+      // Not ended by us: the isolate ran out of memory (V8 disposed it) or failed internally.
+      const outOfMemory = isolate.isDisposed || /memory limit|abandoned/i.test(String((error as Error | null)?.message ?? ""));
+      ending = outOfMemory
+        ? { code: "MEMORY_LIMIT", message: `The program exceeded the ${limits.memoryLimitMb} MB memory limit; keep less data in memory at once.` }
+        : { code: "INTERNAL_ERROR", message: `The sandbox failed: ${String((error as Error | null)?.message ?? error)}` };
+    }
+  } finally {
+    clearInterval(watchdog);
+    clearTimeout(wallTimer);
+    options.signal?.removeEventListener("abort", onAbort);
+    bridge.close();
+    if (!isolate.isDisposed) {
+      cpuMs = Number(isolate.cpuTime) / 1e6;
+      isolate.dispose();
+    }
+    // Cancelling after the isolate is gone: late results have nowhere to go, but each call still gets its record.
+    runController.abort();
+    await bridge.settled();
+    callReference.release();
+    logReference.release();
+  }
+
+  const calls: CallRecord[] = bridge.records;
+  const wallMs = performance.now() - startedAt;
+  const outcome = ending === undefined ? decodeProgramResult(resultText) : undefined;
+  let output: JsonValue = null;
+  let error: RunError | undefined = ending;
+  if (outcome !== undefined) {
+    if (outcome.ok) {
+      try {
+        output = JSON.parse(outcome.outputJson) as JsonValue;
+      } catch {
+        error = { code: "INTERNAL_ERROR", message: "The program's output could not be read." };
+      }
+    } else {
+      error = locateRuntimeError(outcome.code, outcome.message, outcome.stack, program);
+    }
+  }
+  const outputBytes = error === undefined ? Buffer.byteLength(JSON.stringify(output)) : 0;
+  return {
+    ok: error === undefined,
+    programId: options.programId,
+    output,
+    logs,
+    ...(error === undefined ? {} : { error }),
+    warnings: options.warnings ?? [],
+    calls,
+    stats: {
+      wallMs: round(wallMs),
+      cpuMs: round(cpuMs),
+      toolCalls: calls.length,
+      bytesIn: bridge.bytesIn,
+      bytesOut: outputBytes + logBytes,
+    },
+    catalogVersion: options.catalogVersion,
+  };
+}
+
+async function compileRuntime(isolate: ivm.Isolate, source: string): Promise<ivm.Script> {
+  // V8's code cache for the runtime script, produced by the first isolate, makes later compiles cheap.
+  if (runtimeScriptCache?.source === source && runtimeScriptCache.data !== undefined) {
+    const script = await isolate.compileScript(source, { filename: "switchyard-runtime.js", cachedData: runtimeScriptCache.data });
+    return script;
+  }
+  const script = await isolate.compileScript(source, { filename: "switchyard-runtime.js", produceCachedData: true });
+  runtimeScriptCache = { source, data: (script as ivm.Script & ivm.CachedDataResult).cachedData };
+  return script;
+}
+
+/** Locates a runtime error in the model's source from the guest stack, and adds that line. */
+function locateRuntimeError(code: string, message: string, stack: string | null, program: CompiledProgram): RunError {
+  const runCode = (isRunErrorCode(code) ? code : "RUNTIME_ERROR") as RunErrorCode;
+  const match = stack === null ? null : new RegExp(`${PROGRAM_FILE.replace(".", "\\.")}:(\\d+):(\\d+)`).exec(stack);
+  if (match === null) return { code: runCode, message };
+  const mapped = program.map.originalPosition({ line: Number(match[1]), column: Number(match[2]) });
+  if (mapped === undefined) return { code: runCode, message };
+  const position = toModelPosition(mapped.line, mapped.column);
+  const lineText = program.source.split("\n")[position.line - 1]?.trim().slice(0, 200) ?? "";
+  return { code: runCode, message: `${message}\n  at line ${position.line}: ${lineText}`, line: position.line, column: position.column };
+}
+
+const RUN_ERROR_CODES: ReadonlySet<string> = new Set<RunErrorCode>([
+  "RUNTIME_ERROR",
+  "OUTPUT_TOO_LARGE",
+  "OUTPUT_NOT_SERIALIZABLE",
+  "INTERNAL_ERROR",
+]);
+
+function isRunErrorCode(code: string): code is RunErrorCode {
+  return RUN_ERROR_CODES.has(code);
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}

@@ -1,0 +1,153 @@
+// The host side of a program's tool calls. Every call arrives as two strings (a dotted path
+// and JSON arguments); sizes and depth are checked before anything is parsed, `__proto__`
+// keys are dropped, and the call runs through the one pipeline. The bridge resolves every
+// call with an envelope string, never a rejection, and keeps exactly one record per call.
+
+import type { CallErrorCode, CallRecord, JsonValue, ToolCall } from "../contract.js";
+import { runToolCall, type PipelineContext } from "../execute-tool-call.js";
+import { DESCRIBE_PATH, SEARCH_PATH, encodeCallFailure, encodeCallSuccess } from "../../runtime/wire.js";
+
+/** What programs can ask about the catalog at run time (`tools.$search`, `tools.$describe`). */
+export interface DiscoveryHandler {
+  search(input: unknown): Promise<JsonValue> | JsonValue;
+  describe(input: unknown): Promise<JsonValue> | JsonValue;
+}
+
+export interface ToolBridgeOptions {
+  readonly programId: string;
+  readonly pipeline: PipelineContext;
+  readonly maxToolCalls: number;
+  readonly maxArgumentBytes: number;
+  readonly maxArgumentDepth: number;
+  /** Called once when the program exceeds `maxToolCalls`; the run should end. */
+  readonly onCallLimit: () => void;
+  readonly discovery?: DiscoveryHandler | undefined;
+}
+
+/** Handles one run's calls; create one per run. */
+export class ToolBridge {
+  readonly #options: ToolBridgeOptions;
+  readonly #records: (CallRecord | undefined)[] = [];
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #closed = false;
+  #bytesIn = 0;
+  #sequence = 0;
+
+  constructor(options: ToolBridgeOptions) {
+    this.#options = options;
+  }
+
+  /** One record per call made, in call order. */
+  get records(): CallRecord[] {
+    return this.#records.filter((record): record is CallRecord => record !== undefined);
+  }
+
+  /** Bytes of results handed into the sandbox. */
+  get bytesIn(): number {
+    return this.#bytesIn;
+  }
+
+  /** Refuses every later call with `RUN_FINISHED`. */
+  close(): void {
+    this.#closed = true;
+  }
+
+  /** Resolves when every call that entered the pipeline has its record. */
+  async settled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+  }
+
+  /** The function the guest calls. Resolves with a call envelope; never rejects. */
+  handle = (path: unknown, argsJson: unknown): Promise<string> => {
+    const index = this.#sequence++;
+    const callId = `${this.#options.programId}.${index + 1}`;
+    const tool = typeof path === "string" ? path.slice(0, 256) : "";
+    const refuse = (code: CallErrorCode, message: string, bytesIn = 0): Promise<string> => {
+      this.#records[index] = { id: callId, tool, status: code === "RUN_FINISHED" ? "cancelled" : "invalid", code, durationMs: 0, bytesIn, bytesOut: 0 };
+      return Promise.resolve(encodeCallFailure(callId, code, message));
+    };
+    if (this.#closed) return refuse("RUN_FINISHED", "The program has already finished; this call was not made.");
+    if (typeof path !== "string" || typeof argsJson !== "string") return refuse("INPUT_INVALID", "Malformed tool call.");
+    if (index >= this.#options.maxToolCalls) {
+      if (index === this.#options.maxToolCalls) this.#options.onCallLimit();
+      return refuse("TOOL_CALL_LIMIT", `The program made more than ${this.#options.maxToolCalls} tool calls.`);
+    }
+    // Checked before parsing: a hostile program controls both the size and the nesting.
+    if (argsJson.length > this.#options.maxArgumentBytes) {
+      return refuse("ARGUMENT_TOO_LARGE", `The arguments are larger than ${this.#options.maxArgumentBytes} bytes.`, argsJson.length);
+    }
+    if (exceedsJsonDepth(argsJson, this.#options.maxArgumentDepth)) {
+      return refuse("ARGUMENT_TOO_LARGE", `The arguments are nested deeper than ${this.#options.maxArgumentDepth} levels.`, argsJson.length);
+    }
+    let input: unknown;
+    try {
+      input = JSON.parse(argsJson, dropProtoKeys);
+    } catch {
+      return refuse("INPUT_INVALID", "The arguments are not valid JSON.", argsJson.length);
+    }
+    const running = this.#dispatch(index, callId, path, input, argsJson.length);
+    this.#inFlight.add(running);
+    void running.finally(() => this.#inFlight.delete(running));
+    return running;
+  };
+
+  async #dispatch(index: number, callId: string, path: string, input: unknown, bytesIn: number): Promise<string> {
+    if (path === SEARCH_PATH || path === DESCRIBE_PATH) return this.#discover(index, callId, path, input, bytesIn);
+    const call: ToolCall = { id: callId, tool: path, input, caller: "program", programId: this.#options.programId };
+    const { outcome, json, record } = await runToolCall(call, this.#options.pipeline, { inputBytes: bytesIn });
+    this.#records[index] = record;
+    if (outcome.status === "ok") {
+      this.#bytesIn += record.bytesOut;
+      return encodeCallSuccess(callId, json ?? "null");
+    }
+    return encodeCallFailure(callId, outcome.error.code, outcome.error.message, outcome.error.details);
+  }
+
+  async #discover(index: number, callId: string, path: string, input: unknown, bytesIn: number): Promise<string> {
+    const started = Date.now();
+    const discovery = this.#options.discovery;
+    const record = (status: CallRecord["status"], bytesOut: number, code?: CallErrorCode): void => {
+      this.#records[index] = { id: callId, tool: path, status, ...(code === undefined ? {} : { code }), durationMs: Date.now() - started, bytesIn, bytesOut };
+    };
+    if (discovery === undefined) {
+      record("invalid", 0, "TOOL_NOT_FOUND");
+      return encodeCallFailure(callId, "TOOL_NOT_FOUND", "Tool search is not enabled for this run.");
+    }
+    try {
+      const value = await (path === SEARCH_PATH ? discovery.search(input) : discovery.describe(input));
+      const json = JSON.stringify(value);
+      record("ok", json.length);
+      this.#bytesIn += json.length;
+      return encodeCallSuccess(callId, json);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code === "PATTERN_INVALID" ? "PATTERN_INVALID" : "INPUT_INVALID";
+      record("invalid", 0, code);
+      return encodeCallFailure(callId, code, error instanceof Error ? error.message : String(error));
+    }
+  }
+}
+
+/** `JSON.parse` reviver: a `__proto__` key is dropped, so parsed input can never carry one. */
+function dropProtoKeys(key: string, value: unknown): unknown {
+  return key === "__proto__" ? undefined : value;
+}
+
+/** Whether JSON text nests deeper than `maxDepth`, by a linear scan that skips strings. */
+export function exceedsJsonDepth(text: string, maxDepth: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 92 /* \ */) index++;
+      else if (code === 34 /* " */) inString = false;
+    } else if (code === 34) {
+      inString = true;
+    } else if (code === 123 /* { */ || code === 91 /* [ */) {
+      if (++depth > maxDepth) return true;
+    } else if (code === 125 /* } */ || code === 93 /* ] */) {
+      depth--;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,59 @@
+// Station 4b: decides which calls may run at the same time. A tool's effect and declared
+// resources become locks: reads share, writes to one resource take turns in call order, a
+// write never overlaps a read of the same resource, and writes that declare no resources
+// are serialized per namespace. Reads overlap up to a per-run, per-namespace limit.
+
+import type { ToolCall } from "../contract.js";
+import { SwitchyardError } from "../errors.js";
+import type { ToolDefinition } from "../registry/define-tool.js";
+import { LockTable, type LockRequest, type ReleaseLocks } from "./lock-table.js";
+
+export interface SchedulerOptions {
+  /** Reads of one namespace in flight at once, per run (or for direct calls). Default 64. */
+  readonly maxConcurrentReads?: number;
+}
+
+/** Schedules calls of one session; share one instance between every run of a session. */
+export class ToolScheduler {
+  readonly #locks = new LockTable();
+  readonly #maxConcurrentReads: number;
+
+  /** Throws `OPTION_INVALID` when `maxConcurrentReads` is not a positive integer (0 would hang every read). */
+  constructor(options: SchedulerOptions = {}) {
+    const maxConcurrentReads = options.maxConcurrentReads ?? 64;
+    if (!Number.isInteger(maxConcurrentReads) || maxConcurrentReads < 1) {
+      throw new SwitchyardError("OPTION_INVALID", `scheduler.maxConcurrentReads must be a positive integer, got ${String(maxConcurrentReads)}.`);
+    }
+    this.#maxConcurrentReads = maxConcurrentReads;
+  }
+
+  /**
+   * Waits until `call` may run and resolves with the release function. Rejects with the
+   * signal's reason when `signal` aborts while the call is queued.
+   */
+  admit(tool: ToolDefinition, call: ToolCall, resourceKeys: readonly string[], signal?: AbortSignal): Promise<ReleaseLocks> {
+    return this.#locks.acquire(this.locksFor(tool, call, resourceKeys), signal);
+  }
+
+  /** The locks a call needs; exposed so tests can state the policy directly. */
+  locksFor(tool: ToolDefinition, call: ToolCall, resourceKeys: readonly string[]): LockRequest[] {
+    const namespaceKey = `namespace:${tool.namespace ?? ""}`;
+    if (tool.effect === "read") {
+      return [
+        { key: namespaceKey, mode: "shared" },
+        { key: `reads:${call.programId ?? "direct"}:${tool.namespace ?? ""}`, mode: "slot", capacity: this.#maxConcurrentReads },
+        ...unique(resourceKeys).map((key): LockRequest => ({ key: `resource:${key}`, mode: "shared" })),
+      ];
+    }
+    // Unknown resources mean the write may touch anything in its namespace.
+    if (resourceKeys.length === 0) return [{ key: namespaceKey, mode: "exclusive" }];
+    return [
+      { key: namespaceKey, mode: "shared" },
+      ...unique(resourceKeys).map((key): LockRequest => ({ key: `resource:${key}`, mode: "exclusive" })),
+    ];
+  }
+}
+
+function unique(keys: readonly string[]): string[] {
+  return [...new Set(keys)];
+}

@@ -1,0 +1,162 @@
+// Station 3: JSON Schema validation with ajv, compiled once per schema. A schema that cannot
+// compile is a configuration error (thrown at registration); a value that does not match is
+// data: every failing path, what was expected and what was given, phrased for a model.
+
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import type { JsonSchema, JsonValue } from "../contract.js";
+import { SwitchyardError } from "../errors.js";
+
+/** One reason a value does not match its schema. */
+export interface SchemaViolation {
+  /** JSON Pointer into the value, `""` for the root (e.g. `/pageSize`). */
+  readonly path: string;
+  /** What the schema expected, in words. */
+  readonly expected: string;
+  /** A short rendering of what was given (or "missing"). */
+  readonly received: string;
+}
+
+/** A compiled validator: returns the violations, empty when the value is valid. */
+export type CompiledValidator = (value: unknown) => readonly SchemaViolation[];
+
+const DRAFT_07 = "http://json-schema.org/draft-07/schema";
+const MAX_VIOLATIONS = 20;
+
+// ajv-formats is CommonJS with a default export; under NodeNext its default import is the
+// module object, so pick the function whichever shape arrives.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv,
+) => Ajv;
+
+function createAjv(kind: "2020" | "07"): Ajv {
+  const options = { allErrors: true, strict: false, validateFormats: true } as const;
+  const ajv = kind === "2020" ? new Ajv2020(options) : new Ajv(options);
+  addFormats(ajv);
+  return ajv;
+}
+
+let ajv2020: Ajv | undefined;
+let ajv07: Ajv | undefined;
+
+function ajvFor(schema: JsonSchema): Ajv {
+  const declared = typeof schema === "object" ? schema["$schema"] : undefined;
+  if (typeof declared === "string" && declared.startsWith(DRAFT_07)) return (ajv07 ??= createAjv("07"));
+  return (ajv2020 ??= createAjv("2020"));
+}
+
+/**
+ * Compiles a schema once (draft 2020-12 unless `$schema` names draft-07; formats checked).
+ * Throws `SwitchyardError("SCHEMA_INVALID")` naming `label` when ajv cannot compile it.
+ */
+export function compileSchema(schema: JsonSchema, label: string): CompiledValidator {
+  let validate: ValidateFunction;
+  try {
+    // Compile a copy without $id so two tools may reuse one schema object or id.
+    const copy = typeof schema === "object" ? { ...schema } : schema;
+    if (typeof copy === "object") delete copy["$id"];
+    validate = ajvFor(schema).compile(copy);
+  } catch (error) {
+    throw new SwitchyardError("SCHEMA_INVALID", `${label}: the JSON Schema does not compile: ${messageOf(error)}`);
+  }
+  return (value) => (validate(value) ? [] : describeErrors(validate.errors ?? [], value));
+}
+
+/** Renders violations as one message a model can act on, e.g. for `INPUT_INVALID`. */
+export function formatViolations(subject: string, violations: readonly SchemaViolation[]): string {
+  const lines = violations.map(
+    (violation) => `- ${violation.path === "" ? "(root)" : violation.path}: expected ${violation.expected}, received ${violation.received}`,
+  );
+  return `${subject}:\n${lines.join("\n")}`;
+}
+
+/** Violations as JSON data for outcome details. */
+export function violationsToJson(violations: readonly SchemaViolation[]): JsonValue {
+  return violations.map((violation) => ({ ...violation }));
+}
+
+function describeErrors(errors: readonly ErrorObject[], root: unknown): SchemaViolation[] {
+  const violations: SchemaViolation[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    // Branch errors of anyOf/oneOf repeat below the summary error; the summary is enough.
+    const violation = describeError(error, root);
+    const key = `${violation.path}|${violation.expected}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    violations.push(violation);
+    if (violations.length >= MAX_VIOLATIONS) break;
+  }
+  return violations;
+}
+
+function describeError(error: ErrorObject, root: unknown): SchemaViolation {
+  const params = error.params as Record<string, unknown>;
+  const given = valueAt(root, error.instancePath);
+  switch (error.keyword) {
+    case "required": {
+      const property = String(params["missingProperty"]);
+      return { path: `${error.instancePath}/${escapePointer(property)}`, expected: "a required property", received: "missing" };
+    }
+    case "additionalProperties": {
+      const property = String(params["additionalProperty"]);
+      return {
+        path: `${error.instancePath}/${escapePointer(property)}`,
+        expected: "no such property (not in the schema; check the spelling)",
+        received: preview(valueAt(given, `/${escapePointer(property)}`)),
+      };
+    }
+    case "type":
+      return { path: error.instancePath, expected: `type ${String(params["type"])}`, received: describeValue(given) };
+    case "enum":
+      return {
+        path: error.instancePath,
+        expected: `one of ${(params["allowedValues"] as unknown[]).map((value) => JSON.stringify(value)).join(", ")}`,
+        received: preview(given),
+      };
+    case "const":
+      return { path: error.instancePath, expected: `exactly ${JSON.stringify(params["allowedValue"])}`, received: preview(given) };
+    case "format":
+      return { path: error.instancePath, expected: `a string in format "${String(params["format"])}"`, received: preview(given) };
+    default:
+      return { path: error.instancePath, expected: error.message ?? error.keyword, received: preview(given) };
+  }
+}
+
+/** Escapes a property name as one JSON Pointer segment (RFC 6901): `~` → `~0`, `/` → `~1`. */
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+function valueAt(root: unknown, pointer: string): unknown {
+  if (pointer === "") return root;
+  let current: unknown = root;
+  for (const raw of pointer.slice(1).split("/")) {
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (current === null || typeof current !== "object" || !Object.hasOwn(current, key)) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return `${typeof value} ${preview(value)}`;
+}
+
+function preview(value: unknown): string {
+  if (value === undefined) return "missing";
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

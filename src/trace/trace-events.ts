@@ -1,0 +1,88 @@
+// The trace: what happened to every call and program, as plain events a subscriber can log,
+// count or write to disk. Emitting never throws into the pipeline: a failing subscriber is
+// detached from that event, not allowed to break a call.
+
+import type { CallErrorCode, CallStatus, CallerKind, RunErrorCode, ToolDefinedCode } from "../contract.js";
+
+export interface ToolCallStartEvent {
+  readonly type: "tool-call-start";
+  readonly callId: string;
+  readonly tool: string;
+  readonly caller: CallerKind;
+  readonly programId: string | undefined;
+  /** Epoch ms when the call entered the pipeline. */
+  readonly queuedAt: number;
+}
+
+export interface ToolCallEndEvent {
+  readonly type: "tool-call-end";
+  readonly callId: string;
+  readonly tool: string;
+  readonly caller: CallerKind;
+  readonly programId: string | undefined;
+  readonly queuedAt: number;
+  /** Epoch ms when execution began; undefined if the call never ran. */
+  readonly startedAt: number | undefined;
+  readonly endedAt: number;
+  readonly status: CallStatus;
+  readonly code: CallErrorCode | ToolDefinedCode | undefined;
+  readonly bytesIn: number;
+  readonly bytesOut: number;
+}
+
+/** A tool finished after its call had already resolved (timeout or cancel); its result was dropped. */
+export interface ToolCallLateResultEvent {
+  readonly type: "tool-call-late-result";
+  readonly callId: string;
+  readonly tool: string;
+  readonly at: number;
+  readonly settled: "fulfilled" | "rejected";
+}
+
+export interface ProgramStartEvent {
+  readonly type: "program-start";
+  readonly programId: string;
+  readonly at: number;
+  readonly sourceBytes: number;
+  readonly catalogVersion: number;
+}
+
+export interface ProgramEndEvent {
+  readonly type: "program-end";
+  readonly programId: string;
+  readonly at: number;
+  readonly ok: boolean;
+  readonly code: RunErrorCode | undefined;
+  readonly wallMs: number;
+  readonly toolCalls: number;
+}
+
+export type TraceEvent = ToolCallStartEvent | ToolCallEndEvent | ToolCallLateResultEvent | ProgramStartEvent | ProgramEndEvent;
+
+export type TraceListener = (event: TraceEvent) => void;
+
+/** Fans trace events out to subscribers. */
+export class TraceBus {
+  readonly #listeners = new Set<TraceListener>();
+
+  /** Subscribes; returns the unsubscribe function. */
+  subscribe(listener: TraceListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** True when someone listens: lets hot paths skip building events. */
+  get active(): boolean {
+    return this.#listeners.size > 0;
+  }
+
+  emit(event: TraceEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A broken subscriber must not turn a tool call into a failure.
+      }
+    }
+  }
+}
