@@ -1,0 +1,169 @@
+// The `tools` object a program calls, as TypeScript declarations: named input and output types
+// per tool, one nested object per namespace, JSDoc with each description and copyable
+// examples. Output depends only on the tools and their order; it compiles together with
+// RUNTIME_DECLARATIONS, which holds what every run has (console, $search, $describe).
+
+import type { JsonSchema, JsonValue } from "../contract.js";
+import { formatJsDoc, splitLines } from "./jsdoc.js";
+import { schemaToTypeScript, toTypeName } from "./schema-to-typescript.js";
+
+/** What the declarations need to know of one tool. */
+export interface DeclarationTool {
+  /** The full name, `namespace.name` or a bare name. */
+  name: string;
+  /** `tools.<namespaceIdentifier>`; undefined for a bare tool at the root of `tools`. */
+  namespaceIdentifier: string | undefined;
+  /** The method a program calls. */
+  localIdentifier: string;
+  description: string;
+  inputSchema: JsonSchema;
+  /** Gives the declared result type; without it the method resolves to `unknown`. */
+  outputSchema?: JsonSchema;
+  /** Rendered as `@example` calls. */
+  inputExamples?: readonly JsonValue[];
+}
+
+/**
+ * Declarations every run has, to compile once beside `generateDeclarations(...)`: the
+ * `ToolsRuntime` members of `tools` (`$search`, `$describe`), `ToolReference`,
+ * `ToolCallError` and `console`, which lib ES2022 does not declare.
+ */
+export const RUNTIME_DECLARATIONS = `/** A tool found by \`tools.$search\`. */
+interface ToolReference {
+  /** The tool's full name; pass it to \`tools.$describe\` for its declaration. */
+  name: string;
+  /** The first sentence of the tool's description. */
+  summary: string;
+  /** Relevance to the query; higher is better, comparable within one search only. */
+  score: number;
+}
+
+/** What a failed tool call rejects with. Branch on \`code\`; \`message\` says what to try next. */
+interface ToolCallError extends Error {
+  readonly name: "ToolCallError";
+  /** A stable code: "INPUT_INVALID", "TOOL_NOT_FOUND", "PERMISSION_DENIED", "TOOL_TIMEOUT", ... or the tool's own. */
+  readonly code: string;
+  /** The full name of the tool that was called. */
+  readonly tool: string;
+  /** The id of the failed call, as recorded in the run's calls; null if the call was never made. */
+  readonly callId: string | null;
+  /** Machine-readable specifics, e.g. the failing schema paths of INPUT_INVALID. */
+  readonly details?: unknown;
+}
+
+/** Members of \`tools\` that every run has, besides the tools themselves. */
+interface ToolsRuntime {
+  /** Finds tools by words ("bm25", the default) or by a regular expression over names and descriptions ("regex"). */
+  $search(query: string, options?: { limit?: number; mode?: "bm25" | "regex" }): Promise<ToolReference[]>;
+  /** Returns the TypeScript declaration of one tool, by full name. */
+  $describe(name: string): Promise<string>;
+}
+
+/** Output written here is returned with the run's logs. */
+declare const console: {
+  log(...args: unknown[]): void;
+  info(...args: unknown[]): void;
+  warn(...args: unknown[]): void;
+  error(...args: unknown[]): void;
+};
+`;
+
+// Names RUNTIME_DECLARATIONS and the es2022 lib already declare; a tool's types avoid them.
+const RESERVED_TYPE_NAMES = ["ToolReference", "ToolCallError", "ToolsRuntime", "Promise", "Array", "Record", "Error"];
+
+const INDENT = "  ";
+// Examples longer than this are left out: an @example is for copying, not for reading a dump.
+const MAX_EXAMPLE_LENGTH = 1_500;
+const COMPACT_EXAMPLE_LENGTH = 72;
+
+/**
+ * Renders the declarations of `tools`: each tool's input and output types (named
+ * `<Namespace><Name>Input`/`Output`, numbered on collision), then `declare const tools`
+ * with namespaces and bare tools in first-seen order. A tool whose input schema requires
+ * nothing takes an optional argument. Compile it together with RUNTIME_DECLARATIONS.
+ */
+export function generateDeclarations(tools: readonly DeclarationTool[]): string {
+  return renderDeclarations(tools, "ToolsRuntime & ");
+}
+
+/**
+ * Renders one tool alone, as `tools.$describe` returns it: its types and its method inside
+ * `declare const tools`, with JSDoc. Self-contained: compiles without RUNTIME_DECLARATIONS.
+ */
+export function generateToolDeclaration(tool: DeclarationTool): string {
+  return renderDeclarations([tool], "");
+}
+
+type RootEntry = { readonly namespace: string; readonly methods: string[] } | { readonly method: string };
+
+function renderDeclarations(tools: readonly DeclarationTool[], toolsTypePrefix: string): string {
+  const takenNames = new Set(RESERVED_TYPE_NAMES);
+  const typeDeclarations: string[] = [];
+  const root: RootEntry[] = [];
+  const namespaces = new Map<string, string[]>();
+
+  for (const tool of tools) {
+    const baseName = toTypeName(tool.namespaceIdentifier ?? "", tool.localIdentifier);
+    const input = schemaToTypeScript(tool.inputSchema, { rootName: `${baseName}Input`, takenNames });
+    const output =
+      tool.outputSchema === undefined
+        ? undefined
+        : schemaToTypeScript(tool.outputSchema, { rootName: `${baseName}Output`, takenNames });
+    typeDeclarations.push(...input.declarations, ...(output?.declarations ?? []));
+
+    const indent = tool.namespaceIdentifier === undefined ? INDENT : INDENT + INDENT;
+    const parameter = `input${requiresInput(tool.inputSchema) ? "" : "?"}: ${input.name}`;
+    const signature = `${tool.localIdentifier}(${parameter}): Promise<${output?.name ?? "unknown"}>;`;
+    const doc = formatJsDoc(methodDocLines(tool), indent);
+    const method = doc === "" ? `${indent}${signature}` : `${doc}\n${indent}${signature}`;
+
+    if (tool.namespaceIdentifier === undefined) {
+      root.push({ method });
+      continue;
+    }
+    let methods = namespaces.get(tool.namespaceIdentifier);
+    if (methods === undefined) {
+      methods = [];
+      namespaces.set(tool.namespaceIdentifier, methods);
+      root.push({ namespace: tool.namespaceIdentifier, methods });
+    }
+    methods.push(method);
+  }
+
+  const members = root.map((entry) =>
+    "method" in entry
+      ? entry.method
+      : `${INDENT}${entry.namespace}: {\n${entry.methods.join("\n")}\n${INDENT}};`,
+  );
+  const toolsType = members.length === 0 ? "{}" : `{\n${members.join("\n")}\n}`;
+  return [...typeDeclarations, `declare const tools: ${toolsTypePrefix}${toolsType};`].join("\n\n") + "\n";
+}
+
+/** True when the input schema requires a property, so a call needs an argument. */
+function requiresInput(schema: JsonSchema): boolean {
+  return typeof schema === "object" && Array.isArray(schema.required) && schema.required.length > 0;
+}
+
+function methodDocLines(tool: DeclarationTool): string[] {
+  const path = tool.namespaceIdentifier === undefined
+    ? tool.localIdentifier
+    : `${tool.namespaceIdentifier}.${tool.localIdentifier}`;
+  const lines = splitLines(tool.description);
+  if (tool.name !== path) lines.push("", `Tool name: ${JSON.stringify(tool.name)}`);
+  for (const example of tool.inputExamples ?? []) {
+    const call = `await tools.${path}(${formatExample(example)})`;
+    if (call.length <= MAX_EXAMPLE_LENGTH) lines.push("", "@example", ...call.split("\n"));
+  }
+  while (lines[0] === "") lines.shift();
+  return lines;
+}
+
+/** JSON on one line (`{ "id": 1 }`) when short, indented over several lines otherwise. */
+function formatExample(value: JsonValue): string {
+  const pretty = (JSON.stringify(value, null, 2) ?? "null")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
+  // Raw newlines occur only between tokens: JSON escapes them inside strings.
+  const compact = pretty.replace(/\n\s*/g, " ");
+  return compact.length <= COMPACT_EXAMPLE_LENGTH ? compact : pretty;
+}

@@ -1,0 +1,13 @@
+type AllOfIntersection = {
+  id: string;
+} & {
+  /** @format date-time */
+  createdAt?: string;
+} & (
+  | {
+      a?: string;
+    }
+  | {
+      b?: number;
+    }
+);

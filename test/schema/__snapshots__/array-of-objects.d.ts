@@ -1,0 +1,8 @@
+/**
+ * @minItems 1
+ * @uniqueItems true
+ */
+type ArrayOfObjects = {
+  id: string;
+  qty?: number;
+}[];

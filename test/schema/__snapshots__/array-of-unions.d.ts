@@ -1,0 +1,6 @@
+interface ArrayOfUnions {
+  values?: (string | number)[];
+  choices?: ("a" | "b")[];
+  anything?: unknown[];
+  nothing?: [];
+}

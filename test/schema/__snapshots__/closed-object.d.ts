@@ -1,0 +1,4 @@
+interface ClosedObject {
+  x: number;
+  y: number;
+}

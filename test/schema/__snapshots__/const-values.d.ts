@@ -1,0 +1,5 @@
+interface ConstValues {
+  kind: "refund";
+  version: 2;
+  negative?: (-1)[];
+}

@@ -1,0 +1,6 @@
+type Draft07TupleItems = [
+  string,
+  {
+    ok?: boolean;
+  },
+];

@@ -1,0 +1,1 @@
+type Draft07TupleOpen = [string, number, ...unknown[]];

@@ -1,0 +1,1 @@
+interface EmptyClosedObject { [key: string]: never }

@@ -1,0 +1,4 @@
+interface HostileKeywordValues {
+  kept: unknown /* not a schema */;
+  [key: string]: unknown /* not a schema */;
+}

@@ -1,0 +1,3 @@
+interface IfThenElse {
+  conditional?: unknown /* if/then/else cannot be expressed */;
+}

@@ -1,0 +1,7 @@
+type LinkedList = LinkedListListNode;
+
+interface LinkedListListNode {
+  value: number;
+  /** Null at the end. */
+  next: LinkedListListNode | null;
+}

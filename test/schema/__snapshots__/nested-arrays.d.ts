@@ -1,0 +1,2 @@
+/** A matrix. */
+type NestedArrays = number[][];

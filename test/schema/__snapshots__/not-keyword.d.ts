@@ -1,0 +1,4 @@
+interface NotKeyword {
+  anythingButNull?: unknown /* not cannot be expressed */;
+  notEmpty?: string;
+}

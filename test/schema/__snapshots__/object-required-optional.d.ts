@@ -1,0 +1,6 @@
+interface ObjectRequiredOptional {
+  id: string;
+  name?: string;
+  age?: number;
+  undescribed: unknown;
+}

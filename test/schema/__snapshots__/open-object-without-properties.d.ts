@@ -1,0 +1,4 @@
+/** Arbitrary metadata. */
+interface OpenObjectWithoutProperties {
+  [key: string]: unknown;
+}

@@ -1,0 +1,9 @@
+interface OpenapiNullable {
+  middleName?: string | null;
+  alreadyNull?: string | null;
+  address?:
+    | {
+        city?: string;
+      }
+    | null;
+}

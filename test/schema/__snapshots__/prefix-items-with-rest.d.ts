@@ -1,0 +1,1 @@
+type PrefixItemsWithRest = [string, number, ...(boolean | null)[]];

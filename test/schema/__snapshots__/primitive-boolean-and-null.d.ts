@@ -1,0 +1,1 @@
+type PrimitiveBooleanAndNull = boolean | null;

@@ -1,0 +1,2 @@
+/** Integers are plain numbers in TypeScript. */
+type PrimitiveInteger = number;

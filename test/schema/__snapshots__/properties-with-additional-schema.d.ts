@@ -1,0 +1,5 @@
+interface PropertiesWithAdditionalSchema {
+  id: string;
+  count?: number;
+  [key: string]: boolean | string | number | undefined;
+}

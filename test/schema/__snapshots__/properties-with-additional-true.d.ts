@@ -1,0 +1,4 @@
+interface PropertiesWithAdditionalTrue {
+  id?: string;
+  [key: string]: unknown;
+}

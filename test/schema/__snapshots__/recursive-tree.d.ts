@@ -1,0 +1,9 @@
+interface RecursiveTree {
+  root: RecursiveTreeNode;
+}
+
+/** A tree node. */
+interface RecursiveTreeNode {
+  label: string;
+  children?: RecursiveTreeNode[];
+}

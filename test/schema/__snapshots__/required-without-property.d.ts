@@ -1,0 +1,4 @@
+interface RequiredWithoutProperty {
+  token: string;
+  [key: string]: string;
+}

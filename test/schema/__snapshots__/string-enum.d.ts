@@ -1,0 +1,2 @@
+/** Issue state. */
+type StringEnum = "open" | "closed" | "all";

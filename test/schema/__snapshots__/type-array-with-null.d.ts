@@ -1,0 +1,5 @@
+interface TypeArrayWithNull {
+  nickname: string | null;
+  score?: number | null;
+  tags?: string[] | null;
+}

@@ -1,0 +1,4 @@
+interface UnknownTypeKeyword {
+  upload?: unknown /* unknown type "file" */;
+  weird?: unknown;
+}

@@ -1,0 +1,193 @@
+// generateDeclarations and generateToolDeclaration: layout of the `tools` object, examples,
+// names, and sample programs that must (or must not) type-check against the declarations.
+
+import { describe, expect, it } from "vitest";
+import type { JsonSchema } from "../../src/contract.js";
+import {
+  type DeclarationTool,
+  generateDeclarations,
+  generateToolDeclaration,
+  RUNTIME_DECLARATIONS,
+} from "../../src/schema/generate-declarations.js";
+import { parseToolName } from "../../src/registry/tool-name.js";
+import { compileTypeScript, formatDiagnostics } from "../helpers/compile-typescript.js";
+
+function tool(name: string, fields: Partial<DeclarationTool> = {}): DeclarationTool {
+  const { namespaceIdentifier, localIdentifier } = parseToolName(name);
+  return { name, namespaceIdentifier, localIdentifier, description: `Does ${name}.`, inputSchema: { type: "object" }, ...fields };
+}
+
+const searchOrders = tool("orders.search", {
+  description: "Search orders of one customer, newest first.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      customerId: { type: "string", description: "The customer's ID." },
+      status: { enum: ["open", "paid", "refunded"] },
+      cursor: { type: "string" },
+    },
+    required: ["customerId"],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    $defs: { order: { type: "object", properties: { id: { type: "string" }, totalCents: { type: "integer" } }, required: ["id", "totalCents"] } },
+    type: "object",
+    properties: { orders: { type: "array", items: { $ref: "#/$defs/order" } }, nextCursor: { type: ["string", "null"] } },
+    required: ["orders", "nextCursor"],
+  },
+  inputExamples: [{ customerId: "c_1" }, { customerId: "c_2", status: "refunded", cursor: "o_100" }],
+});
+const refundOrder = tool("billing.refund", {
+  inputSchema: { type: "object", properties: { orderId: { type: "string" } }, required: ["orderId"] },
+});
+const getOrder = tool("orders.get", {
+  inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+});
+const ping = tool("ping", { inputSchema: { type: "object", properties: { echo: { type: "string" } } } });
+
+function compileWithRuntime(declarations: string, program: string): string {
+  const files = { "/declarations.ts": declarations + RUNTIME_DECLARATIONS, "/program.ts": program };
+  return formatDiagnostics(compileTypeScript(files));
+}
+
+describe("generateDeclarations", () => {
+  it("groups tools by namespace in first-seen order, with bare tools at the root", () => {
+    const text = generateDeclarations([searchOrders, ping, refundOrder, getOrder]);
+    const tools = text.slice(text.indexOf("declare const tools"));
+    const order = ["orders: {", "search(", "get(", "ping(", "billing: {", "refund("].map((marker) => tools.indexOf(marker));
+    expect(order.every((position) => position >= 0)).toBe(true);
+    expect(order).toEqual([...order].sort((left, right) => left - right));
+    expect(tools.match(/orders: \{/g)).toHaveLength(1);
+    expect(tools).toMatch(/^ {2}ping\(/m);
+  });
+
+  it("renders the same text for the same tools, and follows their order", () => {
+    const tools = [searchOrders, refundOrder, ping];
+    expect(generateDeclarations(tools)).toBe(generateDeclarations(tools));
+    const reversed = generateDeclarations([...tools].reverse());
+    expect(reversed.indexOf("ping(")).toBeLessThan(reversed.indexOf("billing: {"));
+  });
+
+  it("renders each input example as a copyable @example call", () => {
+    const text = generateDeclarations([searchOrders]);
+    expect(text).toContain('     * @example\n     * await tools.orders.search({ "customerId": "c_1" })\n');
+    expect(text).toContain('await tools.orders.search({ "customerId": "c_2", "status": "refunded", "cursor": "o_100" })');
+  });
+
+  it("pretty-prints a long example over several lines", () => {
+    const long = { ...searchOrders, inputExamples: [{ customerId: "c_1", cursor: "x".repeat(80) }] };
+    expect(generateDeclarations([long])).toContain('await tools.orders.search({\n     *   "customerId": "c_1",\n');
+  });
+
+  it("makes the parameter optional when the input schema requires nothing", () => {
+    const text = generateDeclarations([ping, getOrder]);
+    expect(text).toContain("ping(input?: PingInput): Promise<unknown>;");
+    expect(text).toContain("get(input: OrdersGetInput): Promise<unknown>;");
+  });
+
+  it("declares the result type from outputSchema, with its $defs", () => {
+    const text = generateDeclarations([searchOrders]);
+    expect(text).toContain("search(input: OrdersSearchInput): Promise<OrdersSearchOutput>;");
+    expect(text).toContain("interface OrdersSearchOutputOrder {");
+    expect(text).toContain("orders: OrdersSearchOutputOrder[];");
+  });
+
+  it("names the original tool in the JSDoc when it differs from the identifier path", () => {
+    const text = generateDeclarations([tool("weather.get-forecast"), tool("weather.current")]);
+    expect(text).toContain('Tool name: "weather.get-forecast"');
+    expect(text).toContain("get_forecast(input?: WeatherGetForecastInput)");
+    expect(text.match(/Tool name:/g)).toHaveLength(1);
+  });
+
+  it("gives every type a distinct name when tools and $defs would collide", () => {
+    const first = tool("a.b_c", { inputSchema: { $defs: { x: { type: "string" } }, $ref: "#/$defs/x" } });
+    const second = tool("a_b.c", { inputSchema: { $defs: { x: { type: "number" } }, $ref: "#/$defs/x" } });
+    const text = generateDeclarations([first, second]);
+    expect(text).toContain("type ABCInput = ABCInputX;");
+    expect(text).toContain("type ABCInput2 = ABCInput2X;");
+    expect(compileWithRuntime(text, "")).toBe("");
+  });
+
+  it("type-checks a program that calls the tools correctly", () => {
+    const declarations = generateDeclarations([searchOrders, refundOrder, ping]);
+    const program = `
+      async function main() {
+        const page = await tools.orders.search({ customerId: "c_1", status: "paid" });
+        const total = page.orders.reduce((sum, order) => sum + order.totalCents, 0);
+        await Promise.all(page.orders.map((order) => tools.billing.refund({ orderId: order.id })));
+        await tools.ping();
+        const found = await tools.$search("refund", { limit: 3, mode: "bm25" });
+        console.log(total, page.nextCursor ?? "last page", found[0]?.name, await tools.$describe("ping"));
+        try {
+          await tools.ping({ echo: "hi" });
+        } catch (error) {
+          console.error((error as ToolCallError).code);
+        }
+      }
+      main();
+    `;
+    expect(compileWithRuntime(declarations, program)).toBe("");
+  });
+
+  it("rejects a program that misspells an input property", () => {
+    const declarations = generateDeclarations([searchOrders]);
+    const program = `async function main() { await tools.orders.search({ customerID: "c_1" }); }`;
+    expect(compileWithRuntime(declarations, program)).toMatch(/customerID/);
+  });
+
+  it("rejects a program that reads a property the output does not have", () => {
+    const declarations = generateDeclarations([searchOrders]);
+    const program = `async function main() { (await tools.orders.search({ customerId: "c" })).items; }`;
+    expect(compileWithRuntime(declarations, program)).toMatch(/TS2339/);
+  });
+
+  it("declares only the runtime members when there are no tools", () => {
+    expect(generateDeclarations([])).toBe("declare const tools: ToolsRuntime & {};\n");
+    expect(compileWithRuntime(generateDeclarations([]), "tools.$describe('x');")).toBe("");
+  });
+});
+
+describe("generateToolDeclaration", () => {
+  it("renders one tool's types and method with JSDoc, compiling on its own", () => {
+    const text = generateToolDeclaration(searchOrders);
+    expect(text).toContain("interface OrdersSearchInput {");
+    expect(text).toContain("     * Search orders of one customer, newest first.\n");
+    expect(text).toContain("declare const tools: {\n  orders: {\n");
+    expect(text).not.toContain("ToolsRuntime");
+    expect(formatDiagnostics(compileTypeScript({ "/tool.ts": text }))).toBe("");
+  });
+});
+
+describe("generateDeclarations with hostile tools", () => {
+  it("keeps descriptions with */, backticks, newlines and unicode inside their comments", () => {
+    const hostile = tool("evil.tool", {
+      description: "Line one */ declare const pwned: string; /*\nLine `two` ${x}\u2028🚀 \u202e",
+      inputSchema: { type: "object", properties: { "*/": { type: "string", description: "*/ }; let x = 1; /*" } } },
+      inputExamples: [{ "*/": "*/ end" }],
+    });
+    const text = generateDeclarations([hostile]);
+    const program = `async function main() { await tools.evil.tool({ "*/": "ok" }); const y: string = pwned; }`;
+    const diagnostics = compileWithRuntime(text, program);
+    expect(diagnostics).toMatch(/Cannot find name 'pwned'/);
+    expect(diagnostics.split("\n")).toHaveLength(1);
+  });
+
+  it("renders recursive $refs, 10,000 properties and 1000 levels of nesting without hanging", () => {
+    let deep: JsonSchema = { type: "string" };
+    for (let level = 0; level < 1000; level += 1) deep = { type: "object", properties: { next: deep } };
+    const wide = Object.fromEntries(Array.from({ length: 10_000 }, (_, index) => [`field${index}`, { type: "string" }]));
+    const recursive: JsonSchema = {
+      $defs: { node: { type: "object", properties: { next: { $ref: "#/$defs/node" }, self: { $ref: "#" } } } },
+      $ref: "#/$defs/node",
+    };
+    const started = Date.now();
+    const text = generateDeclarations([
+      tool("deep.nest", { inputSchema: deep }),
+      tool("wide.form", { inputSchema: { type: "object", properties: wide } }),
+      tool("cycle.walk", { inputSchema: recursive, outputSchema: recursive }),
+    ]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(text).toContain("nested deeper than 64 levels");
+    expect(compileWithRuntime(text, "")).toBe("");
+  });
+});
