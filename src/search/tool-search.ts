@@ -1,0 +1,219 @@
+// ToolSearch: the discovery station's catalog index. It keeps one searchable document per
+// tool (name, description, parameter names and descriptions pulled out of the JSON Schema),
+// follows catalog changes one tool or one source at a time, and answers natural-language
+// (BM25) or pattern (regex) queries with short references, never full definitions.
+
+import type { JsonSchema } from "../contract.js";
+import { Bm25Index, type Bm25Options, type SearchDocument } from "./bm25-index.js";
+import { type PatternError, searchByRegex } from "./regex-search.js";
+
+/** What search needs of a tool; a `ToolDefinition` fits. */
+export interface SearchableTool {
+  /** The full name, `namespace.name` or a bare name; unique in the index. */
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  /** Overrides the namespace derived from the name (the part before the first dot). */
+  readonly namespace?: string | undefined;
+}
+
+/** A pointer to a tool, for the model: load its definition by name if it fits. */
+export interface ToolReference {
+  readonly name: string;
+  /** The description's first sentence, at most 160 characters. */
+  readonly summary: string;
+  /** Relevance, higher is better; comparable only within one result. */
+  readonly score: number;
+}
+
+export type SearchResult =
+  | { readonly ok: true; readonly references: ToolReference[] }
+  | { readonly ok: false; readonly error: PatternError };
+
+export interface ToolSearchOptions {
+  /** `bm25` (default) ranks natural-language queries; `regex` matches a pattern, case-insensitively. */
+  readonly mode?: "bm25" | "regex";
+  /** How many references to return. Default 5; clamped to [1, 50]. */
+  readonly limit?: number;
+}
+
+export const DEFAULT_SEARCH_LIMIT = 5;
+export const MAX_SEARCH_LIMIT = 50;
+/** A BM25 query is cut to this many characters; a model's query is a phrase, not a document. */
+export const MAX_QUERY_LENGTH = 1_000;
+/** Longest summary, in characters, before it is cut with an ellipsis. */
+export const MAX_SUMMARY_LENGTH = 160;
+/** Deepest schema nesting whose parameters are indexed; deeper ones are ignored. */
+export const MAX_SCHEMA_DEPTH = 6;
+/** Most parameters indexed per tool, so a huge schema cannot dominate the index. */
+export const MAX_INDEXED_PARAMETERS = 200;
+
+/** The first sentence of a description, whitespace-collapsed, cut to 160 characters. */
+export function summarize(description: string): string {
+  const text = description.replace(/\s+/g, " ").trim();
+  // A sentence ends at ". ", "! " or "? " (not inside "e.g. x" or a dotted name like "a.b").
+  const end = /[.!?](?=\s+[A-Z0-9("'`])/.exec(text);
+  const sentence = end === null ? text : text.slice(0, end.index + 1);
+  return sentence.length <= MAX_SUMMARY_LENGTH ? sentence : `${sentence.slice(0, MAX_SUMMARY_LENGTH - 1).trimEnd()}…`;
+}
+
+/**
+ * Collects parameter names and descriptions from a JSON Schema: `properties` at any depth,
+ * `items`, `prefixItems`, `additionalProperties`, `anyOf`/`oneOf`/`allOf`, and `$defs` /
+ * `definitions`, to depth 6 and at most 200 parameters. `$ref` is not followed (the
+ * definitions it points to are indexed where they are declared), so cycles cannot loop.
+ */
+export function extractParameters(schema: JsonSchema): { names: string[]; descriptions: string[] } {
+  const names: string[] = [];
+  const descriptions: string[] = [];
+  const visit = (node: unknown, depth: number): void => {
+    if (depth > MAX_SCHEMA_DEPTH || node === null || typeof node !== "object" || names.length >= MAX_INDEXED_PARAMETERS) return;
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item, depth);
+      return;
+    }
+    const record = node as Record<string, unknown>;
+    const properties = record["properties"];
+    if (properties !== null && typeof properties === "object" && !Array.isArray(properties)) {
+      for (const [name, property] of Object.entries(properties as Record<string, unknown>)) {
+        if (names.length >= MAX_INDEXED_PARAMETERS) return;
+        names.push(name);
+        if (property !== null && typeof property === "object") {
+          const description = (property as Record<string, unknown>)["description"];
+          if (typeof description === "string") descriptions.push(description);
+        }
+        visit(property, depth + 1);
+      }
+    }
+    for (const keyword of ["items", "prefixItems", "additionalProperties", "anyOf", "oneOf", "allOf"]) {
+      visit(record[keyword], depth + 1);
+    }
+    for (const keyword of ["$defs", "definitions"]) {
+      const definitions = record[keyword];
+      if (definitions !== null && typeof definitions === "object") {
+        for (const definition of Object.values(definitions as Record<string, unknown>)) visit(definition, depth + 1);
+      }
+    }
+  };
+  visit(schema, 0);
+  return { names, descriptions };
+}
+
+function toDocument(tool: SearchableTool): SearchDocument {
+  const dot = tool.name.indexOf(".");
+  const namespace = tool.namespace ?? (dot === -1 ? "" : tool.name.slice(0, dot));
+  const localName = namespace !== "" && tool.name.startsWith(`${namespace}.`) ? tool.name.slice(namespace.length + 1) : tool.name;
+  const parameters = extractParameters(tool.inputSchema);
+  return {
+    id: tool.name,
+    namespace,
+    name: localName,
+    description: tool.description,
+    parameterNames: parameters.names.join(" "),
+    parameterDescriptions: parameters.descriptions.join("\n"),
+  };
+}
+
+/**
+ * A searchable catalog of tools, grouped by the source that provided them. `setTools`
+ * swaps a whole source (an MCP server's `listChanged`), `upsert` and `remove` touch one
+ * tool; each costs work proportional to the tools changed. Searching never throws for a
+ * model's input: a refused regex is a `PATTERN_INVALID` result.
+ */
+export class ToolSearch {
+  readonly #index: Bm25Index;
+  /** id → document, in first-insertion order (regex ties follow it, like BM25's). */
+  readonly #documents = new Map<string, SearchDocument>();
+  readonly #summaries = new Map<string, string>();
+  readonly #groupOf = new Map<string, string>();
+  readonly #groups = new Map<string, Set<string>>();
+
+  constructor(options: Bm25Options = {}) {
+    this.#index = new Bm25Index(options);
+  }
+
+  /** The number of tools indexed. */
+  get size(): number {
+    return this.#documents.size;
+  }
+
+  /**
+   * Makes `tools` the complete set provided by `group` (a namespace or source id): tools
+   * of the group no longer listed are removed, the others added or replaced. A name
+   * currently held by another group moves to this one.
+   */
+  setTools(group: string, tools: readonly SearchableTool[]): void {
+    const keep = new Set(tools.map((tool) => tool.name));
+    for (const name of [...(this.#groups.get(group) ?? [])]) {
+      if (!keep.has(name)) this.remove(name);
+    }
+    for (const tool of tools) this.upsert(tool, group);
+  }
+
+  /** Adds or replaces one tool; a replaced tool keeps its place in tie order. Default group: `default`. */
+  upsert(tool: SearchableTool, group = "default"): void {
+    const document = toDocument(tool);
+    this.#index.replace(document);
+    this.#documents.set(document.id, document);
+    this.#summaries.set(document.id, summarize(tool.description));
+    const previousGroup = this.#groupOf.get(document.id);
+    if (previousGroup !== undefined && previousGroup !== group) this.#groups.get(previousGroup)?.delete(document.id);
+    this.#groupOf.set(document.id, group);
+    let members = this.#groups.get(group);
+    if (members === undefined) {
+      members = new Set();
+      this.#groups.set(group, members);
+    }
+    members.add(document.id);
+  }
+
+  /** Removes one tool by full name; returns false when it was not indexed. */
+  remove(name: string): boolean {
+    if (!this.#documents.has(name)) return false;
+    this.#index.remove(name);
+    this.#documents.delete(name);
+    this.#summaries.delete(name);
+    const group = this.#groupOf.get(name);
+    this.#groupOf.delete(name);
+    if (group !== undefined) {
+      const members = this.#groups.get(group);
+      members?.delete(name);
+      if (members?.size === 0) this.#groups.delete(group);
+    }
+    return true;
+  }
+
+  /** Removes every tool of a group; returns how many were removed. */
+  removeGroup(group: string): number {
+    const members = [...(this.#groups.get(group) ?? [])];
+    for (const name of members) this.remove(name);
+    return members.length;
+  }
+
+  /**
+   * Finds tools for a query and returns references, best first, equal scores in catalog
+   * order. `bm25` (default) tokenizes the query (first 1,000 characters) like the catalog;
+   * a query with no searchable words returns no references. `regex` treats the query as a case-insensitive
+   * pattern and fails with `PATTERN_INVALID` for a refused one (see `checkPattern`).
+   */
+  search(query: string, options: ToolSearchOptions = {}): SearchResult {
+    const requested = options.limit ?? DEFAULT_SEARCH_LIMIT;
+    const limit = Number.isFinite(requested) ? Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(requested))) : DEFAULT_SEARCH_LIMIT;
+    let hits;
+    if (options.mode === "regex") {
+      const result = searchByRegex(this.#documents.values(), query, limit);
+      if (!result.ok) return result;
+      hits = result.hits;
+    } else {
+      hits = this.#index.search(typeof query === "string" ? query.slice(0, MAX_QUERY_LENGTH) : "", limit);
+    }
+    return {
+      ok: true,
+      references: hits.map(({ id, score }) => ({
+        name: id,
+        summary: this.#summaries.get(id) ?? "",
+        score: Math.round(score * 1000) / 1000,
+      })),
+    };
+  }
+}

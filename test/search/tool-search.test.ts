@@ -1,0 +1,132 @@
+import { describe, expect, it } from "vitest";
+import { type SearchableTool, ToolSearch, extractParameters, summarize } from "../../src/search/tool-search.js";
+
+const tool = (name: string, description: string, properties: Record<string, unknown> = {}): SearchableTool => ({
+  name,
+  description,
+  inputSchema: { type: "object", properties },
+});
+
+const crmTools = [
+  tool("crm.createContact", "Create a person record in the CRM.", { email: { type: "string", description: "Primary email." } }),
+  tool("crm.listDeals", "List deals in the pipeline."),
+];
+const emailTools = [
+  tool("email.createContact", "Add a contact to the address book."),
+  tool("email.sendMessage", "Send an email.", { to: { type: "array", items: { type: "string" }, description: "Recipients." } }),
+];
+
+const names = (search: ToolSearch, query: string, mode: "bm25" | "regex" = "bm25"): string[] => {
+  const result = search.search(query, { mode, limit: 50 });
+  if (!result.ok) throw new Error(result.error.message);
+  return result.references.map((reference) => reference.name);
+};
+
+describe("ToolSearch", () => {
+  it("returns references with a first-sentence summary and a score", () => {
+    const search = new ToolSearch();
+    search.setTools("crm", [tool("crm.getDeal", "Fetch one deal by id. Includes the owner, stage and amount of the deal.")]);
+    expect(search.search("deal")).toEqual({
+      ok: true,
+      references: [{ name: "crm.getDeal", summary: "Fetch one deal by id.", score: expect.any(Number) }],
+    });
+  });
+
+  it("drops a namespace's tools from results when the namespace is emptied or swapped", () => {
+    const search = new ToolSearch();
+    search.setTools("crm", crmTools);
+    search.setTools("email", emailTools);
+    expect(names(search, "create contact")).toEqual(["crm.createContact", "email.createContact"]);
+
+    search.setTools("crm", [tool("crm.listDeals", "List deals in the pipeline.")]);
+    expect(names(search, "create contact")).toEqual(["email.createContact"]);
+    expect(names(search, "contact", "regex")).toEqual(["email.createContact"]);
+
+    expect(search.removeGroup("email")).toBe(2);
+    expect(names(search, "create contact")).toEqual([]);
+    expect(search.size).toBe(1);
+  });
+
+  it("updates one tool in place with upsert and forgets it with remove", () => {
+    const search = new ToolSearch();
+    search.setTools("crm", crmTools);
+    search.upsert(tool("crm.listDeals", "Show the open opportunities."), "crm");
+    expect(names(search, "opportunities")).toEqual(["crm.listDeals"]);
+    expect(names(search, "pipeline")).toEqual([]);
+    expect(search.remove("crm.listDeals")).toBe(true);
+    expect(search.remove("crm.listDeals")).toBe(false);
+    expect(names(search, "opportunities")).toEqual([]);
+  });
+
+  it("finds a tool by a parameter description", () => {
+    const search = new ToolSearch();
+    search.setTools("email", emailTools);
+    expect(names(search, "recipients")).toEqual(["email.sendMessage"]);
+  });
+
+  it("returns PATTERN_INVALID as data for a catastrophic regex and results for a normal one", () => {
+    const search = new ToolSearch();
+    search.setTools("crm", crmTools);
+    const refused = search.search("(a+)+$", { mode: "regex" });
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.error.code).toBe("PATTERN_INVALID");
+    expect(names(search, "create.*contact", "regex")).toEqual(["crm.createContact"]);
+  });
+
+  it("defaults to 5 references and clamps the limit to 50", () => {
+    const search = new ToolSearch();
+    search.setTools(
+      "bulk",
+      Array.from({ length: 60 }, (_, index) => tool(`bulk.listThing${index}`, "List things.")),
+    );
+    const count = (limit?: number): number => {
+      const result = search.search("list things", limit === undefined ? {} : { limit });
+      return result.ok ? result.references.length : -1;
+    };
+    expect(count()).toBe(5);
+    expect(count(500)).toBe(50);
+    expect(count(0)).toBe(1);
+  });
+
+  it("orders equal scores by catalog order, the same way on every run", () => {
+    const search = new ToolSearch();
+    search.setTools("b", [tool("b.archive", "Archive it.")]);
+    search.setTools("a", [tool("a.archive", "Archive it.")]);
+    expect(names(search, "archive")).toEqual(["b.archive", "a.archive"]);
+    expect(names(search, "archive", "regex")).toEqual(["b.archive", "a.archive"]);
+  });
+});
+
+describe("extractParameters", () => {
+  it("collects names and descriptions from nested objects, items and $defs", () => {
+    const { names: parameterNames, descriptions } = extractParameters({
+      type: "object",
+      properties: {
+        customer: { type: "object", description: "Who.", properties: { billing_email: { type: "string", description: "Invoice email." } } },
+        lines: { type: "array", items: { type: "object", properties: { sku: { type: "string", description: "Product code." } } } },
+        ref: { $ref: "#/$defs/Address" },
+      },
+      $defs: { Address: { type: "object", properties: { postal_code: { type: "string", description: "ZIP." } } } },
+    });
+    expect(parameterNames).toEqual(["customer", "billing_email", "lines", "sku", "ref", "postal_code"]);
+    expect(descriptions).toEqual(["Who.", "Invoice email.", "Product code.", "ZIP."]);
+  });
+
+  it("stops at the depth bound on a deeply nested schema", () => {
+    let schema: Record<string, unknown> = { type: "string" };
+    for (let depth = 0; depth < 50; depth += 1) schema = { type: "object", properties: { [`level${depth}`]: schema } };
+    expect(extractParameters(schema).names.length).toBeLessThan(10);
+  });
+});
+
+describe("summarize", () => {
+  it("keeps the first sentence and does not cut at a dotted name", () => {
+    expect(summarize("Calls crm.getDeal for you. Then more.")).toBe("Calls crm.getDeal for you.");
+  });
+
+  it("caps a long sentence at 160 characters with an ellipsis", () => {
+    const summary = summarize("word ".repeat(100));
+    expect(summary.length).toBeLessThanOrEqual(160);
+    expect(summary.endsWith("…")).toBe(true);
+  });
+});
