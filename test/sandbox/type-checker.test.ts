@@ -1,0 +1,118 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { SwitchyardError } from "../../src/errors.js";
+import { ProgramTypeChecker } from "../../src/sandbox/type-check-program.js";
+import { TypeChecker } from "../../src/sandbox/type-checker.js";
+
+const DECLARATIONS = `
+interface OrdersSearchInput { customerId: string; cursor?: string; pageSize?: number }
+interface OrdersSearchOutput { orders: { id: string; amount: number }[]; nextCursor: string | null }
+declare const console: { log(...args: unknown[]): void; info(...args: unknown[]): void; warn(...args: unknown[]): void; error(...args: unknown[]): void };
+declare const tools: { orders: { search(input: OrdersSearchInput): Promise<OrdersSearchOutput>; get(input: { id: string }): Promise<{ id: string; total: number }> } };
+`;
+
+const PROGRAMS = [
+  "const page = await tools.orders.search({ customerId: 'c', pageSze: 5 });\nreturn page;",
+  "return (await tools.orders.get({ id: 'a' })).total;",
+  "await tools.orders.cancel({ id: 'a' });",
+  "const x = process.env.HOME;\nfetch(x);",
+  "if (true) {",
+  "(".repeat(100_000),
+];
+
+const checkers: TypeChecker[] = [];
+const createChecker = (...options: ConstructorParameters<typeof TypeChecker>) => {
+  const checker = new TypeChecker(...options);
+  checkers.push(checker);
+  return checker;
+};
+afterAll(async () => {
+  await Promise.all(checkers.map((checker) => checker.close()));
+});
+
+describe("TypeChecker", () => {
+  it("keeps the event loop ticking during a cold check in the worker", async () => {
+    const checker = createChecker();
+    let ticks = 0;
+    let longestGapMs = 0;
+    let last = performance.now();
+    const interval = setInterval(() => {
+      const now = performance.now();
+      longestGapMs = Math.max(longestGapMs, now - last);
+      last = now;
+      ticks += 1;
+    }, 5);
+    const started = performance.now();
+    const diagnostics = await checker.check(PROGRAMS[0] ?? "", DECLARATIONS);
+    const elapsedMs = performance.now() - started;
+    clearInterval(interval);
+    expect(diagnostics).toHaveLength(1);
+    // A cold check takes hundreds of ms; on the main thread it would freeze the interval for all of it.
+    expect(elapsedMs).toBeGreaterThan(100);
+    expect(ticks).toBeGreaterThan(elapsedMs / 5 / 4);
+    expect(longestGapMs).toBeLessThan(Math.min(200, elapsedMs / 2));
+  });
+
+  it("returns the same diagnostics as the in-process checker", async () => {
+    const checker = createChecker();
+    const inProcess = new ProgramTypeChecker();
+    for (const program of PROGRAMS) {
+      expect(await checker.check(program, DECLARATIONS)).toEqual(inProcess.check(program, DECLARATIONS));
+    }
+    inProcess.dispose();
+  });
+
+  it("resolves concurrent checks independently, each with its own diagnostics", async () => {
+    const checker = createChecker();
+    const results = await Promise.all([
+      checker.check("return 1;", DECLARATIONS),
+      checker.check("const a: string = 1;", DECLARATIONS),
+      checker.check("await tools.orders.get({});", DECLARATIONS),
+      checker.check("return 2;", DECLARATIONS),
+    ]);
+    expect(results[0]).toEqual([]);
+    expect(results[1]).toEqual([expect.objectContaining({ code: 2322, line: 1, column: 7 })]);
+    expect(results[2]).toEqual([expect.objectContaining({ code: 2345, line: 1 })]);
+    expect(results[3]).toEqual([]);
+  });
+
+  it("rejects with SwitchyardError when the declarations do not compile, and keeps working", async () => {
+    const checker = createChecker();
+    const broken = checker.check("return 1;", "declare const tools: Missing;");
+    const fine = checker.check("return 1;", DECLARATIONS);
+    await expect(broken).rejects.toBeInstanceOf(SwitchyardError);
+    await expect(broken).rejects.toMatchObject({ code: "CONFIG_INVALID" });
+    await expect(fine).resolves.toEqual([]);
+  });
+
+  it("rejects the checks a dead worker held and starts a new worker on next use", async () => {
+    const checker = createChecker({ memoryLimitMb: 96 });
+    expect(await checker.check("return 1;", DECLARATIONS)).toEqual([]);
+    // Millions of nodes: far past a 96 MB heap, so the worker dies mid-check.
+    const huge = `const rows = [${"{ x: 1, y: 'abc' },".repeat(400_000)}];`;
+    const dying = checker.check(huge, DECLARATIONS);
+    const queuedBehind = checker.check("return 2;", DECLARATIONS);
+    await expect(dying).rejects.toThrow(/type-check worker stopped.*memory/);
+    await expect(queuedBehind).rejects.toThrow(/type-check worker stopped/);
+    expect(await checker.check("const a: number = 'x';", DECLARATIONS)).toEqual([
+      expect.objectContaining({ code: 2322 }),
+    ]);
+  });
+
+  it("rejects a check that outlives timeoutMs", async () => {
+    const checker = createChecker({ timeoutMs: 1 });
+    await expect(checker.check("return 1;", DECLARATIONS)).rejects.toThrow(/longer than 1 ms/);
+  });
+
+  it("rejects pending and later checks once closed, and closes twice without error", async () => {
+    const checker = createChecker();
+    const pending = expect(checker.check("return 1;", DECLARATIONS)).rejects.toThrow(/closed/);
+    await checker.close();
+    await pending;
+    await expect(checker.check("return 1;", DECLARATIONS)).rejects.toThrow(/closed/);
+    await expect(checker.close()).resolves.toBeUndefined();
+  });
+
+  it("closes without ever starting a worker", async () => {
+    await expect(new TypeChecker().close()).resolves.toBeUndefined();
+  });
+});
