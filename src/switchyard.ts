@@ -4,7 +4,7 @@
 // program or model does. One session shares one scheduler, so writes stay ordered across runs.
 
 import { randomUUID } from "node:crypto";
-import type { RunResult, ToolOutcome } from "./contract.js";
+import type { Diagnostic, RunError, RunResult, ToolOutcome } from "./contract.js";
 import { SwitchyardError } from "./errors.js";
 import { executeToolCall, type PipelineContext } from "./execute-tool-call.js";
 import { PermissionGate, type PermissionOptions } from "./permissions/permission-gate.js";
@@ -13,7 +13,8 @@ import { ToolRegistry, type CatalogSnapshot } from "./registry/tool-registry.js"
 import type { ResultBudgetOptions } from "./results/result-budget.js";
 import { compileProgram } from "./sandbox/compile-program.js";
 import { DEFAULT_RUN_LIMITS, runProgram, type RunLimits } from "./sandbox/run-program.js";
-import { generateDeclarations } from "./schema/generate-declarations.js";
+import { generateDeclarations, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
+import { TypeChecker } from "./sandbox/type-checker.js";
 import { ToolScheduler, type SchedulerOptions } from "./scheduler/tool-scheduler.js";
 import { TraceBus } from "./trace/trace-events.js";
 
@@ -28,12 +29,22 @@ export interface SwitchyardOptions {
   readonly defaultToolTimeoutMs?: number;
   /** Total time budget of the session in ms; calls never outlive it. Default: none. */
   readonly sessionTimeMs?: number;
+  /**
+   * Type-check each program against the declarations before it runs: `error` refuses a
+   * program with type errors (`TYPE_ERROR`, nothing runs), `warn` runs it and reports the
+   * diagnostics as warnings, `off` skips the check. Default `error`.
+   */
+  readonly typeCheck?: TypeCheckMode;
 }
+
+export type TypeCheckMode = "error" | "warn" | "off";
 
 export interface RunOptions {
   /** Cancels the run: the program stops and every pending call resolves `CANCELLED`. */
   readonly signal?: AbortSignal;
   readonly limits?: Partial<RunLimits>;
+  /** Overrides the session's `typeCheck` for this run. */
+  readonly typeCheck?: TypeCheckMode;
 }
 
 export interface CallToolOptions {
@@ -85,18 +96,25 @@ export class Switchyard {
     const programId = `${this.#sessionId}-p${++this.#runCount}`;
     const started = Date.now();
     this.trace.emit({ type: "program-start", programId, at: started, sourceBytes: Buffer.byteLength(source), catalogVersion: snapshot.version });
+    const typeCheck = options.typeCheck ?? this.#options.typeCheck ?? "error";
     const compiled = await compileProgram(String(source), { maxSourceBytes: limits.maxSourceBytes });
     let result: RunResult;
     if (!compiled.ok) {
-      result = failedBeforeRun(programId, compiled.error, snapshot.version, Date.now() - started);
+      result = failedBeforeRun(programId, compiled.error, [], snapshot.version, Date.now() - started);
     } else {
-      result = await runProgram(compiled.program, {
-        programId,
-        limits,
-        pipeline: this.#pipeline(snapshot),
-        signal: options.signal,
-        catalogVersion: snapshot.version,
-      });
+      const check = typeCheck === "off" ? { errors: [], warnings: [] } : await this.#typeCheck(compiled.program.source);
+      if (check.errors.length > 0 && typeCheck === "error") {
+        result = failedBeforeRun(programId, typeErrorOf(check.errors, compiled.program.source), check.warnings, snapshot.version, Date.now() - started);
+      } else {
+        result = await runProgram(compiled.program, {
+          programId,
+          limits,
+          pipeline: this.#pipeline(snapshot),
+          signal: options.signal,
+          catalogVersion: snapshot.version,
+          warnings: [...check.errors, ...check.warnings],
+        });
+      }
     }
     this.trace.emit({
       type: "program-end",
@@ -118,6 +136,21 @@ export class Switchyard {
     const id = options.callId ?? `${this.#sessionId}-c${++this.#callCount}`;
     const context = { ...this.#pipeline(this.registry.snapshot()), signal: options.signal };
     return executeToolCall({ id, tool: name, input, caller: "direct", ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) }, context);
+  }
+
+  async #typeCheck(source: string): Promise<{ errors: Diagnostic[]; warnings: Diagnostic[] }> {
+    try {
+      const diagnostics = await sharedTypeChecker().check(source, `${RUNTIME_DECLARATIONS}\n${this.declarations()}`, { lint: true });
+      return {
+        errors: diagnostics.filter((diagnostic) => diagnostic.severity === "error"),
+        warnings: diagnostics.filter((diagnostic) => diagnostic.severity === "warning"),
+      };
+    } catch (error) {
+      // The checker itself failed (a stuck or crashed worker): the program is not at fault,
+      // so it runs, and the run says it was not checked.
+      const message = `The program was not type-checked: ${error instanceof Error ? error.message : String(error)}`;
+      return { errors: [], warnings: [{ line: 1, column: 1, code: "type-check-unavailable", message, severity: "warning" }] };
+    }
   }
 
   #pipeline(catalog: CatalogSnapshot): PipelineContext {
@@ -162,14 +195,47 @@ function resolveLimits(base: RunLimits, overrides: Partial<RunLimits> | undefine
   return limits;
 }
 
-function failedBeforeRun(programId: string, error: NonNullable<RunResult["error"]>, catalogVersion: number, wallMs: number): RunResult {
+let typeChecker: TypeChecker | undefined;
+
+/** One checker per process: its worker keeps the parsed lib warm for every session. */
+function sharedTypeChecker(): TypeChecker {
+  return (typeChecker ??= new TypeChecker());
+}
+
+const MAX_REPORTED_DIAGNOSTICS = 10;
+
+function typeErrorOf(errors: readonly Diagnostic[], source: string): RunError {
+  const lines = source.split("\n");
+  const shown = errors.slice(0, MAX_REPORTED_DIAGNOSTICS).map((diagnostic) => {
+    const text = lines[diagnostic.line - 1]?.trim().slice(0, 160) ?? "";
+    const code = typeof diagnostic.code === "number" ? `TS${diagnostic.code}` : diagnostic.code;
+    return `line ${diagnostic.line}, column ${diagnostic.column}: ${diagnostic.message} (${code})\n    ${text}`;
+  });
+  const more = errors.length > MAX_REPORTED_DIAGNOSTICS ? `\n...and ${errors.length - MAX_REPORTED_DIAGNOSTICS} more` : "";
+  const first = errors[0]!;
+  return {
+    code: "TYPE_ERROR",
+    message: `The program does not type-check against the tool declarations; nothing ran.\n${shown.join("\n")}${more}`,
+    line: first.line,
+    column: first.column,
+    diagnostics: errors,
+  };
+}
+
+function failedBeforeRun(
+  programId: string,
+  error: RunError,
+  warnings: readonly Diagnostic[],
+  catalogVersion: number,
+  wallMs: number,
+): RunResult {
   return {
     ok: false,
     programId,
     output: null,
     logs: [],
     error,
-    warnings: [],
+    warnings,
     calls: [],
     stats: { wallMs, cpuMs: 0, toolCalls: 0, bytesIn: 0, bytesOut: 0 },
     catalogVersion,

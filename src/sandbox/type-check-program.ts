@@ -1,0 +1,410 @@
+// Type-checks a model-written program against the tool declarations: synchronous and pure, so
+// it can run inside a worker thread. Positions are 1-based in the model's own source; a bad
+// program never throws (it yields diagnostics), only declarations that do not compile do.
+// It never emits JavaScript and never sees DOM or Node types: lib es2022 plus the declarations.
+
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname } from "node:path";
+import type * as TS from "typescript";
+import type { Diagnostic, JsonValue } from "../contract.js";
+import { SwitchyardError } from "../errors.js";
+
+// `import ts from "typescript"` makes Node scan the 9 MB CommonJS file for named exports,
+// about 300 ms of every cold start (a worker's included); require skips the scan.
+const ts = createRequire(import.meta.url)("typescript") as typeof TS;
+
+const PROGRAM_FUNCTION_NAME = "__switchyardProgram";
+// One whole line, so the model's line N is line N + 1 of the wrapped text and columns are
+// unchanged; the body of an async function is what lets top-level await and return work.
+const PROGRAM_PREFIX = `async function ${PROGRAM_FUNCTION_NAME}() {\n`;
+const PROGRAM_SUFFIX = "\n}\n";
+
+const VIRTUAL_DIRECTORY = "/switchyard";
+const MAX_DIAGNOSTICS = 50;
+const MAX_REMEMBERED_DECLARATIONS = 16;
+
+/** The compiler options every program is checked with. */
+const COMPILER_OPTIONS: TS.CompilerOptions = {
+  strict: true,
+  // `catch (error) { error.message }` is what models write, and it works at runtime in almost
+  // every case; failing the whole run on it costs a model turn for nothing.
+  useUnknownInCatchVariables: false,
+  noEmit: true,
+  target: ts.ScriptTarget.ES2022,
+  lib: ["lib.es2022.d.ts"],
+  types: [],
+  noUnusedLocals: false,
+  noUnusedParameters: false,
+  // The declarations file must be checked itself (a broken one is a configuration bug);
+  // lib files are never asked for diagnostics.
+  skipLibCheck: false,
+  skipDefaultLibCheck: true,
+  // Keeps program.ts a script even under TypeScript defaults that would make it a module.
+  moduleDetection: ts.ModuleDetectionKind.Legacy,
+};
+
+/** Wraps a program body in the async function it runs as; see `locateInSource` for the way back. */
+export function wrapProgram(source: string): string {
+  return PROGRAM_PREFIX + source + PROGRAM_SUFFIX;
+}
+
+/**
+ * Maps a position in `wrapProgram(source)` to a 1-based line and column of `source`.
+ * Positions inside the wrapper are clamped to the start or end of the source, so an error
+ * the wrapper's closing brace reports (an unclosed block) lands on the model's last line.
+ */
+export function locateInSource(
+  wrapped: TS.SourceFile,
+  position: number,
+  sourceLength: number,
+): { line: number; column: number } {
+  const start = PROGRAM_PREFIX.length;
+  const clamped = Math.min(Math.max(position, start), start + sourceLength);
+  const { line, character } = wrapped.getLineAndCharacterOfPosition(clamped);
+  // The prefix is line 0 of the wrapped text, so a 0-based wrapped line is the 1-based source line.
+  return { line, column: character + 1 };
+}
+
+/** Counters a test or benchmark can read; they never influence a check. */
+export interface ProgramTypeCheckerStats {
+  /** Checks run by this instance. */
+  readonly checks: number;
+  /** Times the declarations text was parsed into a new SourceFile; unchanged text is reused. */
+  readonly declarationParses: number;
+}
+
+// Lib texts and snapshots are process-wide: read once from the typescript package, parsed
+// once into the shared document registry, whatever number of checkers exist.
+const libDirectory = dirname(ts.getDefaultLibFilePath(COMPILER_OPTIONS));
+const libSnapshots = new Map<string, TS.IScriptSnapshot | undefined>();
+const baseRegistry = ts.createDocumentRegistry(true, VIRTUAL_DIRECTORY);
+// Lib SourceFiles are never released, so they stay parsed and bound for the life of the
+// process even when every service is disposed (or reset after a compiler crash).
+const documentRegistry: TS.DocumentRegistry = {
+  ...baseRegistry,
+  releaseDocumentWithKey(
+    path: TS.Path,
+    key: TS.DocumentRegistryBucketKey,
+    scriptKind?: TS.ScriptKind,
+    impliedNodeFormat?: TS.ResolutionMode,
+  ): void {
+    if (isLibFile(path)) return;
+    baseRegistry.releaseDocumentWithKey(path, key, scriptKind as TS.ScriptKind, impliedNodeFormat);
+  },
+  releaseDocument(
+    fileName: string,
+    settings: TS.CompilerOptions,
+    scriptKind?: TS.ScriptKind,
+    impliedNodeFormat?: TS.ResolutionMode,
+  ): void {
+    if (isLibFile(fileName)) return;
+    baseRegistry.releaseDocument(fileName, settings, scriptKind as TS.ScriptKind, impliedNodeFormat);
+  },
+};
+let instanceCount = 0;
+
+function isLibFile(fileName: string): boolean {
+  return dirname(fileName) === libDirectory;
+}
+
+function libSnapshot(fileName: string): TS.IScriptSnapshot | undefined {
+  if (!libSnapshots.has(fileName)) {
+    let snapshot: TS.IScriptSnapshot | undefined;
+    try {
+      snapshot = ts.ScriptSnapshot.fromString(readFileSync(fileName, "utf8"));
+    } catch {
+      snapshot = undefined;
+    }
+    libSnapshots.set(fileName, snapshot);
+  }
+  return libSnapshots.get(fileName);
+}
+
+function hashText(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 24);
+}
+
+interface VirtualFile {
+  readonly version: string;
+  readonly snapshot: TS.IScriptSnapshot;
+}
+
+/** What checking the declarations alone found; cached by content hash. */
+type DeclarationsVerdict = { readonly ok: true } | { readonly ok: false; readonly error: SwitchyardError };
+
+/**
+ * Checks programs against declarations with one long-lived TypeScript LanguageService.
+ * The first check in a process costs about half a second (lib es2022 is parsed and bound);
+ * later checks reuse the lib and, when the declarations text is unchanged, the declarations'
+ * SourceFile too, and take tens of milliseconds. Not safe for concurrent use (it is synchronous).
+ */
+export class ProgramTypeChecker {
+  readonly #programFileName: string;
+  #programVersion = 0;
+  #program: VirtualFile;
+  #declarationsFileName = "";
+  #declarations: VirtualFile | undefined;
+  #service: TS.LanguageService;
+  readonly #verdicts = new Map<string, DeclarationsVerdict>();
+  #lastDeclarationsSourceFile: TS.SourceFile | undefined;
+  #checks = 0;
+  #declarationParses = 0;
+
+  constructor() {
+    instanceCount += 1;
+    // A distinct path per instance: the shared registry keys SourceFiles by path and version.
+    this.#programFileName = `${VIRTUAL_DIRECTORY}/program-${instanceCount}.ts`;
+    this.#program = { version: "0", snapshot: ts.ScriptSnapshot.fromString("") };
+    this.#service = this.#createService();
+  }
+
+  /** Counters for tests and benchmarks. */
+  get stats(): ProgramTypeCheckerStats {
+    return { checks: this.#checks, declarationParses: this.#declarationParses };
+  }
+
+  /**
+   * Type-checks `source` as the body of an async function, against `declarations` (the
+   * `declare const tools` text, which must also declare `console`). Returns at most 50
+   * diagnostics sorted by position, severity "error": only the syntax errors when there are
+   * any, else the type errors. Never throws for a bad program: an internal compiler failure
+   * (say, a stack overflow on absurd nesting) becomes one diagnostic with code
+   * "CHECK_FAILED". Throws `SwitchyardError` (`CONFIG_INVALID`) when the declarations do not
+   * compile on their own.
+   */
+  check(source: string, declarations: string): Diagnostic[] {
+    this.#checks += 1;
+    this.#setDeclarations(declarations);
+    this.#setProgram(source);
+    try {
+      const verdict = this.#declarationsVerdict();
+      if (!verdict.ok) throw verdict.error;
+      return this.#programDiagnostics(source);
+    } catch (error) {
+      if (error instanceof SwitchyardError) throw error;
+      // The service may be mid-update after a compiler crash; start from a clean one.
+      this.#resetService();
+      const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      return [
+        {
+          line: 1,
+          column: 1,
+          code: "CHECK_FAILED",
+          severity: "error",
+          message: `The type checker could not analyse this program (${reason}). Simplify it: less nesting, smaller literals.`,
+        },
+      ];
+    }
+  }
+
+  /** Releases the service's SourceFiles from the shared registry; the instance is unusable after. */
+  dispose(): void {
+    this.#service.dispose();
+  }
+
+  #setDeclarations(text: string): void {
+    const hash = hashText(text);
+    if (this.#declarations?.version === hash) return;
+    // Named by content so checkers with the same catalog share one parse in the registry.
+    this.#declarationsFileName = `${VIRTUAL_DIRECTORY}/declarations-${hash}.d.ts`;
+    this.#declarations = { version: hash, snapshot: ts.ScriptSnapshot.fromString(text) };
+  }
+
+  #setProgram(source: string): void {
+    this.#programVersion += 1;
+    this.#program = {
+      version: String(this.#programVersion),
+      snapshot: ts.ScriptSnapshot.fromString(wrapProgram(source)),
+    };
+  }
+
+  #programDiagnostics(source: string): Diagnostic[] {
+    const syntactic = this.#service.getSyntacticDiagnostics(this.#programFileName);
+    const found = syntactic.length > 0 ? syntactic : this.#service.getSemanticDiagnostics(this.#programFileName);
+    this.#countDeclarationParse();
+    const program = this.#service.getProgram();
+    const wrapped = program?.getSourceFile(this.#programFileName);
+    if (wrapped === undefined) throw new Error("program file missing from the compiled program");
+    const escape = syntactic.length > 0 ? undefined : wrapperEscape(wrapped);
+    if (escape !== undefined) {
+      return [
+        {
+          ...locateInSource(wrapped, escape, source.length),
+          code: 1128,
+          severity: "error",
+          message:
+            "Unexpected '}': it closes the program's own body, so the code after it is outside the program. Remove the extra '}'.",
+        },
+      ];
+    }
+    const diagnostics = found
+      .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
+      .sort((a, b) => (a.start ?? 0) - (b.start ?? 0))
+      .slice(0, MAX_DIAGNOSTICS)
+      .map((diagnostic): Diagnostic => {
+        const { line, column } = locateInSource(wrapped, diagnostic.start ?? 0, source.length);
+        return {
+          line,
+          column,
+          code: diagnostic.code,
+          severity: "error",
+          message: explainMessage(diagnostic.code, ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")),
+        };
+      });
+    return diagnostics;
+  }
+
+  #declarationsVerdict(): DeclarationsVerdict {
+    const hash = this.#declarations?.version ?? "";
+    const known = this.#verdicts.get(hash);
+    if (known !== undefined) return known;
+    let errors = this.#declarationErrors();
+    if (errors.length > 0) {
+      // A program that breaks out of its wrapper can make the declarations look broken
+      // (duplicate identifiers): confirm against an empty program before blaming them.
+      const program = this.#program;
+      this.#program = { version: `${program.version}-empty`, snapshot: ts.ScriptSnapshot.fromString(wrapProgram("")) };
+      try {
+        errors = this.#declarationErrors();
+      } finally {
+        this.#program = program;
+      }
+    }
+    const verdict: DeclarationsVerdict =
+      errors.length === 0
+        ? { ok: true }
+        : {
+            ok: false,
+            error: new SwitchyardError(
+              "CONFIG_INVALID",
+              `The tool declarations do not compile: ${errors
+                .slice(0, 3)
+                .map((error) => `line ${error.line}: ${error.message}`)
+                .join("; ")}`,
+              { diagnostics: errors.slice(0, MAX_DIAGNOSTICS).map((error): JsonValue => ({ ...error })) },
+            ),
+          };
+    if (this.#verdicts.size >= MAX_REMEMBERED_DECLARATIONS) {
+      const oldest = this.#verdicts.keys().next();
+      if (oldest.done !== true) this.#verdicts.delete(oldest.value);
+    }
+    this.#verdicts.set(hash, verdict);
+    return verdict;
+  }
+
+  #declarationErrors(): { line: number; column: number; code: number; message: string }[] {
+    const fileName = this.#declarationsFileName;
+    const found = [
+      ...this.#service.getCompilerOptionsDiagnostics(),
+      ...this.#service.getSyntacticDiagnostics(fileName),
+      ...this.#service.getSemanticDiagnostics(fileName),
+    ];
+    return found
+      .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
+      .map((diagnostic) => {
+        const position =
+          diagnostic.file !== undefined && diagnostic.start !== undefined
+            ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start)
+            : { line: 0, character: 0 };
+        return {
+          line: position.line + 1,
+          column: position.character + 1,
+          code: diagnostic.code,
+          message: ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"),
+        };
+      });
+  }
+
+  #countDeclarationParse(): void {
+    const sourceFile = this.#service.getProgram()?.getSourceFile(this.#declarationsFileName);
+    if (sourceFile !== undefined && sourceFile !== this.#lastDeclarationsSourceFile) {
+      this.#declarationParses += 1;
+      this.#lastDeclarationsSourceFile = sourceFile;
+    }
+  }
+
+  #resetService(): void {
+    try {
+      this.#service.dispose();
+    } catch {
+      // A service that crashed mid-update may fail to release; the registry entries it held
+      // are then simply re-acquired by the new one.
+    }
+    this.#service = this.#createService();
+  }
+
+  #createService(): TS.LanguageService {
+    const host: TS.LanguageServiceHost = {
+      getCompilationSettings: () => COMPILER_OPTIONS,
+      getScriptFileNames: () => [this.#declarationsFileName, this.#programFileName].filter((name) => name !== ""),
+      getScriptVersion: (fileName) => this.#virtualFile(fileName)?.version ?? "1",
+      getScriptSnapshot: (fileName) => this.#virtualFile(fileName)?.snapshot ?? (isLibFile(fileName) ? libSnapshot(fileName) : undefined),
+      getCurrentDirectory: () => VIRTUAL_DIRECTORY,
+      getDefaultLibFileName: (options) => ts.getDefaultLibFilePath(options),
+      fileExists: (fileName) =>
+        this.#virtualFile(fileName) !== undefined || (isLibFile(fileName) && libSnapshot(fileName) !== undefined),
+      readFile: (fileName) => {
+        const snapshot = this.#virtualFile(fileName)?.snapshot ?? (isLibFile(fileName) ? libSnapshot(fileName) : undefined);
+        return snapshot?.getText(0, snapshot.getLength());
+      },
+      directoryExists: (directoryName) => directoryName === VIRTUAL_DIRECTORY || directoryName === libDirectory,
+      getDirectories: () => [],
+    };
+    return ts.createLanguageService(host, documentRegistry, ts.LanguageServiceMode.Semantic);
+  }
+
+  #virtualFile(fileName: string): VirtualFile | undefined {
+    if (fileName === this.#programFileName) return this.#program;
+    if (fileName === this.#declarationsFileName) return this.#declarations;
+    return undefined;
+  }
+}
+
+/**
+ * Finds where a program closes its wrapper early (an extra `}` ends the async function and
+ * the rest runs as top-level script): the position of that brace, or undefined.
+ */
+function wrapperEscape(wrapped: TS.SourceFile): number | undefined {
+  const wrapper = wrapped.statements[0];
+  const body = wrapper !== undefined && ts.isFunctionDeclaration(wrapper) ? wrapper.body : undefined;
+  if (wrapped.statements.length === 1 && body !== undefined && body.end >= wrapped.text.length - 1) return undefined;
+  return body === undefined ? 0 : body.end - 1;
+}
+
+// Messages that would send the model to a tsconfig it does not have: say what the sandbox is.
+const MISSING_ENVIRONMENT_CODES = new Set([2580, 2581, 2582, 2583, 2584, 2591, 2592, 2593]);
+const SANDBOX_GLOBALS =
+  "the sandbox has no Node.js or browser APIs; only ECMAScript 2022 built-ins, `console` and `tools` exist";
+
+// Host globals models reach for that TypeScript reports with a bare "Cannot find name".
+const HOST_GLOBALS = new Set([
+  "window", "self", "global", "fetch", "setTimeout", "setInterval", "clearTimeout", "clearInterval",
+  "setImmediate", "queueMicrotask", "structuredClone", "URL", "URLSearchParams", "TextEncoder",
+  "TextDecoder", "atob", "btoa", "AbortController", "crypto", "performance", "navigator", "location",
+  "localStorage", "XMLHttpRequest", "__dirname", "__filename",
+]);
+
+function explainMessage(code: number, message: string): string {
+  const named = message.replaceAll(PROGRAM_FUNCTION_NAME, "the program");
+  const name = /^Cannot find name '([^']+)'/.exec(named)?.[1];
+  if (name !== undefined && (MISSING_ENVIRONMENT_CODES.has(code) || (code === 2304 && HOST_GLOBALS.has(name)))) {
+    return `Cannot find name '${name}': ${SANDBOX_GLOBALS}.`;
+  }
+  const libHint = named.indexOf(" Do you need to change your target library?");
+  if (libHint >= 0) return `${named.slice(0, libHint)} It is not in ECMAScript 2022, which is all the sandbox provides.`;
+  return named;
+}
+
+let sharedChecker: ProgramTypeChecker | undefined;
+
+/**
+ * Type-checks `source` against `declarations` with a process-wide `ProgramTypeChecker`;
+ * see `ProgramTypeChecker.check` for the result and failure modes. Blocks the calling thread
+ * for the whole check (about 570 ms cold, tens of ms warm): call it from a worker thread.
+ */
+export function typeCheckProgram(source: string, declarations: string): Diagnostic[] {
+  sharedChecker ??= new ProgramTypeChecker();
+  return sharedChecker.check(source, declarations);
+}

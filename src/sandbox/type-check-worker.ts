@@ -1,0 +1,55 @@
+// Worker-thread entry of the type checker: answers one request per message with one
+// ProgramTypeChecker, so the lib stays parsed for the worker's life. It never throws across
+// the boundary: every request gets exactly one response carrying its id.
+// Started by TypeChecker only; importing it outside a worker does nothing.
+
+import { parentPort } from "node:worker_threads";
+import type { Diagnostic, JsonValue } from "../contract.js";
+import { SwitchyardError, type ConfigErrorCode } from "../errors.js";
+import { lintProgram } from "./lint-program.js";
+import { ProgramTypeChecker } from "./type-check-program.js";
+
+/** A check request from the host. */
+export interface TypeCheckRequest {
+  readonly id: number;
+  readonly source: string;
+  readonly declarations: string;
+  /** Also run the pre-run lint and append its warnings. */
+  readonly lint: boolean;
+}
+
+/** The single answer to a request with the same id. */
+export type TypeCheckResponse =
+  | { readonly id: number; readonly ok: true; readonly diagnostics: Diagnostic[] }
+  | {
+      readonly id: number;
+      readonly ok: false;
+      /** `config` is a SwitchyardError to rebuild on the host; `internal` a checker bug. */
+      readonly kind: "config" | "internal";
+      readonly code: ConfigErrorCode | "INTERNAL_ERROR";
+      readonly message: string;
+      readonly details: JsonValue | undefined;
+    };
+
+const port = parentPort;
+if (port !== null) {
+  const checker = new ProgramTypeChecker();
+  port.on("message", (request: TypeCheckRequest) => {
+    port.postMessage(answer(checker, request));
+  });
+}
+
+function answer(checker: ProgramTypeChecker, request: TypeCheckRequest): TypeCheckResponse {
+  try {
+    const diagnostics = checker.check(request.source, request.declarations);
+    // Lint only a program that parses; its warnings follow the compiler's diagnostics.
+    const warnings = request.lint && diagnostics.length === 0 ? lintProgram(request.source) : [];
+    return { id: request.id, ok: true, diagnostics: [...diagnostics, ...warnings] };
+  } catch (error) {
+    if (error instanceof SwitchyardError) {
+      return { id: request.id, ok: false, kind: "config", code: error.code, message: error.message, details: error.details };
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    return { id: request.id, ok: false, kind: "internal", code: "INTERNAL_ERROR", message, details: undefined };
+  }
+}

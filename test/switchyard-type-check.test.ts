@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { Switchyard } from "../src/switchyard.js";
+import { defineTool } from "../src/registry/define-tool.js";
+
+function createYard(typeCheck?: "error" | "warn" | "off") {
+  const calls: unknown[] = [];
+  const search = defineTool({
+    name: "orders.search",
+    description: "Search a customer's orders.",
+    effect: "read",
+    inputSchema: {
+      type: "object",
+      properties: { customerId: { type: "string" }, cursor: { type: "string" } },
+      required: ["customerId"],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: "object",
+      properties: { orders: { type: "array", items: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } }, nextCursor: { type: ["string", "null"] } },
+      required: ["orders", "nextCursor"],
+    },
+    execute: (input: unknown) => {
+      calls.push(input);
+      return { orders: [{ id: "o1" }], nextCursor: null };
+    },
+  });
+  const yard = new Switchyard({ tools: [search], ...(typeCheck === undefined ? {} : { typeCheck }) });
+  return { yard, calls };
+}
+
+describe("Switchyard.run with the type check", () => {
+  it("refuses a misspelled field with TYPE_ERROR at the right line, and calls no tool", async () => {
+    const { yard, calls } = createYard();
+    const result = await yard.run(`const first = await tools.orders.search({ customerId: "c1" });
+const ids = first.orders.map((order) => order.id);
+const next = await tools.orders.search({ customerID: "c1" });
+return ids;`);
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatchObject({ code: "TYPE_ERROR", line: 3 });
+    expect(result.error?.diagnostics?.[0]).toMatchObject({ line: 3, severity: "error" });
+    expect(result.error?.message).toContain("customerID");
+    expect(calls).toEqual([]);
+    expect(result.calls).toEqual([]);
+  });
+
+  it("types tool results from outputSchema, so a wrong result field is caught", async () => {
+    const { yard } = createYard();
+    const result = await yard.run(`const page = await tools.orders.search({ customerId: "c1" });\nreturn page.cursor;`);
+    expect(result.error).toMatchObject({ code: "TYPE_ERROR", line: 2 });
+  });
+
+  it("runs the program in warn mode and reports the diagnostic as a warning", async () => {
+    const { yard, calls } = createYard("warn");
+    const warned = await yard.run(`const page = await tools.orders.search({ customerId: "c1" });\nconst z: number = "s";\nreturn [page.orders.length, z];`);
+    expect(warned.ok).toBe(true);
+    expect(warned.output).toEqual([1, "s"]);
+    expect(warned.warnings).toEqual([expect.objectContaining({ line: 2, severity: "error" })]);
+    expect(calls).toHaveLength(1);
+  });
+
+  it("skips the check when typeCheck is off", async () => {
+    const { yard } = createYard("off");
+    const result = await yard.run(`const z: number = "s";\nreturn z;`);
+    expect(result).toMatchObject({ ok: true, output: "s", warnings: [] });
+  });
+
+  it("warns about awaiting independent tool calls one at a time in a loop", async () => {
+    const { yard } = createYard();
+    const result = await yard.run(`const out: string[] = [];
+for (const customerId of ["a", "b", "c"]) {
+  const page = await tools.orders.search({ customerId });
+  out.push(...page.orders.map((order) => order.id));
+}
+return out;`);
+    expect(result.ok).toBe(true);
+    expect(result.warnings).toEqual([expect.objectContaining({ code: "serial-await-in-loop", line: 3, severity: "warning" })]);
+  });
+
+  it("stays silent on Promise.all and on a cursor loop", async () => {
+    const { yard } = createYard();
+    const parallel = await yard.run(`const pages = await Promise.all(["a", "b"].map((customerId) => tools.orders.search({ customerId })));\nreturn pages.length;`);
+    const cursor = await yard.run(`let cursor: string | null = null;
+const ids: string[] = [];
+do {
+  const page: { orders: { id: string }[]; nextCursor: string | null } = await tools.orders.search({ customerId: "a", ...(cursor === null ? {} : { cursor }) });
+  ids.push(...page.orders.map((order) => order.id));
+  cursor = page.nextCursor;
+} while (cursor !== null);
+return ids;`);
+    expect(parallel).toMatchObject({ ok: true, warnings: [] });
+    expect(cursor).toMatchObject({ ok: true, warnings: [] });
+  });
+
+  it("warns about a tool call whose promise is never awaited", async () => {
+    const { yard } = createYard();
+    const result = await yard.run(`tools.orders.search({ customerId: "a" });\nreturn 1;`);
+    expect(result.warnings).toEqual([expect.objectContaining({ code: "floating-tool-call", line: 1 })]);
+  });
+});
