@@ -1,0 +1,466 @@
+// Runtime benchmark: what a tool call and a run cost through Switchyard, side by side with
+// the bare isolated-vm floor it is built on and a plain in-process call, in one process.
+// Variants are interleaved in rounds after a warm-up (the machine is shared and noisy) and
+// every figure is a median. Prints PASS/MISS against the issue's targets; always exits 0.
+// Run: npm run bench:runtime   (node --no-node-snapshot --import tsx bench/runtime.ts)
+
+import { setMaxListeners } from "node:events";
+import { pathToFileURL } from "node:url";
+import ivm from "isolated-vm";
+import type { ToolCall } from "../src/contract.js";
+import { runToolCall, type PipelineContext } from "../src/execute-tool-call.js";
+import { PermissionGate } from "../src/permissions/permission-gate.js";
+import { defineTool } from "../src/registry/define-tool.js";
+import { ToolBridge } from "../src/sandbox/tool-bridge.js";
+import { ToolScheduler } from "../src/scheduler/tool-scheduler.js";
+import { Switchyard } from "../src/switchyard.js";
+import { TraceBus } from "../src/trace/trace-events.js";
+
+export interface RuntimeBenchOptions {
+  /** No-op calls per program (and per in-process loop). Default 2 000. */
+  readonly calls?: number;
+  /** Measured rounds, each running every variant once. Default 7. */
+  readonly rounds?: number;
+  /** Cold runs per variant per round. Default 8. */
+  readonly coldRunsPerRound?: number;
+  /** Also run bench/type-check.ts when it exists (a few seconds, in child processes). Default true. */
+  readonly typeCheck?: boolean;
+}
+
+/** Type-check rows, when bench/type-check.ts provides `measureTypeCheck()`; times in ms. */
+export interface TypeCheckFigures {
+  readonly inProcessColdMs: number;
+  readonly inProcessWarmMedianMs: number;
+  readonly workerColdMs: number;
+  readonly workerWarmMedianMs: number;
+}
+
+/** Medians of one benchmark run. Per-call figures in µs, run figures in ms. */
+export interface RuntimeMeasurement {
+  readonly calls: number;
+  readonly rounds: number;
+  readonly sequential: {
+    /** Bare `Reference.apply` round trip with a JSON payload each way, fixed run cost subtracted. */
+    readonly bareUs: number;
+    /** `yard.run` per call, fixed run cost (the same program with 0 calls) subtracted. */
+    readonly switchyardUs: number;
+    /** `await noop({})` in plain Node. */
+    readonly directUs: number;
+    /** The 0-call programs the per-call figures subtract, whole run. */
+    readonly bareFixedMs: number;
+    readonly switchyardFixedMs: number;
+  };
+  readonly parallel: {
+    readonly bareUs: number;
+    /** Default scheduler: 64 reads of one namespace in flight per run. */
+    readonly switchyardUs: number;
+    /** `scheduler: { maxConcurrentReads: 10_000 }`. */
+    readonly switchyardWideUs: number;
+    readonly directUs: number;
+  };
+  readonly cold: {
+    /** new Isolate + createContext + compileScript + run + dispose of `1 + 1`. */
+    readonly bareMs: number;
+    /** `yard.run("return 1 + 1")`: esbuild, isolate, guest runtime, run, dispose. */
+    readonly switchyardMs: number;
+  };
+  readonly pipeline: {
+    /** `runToolCall` awaited in a loop, in process, context built as Switchyard builds it. */
+    readonly runToolCallSequentialUs: number;
+    /** `runToolCall` for all calls at once, default scheduler (64 reads in flight). */
+    readonly runToolCallParallelUs: number;
+    /** The same with `maxConcurrentReads: 10_000`. */
+    readonly runToolCallParallelWideUs: number;
+    /** `ToolBridge.handle` awaited in a loop: the whole host side of a call (checks, parse, pipeline, envelope). */
+    readonly bridgeHandleSequentialUs: number;
+  };
+  readonly typeCheck: TypeCheckFigures | undefined;
+}
+
+const TARGET_CALL_RATIO = 1.5;
+const TARGET_COLD_RATIO = 1.5;
+const TARGET_PIPELINE_SHARE = 0.1;
+const TARGET_TYPE_CHECK_WARM_MS = 40;
+const TARGET_TYPE_CHECK_COLD_MS = 600;
+const DIRECT_LOOP_FACTOR = 10;
+
+// ---- small utilities ----
+
+function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+async function timeMs(run: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await run();
+  return performance.now() - started;
+}
+
+/** Per-call µs from the medians of N-call and 0-call totals (ms). */
+function perCallUs(totalMs: readonly number[], fixedMs: readonly number[], calls: number): number {
+  return ((median(totalMs) - median(fixedMs)) * 1000) / calls;
+}
+
+// ---- the workload ----
+
+const noopTool = defineTool({
+  name: "bench.noop",
+  description: "Does nothing and returns null.",
+  effect: "read",
+  inputSchema: { type: "object" },
+  execute: () => null,
+});
+
+function sequentialProgram(calls: number): string {
+  return `let count = 0;\nfor (let i = 0; i < ${calls}; i++) { await tools.bench.noop({}); count++; }\nreturn count;`;
+}
+
+function parallelProgram(calls: number): string {
+  return `const results = await Promise.all(Array.from({ length: ${calls} }, () => tools.bench.noop({})));\nreturn results.length;`;
+}
+
+// The bare guest mirrors what the guest runtime must do at the least: serialize the input,
+// cross with a path and the JSON, and parse the envelope that comes back.
+const BARE_CALL = `const call = () => hostCall.apply(undefined, ["bench.noop", JSON.stringify({})], { result: { promise: true, copy: true } }).then((text) => JSON.parse(text).value);`;
+
+function bareSequentialScript(calls: number): string {
+  return `(async () => { ${BARE_CALL} let count = 0; for (let i = 0; i < ${calls}; i++) { await call(); count++; } return count; })()`;
+}
+
+function bareParallelScript(calls: number): string {
+  return `(async () => { ${BARE_CALL} const results = await Promise.all(Array.from({ length: ${calls} }, () => call())); return results.length; })()`;
+}
+
+// ---- one helper per measurement ----
+
+async function timeSwitchyardRun(yard: Switchyard, source: string, expected: number, maxToolCalls: number): Promise<number> {
+  let output: unknown;
+  const elapsed = await timeMs(async () => {
+    const result = await yard.run(source, { limits: { maxToolCalls } });
+    if (!result.ok) throw new Error(`bench program failed: ${result.error?.code} ${result.error?.message}`);
+    output = result.output;
+  });
+  if (output !== expected) throw new Error(`bench program returned ${JSON.stringify(output)}, expected ${expected}`);
+  return elapsed;
+}
+
+/** A fresh isolate whose global `hostCall` references an async host function; the whole run is timed. */
+async function timeBareRun(script: string, expected: number): Promise<number> {
+  let output: unknown;
+  const elapsed = await timeMs(async () => {
+    const isolate = new ivm.Isolate({ memoryLimit: 128 });
+    const host = new ivm.Reference(async (path: string, argsJson: string): Promise<string> => {
+      JSON.parse(argsJson);
+      return `{"ok":true,"callId":${JSON.stringify(path)},"value":${JSON.stringify(null)}}`;
+    });
+    try {
+      const context = await isolate.createContext();
+      await context.global.set("hostCall", host);
+      const compiled = await isolate.compileScript(script);
+      output = await compiled.run(context, { promise: true, copy: true });
+    } finally {
+      isolate.dispose();
+      host.release();
+    }
+  });
+  if (output !== expected) throw new Error(`bare script returned ${JSON.stringify(output)}, expected ${expected}`);
+  return elapsed;
+}
+
+/** The bare floor of a cold run: isolate, context, compile, run, dispose. */
+async function timeBareColdRun(): Promise<number> {
+  return timeMs(async () => {
+    const isolate = new ivm.Isolate({ memoryLimit: 128 });
+    try {
+      const context = await isolate.createContext();
+      const script = await isolate.compileScript("1 + 1");
+      const value: unknown = await script.run(context);
+      if (value !== 2) throw new Error("bare cold run returned the wrong value");
+    } finally {
+      isolate.dispose();
+    }
+  });
+}
+
+async function timeDirectSequential(calls: number): Promise<number> {
+  const noop = async (_input: object): Promise<null> => null;
+  return timeMs(async () => {
+    for (let index = 0; index < calls; index++) await noop({});
+  });
+}
+
+async function timeDirectParallel(calls: number): Promise<number> {
+  const noop = async (_input: object): Promise<null> => null;
+  return timeMs(() => Promise.all(Array.from({ length: calls }, () => noop({}))));
+}
+
+let pipelineRunCount = 0;
+
+/** A pipeline context built the way Switchyard and runProgram build it: session parts, run signal and deadline. */
+function createPipelineContext(yard: Switchyard, scheduler: ToolScheduler): PipelineContext {
+  const run = new AbortController();
+  // As in runProgram: every in-flight call listens to the run's signal.
+  setMaxListeners(0, run.signal);
+  return {
+    catalog: yard.registry.snapshot(),
+    permissions: new PermissionGate(),
+    scheduler,
+    trace: new TraceBus(),
+    signal: run.signal,
+    budgets: { sessionDeadlineAt: undefined, runDeadlineAt: Date.now() + 30_000 },
+  };
+}
+
+async function timeRunToolCall(context: PipelineContext, calls: number, mode: "sequential" | "parallel"): Promise<number> {
+  const programId = `bench-p${++pipelineRunCount}`;
+  const callAt = (index: number): ToolCall => ({ id: `${programId}.${index + 1}`, tool: "bench.noop", input: {}, caller: "program", programId });
+  const check = (status: string): void => {
+    if (status !== "ok") throw new Error(`runToolCall resolved ${status}`);
+  };
+  return timeMs(async () => {
+    if (mode === "sequential") {
+      for (let index = 0; index < calls; index++) check((await runToolCall(callAt(index), context, { inputBytes: 2 })).outcome.status);
+    } else {
+      const results = await Promise.all(Array.from({ length: calls }, (_, index) => runToolCall(callAt(index), context, { inputBytes: 2 })));
+      for (const result of results) check(result.outcome.status);
+    }
+  });
+}
+
+async function timeBridgeHandle(context: PipelineContext, calls: number): Promise<number> {
+  const bridge = new ToolBridge({
+    programId: `bench-p${++pipelineRunCount}`,
+    pipeline: context,
+    maxToolCalls: calls + 1,
+    maxArgumentBytes: 1024 * 1024,
+    maxArgumentDepth: 64,
+    onCallLimit: () => {
+      throw new Error("call limit reached in the bridge bench");
+    },
+  });
+  return timeMs(async () => {
+    for (let index = 0; index < calls; index++) {
+      const envelope = await bridge.handle("bench.noop", "{}");
+      if (!envelope.startsWith('{"ok":true')) throw new Error(`bridge answered ${envelope}`);
+    }
+  });
+}
+
+async function measureTypeCheckIfAvailable(): Promise<TypeCheckFigures | undefined> {
+  // Imported through a variable so this script still loads (and type-checks) without the file.
+  const specifier = "./type-check.js";
+  let module: { measureTypeCheck?: unknown };
+  try {
+    module = (await import(specifier)) as { measureTypeCheck?: unknown };
+  } catch {
+    return undefined;
+  }
+  if (typeof module.measureTypeCheck !== "function") return undefined;
+  type Timing = { coldMs: number; warmMedianMs: number };
+  const measured = (await (module.measureTypeCheck as () => Promise<{ inProcess: Timing; worker: Timing }>)());
+  return {
+    inProcessColdMs: measured.inProcess.coldMs,
+    inProcessWarmMedianMs: measured.inProcess.warmMedianMs,
+    workerColdMs: measured.worker.coldMs,
+    workerWarmMedianMs: measured.worker.warmMedianMs,
+  };
+}
+
+// ---- the rounds ----
+
+/**
+ * Runs every variant once per round, in a rotating order, after one unrecorded warm-up
+ * round, and returns the medians. Takes about 10-20 s on two cores, plus the type check.
+ */
+export async function measureRuntime(options: RuntimeBenchOptions = {}): Promise<RuntimeMeasurement> {
+  const calls = options.calls ?? 2_000;
+  const rounds = options.rounds ?? 7;
+  const coldRuns = options.coldRunsPerRound ?? 8;
+  const maxToolCalls = calls + 10;
+  const yard = new Switchyard({ tools: [noopTool] });
+  const wideYard = new Switchyard({ tools: [noopTool], scheduler: { maxConcurrentReads: 10_000 } });
+  const context = createPipelineContext(yard, new ToolScheduler());
+  const wideContext = createPipelineContext(yard, new ToolScheduler({ maxConcurrentReads: 10_000 }));
+
+  const samples: Record<string, number[]> = {};
+  const record = (name: string, value: number): void => {
+    (samples[name] ??= []).push(value);
+  };
+  const variants: [string, () => Promise<number>][] = [
+    ["seq.yard", () => timeSwitchyardRun(yard, sequentialProgram(calls), calls, maxToolCalls)],
+    ["seq.yard0", () => timeSwitchyardRun(yard, sequentialProgram(0), 0, maxToolCalls)],
+    ["seq.bare", () => timeBareRun(bareSequentialScript(calls), calls)],
+    ["seq.bare0", () => timeBareRun(bareSequentialScript(0), 0)],
+    ["seq.direct", () => timeDirectSequential(calls * DIRECT_LOOP_FACTOR)],
+    ["par.yard", () => timeSwitchyardRun(yard, parallelProgram(calls), calls, maxToolCalls)],
+    ["par.yardWide", () => timeSwitchyardRun(wideYard, parallelProgram(calls), calls, maxToolCalls)],
+    ["par.yard0", () => timeSwitchyardRun(yard, parallelProgram(0), 0, maxToolCalls)],
+    ["par.bare", () => timeBareRun(bareParallelScript(calls), calls)],
+    ["par.bare0", () => timeBareRun(bareParallelScript(0), 0)],
+    ["par.direct", () => timeDirectParallel(calls * DIRECT_LOOP_FACTOR)],
+    ["pipe.seq", () => timeRunToolCall(context, calls, "sequential")],
+    ["pipe.par", () => timeRunToolCall(context, calls, "parallel")],
+    ["pipe.parWide", () => timeRunToolCall(wideContext, calls, "parallel")],
+    ["pipe.bridge", () => timeBridgeHandle(context, calls)],
+  ];
+  const runRound = async (round: number, keep: boolean): Promise<void> => {
+    for (let step = 0; step < variants.length; step++) {
+      const [name, run] = variants[(step + round) % variants.length] as [string, () => Promise<number>];
+      const elapsed = await run();
+      if (keep) record(name, elapsed);
+    }
+    for (let index = 0; index < coldRuns; index++) {
+      // Alternate so neither variant always runs right after the other's garbage.
+      const order = (index + round) % 2 === 0 ? (["cold.yard", "cold.bare"] as const) : (["cold.bare", "cold.yard"] as const);
+      for (const name of order) {
+        const elapsed = name === "cold.yard" ? await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls) : await timeBareColdRun();
+        if (keep) record(name, elapsed);
+      }
+    }
+  };
+
+  await runRound(0, false);
+  for (let round = 0; round < rounds; round++) await runRound(round, true);
+
+  const get = (name: string): number[] => samples[name] ?? [];
+  const directCalls = calls * DIRECT_LOOP_FACTOR;
+  return {
+    calls,
+    rounds,
+    sequential: {
+      bareUs: perCallUs(get("seq.bare"), get("seq.bare0"), calls),
+      switchyardUs: perCallUs(get("seq.yard"), get("seq.yard0"), calls),
+      directUs: (median(get("seq.direct")) * 1000) / directCalls,
+      bareFixedMs: median(get("seq.bare0")),
+      switchyardFixedMs: median(get("seq.yard0")),
+    },
+    parallel: {
+      bareUs: perCallUs(get("par.bare"), get("par.bare0"), calls),
+      switchyardUs: perCallUs(get("par.yard"), get("par.yard0"), calls),
+      switchyardWideUs: perCallUs(get("par.yardWide"), get("par.yard0"), calls),
+      directUs: (median(get("par.direct")) * 1000) / directCalls,
+    },
+    cold: { bareMs: median(get("cold.bare")), switchyardMs: median(get("cold.yard")) },
+    pipeline: {
+      runToolCallSequentialUs: (median(get("pipe.seq")) * 1000) / calls,
+      runToolCallParallelUs: (median(get("pipe.par")) * 1000) / calls,
+      runToolCallParallelWideUs: (median(get("pipe.parWide")) * 1000) / calls,
+      bridgeHandleSequentialUs: (median(get("pipe.bridge")) * 1000) / calls,
+    },
+    typeCheck: options.typeCheck === false ? undefined : await measureTypeCheckIfAvailable(),
+  };
+}
+
+// ---- the table ----
+
+interface Row {
+  readonly what: string;
+  readonly median: string;
+  readonly ratio: string;
+  readonly target: string;
+  readonly verdict: string;
+}
+
+const us = (value: number): string => `${value.toFixed(2)} µs`;
+const ms = (value: number): string => `${value.toFixed(2)} ms`;
+const times = (value: number, baseline: string): string => `${value.toFixed(2)}× ${baseline}`;
+const percent = (value: number, baseline: string): string => `${(value * 100).toFixed(1)}% of ${baseline}`;
+const verdict = (ok: boolean): string => (ok ? "PASS" : "MISS");
+
+function ratioRow(what: string, value: number, baseline: number, baselineName: string, unit: (value: number) => string, limit: number): Row {
+  const ratio = value / baseline;
+  return { what, median: unit(value), ratio: times(ratio, baselineName), target: `≤ ${limit}× ${baselineName}`, verdict: verdict(ratio <= limit) };
+}
+
+function infoRow(what: string, median: string, ratio = ""): Row {
+  return { what, median, ratio, target: "", verdict: "info" };
+}
+
+function section(title: string): Row {
+  return { what: title, median: "", ratio: "", target: "", verdict: "" };
+}
+
+/** The rows the script prints, in order. */
+export function runtimeRows(measurement: RuntimeMeasurement): Row[] {
+  const { sequential, parallel, cold, pipeline, typeCheck } = measurement;
+  const n = measurement.calls;
+  const rows: Row[] = [
+    section(`sequential no-op calls (${n} per program), per call`),
+    infoRow("  bare isolated-vm Reference.apply round trip", us(sequential.bareUs), "baseline"),
+    ratioRow("  Switchyard yard.run", sequential.switchyardUs, sequential.bareUs, "bare", us, TARGET_CALL_RATIO),
+    infoRow("  direct in-process await noop({})", us(sequential.directUs), times(sequential.directUs / sequential.bareUs, "bare")),
+    infoRow("  fixed run cost subtracted: bare / Switchyard", `${ms(sequential.bareFixedMs)} / ${ms(sequential.switchyardFixedMs)}`),
+    section(`parallel no-op calls (Promise.all of ${n}), per call`),
+    infoRow("  bare isolated-vm Reference.apply round trip", us(parallel.bareUs), "baseline"),
+    ratioRow("  Switchyard, default scheduler (64 reads/namespace)", parallel.switchyardUs, parallel.bareUs, "bare", us, TARGET_CALL_RATIO),
+    ratioRow("  Switchyard, maxConcurrentReads 10 000", parallel.switchyardWideUs, parallel.bareUs, "bare", us, TARGET_CALL_RATIO),
+    infoRow("  direct in-process Promise.all(noop({}))", us(parallel.directUs), times(parallel.directUs / parallel.bareUs, "bare")),
+    section("cold run of `return 1 + 1`"),
+    infoRow("  bare floor: Isolate+context+compile+run+dispose", ms(cold.bareMs), "baseline"),
+    ratioRow("  Switchyard yard.run (esbuild+isolate+runtime+run)", cold.switchyardMs, cold.bareMs, "bare", ms, TARGET_COLD_RATIO),
+    section("full pipeline vs bare bridge (runToolCall in process, per call)"),
+    pipelineRow("  runToolCall, sequential", pipeline.runToolCallSequentialUs, sequential.bareUs, "bare seq"),
+    pipelineRow("  runToolCall, parallel, default scheduler", pipeline.runToolCallParallelUs, parallel.bareUs, "bare par"),
+    pipelineRow("  runToolCall, parallel, maxConcurrentReads 10 000", pipeline.runToolCallParallelWideUs, parallel.bareUs, "bare par"),
+    infoRow("  ToolBridge.handle (whole host side), sequential", us(pipeline.bridgeHandleSequentialUs), percent(pipeline.bridgeHandleSequentialUs / sequential.bareUs, "bare seq")),
+    infoRow(
+      "  Switchyard minus bare, sequential",
+      us(sequential.switchyardUs - sequential.bareUs),
+      percent((sequential.switchyardUs - sequential.bareUs) / sequential.bareUs, "bare seq"),
+    ),
+    section("type check (bench/type-check.ts; cold = 1 sample, warm = median of 20)"),
+  ];
+  if (typeCheck === undefined) {
+    rows.push(infoRow("  type check: not available", ""));
+  } else {
+    rows.push(
+      limitRow("  in process, cold", typeCheck.inProcessColdMs, TARGET_TYPE_CHECK_COLD_MS),
+      limitRow("  in process, warm", typeCheck.inProcessWarmMedianMs, TARGET_TYPE_CHECK_WARM_MS),
+      limitRow("  worker thread, cold", typeCheck.workerColdMs, TARGET_TYPE_CHECK_COLD_MS),
+      limitRow("  worker thread, warm", typeCheck.workerWarmMedianMs, TARGET_TYPE_CHECK_WARM_MS),
+    );
+  }
+  return rows;
+}
+
+function pipelineRow(what: string, value: number, baseline: number, baselineName: string): Row {
+  const share = value / baseline;
+  return { what, median: us(value), ratio: percent(share, baselineName), target: `≤ ${TARGET_PIPELINE_SHARE * 100}%`, verdict: verdict(share <= TARGET_PIPELINE_SHARE) };
+}
+
+function limitRow(what: string, value: number, limitMs: number): Row {
+  return { what, median: ms(value), ratio: "", target: `≤ ${limitMs} ms`, verdict: verdict(value <= limitMs) };
+}
+
+/** Formats rows as a fixed-width table. */
+export function formatTable(rows: readonly Row[]): string {
+  const header: Row = { what: "what", median: "median", ratio: "ratio vs baseline", target: "target", verdict: "verdict" };
+  const all = [header, ...rows];
+  const width = (key: keyof Row): number => Math.max(...all.map((row) => row[key].length));
+  const widths = { what: width("what"), median: width("median"), ratio: width("ratio"), target: width("target") };
+  const line = (row: Row): string =>
+    [row.what.padEnd(widths.what), row.median.padStart(widths.median), row.ratio.padEnd(widths.ratio), row.target.padEnd(widths.target), row.verdict]
+      .join("  ")
+      .trimEnd();
+  const rule = "-".repeat(line(header).length + 4);
+  return [line(header), rule, ...rows.map(line)].join("\n");
+}
+
+const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (invokedDirectly) {
+  const started = performance.now();
+  try {
+    const measurement = await measureRuntime();
+    console.log(
+      `Node ${process.version}, isolated-vm 5.0.4; ${measurement.rounds} rounds after a warm-up, variants interleaved; medians.`,
+    );
+    console.log(formatTable(runtimeRows(measurement)));
+  } catch (error) {
+    console.error("runtime bench failed:", error);
+  }
+  console.log(`(bench took ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  process.exitCode = 0;
+}

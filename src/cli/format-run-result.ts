@@ -1,0 +1,52 @@
+// Renders a RunResult for a person at a terminal: the output first, then logs, errors with
+// their source line, and a one-line account of the calls and bytes. Formatting only.
+
+import type { RunResult } from "../contract.js";
+
+/** A readable multi-line rendering of a run. */
+export function formatRunResult(result: RunResult): string {
+  const lines: string[] = [];
+  if (result.ok) {
+    lines.push("output:", indent(JSON.stringify(result.output, null, 2)));
+  } else if (result.error?.code === "TYPE_ERROR") {
+    // The message already lists every diagnostic with its source line.
+    lines.push(`error TYPE_ERROR:`, indent(result.error.message));
+  } else if (result.error !== undefined) {
+    const where = result.error.line === undefined ? "" : ` (line ${result.error.line}${result.error.column === undefined ? "" : `, column ${result.error.column}`})`;
+    lines.push(`error ${result.error.code}${where}:`, indent(result.error.message));
+    for (const diagnostic of result.error.diagnostics ?? []) {
+      const code = typeof diagnostic.code === "number" ? `TS${diagnostic.code}` : diagnostic.code;
+      lines.push(indent(`line ${diagnostic.line}:${diagnostic.column} ${code}: ${diagnostic.message}`));
+    }
+  }
+  for (const warning of result.warnings) lines.push(`warning (line ${warning.line}): ${warning.message}`);
+  if (result.logs.length > 0) lines.push("logs:", ...result.logs.map((line) => indent(line)));
+  lines.push(summarizeRun(result));
+  return lines.join("\n");
+}
+
+/** One line: calls by status, time, and bytes kept in the sandbox against bytes returned. */
+export function summarizeRun(result: RunResult): string {
+  const byStatus = new Map<string, number>();
+  for (const call of result.calls) byStatus.set(call.status, (byStatus.get(call.status) ?? 0) + 1);
+  const statuses = [...byStatus].map(([status, count]) => `${count} ${status}`).join(", ");
+  const { stats } = result;
+  return (
+    `calls: ${stats.toolCalls}${statuses === "" ? "" : ` (${statuses})`}; ` +
+    `${stats.wallMs.toFixed(0)} ms wall, ${stats.cpuMs.toFixed(0)} ms cpu; ` +
+    `${formatBytes(stats.bytesIn)} of tool results stayed in the sandbox, ${formatBytes(stats.bytesOut)} returned`
+  );
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => `  ${line}`)
+    .join("\n");
+}
