@@ -13,7 +13,7 @@ import { PermissionGate } from "../src/permissions/permission-gate.js";
 import { defineTool } from "../src/registry/define-tool.js";
 import { ToolBridge } from "../src/sandbox/tool-bridge.js";
 import { ToolScheduler } from "../src/scheduler/tool-scheduler.js";
-import { Switchyard } from "../src/switchyard.js";
+import { Switchyard, type TypeCheckMode } from "../src/switchyard.js";
 import { TraceBus } from "../src/trace/trace-events.js";
 
 export interface RuntimeBenchOptions {
@@ -21,7 +21,7 @@ export interface RuntimeBenchOptions {
   readonly calls?: number;
   /** Measured rounds, each running every variant once. Default 7. */
   readonly rounds?: number;
-  /** Cold runs per variant per round. Default 8. */
+  /** Cold runs per variant per round (type-checked runs: a quarter of that). Default 8. */
   readonly coldRunsPerRound?: number;
   /** Also run bench/type-check.ts when it exists (a few seconds, in child processes). Default true. */
   readonly typeCheck?: boolean;
@@ -61,8 +61,10 @@ export interface RuntimeMeasurement {
   readonly cold: {
     /** new Isolate + createContext + compileScript + run + dispose of `1 + 1`. */
     readonly bareMs: number;
-    /** `yard.run("return 1 + 1")`: esbuild, isolate, guest runtime, run, dispose. */
+    /** `yard.run("return 1 + 1", { typeCheck: "off" })`: esbuild, isolate, guest runtime, run, dispose. */
     readonly switchyardMs: number;
+    /** The same with the session default, `typeCheck: "error"` (a warm check in the worker thread first). */
+    readonly switchyardCheckedMs: number;
   };
   readonly pipeline: {
     /** `runToolCall` awaited in a loop, in process, context built as Switchyard builds it. */
@@ -136,10 +138,14 @@ function bareParallelScript(calls: number): string {
 
 // ---- one helper per measurement ----
 
-async function timeSwitchyardRun(yard: Switchyard, source: string, expected: number, maxToolCalls: number): Promise<number> {
+/**
+ * Times one `yard.run`. The type check is off unless asked for: it is a separate station
+ * with its own rows, and its 20-40 ms would drown the per-call figures in noise.
+ */
+async function timeSwitchyardRun(yard: Switchyard, source: string, expected: number, maxToolCalls: number, typeCheck: TypeCheckMode = "off"): Promise<number> {
   let output: unknown;
   const elapsed = await timeMs(async () => {
-    const result = await yard.run(source, { limits: { maxToolCalls } });
+    const result = await yard.run(source, { limits: { maxToolCalls }, typeCheck });
     if (!result.ok) throw new Error(`bench program failed: ${result.error?.code} ${result.error?.message}`);
     output = result.output;
   });
@@ -319,6 +325,10 @@ export async function measureRuntime(options: RuntimeBenchOptions = {}): Promise
         const elapsed = name === "cold.yard" ? await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls) : await timeBareColdRun();
         if (keep) record(name, elapsed);
       }
+      if (index % 4 === 0) {
+        const elapsed = await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls, "error");
+        if (keep) record("cold.yardChecked", elapsed);
+      }
     }
   };
 
@@ -343,7 +353,7 @@ export async function measureRuntime(options: RuntimeBenchOptions = {}): Promise
       switchyardWideUs: perCallUs(get("par.yardWide"), get("par.yard0"), calls),
       directUs: (median(get("par.direct")) * 1000) / directCalls,
     },
-    cold: { bareMs: median(get("cold.bare")), switchyardMs: median(get("cold.yard")) },
+    cold: { bareMs: median(get("cold.bare")), switchyardMs: median(get("cold.yard")), switchyardCheckedMs: median(get("cold.yardChecked")) },
     pipeline: {
       runToolCallSequentialUs: (median(get("pipe.seq")) * 1000) / calls,
       runToolCallParallelUs: (median(get("pipe.par")) * 1000) / calls,
@@ -388,19 +398,20 @@ export function runtimeRows(measurement: RuntimeMeasurement): Row[] {
   const { sequential, parallel, cold, pipeline, typeCheck } = measurement;
   const n = measurement.calls;
   const rows: Row[] = [
-    section(`sequential no-op calls (${n} per program), per call`),
+    section(`sequential no-op calls (${n} per program, typeCheck off), per call`),
     infoRow("  bare isolated-vm Reference.apply round trip", us(sequential.bareUs), "baseline"),
     ratioRow("  Switchyard yard.run", sequential.switchyardUs, sequential.bareUs, "bare", us, TARGET_CALL_RATIO),
     infoRow("  direct in-process await noop({})", us(sequential.directUs), times(sequential.directUs / sequential.bareUs, "bare")),
     infoRow("  fixed run cost subtracted: bare / Switchyard", `${ms(sequential.bareFixedMs)} / ${ms(sequential.switchyardFixedMs)}`),
-    section(`parallel no-op calls (Promise.all of ${n}), per call`),
+    section(`parallel no-op calls (Promise.all of ${n}, typeCheck off), per call`),
     infoRow("  bare isolated-vm Reference.apply round trip", us(parallel.bareUs), "baseline"),
     ratioRow("  Switchyard, default scheduler (64 reads/namespace)", parallel.switchyardUs, parallel.bareUs, "bare", us, TARGET_CALL_RATIO),
     ratioRow("  Switchyard, maxConcurrentReads 10 000", parallel.switchyardWideUs, parallel.bareUs, "bare", us, TARGET_CALL_RATIO),
     infoRow("  direct in-process Promise.all(noop({}))", us(parallel.directUs), times(parallel.directUs / parallel.bareUs, "bare")),
     section("cold run of `return 1 + 1`"),
     infoRow("  bare floor: Isolate+context+compile+run+dispose", ms(cold.bareMs), "baseline"),
-    ratioRow("  Switchyard yard.run (esbuild+isolate+runtime+run)", cold.switchyardMs, cold.bareMs, "bare", ms, TARGET_COLD_RATIO),
+    ratioRow("  Switchyard yard.run, typeCheck off", cold.switchyardMs, cold.bareMs, "bare", ms, TARGET_COLD_RATIO),
+    ratioRow("  Switchyard yard.run, default typeCheck \"error\"", cold.switchyardCheckedMs, cold.bareMs, "bare", ms, TARGET_COLD_RATIO),
     section("full pipeline vs bare bridge (runToolCall in process, per call)"),
     pipelineRow("  runToolCall, sequential", pipeline.runToolCallSequentialUs, sequential.bareUs, "bare seq"),
     pipelineRow("  runToolCall, parallel, default scheduler", pipeline.runToolCallParallelUs, parallel.bareUs, "bare par"),

@@ -9,11 +9,14 @@ import { SwitchyardError } from "./errors.js";
 import { executeToolCall, type PipelineContext } from "./execute-tool-call.js";
 import { PermissionGate, type PermissionOptions } from "./permissions/permission-gate.js";
 import type { ToolDefinition } from "./registry/define-tool.js";
-import { ToolRegistry, type CatalogSnapshot } from "./registry/tool-registry.js";
+import { ToolRegistry, type CatalogSnapshot, type RegisteredTool } from "./registry/tool-registry.js";
 import type { ResultBudgetOptions } from "./results/result-budget.js";
 import { compileProgram } from "./sandbox/compile-program.js";
 import { DEFAULT_RUN_LIMITS, runProgram, type RunLimits } from "./sandbox/run-program.js";
 import { generateDeclarations, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
+import { Discovery, declarationToolOf, type CatalogStats, type DiscoveryOptions, type SearchToolsAnswer } from "./search/discovery.js";
+import type { SearchResult, ToolSearchOptions } from "./search/tool-search.js";
+import { describeProgramTool, describeSearchTool, type ModelToolDefinition } from "./agent/program-tool.js";
 import { TypeChecker } from "./sandbox/type-checker.js";
 import { ToolScheduler, type SchedulerOptions } from "./scheduler/tool-scheduler.js";
 import { TraceBus } from "./trace/trace-events.js";
@@ -35,6 +38,8 @@ export interface SwitchyardOptions {
    * diagnostics as warnings, `off` skips the check. Default `error`.
    */
   readonly typeCheck?: TypeCheckMode;
+  /** Deferred loading and search; see DiscoveryOptions. */
+  readonly discovery?: DiscoveryOptions;
 }
 
 export type TypeCheckMode = "error" | "warn" | "off";
@@ -58,6 +63,7 @@ export interface CallToolOptions {
 export class Switchyard {
   readonly registry: ToolRegistry;
   readonly trace = new TraceBus();
+  readonly discovery: Discovery;
   readonly #limits: RunLimits;
   readonly #permissions: PermissionGate;
   readonly #scheduler: ToolScheduler;
@@ -74,16 +80,59 @@ export class Switchyard {
     this.#permissions = new PermissionGate(options.permissions);
     this.#scheduler = new ToolScheduler(options.scheduler);
     this.registry = new ToolRegistry(options.tools ?? []);
+    this.discovery = new Discovery(options.discovery);
+    this.discovery.update(this.registry.snapshot());
+    this.registry.onChange((snapshot) => this.discovery.update(snapshot));
     this.#sessionDeadlineAt = options.sessionTimeMs === undefined ? undefined : Date.now() + options.sessionTimeMs;
   }
 
-  /** TypeScript declarations of the `tools` object for the current catalog (cached per version). */
+  /**
+   * TypeScript declarations of the `tools` object: every tool a program may call in the
+   * current catalog (cached per catalog version). Programs are type-checked against these.
+   */
   declarations(): string {
     const snapshot = this.registry.snapshot();
     if (this.#declarations?.version !== snapshot.version) {
-      this.#declarations = { version: snapshot.version, text: declarationsOf(snapshot) };
+      this.#declarations = { version: snapshot.version, text: declarationsOf(snapshot.tools) };
     }
     return this.#declarations.text;
+  }
+
+  /**
+   * The `run_program` tool for a model: instructions and the declarations of the tools loaded
+   * up front (all of them for a small catalog). Byte-stable while the catalog is unchanged.
+   */
+  programTool(): ModelToolDefinition {
+    const upFront = this.discovery.upFrontTools();
+    const deferring = this.discovery.deferring;
+    return describeProgramTool({
+      declarations: `${RUNTIME_DECLARATIONS}\n${declarationsOf(upFront)}`,
+      deferredNames: deferring && this.discovery.listsDeferredNames ? this.discovery.deferredNames() : [],
+      deferring,
+    });
+  }
+
+  /** The `search_tools` tool for a model; offer it when `discovery.deferring` is true. */
+  searchTool(): ModelToolDefinition {
+    return describeSearchTool();
+  }
+
+  /** Searches the catalog for the host: references only, nothing is loaded. */
+  searchTools(query: string, options: ToolSearchOptions = {}): SearchResult {
+    return this.discovery.search(query, options);
+  }
+
+  /**
+   * Answers a model's `search_tools` call: references plus the found tools' declarations.
+   * Throws ToolError PATTERN_INVALID for a refused pattern.
+   */
+  searchAndLoad(query: string, options: ToolSearchOptions = {}): SearchToolsAnswer {
+    return this.discovery.searchAndLoad(query, options);
+  }
+
+  /** Tools in the catalog, tokens of all their declarations and of those loaded now. */
+  catalogStats(): CatalogStats {
+    return this.discovery.stats();
   }
 
   /**
@@ -113,6 +162,7 @@ export class Switchyard {
           signal: options.signal,
           catalogVersion: snapshot.version,
           warnings: [...check.errors, ...check.warnings],
+          discovery: this.discovery.programHandler(),
         });
       }
     }
@@ -166,19 +216,9 @@ export class Switchyard {
   }
 }
 
-/** The declaration text of a catalog snapshot. */
-export function declarationsOf(snapshot: CatalogSnapshot): string {
-  return generateDeclarations(
-    snapshot.tools.map((tool) => ({
-      name: tool.definition.name,
-      namespaceIdentifier: tool.parsedName.namespaceIdentifier,
-      localIdentifier: tool.parsedName.localIdentifier,
-      description: tool.definition.description,
-      inputSchema: tool.definition.inputSchema,
-      ...(tool.definition.outputSchema === undefined ? {} : { outputSchema: tool.definition.outputSchema }),
-      ...(tool.definition.inputExamples === undefined ? {} : { inputExamples: tool.definition.inputExamples }),
-    })),
-  );
+/** The declaration text of the program-callable tools among `tools`. */
+function declarationsOf(tools: readonly RegisteredTool[]): string {
+  return generateDeclarations(tools.filter((tool) => tool.definition.callers.includes("program")).map(declarationToolOf));
 }
 
 function resolveLimits(base: RunLimits, overrides: Partial<RunLimits> | undefined, label: string): RunLimits {
