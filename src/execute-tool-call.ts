@@ -205,7 +205,8 @@ export async function runToolCall(
       // 7. Result shaping.
       const serialized = serializeResult(settled.value);
       if (!serialized.ok) return finish(failure(call, serialized.error.code, serialized.error.message));
-      const shaped = await applyResultBudget(settled.value, serialized.json, call.caller, context.results ?? {});
+      const budget = tool.maxDirectResultBytes === undefined ? (context.results ?? {}) : { ...context.results, maxDirectResultBytes: tool.maxDirectResultBytes };
+      const shaped = await applyResultBudget(settled.value, serialized.json, call.caller, budget);
       if (!shaped.ok) return finish(failure(call, shaped.error.code, shaped.error.message, shaped.error.details));
       return finish({ callId: call.id, tool: call.tool, status: "ok", value: shaped.value }, shaped.json);
     } finally {

@@ -33,6 +33,11 @@ export interface ToolSpec<Input = any, Output = unknown> {
   readonly timeoutMs?: number;
   /** Keys of the resources a call touches (e.g. a real file path); writes to one key are serialized. */
   readonly resources?: (input: Input) => readonly string[];
+  /**
+   * Largest result, in bytes of JSON, a direct call puts into the model's context before it
+   * is spilled; overrides the session's `results.maxDirectResultBytes` for this tool.
+   */
+  readonly maxDirectResultBytes?: number;
   /** Who may call the tool in hybrid mode. Default: both. */
   readonly callers?: readonly CallerKind[];
   /** Where the tool came from, for listings (`code`, `builtin`, `mcp:<server>`). */
@@ -72,6 +77,9 @@ export function defineTool<Input = any, Output = unknown>(spec: ToolSpec<Input, 
       "OPTION_INVALID",
       `Tool "${spec.name}": effect must be one of ${EFFECTS.join(", ")}, got ${JSON.stringify(effect)}.`,
     );
+  }
+  if (spec.maxDirectResultBytes !== undefined && !(Number.isFinite(spec.maxDirectResultBytes) && spec.maxDirectResultBytes > 0)) {
+    throw new SwitchyardError("OPTION_INVALID", `Tool "${spec.name}": maxDirectResultBytes must be a positive number.`);
   }
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {
     throw new SwitchyardError("OPTION_INVALID", `Tool "${spec.name}": timeoutMs must be a positive number.`);

@@ -101,7 +101,8 @@ export function closestToolNames(snapshot: CatalogSnapshot, name: string, limit 
       const distance = Math.min(editDistance(target, candidate), editDistance(target.split(".").pop() ?? target, local) + 1);
       return { name: tool.definition.name, distance };
     })
-    .filter((entry) => entry.distance <= Math.max(3, Math.floor(target.length / 2)))
+    // A suggestion must be plausibly a typo of the request, not merely another short name.
+    .filter((entry) => entry.distance <= Math.max(2, Math.floor(target.length / 4)))
     .sort((a, b) => a.distance - b.distance)
     .slice(0, limit)
     .map((entry) => entry.name);

@@ -15,6 +15,9 @@ export function createReadResultTool(store: SpillStore): ToolDefinition {
       "Read part of a large tool result that was saved to disk instead of being shown in full. Pass the handle from the result's preview and a byte offset; read on from offset + length until done is true.",
     source: "builtin",
     effect: "read",
+    // A slice is at most 16 KB of text, but JSON escaping can grow it up to six-fold; a
+    // slice must never be spilled again.
+    maxDirectResultBytes: 8 * MAX_SLICE_BYTES,
     inputSchema: {
       type: "object",
       properties: {

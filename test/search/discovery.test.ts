@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { Switchyard } from "../../src/switchyard.js";
+import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
+
+function tool(name: string, description: string, properties: Record<string, { type: string; description: string }> = {}): ToolDefinition {
+  return defineTool({
+    name,
+    description,
+    effect: "read",
+    inputSchema: { type: "object", properties, additionalProperties: false },
+    execute: (input: unknown) => ({ tool: name, input }),
+  });
+}
+
+function catalog(): ToolDefinition[] {
+  const tools = [
+    tool("billing.refundCharge", "Refund a captured charge, fully or partially.", { chargeId: { type: "string", description: "The charge to refund." } }),
+    tool("billing.listInvoices", "List invoices of a customer, newest first.", { customerId: { type: "string", description: "Customer id." } }),
+    tool("crm.createContact", "Create a contact in the CRM.", { email: { type: "string", description: "Email address." } }),
+    tool("calendar.listEvents", "List calendar events in a time range.", { from: { type: "string", description: "Start of the range." } }),
+  ];
+  for (let index = 0; index < 20; index++) tools.push(tool(`filler.tool${index}`, `Filler tool number ${index} that does nothing useful.`));
+  return tools;
+}
+
+describe("discovery in a session", () => {
+  it("defers a catalog over 10 tools and keeps always-loaded tools up front", () => {
+    const yard = new Switchyard({ tools: catalog(), discovery: { alwaysLoaded: ["crm.*"] } });
+    expect(yard.discovery.deferring).toBe(true);
+    const description = yard.programTool().description;
+    expect(description).toContain("createContact(");
+    expect(description).not.toContain("refundCharge(");
+    expect(description).toContain("billing.refundCharge"); // listed by name
+    expect(description).toContain("search_tools");
+  });
+
+  it("loads everything for a small catalog", () => {
+    const yard = new Switchyard({ tools: catalog().slice(0, 3) });
+    expect(yard.discovery.deferring).toBe(false);
+    expect(yard.programTool().description).toContain("refundCharge(");
+  });
+
+  it("keeps the request prefix byte-identical before and after loading two tools", () => {
+    const yard = new Switchyard({ tools: catalog() });
+    const before = JSON.stringify([yard.programTool(), yard.searchTool()]);
+    const first = yard.searchAndLoad("refund a charge", { limit: 1 });
+    const second = yard.searchAndLoad("list invoices for a customer", { limit: 1 });
+    expect(first.references[0]?.name).toBe("billing.refundCharge");
+    expect(second.references[0]?.name).toBe("billing.listInvoices");
+    expect(first.declarations).toContain("refundCharge(input");
+    expect(yard.discovery.loadedTools()).toEqual(["billing.refundCharge", "billing.listInvoices"]);
+    expect(JSON.stringify([yard.programTool(), yard.searchTool()])).toBe(before);
+    const stats = yard.catalogStats();
+    expect(stats.tools).toBe(24);
+    expect(stats.loadedTools).toBe(2);
+    expect(stats.loadedTokens).toBeLessThan(stats.declarationTokens);
+    expect(stats.tokenizer).toMatch(/o200k/);
+  });
+
+  it("searches from inside a program, describes a tool, and calls a tool that was never loaded", async () => {
+    const yard = new Switchyard({ tools: catalog() });
+    const result = await yard.run(`
+      const found = await tools.$search("refund a charge", { limit: 3 });
+      const declaration = await tools.$describe(found[0]!.name);
+      const refunded = await tools.billing.refundCharge({ chargeId: "ch_1" });
+      return { first: found[0]!.name, declares: declaration.includes("refundCharge(input"), refunded };`);
+    expect(result.error).toBeUndefined();
+    expect(result.output).toEqual({
+      first: "billing.refundCharge",
+      declares: true,
+      refunded: { tool: "billing.refundCharge", input: { chargeId: "ch_1" } },
+    });
+    expect(result.calls.map((call) => call.tool)).toEqual(["$search", "$describe", "billing.refundCharge"]);
+  });
+
+  it("refuses a catastrophic regex inside a program with PATTERN_INVALID, quickly", async () => {
+    const yard = new Switchyard({ tools: catalog() });
+    const started = Date.now();
+    const result = await yard.run(`try { await tools.$search("(a+)+$", { mode: "regex" }); return "no"; } catch (e) { return (e as ToolCallError).code; }`);
+    expect(result.output).toBe("PATTERN_INVALID");
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("follows catalog changes: a replaced source is searchable at once and its old tools are gone", () => {
+    const yard = new Switchyard({ tools: catalog() });
+    yard.registry.replaceSource("mcp:tickets", [
+      defineTool({ ...tool("tickets.escalateTicket", "Escalate a support ticket to the on-call engineer."), source: "mcp:tickets" }),
+    ]);
+    expect(yard.searchTools("escalate ticket").ok && yard.searchTools("escalate ticket")).toMatchObject({ references: [{ name: "tickets.escalateTicket" }] });
+    yard.registry.replaceSource("mcp:tickets", []);
+    const after = yard.searchTools("escalate ticket");
+    expect(after.ok && after.references.map((reference) => reference.name)).not.toContain("tickets.escalateTicket");
+  });
+
+  it("ranks a name hit above a description hit", () => {
+    const yard = new Switchyard({
+      tools: [tool("docs.summarize", "Produce a short text."), tool("notes.write", "Write a note; it may summarize a meeting.")],
+    });
+    const found = yard.searchTools("summarize");
+    expect(found.ok && found.references.map((reference) => reference.name)).toEqual(["docs.summarize", "notes.write"]);
+  });
+});
