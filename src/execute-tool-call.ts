@@ -33,6 +33,8 @@ export interface PipelineContext {
   /** Per-call timeout when neither the call nor the tool sets one. Default 30 s. */
   readonly defaultTimeoutMs?: number;
   readonly results?: ResultBudgetOptions;
+  /** Tools whose `ask` was answered when the whole program was approved before it ran. */
+  readonly preapprovedTools?: ReadonlySet<string>;
 }
 
 /** An outcome plus what the sandbox bridge and the run's records need. */
@@ -149,7 +151,7 @@ export async function runToolCall(
         programId: call.programId,
         callId: call.id,
         effect: tool.effect,
-      }),
+      }, context.preapprovedTools),
       aborted.promise,
     ]);
     if (verdict instanceof Interrupt) return fail(verdict.code, verdict.message(tool.name));

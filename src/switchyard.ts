@@ -8,6 +8,7 @@ import type { Diagnostic, RunError, RunResult, ToolOutcome } from "./contract.js
 import { SwitchyardError } from "./errors.js";
 import { executeToolCall, type PipelineContext } from "./execute-tool-call.js";
 import { PermissionGate, type PermissionOptions } from "./permissions/permission-gate.js";
+import { findReferencedTools } from "./permissions/referenced-tools.js";
 import type { ToolDefinition } from "./registry/define-tool.js";
 import { ToolRegistry, type CatalogSnapshot, type RegisteredTool } from "./registry/tool-registry.js";
 import type { ResultBudgetOptions } from "./results/result-budget.js";
@@ -152,13 +153,18 @@ export class Switchyard {
       result = failedBeforeRun(programId, compiled.error, [], snapshot.version, Date.now() - started);
     } else {
       const check = typeCheck === "off" ? { errors: [], warnings: [] } : await this.#typeCheck(compiled.program.source);
-      if (check.errors.length > 0 && typeCheck === "error") {
+      const toolNames = this.#permissions.approvesPrograms ? findReferencedTools(compiled.program.source, snapshot) : [];
+      const approval = check.errors.length > 0 && typeCheck === "error" ? undefined : await this.#permissions.checkProgram(compiled.program.source, toolNames);
+      if (approval === undefined) {
         result = failedBeforeRun(programId, typeErrorOf(check.errors, compiled.program.source), check.warnings, snapshot.version, Date.now() - started);
+      } else if (!approval.allowed) {
+        const denied: RunError = { code: "PERMISSION_DENIED", message: `The program was not run: ${approval.reason}` };
+        result = failedBeforeRun(programId, denied, check.warnings, snapshot.version, Date.now() - started);
       } else {
         result = await runProgram(compiled.program, {
           programId,
           limits,
-          pipeline: this.#pipeline(snapshot),
+          pipeline: { ...this.#pipeline(snapshot), preapprovedTools: new Set(toolNames) },
           signal: options.signal,
           catalogVersion: snapshot.version,
           warnings: [...check.errors, ...check.warnings],

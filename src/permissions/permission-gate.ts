@@ -54,6 +54,7 @@ export class PermissionGate {
   readonly #rules: readonly { rule: PermissionRule; patterns: readonly RegExp[] }[];
   readonly #default: PermissionDecision;
   readonly #approve: PermissionOptions["approve"];
+  readonly #approveProgram: PermissionOptions["approveProgram"];
 
   constructor(options: PermissionOptions = {}) {
     this.#default = options.default ?? "allow";
@@ -69,6 +70,25 @@ export class PermissionGate {
       return { rule, patterns: globs.map(globToRegExp) };
     });
     this.#approve = options.approve;
+    this.#approveProgram = options.approveProgram;
+  }
+
+  /** Whether programs are shown to an approver before they run. */
+  get approvesPrograms(): boolean {
+    return this.#approveProgram !== undefined;
+  }
+
+  /**
+   * Shows a whole program and the tools it names to `approveProgram`, once, before it runs.
+   * Allowed when no program approver is configured. Never rejects.
+   */
+  async checkProgram(source: string, toolNames: readonly string[]): Promise<PermissionVerdict> {
+    if (this.#approveProgram === undefined) return { allowed: true };
+    try {
+      return interpretAnswer(await this.#approveProgram(source, toolNames), "the program was not approved");
+    } catch {
+      return { allowed: false, reason: "the program needs approval and the approver failed" };
+    }
   }
 
   /** The first matching rule's decision (and reason), or the default. */
@@ -81,10 +101,14 @@ export class PermissionGate {
     return { decision: this.#default, reason: undefined };
   }
 
-  /** Decides and, for `ask`, waits for the approver. Never rejects. */
-  async check(request: Omit<PermissionRequest, "reason">): Promise<PermissionVerdict> {
+  /**
+   * Decides and, for `ask`, waits for the approver. `preapproved` names tools whose `ask` is
+   * already answered (by an approved program that named them); `deny` still denies. Never rejects.
+   */
+  async check(request: Omit<PermissionRequest, "reason">, preapproved?: ReadonlySet<string>): Promise<PermissionVerdict> {
     const { decision, reason } = this.decide(request);
     if (decision === "allow") return { allowed: true };
+    if (decision === "ask" && preapproved?.has(request.tool) === true) return { allowed: true };
     if (decision === "deny") return { allowed: false, reason: reason ?? `calls to ${request.tool} are not permitted` };
     if (this.#approve === undefined) {
       return { allowed: false, reason: `${request.tool} needs approval and no approver is available` };
