@@ -1,8 +1,11 @@
 // Runtime benchmark: what a tool call and a run cost through Switchyard, side by side with
 // the bare isolated-vm floor it is built on and a plain in-process call, in one process.
-// Variants are interleaved in rounds after a warm-up (the machine is shared and noisy) and
-// every figure is a median. Prints PASS/MISS against the issue's targets; always exits 0.
+// The machine is shared and noisy: after a warm-up, variants run in rounds with compared
+// variants back to back, figures are medians and ratios are medians of per-round ratios.
+// Prints PASS/MISS against the issue's targets; always exits 0. `measureRuntime()` is reusable.
 // Run: npm run bench:runtime   (node --no-node-snapshot --import tsx bench/runtime.ts)
+// src/ is loaded through tsx, whose keepNames helper wraps every closure the pipeline creates
+// per call: in-process pipeline figures read somewhat higher than for the built dist/.
 
 import { setMaxListeners } from "node:events";
 import { pathToFileURL } from "node:url";
@@ -19,7 +22,7 @@ import { TraceBus } from "../src/trace/trace-events.js";
 export interface RuntimeBenchOptions {
   /** No-op calls per program (and per in-process loop). Default 2 000. */
   readonly calls?: number;
-  /** Measured rounds, each running every variant once. Default 7. */
+  /** Measured rounds, each running every variant once. Default 9. */
   readonly rounds?: number;
   /** Cold runs per variant per round (type-checked runs: a quarter of that). Default 8. */
   readonly coldRunsPerRound?: number;
@@ -35,7 +38,10 @@ export interface TypeCheckFigures {
   readonly workerWarmMedianMs: number;
 }
 
-/** Medians of one benchmark run. Per-call figures in µs, run figures in ms. */
+/**
+ * Medians of one benchmark run. Per-call figures in µs, run figures in ms; ratios and shares
+ * are medians of per-round ratios (each round's variants ran back to back).
+ */
 export interface RuntimeMeasurement {
   readonly calls: number;
   readonly rounds: number;
@@ -44,6 +50,7 @@ export interface RuntimeMeasurement {
     readonly bareUs: number;
     /** `yard.run` per call, fixed run cost (the same program with 0 calls) subtracted. */
     readonly switchyardUs: number;
+    readonly switchyardRatio: number;
     /** `await noop({})` in plain Node. */
     readonly directUs: number;
     /** The 0-call programs the per-call figures subtract, whole run. */
@@ -54,8 +61,10 @@ export interface RuntimeMeasurement {
     readonly bareUs: number;
     /** Default scheduler: 64 reads of one namespace in flight per run. */
     readonly switchyardUs: number;
+    readonly switchyardRatio: number;
     /** `scheduler: { maxConcurrentReads: 10_000 }`. */
     readonly switchyardWideUs: number;
+    readonly switchyardWideRatio: number;
     readonly directUs: number;
   };
   readonly cold: {
@@ -63,18 +72,27 @@ export interface RuntimeMeasurement {
     readonly bareMs: number;
     /** `yard.run("return 1 + 1", { typeCheck: "off" })`: esbuild, isolate, guest runtime, run, dispose. */
     readonly switchyardMs: number;
+    readonly switchyardRatio: number;
     /** The same with the session default, `typeCheck: "error"` (a warm check in the worker thread first). */
     readonly switchyardCheckedMs: number;
+    readonly switchyardCheckedRatio: number;
   };
   readonly pipeline: {
-    /** `runToolCall` awaited in a loop, in process, context built as Switchyard builds it. */
+    /** `runToolCall` awaited in a loop, in process, context built as Switchyard builds it; share of the bare sequential round trip. */
     readonly runToolCallSequentialUs: number;
-    /** `runToolCall` for all calls at once, default scheduler (64 reads in flight). */
+    readonly runToolCallSequentialShare: number;
+    /** `runToolCall` for all calls at once, default scheduler (64 reads in flight); share of the bare parallel round trip. */
     readonly runToolCallParallelUs: number;
+    readonly runToolCallParallelShare: number;
     /** The same with `maxConcurrentReads: 10_000`. */
     readonly runToolCallParallelWideUs: number;
+    readonly runToolCallParallelWideShare: number;
     /** `ToolBridge.handle` awaited in a loop: the whole host side of a call (checks, parse, pipeline, envelope). */
     readonly bridgeHandleSequentialUs: number;
+    readonly bridgeHandleSequentialShare: number;
+    /** What Switchyard adds to the bare round trip per sequential call, measured end to end. */
+    readonly switchyardMinusBareSequentialUs: number;
+    readonly switchyardMinusBareSequentialShare: number;
   };
   readonly typeCheck: TypeCheckFigures | undefined;
 }
@@ -99,11 +117,6 @@ async function timeMs(run: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
   await run();
   return performance.now() - started;
-}
-
-/** Per-call µs from the medians of N-call and 0-call totals (ms). */
-function perCallUs(totalMs: readonly number[], fixedMs: readonly number[], calls: number): number {
-  return ((median(totalMs) - median(fixedMs)) * 1000) / calls;
 }
 
 // ---- the workload ----
@@ -277,13 +290,27 @@ async function measureTypeCheckIfAvailable(): Promise<TypeCheckFigures | undefin
 
 // ---- the rounds ----
 
+type Variant = readonly [name: string, run: () => Promise<number>];
+
+/** Median over rounds of a per-round figure; rounds missing a sample are skipped. */
+function perRound(samples: Record<string, number[]>, rounds: number, figure: (get: (name: string) => number) => number): number {
+  const values: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const value = figure((name) => samples[name]?.[round] ?? Number.NaN);
+    if (Number.isFinite(value)) values.push(value);
+  }
+  return median(values);
+}
+
 /**
- * Runs every variant once per round, in a rotating order, after one unrecorded warm-up
- * round, and returns the medians. Takes about 10-20 s on two cores, plus the type check.
+ * Runs every variant once per round after one unrecorded warm-up round and returns medians.
+ * Variants that are compared run back to back in one block (block order rotates, and the
+ * order inside a block flips every round), and ratios are the median of per-round ratios,
+ * so load that drifts between rounds cancels out. About 15 s on two cores, plus the type check.
  */
 export async function measureRuntime(options: RuntimeBenchOptions = {}): Promise<RuntimeMeasurement> {
   const calls = options.calls ?? 2_000;
-  const rounds = options.rounds ?? 7;
+  const rounds = options.rounds ?? 9;
   const coldRuns = options.coldRunsPerRound ?? 8;
   const maxToolCalls = calls + 10;
   const yard = new Switchyard({ tools: [noopTool] });
@@ -291,74 +318,112 @@ export async function measureRuntime(options: RuntimeBenchOptions = {}): Promise
   const context = createPipelineContext(yard, new ToolScheduler());
   const wideContext = createPipelineContext(yard, new ToolScheduler({ maxConcurrentReads: 10_000 }));
 
-  const samples: Record<string, number[]> = {};
-  const record = (name: string, value: number): void => {
-    (samples[name] ??= []).push(value);
-  };
-  const variants: [string, () => Promise<number>][] = [
-    ["seq.yard", () => timeSwitchyardRun(yard, sequentialProgram(calls), calls, maxToolCalls)],
-    ["seq.yard0", () => timeSwitchyardRun(yard, sequentialProgram(0), 0, maxToolCalls)],
-    ["seq.bare", () => timeBareRun(bareSequentialScript(calls), calls)],
-    ["seq.bare0", () => timeBareRun(bareSequentialScript(0), 0)],
-    ["seq.direct", () => timeDirectSequential(calls * DIRECT_LOOP_FACTOR)],
-    ["par.yard", () => timeSwitchyardRun(yard, parallelProgram(calls), calls, maxToolCalls)],
-    ["par.yardWide", () => timeSwitchyardRun(wideYard, parallelProgram(calls), calls, maxToolCalls)],
-    ["par.yard0", () => timeSwitchyardRun(yard, parallelProgram(0), 0, maxToolCalls)],
-    ["par.bare", () => timeBareRun(bareParallelScript(calls), calls)],
-    ["par.bare0", () => timeBareRun(bareParallelScript(0), 0)],
-    ["par.direct", () => timeDirectParallel(calls * DIRECT_LOOP_FACTOR)],
-    ["pipe.seq", () => timeRunToolCall(context, calls, "sequential")],
-    ["pipe.par", () => timeRunToolCall(context, calls, "parallel")],
-    ["pipe.parWide", () => timeRunToolCall(wideContext, calls, "parallel")],
-    ["pipe.bridge", () => timeBridgeHandle(context, calls)],
+  const blocks: readonly (readonly Variant[])[] = [
+    [
+      ["seq.bare", () => timeBareRun(bareSequentialScript(calls), calls)],
+      ["seq.yard", () => timeSwitchyardRun(yard, sequentialProgram(calls), calls, maxToolCalls)],
+      ["seq.bare0", () => timeBareRun(bareSequentialScript(0), 0)],
+      ["seq.yard0", () => timeSwitchyardRun(yard, sequentialProgram(0), 0, maxToolCalls)],
+      ["pipe.seq", () => timeRunToolCall(context, calls, "sequential")],
+      ["pipe.bridge", () => timeBridgeHandle(context, calls)],
+    ],
+    [
+      ["par.bare", () => timeBareRun(bareParallelScript(calls), calls)],
+      ["par.yard", () => timeSwitchyardRun(yard, parallelProgram(calls), calls, maxToolCalls)],
+      ["par.yardWide", () => timeSwitchyardRun(wideYard, parallelProgram(calls), calls, maxToolCalls)],
+      ["par.bare0", () => timeBareRun(bareParallelScript(0), 0)],
+      ["par.yard0", () => timeSwitchyardRun(yard, parallelProgram(0), 0, maxToolCalls)],
+      ["pipe.par", () => timeRunToolCall(context, calls, "parallel")],
+      ["pipe.parWide", () => timeRunToolCall(wideContext, calls, "parallel")],
+    ],
+    [
+      ["seq.direct", () => timeDirectSequential(calls * DIRECT_LOOP_FACTOR)],
+      ["par.direct", () => timeDirectParallel(calls * DIRECT_LOOP_FACTOR)],
+    ],
   ];
+  // Per variant, one sample per round; cold variants keep every run of the round.
+  const samples: Record<string, number[]> = {};
+  const coldSamples: Record<string, number[][]> = {};
   const runRound = async (round: number, keep: boolean): Promise<void> => {
-    for (let step = 0; step < variants.length; step++) {
-      const [name, run] = variants[(step + round) % variants.length] as [string, () => Promise<number>];
-      const elapsed = await run();
-      if (keep) record(name, elapsed);
+    for (let step = 0; step < blocks.length; step++) {
+      const block = blocks[(step + round) % blocks.length] ?? [];
+      for (const [name, run] of round % 2 === 0 ? block : [...block].reverse()) {
+        const elapsed = await run();
+        if (keep) (samples[name] ??= [])[round] = elapsed;
+      }
     }
+    const keepCold = (name: string, elapsed: number): void => {
+      if (keep) ((coldSamples[name] ??= [])[round] ??= []).push(elapsed);
+    };
     for (let index = 0; index < coldRuns; index++) {
       // Alternate so neither variant always runs right after the other's garbage.
-      const order = (index + round) % 2 === 0 ? (["cold.yard", "cold.bare"] as const) : (["cold.bare", "cold.yard"] as const);
-      for (const name of order) {
-        const elapsed = name === "cold.yard" ? await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls) : await timeBareColdRun();
-        if (keep) record(name, elapsed);
+      if ((index + round) % 2 === 0) {
+        keepCold("cold.yard", await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls));
+        keepCold("cold.bare", await timeBareColdRun());
+      } else {
+        keepCold("cold.bare", await timeBareColdRun());
+        keepCold("cold.yard", await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls));
       }
-      if (index % 4 === 0) {
-        const elapsed = await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls, "error");
-        if (keep) record("cold.yardChecked", elapsed);
-      }
+      if (index % 4 === 0) keepCold("cold.yardChecked", await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls, "error"));
     }
   };
 
   await runRound(0, false);
   for (let round = 0; round < rounds; round++) await runRound(round, true);
 
-  const get = (name: string): number[] => samples[name] ?? [];
+  // Per-call µs in one round: the N-call total minus the same program with 0 calls.
+  const perCall = (get: (name: string) => number, name: string, fixedName: string): number => ((get(name) - get(fixedName)) * 1000) / calls;
+  const loopUs = (get: (name: string) => number, name: string, loopCalls: number): number => (get(name) * 1000) / loopCalls;
+  const figure = (compute: (get: (name: string) => number) => number): number => perRound(samples, rounds, compute);
+  const seqBare = (get: (name: string) => number): number => perCall(get, "seq.bare", "seq.bare0");
+  const seqYard = (get: (name: string) => number): number => perCall(get, "seq.yard", "seq.yard0");
+  const parBare = (get: (name: string) => number): number => perCall(get, "par.bare", "par.bare0");
+  const parYard = (get: (name: string) => number): number => perCall(get, "par.yard", "par.yard0");
+  const parYardWide = (get: (name: string) => number): number => perCall(get, "par.yardWide", "par.yard0");
   const directCalls = calls * DIRECT_LOOP_FACTOR;
+
+  const coldMedians: Record<string, number[]> = {};
+  for (const [name, perRoundRuns] of Object.entries(coldSamples)) coldMedians[name] = perRoundRuns.map((runs) => median(runs));
+  const coldFigure = (compute: (get: (name: string) => number) => number): number => perRound(coldMedians, rounds, compute);
+  const allCold = (name: string): number => median((coldSamples[name] ?? []).flat());
+
   return {
     calls,
     rounds,
     sequential: {
-      bareUs: perCallUs(get("seq.bare"), get("seq.bare0"), calls),
-      switchyardUs: perCallUs(get("seq.yard"), get("seq.yard0"), calls),
-      directUs: (median(get("seq.direct")) * 1000) / directCalls,
-      bareFixedMs: median(get("seq.bare0")),
-      switchyardFixedMs: median(get("seq.yard0")),
+      bareUs: figure(seqBare),
+      switchyardUs: figure(seqYard),
+      switchyardRatio: figure((get) => seqYard(get) / seqBare(get)),
+      directUs: figure((get) => loopUs(get, "seq.direct", directCalls)),
+      bareFixedMs: figure((get) => get("seq.bare0")),
+      switchyardFixedMs: figure((get) => get("seq.yard0")),
     },
     parallel: {
-      bareUs: perCallUs(get("par.bare"), get("par.bare0"), calls),
-      switchyardUs: perCallUs(get("par.yard"), get("par.yard0"), calls),
-      switchyardWideUs: perCallUs(get("par.yardWide"), get("par.yard0"), calls),
-      directUs: (median(get("par.direct")) * 1000) / directCalls,
+      bareUs: figure(parBare),
+      switchyardUs: figure(parYard),
+      switchyardRatio: figure((get) => parYard(get) / parBare(get)),
+      switchyardWideUs: figure(parYardWide),
+      switchyardWideRatio: figure((get) => parYardWide(get) / parBare(get)),
+      directUs: figure((get) => loopUs(get, "par.direct", directCalls)),
     },
-    cold: { bareMs: median(get("cold.bare")), switchyardMs: median(get("cold.yard")), switchyardCheckedMs: median(get("cold.yardChecked")) },
+    cold: {
+      bareMs: allCold("cold.bare"),
+      switchyardMs: allCold("cold.yard"),
+      switchyardRatio: coldFigure((get) => get("cold.yard") / get("cold.bare")),
+      switchyardCheckedMs: allCold("cold.yardChecked"),
+      switchyardCheckedRatio: coldFigure((get) => get("cold.yardChecked") / get("cold.bare")),
+    },
     pipeline: {
-      runToolCallSequentialUs: (median(get("pipe.seq")) * 1000) / calls,
-      runToolCallParallelUs: (median(get("pipe.par")) * 1000) / calls,
-      runToolCallParallelWideUs: (median(get("pipe.parWide")) * 1000) / calls,
-      bridgeHandleSequentialUs: (median(get("pipe.bridge")) * 1000) / calls,
+      runToolCallSequentialUs: figure((get) => loopUs(get, "pipe.seq", calls)),
+      runToolCallSequentialShare: figure((get) => loopUs(get, "pipe.seq", calls) / seqBare(get)),
+      runToolCallParallelUs: figure((get) => loopUs(get, "pipe.par", calls)),
+      runToolCallParallelShare: figure((get) => loopUs(get, "pipe.par", calls) / parBare(get)),
+      runToolCallParallelWideUs: figure((get) => loopUs(get, "pipe.parWide", calls)),
+      runToolCallParallelWideShare: figure((get) => loopUs(get, "pipe.parWide", calls) / parBare(get)),
+      bridgeHandleSequentialUs: figure((get) => loopUs(get, "pipe.bridge", calls)),
+      bridgeHandleSequentialShare: figure((get) => loopUs(get, "pipe.bridge", calls) / seqBare(get)),
+      switchyardMinusBareSequentialUs: figure((get) => seqYard(get) - seqBare(get)),
+      switchyardMinusBareSequentialShare: figure((get) => (seqYard(get) - seqBare(get)) / seqBare(get)),
     },
     typeCheck: options.typeCheck === false ? undefined : await measureTypeCheckIfAvailable(),
   };
@@ -380,8 +445,7 @@ const times = (value: number, baseline: string): string => `${value.toFixed(2)}�
 const percent = (value: number, baseline: string): string => `${(value * 100).toFixed(1)}% of ${baseline}`;
 const verdict = (ok: boolean): string => (ok ? "PASS" : "MISS");
 
-function ratioRow(what: string, value: number, baseline: number, baselineName: string, unit: (value: number) => string, limit: number): Row {
-  const ratio = value / baseline;
+function ratioRow(what: string, value: number, ratio: number, baselineName: string, unit: (value: number) => string, limit: number): Row {
   return { what, median: unit(value), ratio: times(ratio, baselineName), target: `≤ ${limit}× ${baselineName}`, verdict: verdict(ratio <= limit) };
 }
 
@@ -400,27 +464,27 @@ export function runtimeRows(measurement: RuntimeMeasurement): Row[] {
   const rows: Row[] = [
     section(`sequential no-op calls (${n} per program, typeCheck off), per call`),
     infoRow("  bare isolated-vm Reference.apply round trip", us(sequential.bareUs), "baseline"),
-    ratioRow("  Switchyard yard.run", sequential.switchyardUs, sequential.bareUs, "bare", us, TARGET_CALL_RATIO),
+    ratioRow("  Switchyard yard.run", sequential.switchyardUs, sequential.switchyardRatio, "bare", us, TARGET_CALL_RATIO),
     infoRow("  direct in-process await noop({})", us(sequential.directUs), times(sequential.directUs / sequential.bareUs, "bare")),
     infoRow("  fixed run cost subtracted: bare / Switchyard", `${ms(sequential.bareFixedMs)} / ${ms(sequential.switchyardFixedMs)}`),
     section(`parallel no-op calls (Promise.all of ${n}, typeCheck off), per call`),
     infoRow("  bare isolated-vm Reference.apply round trip", us(parallel.bareUs), "baseline"),
-    ratioRow("  Switchyard, default scheduler (64 reads/namespace)", parallel.switchyardUs, parallel.bareUs, "bare", us, TARGET_CALL_RATIO),
-    ratioRow("  Switchyard, maxConcurrentReads 10 000", parallel.switchyardWideUs, parallel.bareUs, "bare", us, TARGET_CALL_RATIO),
+    ratioRow("  Switchyard, default scheduler (64 reads/namespace)", parallel.switchyardUs, parallel.switchyardRatio, "bare", us, TARGET_CALL_RATIO),
+    ratioRow("  Switchyard, maxConcurrentReads 10 000", parallel.switchyardWideUs, parallel.switchyardWideRatio, "bare", us, TARGET_CALL_RATIO),
     infoRow("  direct in-process Promise.all(noop({}))", us(parallel.directUs), times(parallel.directUs / parallel.bareUs, "bare")),
     section("cold run of `return 1 + 1`"),
     infoRow("  bare floor: Isolate+context+compile+run+dispose", ms(cold.bareMs), "baseline"),
-    ratioRow("  Switchyard yard.run, typeCheck off", cold.switchyardMs, cold.bareMs, "bare", ms, TARGET_COLD_RATIO),
-    ratioRow("  Switchyard yard.run, default typeCheck \"error\"", cold.switchyardCheckedMs, cold.bareMs, "bare", ms, TARGET_COLD_RATIO),
+    ratioRow("  Switchyard yard.run, typeCheck off", cold.switchyardMs, cold.switchyardRatio, "bare", ms, TARGET_COLD_RATIO),
+    ratioRow("  Switchyard yard.run, default typeCheck \"error\"", cold.switchyardCheckedMs, cold.switchyardCheckedRatio, "bare", ms, TARGET_COLD_RATIO),
     section("full pipeline vs bare bridge (runToolCall in process, per call)"),
-    pipelineRow("  runToolCall, sequential", pipeline.runToolCallSequentialUs, sequential.bareUs, "bare seq"),
-    pipelineRow("  runToolCall, parallel, default scheduler", pipeline.runToolCallParallelUs, parallel.bareUs, "bare par"),
-    pipelineRow("  runToolCall, parallel, maxConcurrentReads 10 000", pipeline.runToolCallParallelWideUs, parallel.bareUs, "bare par"),
-    infoRow("  ToolBridge.handle (whole host side), sequential", us(pipeline.bridgeHandleSequentialUs), percent(pipeline.bridgeHandleSequentialUs / sequential.bareUs, "bare seq")),
+    pipelineRow("  runToolCall, sequential", pipeline.runToolCallSequentialUs, pipeline.runToolCallSequentialShare, "bare seq"),
+    pipelineRow("  runToolCall, parallel, default scheduler", pipeline.runToolCallParallelUs, pipeline.runToolCallParallelShare, "bare par"),
+    pipelineRow("  runToolCall, parallel, maxConcurrentReads 10 000", pipeline.runToolCallParallelWideUs, pipeline.runToolCallParallelWideShare, "bare par"),
+    infoRow("  ToolBridge.handle (whole host side), sequential", us(pipeline.bridgeHandleSequentialUs), percent(pipeline.bridgeHandleSequentialShare, "bare seq")),
     infoRow(
       "  Switchyard minus bare, sequential",
-      us(sequential.switchyardUs - sequential.bareUs),
-      percent((sequential.switchyardUs - sequential.bareUs) / sequential.bareUs, "bare seq"),
+      us(pipeline.switchyardMinusBareSequentialUs),
+      percent(pipeline.switchyardMinusBareSequentialShare, "bare seq"),
     ),
     section("type check (bench/type-check.ts; cold = 1 sample, warm = median of 20)"),
   ];
@@ -437,8 +501,7 @@ export function runtimeRows(measurement: RuntimeMeasurement): Row[] {
   return rows;
 }
 
-function pipelineRow(what: string, value: number, baseline: number, baselineName: string): Row {
-  const share = value / baseline;
+function pipelineRow(what: string, value: number, share: number, baselineName: string): Row {
   return { what, median: us(value), ratio: percent(share, baselineName), target: `≤ ${TARGET_PIPELINE_SHARE * 100}%`, verdict: verdict(share <= TARGET_PIPELINE_SHARE) };
 }
 
@@ -466,7 +529,7 @@ if (invokedDirectly) {
   try {
     const measurement = await measureRuntime();
     console.log(
-      `Node ${process.version}, isolated-vm 5.0.4; ${measurement.rounds} rounds after a warm-up, variants interleaved; medians.`,
+      `Node ${process.version}, isolated-vm 5.0.4; ${measurement.rounds} rounds after a warm-up, compared variants back to back; medians, ratios = median of per-round ratios.`,
     );
     console.log(formatTable(runtimeRows(measurement)));
   } catch (error) {

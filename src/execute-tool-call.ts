@@ -13,10 +13,11 @@ import {
 } from "./contract.js";
 import { ToolError } from "./errors.js";
 import type { PermissionGate } from "./permissions/permission-gate.js";
-import type { ToolContext } from "./registry/define-tool.js";
+import type { ToolContext, ToolDefinition } from "./registry/define-tool.js";
 import { closestToolNames, type CatalogSnapshot, type RegisteredTool } from "./registry/tool-registry.js";
-import { applyResultBudget, serializeResult, type ResultBudgetOptions } from "./results/result-budget.js";
+import { applyResultBudget, serializeResult, type ResultBudgetOptions, type ShapedResult } from "./results/result-budget.js";
 import { formatViolations, violationsToJson } from "./schema/schema-validator.js";
+import { CallControl, Interrupt } from "./scheduler/call-control.js";
 import { computeDeadline, type Budgets } from "./scheduler/deadline.js";
 import type { ToolScheduler } from "./scheduler/tool-scheduler.js";
 import type { TraceBus } from "./trace/trace-events.js";
@@ -64,49 +65,21 @@ export async function executeToolCall(call: ToolCall, context: PipelineContext):
   return (await runToolCall(call, context)).outcome;
 }
 
-/** `executeToolCall` with the serialized value and the call record; used by the sandbox bridge. */
-export async function runToolCall(
+/** `executeToolCall` with the serialized value and the call record. */
+export function runToolCall(call: ToolCall, context: PipelineContext, meta: { readonly inputBytes?: number } = {}): Promise<PipelineResult> {
+  return Promise.resolve(runToolCallNow(call, context, meta));
+}
+
+/**
+ * `runToolCall` that answers synchronously when nothing had to wait: the sandbox bridge hands
+ * such a result back to the isolate without a promise hop. Rejects (or throws) only for a bug.
+ */
+export function runToolCallNow(
   call: ToolCall,
   context: PipelineContext,
   meta: { readonly inputBytes?: number } = {},
-): Promise<PipelineResult> {
-  const queuedAt = Date.now();
-  const timing = { queuedAt, startedAt: undefined as number | undefined };
-  const bytesIn = meta.inputBytes ?? 0;
-  const trace = context.trace;
-  if (trace.active) {
-    trace.emit({ type: "tool-call-start", callId: call.id, tool: call.tool, caller: call.caller, programId: call.programId, queuedAt });
-  }
-  const finish = (outcome: ToolOutcome, json?: string): PipelineResult => {
-    const endedAt = Date.now();
-    const bytesOut = json === undefined ? 0 : Buffer.byteLength(json);
-    const record: CallRecord = {
-      id: call.id,
-      tool: call.tool,
-      status: outcome.status,
-      ...(outcome.status === "ok" ? {} : { code: outcome.error.code }),
-      durationMs: endedAt - queuedAt,
-      bytesIn,
-      bytesOut,
-    };
-    if (trace.active) {
-      trace.emit({
-        type: "tool-call-end",
-        callId: call.id,
-        tool: call.tool,
-        caller: call.caller,
-        programId: call.programId,
-        queuedAt,
-        startedAt: timing.startedAt,
-        endedAt,
-        status: outcome.status,
-        code: outcome.status === "ok" ? undefined : outcome.error.code,
-        bytesIn,
-        bytesOut,
-      });
-    }
-    return { outcome, json, record };
-  };
+): PipelineResult | Promise<PipelineResult> {
+  const finish = startRecord(call, context.trace, meta.inputBytes ?? 0);
   const fail = (code: CallErrorCode | ToolDefinedCode, message: string, details?: CallError["details"]): PipelineResult =>
     finish(failure(call, code, message, details));
 
@@ -128,154 +101,214 @@ export async function runToolCall(
     return fail("INPUT_INVALID", formatViolations(`Invalid input for ${tool.name}`, violations), violationsToJson(violations));
   }
 
-  // The call's own controller: fired by cancellation, by a budget running out, or by its timeout.
-  const controller = new AbortController();
-  const abortFromOuter = (): void => controller.abort(new CancelReason());
-  context.signal?.addEventListener("abort", abortFromOuter, { once: true });
-  if (context.signal?.aborted) abortFromOuter();
-  const budgets = context.budgets ?? {};
-  // A timeout that is not a positive number (NaN from a caller's arithmetic) would make the
-  // deadline NaN and silently lift the run's and session's budgets too: fall through instead.
-  const ownTimeoutMs =
-    [call.timeoutMs, tool.timeoutMs, context.defaultTimeoutMs].find(isPositiveNumber) ?? DEFAULT_TOOL_TIMEOUT_MS;
-  let timer = armTimer(controller, computeDeadline(Date.now(), Number.POSITIVE_INFINITY, budgets));
-  const aborted = abortedOutcome(controller.signal);
-
+  // Steps 3 to 7 finish synchronously when nothing has to wait (no approver, no queue, a
+  // tool that answers at once); each wait is a branch onto promises.
+  const control = new CallControl(context.signal);
+  let result: PipelineResult | Promise<PipelineResult>;
   try {
-    // 3. Permission.
-    const verdict = await Promise.race([
-      context.permissions.check({
-        tool: tool.name,
-        input: call.input,
-        caller: call.caller,
-        programId: call.programId,
-        callId: call.id,
-        effect: tool.effect,
-      }, context.preapprovedTools),
-      aborted.promise,
-    ]);
-    if (verdict instanceof Interrupt) return fail(verdict.code, verdict.message(tool.name));
-    if (!verdict.allowed) return fail("PERMISSION_DENIED", `Permission denied for ${tool.name}: ${verdict.reason}`);
+    result = new CallRun(registered, call, context, control, finish).permit();
+  } catch (error) {
+    control.dispose();
+    throw error;
+  }
+  if (result instanceof Promise) return result.finally(() => control.dispose());
+  control.dispose();
+  return result;
+}
 
-    // 4. Scheduling.
-    let release: () => void;
-    try {
-      release = await context.scheduler.admit(tool, call, resourceKeysOf(registered, call.input), controller.signal);
-    } catch {
-      const interrupt = interruptOf(controller.signal);
-      return fail(interrupt.code, interrupt.message(tool.name));
+type Finish = (outcome: ToolOutcome, json?: string, startedAt?: number) => PipelineResult;
+type Step = PipelineResult | Promise<PipelineResult>;
+
+/** Steps 3 to 7 of one call, each a method so the waits read as plain branches. */
+class CallRun {
+  readonly #tool: ToolDefinition;
+
+  constructor(
+    readonly registered: RegisteredTool,
+    readonly call: ToolCall,
+    readonly context: PipelineContext,
+    readonly control: CallControl,
+    readonly finish: Finish,
+  ) {
+    this.#tool = registered.definition;
+  }
+
+  // 3. Permission: decided synchronously unless an approver has to answer.
+  permit(): Step {
+    const { call, context } = this;
+    const request = { tool: this.#tool.name, input: call.input, caller: call.caller, programId: call.programId, callId: call.id, effect: this.#tool.effect };
+    const verdict = context.permissions.checkNow(request, context.preapprovedTools);
+    if (verdict !== undefined) return verdict.allowed ? this.schedule() : this.#denied(verdict.reason);
+    this.control.armDeadline(computeDeadline(Date.now(), Number.POSITIVE_INFINITY, context.budgets ?? {}));
+    return Promise.race([context.permissions.askApprover(request), this.control.whenInterrupted()]).then((answer) => {
+      if (answer instanceof Interrupt) return this.#interrupted(answer);
+      return answer.allowed ? this.schedule() : this.#denied(answer.reason);
+    });
+  }
+
+  // 4. Scheduling: admitted at once when nothing is in the way, else queued under the run's
+  //    and session's deadlines.
+  schedule(): Step {
+    const { call, context, control } = this;
+    if (control.interrupted !== undefined) return this.#interrupted(control.interrupted);
+    const keys = resourceKeysOf(this.registered, call.input);
+    const release = context.scheduler.tryAdmit(this.#tool, call, keys);
+    if (release !== undefined) return this.execute(release);
+    control.armDeadline(computeDeadline(Date.now(), Number.POSITIVE_INFINITY, context.budgets ?? {}));
+    return context.scheduler.admit(this.#tool, call, keys, control.signal).then(
+      (granted) => this.execute(granted),
+      () => this.#interrupted(control.interrupted ?? new Interrupt("CANCELLED", undefined)),
+    );
+  }
+
+  // 5. Execution, under the earliest of the three deadlines; the locks are held until the
+  //    outcome is known.
+  execute(release: () => void): Step {
+    const { call, context, control } = this;
+    // The grant and the tool's start may be separate turns: a cancellation may land between
+    // them, or the deadline may already be behind us. Either way the tool must not start.
+    const deadline = computeDeadline(Date.now(), this.#ownTimeoutMs(), context.budgets ?? {});
+    if (deadline.at <= Date.now()) control.interrupt(new Interrupt("TOOL_TIMEOUT", deadline.source));
+    if (control.interrupted !== undefined) {
+      release();
+      return this.#interrupted(control.interrupted);
     }
-
-    // 5. Execution, under the earliest of the three deadlines.
+    this.#startedAt = Date.now();
+    const toolContext: ToolContext = {
+      get signal() {
+        return control.signal;
+      },
+      callId: call.id,
+      caller: call.caller,
+      programId: call.programId,
+    };
+    let returned: unknown;
     try {
-      clearTimeout(timer);
-      const deadline = computeDeadline(Date.now(), ownTimeoutMs, budgets);
-      // The grant and the tool's start are separate turns: a cancellation may land between
-      // them, or the deadline may already be behind us. Either way the tool must not start.
-      if (!controller.signal.aborted && deadline.at <= Date.now()) controller.abort(new DeadlineReason(deadline.source));
-      if (controller.signal.aborted) {
-        const interrupt = interruptOf(controller.signal);
-        return fail(interrupt.code, interrupt.message(tool.name));
-      }
-      timer = armTimer(controller, deadline);
-      timing.startedAt = Date.now();
-      const toolContext: ToolContext = { signal: controller.signal, callId: call.id, caller: call.caller, programId: call.programId };
-      const execution = settle(() => tool.execute(call.input, toolContext));
-      const settled = await Promise.race([execution, aborted.promise]);
+      returned = this.#tool.execute(call.input, toolContext);
+    } catch (error) {
+      release();
+      return this.#end(errorOutcome(call, error));
+    }
+    if (!isThenable(returned)) {
+      release();
+      return this.shape(returned);
+    }
+    // Only a tool that is still working needs a timer.
+    control.armDeadline(deadline);
+    const execution = Promise.resolve(returned).then(
+      (value): Settled => ({ ok: true, value }),
+      (error: unknown): Settled => ({ ok: false, error }),
+    );
+    return Promise.race([execution, control.whenInterrupted()]).then((settled) => {
+      release();
       if (settled instanceof Interrupt) {
         void execution.then((late) => {
-          if (trace.active) {
-            trace.emit({ type: "tool-call-late-result", callId: call.id, tool: tool.name, at: Date.now(), settled: late.ok ? "fulfilled" : "rejected" });
+          if (context.trace.active) {
+            context.trace.emit({ type: "tool-call-late-result", callId: call.id, tool: call.tool, at: Date.now(), settled: late.ok ? "fulfilled" : "rejected" });
           }
         });
-        return fail(settled.code, settled.message(tool.name));
+        return this.#interrupted(settled);
       }
-      if (!settled.ok) return finish(errorOutcome(call, settled.error));
+      return settled.ok ? this.shape(settled.value) : this.#end(errorOutcome(call, settled.error));
+    });
+  }
 
-      // 6. Output validation.
-      if (registered.validateOutput !== undefined) {
-        const outputViolations = registered.validateOutput(settled.value);
-        if (outputViolations.length > 0) {
-          return fail(
-            "OUTPUT_INVALID",
-            formatViolations(`${tool.name} returned a result that does not match its outputSchema`, outputViolations),
-            violationsToJson(outputViolations),
-          );
-        }
+  // 6 and 7. Output validation, then serialization and the caller's size budget.
+  shape(value: unknown): Step {
+    const { call, context } = this;
+    const tool = this.#tool;
+    if (this.registered.validateOutput !== undefined) {
+      const violations = this.registered.validateOutput(value);
+      if (violations.length > 0) {
+        const message = formatViolations(`${tool.name} returned a result that does not match its outputSchema`, violations);
+        return this.#end(failure(call, "OUTPUT_INVALID", message, violationsToJson(violations)));
       }
-
-      // 7. Result shaping.
-      const serialized = serializeResult(settled.value);
-      if (!serialized.ok) return finish(failure(call, serialized.error.code, serialized.error.message));
-      const budget = tool.maxDirectResultBytes === undefined ? (context.results ?? {}) : { ...context.results, maxDirectResultBytes: tool.maxDirectResultBytes };
-      const shaped = await applyResultBudget(settled.value, serialized.json, call.caller, budget);
-      if (!shaped.ok) return finish(failure(call, shaped.error.code, shaped.error.message, shaped.error.details));
-      return finish({ callId: call.id, tool: call.tool, status: "ok", value: shaped.value }, shaped.json);
-    } finally {
-      release();
     }
-  } finally {
-    clearTimeout(timer);
-    context.signal?.removeEventListener("abort", abortFromOuter);
-    aborted.dispose();
+    const serialized = serializeResult(value);
+    if (!serialized.ok) return this.#end(failure(call, serialized.error.code, serialized.error.message));
+    const budget = tool.maxDirectResultBytes === undefined ? (context.results ?? {}) : { ...context.results, maxDirectResultBytes: tool.maxDirectResultBytes };
+    const shaped = applyResultBudget(value, serialized.json, call.caller, budget);
+    return shaped instanceof Promise ? shaped.then((done) => this.#shaped(done)) : this.#shaped(shaped);
+  }
+
+  #startedAt: number | undefined;
+
+  #end(outcome: ToolOutcome, json?: string): PipelineResult {
+    return this.finish(outcome, json, this.#startedAt);
+  }
+
+  #shaped(shaped: ShapedResult): PipelineResult {
+    const { call } = this;
+    if (!shaped.ok) return this.#end(failure(call, shaped.error.code, shaped.error.message, shaped.error.details));
+    return this.#end({ callId: call.id, tool: call.tool, status: "ok", value: shaped.value }, shaped.json);
+  }
+
+  #ownTimeoutMs(): number {
+    // A timeout that is not a positive number (NaN from a caller's arithmetic) would make the
+    // deadline NaN and silently lift the run's and session's budgets too: fall through instead.
+    return [this.call.timeoutMs, this.#tool.timeoutMs, this.context.defaultTimeoutMs].find(isPositiveNumber) ?? DEFAULT_TOOL_TIMEOUT_MS;
+  }
+
+  #denied(reason: string): PipelineResult {
+    return this.#end(failure(this.call, "PERMISSION_DENIED", `Permission denied for ${this.#tool.name}: ${reason}`));
+  }
+
+  #interrupted(interrupt: Interrupt): PipelineResult {
+    return this.#end(failure(this.call, interrupt.code, interrupt.message(this.#tool.name)));
   }
 }
 
-/** Why a call was interrupted before its tool answered. */
-class Interrupt {
-  constructor(
-    readonly code: "TOOL_TIMEOUT" | "CANCELLED",
-    readonly budget: "tool" | "run" | "session" | undefined,
-  ) {}
-
-  message(tool: string): string {
-    if (this.code === "CANCELLED") return `The call to ${tool} was cancelled.`;
-    if (this.budget === "tool") return `The call to ${tool} timed out (its own timeout); retry, or ask for less work per call.`;
-    return `The call to ${tool} ran out of the ${this.budget}'s time budget.`;
+/** Emits `tool-call-start` and returns the function that builds the record and emits `tool-call-end`. */
+function startRecord(call: ToolCall, trace: TraceBus, bytesIn: number): Finish {
+  const queuedAt = Date.now();
+  if (trace.active) {
+    trace.emit({ type: "tool-call-start", callId: call.id, tool: call.tool, caller: call.caller, programId: call.programId, queuedAt });
   }
-}
-
-class CancelReason {}
-class DeadlineReason {
-  constructor(readonly source: "tool" | "run" | "session") {}
-}
-
-function armTimer(controller: AbortController, deadline: { at: number; source: "tool" | "run" | "session" }): ReturnType<typeof setTimeout> | undefined {
-  if (!Number.isFinite(deadline.at)) return undefined;
-  // setTimeout caps delays at 2^31-1 ms; longer budgets are effectively infinite.
-  const delay = Math.min(Math.max(0, deadline.at - Date.now()), 2_147_483_647);
-  return setTimeout(() => controller.abort(new DeadlineReason(deadline.source)), delay);
-}
-
-function isPositiveNumber(value: number | undefined): value is number {
-  return typeof value === "number" && value > 0;
-}
-
-function interruptOf(signal: AbortSignal): Interrupt {
-  const reason: unknown = signal.reason;
-  if (reason instanceof DeadlineReason) return new Interrupt("TOOL_TIMEOUT", reason.source);
-  return new Interrupt("CANCELLED", undefined);
-}
-
-/** A promise that resolves with the Interrupt when the signal aborts; never rejects. */
-function abortedOutcome(signal: AbortSignal): { promise: Promise<Interrupt>; dispose: () => void } {
-  let onAbort: () => void = () => {};
-  const promise = new Promise<Interrupt>((resolve) => {
-    onAbort = () => resolve(interruptOf(signal));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
-  return { promise, dispose: () => signal.removeEventListener("abort", onAbort) };
+  return (outcome, json, startedAt) => {
+    const endedAt = Date.now();
+    const bytesOut = json === undefined ? 0 : json.length < 1024 && isAscii(json) ? json.length : Buffer.byteLength(json);
+    const record: CallRecord = {
+      id: call.id,
+      tool: call.tool,
+      status: outcome.status,
+      ...(outcome.status === "ok" ? {} : { code: outcome.error.code }),
+      durationMs: endedAt - queuedAt,
+      bytesIn,
+      bytesOut,
+    };
+    if (trace.active) {
+      trace.emit({
+        type: "tool-call-end",
+        callId: call.id,
+        tool: call.tool,
+        caller: call.caller,
+        programId: call.programId,
+        queuedAt,
+        startedAt,
+        endedAt,
+        status: outcome.status,
+        code: outcome.status === "ok" ? undefined : outcome.error.code,
+        bytesIn,
+        bytesOut,
+      });
+    }
+    return { outcome, json, record };
+  };
 }
 
 type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-/** Runs `fn` and captures its value or throw (sync or async) without ever rejecting. */
-function settle(fn: () => unknown): Promise<Settled> {
-  return new Promise<unknown>((resolve) => resolve(fn())).then(
-    (value): Settled => ({ ok: true, value }),
-    (error: unknown): Settled => ({ ok: false, error }),
-  );
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
+
+function isAscii(text: string): boolean {
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0x7f) return false;
+  return true;
+}
+
+function isPositiveNumber(value: number | undefined): value is number {
+  return typeof value === "number" && value > 0;
 }
 
 function resourceKeysOf(registered: RegisteredTool, input: unknown): readonly string[] {

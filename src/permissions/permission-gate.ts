@@ -48,6 +48,7 @@ export interface PermissionOptions {
 export type PermissionVerdict = { readonly allowed: true } | { readonly allowed: false; readonly reason: string };
 
 const DECISIONS: readonly PermissionDecision[] = ["allow", "ask", "deny"];
+const ALLOWED: PermissionVerdict = Object.freeze({ allowed: true });
 
 /** Applies permission rules; construct once per session. Throws `OPTION_INVALID` for a bad rule. */
 export class PermissionGate {
@@ -106,13 +107,28 @@ export class PermissionGate {
    * already answered (by an approved program that named them); `deny` still denies. Never rejects.
    */
   async check(request: Omit<PermissionRequest, "reason">, preapproved?: ReadonlySet<string>): Promise<PermissionVerdict> {
+    return this.checkNow(request, preapproved) ?? (await this.askApprover(request));
+  }
+
+  /**
+   * The verdict when no approver has to be asked (allow, deny, preapproved, or `ask` with no
+   * approver configured); undefined when `askApprover` must decide. Synchronous: the hot path.
+   */
+  checkNow(request: Omit<PermissionRequest, "reason">, preapproved?: ReadonlySet<string>): PermissionVerdict | undefined {
     const { decision, reason } = this.decide(request);
-    if (decision === "allow") return { allowed: true };
-    if (decision === "ask" && preapproved?.has(request.tool) === true) return { allowed: true };
+    if (decision === "allow") return ALLOWED;
+    if (decision === "ask" && preapproved?.has(request.tool) === true) return ALLOWED;
     if (decision === "deny") return { allowed: false, reason: reason ?? `calls to ${request.tool} are not permitted` };
     if (this.#approve === undefined) {
       return { allowed: false, reason: `${request.tool} needs approval and no approver is available` };
     }
+    return undefined;
+  }
+
+  /** Asks the approver about an `ask` decision. Never rejects: a failing approver means no. */
+  async askApprover(request: Omit<PermissionRequest, "reason">): Promise<PermissionVerdict> {
+    const { reason } = this.decide(request);
+    if (this.#approve === undefined) return { allowed: false, reason: `${request.tool} needs approval and no approver is available` };
     try {
       const answer = await this.#approve({ ...request, reason });
       return interpretAnswer(answer, `${request.tool} was not approved`);

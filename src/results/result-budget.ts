@@ -44,13 +44,16 @@ export function serializeResult(value: unknown): { ok: true; json: string } | { 
   }
 }
 
-/** Applies the caller's budget to a serialized result; see the module comment. */
-export async function applyResultBudget(
+/**
+ * Applies the caller's budget to a serialized result; see the module comment. Synchronous
+ * unless the result has to be spilled to disk.
+ */
+export function applyResultBudget(
   value: unknown,
   json: string,
   caller: "direct" | "program",
   options: ResultBudgetOptions,
-): Promise<ShapedResult> {
+): ShapedResult | Promise<ShapedResult> {
   // UTF-16 length bounds UTF-8 bytes from below and 3x from above: skip the exact count when safe.
   const limit = caller === "program" ? (options.maxProgramResultBytes ?? DEFAULT_MAX_PROGRAM_RESULT_BYTES) : (options.maxDirectResultBytes ?? DEFAULT_MAX_DIRECT_RESULT_BYTES);
   const bytes = json.length * 3 <= limit ? json.length : Buffer.byteLength(json);
@@ -65,8 +68,11 @@ export async function applyResultBudget(
       },
     };
   }
-  const spilled = await options.spill.spill(json);
-  const previewBytes = options.previewBytes ?? DEFAULT_PREVIEW_BYTES;
+  return spillResult(json, options.spill, options.previewBytes ?? DEFAULT_PREVIEW_BYTES);
+}
+
+async function spillResult(json: string, store: SpillStore, previewBytes: number): Promise<ShapedResult> {
+  const spilled = await store.spill(json);
   const preview: JsonValue = {
     spilled: true,
     bytes: spilled.bytes,

@@ -17,6 +17,7 @@ export interface SchedulerOptions {
 export class ToolScheduler {
   readonly #locks = new LockTable();
   readonly #maxConcurrentReads: number;
+  readonly #cache = new WeakMap<ToolDefinition, { readonly programKey: string; readonly locks: readonly LockRequest[] }>();
 
   /** Throws `OPTION_INVALID` when `maxConcurrentReads` is not a positive integer (0 would hang every read). */
   constructor(options: SchedulerOptions = {}) {
@@ -35,8 +36,25 @@ export class ToolScheduler {
     return this.#locks.acquire(this.locksFor(tool, call, resourceKeys), signal);
   }
 
+  /** Admits `call` at once when nothing is in its way (no waiting, no queue); else undefined. */
+  tryAdmit(tool: ToolDefinition, call: ToolCall, resourceKeys: readonly string[]): ReleaseLocks | undefined {
+    return this.#locks.tryAcquire(this.locksFor(tool, call, resourceKeys));
+  }
+
   /** The locks a call needs; exposed so tests can state the policy directly. */
-  locksFor(tool: ToolDefinition, call: ToolCall, resourceKeys: readonly string[]): LockRequest[] {
+  locksFor(tool: ToolDefinition, call: ToolCall, resourceKeys: readonly string[]): readonly LockRequest[] {
+    if (resourceKeys.length > 0) return this.#computeLocks(tool, call, resourceKeys);
+    // Without resources the locks depend only on the tool and the run; a run calls the same
+    // tools many times, so the last run's locks are kept per tool (bounded: one entry each).
+    const programKey = call.programId ?? "";
+    const cached = this.#cache.get(tool);
+    if (cached?.programKey === programKey) return cached.locks;
+    const locks = this.#computeLocks(tool, call, resourceKeys);
+    this.#cache.set(tool, { programKey, locks });
+    return locks;
+  }
+
+  #computeLocks(tool: ToolDefinition, call: ToolCall, resourceKeys: readonly string[]): LockRequest[] {
     const namespaceKey = `namespace:${tool.namespace ?? ""}`;
     if (tool.effect === "read") {
       return [

@@ -24,6 +24,9 @@ function valueOf<T>(outcome: ToolOutcome): T {
   return outcome.value as T;
 }
 
+/** applyResultBudget answers synchronously unless it spills; tests await either. */
+const budgetOf = (...args: Parameters<typeof applyResultBudget>) => Promise.resolve(applyResultBudget(...args));
+
 /** Pages through a spilled result with `results.read` and concatenates the slices. */
 async function readBack(context: PipelineContext, handle: string, length: number): Promise<{ text: string; pages: number }> {
   let offset = 0;
@@ -70,7 +73,7 @@ describe("serializeResult", () => {
 describe("applyResultBudget", () => {
   it("hands a result at or under the limit over unchanged", async () => {
     const json = JSON.stringify("x".repeat(98));
-    await expect(applyResultBudget("x".repeat(98), json, "program", { maxProgramResultBytes: 100 })).resolves.toEqual({
+    await expect(budgetOf("x".repeat(98), json, "program", { maxProgramResultBytes: 100 })).resolves.toEqual({
       ok: true,
       value: "x".repeat(98),
       json,
@@ -81,7 +84,7 @@ describe("applyResultBudget", () => {
   it("refuses a program result over the limit even when a spill store exists, and writes nothing", async () => {
     const store = new SpillStore(folder);
     const json = JSON.stringify("x".repeat(200));
-    const shaped = await applyResultBudget("x".repeat(200), json, "program", { maxProgramResultBytes: 100, spill: store });
+    const shaped = await budgetOf("x".repeat(200), json, "program", { maxProgramResultBytes: 100, spill: store });
     expect(shaped).toMatchObject({ ok: false, error: { code: "RESULT_TOO_LARGE", details: { bytes: 202, limit: 100 } } });
     expect(await readdir(folder)).toEqual([]);
   });
@@ -90,7 +93,7 @@ describe("applyResultBudget", () => {
     const store = new SpillStore(join(folder, "nested"));
     const value = { rows: Array.from({ length: 200 }, (_, index) => ({ index, name: `row ${index}` })) };
     const json = JSON.stringify(value);
-    const shaped = await applyResultBudget(value, json, "direct", { maxDirectResultBytes: 1_000, previewBytes: 64, spill: store });
+    const shaped = await budgetOf(value, json, "direct", { maxDirectResultBytes: 1_000, previewBytes: 64, spill: store });
     expect(shaped.ok && shaped.spilled).toBe(true);
     const preview = (shaped.ok ? shaped.value : undefined) as SpilledPreview;
     expect(preview).toMatchObject({ spilled: true, bytes: Buffer.byteLength(json), handle: expect.stringMatching(/^result-/) });
@@ -150,7 +153,7 @@ describe("spilled results read back through results.read", () => {
   it("keeps the preview free of a broken character when the preview cut falls inside one", async () => {
     const value = "订".repeat(2_000);
     const store = new SpillStore(folder);
-    const shaped = await applyResultBudget(value, JSON.stringify(value), "direct", { maxDirectResultBytes: 100, previewBytes: 11, spill: store });
+    const shaped = await budgetOf(value, JSON.stringify(value), "direct", { maxDirectResultBytes: 100, previewBytes: 11, spill: store });
     const preview = (shaped.ok ? shaped.value : undefined) as SpilledPreview;
     // '"' + three 3-byte characters is 10 bytes; the 11th byte starts a fourth character.
     expect(preview.preview).toBe('"订订订');
