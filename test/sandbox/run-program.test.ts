@@ -160,6 +160,31 @@ describe("Switchyard.run: compile errors in the model's own lines", () => {
     expect(result.error?.message).toContain("Cannot read properties of null");
   });
 
+  it("locates a runtime error in a plain JavaScript program (no transform) by its line", async () => {
+    const { yard } = createYard();
+    const result = await yard.run("const a = 1;\n\nconst b = null;\nreturn b.field;");
+    expect(result.error).toMatchObject({ code: "RUNTIME_ERROR", line: 4 });
+  });
+
+  it("runs TypeScript syntax through the transform: types, enums, generics, a type-argument call", async () => {
+    const { yard } = createYard();
+    const result = await yard.run(`
+      interface Point { x: number; y: number }
+      enum Color { Red = "red", Blue = "blue" }
+      function first<T>(items: readonly T[]): T | undefined { return items[0]; }
+      const identity = <T,>(value: T): T => value;
+      const point: Point = { x: 1, y: 2 };
+      const n = first<number>([7, 8]);
+      return { sum: point.x + point.y, color: Color.Blue, n, same: identity<string>("s") as string };`);
+    expect(result.output).toEqual({ sum: 3, color: "blue", n: 7, same: "s" });
+  });
+
+  it("reads a<b>(c) as TypeScript does, as a call with a type argument", async () => {
+    const { yard } = createYard();
+    const result = await yard.run("const f = (x: unknown) => x;\nconst g = f;\nreturn g<number>(5);");
+    expect(result.output).toBe(5);
+  });
+
   it("refuses source over maxSourceBytes with SOURCE_TOO_LARGE", async () => {
     const { yard } = createYard();
     const result = await yard.run(`return ${JSON.stringify("z".repeat(2000))};`, { limits: { maxSourceBytes: 1000 } });

@@ -1,0 +1,126 @@
+// Fresh isolates prepared ahead of demand: created, given a context, with the guest runtime
+// evaluated (but not installed: the install binds one run's bridge). Each isolate serves
+// exactly one run and is never returned: reuse is unsafe (a continuation left spinning by
+// one run would block the next). Spares are prepared while the previous run is busy.
+
+import ivm from "isolated-vm";
+
+/** What the guest runtime reaches on the host: one run's bridge, console sink and limits. */
+export interface GuestBindings {
+  handle(path: unknown, argsJson: unknown): string | Promise<string>;
+  log(level: unknown, text: unknown): void;
+  /** The run's GuestConfig as JSON. */
+  config(): string;
+}
+
+/**
+ * An isolate nobody has run code in yet, with the guest runtime installed. Its References
+ * lead to bindings that refuse everything until `bind` attaches one run.
+ */
+export interface PreparedIsolate {
+  readonly isolate: ivm.Isolate;
+  readonly context: ivm.Context;
+  bind(bindings: GuestBindings): void;
+  /** Disposes the isolate (if still alive) and releases the References. */
+  dispose(): void;
+}
+
+const INSTALL_SNIPPET = "globalThis.__switchyardInstall($0, $1, $2); delete globalThis.__switchyardInstall;";
+
+const UNBOUND: GuestBindings = {
+  handle: () => JSON.stringify({ ok: false, callId: null, code: "RUN_FINISHED", message: "No run is attached to this sandbox." }),
+  log: () => {},
+  config: () => JSON.stringify({ maxArgumentBytes: 0, maxOutputBytes: 0, maxLogBytes: 0, maxLogLines: 0 }),
+};
+
+const MAX_SPARE_SIZES = 4;
+
+let runtimeCache: { source: string; data: ivm.ExternalCopy<ArrayBuffer> | undefined } | undefined;
+
+/** Hands out prepared isolates, one spare per memory limit in use; see the module comment. */
+export class IsolatePool {
+  readonly #runtimeSource: () => Promise<string>;
+  readonly #spares = new Map<number, Promise<PreparedIsolate>>();
+  #closed = false;
+
+  constructor(runtimeSource: () => Promise<string>) {
+    this.#runtimeSource = runtimeSource;
+  }
+
+  /** A fresh prepared isolate with `memoryLimitMb`; the caller owns it and must dispose it. */
+  async take(memoryLimitMb: number): Promise<PreparedIsolate> {
+    const spare = this.#spares.get(memoryLimitMb);
+    this.#spares.delete(memoryLimitMb);
+    const taken = spare === undefined ? undefined : await spare.catch(() => undefined);
+    // Prepare the next one after this turn, while the caller's program runs on its own thread.
+    if (!this.#closed) setImmediate(() => this.#replenish(memoryLimitMb));
+    return taken !== undefined && !taken.isolate.isDisposed ? taken : await this.#prepare(memoryLimitMb);
+  }
+
+  /** Disposes the spares. Later `take` calls still work but keep no spares. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const spares = [...this.#spares.values()];
+    this.#spares.clear();
+    for (const spare of spares) {
+      const prepared = await spare.catch(() => undefined);
+      prepared?.dispose();
+    }
+  }
+
+  #replenish(memoryLimitMb: number): void {
+    if (this.#closed || this.#spares.has(memoryLimitMb)) return;
+    if (this.#spares.size >= MAX_SPARE_SIZES) {
+      const [oldest] = this.#spares.keys();
+      const evicted = this.#spares.get(oldest!);
+      this.#spares.delete(oldest!);
+      void evicted?.then((prepared) => prepared.dispose(), () => undefined);
+    }
+    const spare = this.#prepare(memoryLimitMb);
+    // A failed preparation is retried by the next take; it must not surface as unhandled.
+    spare.catch(() => undefined);
+    this.#spares.set(memoryLimitMb, spare);
+  }
+
+  async #prepare(memoryLimitMb: number): Promise<PreparedIsolate> {
+    const source = await this.#runtimeSource();
+    const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
+    let bindings = UNBOUND;
+    const references = [
+      new ivm.Reference((path: unknown, argsJson: unknown) => bindings.handle(path, argsJson)),
+      new ivm.Reference((level: unknown, text: unknown) => bindings.log(level, text)),
+      new ivm.Reference(() => bindings.config()),
+    ];
+    const dispose = (): void => {
+      if (!isolate.isDisposed) isolate.dispose();
+      for (const reference of references) reference.release();
+    };
+    try {
+      const context = await isolate.createContext();
+      const script = await compileRuntime(isolate, source);
+      await script.run(context);
+      await context.evalClosure(INSTALL_SNIPPET, references);
+      return {
+        isolate,
+        context,
+        bind: (attached) => {
+          bindings = attached;
+        },
+        dispose,
+      };
+    } catch (error) {
+      dispose();
+      throw error;
+    }
+  }
+}
+
+async function compileRuntime(isolate: ivm.Isolate, source: string): Promise<ivm.Script> {
+  // V8's code cache for the runtime script, produced by the first isolate, makes later compiles cheap.
+  if (runtimeCache?.source === source && runtimeCache.data !== undefined) {
+    return isolate.compileScript(source, { filename: "switchyard-runtime.js", cachedData: runtimeCache.data });
+  }
+  const script = await isolate.compileScript(source, { filename: "switchyard-runtime.js", produceCachedData: true });
+  runtimeCache = { source, data: (script as ivm.Script & ivm.CachedDataResult).cachedData };
+  return script;
+}
