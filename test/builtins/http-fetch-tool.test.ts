@@ -1,0 +1,189 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createHttpFetchTool, isHostAllowed, type HttpFetchResult } from "../../src/builtins/http-fetch-tool.js";
+import type { ToolOutcome } from "../../src/contract.js";
+import { SwitchyardError } from "../../src/errors.js";
+import { Switchyard } from "../../src/switchyard.js";
+
+let server: Server;
+let port: number;
+let connections = 0;
+let requests: { method: string; url: string; headers: IncomingMessage["headers"]; body: string }[] = [];
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+    request.on("end", () => {
+      requests.push({ method: request.method ?? "", url: request.url ?? "", headers: request.headers, body });
+      const path = request.url ?? "/";
+      if (path === "/hello") {
+        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ hello: "world" }));
+      } else if (path === "/big") {
+        response.writeHead(200, { "content-type": "text/plain" }).end("z".repeat(100_000));
+      } else if (path === "/image") {
+        response.writeHead(200, { "content-type": "image/png" }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00]));
+      } else if (path === "/hop") {
+        response.writeHead(302, { location: "/hello" }).end();
+      } else if (path === "/see-other") {
+        response.writeHead(303, { location: "/echo" }).end();
+      } else if (path === "/echo") {
+        response.writeHead(200, { "content-type": "text/plain" }).end(`${request.method} ${body}`);
+      } else if (path === "/away") {
+        response.writeHead(302, { location: `http://localhost:${port}/hello` }).end();
+      } else if (path === "/loop") {
+        response.writeHead(302, { location: "/loop" }).end();
+      } else if (path === "/missing") {
+        response.writeHead(404, { "content-type": "text/plain" }).end("not here");
+      } else {
+        response.writeHead(500).end();
+      }
+    });
+  });
+  server.on("connection", () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+beforeEach(() => {
+  requests = [];
+  // Pooled keep-alive sockets to 127.0.0.1 may carry over; a connection to any other host
+  // would be a new one and show up here.
+  connections = 0;
+});
+
+function yardWith(options: Partial<Parameters<typeof createHttpFetchTool>[0]> = {}): Switchyard {
+  return new Switchyard({ tools: [createHttpFetchTool({ allowHosts: ["127.0.0.1"], ...options })], typeCheck: "off" });
+}
+
+function valueOf(outcome: ToolOutcome): HttpFetchResult {
+  if (outcome.status !== "ok") throw new Error(`expected ok, got ${outcome.status}: ${outcome.error.code} ${outcome.error.message}`);
+  return outcome.value as HttpFetchResult;
+}
+
+function errorOf(outcome: ToolOutcome): { code: string; message: string } {
+  if (outcome.status === "ok") throw new Error(`expected a failure, got ${JSON.stringify(outcome.value)}`);
+  return outcome.error;
+}
+
+describe("http.fetch", () => {
+  it("fetches from an allowed host inside a program", async () => {
+    const result = await yardWith().run(`const response = await tools.http.fetch({ url: "http://127.0.0.1:${port}/hello" }); return { status: response.status, body: JSON.parse(response.body) };`);
+    expect(result.error).toBeUndefined();
+    expect(result.output).toEqual({ status: 200, body: { hello: "world" } });
+  });
+
+  it("returns a 404 as a result, with lower-case headers", async () => {
+    const response = valueOf(await yardWith().callTool("http.fetch", { url: `http://127.0.0.1:${port}/missing` }));
+    expect(response).toMatchObject({ status: 404, body: "not here", bodyEncoding: "utf8", truncated: false });
+    expect(response.headers["content-type"]).toBe("text/plain");
+  });
+
+  it("refuses another host before connecting", async () => {
+    const failure = errorOf(await yardWith().callTool("http.fetch", { url: `http://localhost:${port}/hello` }));
+    expect(failure.code).toBe("HOST_NOT_ALLOWED");
+    expect(failure.message).toContain("127.0.0.1");
+    expect(connections).toBe(0);
+    expect(requests).toEqual([]);
+  });
+
+  it("refuses other protocols before connecting", async () => {
+    for (const url of ["file:///etc/passwd", `ftp://127.0.0.1:${port}/`, "data:text/plain,hi"]) {
+      expect(errorOf(await yardWith().callTool("http.fetch", { url })).code).toBe("PROTOCOL_NOT_ALLOWED");
+    }
+    expect(errorOf(await yardWith().callTool("http.fetch", { url: "not a url" })).code).toBe("URL_INVALID");
+    expect(connections).toBe(0);
+  });
+
+  it("follows a redirect to an allowed host", async () => {
+    const response = valueOf(await yardWith().callTool("http.fetch", { url: `http://127.0.0.1:${port}/hop` }));
+    expect(response).toMatchObject({ status: 200, url: `http://127.0.0.1:${port}/hello` });
+    expect(requests.map((request) => request.url)).toEqual(["/hop", "/hello"]);
+  });
+
+  it("refuses a redirect to a host that is not allowed, without following it", async () => {
+    const failure = errorOf(await yardWith().callTool("http.fetch", { url: `http://127.0.0.1:${port}/away` }));
+    expect(failure.code).toBe("HOST_NOT_ALLOWED");
+    expect(failure.message).toMatch(/redirect/);
+    expect(requests.map((request) => request.url)).toEqual(["/away"]);
+  });
+
+  it("stops after 5 redirects", async () => {
+    const failure = errorOf(await yardWith().callTool("http.fetch", { url: `http://127.0.0.1:${port}/loop` }));
+    expect(failure.code).toBe("TOO_MANY_REDIRECTS");
+    expect(requests).toHaveLength(6);
+  });
+
+  it("caps the response body and says it was truncated", async () => {
+    const response = valueOf(await yardWith({ maxResponseBytes: 1000 }).callTool("http.fetch", { url: `http://127.0.0.1:${port}/big` }));
+    expect(response.truncated).toBe(true);
+    expect(response.body).toBe("z".repeat(1000));
+  });
+
+  it("returns non-text bodies as base64", async () => {
+    const response = valueOf(await yardWith().callTool("http.fetch", { url: `http://127.0.0.1:${port}/image` }));
+    expect(response).toMatchObject({ bodyEncoding: "base64", body: "iVBORwA=" });
+  });
+
+  it("is a read tool limited to GET and HEAD by default", async () => {
+    const tool = createHttpFetchTool({ allowHosts: ["127.0.0.1"] });
+    expect(tool.effect).toBe("read");
+    const outcome = await yardWith().callTool("http.fetch", { url: `http://127.0.0.1:${port}/echo`, method: "POST", body: "x" });
+    expect(errorOf(outcome).code).toBe("INPUT_INVALID");
+    expect(connections).toBe(0);
+  });
+
+  it("becomes a write tool when other methods are enabled, and turns POST into GET on a 303", async () => {
+    const tool = createHttpFetchTool({ allowHosts: ["127.0.0.1"], methods: ["GET", "POST"] });
+    expect(tool.effect).toBe("write");
+    expect(tool.resources?.({ url: `http://127.0.0.1:${port}/echo` })).toEqual([`http:http://127.0.0.1:${port}`]);
+    const yard = new Switchyard({ tools: [tool] });
+    const posted = valueOf(await yard.callTool("http.fetch", { url: `http://127.0.0.1:${port}/echo`, method: "POST", body: "payload", headers: { "content-type": "text/plain" } }));
+    expect(posted.body).toBe("POST payload");
+    const redirected = valueOf(await yard.callTool("http.fetch", { url: `http://127.0.0.1:${port}/see-other`, method: "POST", body: "payload" }));
+    expect(redirected.body).toBe("GET ");
+  });
+
+  it("refuses transport headers such as Host", async () => {
+    const outcome = await yardWith().callTool("http.fetch", { url: `http://127.0.0.1:${port}/hello`, headers: { Host: "evil.example" } });
+    expect(errorOf(outcome).code).toBe("HEADER_NOT_ALLOWED");
+    expect(connections).toBe(0);
+  });
+
+  it("reports a refused connection as HTTP_REQUEST_FAILED", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const failure = errorOf(await yardWith().callTool("http.fetch", { url: `http://127.0.0.1:${closedPort}/` }));
+    expect(failure.code).toBe("HTTP_REQUEST_FAILED");
+    expect(failure.message).toMatch(/ECONNREFUSED/);
+  });
+});
+
+describe("isHostAllowed", () => {
+  it("matches exact hosts case-insensitively and *.suffix patterns on subdomains only", () => {
+    const allow = ["api.example.com", "*.internal.test", "127.0.0.1", "[::1]"];
+    expect(isHostAllowed("API.example.com", allow)).toBe(true);
+    expect(isHostAllowed("api.example.com.", allow)).toBe(true);
+    expect(isHostAllowed("example.com", allow)).toBe(false);
+    expect(isHostAllowed("evil-api.example.com", allow)).toBe(false);
+    expect(isHostAllowed("a.b.internal.test", allow)).toBe(true);
+    expect(isHostAllowed("internal.test", allow)).toBe(false);
+    expect(isHostAllowed("evilinternal.test", allow)).toBe(false);
+    expect(isHostAllowed("[::1]", allow)).toBe(true);
+    expect(isHostAllowed("127.0.0.2", allow)).toBe(false);
+  });
+
+  it("refuses an empty allowlist, a bare * and entries that are not hosts", () => {
+    for (const allowHosts of [[], ["*"], ["http://example.com"], ["example.com/path"], ["a.*.com"], ["example.com:8080"]]) {
+      expect(() => createHttpFetchTool({ allowHosts }), JSON.stringify(allowHosts)).toThrow(SwitchyardError);
+    }
+  });
+});
