@@ -1,0 +1,141 @@
+// The JSON Schema of `switchyard.config.json` (draft 2020-12). It is the one source of truth:
+// `loadConfig` validates against it, and the published `switchyard.config.schema.json` at the
+// repository root is this object written out (a test keeps the two equal).
+
+import type { JsonSchema } from "../contract.js";
+
+const positiveNumber = { type: "number", exclusiveMinimum: 0 } as const;
+const stringMap = { type: "object", additionalProperties: { type: "string" } } as const;
+const restart = {
+  type: "object",
+  description: "Backoff of restarts after the server crashed or hung.",
+  properties: {
+    maxAttempts: { type: "integer", minimum: 1, description: "Consecutive failed restarts before giving up. Default 5." },
+    initialDelayMs: { ...positiveNumber, description: "Delay before the first restart, in ms; doubles per failed attempt. Default 200." },
+    maxDelayMs: { ...positiveNumber, description: "Cap of the delay, in ms. Default 10000." },
+  },
+  additionalProperties: false,
+} as const;
+const serverCommon = {
+  callTimeoutMs: { ...positiveNumber, description: "Time a call may take before the server is checked for a hang, in ms. Default 30000." },
+  startTimeoutMs: { ...positiveNumber, description: "Time for the handshake and first listing, in ms. Default 15000." },
+} as const;
+
+/** The schema object; see the module comment. */
+export const CONFIG_SCHEMA = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  title: "Switchyard configuration",
+  description: "Tools, MCP servers, limits and permissions of a Switchyard session. Relative paths are resolved against the folder of the config file.",
+  type: "object",
+  properties: {
+    $schema: { type: "string" },
+    tools: {
+      type: "array",
+      description: "Modules exporting tools (default export or `tools`: an array, or a function returning one).",
+      items: { type: "string", minLength: 1 },
+    },
+    mcpServers: {
+      type: "object",
+      description: "MCP servers by namespace: their tools become tools.<namespace>.<name>.",
+      propertyNames: { pattern: "^[A-Za-z0-9_$-]+$" },
+      additionalProperties: { $ref: "#/$defs/mcpServer" },
+    },
+    limits: {
+      type: "object",
+      description: "Default limits of every run.",
+      properties: {
+        wallTimeMs: positiveNumber,
+        cpuTimeMs: positiveNumber,
+        memoryLimitMb: positiveNumber,
+        maxToolCalls: positiveNumber,
+        maxOutputBytes: positiveNumber,
+        maxLogBytes: positiveNumber,
+        maxLogLines: positiveNumber,
+        maxSourceBytes: positiveNumber,
+        maxArgumentBytes: positiveNumber,
+        maxArgumentDepth: positiveNumber,
+      },
+      additionalProperties: false,
+    },
+    permissions: {
+      type: "object",
+      properties: {
+        default: { $ref: "#/$defs/decision" },
+        rules: {
+          type: "array",
+          description: "Tried in order; the first rule whose globs match the tool name decides.",
+          items: {
+            type: "object",
+            properties: {
+              tools: {
+                description: "Globs over full tool names: `*` matches any characters.",
+                oneOf: [{ type: "string", minLength: 1 }, { type: "array", items: { type: "string", minLength: 1 }, minItems: 1 }],
+              },
+              decision: { $ref: "#/$defs/decision" },
+              reason: { type: "string" },
+            },
+            required: ["tools", "decision"],
+            additionalProperties: false,
+          },
+        },
+      },
+      additionalProperties: false,
+    },
+    workspace: { type: "string", minLength: 1, description: "Folder the built-in workspace tools are confined to; enables them." },
+    shell: {
+      type: "object",
+      properties: { enabled: { type: "boolean" }, timeoutMs: positiveNumber },
+      additionalProperties: false,
+    },
+    http: {
+      type: "object",
+      properties: { enabled: { type: "boolean" }, allowHosts: { type: "array", items: { type: "string", minLength: 1 } } },
+      additionalProperties: false,
+    },
+    spill: { type: "string", minLength: 1, description: "Folder for results too large for a model's context; enables results.read." },
+    typeCheck: { enum: ["error", "warn", "off"] },
+    discovery: {
+      type: "object",
+      properties: {
+        defer: { enum: ["auto", true, false] },
+        alwaysLoaded: { type: "array", items: { type: "string", minLength: 1 } },
+      },
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+  $defs: {
+    decision: { enum: ["allow", "ask", "deny"] },
+    mcpServer: {
+      type: "object",
+      description: "A server started as a child process over stdio ({ command, ... }) or reached over streamable HTTP ({ url, ... }).",
+      if: { required: ["url"] },
+      then: { $ref: "#/$defs/httpServer" },
+      else: { $ref: "#/$defs/stdioServer" },
+    },
+    stdioServer: {
+      type: "object",
+      properties: {
+        command: { type: "string", minLength: 1 },
+        args: { type: "array", items: { type: "string" } },
+        env: stringMap,
+        cwd: { type: "string", minLength: 1 },
+        restart,
+        ...serverCommon,
+      },
+      required: ["command"],
+      additionalProperties: false,
+    },
+    httpServer: {
+      type: "object",
+      properties: {
+        url: { type: "string", pattern: "^https?://" },
+        headers: stringMap,
+        restart,
+        ...serverCommon,
+      },
+      required: ["url"],
+      additionalProperties: false,
+    },
+  },
+} as const satisfies JsonSchema;

@@ -1,0 +1,131 @@
+// Builds a session from a config: tool modules, built-in tools, the spill store, permissions,
+// and the MCP servers (started in parallel, registered in config order). Either everything
+// starts or nothing is left running: a failed server closes the ones that did start.
+
+import { createHttpFetchTool } from "../builtins/http-fetch-tool.js";
+import { createShellTool, shellPermissionRules } from "../builtins/shell-tool.js";
+import { createWorkspaceTools } from "../builtins/workspace-tools.js";
+import { SwitchyardError } from "../errors.js";
+import type { PermissionOptions, PermissionRule } from "../permissions/permission-gate.js";
+import type { ToolDefinition } from "../registry/define-tool.js";
+import { loadToolModule } from "../registry/load-tool-module.js";
+import { connectMcpSource, type McpSource, type McpSourceEvent, type McpSourceOptions } from "../registry/mcp-source.js";
+import { createReadResultTool } from "../results/read-result-tool.js";
+import { SpillStore } from "../results/spill-store.js";
+import { Switchyard, type SwitchyardOptions } from "../switchyard.js";
+import { resolveConfig, type LoadedConfig, type McpServerConfig, type SwitchyardConfig } from "./load-config.js";
+
+export interface CreateFromConfigOptions {
+  /** Answers `ask` permission decisions; without it, `ask` means no. */
+  readonly approve?: PermissionOptions["approve"];
+  /** Folder for relative paths of a config object built in code. Default: the process's cwd. */
+  readonly baseDir?: string;
+  /** Extra tools registered after the config's modules (e.g. from a `--tools` flag). */
+  readonly tools?: readonly ToolDefinition[];
+  /** Lifecycle events of the MCP sources. */
+  readonly onMcpEvent?: (event: McpSourceEvent) => void;
+}
+
+/** A session built from a config, and what it started. */
+export interface ConfiguredSwitchyard {
+  readonly yard: Switchyard;
+  readonly config: LoadedConfig;
+  /** MCP sources by namespace, in config order. */
+  readonly sources: ReadonlyMap<string, McpSource>;
+  /** Closes every MCP source (their child processes exit); safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the session a config describes. Throws SwitchyardError: `CONFIG_INVALID` for a bad
+ * config or tool module, `SOURCE_START_FAILED` when an MCP server does not start (naming each
+ * one that failed), `NAMESPACE_CONFLICT` when a server's namespace is taken by a tool.
+ */
+export async function createSwitchyardFromConfig(config: SwitchyardConfig | LoadedConfig, options: CreateFromConfigOptions = {}): Promise<ConfiguredSwitchyard> {
+  const loaded = "baseDir" in config ? config : resolveConfig(config, { baseDir: options.baseDir ?? process.cwd() });
+  const tools: ToolDefinition[] = [];
+  for (const module of loaded.tools ?? []) tools.push(...(await loadToolModule(module, loaded.baseDir)));
+  tools.push(...(options.tools ?? []));
+  if (loaded.workspace !== undefined) tools.push(...createWorkspaceTools({ root: loaded.workspace }));
+  if (loaded.shell?.enabled === true && loaded.workspace !== undefined) {
+    tools.push(createShellTool({ workspace: loaded.workspace, ...(loaded.shell.timeoutMs === undefined ? {} : { timeoutMs: loaded.shell.timeoutMs }) }));
+  }
+  if (loaded.http?.enabled === true) tools.push(createHttpFetchTool({ allowHosts: loaded.http.allowHosts ?? [] }));
+  const spill = loaded.spill === undefined ? undefined : new SpillStore(loaded.spill);
+  if (spill !== undefined) tools.push(createReadResultTool(spill));
+
+  const yardOptions: SwitchyardOptions = {
+    tools,
+    permissions: permissionsOf(loaded, options.approve),
+    ...(loaded.limits === undefined ? {} : { limits: loaded.limits }),
+    ...(loaded.typeCheck === undefined ? {} : { typeCheck: loaded.typeCheck }),
+    ...(loaded.discovery === undefined ? {} : { discovery: loaded.discovery }),
+    ...(spill === undefined ? {} : { results: { spill } }),
+  };
+  const yard = new Switchyard(yardOptions);
+
+  const entries = Object.entries(loaded.mcpServers ?? {});
+  const settled = await Promise.allSettled(
+    entries.map(([namespace, server]) => connectMcpSource(yard.registry, mcpSourceOptions(namespace, server, options.onMcpEvent))),
+  );
+  const sources = new Map<string, McpSource>();
+  const failures: unknown[] = [];
+  settled.forEach((result, index) => {
+    if (result.status === "fulfilled") sources.set(entries[index]![0], result.value);
+    else failures.push(result.reason);
+  });
+  const close = async (): Promise<void> => {
+    await Promise.all([...sources.values()].map((source) => source.close()));
+  };
+  if (failures.length > 0) {
+    await close();
+    if (failures.length === 1) throw failures[0];
+    const messages = failures.map((failure) => (failure instanceof Error ? failure.message : String(failure)));
+    throw new SwitchyardError("SOURCE_START_FAILED", `${failures.length} MCP servers failed to start:\n${messages.join("\n")}`);
+  }
+  // Servers answered in any order; re-register in config order so the catalog order is stable.
+  if (sources.size > 1) for (const source of sources.values()) yard.registry.replaceSource(source.sourceName, source.tools);
+  return { yard, config: loaded, sources, close };
+}
+
+function mcpSourceOptions(namespace: string, server: McpServerConfig, onEvent: CreateFromConfigOptions["onMcpEvent"]): McpSourceOptions {
+  const common = {
+    namespace,
+    ...(server.callTimeoutMs === undefined ? {} : { callTimeoutMs: server.callTimeoutMs }),
+    ...(server.startTimeoutMs === undefined ? {} : { startTimeoutMs: server.startTimeoutMs }),
+    ...(server.restart === undefined ? {} : { restart: server.restart }),
+    ...(onEvent === undefined ? {} : { onEvent }),
+  };
+  if ("url" in server) {
+    return { ...common, transport: { kind: "http", url: server.url, ...(server.headers === undefined ? {} : { headers: server.headers }) } };
+  }
+  return {
+    ...common,
+    transport: {
+      kind: "stdio",
+      command: server.command,
+      ...(server.args === undefined ? {} : { args: server.args }),
+      ...(server.env === undefined ? {} : { env: server.env }),
+      ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
+    },
+  };
+}
+
+/**
+ * The config's rules, with the shell command classifier around them when the shell is on: its
+ * deny and ask rules come first (config rules cannot loosen them), its allow rule for
+ * read-only commands last (config rules may still deny the shell outright).
+ */
+function permissionsOf(config: LoadedConfig, approve: PermissionOptions["approve"]): PermissionOptions {
+  const rules: PermissionRule[] = (config.permissions?.rules ?? []).map((rule) => ({
+    tools: rule.tools,
+    decision: rule.decision,
+    ...(rule.reason === undefined ? {} : { reason: rule.reason }),
+  }));
+  const shell = config.shell?.enabled === true ? shellPermissionRules() : [];
+  return {
+    rules: [...shell.filter((rule) => rule.decision !== "allow"), ...rules, ...shell.filter((rule) => rule.decision === "allow")],
+    ...(config.permissions?.default === undefined ? {} : { default: config.permissions.default }),
+    ...(approve === undefined ? {} : { approve }),
+  };
+}

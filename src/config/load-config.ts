@@ -1,0 +1,138 @@
+// Reads `switchyard.config.json`, validates it against CONFIG_SCHEMA, and resolves its paths
+// against the config file's folder. Every problem is a SwitchyardError("CONFIG_INVALID") whose
+// message points at the bad key (`/mcpServers/memory/command: expected type string, ...`).
+// It starts nothing: `createSwitchyardFromConfig` does that.
+
+import { readFile } from "node:fs/promises";
+import { dirname, isAbsolute, resolve } from "node:path";
+import type { JsonSchema } from "../contract.js";
+import { SwitchyardError } from "../errors.js";
+import type { PermissionDecision } from "../permissions/permission-gate.js";
+import type { McpRestartOptions } from "../registry/mcp-source.js";
+import type { RunLimits } from "../sandbox/run-program.js";
+import { compileSchema, formatViolations, type CompiledValidator } from "../schema/schema-validator.js";
+import type { TypeCheckMode } from "../switchyard.js";
+import { CONFIG_SCHEMA } from "./config-schema.js";
+
+interface McpServerCommon {
+  readonly callTimeoutMs?: number;
+  readonly startTimeoutMs?: number;
+  readonly restart?: McpRestartOptions;
+}
+
+/** An MCP server started as a child process and spoken to over stdio. */
+export interface StdioServerConfig extends McpServerCommon {
+  readonly command: string;
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  /** Working folder of the server; default the config file's folder. */
+  readonly cwd?: string;
+}
+
+/** An MCP server reached over streamable HTTP. */
+export interface HttpServerConfig extends McpServerCommon {
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export type McpServerConfig = StdioServerConfig | HttpServerConfig;
+
+/** The content of `switchyard.config.json`; CONFIG_SCHEMA documents each key. */
+export interface SwitchyardConfig {
+  readonly tools?: readonly string[];
+  readonly mcpServers?: Readonly<Record<string, McpServerConfig>>;
+  readonly limits?: Partial<RunLimits>;
+  readonly permissions?: {
+    readonly default?: PermissionDecision;
+    readonly rules?: readonly { readonly tools: string | readonly string[]; readonly decision: PermissionDecision; readonly reason?: string }[];
+  };
+  readonly workspace?: string;
+  readonly shell?: { readonly enabled?: boolean; readonly timeoutMs?: number };
+  readonly http?: { readonly enabled?: boolean; readonly allowHosts?: readonly string[] };
+  readonly spill?: string;
+  readonly typeCheck?: TypeCheckMode;
+  readonly discovery?: { readonly defer?: "auto" | boolean; readonly alwaysLoaded?: readonly string[] };
+}
+
+/** A validated config whose paths (tool modules, workspace, spill, server cwd) are absolute. */
+export interface LoadedConfig extends SwitchyardConfig {
+  /** The config file, or undefined for a config object built in code. */
+  readonly configPath: string | undefined;
+  /** The folder relative paths were resolved against. */
+  readonly baseDir: string;
+}
+
+/**
+ * Reads, validates and resolves a config file. Throws SwitchyardError("CONFIG_INVALID") when
+ * the file cannot be read, is not JSON, or does not match the schema (one line per bad key).
+ */
+export async function loadConfig(path: string): Promise<LoadedConfig> {
+  const configPath = resolve(path);
+  let text: string;
+  try {
+    text = await readFile(configPath, "utf8");
+  } catch (error) {
+    throw new SwitchyardError("CONFIG_INVALID", `Could not read the config file ${configPath}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new SwitchyardError("CONFIG_INVALID", `The config file ${configPath} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return resolveConfig(value, { baseDir: dirname(configPath), configPath });
+}
+
+/**
+ * Validates a config value (from a file or built in code) and resolves its relative paths
+ * against `baseDir`. Throws like `loadConfig`.
+ */
+export function resolveConfig(value: unknown, options: { readonly baseDir: string; readonly configPath?: string }): LoadedConfig {
+  const label = options.configPath ?? "The config";
+  const violations = validator()(value).filter((violation) => !/^must match "(then|else)" schema$/.test(violation.expected));
+  if (violations.length > 0) {
+    throw new SwitchyardError("CONFIG_INVALID", formatViolations(`${label} is not a valid Switchyard config`, violations), {
+      violations: violations.map((violation) => ({ ...violation })),
+    });
+  }
+  const config = value as SwitchyardConfig;
+  if (config.shell?.enabled === true && config.workspace === undefined) {
+    throw new SwitchyardError("CONFIG_INVALID", `${label}: /shell/enabled: the shell tool runs commands in the workspace; set "workspace" too.`);
+  }
+  if (config.http?.enabled === true && (config.http.allowHosts ?? []).length === 0) {
+    throw new SwitchyardError("CONFIG_INVALID", `${label}: /http/allowHosts: the http tool needs at least one allowed host.`);
+  }
+  const baseDir = resolve(options.baseDir);
+  const at = (path: string): string => resolve(baseDir, path);
+  const mcpServers =
+    config.mcpServers === undefined
+      ? undefined
+      : Object.fromEntries(
+          Object.entries(config.mcpServers).map(([namespace, server]) => [
+            namespace,
+            "url" in server ? server : { ...server, cwd: at((server as StdioServerConfig).cwd ?? ".") },
+          ]),
+        );
+  return {
+    ...config,
+    ...(config.tools === undefined ? {} : { tools: config.tools.map((module) => modulePath(module, baseDir)) }),
+    ...(mcpServers === undefined ? {} : { mcpServers }),
+    ...(config.workspace === undefined ? {} : { workspace: at(config.workspace) }),
+    ...(config.spill === undefined ? {} : { spill: at(config.spill) }),
+    configPath: options.configPath,
+    baseDir,
+  };
+}
+
+let compiled: CompiledValidator | undefined;
+
+function validator(): CompiledValidator {
+  return (compiled ??= compileSchema(CONFIG_SCHEMA as unknown as JsonSchema, "switchyard.config.schema.json"));
+}
+
+/** A module entry that names a file becomes an absolute path; a package name stays as it is. */
+function modulePath(module: string, baseDir: string): string {
+  if (isAbsolute(module)) return module;
+  if (module.startsWith(".") || /\.(c|m)?(j|t)s$/.test(module)) return resolve(baseDir, module);
+  return module;
+}

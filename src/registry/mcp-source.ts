@@ -1,0 +1,658 @@
+// An MCP server as a tool source: its tools enter the registry as `<namespace>.<tool>` under
+// source `mcp:<namespace>`, follow the server's tools/list_changed, and survive a crash or a
+// hang (calls in flight get SOURCE_UNAVAILABLE; the server restarts on its next use, with
+// backoff). It never retries a call on its own: a call that was in flight may have had effects.
+
+import type { Stream } from "node:stream";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { JsonSchema, ToolEffect } from "../contract.js";
+import { SwitchyardError, ToolError } from "../errors.js";
+import { compileSchema } from "../schema/schema-validator.js";
+import { defineTool, type ToolDefinition } from "./define-tool.js";
+import { errorTextOfToolResult, valueOfToolResult, type McpToolResultLike } from "./mcp-content.js";
+import { parseToolName } from "./tool-name.js";
+import type { ToolRegistry } from "./tool-registry.js";
+
+/** How to reach an MCP server: a child process over stdio, or a streamable-HTTP endpoint. */
+export type McpTransportOptions =
+  | {
+      readonly kind: "stdio";
+      readonly command: string;
+      readonly args?: readonly string[];
+      /** Added to the SDK's safe default environment (PATH, HOME, ...), not replacing it. */
+      readonly env?: Readonly<Record<string, string>>;
+      readonly cwd?: string;
+    }
+  | { readonly kind: "http"; readonly url: string; readonly headers?: Readonly<Record<string, string>> };
+
+export interface McpRestartOptions {
+  /** Consecutive failed restarts after which the source gives up (calls keep failing). Default 5. */
+  readonly maxAttempts?: number;
+  /** Wait before the first restart, counted from the failure, in ms. Default 200; doubles per failed attempt. */
+  readonly initialDelayMs?: number;
+  /** Cap of the backoff, in ms. Default 10 000. */
+  readonly maxDelayMs?: number;
+}
+
+export interface McpSourceOptions {
+  /** The namespace the tools get (`tools.<namespace>.<name>`); one source per namespace per registry. */
+  readonly namespace: string;
+  readonly transport: McpTransportOptions;
+  /**
+   * How long one tools/call may take before the server is suspected to hang, in ms. Default
+   * 30 000. Past it the server is pinged: no answer → SOURCE_UNAVAILABLE and a restart; an
+   * answer → the call fails TOOL_TIMEOUT and the server is kept. The tools' pipeline timeout is
+   * set a little above this so the check can finish.
+   */
+  readonly callTimeoutMs?: number;
+  /** Time for the initialize handshake and the first tools/list, in ms. Default 15 000. */
+  readonly startTimeoutMs?: number;
+  /** Time a ping may take when a call timed out, in ms. Default 2 000. */
+  readonly pingTimeoutMs?: number;
+  readonly restart?: McpRestartOptions;
+  /** Client capabilities announced to the server (e.g. `{ roots: {} }`). Default none. */
+  readonly clientCapabilities?: Record<string, unknown>;
+  /** Called for lifecycle events; an exception thrown here is ignored. */
+  readonly onEvent?: (event: McpSourceEvent) => void;
+}
+
+/** What happened to a source, for logs and tests. */
+export type McpSourceEvent =
+  | { readonly type: "mcp-started"; readonly namespace: string; readonly ms: number; readonly pid: number | undefined; readonly restart: boolean }
+  | {
+      readonly type: "mcp-tools-listed";
+      readonly namespace: string;
+      readonly reason: "start" | "list_changed" | "refresh";
+      readonly tools: number;
+      /** False when the listing equalled the registered one, so the catalog did not move. */
+      readonly changed: boolean;
+      readonly catalogVersion: number;
+    }
+  | { readonly type: "mcp-list-failed"; readonly namespace: string; readonly message: string }
+  | { readonly type: "mcp-unavailable"; readonly namespace: string; readonly reason: string }
+  | { readonly type: "mcp-restart-failed"; readonly namespace: string; readonly attempt: number; readonly message: string };
+
+export type McpSourceState = "connected" | "unavailable" | "starting" | "gave-up" | "closed";
+
+/** A connected MCP server; see the module comment. */
+export interface McpSource {
+  readonly namespace: string;
+  /** `mcp:<namespace>`: the `source` of every tool it registered. */
+  readonly sourceName: string;
+  readonly state: McpSourceState;
+  /** The server's child process id (stdio), while it runs. */
+  readonly pid: number | undefined;
+  /** The tool definitions currently registered by this source. */
+  readonly tools: readonly ToolDefinition[];
+  /** Server tools left out, with the reason (an unusable name or schema). */
+  readonly skippedTools: readonly { readonly name: string; readonly reason: string }[];
+  readonly stats: Readonly<McpSourceStats>;
+  /** The last lines the server wrote to stderr (stdio only), oldest first. */
+  stderrTail(): readonly string[];
+  /** Lists the tools again now and replaces them in the registry if they changed. */
+  refresh(): Promise<void>;
+  /** Removes the tools from the registry and shuts the client (and the child process) down. */
+  close(): Promise<void>;
+}
+
+export interface McpSourceStats {
+  starts: number;
+  restarts: number;
+  listings: number;
+  listChangedNotifications: number;
+  /** Duration of the last successful start (spawn, handshake and first listing), in ms. */
+  lastStartMs: number;
+}
+
+const CLIENT_INFO = { name: "switchyard", version: "0.1.0" } as const;
+const STDERR_LINES_KEPT = 20;
+const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+const DEFAULT_START_TIMEOUT_MS = 15_000;
+const DEFAULT_PING_TIMEOUT_MS = 2_000;
+const MAX_LIST_PAGES = 100;
+
+// Which namespaces MCP sources hold in which registry: two sources may not share one.
+const claims = new WeakMap<ToolRegistry, Set<string>>();
+
+/**
+ * Starts (or connects to) an MCP server, lists its tools following `nextCursor`, and registers
+ * them in `registry` with `replaceSource("mcp:<namespace>", tools)`. Throws SwitchyardError:
+ * `NAMESPACE_CONFLICT` when another source already uses the namespace, `OPTION_INVALID` for a
+ * bad namespace, `SOURCE_START_FAILED` (naming the command and the last lines of its stderr)
+ * when the server does not start, answer the handshake or list its tools.
+ */
+export async function connectMcpSource(registry: ToolRegistry, options: McpSourceOptions): Promise<McpSource> {
+  const source = new McpSourceImpl(registry, options);
+  await source.start();
+  return source;
+}
+
+interface Connection {
+  readonly client: Client;
+  readonly transport: Transport;
+  readonly stderr: StderrTail | undefined;
+  /** Set once the connection is gone: the server exited, hung, or we closed it. */
+  lost: string | undefined;
+}
+
+class McpSourceImpl implements McpSource {
+  readonly namespace: string;
+  readonly sourceName: string;
+  readonly stats: McpSourceStats = { starts: 0, restarts: 0, listings: 0, listChangedNotifications: 0, lastStartMs: 0 };
+  readonly #registry: ToolRegistry;
+  readonly #options: McpSourceOptions;
+  readonly #namespaceIdentifier: string;
+  readonly #callTimeoutMs: number;
+  #state: McpSourceState = "starting";
+  #connection: Connection | undefined;
+  #lastStderr: StderrTail | undefined;
+  #starting: Promise<Connection> | undefined;
+  #failedRestarts = 0;
+  #unavailableSince = 0;
+  #listing: Promise<void> | undefined;
+  #relistPending = false;
+  #fingerprint: string | undefined;
+  #tools: readonly ToolDefinition[] = [];
+  #skipped: { name: string; reason: string }[] = [];
+
+  constructor(registry: ToolRegistry, options: McpSourceOptions) {
+    this.#registry = registry;
+    this.#options = options;
+    this.namespace = options.namespace;
+    this.sourceName = `mcp:${options.namespace}`;
+    try {
+      this.#namespaceIdentifier = parseToolName(`${options.namespace}.tool`).namespaceIdentifier ?? "";
+    } catch {
+      throw new SwitchyardError(
+        "OPTION_INVALID",
+        `MCP source namespace ${JSON.stringify(options.namespace)} may only contain letters, digits, "_", "$" and "-".`,
+      );
+    }
+    this.#callTimeoutMs = positive(options.callTimeoutMs, DEFAULT_CALL_TIMEOUT_MS, "callTimeoutMs");
+  }
+
+  get state(): McpSourceState {
+    return this.#state;
+  }
+
+  get pid(): number | undefined {
+    const transport = this.#connection?.lost === undefined ? this.#connection?.transport : undefined;
+    return transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+  }
+
+  get tools(): readonly ToolDefinition[] {
+    return this.#tools;
+  }
+
+  get skippedTools(): readonly { name: string; reason: string }[] {
+    return this.#skipped;
+  }
+
+  stderrTail(): readonly string[] {
+    return (this.#connection?.stderr ?? this.#lastStderr)?.lines() ?? [];
+  }
+
+  async start(): Promise<void> {
+    this.#claimNamespace();
+    try {
+      await this.#startConnection(false);
+    } catch (error) {
+      this.#state = "closed";
+      this.#releaseNamespace();
+      throw error;
+    }
+  }
+
+  async refresh(): Promise<void> {
+    const connection = await this.#ensureConnected(undefined);
+    await this.#relist(connection, "refresh");
+  }
+
+  async close(): Promise<void> {
+    if (this.#state === "closed") return;
+    this.#state = "closed";
+    const connection = this.#connection;
+    this.#connection = undefined;
+    try {
+      this.#registry.replaceSource(this.sourceName, []);
+    } finally {
+      this.#releaseNamespace();
+      if (connection !== undefined) await this.#shutDown(connection, "closed");
+    }
+  }
+
+  // --- Starting and restarting -------------------------------------------------------------
+
+  async #startConnection(restart: boolean): Promise<Connection> {
+    this.#state = "starting";
+    const started = Date.now();
+    const { transport, stderr } = this.#createTransport();
+    this.#lastStderr = stderr;
+    const client = new Client(CLIENT_INFO, { capabilities: this.#options.clientCapabilities ?? {} });
+    const connection: Connection = { client, transport, stderr, lost: undefined };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      this.stats.listChangedNotifications += 1;
+      // A stale connection's notification says nothing about the live one.
+      if (this.#connection !== connection || connection.lost !== undefined) return;
+      void this.#relist(connection, "list_changed").catch(() => {});
+    });
+    client.onclose = () => this.#markLost(connection, "the server closed the connection (it exited or crashed)");
+    const startTimeoutMs = positive(this.#options.startTimeoutMs, DEFAULT_START_TIMEOUT_MS, "startTimeoutMs");
+    // Current before the handshake, so a list_changed sent right after it (servers that add
+    // tools once they know the client's capabilities) joins the first listing.
+    this.#connection = connection;
+    try {
+      await client.connect(transport, { timeout: startTimeoutMs });
+      await this.#relist(connection, "start", startTimeoutMs);
+    } catch (error) {
+      if (this.#connection === connection) this.#connection = undefined;
+      connection.lost ??= "start failed";
+      await this.#shutDown(connection, "start failed");
+      await stderr?.settled(300);
+      throw new SwitchyardError("SOURCE_START_FAILED", this.#startFailureMessage(error, stderr), {
+        namespace: this.namespace,
+        stderr: [...(stderr?.lines() ?? [])],
+      });
+    }
+    this.stats.starts += 1;
+    if (restart) this.stats.restarts += 1;
+    this.stats.lastStartMs = Date.now() - started;
+    this.#state = "connected";
+    this.#emit({ type: "mcp-started", namespace: this.namespace, ms: this.stats.lastStartMs, pid: this.pid, restart });
+    return connection;
+  }
+
+  #createTransport(): { transport: Transport; stderr: StderrTail | undefined } {
+    const options = this.#options.transport;
+    if (options.kind === "http") {
+      const url = new URL(options.url);
+      const transport = new StreamableHTTPClientTransport(url, options.headers === undefined ? {} : { requestInit: { headers: { ...options.headers } } });
+      return { transport, stderr: undefined };
+    }
+    const transport = new StdioClientTransport({
+      command: options.command,
+      args: [...(options.args ?? [])],
+      ...(options.env === undefined ? {} : { env: { ...options.env } }),
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      // Piped, so a failed start can quote it; always read, so a chatty server never blocks on a full pipe.
+      stderr: "pipe",
+    });
+    const stderr = new StderrTail();
+    const stream = transport.stderr;
+    if (stream !== null) stderr.follow(stream);
+    return { transport, stderr };
+  }
+
+  /** The live connection, restarting the server (after its backoff delay) when it is down. */
+  async #ensureConnected(signal: AbortSignal | undefined): Promise<Connection> {
+    if (this.#state === "closed") throw this.#unavailable("the source was closed");
+    const current = this.#connection;
+    if (this.#starting === undefined && current !== undefined && current.lost === undefined) return current;
+    if (this.#starting === undefined) {
+      const restart = this.#options.restart ?? {};
+      const maxAttempts = restart.maxAttempts ?? 5;
+      if (this.#failedRestarts >= maxAttempts) {
+        this.#state = "gave-up";
+        throw this.#unavailable(`it could not be restarted after ${maxAttempts} attempts; it will not be restarted again in this session`);
+      }
+      const initialDelayMs = restart.initialDelayMs ?? 200;
+      const delayMs = Math.min(initialDelayMs * 2 ** this.#failedRestarts, restart.maxDelayMs ?? 10_000);
+      const waitMs = this.#unavailableSince + delayMs - Date.now();
+      this.#starting = (async () => {
+        if (waitMs > 0) await sleep(waitMs);
+        try {
+          const connection = await this.#startConnection(true);
+          this.#failedRestarts = 0;
+          return connection;
+        } catch (error) {
+          this.#failedRestarts += 1;
+          this.#unavailableSince = Date.now();
+          this.#state = this.#state === "closed" ? "closed" : "unavailable";
+          const message = error instanceof Error ? firstLine(error.message) : String(error);
+          this.#emit({ type: "mcp-restart-failed", namespace: this.namespace, attempt: this.#failedRestarts, message });
+          throw this.#unavailable(`restarting it failed (attempt ${this.#failedRestarts}); it will be tried again on a later call`);
+        }
+      })().finally(() => {
+        this.#starting = undefined;
+      });
+      // Nobody may be waiting when the last caller is cancelled: keep the rejection handled.
+      this.#starting.catch(() => {});
+    }
+    return await abortable(this.#starting, signal);
+  }
+
+  #markLost(connection: Connection, reason: string): void {
+    if (connection.lost !== undefined) return;
+    connection.lost = reason;
+    if (this.#connection !== connection || this.#state !== "connected") return;
+    this.#unavailableSince = Date.now();
+    this.#state = "unavailable";
+    this.#emit({ type: "mcp-unavailable", namespace: this.namespace, reason });
+  }
+
+  async #shutDown(connection: Connection, reason: string): Promise<void> {
+    connection.lost ??= reason;
+    try {
+      if (connection.transport instanceof StreamableHTTPClientTransport && reason === "closed") {
+        await connection.transport.terminateSession().catch(() => {});
+      }
+      await connection.client.close();
+    } catch {
+      // Closing a dead connection may throw; it is closed either way.
+    }
+  }
+
+  // --- Listing ---------------------------------------------------------------------------------
+
+  /** Lists the tools; a list_changed arriving meanwhile triggers one more listing afterwards. */
+  #relist(connection: Connection, reason: "start" | "list_changed" | "refresh", timeoutMs?: number): Promise<void> {
+    if (this.#listing !== undefined) {
+      this.#relistPending = true;
+      return this.#listing;
+    }
+    this.#listing = (async () => {
+      let why = reason;
+      do {
+        this.#relistPending = false;
+        try {
+          const tools = await listAllTools(connection.client, timeoutMs);
+          this.stats.listings += 1;
+          if (this.#state === "closed" || this.#connection !== connection) return;
+          const changed = this.#register(tools);
+          this.#emit({ type: "mcp-tools-listed", namespace: this.namespace, reason: why, tools: this.#tools.length, changed, catalogVersion: this.#registry.version });
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          if (why !== "start") this.#emit({ type: "mcp-list-failed", namespace: this.namespace, message });
+          throw error;
+        }
+        why = "list_changed";
+      } while (this.#relistPending);
+    })().finally(() => {
+      this.#listing = undefined;
+    });
+    return this.#listing;
+  }
+
+  /** Registers a listing unless it equals the registered one; returns whether the catalog moved. */
+  #register(listed: readonly Tool[]): boolean {
+    const fingerprint = JSON.stringify(listed.map((tool) => [tool.name, tool.title, tool.description, tool.inputSchema, tool.outputSchema, tool.annotations]));
+    if (fingerprint === this.#fingerprint) return false;
+    const skipped: { name: string; reason: string }[] = [];
+    let definitions = this.#definitionsOf(listed, skipped);
+    try {
+      this.#registry.replaceSource(this.sourceName, definitions);
+    } catch {
+      // One bad tool (a schema ajv refuses, two names mapping to one identifier) must not
+      // hide the server's other tools: check each one, then register the survivors.
+      definitions = this.#usableDefinitions(definitions, skipped);
+      this.#registry.replaceSource(this.sourceName, definitions);
+    }
+    this.#fingerprint = fingerprint;
+    this.#tools = definitions;
+    this.#skipped = skipped;
+    return true;
+  }
+
+  #definitionsOf(listed: readonly Tool[], skipped: { name: string; reason: string }[]): ToolDefinition[] {
+    const definitions: ToolDefinition[] = [];
+    const timeoutMs = this.#callTimeoutMs + positive(this.#options.pingTimeoutMs, DEFAULT_PING_TIMEOUT_MS, "pingTimeoutMs") + 1_000;
+    for (const tool of listed) {
+      try {
+        definitions.push(
+          defineTool({
+            name: `${this.namespace}.${tool.name}`,
+            description: tool.description ?? tool.title ?? "",
+            inputSchema: tool.inputSchema as JsonSchema,
+            ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonSchema }),
+            effect: effectOf(tool),
+            source: this.sourceName,
+            timeoutMs,
+            execute: (input: unknown, context) => this.#callTool(tool.name, input, context.signal),
+          }),
+        );
+      } catch (error) {
+        skipped.push({ name: tool.name, reason: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return definitions;
+  }
+
+  #usableDefinitions(definitions: readonly ToolDefinition[], skipped: { name: string; reason: string }[]): ToolDefinition[] {
+    const usable: ToolDefinition[] = [];
+    const identifiers = new Set<string>();
+    for (const definition of definitions) {
+      try {
+        const identifier = parseToolName(definition.name).identifierPath;
+        if (identifiers.has(identifier)) throw new Error(`another tool of the server also maps to tools.${identifier}`);
+        compileSchema(definition.inputSchema, `Tool "${definition.name}" inputSchema`);
+        if (definition.outputSchema !== undefined) compileSchema(definition.outputSchema, `Tool "${definition.name}" outputSchema`);
+        identifiers.add(identifier);
+        usable.push(definition);
+      } catch (error) {
+        skipped.push({ name: definition.localName, reason: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return usable;
+  }
+
+  // --- Calling ---------------------------------------------------------------------------------
+
+  async #callTool(name: string, input: unknown, signal: AbortSignal): Promise<unknown> {
+    const connection = await this.#ensureConnected(signal);
+    let result: McpToolResultLike & { toolResult?: unknown };
+    try {
+      result = await connection.client.callTool(
+        { name, arguments: (input ?? {}) as Record<string, unknown> },
+        undefined,
+        // The signal makes the SDK send notifications/cancelled when the pipeline gives up.
+        { signal, timeout: this.#callTimeoutMs },
+      );
+    } catch (error) {
+      throw await this.#callFailure(connection, name, error, signal);
+    }
+    if (result.isError === true) throw new ToolError(errorTextOfToolResult(result), { code: "TOOL_ERROR" });
+    // Servers of protocol 2024-10-07 answer with `toolResult` instead of content blocks.
+    if (result.content === undefined && "toolResult" in result) return result.toolResult;
+    return valueOfToolResult(result);
+  }
+
+  async #callFailure(connection: Connection, name: string, error: unknown, signal: AbortSignal): Promise<unknown> {
+    // The pipeline already answered a cancelled or timed-out call; what we throw is dropped.
+    if (signal.aborted) return error;
+    if (connection.lost !== undefined) {
+      return this.#unavailable(`it stopped while ${this.namespace}.${name} was in flight (${connection.lost}); it will be restarted on the next call to one of its tools`);
+    }
+    if (error instanceof McpError) {
+      if (error.code === ErrorCode.ConnectionClosed) {
+        this.#markLost(connection, "the connection closed");
+        return this.#unavailable(`it stopped while ${this.namespace}.${name} was in flight; it will be restarted on the next call to one of its tools`);
+      }
+      if (error.code === ErrorCode.RequestTimeout) return await this.#timeoutFailure(connection, name);
+      return new ToolError(error.message, { code: "TOOL_ERROR" });
+    }
+    // Anything else is the transport failing (a broken pipe, a refused HTTP connection).
+    const reason = error instanceof Error ? firstLine(error.message) : String(error);
+    this.#markLost(connection, reason);
+    void this.#shutDown(connection, reason);
+    return this.#unavailable(`it could not be reached (${reason}); it will be restarted on the next call to one of its tools`);
+  }
+
+  /** A call ran past callTimeoutMs: a server that still answers a ping is slow, not hung. */
+  async #timeoutFailure(connection: Connection, name: string): Promise<ToolError> {
+    const pingTimeoutMs = positive(this.#options.pingTimeoutMs, DEFAULT_PING_TIMEOUT_MS, "pingTimeoutMs");
+    try {
+      await connection.client.ping({ timeout: pingTimeoutMs });
+      return new ToolError(`${this.namespace}.${name} did not answer within ${this.#callTimeoutMs} ms; the server is still responsive, so retry with less work per call.`, {
+        code: "TOOL_TIMEOUT",
+      });
+    } catch {
+      const reason = `it did not answer ${name} within ${this.#callTimeoutMs} ms nor a ping within ${pingTimeoutMs} ms`;
+      this.#markLost(connection, reason);
+      // A hung child ignores the polite close (stdin end, then SIGTERM after 2 s): kill it now.
+      // Its exit rejects every other call in flight, and they report the same.
+      const transport = connection.transport;
+      if (transport instanceof StdioClientTransport && transport.pid !== null) {
+        try {
+          process.kill(transport.pid, "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }
+      void this.#shutDown(connection, reason);
+      return this.#unavailable(`${reason}; it was stopped and will be restarted on the next call to one of its tools`);
+    }
+  }
+
+  #unavailable(what: string): ToolError {
+    return new ToolError(`The MCP server "${this.namespace}" is unavailable: ${what}.`, { code: "SOURCE_UNAVAILABLE" });
+  }
+
+  // --- Bookkeeping -------------------------------------------------------------------------
+
+  #claimNamespace(): void {
+    const claimed = claims.get(this.#registry) ?? new Set<string>();
+    if (claimed.has(this.#namespaceIdentifier)) {
+      throw new SwitchyardError("NAMESPACE_CONFLICT", `Namespace "${this.namespace}" is already used by another MCP source in this registry.`);
+    }
+    const owner = this.#registry
+      .snapshot()
+      .tools.find((tool) => (tool.parsedName.namespaceIdentifier ?? tool.parsedName.localIdentifier) === this.#namespaceIdentifier);
+    if (owner !== undefined) {
+      throw new SwitchyardError(
+        "NAMESPACE_CONFLICT",
+        `Namespace "${this.namespace}" is already used by tool "${owner.definition.name}" (source ${owner.definition.source}); give the MCP server another namespace.`,
+      );
+    }
+    claimed.add(this.#namespaceIdentifier);
+    claims.set(this.#registry, claimed);
+  }
+
+  #releaseNamespace(): void {
+    claims.get(this.#registry)?.delete(this.#namespaceIdentifier);
+  }
+
+  #startFailureMessage(error: unknown, stderr: StderrTail | undefined): string {
+    const transport = this.#options.transport;
+    const target = transport.kind === "stdio" ? `command: ${[transport.command, ...(transport.args ?? [])].map(quoteArgument).join(" ")}` : `url: ${transport.url}`;
+    const reason =
+      error instanceof McpError && error.code === ErrorCode.ConnectionClosed
+        ? "it exited (or closed its output) before the MCP handshake completed"
+        : error instanceof Error
+          ? error.message
+          : String(error);
+    const lines = stderr?.lines() ?? [];
+    const tail = lines.length === 0 ? (transport.kind === "stdio" ? " It wrote nothing to stderr." : "") : `\nLast lines of its stderr:\n${lines.map((line) => `  ${line}`).join("\n")}`;
+    return `The MCP server "${this.namespace}" failed to start (${target}): ${reason}.${tail}`;
+  }
+
+  #emit(event: McpSourceEvent): void {
+    try {
+      this.#options.onEvent?.(event);
+    } catch {
+      // A listener's failure is not the source's.
+    }
+  }
+}
+
+/** Follows `tools/list` pages to the end (at most MAX_LIST_PAGES, against a server that loops). */
+async function listAllTools(client: Client, timeoutMs: number | undefined): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const result = await client.listTools(cursor === undefined ? {} : { cursor }, timeoutMs === undefined ? {} : { timeout: timeoutMs });
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+    if (cursor === undefined || cursor === "") return tools;
+  }
+  throw new Error(`tools/list returned more than ${MAX_LIST_PAGES} pages`);
+}
+
+/**
+ * The effect from MCP annotations: `readOnlyHint` → read, `destructiveHint` → destructive,
+ * otherwise write. Unlike the MCP spec (where `destructiveHint` defaults to true), an absent
+ * hint is not read as destructive: most servers leave it out on ordinary writes.
+ */
+export function effectOf(tool: Pick<Tool, "annotations">): ToolEffect {
+  if (tool.annotations?.readOnlyHint === true) return "read";
+  if (tool.annotations?.destructiveHint === true) return "destructive";
+  return "write";
+}
+
+/** Keeps the last lines of a stream; lines are capped at 500 characters. */
+class StderrTail {
+  readonly #lines: string[] = [];
+  #partial = "";
+  #ended = false;
+  readonly #waiters = new Set<() => void>();
+
+  follow(stream: Stream): void {
+    stream.on("data", (chunk: Buffer | string) => this.#push(String(chunk)));
+    const end = (): void => {
+      this.#ended = true;
+      for (const waiter of this.#waiters) waiter();
+    };
+    stream.on("end", end);
+    stream.on("close", end);
+    stream.on("error", end);
+  }
+
+  lines(): readonly string[] {
+    return this.#partial === "" ? [...this.#lines] : [...this.#lines, this.#partial].slice(-STDERR_LINES_KEPT);
+  }
+
+  /** Resolves when the stream ended or after `maxWaitMs`: output of a dying process may lag its exit. */
+  settled(maxWaitMs: number): Promise<void> {
+    if (this.#ended) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, maxWaitMs);
+      this.#waiters.add(done);
+    });
+  }
+
+  #push(text: string): void {
+    const parts = (this.#partial + text).split(/\r?\n/);
+    this.#partial = parts.pop() ?? "";
+    for (const line of parts) {
+      if (line.trim() === "") continue;
+      this.#lines.push(line.length > 500 ? `${line.slice(0, 497)}...` : line);
+      if (this.#lines.length > STDERR_LINES_KEPT) this.#lines.shift();
+    }
+  }
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new SwitchyardError("OPTION_INVALID", `MCP source option ${name} must be a positive number.`);
+  return value;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+function firstLine(text: string): string {
+  return text.split("\n", 1)[0] ?? text;
+}
+
+function quoteArgument(argument: string): string {
+  return /^[\w@%+=:,./-]+$/.test(argument) ? argument : JSON.stringify(argument);
+}
