@@ -55,3 +55,16 @@ export { executeToolCall, type PipelineContext } from "./execute-tool-call.js";
 // Trace.
 export { TraceBus, type TraceEvent, type TraceListener } from "./trace/trace-events.js";
 export { JsonlTraceWriter } from "./trace/jsonl-trace-writer.js";
+
+// The agent loop and provider adapters.
+export { runAgent, DEFAULT_AGENT_SYSTEM_PROMPT, type AgentBudgets, type AgentResult, type AgentStopCode, type AgentUsage, type RunAgentOptions } from "./agent/run-agent.js";
+export type { AgentEvent, AgentEventListener } from "./agent/agent-events.js";
+export { AGENT_MODES, createAgentToolset, type AgentMode, type AgentToolset, type ToolTarget } from "./agent/agent-toolset.js";
+export { decideTurn, type AgentStatus, type StopPolicy, type TurnDecision } from "./agent/stop-policy.js";
+export { ContextWindowExceededError, type ModelAdapter, type ModelRequest, type ModelTurn, type ModelUsage, type StopReason } from "./agent/model-adapter.js";
+export { ProviderToolNames, toProviderToolName } from "./agent/provider-tool-names.js";
+export { unansweredToolCalls, type AgentMessage, type ContentBlock, type ToolCallBlock, type ToolResultBlock } from "./agent/transcript.js";
+export { buildAnthropicRequest, createAnthropicAdapter, type AnthropicAdapterOptions, type AnthropicRequestBody } from "./agent/anthropic-adapter.js";
+export { buildOpenAIRequest, createOpenAIAdapter, type OpenAIAdapterOptions } from "./agent/openai-adapter.js";
+export { describeProgramTool, describeSearchTool, renderRunResultForModel, type ModelToolDefinition } from "./agent/program-tool.js";
+export { renderToolOutcomeForModel } from "./agent/run-tool-calls.js";

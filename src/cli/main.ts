@@ -5,12 +5,16 @@ import { readFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import type { RunResult } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
+import { createSwitchyardFromConfig } from "../config/create-switchyard-from-config.js";
+import { loadConfig } from "../config/load-config.js";
 import { loadToolModule } from "../registry/load-tool-module.js";
 import { RUNTIME_DECLARATIONS } from "../schema/generate-declarations.js";
 import { Switchyard } from "../switchyard.js";
 import { JsonlTraceWriter } from "../trace/jsonl-trace-writer.js";
+import { catalogRows, formatCatalog } from "./format-catalog.js";
 import { formatBytes, formatRunResult } from "./format-run-result.js";
 import { approveOnTerminal } from "./terminal-approver.js";
+import { registerAgentCommand } from "./agent-command.js";
 
 const program = new Command("switchyard")
   .description("Run model-written TypeScript against typed, validated, permissioned tools in an isolated V8 sandbox.")
@@ -18,34 +22,56 @@ const program = new Command("switchyard")
 
 program
   .command("run")
-  .description("run a program (a file, or - for stdin) against the tools of a module")
+  .description("run a program (a file, or - for stdin) against the tools of a config file and/or modules")
   .argument("<file>", "TypeScript program: the body of an async function; `-` reads stdin")
-  .requiredOption("--tools <module...>", "module(s) exporting tools (default export or `tools`: an array, or a function returning one)")
+  .option("--config <file>", "switchyard.config.json: tool modules, MCP servers, built-ins, limits, permissions")
+  .option("--tools <module...>", "module(s) exporting tools (default export or `tools`: an array, or a function returning one)")
   .option("--json", "print the RunResult as JSON")
   .option("--trace <file>", "append trace events to a JSONL file")
-  .addOption(new Option("--type-check <mode>", "type-check before running").choices(["error", "warn", "off"]).default("error"))
-  .action(async (file: string, options: { tools: string[]; json?: boolean; trace?: string; typeCheck: "error" | "warn" | "off" }) => {
+  .addOption(new Option("--type-check <mode>", "type-check before running (default: the config's, else error)").choices(["error", "warn", "off"]))
+  .action(async (file: string, options: SessionFlags & { json?: boolean; trace?: string; typeCheck?: "error" | "warn" | "off" }) => {
     const source = file === "-" ? await readStdin() : await readFile(file, "utf8");
-    const yard = new Switchyard({
-      tools: await loadTools(options.tools),
-      typeCheck: options.typeCheck,
-      permissions: { approve: approveOnTerminal },
-    });
-    const writer = options.trace === undefined ? undefined : new JsonlTraceWriter(yard.trace, options.trace);
-    const result = await runCancellable(yard, source);
-    await writer?.close();
-    printResult(result, options.json === true);
-    process.exitCode = result.ok ? 0 : 1;
+    const session = await openSession(options, true);
+    try {
+      const writer = options.trace === undefined ? undefined : new JsonlTraceWriter(session.yard.trace, options.trace);
+      const result = await runCancellable(session.yard, source, options.typeCheck);
+      await writer?.close();
+      printResult(result, options.json === true);
+      process.exitCode = result.ok ? 0 : 1;
+    } finally {
+      await session.close();
+    }
   });
 
 program
   .command("types")
   .description("print the TypeScript declarations a program is checked against")
-  .requiredOption("--tools <module...>", "module(s) exporting tools")
+  .option("--config <file>", "switchyard.config.json")
+  .option("--tools <module...>", "module(s) exporting tools")
   .option("--runtime", "include the runtime declarations (console, $search, $describe)")
-  .action(async (options: { tools: string[]; runtime?: boolean }) => {
-    const yard = new Switchyard({ tools: await loadTools(options.tools) });
-    process.stdout.write(`${options.runtime === true ? `${RUNTIME_DECLARATIONS}\n` : ""}${yard.declarations()}`);
+  .action(async (options: SessionFlags & { runtime?: boolean }) => {
+    const session = await openSession(options, false);
+    try {
+      process.stdout.write(`${options.runtime === true ? `${RUNTIME_DECLARATIONS}\n` : ""}${session.yard.declarations()}`);
+    } finally {
+      await session.close();
+    }
+  });
+
+program
+  .command("tools")
+  .description("list the catalog: namespace, name, effect, source and the first line of each description")
+  .option("--config <file>", "switchyard.config.json")
+  .option("--tools <module...>", "module(s) exporting tools")
+  .option("--json", "print the listing as JSON")
+  .action(async (options: SessionFlags & { json?: boolean }) => {
+    const session = await openSession(options, false);
+    try {
+      const rows = catalogRows(session.yard);
+      process.stdout.write(options.json === true ? `${JSON.stringify(rows, null, 2)}\n` : formatCatalog(rows));
+    } finally {
+      await session.close();
+    }
   });
 
 program
@@ -72,19 +98,35 @@ program
     process.exitCode = result.ok ? 0 : 1;
   });
 
-async function loadTools(modules: readonly string[]) {
+interface SessionFlags {
+  readonly config?: string;
+  readonly tools?: string[];
+}
+
+/** The session of `--config` and/or `--tools`; at least one is required. */
+async function openSession(flags: SessionFlags, interactive: boolean): Promise<{ yard: Switchyard; close: () => Promise<void> }> {
+  if (flags.config === undefined && (flags.tools ?? []).length === 0) {
+    throw new SwitchyardError("OPTION_INVALID", "give --config <file> or --tools <module...> (or both).");
+  }
   const tools = [];
-  for (const module of modules) tools.push(...(await loadToolModule(module)));
-  return tools;
+  for (const module of flags.tools ?? []) tools.push(...(await loadToolModule(module)));
+  const approve = interactive ? { approve: approveOnTerminal } : {};
+  if (flags.config === undefined) {
+    const yard = new Switchyard({ tools, permissions: approve });
+    return { yard, close: async () => {} };
+  }
+  const config = await loadConfig(flags.config);
+  const configured = await createSwitchyardFromConfig(config, { tools, ...approve });
+  return { yard: configured.yard, close: configured.close };
 }
 
 /** Runs with Ctrl-C wired to cancellation: the run ends CANCELLED and every call gets its record. */
-async function runCancellable(yard: Switchyard, source: string): Promise<RunResult> {
+async function runCancellable(yard: Switchyard, source: string, typeCheck: "error" | "warn" | "off" | undefined): Promise<RunResult> {
   const controller = new AbortController();
   const onInterrupt = (): void => controller.abort();
   process.once("SIGINT", onInterrupt);
   try {
-    return await yard.run(source, { signal: controller.signal });
+    return await yard.run(source, { signal: controller.signal, ...(typeCheck === undefined ? {} : { typeCheck }) });
   } finally {
     process.off("SIGINT", onInterrupt);
   }
@@ -99,6 +141,8 @@ async function readStdin(): Promise<string> {
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");
 }
+
+registerAgentCommand(program);
 
 try {
   await program.parseAsync(process.argv);

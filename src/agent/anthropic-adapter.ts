@@ -1,0 +1,234 @@
+// The Anthropic Messages API behind ModelAdapter, through @anthropic-ai/sdk: tool calls are
+// `tool_use` blocks, results go back as `tool_result` blocks (all of a turn in one user
+// message), and prompt-cache breakpoints mark the stable prefix. `buildAnthropicRequest` is
+// the exact body sent, so token benchmarks can count real requests without a server.
+
+import Anthropic from "@anthropic-ai/sdk";
+import type {
+  CacheControlEphemeral,
+  ContentBlock as AnthropicContentBlock,
+  ContentBlockParam,
+  Message,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  TextBlockParam,
+  Tool,
+} from "@anthropic-ai/sdk/resources/messages/messages";
+import {
+  ContextWindowExceededError,
+  isContextWindowError,
+  type ModelAdapter,
+  type ModelRequest,
+  type ModelTurn,
+  type ModelUsage,
+  type StopReason,
+} from "./model-adapter.js";
+import type { ModelToolDefinition } from "./program-tool.js";
+import type { AgentMessage, ContentBlock } from "./transcript.js";
+
+export const ANTHROPIC_PROVIDER = "anthropic";
+
+/** How the request body is built. */
+export interface AnthropicRequestOptions {
+  readonly model: string;
+  /**
+   * Prompt-cache breakpoints (`cache_control: { type: "ephemeral" }`) on the last tool, the
+   * system prompt, and the last block of each of the last two user messages: at most 4, the
+   * API's limit. Default true.
+   */
+  readonly cache?: boolean;
+  /** Send tools' `inputExamples` as `input_examples`. Default true. */
+  readonly inputExamples?: boolean;
+  readonly stopSequences?: readonly string[];
+}
+
+export interface AnthropicAdapterOptions extends AnthropicRequestOptions {
+  /** Default: the SDK's own (ANTHROPIC_API_KEY). */
+  readonly apiKey?: string;
+  /** Default: the SDK's own (ANTHROPIC_BASE_URL, else the public API). */
+  readonly baseURL?: string;
+  /** Stream the response (SSE) through the SDK's `messages.stream` helper. Default false. */
+  readonly stream?: boolean;
+  /** Retries of the SDK on 408/409/429/5xx and connection errors. Default: the SDK's (2). */
+  readonly maxRetries?: number;
+  /** Per-request timeout in ms. Default: the SDK's. */
+  readonly timeoutMs?: number;
+  /** Beta flags for the `anthropic-beta` header, e.g. a feature not yet generally available. */
+  readonly betas?: readonly string[];
+  /** A ready client; when given, apiKey, baseURL, maxRetries, timeoutMs and betas are ignored. */
+  readonly client?: Anthropic;
+}
+
+/** The body `buildAnthropicRequest` builds: custom tools only, the system prompt as text blocks. */
+export type AnthropicRequestBody = Omit<MessageCreateParamsNonStreaming, "tools" | "system"> & {
+  tools?: Tool[];
+  system?: TextBlockParam[];
+};
+
+const EPHEMERAL: CacheControlEphemeral = { type: "ephemeral" };
+
+/**
+ * The exact Messages API body for `request` (non-streaming form; the streaming path sends
+ * the same body with `stream: true`). Pure: no network, no SDK client.
+ */
+export function buildAnthropicRequest(request: ModelRequest, options: AnthropicRequestOptions): AnthropicRequestBody {
+  const cache = options.cache ?? true;
+  const tools = request.tools.map((tool) => toAnthropicTool(tool, options.inputExamples ?? true));
+  const messages = toAnthropicMessages(request.messages);
+  if (cache) {
+    const lastTool = tools.at(-1);
+    if (lastTool !== undefined) tools[tools.length - 1] = { ...lastTool, cache_control: EPHEMERAL };
+    // The last user message is where this request's prefix ends; the one before it is where
+    // the previous request's ended: marking both keeps a cache hit even when one turn adds
+    // more than the 20 blocks the API looks back over.
+    const userIndexes = messages.flatMap((message, index) => (message.role === "user" ? [index] : []));
+    for (const index of userIndexes.slice(-2)) messages[index] = withCacheBreakpoint(messages[index]!);
+  }
+  const system: TextBlockParam[] | undefined =
+    request.system === undefined ? undefined : [{ type: "text", text: request.system, ...(cache ? { cache_control: EPHEMERAL } : {}) }];
+  return {
+    model: options.model,
+    max_tokens: request.maxTokens,
+    ...(system === undefined ? {} : { system }),
+    messages,
+    ...(tools.length === 0 ? {} : { tools }),
+    ...(options.stopSequences === undefined || options.stopSequences.length === 0 ? {} : { stop_sequences: [...options.stopSequences] }),
+  };
+}
+
+/** The transcript as Anthropic messages; a user message lists its tool results first, as the API requires. */
+export function toAnthropicMessages(messages: readonly AgentMessage[]): MessageParam[] {
+  const converted: MessageParam[] = [];
+  for (const message of messages) {
+    const content: ContentBlockParam[] = [];
+    const ordered =
+      message.role === "user"
+        ? [...message.content.filter((block) => block.type === "tool_result"), ...message.content.filter((block) => block.type !== "tool_result")]
+        : message.content;
+    for (const block of ordered) {
+      const param = toAnthropicBlock(block);
+      if (param !== undefined) content.push(param);
+    }
+    if (content.length > 0) converted.push({ role: message.role, content });
+  }
+  return converted;
+}
+
+function toAnthropicBlock(block: ContentBlock): ContentBlockParam | undefined {
+  switch (block.type) {
+    case "text":
+      return block.text === "" ? undefined : { type: "text", text: block.text };
+    case "tool_call":
+      return { type: "tool_use", id: block.id, name: block.name, input: block.input ?? {} };
+    case "tool_result":
+      return { type: "tool_result", tool_use_id: block.callId, content: block.content, is_error: block.isError };
+    case "provider":
+      return block.provider === ANTHROPIC_PROVIDER ? (block.block as ContentBlockParam) : undefined;
+  }
+}
+
+function toAnthropicTool(tool: ModelToolDefinition, inputExamples: boolean): Tool {
+  const schema: Record<string, unknown> = typeof tool.inputSchema === "object" ? { ...tool.inputSchema } : { type: "object" };
+  // `$schema` is metadata for validators; the model gains nothing from it but tokens.
+  delete schema.$schema;
+  const examples = inputExamples ? (tool.inputExamples ?? []).filter(isPlainObject) : [];
+  return {
+    name: tool.name,
+    description: tool.description,
+    input_schema: schema as Tool["input_schema"],
+    ...(examples.length === 0 ? {} : { input_examples: examples }),
+  };
+}
+
+function withCacheBreakpoint(message: MessageParam): MessageParam {
+  if (typeof message.content === "string" || message.role === "system") return message;
+  const content: ContentBlockParam[] = [...message.content];
+  const last = content.at(-1);
+  // Only blocks the loop itself wrote get a breakpoint; a provider block may not accept one.
+  if (last === undefined || (last.type !== "text" && last.type !== "tool_result")) return message;
+  content[content.length - 1] = { ...last, cache_control: EPHEMERAL };
+  return { role: message.role, content };
+}
+
+/** An Anthropic Message as a normalized turn. */
+export function fromAnthropicMessage(message: Message): ModelTurn {
+  const content: ContentBlock[] = [];
+  for (const block of message.content as AnthropicContentBlock[]) {
+    if (block.type === "text") content.push({ type: "text", text: block.text });
+    else if (block.type === "tool_use") content.push({ type: "tool_call", id: block.id, name: block.name, input: safeInput(block) });
+    else content.push({ type: "provider", provider: ANTHROPIC_PROVIDER, block: { ...block } });
+  }
+  return {
+    content,
+    stopReason: normalizeStopReason(message.stop_reason),
+    rawStopReason: message.stop_reason ?? null,
+    ...(typeof message.stop_sequence === "string" ? { stopSequence: message.stop_sequence } : {}),
+    usage: usageOf(message.usage),
+    responseId: message.id,
+    model: message.model,
+  };
+}
+
+function normalizeStopReason(reason: string | null | undefined): StopReason {
+  switch (reason) {
+    case "end_turn":
+    case "tool_use":
+    case "max_tokens":
+    case "stop_sequence":
+    case "pause_turn":
+    case "refusal":
+      return reason;
+    case "model_context_window_exceeded":
+      return "context_exceeded";
+    default:
+      return "unknown";
+  }
+}
+
+function usageOf(usage: Partial<Message["usage"]> | undefined): ModelUsage {
+  const cacheRead = usage?.cache_read_input_tokens ?? 0;
+  const cacheCreation = usage?.cache_creation_input_tokens ?? 0;
+  return { input: (usage?.input_tokens ?? 0) + cacheRead + cacheCreation, output: usage?.output_tokens ?? 0, cacheRead, cacheCreation };
+}
+
+/** The streaming helper parses a cut tool input lazily and may throw on it: such input is no input. */
+function safeInput(block: { input: unknown }): unknown {
+  try {
+    return block.input;
+  } catch {
+    return undefined;
+  }
+}
+
+function isPlainObject(value: unknown): value is { [key: string]: unknown } {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Builds a ModelAdapter over the Anthropic Messages API. */
+export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelAdapter {
+  const client =
+    options.client ??
+    new Anthropic({
+      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+      ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+      ...(options.betas === undefined || options.betas.length === 0 ? {} : { defaultHeaders: { "anthropic-beta": options.betas.join(",") } }),
+    });
+  return {
+    provider: ANTHROPIC_PROVIDER,
+    async createTurn(request) {
+      const body = buildAnthropicRequest(request, options);
+      const requestOptions = request.signal === undefined ? {} : { signal: request.signal };
+      try {
+        const message = options.stream === true ? await client.messages.stream(body, requestOptions).finalMessage() : await client.messages.create(body, requestOptions);
+        return fromAnthropicMessage(message);
+      } catch (error) {
+        if (error instanceof Anthropic.APIError && isContextWindowError(error.status, undefined, error.message)) {
+          throw new ContextWindowExceededError(error.message, { status: error.status, cause: error });
+        }
+        throw error;
+      }
+    },
+  };
+}

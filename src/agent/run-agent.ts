@@ -1,0 +1,281 @@
+// The agent loop: send the transcript and the mode's tools to the model, run the calls of a
+// `tool_use` turn through the session, append one result per call id, repeat until a stop
+// policy ends it. It never rejects for what the model or a tool does: every ending is a
+// status on the result, and the returned transcript is always valid to send again.
+
+import type { RunResult } from "../contract.js";
+import { SwitchyardError } from "../errors.js";
+import type { Switchyard } from "../switchyard.js";
+import type { AgentEvent, AgentEventListener } from "./agent-events.js";
+import { createAgentToolset, AGENT_MODES, type AgentMode, type AgentToolset } from "./agent-toolset.js";
+import { addUsage, ContextWindowExceededError, ZERO_USAGE, type ModelAdapter, type ModelTurn, type ModelUsage } from "./model-adapter.js";
+import { runToolCalls } from "./run-tool-calls.js";
+import { CONTINUE_AFTER_TRUNCATION, decideTurn, type AgentStatus, type StopPolicy } from "./stop-policy.js";
+import { textOf, toolCallsOf, unansweredToolCalls, userText, type AgentMessage, type ContentBlock, type UserMessage } from "./transcript.js";
+
+/** Limits of a whole agent run, on top of `maxSteps`. */
+export interface AgentBudgets {
+  /** Most input plus output tokens over all requests; checked before each request. */
+  readonly maxTotalTokens?: number;
+  /** Wall-clock limit of the run in ms; when it passes, the run is cancelled as by `signal`. */
+  readonly timeMs?: number;
+}
+
+export interface RunAgentOptions {
+  readonly yard: Switchyard;
+  readonly model: ModelAdapter;
+  readonly task: string;
+  readonly mode: AgentMode;
+  /** Default DEFAULT_AGENT_SYSTEM_PROMPT; pass "" to send none. */
+  readonly system?: string;
+  /** Earlier history; the task is appended to it as a new user message. */
+  readonly messages?: readonly AgentMessage[];
+  /** Most model requests. Default 20. */
+  readonly maxSteps?: number;
+  /** Most output tokens of each request. Default 4096. */
+  readonly maxTokens?: number;
+  readonly budgets?: AgentBudgets;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: AgentEventListener;
+  readonly stopPolicy?: StopPolicy;
+}
+
+/** Codes of the endings other than `completed`. */
+export type AgentStopCode =
+  | "MAX_TOKENS"
+  | "REFUSED"
+  | "CONTEXT_EXCEEDED"
+  | "STEP_LIMIT"
+  | "BUDGET_EXCEEDED"
+  | "CANCELLED"
+  | "MODEL_ERROR"
+  | "INCOMPLETE";
+
+export interface AgentUsage {
+  /** One entry per model request, in order. */
+  readonly requests: readonly ModelUsage[];
+  readonly total: ModelUsage;
+}
+
+export interface AgentResult {
+  readonly status: AgentStatus;
+  /** The final answer: the last turn's text when `completed`, else null. */
+  readonly finalText: string | null;
+  /** The text of the last model turn, whatever its ending (a cut or refused turn's text too). */
+  readonly lastText: string;
+  /** Why the run did not complete; absent when `completed`. */
+  readonly stop?: { readonly code: AgentStopCode; readonly message: string };
+  /** The stop sequence that ended the run, for a `stop_sequence` turn. */
+  readonly stopSequence?: string;
+  /** The whole transcript, initial history included; every tool call answered exactly once. */
+  readonly messages: readonly AgentMessage[];
+  /** Model requests made. */
+  readonly steps: number;
+  readonly usage: AgentUsage;
+  /** Every program run, in completion order. */
+  readonly runs: readonly RunResult[];
+}
+
+export const DEFAULT_AGENT_SYSTEM_PROMPT =
+  "You are an agent that completes the user's task with the tools provided. Use tools to gather facts rather than guessing. " +
+  "When the task is done, reply with the final answer and no tool call.";
+export const DEFAULT_MAX_STEPS = 20;
+export const DEFAULT_MAX_TOKENS = 4096;
+
+const STOP_CODES: Record<Exclude<AgentStatus, "completed">, AgentStopCode> = {
+  max_tokens: "MAX_TOKENS",
+  refused: "REFUSED",
+  context_exceeded: "CONTEXT_EXCEEDED",
+  step_limit: "STEP_LIMIT",
+  budget_exceeded: "BUDGET_EXCEEDED",
+  cancelled: "CANCELLED",
+  model_error: "MODEL_ERROR",
+  incomplete: "INCOMPLETE",
+};
+
+/**
+ * Runs the agent loop until the model finishes, a stop policy ends it, or a limit is hit.
+ * Throws only for bad options (SwitchyardError OPTION_INVALID, including a `messages`
+ * history with an unanswered tool call) and for tool names that collide as provider names
+ * (TOOL_NAME_COLLISION), both before the first request.
+ *
+ * 1. Append the task to the history; build the mode's toolset (names mapped for providers).
+ * 2. Each step: check cancellation and budgets, then send the transcript and tools.
+ * 3. A failed request ends the run: `context_exceeded`, `cancelled` or `model_error`.
+ * 4. Decide from the stop reason (stop-policy.ts):
+ *    - `tool_use`: append the turn, run its calls concurrently, append all results in one
+ *      user message in call order, and go on;
+ *    - `max_tokens`: drop any tool call (it is never run), append the cut turn and a request
+ *      to continue more concisely, or stop, per `stopPolicy.onMaxTokens`;
+ *    - `pause_turn`: append the turn as received; the next request resumes it;
+ *    - `end_turn`, `stop_sequence`: completed; `refusal`, `context_exceeded`: stop.
+ * 5. Out of steps: `step_limit`; the last turn's results are already appended.
+ */
+export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
+  const maxSteps = positiveInteger(options.maxSteps ?? DEFAULT_MAX_STEPS, "maxSteps");
+  const maxTokens = positiveInteger(options.maxTokens ?? DEFAULT_MAX_TOKENS, "maxTokens");
+  if (!AGENT_MODES.includes(options.mode)) {
+    throw new SwitchyardError("OPTION_INVALID", `mode must be one of ${AGENT_MODES.join(", ")}, got ${JSON.stringify(options.mode)}.`);
+  }
+  const history = options.messages ?? [];
+  const broken = unansweredToolCalls(history);
+  if (broken.unanswered.length + broken.duplicated.length + broken.orphaned.length > 0) {
+    throw new SwitchyardError("OPTION_INVALID", `messages must answer every tool call exactly once: ${JSON.stringify(broken)}.`);
+  }
+  const { yard, model } = options;
+  const system = options.system ?? DEFAULT_AGENT_SYSTEM_PROMPT;
+  const messages: AgentMessage[] = [...history, userText(options.task)];
+  let toolset: AgentToolset = createAgentToolset(yard, options.mode);
+
+  // One controller for the caller's signal and the time budget, so both cancel the same way.
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(options.signal?.reason);
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+  let timedOut = false;
+  const timer =
+    options.budgets?.timeMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          controller.abort();
+        }, options.budgets.timeMs);
+  const signal = controller.signal;
+
+  const emit = (event: AgentEvent): void => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // A listener is a view: its failure must not change the run.
+    }
+  };
+  const requests: ModelUsage[] = [];
+  let total = ZERO_USAGE;
+  const runs: RunResult[] = [];
+  let steps = 0;
+  let consecutiveTruncations = 0;
+  let lastText = "";
+
+  const release = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+  };
+  const finish = (status: AgentStatus, reason?: string, extra: { stopSequence?: string } = {}): AgentResult => {
+    release();
+    emit({ type: "stop", step: steps, status, reason });
+    return {
+      status,
+      finalText: status === "completed" ? lastText : null,
+      lastText,
+      ...(status === "completed" ? {} : { stop: { code: STOP_CODES[status], message: reason ?? status } }),
+      ...extra,
+      messages,
+      steps,
+      usage: { requests, total },
+      runs,
+    };
+  };
+  const cancelled = (): AgentResult =>
+    timedOut
+      ? finish("budget_exceeded", `The run's time budget of ${options.budgets?.timeMs} ms ran out.`)
+      : finish("cancelled", "The run was cancelled.");
+
+  while (steps < maxSteps) {
+    if (signal.aborted) return cancelled();
+    const maxTotalTokens = options.budgets?.maxTotalTokens;
+    if (maxTotalTokens !== undefined && total.input + total.output >= maxTotalTokens) {
+      return finish("budget_exceeded", `The token budget of ${maxTotalTokens} is used up (${total.input + total.output} tokens).`);
+    }
+    if (yard.registry.version !== toolset.catalogVersion) {
+      try {
+        toolset = createAgentToolset(yard, options.mode);
+      } catch (error) {
+        // A catalog change brought a provider-name collision: a configuration error, thrown.
+        release();
+        throw error;
+      }
+    }
+
+    steps++;
+    emit({ type: "turn-start", step: steps, messages: messages.length });
+    let turn: ModelTurn;
+    try {
+      turn = await model.createTurn({ system: system === "" ? undefined : system, messages: [...messages], tools: toolset.definitions, maxTokens, signal });
+    } catch (error) {
+      if (signal.aborted) return cancelled();
+      if (error instanceof ContextWindowExceededError) return finish("context_exceeded", error.message);
+      return finish("model_error", `The model request failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    requests.push(turn.usage);
+    total = addUsage(total, turn.usage);
+    const calls = toolCallsOf({ role: "assistant", content: turn.content });
+    lastText = textOf({ role: "assistant", content: turn.content });
+    emit({
+      type: "model-response",
+      step: steps,
+      stopReason: turn.stopReason,
+      rawStopReason: turn.rawStopReason,
+      usage: turn.usage,
+      totalUsage: total,
+      toolCalls: calls.length,
+      text: lastText,
+    });
+
+    const decision = decideTurn(turn, options.stopPolicy, consecutiveTruncations);
+    consecutiveTruncations = turn.stopReason === "max_tokens" ? consecutiveTruncations + 1 : 0;
+    switch (decision.action) {
+      case "run-tools": {
+        messages.push({ role: "assistant", content: turn.content });
+        const results = await runToolCalls(calls, { yard, toolset, signal, step: steps, emit, onRun: (result) => runs.push(result) });
+        messages.push({ role: "user", content: results });
+        if (signal.aborted) return cancelled();
+        continue;
+      }
+      case "resume":
+        messages.push({ role: "assistant", content: turn.content });
+        continue;
+      case "continue-truncated":
+        appendWithoutToolCalls(messages, turn, emit, steps, "The response was cut at the output token limit; a cut tool call is never run.");
+        appendUserText(messages, CONTINUE_AFTER_TRUNCATION);
+        continue;
+      case "finish":
+        appendWithoutToolCalls(messages, turn, emit, steps, `The turn ended with ${turn.rawStopReason ?? turn.stopReason}, not tool use.`);
+        return finish("completed", undefined, turn.stopSequence === undefined ? {} : { stopSequence: turn.stopSequence });
+      case "stop":
+        appendWithoutToolCalls(messages, turn, emit, steps, decision.reason);
+        return finish(decision.status, decision.reason);
+    }
+  }
+  return finish("step_limit", `The run reached its limit of ${maxSteps} model requests.`);
+}
+
+/**
+ * Appends a turn whose tool calls will not run, without them: a call in the transcript must
+ * have a result, and inventing one for a call never made would mislead the model. A turn
+ * left empty is not appended (providers refuse empty messages).
+ */
+function appendWithoutToolCalls(messages: AgentMessage[], turn: ModelTurn, emit: AgentEventListener, step: number, reason: string): void {
+  const kept: ContentBlock[] = [];
+  for (const block of turn.content) {
+    if (block.type === "tool_call") emit({ type: "tool-call-dropped", step, callId: block.id, name: block.name, reason });
+    else kept.push(block);
+  }
+  if (kept.length > 0) messages.push({ role: "assistant", content: kept });
+}
+
+/** Adds text for the model as a user message, or to the last one when it is already the user's. */
+function appendUserText(messages: AgentMessage[], text: string): void {
+  const last = messages.at(-1);
+  if (last?.role === "user") {
+    messages[messages.length - 1] = { role: "user", content: [...last.content, { type: "text", text }] } satisfies UserMessage;
+  } else {
+    messages.push(userText(text));
+  }
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new SwitchyardError("OPTION_INVALID", `${name} must be a positive integer, got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}

@@ -1,0 +1,114 @@
+// Runs the tool calls of one model turn and returns exactly one result per call, in call
+// order. Calls start together (the session's scheduler orders what must not overlap); each
+// resolves whatever happens (denied, invalid, cancelled), so the turn's results always pair
+// up with its calls. A name that was not offered in this mode is answered, never run.
+
+import type { CallStatus, JsonValue, RunResult, ToolOutcome } from "../contract.js";
+import { ToolError } from "../errors.js";
+import type { Switchyard } from "../switchyard.js";
+import type { AgentEventListener } from "./agent-events.js";
+import type { AgentToolset } from "./agent-toolset.js";
+import { renderRunResultForModel } from "./program-tool.js";
+import type { ToolCallBlock, ToolResultBlock } from "./transcript.js";
+
+export interface ToolCallRunContext {
+  readonly yard: Switchyard;
+  readonly toolset: AgentToolset;
+  readonly signal: AbortSignal;
+  readonly step: number;
+  readonly emit: AgentEventListener;
+  /** Receives every program run, in completion order. */
+  readonly onRun: (result: RunResult) => void;
+}
+
+/** Runs `calls` concurrently; resolves with their results in the order of `calls`. Never rejects. */
+export function runToolCalls(calls: readonly ToolCallBlock[], context: ToolCallRunContext): Promise<ToolResultBlock[]> {
+  return Promise.all(calls.map((call) => runOneCall(call, context)));
+}
+
+async function runOneCall(call: ToolCallBlock, context: ToolCallRunContext): Promise<ToolResultBlock> {
+  const target = context.toolset.resolve(call.name);
+  if (target?.kind === "program") return runProgramCall(call, context);
+
+  const tool = target?.kind === "tool" ? target.tool : undefined;
+  const started = Date.now();
+  context.emit({ type: "tool-call-start", step: context.step, callId: call.id, name: call.name, tool });
+  let answer: { content: string; status: CallStatus };
+  if (target === undefined) {
+    const offered = context.toolset.names.providerNames();
+    answer = failed("TOOL_NOT_FOUND", `No tool named "${call.name.slice(0, 200)}" is offered. Available tools: ${offered.join(", ") || "none"}.`);
+  } else if (call.input === undefined) {
+    answer = failed("INPUT_INVALID", "The tool arguments were not valid JSON; send a JSON object.");
+  } else if (target.kind === "search") {
+    answer = searchCall(call.input, context.yard);
+  } else {
+    const outcome = await context.yard.callTool(target.tool, call.input, { callId: call.id, signal: context.signal });
+    answer = { content: renderToolOutcomeForModel(outcome), status: outcome.status };
+  }
+  const isError = answer.status !== "ok";
+  context.emit({
+    type: "tool-call-end",
+    step: context.step,
+    callId: call.id,
+    name: call.name,
+    tool,
+    status: answer.status,
+    isError,
+    durationMs: Date.now() - started,
+  });
+  return { type: "tool_result", callId: call.id, content: answer.content, isError };
+}
+
+async function runProgramCall(call: ToolCallBlock, context: ToolCallRunContext): Promise<ToolResultBlock> {
+  const code = (call.input as { code?: unknown } | undefined)?.code;
+  if (typeof code !== "string") {
+    const { content } = failed("INPUT_INVALID", 'run_program takes { "code": string }: the TypeScript program as one string.');
+    return { type: "tool_result", callId: call.id, content, isError: true };
+  }
+  context.emit({ type: "run-program-start", step: context.step, callId: call.id, sourceBytes: Buffer.byteLength(code) });
+  const result = await context.yard.run(code, { signal: context.signal });
+  context.onRun(result);
+  context.emit({ type: "run-program-end", step: context.step, callId: call.id, result });
+  return { type: "tool_result", callId: call.id, content: renderRunResultForModel(result), isError: !result.ok };
+}
+
+function searchCall(input: unknown, yard: Switchyard): { content: string; status: CallStatus } {
+  const { query, pattern, limit } = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+  const text = typeof pattern === "string" ? pattern : query;
+  if (typeof text !== "string" || text.trim() === "") {
+    return failed("INPUT_INVALID", "search_tools needs a query (words) or a pattern (a regular expression).");
+  }
+  try {
+    const answer = yard.searchAndLoad(text, {
+      mode: typeof pattern === "string" ? "regex" : "bm25",
+      ...(typeof limit === "number" ? { limit } : {}),
+    });
+    const declarations = answer.declarations.trim() === "" ? "(no tools found)" : `\`\`\`ts\n${answer.declarations.trim()}\n\`\`\``;
+    return { content: `references: ${JSON.stringify(answer.references)}\ndeclarations:\n${declarations}`, status: "ok" };
+  } catch (error) {
+    if (error instanceof ToolError) return failed(error.code, error.message);
+    throw error;
+  }
+}
+
+function failed(code: string, message: string): { content: string; status: CallStatus } {
+  return { content: `error ${code}: ${message}`, status: code === "TOOL_NOT_FOUND" || code === "INPUT_INVALID" || code === "PATTERN_INVALID" ? "invalid" : "error" };
+}
+
+const MAX_DETAILS_CHARS = 4_000;
+
+/**
+ * A direct call's outcome as the model reads it: the value as JSON (a string value as is),
+ * or `error CODE: message` with the details as JSON on the next line, cut at 4 000 characters.
+ */
+export function renderToolOutcomeForModel(outcome: ToolOutcome): string {
+  if (outcome.status === "ok") {
+    return typeof outcome.value === "string" ? outcome.value : (JSON.stringify(outcome.value as JsonValue) ?? "null");
+  }
+  const lines = [`error ${outcome.error.code}: ${outcome.error.message}`];
+  if (outcome.error.details !== undefined) {
+    const details = JSON.stringify(outcome.error.details);
+    lines.push(`details: ${details.length > MAX_DETAILS_CHARS ? `${details.slice(0, MAX_DETAILS_CHARS)}… [cut]` : details}`);
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,150 @@
+// The `switchyard agent` command: runs the agent loop against a real provider over the tools
+// of a module or a config file. Argument parsing and printing only; the loop is runAgent.
+// Keys come from the environment, never from flags, so they stay out of shell history.
+
+import { writeFile } from "node:fs/promises";
+import { Option, type Command } from "commander";
+import { AGENT_MODES, type AgentMode } from "../agent/agent-toolset.js";
+import { createAnthropicAdapter } from "../agent/anthropic-adapter.js";
+import type { ModelAdapter } from "../agent/model-adapter.js";
+import { createOpenAIAdapter } from "../agent/openai-adapter.js";
+import { runAgent, type AgentResult } from "../agent/run-agent.js";
+import { createSwitchyardFromConfig } from "../config/create-switchyard-from-config.js";
+import { loadConfig } from "../config/load-config.js";
+import { SwitchyardError } from "../errors.js";
+import type { ToolDefinition } from "../registry/define-tool.js";
+import { loadToolModule } from "../registry/load-tool-module.js";
+import { Switchyard } from "../switchyard.js";
+import { createAgentProgressView, formatUsage, type ProgressOutput } from "./agent-progress.js";
+import { approveOnTerminal } from "./terminal-approver.js";
+
+/** Where the command reads and writes; the process's own streams unless a test swaps them. */
+export interface AgentCommandIO {
+  readonly stdout: ProgressOutput;
+  readonly stderr: ProgressOutput;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly setExitCode: (code: number) => void;
+}
+
+interface AgentCommandOptions {
+  readonly provider: "anthropic" | "openai";
+  readonly model: string;
+  readonly mode: AgentMode;
+  readonly tools?: string[];
+  readonly config?: string;
+  readonly transcript?: string;
+  readonly baseUrl?: string;
+  readonly maxSteps: string;
+  readonly maxTokens: string;
+  readonly stream?: boolean;
+}
+
+const PROVIDER_ENV = {
+  anthropic: { key: "ANTHROPIC_API_KEY", baseURL: "ANTHROPIC_BASE_URL" },
+  openai: { key: "OPENAI_API_KEY", baseURL: "OPENAI_BASE_URL" },
+} as const;
+
+/** Registers `agent` on `program`. */
+export function registerAgentCommand(program: Command, io: AgentCommandIO = processIO()): Command {
+  return program
+    .command("agent")
+    .description("run an agent loop with a real model over the tools of a module or a config file")
+    .argument("<task>", "what the agent should do")
+    .addOption(new Option("--provider <name>", "model provider").choices(["anthropic", "openai"]).makeOptionMandatory())
+    .requiredOption("--model <id>", "model id, e.g. claude-sonnet-4-5 or gpt-4.1")
+    .addOption(new Option("--mode <mode>", "how the model calls tools").choices([...AGENT_MODES]).default("programmatic"))
+    // Repeatable rather than variadic, so the task can follow `--tools <module>` directly.
+    .option("--tools <module>", "a module exporting tools (repeat for more)", (value: string, previous: string[] = []) => [...previous, value])
+    .option("--config <file>", "a switchyard config file (tools, MCP servers, permissions)")
+    .option("--transcript <file>", "save the transcript and usage as JSON")
+    .option("--base-url <url>", "API base URL (default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else the provider's)")
+    .option("--max-steps <n>", "most model requests", "20")
+    .option("--max-tokens <n>", "most output tokens per request", "4096")
+    .option("--stream", "stream responses (SSE)")
+    .action(async (task: string, options: AgentCommandOptions) => {
+      io.setExitCode(await runAgentCommand(task, options, io));
+    });
+}
+
+async function runAgentCommand(task: string, options: AgentCommandOptions, io: AgentCommandIO): Promise<number> {
+  if (options.tools === undefined && options.config === undefined) {
+    throw new SwitchyardError("OPTION_INVALID", "Give the agent tools: --tools <module> (repeatable) and/or --config <file>.");
+  }
+  const env = PROVIDER_ENV[options.provider];
+  const apiKey = io.env[env.key];
+  if (apiKey === undefined || apiKey === "") {
+    throw new SwitchyardError("OPTION_INVALID", `Set ${env.key} to use --provider ${options.provider}.`);
+  }
+  const baseURL = options.baseUrl ?? (io.env[env.baseURL] || undefined);
+  const model = createAdapter(options, apiKey, baseURL);
+
+  const tools: ToolDefinition[] = [];
+  for (const module of options.tools ?? []) tools.push(...(await loadToolModule(module)));
+  const session =
+    options.config === undefined
+      ? { yard: new Switchyard({ tools, permissions: { approve: approveOnTerminal } }), close: async () => {} }
+      : await createSwitchyardFromConfig(await loadConfig(options.config), { tools, approve: approveOnTerminal });
+
+  const view = createAgentProgressView(io.stderr);
+  const controller = new AbortController();
+  const onInterrupt = (): void => controller.abort();
+  process.once("SIGINT", onInterrupt);
+  let result: AgentResult;
+  try {
+    result = await runAgent({
+      yard: session.yard,
+      model,
+      task,
+      mode: options.mode,
+      maxSteps: Number(options.maxSteps),
+      maxTokens: Number(options.maxTokens),
+      signal: controller.signal,
+      onEvent: view.onEvent,
+    });
+  } finally {
+    process.off("SIGINT", onInterrupt);
+    view.finish();
+    await session.close();
+  }
+
+  if (options.transcript !== undefined) {
+    const saved = { provider: options.provider, model: options.model, mode: options.mode, task, ...result };
+    await writeFile(options.transcript, `${JSON.stringify(saved, null, 2)}\n`);
+  }
+  io.stdout.write(`${result.status === "completed" ? result.finalText : result.lastText}\n`);
+  io.stderr.write(`\n${summarize(result)}\n`);
+  if (options.transcript !== undefined) io.stderr.write(`transcript: ${options.transcript}\n`);
+  return result.status === "completed" ? 0 : 1;
+}
+
+function createAdapter(options: AgentCommandOptions, apiKey: string, baseURL: string | undefined): ModelAdapter {
+  const common = { apiKey, model: options.model, stream: options.stream === true, ...(baseURL === undefined ? {} : { baseURL }) };
+  return options.provider === "anthropic" ? createAnthropicAdapter(common) : createOpenAIAdapter(common);
+}
+
+/** The run in a few lines: status, steps, tokens, program runs. */
+export function summarize(result: AgentResult): string {
+  const lines = [
+    `status: ${result.status}${result.stop === undefined ? "" : ` (${result.stop.code}: ${result.stop.message})`}`,
+    `steps: ${result.steps}; tokens: ${formatUsage(result.usage.total)}${result.usage.total.cacheCreation > 0 ? `, ${result.usage.total.cacheCreation} written to cache` : ""}`,
+  ];
+  if (result.runs.length > 0) {
+    const calls = result.runs.reduce((sum, run) => sum + run.stats.toolCalls, 0);
+    const bytesIn = result.runs.reduce((sum, run) => sum + run.stats.bytesIn, 0);
+    const bytesOut = result.runs.reduce((sum, run) => sum + run.stats.bytesOut, 0);
+    const failed = result.runs.filter((run) => !run.ok).length;
+    lines.push(`programs: ${result.runs.length} run${result.runs.length === 1 ? "" : "s"} (${failed} failed), ${calls} tool calls, ${bytesIn} bytes stayed in the sandbox, ${bytesOut} bytes returned`);
+  }
+  return lines.join("\n");
+}
+
+function processIO(): AgentCommandIO {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    setExitCode: (code) => {
+      process.exitCode = code;
+    },
+  };
+}

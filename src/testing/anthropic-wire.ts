@@ -1,0 +1,142 @@
+// Scripted responses in the Anthropic Messages wire format: the JSON body of a non-streaming
+// response, the SSE event sequence of a streaming one (message_start, content blocks with
+// text and input_json deltas, message_delta with the stop reason, message_stop), and errors.
+
+import type { ScriptedResponse, ScriptedStopReason } from "./scripted-turn.js";
+
+/** What the renderers need besides the scripted turn. */
+export interface WireContext {
+  readonly model: string;
+  readonly responseId: string;
+  /** Gives the id of a tool call the script left without one. */
+  readonly nextCallId: () => string;
+  /** Default input tokens: a quarter of the request's bytes. */
+  readonly requestBytes: number;
+}
+
+interface RenderedBlock {
+  readonly block: Record<string, unknown>;
+  /** For a tool call: the input as JSON text, streamed as input_json deltas. */
+  readonly inputText?: string;
+}
+
+export function stopReasonOf(response: ScriptedResponse): ScriptedStopReason {
+  return response.stopReason ?? (response.content?.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn");
+}
+
+function renderBlocks(response: ScriptedResponse, context: WireContext): RenderedBlock[] {
+  return (response.content ?? []).map((block) => {
+    switch (block.type) {
+      case "text":
+        return { block: { type: "text", text: block.text, citations: null } };
+      case "raw":
+        return { block: { ...block.block } };
+      case "tool_use": {
+        const inputText = block.inputText ?? JSON.stringify(block.input ?? {});
+        return { block: { type: "tool_use", id: block.id ?? context.nextCallId(), name: block.name, input: parseOrEmpty(inputText) }, inputText };
+      }
+    }
+  });
+}
+
+export function usageOf(response: ScriptedResponse, context: WireContext): Record<string, unknown> {
+  const contentBytes = JSON.stringify(response.content ?? []).length;
+  return {
+    input_tokens: response.usage?.inputTokens ?? Math.ceil(context.requestBytes / 4),
+    output_tokens: response.usage?.outputTokens ?? Math.max(1, Math.ceil(contentBytes / 4)),
+    cache_creation_input_tokens: response.usage?.cacheCreationTokens ?? 0,
+    cache_read_input_tokens: response.usage?.cacheReadTokens ?? 0,
+    cache_creation: null,
+    server_tool_use: null,
+    service_tier: "standard",
+  };
+}
+
+/** The JSON body of a non-streaming Messages response. */
+export function anthropicMessage(response: ScriptedResponse, context: WireContext): Record<string, unknown> {
+  return {
+    id: context.responseId,
+    type: "message",
+    role: "assistant",
+    model: context.model,
+    content: renderBlocks(response, context).map(({ block }) => block),
+    stop_reason: stopReasonOf(response),
+    stop_sequence: response.stopSequence ?? null,
+    stop_details: null,
+    container: null,
+    usage: usageOf(response, context),
+  };
+}
+
+/** The SSE stream of a streaming Messages response, as one string. */
+export function anthropicEventStream(response: ScriptedResponse, context: WireContext): string {
+  const usage = usageOf(response, context);
+  const events: string[] = [];
+  const send = (type: string, data: Record<string, unknown>): void => {
+    events.push(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  };
+  send("message_start", {
+    message: {
+      id: context.responseId,
+      type: "message",
+      role: "assistant",
+      model: context.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      stop_details: null,
+      container: null,
+      usage: { ...usage, output_tokens: 1 },
+    },
+  });
+  send("ping", {});
+  renderBlocks(response, context).forEach(({ block, inputText }, index) => {
+    if (block.type === "text") {
+      send("content_block_start", { index, content_block: { type: "text", text: "", citations: null } });
+      for (const piece of pieces(String(block.text))) send("content_block_delta", { index, delta: { type: "text_delta", text: piece } });
+    } else if (block.type === "tool_use") {
+      send("content_block_start", { index, content_block: { ...block, input: {} } });
+      for (const piece of pieces(inputText ?? "")) send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: piece } });
+    } else {
+      send("content_block_start", { index, content_block: block });
+    }
+    send("content_block_stop", { index });
+  });
+  send("message_delta", {
+    delta: { stop_reason: stopReasonOf(response), stop_sequence: response.stopSequence ?? null, stop_details: null },
+    usage: { output_tokens: usage.output_tokens },
+  });
+  send("message_stop", {});
+  return events.join("");
+}
+
+/** The body of an Anthropic error response. */
+export function anthropicError(status: number, message: string, type?: string): Record<string, unknown> {
+  return { type: "error", error: { type: type ?? anthropicErrorType(status), message } };
+}
+
+function anthropicErrorType(status: number): string {
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 404) return "not_found_error";
+  if (status === 413) return "request_too_large";
+  if (status === 429) return "rate_limit_error";
+  if (status === 529) return "overloaded_error";
+  if (status >= 500) return "api_error";
+  return "invalid_request_error";
+}
+
+/** Cuts text into short pieces, as a real stream would deliver it. */
+export function pieces(text: string, size = 24): string[] {
+  const result: string[] = [];
+  for (let offset = 0; offset < text.length; offset += size) result.push(text.slice(offset, offset + size));
+  return result;
+}
+
+function parseOrEmpty(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,157 @@
+// A real HTTP server on 127.0.0.1 that plays a model: it speaks the Anthropic Messages API
+// (POST /v1/messages, /v1/messages/count_tokens) and OpenAI Chat Completions
+// (POST /v1/chat/completions), JSON or SSE, answering each request with the next script entry
+// and recording every body it received. For tests and demos only: no model, no network.
+
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { anthropicError, anthropicEventStream, anthropicMessage, type WireContext } from "./anthropic-wire.js";
+import { openAICompletion, openAIError, openAIEventStream } from "./openai-wire.js";
+import type { RecordedRequest, ScriptedAnswer, ScriptedProtocol, ScriptedTurn } from "./scripted-turn.js";
+
+export interface ScriptedModelServerOptions {
+  /** The answers, in request order; or one function answering every request. */
+  readonly script: readonly ScriptedTurn[] | ((request: RecordedRequest, index: number) => ScriptedAnswer | Promise<ScriptedAnswer>);
+  /** When set, a request must carry this key (`x-api-key` or `Authorization: Bearer`). */
+  readonly apiKey?: string;
+}
+
+export interface ScriptedModelServer {
+  /** `http://127.0.0.1:<port>`: the Anthropic SDK's `baseURL`. */
+  readonly url: string;
+  /** `<url>/v1`: the OpenAI SDK's `baseURL`. */
+  readonly openaiBaseURL: string;
+  /** Every request received, in order, including rejected ones. */
+  readonly requests: readonly RecordedRequest[];
+  /** Requests that consumed a script entry (messages and chat completions). */
+  readonly turnRequests: readonly RecordedRequest[];
+  /** Stops listening and drops open connections. */
+  close(): Promise<void>;
+}
+
+const ROUTES: Record<string, { protocol: ScriptedProtocol; endpoint: RecordedRequest["endpoint"] }> = {
+  "/v1/messages": { protocol: "anthropic", endpoint: "messages" },
+  "/v1/messages/count_tokens": { protocol: "anthropic", endpoint: "count_tokens" },
+  "/v1/chat/completions": { protocol: "openai", endpoint: "chat.completions" },
+};
+
+/**
+ * Starts the server on an ephemeral port. A request without a key (`x-api-key` or
+ * `Authorization: Bearer`) gets 401; a request past the end of the script gets a 400
+ * `invalid_request_error` saying so (400, so SDKs do not retry it).
+ */
+export async function startScriptedModelServer(options: ScriptedModelServerOptions): Promise<ScriptedModelServer> {
+  const requests: RecordedRequest[] = [];
+  const turnRequests: RecordedRequest[] = [];
+  let turnIndex = 0;
+  let callCounter = 0;
+  let responseCounter = 0;
+
+  const answerOf = async (request: RecordedRequest, index: number): Promise<ScriptedAnswer> => {
+    if (typeof options.script === "function") return options.script(request, index);
+    const entry = options.script[index];
+    if (entry === undefined) {
+      return { error: { status: 400, message: `scripted model: the script has ${options.script.length} turns; request ${index + 1} has no answer.` } };
+    }
+    return typeof entry === "function" ? entry(request) : entry;
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+    const route = ROUTES[path];
+    const raw = await readBody(req);
+    let body: any;
+    try {
+      body = raw === "" ? {} : JSON.parse(raw);
+    } catch {
+      body = undefined;
+    }
+    const protocol = route?.protocol ?? (path.includes("chat") ? "openai" : "anthropic");
+    const sendError = (status: number, message: string, type?: string, code?: string): void =>
+      sendJson(res, status, protocol === "openai" ? openAIError(status, message, type, code) : anthropicError(status, message, type));
+
+    const consumes = route !== undefined && route.endpoint !== "count_tokens" && req.method === "POST" && body !== undefined;
+    const recorded: RecordedRequest = {
+      protocol,
+      endpoint: route?.endpoint ?? "messages",
+      path,
+      headers: { ...req.headers },
+      body,
+      stream: body?.stream === true,
+      turnIndex: consumes ? turnIndex : -1,
+    };
+    requests.push(recorded);
+    if (route === undefined || req.method !== "POST") return sendError(404, `scripted model: no route for ${req.method} ${path}.`);
+    if (!authorized(req, options.apiKey)) return sendError(401, "scripted model: missing or wrong API key (x-api-key or Authorization: Bearer).");
+    if (body === undefined) return sendError(400, "scripted model: the body is not JSON.");
+    if (route.endpoint === "count_tokens") return sendJson(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
+
+    const index = turnIndex++;
+    turnRequests.push(recorded);
+    const answer = await answerOf(recorded, index);
+    if ("error" in answer) return sendError(answer.error.status, answer.error.message, answer.error.type, answer.error.code);
+    if ("raw" in answer) {
+      res.writeHead(answer.raw.status ?? 200, { "content-type": answer.raw.contentType ?? "application/json" });
+      res.end(answer.raw.body);
+      return;
+    }
+    if (answer.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+    const context: WireContext = {
+      model: typeof body.model === "string" ? body.model : "scripted-model",
+      responseId: protocol === "openai" ? `chatcmpl-s${++responseCounter}` : `msg_s${++responseCounter}`,
+      nextCallId: () => (protocol === "openai" ? `call_s${++callCounter}` : `toolu_s${++callCounter}`),
+      requestBytes: raw.length,
+    };
+    if (recorded.stream) {
+      const text =
+        protocol === "openai" ? openAIEventStream(answer, context, body.stream_options?.include_usage === true) : anthropicEventStream(answer, context);
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+      res.end(text);
+      return;
+    }
+    sendJson(res, 200, protocol === "openai" ? openAICompletion(answer, context) : anthropicMessage(answer, context));
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, anthropicError(500, `scripted model: ${error instanceof Error ? error.message : String(error)}`));
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    openaiBaseURL: `${url}/v1`,
+    requests,
+    turnRequests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function authorized(req: IncomingMessage, apiKey: string | undefined): boolean {
+  const header = req.headers["x-api-key"];
+  const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1];
+  const given = typeof header === "string" && header !== "" ? header : bearer;
+  if (given === undefined || given === "") return false;
+  return apiKey === undefined || given === apiKey;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}

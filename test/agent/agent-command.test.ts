@@ -1,0 +1,103 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Command } from "commander";
+import { afterEach, describe, expect, it } from "vitest";
+import { SWEEP_PROGRAM } from "../../examples/orders/sweep-program.js";
+import { registerAgentCommand, type AgentCommandIO } from "../../src/cli/agent-command.js";
+import { startServer } from "./agent-fixtures.js";
+
+const TOOLS_MODULE = fileURLToPath(new URL("../../examples/agent/orders-tools-module.ts", import.meta.url));
+
+function capture(env: Record<string, string>, tty = false) {
+  const out: string[] = [];
+  const err: string[] = [];
+  let exitCode: number | undefined;
+  const io: AgentCommandIO = {
+    stdout: { write: (text: string) => out.push(text) },
+    stderr: { write: (text: string) => err.push(text), isTTY: tty, columns: 120 },
+    env,
+    setExitCode: (code) => {
+      exitCode = code;
+    },
+  };
+  const program = new Command("switchyard").exitOverride();
+  registerAgentCommand(program, io);
+  return { program, stdout: () => out.join(""), stderr: () => err.join(""), exitCode: () => exitCode };
+}
+
+let folder: string | undefined;
+afterEach(async () => {
+  if (folder !== undefined) await rm(folder, { recursive: true, force: true });
+  folder = undefined;
+});
+
+describe("switchyard agent", () => {
+  it("runs the loop over a tools module, prints plain progress lines off a terminal, and saves the transcript", async () => {
+    const server = await startServer({
+      script: [
+        { content: [{ type: "tool_use", id: "toolu_p", name: "run_program", input: { code: SWEEP_PROGRAM } }] },
+        { content: [{ type: "text", text: "Here are the duplicates." }] },
+      ],
+    });
+    folder = await mkdtemp(join(tmpdir(), "agent-cli-"));
+    const transcript = join(folder, "out.json");
+    const cli = capture({ ANTHROPIC_API_KEY: "k" });
+    await cli.program.parseAsync(
+      ["agent", "--provider", "anthropic", "--model", "claude-test", "--tools", TOOLS_MODULE, "--mode", "programmatic", "--base-url", server.url, "--transcript", transcript, "Find duplicates."],
+      { from: "user" },
+    );
+    expect(cli.exitCode()).toBe(0);
+    expect(cli.stdout()).toBe("Here are the duplicates.\n");
+    expect(cli.stderr()).toContain("step 1: asking the model");
+    expect(cli.stderr()).toMatch(/run_program → ok: \d+ calls/);
+    expect(cli.stderr()).toContain("status: completed");
+    expect(cli.stderr()).toMatch(/programs: 1 run \(0 failed\)/);
+    const saved = JSON.parse(await readFile(transcript, "utf8"));
+    expect(saved).toMatchObject({ provider: "anthropic", model: "claude-test", mode: "programmatic", task: "Find duplicates.", status: "completed" });
+    expect(saved.messages).toHaveLength(4);
+    expect(server.turnRequests[0]!.body.model).toBe("claude-test");
+  });
+
+  it("rewrites one status line with \\r on a terminal, and takes the OpenAI base URL from the environment", async () => {
+    const server = await startServer({
+      script: [
+        { content: [{ type: "tool_use", id: "call_s", name: "orders__search", input: { customerId: "cus_1001", pageSize: 1 } }] },
+        { content: [{ type: "text", text: "One order." }] },
+      ],
+    });
+    const cli = capture({ OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.openaiBaseURL }, true);
+    await cli.program.parseAsync(["agent", "--provider", "openai", "--model", "gpt-test", "--tools", TOOLS_MODULE, "--mode", "direct", "List one order."], { from: "user" });
+    expect(cli.exitCode()).toBe(0);
+    expect(cli.stdout()).toBe("One order.\n");
+    expect(cli.stderr()).toContain("\r\x1b[2Kstep 1 · waiting for the model");
+    expect(cli.stderr()).toMatch(/1 call in flight/);
+    expect(cli.stderr()).toMatch(/in \/ \d+ out tokens/);
+    expect(server.turnRequests[0]!.headers.authorization).toBe("Bearer k");
+  });
+
+  it("builds the session from --config, with the config's permission rules", async () => {
+    folder = await mkdtemp(join(tmpdir(), "agent-cli-"));
+    const config = join(folder, "switchyard.config.json");
+    await writeFile(config, JSON.stringify({ tools: [TOOLS_MODULE], permissions: { rules: [{ tools: "orders.getPaymentContext", decision: "deny", reason: "not today" }] } }));
+    const server = await startServer({
+      script: [
+        { content: [{ type: "tool_use", id: "toolu_pay", name: "orders__getPaymentContext", input: { orderId: "ord_x" } }] },
+        { content: [{ type: "text", text: "Denied." }] },
+      ],
+    });
+    const cli = capture({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.url });
+    await cli.program.parseAsync(["agent", "--provider", "anthropic", "--model", "m", "--config", config, "--mode", "direct", "Pay?"], { from: "user" });
+    expect(cli.exitCode()).toBe(0);
+    const answer = server.turnRequests[1]!.body.messages.at(-1).content[0];
+    expect(answer).toMatchObject({ tool_use_id: "toolu_pay", is_error: true, content: expect.stringContaining("PERMISSION_DENIED") });
+  });
+
+  it("refuses to start without the provider's key in the environment", async () => {
+    const cli = capture({});
+    await expect(
+      cli.program.parseAsync(["agent", "--provider", "anthropic", "--model", "m", "--tools", TOOLS_MODULE, "t"], { from: "user" }),
+    ).rejects.toThrow(/Set ANTHROPIC_API_KEY/);
+  });
+});
