@@ -22,12 +22,37 @@ export type {
 export { SwitchyardError, ToolError, type ConfigErrorCode } from "./errors.js";
 
 // The session.
-export { Switchyard, type CallToolOptions, type RunOptions, type SwitchyardOptions } from "./switchyard.js";
+export { Switchyard, type CallToolOptions, type RunOptions, type SwitchyardOptions, type TypeCheckMode } from "./switchyard.js";
 export { DEFAULT_RUN_LIMITS, type RunLimits } from "./sandbox/run-program.js";
 
 // Station 1: registry.
 export { defineTool, type ToolContext, type ToolDefinition, type ToolSpec } from "./registry/define-tool.js";
 export { ToolRegistry, type CatalogSnapshot, type RegisteredTool } from "./registry/tool-registry.js";
+export { loadToolModule } from "./registry/load-tool-module.js";
+export {
+  connectMcpSource,
+  type McpSource,
+  type McpSourceEvent,
+  type McpSourceOptions,
+  type McpSourceState,
+  type McpTransportOptions,
+} from "./registry/mcp-source.js";
+
+// Built-in tools (off unless added).
+export { createWorkspaceTools, type WorkspaceToolsOptions } from "./builtins/workspace-tools.js";
+export { resolveInWorkspace } from "./builtins/workspace-path.js";
+export { createShellTool, shellPermissionRules, type ShellToolOptions } from "./builtins/shell-tool.js";
+export { createHttpFetchTool, type HttpFetchToolOptions } from "./builtins/http-fetch-tool.js";
+
+// Configuration file.
+export { loadConfig, resolveConfig, type LoadedConfig, type McpServerConfig, type SwitchyardConfig } from "./config/load-config.js";
+export { createSwitchyardFromConfig, type ConfiguredSwitchyard, type CreateFromConfigOptions } from "./config/create-switchyard-from-config.js";
+export { CONFIG_SCHEMA } from "./config/config-schema.js";
+
+// Station 2: discovery.
+export { Discovery, type CatalogStats, type DiscoveryOptions, type SearchToolsAnswer } from "./search/discovery.js";
+export { ToolSearch, type SearchResult, type ToolReference, type ToolSearchOptions } from "./search/tool-search.js";
+export { countTokens, TOKENIZER } from "./search/token-count.js";
 
 // Station 3: schemas.
 export { generateDeclarations, generateToolDeclaration, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";

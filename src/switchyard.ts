@@ -12,6 +12,11 @@ import { findReferencedTools } from "./permissions/referenced-tools.js";
 import type { ToolDefinition } from "./registry/define-tool.js";
 import { ToolRegistry, type CatalogSnapshot, type RegisteredTool } from "./registry/tool-registry.js";
 import type { ResultBudgetOptions } from "./results/result-budget.js";
+import { createReadResultTool } from "./results/read-result-tool.js";
+import { SpillStore } from "./results/spill-store.js";
+import { defineTool } from "./registry/define-tool.js";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { compileProgram } from "./sandbox/compile-program.js";
 import { DEFAULT_RUN_LIMITS, runProgram, type RunLimits } from "./sandbox/run-program.js";
 import { IsolatePool } from "./sandbox/isolate-pool.js";
@@ -30,7 +35,12 @@ export interface SwitchyardOptions {
   readonly limits?: Partial<RunLimits>;
   readonly permissions?: PermissionOptions;
   readonly scheduler?: SchedulerOptions;
-  readonly results?: ResultBudgetOptions;
+  /**
+   * Result budgets. `spill` defaults to a private folder under the OS temp dir (with a
+   * `results.read` tool registered for direct callers); `spill: false` refuses oversized
+   * direct results with RESULT_TOO_LARGE instead.
+   */
+  readonly results?: Omit<ResultBudgetOptions, "spill"> & { readonly spill?: SpillStore | false };
   /** Per-call timeout for tools that set none, in ms. Default 30 000. */
   readonly defaultToolTimeoutMs?: number;
   /** Total time budget of the session in ms; calls never outlive it. Default: none. */
@@ -77,13 +87,19 @@ export class Switchyard {
   #callCount = 0;
   #declarations: { version: number; text: string } | undefined;
   readonly #isolates = new IsolatePool(loadGuestRuntimeSource);
+  /** Where direct results over the budget go; `results.read` pages them back. */
+  readonly #spill: SpillStore | undefined;
 
   constructor(options: SwitchyardOptions = {}) {
     this.#options = options;
+    const spill = options.results?.spill;
+    // By default a session spills to a private temporary folder, created on first use, so a
+    // large direct result becomes a preview and a handle rather than an error.
+    this.#spill = spill === false ? undefined : (spill ?? new SpillStore(join(tmpdir(), `switchyard-spill-${process.pid}-${this.#sessionId}`)));
     this.#limits = resolveLimits(DEFAULT_RUN_LIMITS, options.limits, "limits");
     this.#permissions = new PermissionGate(options.permissions);
     this.#scheduler = new ToolScheduler(options.scheduler);
-    this.registry = new ToolRegistry(options.tools ?? []);
+    this.registry = new ToolRegistry(withResultReader(options.tools ?? [], this.#spill));
     this.discovery = new Discovery(options.discovery);
     this.discovery.update(this.registry.snapshot());
     this.registry.onChange((snapshot) => this.discovery.update(snapshot));
@@ -229,7 +245,7 @@ export class Switchyard {
       trace: this.trace,
       budgets: { sessionDeadlineAt: this.#sessionDeadlineAt },
       ...(this.#options.defaultToolTimeoutMs === undefined ? {} : { defaultTimeoutMs: this.#options.defaultToolTimeoutMs }),
-      ...(this.#options.results === undefined ? {} : { results: this.#options.results }),
+      results: resultBudgetOf(this.#options.results, this.#spill),
     };
   }
 }
@@ -251,6 +267,17 @@ function resolveLimits(base: RunLimits, overrides: Partial<RunLimits> | undefine
     (limits as Record<string, number>)[key] = value;
   }
   return limits;
+}
+
+function resultBudgetOf(options: SwitchyardOptions["results"], spill: SpillStore | undefined): ResultBudgetOptions {
+  const { spill: _configured, ...budgets } = options ?? {};
+  return spill === undefined ? budgets : { ...budgets, spill };
+}
+
+/** Adds the `results.read` tool for direct callers, unless the tools already have one. */
+function withResultReader(tools: readonly ToolDefinition[], spill: SpillStore | undefined): readonly ToolDefinition[] {
+  if (spill === undefined || tools.some((tool) => tool.name === "results.read")) return tools;
+  return [...tools, defineTool({ ...createReadResultTool(spill), callers: ["direct"] })];
 }
 
 let typeChecker: TypeChecker | undefined;

@@ -29,6 +29,7 @@ export interface DiscoveryOptions {
 
 /** What `catalogStats()` reports; token counts use `tokenizer`. */
 export interface CatalogStats {
+  /** Tools a program may call (their declarations are what the counts measure). */
   readonly tools: number;
   readonly loadedTools: number;
   readonly declarationTokens: number;
@@ -94,24 +95,29 @@ export class Discovery {
   get deferring(): boolean {
     const defer = this.#options.defer ?? "auto";
     if (defer !== "auto") return defer;
-    const snapshot = this.#requireSnapshot();
-    if (snapshot.tools.length > (this.#options.maxLoadedTools ?? DEFAULT_MAX_LOADED_TOOLS)) return true;
-    return this.#tokensOf(snapshot.tools) > (this.#options.maxLoadedTokens ?? DEFAULT_MAX_LOADED_TOKENS);
+    const tools = this.#programTools();
+    if (tools.length > (this.#options.maxLoadedTools ?? DEFAULT_MAX_LOADED_TOOLS)) return true;
+    return this.#tokensOf(tools) > (this.#options.maxLoadedTokens ?? DEFAULT_MAX_LOADED_TOKENS);
   }
 
   /** Tools whose declarations go into the run_program description (the stable prefix). */
   upFrontTools(): RegisteredTool[] {
-    const snapshot = this.#requireSnapshot();
-    if (!this.deferring) return [...snapshot.tools];
-    return snapshot.tools.filter((tool) => this.#alwaysLoaded.some((pattern) => pattern.test(tool.definition.name)));
+    const tools = this.#programTools();
+    if (!this.deferring) return tools;
+    return tools.filter((tool) => this.#alwaysLoaded.some((pattern) => pattern.test(tool.definition.name)));
   }
 
   /** Names of tools that must be searched for before use; empty when nothing is deferred. */
   deferredNames(): string[] {
     const upFront = new Set(this.upFrontTools());
-    return this.#requireSnapshot()
-      .tools.filter((tool) => !upFront.has(tool))
+    return this.#programTools()
+      .filter((tool) => !upFront.has(tool))
       .map((tool) => tool.definition.name);
+  }
+
+  // Declarations are what programs see: tools only a model may call directly do not count.
+  #programTools(): RegisteredTool[] {
+    return this.#requireSnapshot().tools.filter((tool) => tool.definition.callers.includes("program"));
   }
 
   /** Whether the run_program description should list deferred names. */
@@ -155,10 +161,11 @@ export class Discovery {
   stats(): CatalogStats {
     const snapshot = this.#requireSnapshot();
     const loaded = new Set([...this.upFrontTools(), ...[...this.#loaded].map((name) => snapshot.get(name)).filter((tool) => tool !== undefined)]);
+    const programTools = this.#programTools();
     return {
-      tools: snapshot.tools.length,
+      tools: programTools.length,
       loadedTools: loaded.size,
-      declarationTokens: this.#tokensOf(snapshot.tools),
+      declarationTokens: this.#tokensOf(programTools),
       loadedTokens: this.#tokensOf([...loaded]),
       tokenizer: TOKENIZER,
       catalogVersion: snapshot.version,

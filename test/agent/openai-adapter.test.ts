@@ -73,7 +73,7 @@ describe.each([false, true])("the OpenAI adapter on the real SDK (stream: %s)", 
     expect(first.headers.authorization).toBe("Bearer test-key");
     expect(first.stream).toBe(stream);
     if (stream) expect(first.body.stream_options).toEqual({ include_usage: true });
-    expect(first.body.tools.map((tool: any) => tool.function.name)).toEqual(["orders__search", "orders__getPaymentContext"]);
+    expect(first.body.tools.map((tool: any) => tool.function.name)).toEqual(["orders__search", "orders__getPaymentContext", "results__read"]);
 
     const messages = server.turnRequests[1]!.body.messages;
     expect(messages.at(-2)).toEqual({

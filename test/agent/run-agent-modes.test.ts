@@ -78,7 +78,7 @@ describe.each<ProviderKind>(["anthropic", "openai"])("direct mode (%s)", (provid
 
     expect(result.status).toBe("completed");
     expect(orderIds).toHaveLength(3);
-    expect(toolNamesOf(server.turnRequests[0]!)).toEqual(["orders__search", "orders__getPaymentContext"]);
+    expect(toolNamesOf(server.turnRequests[0]!)).toEqual(["orders__search", "orders__getPaymentContext", "results__read"]);
     expect(started).toEqual([
       "orders__search=orders.search",
       "orders__getPaymentContext=orders.getPaymentContext",
@@ -116,7 +116,7 @@ describe("hybrid mode", () => {
     const result = await runAgent({ yard, model: adapterFor(server, "anthropic"), task: "Sweep.", mode: "hybrid" });
 
     expect(result.status).toBe("completed");
-    expect(toolNamesOf(server.turnRequests[0]!)).toEqual(["run_program", "orders__search", "orders__getPaymentContext", "ui__ask"]);
+    expect(toolNamesOf(server.turnRequests[0]!)).toEqual(["run_program", "orders__search", "orders__getPaymentContext", "ui__ask", "results__read"]);
     const description: string = server.turnRequests[0]!.body.tools[0].description;
     expect(description).toContain("audit");
     expect(description).not.toContain("ask(");

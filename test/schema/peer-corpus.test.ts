@@ -93,7 +93,7 @@ describe("declarations for the tools of three real MCP servers", () => {
   });
 
   it("type-checks a valid call to every tool, and refuses a wrong field", () => {
-    const yard = new Switchyard({ tools: definitions() });
+    const yard = new Switchyard({ tools: definitions(), results: { spill: false } });
     const declarations = `${RUNTIME_DECLARATIONS}\n${yard.declarations()}`;
     const checker = new ProgramTypeChecker();
     const failures: string[] = [];
