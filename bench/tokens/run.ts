@@ -47,8 +47,9 @@ function parseArguments(argv: readonly string[]): CliOptions {
   return options;
 }
 
-async function main(): Promise<void> {
-  const options = parseArguments(process.argv.slice(2));
+/** Runs the benchmark with command-line arguments (as `npm run bench:tokens` and `switchyard bench tokens`). */
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  const options = parseArguments(argv);
   const profile = modelProfile(options.model);
   const tasks = options.tasks === undefined ? TASKS : TASKS.filter((task) => options.tasks!.includes(task.id));
   const result = await runTokenBenchmark({

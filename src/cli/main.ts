@@ -15,6 +15,7 @@ import { catalogRows, formatCatalog } from "./format-catalog.js";
 import { formatBytes, formatRunResult } from "./format-run-result.js";
 import { approveOnTerminal } from "./terminal-approver.js";
 import { registerAgentCommand } from "./agent-command.js";
+import { registerBenchCommand } from "./bench-command.js";
 
 const program = new Command("switchyard")
   .description("Run model-written TypeScript against typed, validated, permissioned tools in an isolated V8 sandbox.")
@@ -143,6 +144,7 @@ async function readStdin(): Promise<string> {
 }
 
 registerAgentCommand(program);
+registerBenchCommand(program);
 
 try {
   await program.parseAsync(process.argv);

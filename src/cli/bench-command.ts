@@ -1,0 +1,30 @@
+// `switchyard bench tokens`: runs the token-savings benchmark from a checkout. The benchmark
+// lives in bench/ (tasks, data, scripted policies), which is not part of the published
+// package, so an installed copy says where to get it instead of failing obscurely.
+
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Command } from "commander";
+
+const TOKEN_BENCH = new URL("../../bench/tokens/run.ts", import.meta.url);
+
+/** Adds `bench tokens [options...]` to the program; options pass through to the benchmark. */
+export function registerBenchCommand(program: Command): void {
+  const bench = program.command("bench").description("run a benchmark from a source checkout");
+  bench
+    .command("tokens")
+    .description("direct vs programmatic calling, tokens counted on real request bodies (see bench/results/)")
+    .allowUnknownOption()
+    .argument("[options...]", "--live, --model <id>, --tasks <ids>, --modes <ids>, --max-calls-per-turn <n>, --out <dir>")
+    .action(async (options: string[]) => {
+      if (!existsSync(fileURLToPath(TOKEN_BENCH))) {
+        process.stderr.write("switchyard: the token benchmark runs from a source checkout (bench/tokens is not in the package).\n");
+        process.exitCode = 2;
+        return;
+      }
+      const { main } = (await import(TOKEN_BENCH.href)) as { main: (argv: readonly string[]) => Promise<void> };
+      await main(options);
+      // The type checker's worker thread would keep the process alive.
+      process.exit(process.exitCode ?? 0);
+    });
+}
