@@ -506,7 +506,8 @@ export function runtimeRows(measurement: RuntimeMeasurement): Row[] {
     ratioRow("  Switchyard yard.run, typeCheck off, after idle", cold.switchyardMs, cold.switchyardRatio, "bare", ms, TARGET_COLD_RATIO),
     infoRow("  Switchyard yard.run, typeCheck off, back to back", ms(cold.switchyardBackToBackMs), times(cold.switchyardBackToBackRatio, "bare")),
     infoRow("  Switchyard yard.run of `const sum: number = 1 + 1` (esbuild path)", ms(cold.switchyardTypedMs), times(cold.switchyardTypedRatio, "bare")),
-    ratioRow("  Switchyard yard.run, default typeCheck \"error\"", cold.switchyardCheckedMs, cold.switchyardCheckedRatio, "bare", ms, TARGET_COLD_RATIO),
+    // The type check has its own targets (the rows at the end); this row shows what it adds.
+    infoRow("  Switchyard yard.run, default typeCheck \"error\"", ms(cold.switchyardCheckedMs), times(cold.switchyardCheckedRatio, "bare")),
     section("full pipeline vs bare bridge (runToolCall in process, per call)"),
     pipelineRow("  runToolCall, sequential", pipeline.runToolCallSequentialUs, pipeline.runToolCallSequentialShare, "bare seq"),
     pipelineRow("  runToolCall, parallel, default scheduler", pipeline.runToolCallParallelUs, pipeline.runToolCallParallelShare, "bare par"),
