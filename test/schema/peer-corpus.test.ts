@@ -2,98 +2,45 @@
 // that calls it with a valid input (which must type-check) and one with a wrong field (which
 // must not), so the generator is checked on schemas nobody wrote for it.
 
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
-import { ToolRegistry } from "../../src/registry/tool-registry.js";
+import { connectMcpSource, type McpSource } from "../../src/registry/mcp-source.js";
 import { ProgramTypeChecker } from "../../src/sandbox/type-check-program.js";
 import { RUNTIME_DECLARATIONS } from "../../src/schema/generate-declarations.js";
 import { compileSchema } from "../../src/schema/schema-validator.js";
 import { Switchyard } from "../../src/switchyard.js";
+import { stdioServer, tempFolder } from "../helpers/mcp-servers.js";
 import { sampleFromSchema } from "../helpers/sample-from-schema.js";
 
-const PACKAGES = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/", import.meta.url));
-
-interface ListedTool {
-  readonly namespace: string;
-  readonly name: string;
-  readonly description: string;
-  readonly inputSchema: Record<string, unknown>;
-  readonly outputSchema: Record<string, unknown> | undefined;
-}
-
-let scratch: string;
-const listed: ListedTool[] = [];
-
-async function listTools(namespace: string, bin: string, args: string[], env: Record<string, string>): Promise<void> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [join(PACKAGES, bin), ...args],
-    env: { PATH: process.env["PATH"] ?? "", ...env },
-    stderr: "ignore",
-  });
-  const client = new Client({ name: "switchyard-peer-corpus", version: "0.1.0" });
-  await client.connect(transport);
-  try {
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor });
-      for (const tool of page.tools) {
-        listed.push({
-          namespace,
-          name: tool.name,
-          description: tool.description ?? "",
-          inputSchema: tool.inputSchema as Record<string, unknown>,
-          outputSchema: tool.outputSchema as Record<string, unknown> | undefined,
-        });
-      }
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-  } finally {
-    await client.close();
-  }
-}
+const scratch = tempFolder("peers");
+const yard = new Switchyard({ results: { spill: false } });
+const sources: McpSource[] = [];
 
 beforeAll(async () => {
-  scratch = await mkdtemp(join(tmpdir(), "switchyard-peers-"));
-  await Promise.all([
-    listTools("everything", "server-everything/dist/index.js", ["stdio"], {}),
-    listTools("filesystem", "server-filesystem/dist/index.js", [scratch], {}),
-    listTools("memory", "server-memory/dist/index.js", [], { MEMORY_FILE_PATH: join(scratch, "memory.jsonl") }),
-  ]);
+  // Listed over stdio by Switchyard's own MCP source, into one session's registry.
+  sources.push(
+    ...(await Promise.all([
+      connectMcpSource(yard.registry, { namespace: "everything", transport: stdioServer("everything", ["stdio"]) }),
+      connectMcpSource(yard.registry, { namespace: "filesystem", transport: stdioServer("filesystem", [scratch.path]) }),
+      connectMcpSource(yard.registry, { namespace: "memory", transport: stdioServer("memory", [], { MEMORY_FILE_PATH: join(scratch.path, "memory.jsonl") }) }),
+    ])),
+  );
 }, 60_000);
 
 afterAll(async () => {
-  await rm(scratch, { recursive: true, force: true });
+  await Promise.all(sources.map((source) => source.close()));
+  scratch.remove();
 });
-
-function definitions(): ToolDefinition[] {
-  return listed.map((tool) =>
-    defineTool({
-      name: `${tool.namespace}.${tool.name}`,
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
-      execute: () => null,
-    }),
-  );
-}
 
 describe("declarations for the tools of three real MCP servers", () => {
   it("lists every server's tools and registers them all", () => {
-    const namespaces = new Set(listed.map((tool) => tool.namespace));
-    expect([...namespaces].sort()).toEqual(["everything", "filesystem", "memory"]);
-    expect(listed.length).toBeGreaterThanOrEqual(30);
-    expect(() => new ToolRegistry(definitions())).not.toThrow();
+    const tools = yard.registry.snapshot().tools;
+    expect(new Set(tools.map((tool) => tool.definition.namespace))).toEqual(new Set(["everything", "filesystem", "memory"]));
+    expect(tools.length).toBeGreaterThanOrEqual(30);
+    expect(sources.flatMap((source) => source.skippedTools)).toEqual([]);
   });
 
   it("type-checks a valid call to every tool, and refuses a wrong field", () => {
-    const yard = new Switchyard({ tools: definitions(), results: { spill: false } });
     const declarations = `${RUNTIME_DECLARATIONS}\n${yard.declarations()}`;
     const checker = new ProgramTypeChecker();
     const failures: string[] = [];
@@ -124,10 +71,12 @@ describe("declarations for the tools of three real MCP servers", () => {
     checker.dispose();
     expect(failures).toEqual([]);
     // Tools that take no arguments at all have no field to get wrong (6 of 36 when written).
-    expect(wrongFieldChecks).toBeGreaterThanOrEqual(Math.floor(listed.length * 0.8));
+    expect(wrongFieldChecks).toBeGreaterThanOrEqual(Math.floor(yard.registry.snapshot().tools.length * 0.8));
   });
 
   it("compiles every outputSchema the servers publish", () => {
-    for (const tool of listed) if (tool.outputSchema !== undefined) expect(() => compileSchema(tool.outputSchema!, tool.name)).not.toThrow();
+    const withOutput = yard.registry.snapshot().tools.filter((tool) => tool.definition.outputSchema !== undefined);
+    expect(withOutput.length).toBeGreaterThan(0);
+    for (const tool of withOutput) expect(() => compileSchema(tool.definition.outputSchema!, tool.definition.name)).not.toThrow();
   });
 });
