@@ -77,7 +77,10 @@ export interface CallError {
   readonly details?: JsonValue;
 }
 
-/** The one result of one call, bound to its id. */
+/**
+ * The one result of one call, bound to its id. An ok `value` is untrusted data from the tool's
+ * system: it is handed on as data and never interpreted as instructions by Switchyard.
+ */
 export type ToolOutcome =
   | { readonly callId: string; readonly tool: string; readonly status: "ok"; readonly value: unknown }
   | {
