@@ -174,14 +174,7 @@ class CallRun {
       return this.#interrupted(control.interrupted);
     }
     this.#startedAt = Date.now();
-    const toolContext: ToolContext = {
-      get signal() {
-        return control.signal;
-      },
-      callId: call.id,
-      caller: call.caller,
-      programId: call.programId,
-    };
+    const toolContext: ToolContext = new CallToolContext(control, call);
     let returned: unknown;
     try {
       returned = this.#tool.execute(call.input, toolContext);
@@ -246,7 +239,10 @@ class CallRun {
   #ownTimeoutMs(): number {
     // A timeout that is not a positive number (NaN from a caller's arithmetic) would make the
     // deadline NaN and silently lift the run's and session's budgets too: fall through instead.
-    return [this.call.timeoutMs, this.#tool.timeoutMs, this.context.defaultTimeoutMs].find(isPositiveNumber) ?? DEFAULT_TOOL_TIMEOUT_MS;
+    if (isPositiveNumber(this.call.timeoutMs)) return this.call.timeoutMs;
+    if (isPositiveNumber(this.#tool.timeoutMs)) return this.#tool.timeoutMs;
+    if (isPositiveNumber(this.context.defaultTimeoutMs)) return this.context.defaultTimeoutMs;
+    return DEFAULT_TOOL_TIMEOUT_MS;
   }
 
   #denied(reason: string): PipelineResult {
@@ -255,6 +251,25 @@ class CallRun {
 
   #interrupted(interrupt: Interrupt): PipelineResult {
     return this.#end(failure(this.call, interrupt.code, interrupt.message(this.#tool.name)));
+  }
+}
+
+/** What a tool's `execute` receives; the AbortSignal is created only if the tool asks for it. */
+class CallToolContext implements ToolContext {
+  readonly callId: string;
+  readonly caller: ToolCall["caller"];
+  readonly programId: string | undefined;
+  readonly #control: CallControl;
+
+  constructor(control: CallControl, call: ToolCall) {
+    this.#control = control;
+    this.callId = call.id;
+    this.caller = call.caller;
+    this.programId = call.programId;
+  }
+
+  get signal(): AbortSignal {
+    return this.#control.signal;
   }
 }
 
