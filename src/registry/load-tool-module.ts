@@ -2,14 +2,17 @@
 // tools as the default export or as `tools`: an array of tools, or a function (sync or
 // async) returning one. Anything else is a configuration error naming the module.
 
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { SwitchyardError } from "../errors.js";
 import { defineTool, type ToolDefinition, type ToolSpec } from "./define-tool.js";
 
 /** Imports `specifier` (a path, resolved against `cwd`) and returns its tools, checked by `defineTool`. */
 export async function loadToolModule(specifier: string, cwd: string = process.cwd()): Promise<ToolDefinition[]> {
-  const url = specifier.startsWith(".") || specifier.startsWith("/") ? pathToFileURL(resolve(cwd, specifier)).href : specifier;
+  // A file that exists is a path (`my-tools.ts` as much as `./my-tools.ts`); else a package name.
+  const path = resolve(cwd, specifier);
+  const url = specifier.startsWith(".") || isAbsolute(specifier) || existsSync(path) ? pathToFileURL(path).href : specifier;
   let module: Record<string, unknown>;
   try {
     module = (await import(url)) as Record<string, unknown>;
