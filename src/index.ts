@@ -93,3 +93,8 @@ export { buildAnthropicRequest, createAnthropicAdapter, type AnthropicAdapterOpt
 export { buildOpenAIRequest, createOpenAIAdapter, type OpenAIAdapterOptions } from "./agent/openai-adapter.js";
 export { describeProgramTool, describeSearchTool, renderRunResultForModel, type ModelToolDefinition } from "./agent/program-tool.js";
 export { renderToolOutcomeForModel } from "./agent/run-tool-calls.js";
+
+// Switchyard as an MCP server (code-mode gateway).
+export { createGatewayServer, type GatewayServer, type GatewayServerOptions } from "./gateway/gateway-server.js";
+export { GatewayApprovals, CANNOT_ASK_REASON, type ApprovalAsker } from "./gateway/gateway-approvals.js";
+export { serveGateway, type ServeGatewayOptions, type RunningGateway } from "./gateway/serve-gateway.js";

@@ -15,6 +15,7 @@ import { catalogRows, formatCatalog } from "./format-catalog.js";
 import { formatBytes, formatRunResult } from "./format-run-result.js";
 import { approveOnTerminal } from "./terminal-approver.js";
 import { registerAgentCommand } from "./agent-command.js";
+import { registerServeCommand } from "./serve-command.js";
 import { registerBenchCommand } from "./bench-command.js";
 
 const program = new Command("switchyard")
@@ -144,6 +145,7 @@ async function readStdin(): Promise<string> {
 }
 
 registerAgentCommand(program);
+registerServeCommand(program);
 registerBenchCommand(program);
 
 try {

@@ -1,0 +1,43 @@
+// The `switchyard serve` command: argument parsing only; serveGateway does the work. On stdio,
+// stdout is the MCP protocol, so this command prints nothing to it.
+
+import type { Command } from "commander";
+import { SwitchyardError } from "../errors.js";
+import { serveGateway } from "../gateway/serve-gateway.js";
+
+interface ServeCommandOptions {
+  readonly config: string;
+  readonly http?: string;
+  readonly enableCallTool?: boolean;
+  readonly logFile?: string;
+}
+
+/** Registers `serve` on `program`. */
+export function registerServeCommand(program: Command): Command {
+  return program
+    .command("serve")
+    .description("run an MCP server (stdio by default) exposing run_program, search_tools and describe_tools over a config's tools")
+    .requiredOption("--config <file>", "switchyard.config.json: MCP servers, tool modules, limits, permissions")
+    .option("--http <port>", "serve streamable HTTP on 127.0.0.1:<port>/mcp instead of stdio (0 picks a free port)")
+    .option("--enable-call-tool", "also expose call_tool, for one direct call")
+    .option("--log-file <file>", "append the log to this file instead of stderr")
+    .action(async (options: ServeCommandOptions) => {
+      const gateway = await serveGateway({
+        configPath: options.config,
+        ...(options.http === undefined ? {} : { httpPort: portOf(options.http) }),
+        ...(options.enableCallTool === true ? { enableCallTool: true } : {}),
+        ...(options.logFile === undefined ? {} : { logFile: options.logFile }),
+      });
+      await gateway.closed;
+      // Worker threads and spare isolates must not keep a stopped server alive.
+      process.exit(process.exitCode ?? 0);
+    });
+}
+
+function portOf(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new SwitchyardError("OPTION_INVALID", `--http needs a port from 0 to 65535, got ${JSON.stringify(value)}.`);
+  }
+  return port;
+}

@@ -1,0 +1,204 @@
+// `switchyard serve` as a library function: builds the session of a config file, puts a gateway
+// server in front of it on stdio or on streamable HTTP (127.0.0.1 only), and shuts everything
+// down in order (MCP server, downstream servers, session) on stdin close, SIGTERM or SIGINT.
+
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { createSwitchyardFromConfig, type ConfiguredSwitchyard } from "../config/create-switchyard-from-config.js";
+import { loadConfig } from "../config/load-config.js";
+import { GatewayApprovals } from "./gateway-approvals.js";
+import { createGatewayLog, redirectConsole, type GatewayLog } from "./gateway-log.js";
+import { createGatewayServer, type GatewayServer, type GatewayServerOptions } from "./gateway-server.js";
+
+export interface ServeGatewayOptions {
+  /** Path of `switchyard.config.json`. */
+  readonly configPath: string;
+  /** Serve streamable HTTP on 127.0.0.1:`httpPort` (0 picks a free port) instead of stdio. */
+  readonly httpPort?: number;
+  readonly enableCallTool?: boolean;
+  /** Append the log to this file instead of stderr. */
+  readonly logFile?: string;
+  /** Stop waiting for downstream servers and the session after this long on shutdown, in ms. Default 5 000. */
+  readonly shutdownTimeoutMs?: number;
+  /** Extra gateway options (progress interval, approval timeout). */
+  readonly gateway?: Pick<GatewayServerOptions, "progressIntervalMs" | "approvalTimeoutMs">;
+}
+
+/** A running gateway. */
+export interface RunningGateway {
+  /** The HTTP endpoint (`http://127.0.0.1:<port>/mcp`), when serving HTTP. */
+  readonly url: string | undefined;
+  /** Resolves once everything is shut down. */
+  readonly closed: Promise<void>;
+  /** Shuts down in order; safe to call twice. */
+  close(reason?: string): Promise<void>;
+}
+
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5_000;
+
+/**
+ * Starts `switchyard serve`. Throws SwitchyardError (CONFIG_INVALID, SOURCE_START_FAILED, ...)
+ * before serving anything when the config or a downstream server fails; nothing is left running.
+ */
+export async function serveGateway(options: ServeGatewayOptions): Promise<RunningGateway> {
+  const log = createGatewayLog(options.logFile);
+  const stdio = options.httpPort === undefined;
+  const restoreConsole = stdio ? redirectConsole(log) : () => {};
+  const started = Date.now();
+  const approvals = new GatewayApprovals();
+  let session: ConfiguredSwitchyard;
+  try {
+    const config = await loadConfig(options.configPath);
+    session = await createSwitchyardFromConfig(config, {
+      approve: approvals.approve,
+      onMcpEvent: (event) => log(`mcp ${JSON.stringify(event)}`),
+    });
+  } catch (error) {
+    restoreConsole();
+    throw error;
+  }
+  const { yard } = session;
+  const gatewayOptions: GatewayServerOptions = {
+    approvals,
+    log,
+    ...(options.enableCallTool === true ? { enableCallTool: true } : {}),
+    ...options.gateway,
+  };
+
+  const gateways = new Set<GatewayServer>();
+  let closeTransport: () => Promise<void> = async () => {};
+  let url: string | undefined;
+
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  let closing: Promise<void> | undefined;
+  const close = (reason = "close() called"): Promise<void> =>
+    (closing ??= (async () => {
+      // Closing the transport calls close() again, from inside this first turn: the promise
+      // must be stored before any step runs.
+      await Promise.resolve();
+      log(`shutting down: ${reason}`);
+      process.off("SIGTERM", onSigterm);
+      process.off("SIGINT", onSigint);
+      await Promise.allSettled([...gateways].map((gateway) => gateway.close()));
+      await closeTransport();
+      const shutdown = Promise.allSettled([session.close(), yard.close()]);
+      const timeoutMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = await Promise.race([
+        shutdown.then(() => false),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
+      ]);
+      clearTimeout(timer);
+      if (timedOut) log(`shutdown: downstream servers did not close within ${timeoutMs} ms`);
+      log("stopped");
+      restoreConsole();
+      resolveClosed();
+    })());
+  const onSigterm = (): void => void close("SIGTERM");
+  const onSigint = (): void => void close("SIGINT");
+  process.on("SIGTERM", onSigterm);
+  process.on("SIGINT", onSigint);
+
+  if (stdio) {
+    const gateway = createGatewayServer(yard, gatewayOptions);
+    gateways.add(gateway);
+    const transport = new StdioServerTransport();
+    // stdin ending is how stdio clients say goodbye; the transport alone does not notice it.
+    const onEnd = (): void => void close("stdin closed");
+    process.stdin.once("end", onEnd);
+    process.stdin.once("close", onEnd);
+    gateway.server.onclose = () => void close("transport closed");
+    closeTransport = async () => {
+      process.stdin.off("end", onEnd);
+      process.stdin.off("close", onEnd);
+    };
+    await gateway.server.connect(transport);
+  } else {
+    const http = await listenHttp(options.httpPort!, yard, gatewayOptions, gateways, log);
+    url = http.url;
+    closeTransport = http.close;
+  }
+  const stats = yard.catalogStats();
+  log(
+    `ready on ${url ?? "stdio"} in ${Date.now() - started} ms: ${stats.tools} tools from ${session.sources.size} MCP servers` +
+      `${yard.discovery.deferring ? `, deferred (${stats.loadedTools} loaded up front)` : ""}, catalog version ${stats.catalogVersion}`,
+  );
+  return { url, closed, close };
+}
+
+/** Streamable HTTP on 127.0.0.1: one gateway server per MCP session, one shared session of tools. */
+async function listenHttp(
+  port: number,
+  yard: ConfiguredSwitchyard["yard"],
+  gatewayOptions: GatewayServerOptions,
+  gateways: Set<GatewayServer>,
+  log: GatewayLog,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  let allowedHosts: string[] = [];
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    if (!(request.url ?? "/").startsWith("/mcp")) {
+      response.writeHead(404).end();
+      return;
+    }
+    const sessionId = request.headers["mcp-session-id"];
+    const existing = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
+    if (existing !== undefined) {
+      await existing.handleRequest(request, response);
+      return;
+    }
+    if (sessionId !== undefined || request.method !== "POST") {
+      response.writeHead(404, { "content-type": "application/json" }).end(
+        JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found; initialize a new session." }, id: null }),
+      );
+      return;
+    }
+    const gateway = createGatewayServer(yard, gatewayOptions);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableDnsRebindingProtection: true,
+      allowedHosts,
+      onsessioninitialized: (id) => {
+        transports.set(id, transport);
+        log(`http session ${id} opened`);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined && transports.delete(transport.sessionId)) log(`http session ${transport.sessionId} closed`);
+      gateways.delete(gateway);
+      void gateway.close();
+    };
+    gateways.add(gateway);
+    await gateway.server.connect(transport);
+    await transport.handleRequest(request, response);
+    // A first request that was not an initialize leaves no session behind.
+    if (transport.sessionId === undefined) {
+      gateways.delete(gateway);
+      await gateway.close();
+    }
+  };
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      log(`http request failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!response.headersSent) response.writeHead(500).end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  const actualPort = (server.address() as AddressInfo).port;
+  allowedHosts = [`127.0.0.1:${actualPort}`, `localhost:${actualPort}`];
+  return {
+    url: `http://127.0.0.1:${actualPort}/mcp`,
+    close: async () => {
+      await Promise.allSettled([...transports.values()].map((transport) => transport.close()));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,219 @@
+// createGatewayServer in-process, over the SDK's InMemoryTransport: the list_changed policy,
+// the shape of results, approval routing, cancellation and per-run progress, without spawning.
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { CANNOT_ASK_REASON, GatewayApprovals } from "../../src/gateway/gateway-approvals.js";
+import { createGatewayServer, type GatewayServer, type GatewayServerOptions } from "../../src/gateway/gateway-server.js";
+import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
+import { Switchyard, type SwitchyardOptions } from "../../src/switchyard.js";
+import type { TraceEvent } from "../../src/trace/trace-events.js";
+import { waitFor } from "../helpers/mcp-servers.js";
+
+const echo = defineTool({
+  name: "notes.echo",
+  description: "Returns its text.",
+  effect: "read",
+  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+  outputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  execute: (input: { text: string }) => ({ text: input.text }),
+});
+
+const save = defineTool({
+  name: "notes.save",
+  description: "Saves a note.",
+  effect: "write",
+  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+  execute: (input: { text: string }) => ({ saved: input.text }),
+});
+
+/** A tool that waits until its signal fires; `started` counts the calls that began. */
+function createHangTool(): { tool: ToolDefinition; started: () => number; cancelled: () => number } {
+  let started = 0;
+  let cancelled = 0;
+  const tool = defineTool({
+    name: "notes.hang",
+    description: "Never finishes on its own.",
+    effect: "read",
+    inputSchema: { type: "object", properties: {}, additionalProperties: false },
+    execute: (_input: unknown, context) =>
+      new Promise((_resolve, reject) => {
+        started += 1;
+        context.signal.addEventListener("abort", () => {
+          cancelled += 1;
+          reject(new Error("cancelled"));
+        });
+      }),
+  });
+  return { tool, started: () => started, cancelled: () => cancelled };
+}
+
+function textOf(result: CallToolResult): string {
+  return result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+}
+
+const open: { client: Client; gateway: GatewayServer; yard: Switchyard }[] = [];
+
+async function connect(
+  yardOptions: SwitchyardOptions,
+  gatewayOptions: GatewayServerOptions = {},
+  clientOptions: { elicitation?: boolean } = {},
+): Promise<{ client: Client; gateway: GatewayServer; yard: Switchyard }> {
+  const yard = new Switchyard(yardOptions);
+  const gateway = createGatewayServer(yard, gatewayOptions);
+  const client = new Client({ name: "test", version: "1.0.0" }, { capabilities: clientOptions.elicitation === true ? { elicitation: {} } : {} });
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await gateway.server.connect(serverTransport);
+  await client.connect(clientTransport);
+  const session = { client, gateway, yard };
+  open.push(session);
+  return session;
+}
+
+afterEach(async () => {
+  for (const { client, gateway, yard } of open.splice(0)) {
+    await client.close();
+    await gateway.close();
+    await yard.close();
+  }
+});
+
+describe("createGatewayServer: tools/list_changed", () => {
+  it("notifies only when the listed tools' text changes, not on every catalog change", async () => {
+    const { client, yard } = await connect({ tools: [echo] });
+    let notifications = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (notifications += 1));
+    const before = (await client.listTools()).tools;
+
+    // Same tools again: the catalog version moves, the listing does not.
+    const version = yard.registry.version;
+    yard.registry.replaceSource("code", [echo]);
+    expect(yard.registry.version).toBeGreaterThan(version);
+    // A new tool in a small (loaded) catalog changes run_program's declarations.
+    yard.registry.addAll([save]);
+    await waitFor(() => notifications > 0, 2_000, "tools/list_changed");
+    // Notifications arrive in order: had the first change sent one, there would be two.
+    expect(notifications).toBe(1);
+    const after = (await client.listTools()).tools;
+    expect(after.map((tool) => tool.name)).toEqual(before.map((tool) => tool.name));
+    expect(after[0]!.description).toContain("save(");
+    expect(before[0]!.description).not.toContain("save(");
+  });
+
+  it("stays quiet when a deferred tool is added, and notifies when an always-loaded one is", async () => {
+    const { client, yard } = await connect({ tools: [echo], discovery: { defer: true, alwaysLoaded: ["core.*"], listDeferredNames: false } });
+    let notifications = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (notifications += 1));
+    yard.registry.addAll([save]);
+    const core = defineTool({ name: "core.ping", description: "Answers pong.", effect: "read", inputSchema: { type: "object" }, execute: () => "pong" });
+    yard.registry.addAll([core]);
+    await waitFor(() => notifications > 0, 2_000, "tools/list_changed");
+    expect(notifications).toBe(1);
+    expect((await client.listTools()).tools[0]!.description).toContain("ping(");
+  });
+});
+
+describe("createGatewayServer: results", () => {
+  it("wraps a primitive output in structuredContent and reports the catalog version", async () => {
+    const { client, yard } = await connect({ tools: [echo] });
+    const result = (await client.callTool({ name: "run_program", arguments: { code: "return (await tools.notes.echo({ text: 'hi' })).text.length;" } })) as CallToolResult;
+    expect(result.isError, textOf(result)).toBe(false);
+    expect(result.structuredContent).toMatchObject({ ok: true, output: 2, calls: { total: 1, byStatus: { ok: 1 }, failed: [] }, catalogVersion: yard.registry.version });
+    expect(textOf(result)).toMatch(/^output: 2\ncalls: 1 \(1 ok\)/);
+  });
+
+  it("answers bad arguments and unknown tools with isError results, not protocol errors", async () => {
+    const { client } = await connect({ tools: [echo] });
+    const missing = (await client.callTool({ name: "run_program", arguments: {} })) as CallToolResult;
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toContain("run_program needs { code: string }");
+    const unknown = (await client.callTool({ name: "call_tool", arguments: { name: "notes.echo" } })) as CallToolResult;
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toContain("the tools are run_program, search_tools, describe_tools");
+    const badPattern = (await client.callTool({ name: "search_tools", arguments: { pattern: "(" } })) as CallToolResult;
+    expect(badPattern.isError).toBe(true);
+    expect(textOf(badPattern)).toContain("PATTERN_INVALID");
+    const none = (await client.callTool({ name: "describe_tools", arguments: { names: ["nope.nothing"] } })) as CallToolResult;
+    expect(none.isError).toBe(true);
+    expect(textOf(none)).toContain('Unknown tool "nope.nothing"');
+  });
+});
+
+describe("createGatewayServer: approvals", () => {
+  const askOnSave = { rules: [{ tools: "notes.save", decision: "ask" as const, reason: "saves" }] };
+
+  it("denies an `ask` call when the client did not declare elicitation, and unbinds after the run", async () => {
+    const approvals = new GatewayApprovals();
+    const { client } = await connect({ tools: [save], permissions: { ...askOnSave, approve: approvals.approve } }, { approvals });
+    const result = (await client.callTool({
+      name: "run_program",
+      arguments: { code: "try { await tools.notes.save({ text: 'x' }); return 'saved'; } catch (error) { return (error as Error).message; }" },
+    })) as CallToolResult;
+    expect((result.structuredContent as { output: string }).output).toContain(CANNOT_ASK_REASON);
+    expect(approvals.size).toBe(0);
+  });
+
+  it("asks the client by elicitation and runs the call when the answer is yes", async () => {
+    const approvals = new GatewayApprovals();
+    const { client } = await connect({ tools: [save], permissions: { ...askOnSave, approve: approvals.approve } }, { approvals, enableCallTool: true }, { elicitation: true });
+    const messages: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      messages.push(request.params.message);
+      return { action: "accept", content: { approve: true } };
+    });
+    const run = (await client.callTool({ name: "run_program", arguments: { code: "return await tools.notes.save({ text: 'from a program' });" } })) as CallToolResult;
+    expect(run.structuredContent).toMatchObject({ ok: true, output: { saved: "from a program" } });
+    const direct = (await client.callTool({ name: "call_tool", arguments: { name: "notes.save", input: { text: "direct" } } })) as CallToolResult;
+    expect(direct.structuredContent).toMatchObject({ status: "ok", value: { saved: "direct" } });
+    expect(messages).toHaveLength(2);
+    expect(messages[0]).toMatch(/^Program \S+ wants to call notes.save/);
+    expect(messages[1]).toMatch(/^A direct tool call wants to call notes.save/);
+    expect(approvals.size).toBe(0);
+  });
+
+  it("denies calls made outside any gateway request", async () => {
+    const approvals = new GatewayApprovals();
+    const { yard } = await connect({ tools: [save], permissions: { ...askOnSave, approve: approvals.approve } }, { approvals }, { elicitation: true });
+    const outcome = await yard.callTool("notes.save", { text: "host" });
+    expect(outcome).toMatchObject({ status: "denied", error: { code: "PERMISSION_DENIED", message: expect.stringContaining(CANNOT_ASK_REASON) } });
+  });
+});
+
+describe("createGatewayServer: cancellation and progress", () => {
+  it("cancels the run when the client aborts: the pending call gets CANCELLED", async () => {
+    const hang = createHangTool();
+    const { client, yard } = await connect({ tools: [hang.tool] });
+    const ends: TraceEvent[] = [];
+    yard.trace.subscribe((event) => {
+      if (event.type === "program-end" || event.type === "tool-call-end") ends.push(event);
+    });
+    const controller = new AbortController();
+    const pending = client.callTool({ name: "run_program", arguments: { code: "await tools.notes.hang({}); return 1;" } }, undefined, { signal: controller.signal });
+    const rejection = expect(pending).rejects.toThrow("stop");
+    await waitFor(() => hang.started() === 1, 10_000, "the call to start");
+    controller.abort("stop");
+    await rejection;
+    await waitFor(() => ends.some((event) => event.type === "program-end"), 5_000, "the run to end");
+    expect(hang.cancelled()).toBe(1);
+    expect(ends).toMatchObject([
+      { type: "tool-call-end", status: "cancelled", code: "CANCELLED" },
+      { type: "program-end", ok: false, code: "CANCELLED" },
+    ]);
+  });
+
+  it("reports progress per run when two runs overlap", async () => {
+    const { client } = await connect({ tools: [echo] }, { progressIntervalMs: 10 });
+    const finals: (string | undefined)[][] = [[], []];
+    const run = (calls: number, index: number) =>
+      client.callTool(
+        { name: "run_program", arguments: { code: `for (let i = 0; i < ${calls}; i++) await tools.notes.echo({ text: String(i) }); return ${calls};` } },
+        undefined,
+        { onprogress: (progress) => void finals[index]!.push(progress.total === undefined ? undefined : progress.message) },
+      );
+    await Promise.all([run(3, 0), run(7, 1)]);
+    expect(finals[0]!.at(-1)).toMatch(/^ok: 3 calls/);
+    expect(finals[1]!.at(-1)).toMatch(/^ok: 7 calls/);
+  });
+});
