@@ -73,17 +73,8 @@ export function defineTask<Answer>(task: BenchTask<Answer>): BenchTask {
 // ---------------------------------------------------------------------------------------
 // Helpers shared by the tasks
 
-/** mulberry32: a small seeded PRNG; the same seed always yields the same sequence in [0, 1). */
-export function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded PRNG of the orders demo (mulberry32): the same seed always yields the same data. */
+export { createRandom } from "../../examples/orders/orders-service.js";
 
 /** An integer in [min, max], inclusive. */
 export function randomInt(random: () => number, min: number, max: number): number {

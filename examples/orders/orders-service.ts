@@ -383,7 +383,7 @@ function decodeCursor(cursor: string): CursorPayload | undefined {
 // Data generation
 
 /** mulberry32: a small, fast 32-bit PRNG; good enough for demo data, not for anything secret. */
-function createRandom(seed: number): () => number {
+export function createRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
