@@ -123,13 +123,20 @@ export class Switchyard {
    * up front (all of them for a small catalog). Byte-stable while the catalog is unchanged.
    */
   programTool(): ModelToolDefinition {
-    const upFront = this.discovery.upFrontTools();
+    // A tool every call to which is denied is not advertised: the model would only waste turns on it.
+    const offered = (name: string): boolean => !this.#permissions.alwaysDenies(name);
+    const upFront = this.discovery.upFrontTools().filter((tool) => offered(tool.definition.name));
     const deferring = this.discovery.deferring;
     return describeProgramTool({
       declarations: `${RUNTIME_DECLARATIONS}\n${declarationsOf(upFront)}`,
-      deferredNames: deferring && this.discovery.listsDeferredNames ? this.discovery.deferredNames() : [],
+      deferredNames: deferring && this.discovery.listsDeferredNames ? this.discovery.deferredNames().filter(offered) : [],
       deferring,
     });
+  }
+
+  /** Whether a model may be offered `tool`: false when the permission rules deny every call to it. */
+  offers(tool: string): boolean {
+    return !this.#permissions.alwaysDenies(tool);
   }
 
   /** The `search_tools` tool for a model; offer it when `discovery.deferring` is true. */

@@ -92,6 +92,20 @@ export class PermissionGate {
     }
   }
 
+  /**
+   * True when every call to `tool` is denied whatever its input: the first rule naming the tool
+   * denies without a predicate (or none names it and the default is deny). Such tools are not
+   * offered to models at all.
+   */
+  alwaysDenies(tool: string): boolean {
+    for (const { rule, patterns } of this.#rules) {
+      if (!patterns.some((pattern) => pattern.test(tool))) continue;
+      if (rule.when !== undefined) return false;
+      return rule.decision === "deny";
+    }
+    return this.#default === "deny";
+  }
+
   /** The first matching rule's decision (and reason), or the default. */
   decide(request: Omit<PermissionRequest, "reason">): { decision: PermissionDecision; reason: string | undefined } {
     for (const { rule, patterns } of this.#rules) {

@@ -65,3 +65,22 @@ describe("approving a whole program before it runs", () => {
     ]);
   });
 });
+
+describe("tools that are always denied", () => {
+  it("are not offered to models, while predicate rules keep a tool offered", () => {
+    const yard = new Switchyard({
+      tools: tools([]),
+      permissions: {
+        rules: [
+          { tools: "billing.refund", decision: "deny", reason: "frozen" },
+          { tools: "billing.charge", decision: "deny", when: () => true },
+        ],
+      },
+    });
+    const description = yard.programTool().description;
+    expect(description).not.toContain("refund(");
+    expect(description).toContain("charge(");
+    expect(yard.offers("billing.refund")).toBe(false);
+    expect(yard.offers("mail.send")).toBe(true);
+  });
+});
