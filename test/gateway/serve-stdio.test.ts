@@ -221,7 +221,7 @@ describe("switchyard serve over stdio (memory + filesystem, a client that answer
     const result = await runProgram(
       gateway.client,
       `
-      for (let round = 0; round < 4; round++) {
+      for (let round = 0; round < 6; round++) {
         await Promise.all([tools.slow.wait({ ms: 80 }), tools.slow.wait({ ms: 80 })]);
       }
       return "done";
@@ -229,16 +229,17 @@ describe("switchyard serve over stdio (memory + filesystem, a client that answer
       { onprogress: (progress) => void reports.push(progress) },
     );
     expect(result.isError, textOf(result)).toBeFalsy();
-    expect(reports.length).toBeGreaterThanOrEqual(3);
-    // Throttled: far fewer reports than the 16 call events.
-    expect(reports.length).toBeLessThan(16);
+    // At least one report while calls run, and the final one; timing decides how many more.
+    expect(reports.length).toBeGreaterThanOrEqual(2);
+    // Throttled: far fewer reports than the 24 call events.
+    expect(reports.length).toBeLessThan(24);
     expect(reports.some((report) => /\d+ calls? done, \d+ in flight/.test(report.message ?? ""))).toBe(true);
     const progresses = reports.map((report) => report.progress);
     expect(progresses).toEqual([...progresses].sort((a, b) => a - b));
     expect(new Set(progresses).size).toBe(progresses.length);
     const last = reports.at(-1)!;
     expect(last.total).toBe(last.progress);
-    expect(last.message).toMatch(/^ok: 8 calls/);
+    expect(last.message).toMatch(/^ok: 12 calls/);
   });
 
   it("cancels the run when the client aborts, and keeps serving", async () => {
