@@ -18,7 +18,7 @@ import { defineTool } from "./registry/define-tool.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileProgram } from "./sandbox/compile-program.js";
-import { DEFAULT_RUN_LIMITS, runProgram, type RunLimits } from "./sandbox/run-program.js";
+import { DEFAULT_RUN_LIMITS, failedRunResult, runProgram, type RunLimits } from "./sandbox/run-program.js";
 import { IsolatePool } from "./sandbox/isolate-pool.js";
 import { loadGuestRuntimeSource } from "./sandbox/guest-runtime-source.js";
 import { generateDeclarations, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
@@ -171,34 +171,9 @@ export class Switchyard {
     const snapshot = this.registry.snapshot();
     const programId = `${this.#sessionId}-p${++this.#runCount}`;
     const started = Date.now();
-    this.trace.emit({ type: "program-start", programId, at: started, sourceBytes: Buffer.byteLength(source), catalogVersion: snapshot.version });
-    const typeCheck = options.typeCheck ?? this.#options.typeCheck ?? "error";
-    const compiled = await compileProgram(String(source), { maxSourceBytes: limits.maxSourceBytes });
-    let result: RunResult;
-    if (!compiled.ok) {
-      result = failedBeforeRun(programId, compiled.error, [], snapshot.version, Date.now() - started);
-    } else {
-      const check = typeCheck === "off" ? { errors: [], warnings: [] } : await this.#typeCheck(compiled.program.source);
-      const toolNames = this.#permissions.approvesPrograms ? findReferencedTools(compiled.program.source, snapshot) : [];
-      const approval = check.errors.length > 0 && typeCheck === "error" ? undefined : await this.#permissions.checkProgram(compiled.program.source, toolNames);
-      if (approval === undefined) {
-        result = failedBeforeRun(programId, typeErrorOf(check.errors, compiled.program.source), check.warnings, snapshot.version, Date.now() - started);
-      } else if (!approval.allowed) {
-        const denied: RunError = { code: "PERMISSION_DENIED", message: `The program was not run: ${approval.reason}` };
-        result = failedBeforeRun(programId, denied, check.warnings, snapshot.version, Date.now() - started);
-      } else {
-        result = await runProgram(compiled.program, {
-          programId,
-          limits,
-          pipeline: { ...this.#pipeline(snapshot), preapprovedTools: new Set(toolNames) },
-          signal: options.signal,
-          catalogVersion: snapshot.version,
-          warnings: [...check.errors, ...check.warnings],
-          discovery: this.discovery.programHandler(),
-          isolates: this.#isolates,
-        });
-      }
-    }
+    const text = String(source);
+    this.trace.emit({ type: "program-start", programId, at: started, sourceBytes: Buffer.byteLength(text), catalogVersion: snapshot.version });
+    const result = await this.#compileCheckAndRun(text, { programId, snapshot, limits, started, options });
     this.trace.emit({
       type: "program-end",
       programId,
@@ -209,6 +184,45 @@ export class Switchyard {
       toolCalls: result.stats.toolCalls,
     });
     return result;
+  }
+
+  /**
+   * The stations before the sandbox, then the run:
+   * 1. compile (SYNTAX_ERROR, SOURCE_TOO_LARGE);
+   * 2. type-check against the declarations (TYPE_ERROR in `error` mode; warnings otherwise);
+   * 3. show the whole program to `approveProgram`, if configured (PERMISSION_DENIED);
+   * 4. run it in a fresh isolate, every call through the pipeline.
+   */
+  async #compileCheckAndRun(
+    source: string,
+    run: { programId: string; snapshot: CatalogSnapshot; limits: RunLimits; started: number; options: RunOptions },
+  ): Promise<RunResult> {
+    const { programId, snapshot, limits, started, options } = run;
+    const failed = (error: RunError, warnings: readonly Diagnostic[] = []): RunResult =>
+      failedRunResult({ programId, error, warnings, catalogVersion: snapshot.version, wallMs: Date.now() - started });
+
+    const compiled = await compileProgram(source, { maxSourceBytes: limits.maxSourceBytes });
+    if (!compiled.ok) return failed(compiled.error);
+    const program = compiled.program;
+
+    const mode = options.typeCheck ?? this.#options.typeCheck ?? "error";
+    const check = mode === "off" ? { errors: [], warnings: [] } : await this.#typeCheck(program.source);
+    if (mode === "error" && check.errors.length > 0) return failed(typeErrorOf(check.errors, program.source), check.warnings);
+
+    const toolNames = this.#permissions.approvesPrograms ? findReferencedTools(program.source, snapshot) : [];
+    const approval = await this.#permissions.checkProgram(program.source, toolNames);
+    if (!approval.allowed) return failed({ code: "PERMISSION_DENIED", message: `The program was not run: ${approval.reason}` }, check.warnings);
+
+    return runProgram(program, {
+      programId,
+      limits,
+      pipeline: { ...this.#pipeline(snapshot), preapprovedTools: new Set(toolNames) },
+      signal: options.signal,
+      catalogVersion: snapshot.version,
+      warnings: [...check.errors, ...check.warnings],
+      discovery: this.discovery.programHandler(),
+      isolates: this.#isolates,
+    });
   }
 
   /**
@@ -314,22 +328,3 @@ function typeErrorOf(errors: readonly Diagnostic[], source: string): RunError {
   };
 }
 
-function failedBeforeRun(
-  programId: string,
-  error: RunError,
-  warnings: readonly Diagnostic[],
-  catalogVersion: number,
-  wallMs: number,
-): RunResult {
-  return {
-    ok: false,
-    programId,
-    output: null,
-    logs: [],
-    error,
-    warnings,
-    calls: [],
-    stats: { wallMs, cpuMs: 0, toolCalls: 0, bytesIn: 0, bytesOut: 0 },
-    catalogVersion,
-  };
-}

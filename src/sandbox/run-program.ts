@@ -4,13 +4,12 @@
 // calls are cancelled and each still gets its record. Nothing of the host reaches the guest
 // but two References held in the guest runtime's closure.
 
-import { setMaxListeners } from "node:events";
 import type { CallRecord, Diagnostic, JsonValue, RunError, RunErrorCode, RunResult } from "../contract.js";
 import type { PipelineContext } from "../execute-tool-call.js";
 import { decodeProgramResult } from "../../runtime/wire.js";
 import type { GuestConfig } from "../../runtime/guest-runtime.js";
 import { PROGRAM_FILE, toModelPosition, type CompiledProgram } from "./compile-program.js";
-import type { IsolatePool } from "./isolate-pool.js";
+import type { IsolatePool, PreparedIsolate } from "./isolate-pool.js";
 import { ToolBridge, type DiscoveryHandler } from "./tool-bridge.js";
 
 /** Limits of one program run. Every field has a default; see `DEFAULT_RUN_LIMITS`. */
@@ -72,11 +71,22 @@ const WATCHDOG_INTERVAL_MS = 10;
 export async function runProgram(program: CompiledProgram, options: RunProgramOptions): Promise<RunResult> {
   const { limits } = options;
   const startedAt = performance.now();
-  const prepared = await options.isolates.take(limits.memoryLimitMb);
+  let prepared: PreparedIsolate;
+  try {
+    prepared = await options.isolates.take(limits.memoryLimitMb);
+  } catch (error) {
+    // No isolate could be made (the host is out of memory, or isolated-vm failed to load).
+    const message = `The sandbox could not be created: ${error instanceof Error ? error.message : String(error)}`;
+    return failedRunResult({
+      programId: options.programId,
+      error: { code: "INTERNAL_ERROR", message },
+      warnings: options.warnings ?? [],
+      catalogVersion: options.catalogVersion,
+      wallMs: performance.now() - startedAt,
+    });
+  }
   const { isolate, context } = prepared;
   const runController = new AbortController();
-  // Every in-flight call listens to the run's signal; hundreds at once are expected.
-  setMaxListeners(0, runController.signal);
   const logs: string[] = [];
   let logBytes = 0;
   let ending: RunError | undefined;
@@ -106,7 +116,8 @@ export async function runProgram(program: CompiledProgram, options: RunProgramOp
     onCallLimit: () => end({ code: "TOOL_CALL_LIMIT", message: `The program made more than ${limits.maxToolCalls} tool calls; batch the work or narrow it.` }),
     discovery: options.discovery,
   });
-  const onLog = (level: unknown, text: unknown): void => {
+  // The guest already prefixed warn/error/debug lines with their level.
+  const onLog = (_level: unknown, text: unknown): void => {
     // The guest bounds its logs too; this is the host's own guard against a bypass.
     if (typeof text !== "string" || logs.length > limits.maxLogLines) return;
     const bytes = Buffer.byteLength(text) + 1;
@@ -115,8 +126,6 @@ export async function runProgram(program: CompiledProgram, options: RunProgramOp
       return;
     }
     logBytes += bytes;
-    // The guest already prefixed warn/error/debug lines with their level.
-    void level;
     logs.push(text);
   };
   const config: GuestConfig = {
@@ -183,7 +192,7 @@ export async function runProgram(program: CompiledProgram, options: RunProgramOp
       error = locateRuntimeError(outcome.code, outcome.message, outcome.stack, program);
     }
   }
-  const outputBytes = error === undefined ? Buffer.byteLength(JSON.stringify(output)) : 0;
+  const outputBytes = error === undefined && outcome?.ok === true ? Buffer.byteLength(outcome.outputJson) : 0;
   return {
     ok: error === undefined,
     programId: options.programId,
@@ -200,6 +209,27 @@ export async function runProgram(program: CompiledProgram, options: RunProgramOp
       bytesOut: outputBytes + logBytes,
     },
     catalogVersion: options.catalogVersion,
+  };
+}
+
+/** A RunResult for a program that ended before (or without) running: no output, no calls. */
+export function failedRunResult(fields: {
+  readonly programId: string;
+  readonly error: RunError;
+  readonly warnings: readonly Diagnostic[];
+  readonly catalogVersion: number;
+  readonly wallMs: number;
+}): RunResult {
+  return {
+    ok: false,
+    programId: fields.programId,
+    output: null,
+    logs: [],
+    error: fields.error,
+    warnings: fields.warnings,
+    calls: [],
+    stats: { wallMs: round(fields.wallMs), cpuMs: 0, toolCalls: 0, bytesIn: 0, bytesOut: 0 },
+    catalogVersion: fields.catalogVersion,
   };
 }
 
