@@ -104,14 +104,30 @@ export function resolveConfig(value: unknown, options: { readonly baseDir: strin
   }
   const baseDir = resolve(options.baseDir);
   const at = (path: string): string => resolve(baseDir, path);
+  const expand = (text: string, key: string): string => expandPlaceholders(text, baseDir, `${label}: ${key}`);
   const mcpServers =
     config.mcpServers === undefined
       ? undefined
       : Object.fromEntries(
-          Object.entries(config.mcpServers).map(([namespace, server]) => [
-            namespace,
-            "url" in server ? server : { ...server, cwd: at((server as StdioServerConfig).cwd ?? ".") },
-          ]),
+          Object.entries(config.mcpServers).map(([namespace, server]) => {
+            const key = `/mcpServers/${namespace}`;
+            if ("url" in server) {
+              const headers = server.headers === undefined ? undefined : mapValues(server.headers, (value, name) => expand(value, `${key}/headers/${name}`));
+              return [namespace, { ...server, url: expand(server.url, `${key}/url`), ...(headers === undefined ? {} : { headers }) }];
+            }
+            const stdio = server as StdioServerConfig;
+            const env = stdio.env === undefined ? undefined : mapValues(stdio.env, (value, name) => expand(value, `${key}/env/${name}`));
+            return [
+              namespace,
+              {
+                ...stdio,
+                command: expand(stdio.command, `${key}/command`),
+                ...(stdio.args === undefined ? {} : { args: stdio.args.map((arg, index) => expand(arg, `${key}/args/${index}`)) }),
+                ...(env === undefined ? {} : { env }),
+                cwd: at(expand(stdio.cwd ?? ".", `${key}/cwd`)),
+              },
+            ];
+          }),
         );
   return {
     ...config,
@@ -122,6 +138,28 @@ export function resolveConfig(value: unknown, options: { readonly baseDir: strin
     configPath: options.configPath,
     baseDir,
   };
+}
+
+const PLACEHOLDER = /\$\{(configDir|env:([A-Za-z_][A-Za-z0-9_]*))\}/g;
+
+/**
+ * Expands `${configDir}` (the config file's folder) and `${env:NAME}` (an environment
+ * variable) in MCP server commands, arguments, env values, urls and headers, so secrets stay
+ * out of the file and paths can be absolute. An unset variable is a CONFIG_INVALID naming the key.
+ */
+export function expandPlaceholders(text: string, configDir: string, where: string): string {
+  return text.replace(PLACEHOLDER, (_match, _whole: string, variable: string | undefined) => {
+    if (variable === undefined) return configDir;
+    const value = process.env[variable];
+    if (value === undefined) {
+      throw new SwitchyardError("CONFIG_INVALID", `${where}: the environment variable ${variable} is not set.`);
+    }
+    return value;
+  });
+}
+
+function mapValues(record: Readonly<Record<string, string>>, map: (value: string, key: string) => string): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value, key)]));
 }
 
 let compiled: CompiledValidator | undefined;

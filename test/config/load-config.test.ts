@@ -100,3 +100,31 @@ describe("loadConfig", () => {
     expect(CONFIG_SCHEMA.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
   });
 });
+
+describe("placeholders in MCP server settings", () => {
+  it("expands ${configDir} and ${env:NAME} in commands, args, env, urls and headers", () => {
+    process.env["SWITCHYARD_TEST_TOKEN"] = "secret-token";
+    const config = resolveConfig(
+      {
+        mcpServers: {
+          local: { command: "${configDir}/bin/server", args: ["--data", "${configDir}/data"], env: { TOKEN: "${env:SWITCHYARD_TEST_TOKEN}" } },
+          remote: { url: "https://example.test/${env:SWITCHYARD_TEST_TOKEN}", headers: { Authorization: "Bearer ${env:SWITCHYARD_TEST_TOKEN}" } },
+        },
+      },
+      { baseDir: "/srv/app" },
+    );
+    expect(config.mcpServers!["local"]).toMatchObject({
+      command: "/srv/app/bin/server",
+      args: ["--data", "/srv/app/data"],
+      env: { TOKEN: "secret-token" },
+    });
+    expect(config.mcpServers!["remote"]).toMatchObject({ url: "https://example.test/secret-token", headers: { Authorization: "Bearer secret-token" } });
+  });
+
+  it("refuses an unset variable, naming the key", () => {
+    delete process.env["SWITCHYARD_TEST_MISSING"];
+    expect(() =>
+      resolveConfig({ mcpServers: { local: { command: "node", env: { KEY: "${env:SWITCHYARD_TEST_MISSING}" } } } }, { baseDir: "/srv/app" }),
+    ).toThrow(/\/mcpServers\/local\/env\/KEY: the environment variable SWITCHYARD_TEST_MISSING is not set/);
+  });
+});

@@ -19,5 +19,7 @@ describe("examples/gateway/switchyard.config.json", () => {
     expect(fs.args?.at(-1)).toBe("./files");
     expect(existsSync(join(folder, "files", "alpha.md"))).toBe(true);
     expect(config.permissions?.rules?.map((rule) => rule.decision)).toEqual(["ask", "deny"]);
+    // ${configDir} makes server-memory's file absolute, beside the config.
+    expect((config.mcpServers!["memory"] as StdioServerConfig).env?.["MEMORY_FILE_PATH"]).toBe(join(folder, "memory.jsonl"));
   });
 });
