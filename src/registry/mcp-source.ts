@@ -336,6 +336,7 @@ class McpSourceImpl implements McpSource {
 
   async #shutDown(connection: Connection, reason: string): Promise<void> {
     connection.lost ??= reason;
+    const pid = connection.transport instanceof StdioClientTransport ? connection.transport.pid : null;
     try {
       if (connection.transport instanceof StreamableHTTPClientTransport && reason === "closed") {
         await connection.transport.terminateSession().catch(() => {});
@@ -344,6 +345,9 @@ class McpSourceImpl implements McpSource {
     } catch {
       // Closing a dead connection may throw; it is closed either way.
     }
+    // The client's close returns before the child has exited: wait for it, so a caller that
+    // exits right after close() leaves no server behind; one that ignores its closed stdin is killed.
+    if (pid !== null && reason === "closed") await waitForExit(pid, CHILD_EXIT_GRACE_MS);
   }
 
   // --- Listing ---------------------------------------------------------------------------------
@@ -655,4 +659,31 @@ function firstLine(text: string): string {
 
 function quoteArgument(argument: string): string {
   return /^[\w@%+=:,./-]+$/.test(argument) ? argument : JSON.stringify(argument);
+}
+
+const CHILD_EXIT_GRACE_MS = 2_000;
+
+/** Resolves once process `pid` is gone, sending SIGKILL after `graceMs`. */
+async function waitForExit(pid: number, graceMs: number): Promise<void> {
+  const deadline = Date.now() + graceMs;
+  while (isRunning(pid)) {
+    if (Date.now() >= deadline) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // It exited between the check and the kill.
+      }
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
