@@ -3,9 +3,9 @@
 // The machine is shared and noisy: after a warm-up, variants run in rounds with compared
 // variants back to back, figures are medians and ratios are medians of per-round ratios.
 // Prints PASS/MISS against the issue's targets; always exits 0. `measureRuntime()` is reusable.
-// Run: npm run bench:runtime   (node --no-node-snapshot --import tsx bench/runtime.ts)
-// src/ is loaded through tsx, whose keepNames helper wraps every closure the pipeline creates
-// per call: in-process pipeline figures read somewhat higher than for the built dist/.
+// Run: npm run bench:runtime   (compiles src/ and bench/ with tsc into dist-bench/ first, so it
+// measures the JavaScript users run; under tsx, whose keepNames helper wraps every closure,
+// the in-process pipeline figures read about 1.5x higher).
 
 import { setMaxListeners } from "node:events";
 import { pathToFileURL } from "node:url";

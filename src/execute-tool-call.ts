@@ -80,8 +80,9 @@ export function runToolCallNow(
   meta: { readonly inputBytes?: number } = {},
 ): PipelineResult | Promise<PipelineResult> {
   const finish = startRecord(call, context.trace, meta.inputBytes ?? 0);
-  const fail = (code: CallErrorCode | ToolDefinedCode, message: string, details?: CallError["details"]): PipelineResult =>
-    finish(failure(call, code, message, details));
+  function fail(code: CallErrorCode | ToolDefinedCode, message: string, details?: CallError["details"]): PipelineResult {
+    return finish(failure(call, code, message, details));
+  }
 
   // 1. Registry.
   const registered = context.catalog.get(call.tool);

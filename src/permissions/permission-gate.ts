@@ -54,11 +54,14 @@ const ALLOWED: PermissionVerdict = Object.freeze({ allowed: true });
 export class PermissionGate {
   readonly #rules: readonly { rule: PermissionRule; patterns: readonly RegExp[] }[];
   readonly #default: PermissionDecision;
+  // Shared by every call no rule matches: deciding allocates nothing on the hot path.
+  readonly #defaultDecision: { readonly decision: PermissionDecision; readonly reason: undefined };
   readonly #approve: PermissionOptions["approve"];
   readonly #approveProgram: PermissionOptions["approveProgram"];
 
   constructor(options: PermissionOptions = {}) {
     this.#default = options.default ?? "allow";
+    this.#defaultDecision = Object.freeze({ decision: this.#default, reason: undefined });
     if (!DECISIONS.includes(this.#default)) {
       throw new SwitchyardError("OPTION_INVALID", `permissions.default must be one of ${DECISIONS.join(", ")}.`);
     }
@@ -107,13 +110,13 @@ export class PermissionGate {
   }
 
   /** The first matching rule's decision (and reason), or the default. */
-  decide(request: Omit<PermissionRequest, "reason">): { decision: PermissionDecision; reason: string | undefined } {
+  decide(request: Omit<PermissionRequest, "reason">): { readonly decision: PermissionDecision; readonly reason?: string | undefined } {
     for (const { rule, patterns } of this.#rules) {
       if (!patterns.some((pattern) => pattern.test(request.tool))) continue;
       if (rule.when !== undefined && !safePredicate(rule.when, request.input, { ...request, reason: rule.reason })) continue;
-      return { decision: rule.decision, reason: rule.reason };
+      return rule;
     }
-    return { decision: this.#default, reason: undefined };
+    return this.#defaultDecision;
   }
 
   /**
