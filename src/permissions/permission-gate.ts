@@ -52,7 +52,11 @@ const ALLOWED: PermissionVerdict = Object.freeze({ allowed: true });
 
 /** Applies permission rules; construct once per session. Throws `OPTION_INVALID` for a bad rule. */
 export class PermissionGate {
-  readonly #rules: readonly { rule: PermissionRule; patterns: readonly RegExp[] }[];
+  readonly #rules: readonly {
+    rule: PermissionRule;
+    patterns: readonly RegExp[];
+    verdict: { readonly decision: PermissionDecision; readonly reason: string | undefined };
+  }[];
   readonly #default: PermissionDecision;
   // Shared by every call no rule matches: deciding allocates nothing on the hot path.
   readonly #defaultDecision: { readonly decision: PermissionDecision; readonly reason: undefined };
@@ -71,7 +75,7 @@ export class PermissionGate {
       }
       const globs = typeof rule.tools === "string" ? [rule.tools] : rule.tools;
       if (globs.length === 0) throw new SwitchyardError("OPTION_INVALID", `permissions.rules[${index}].tools is empty.`);
-      return { rule, patterns: globs.map(globToRegExp) };
+      return { rule, patterns: globs.map(globToRegExp), verdict: Object.freeze({ decision: rule.decision, reason: rule.reason }) };
     });
     this.#approve = options.approve;
     this.#approveProgram = options.approveProgram;
@@ -111,10 +115,10 @@ export class PermissionGate {
 
   /** The first matching rule's decision (and reason), or the default. */
   decide(request: Omit<PermissionRequest, "reason">): { readonly decision: PermissionDecision; readonly reason?: string | undefined } {
-    for (const { rule, patterns } of this.#rules) {
+    for (const { rule, patterns, verdict } of this.#rules) {
       if (!patterns.some((pattern) => pattern.test(request.tool))) continue;
       if (rule.when !== undefined && !safePredicate(rule.when, request.input, { ...request, reason: rule.reason })) continue;
-      return rule;
+      return verdict;
     }
     return this.#defaultDecision;
   }
