@@ -24,7 +24,7 @@ import { loadGuestRuntimeSource } from "./sandbox/guest-runtime-source.js";
 import { generateDeclarations, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
 import { Discovery, declarationToolOf, type CatalogStats, type DiscoveryOptions, type SearchToolsAnswer } from "./search/discovery.js";
 import type { SearchResult, ToolSearchOptions } from "./search/tool-search.js";
-import { describeProgramTool, describeSearchTool, type ModelToolDefinition } from "./agent/program-tool.js";
+import { describeProgramTool, describeSearchTool, type ModelToolDefinition } from "./program-tool.js";
 import { TypeChecker } from "./sandbox/type-checker.js";
 import { ToolScheduler, type SchedulerOptions } from "./scheduler/tool-scheduler.js";
 import { TraceBus } from "./trace/trace-events.js";

@@ -4,7 +4,7 @@
 // a catalog tool not offered in this mode, resolves to nothing and is never run.
 
 import type { Switchyard } from "../switchyard.js";
-import { RUN_PROGRAM_TOOL, SEARCH_TOOLS_TOOL, type ModelToolDefinition } from "./program-tool.js";
+import { RUN_PROGRAM_TOOL, SEARCH_TOOLS_TOOL, type ModelToolDefinition } from "../program-tool.js";
 import { ProviderToolNames } from "./provider-tool-names.js";
 
 /**

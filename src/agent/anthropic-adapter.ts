@@ -23,7 +23,7 @@ import {
   type ModelUsage,
   type StopReason,
 } from "./model-adapter.js";
-import type { ModelToolDefinition } from "./program-tool.js";
+import type { ModelToolDefinition } from "../program-tool.js";
 import type { AgentMessage, ContentBlock } from "./transcript.js";
 
 export const ANTHROPIC_PROVIDER = "anthropic";

@@ -2,7 +2,7 @@
 // transcript, tool definitions, an output limit), one turn out (content blocks, a normalized
 // stop reason with the raw one, usage). Adapters translate; they never run tools or loop.
 
-import type { ModelToolDefinition } from "./program-tool.js";
+import type { ModelToolDefinition } from "../program-tool.js";
 import type { AgentMessage, ContentBlock } from "./transcript.js";
 
 /** What the loop asks of the model for one turn. */

@@ -21,7 +21,7 @@ import {
   type ModelUsage,
   type StopReason,
 } from "./model-adapter.js";
-import type { ModelToolDefinition } from "./program-tool.js";
+import type { ModelToolDefinition } from "../program-tool.js";
 import { textOf, type AgentMessage, type ContentBlock, type ToolCallBlock } from "./transcript.js";
 
 export const OPENAI_PROVIDER = "openai";

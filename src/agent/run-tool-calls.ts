@@ -8,7 +8,7 @@ import { ToolError } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
 import type { AgentEventListener } from "./agent-events.js";
 import type { AgentToolset } from "./agent-toolset.js";
-import { renderRunResultForModel } from "./program-tool.js";
+import { renderRunResultForModel } from "../program-tool.js";
 import type { ToolCallBlock, ToolResultBlock } from "./transcript.js";
 
 export interface ToolCallRunContext {

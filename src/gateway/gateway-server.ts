@@ -16,7 +16,7 @@ import {
   type ServerRequest,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { SEARCH_TOOLS_TOOL, RUN_PROGRAM_TOOL } from "../agent/program-tool.js";
+import { SEARCH_TOOLS_TOOL, RUN_PROGRAM_TOOL } from "../program-tool.js";
 import type { RunResult } from "../contract.js";
 import { ToolError } from "../errors.js";
 import { closestToolNames } from "../registry/tool-registry.js";

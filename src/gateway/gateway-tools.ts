@@ -4,7 +4,7 @@
 
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonValue, RunResult, ToolOutcome } from "../contract.js";
-import { renderRunResultForModel, type ModelToolDefinition } from "../agent/program-tool.js";
+import { renderRunResultForModel, type ModelToolDefinition } from "../program-tool.js";
 import { renderToolOutcomeForModel } from "../agent/run-tool-calls.js";
 import type { SearchToolsAnswer } from "../search/discovery.js";
 

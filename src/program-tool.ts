@@ -2,7 +2,7 @@
 // definitions, and the compact rendering of a RunResult that goes back into the context.
 // Shared by the agent loop and the MCP gateway, so both speak to models the same way.
 
-import type { JsonSchema, RunResult } from "../contract.js";
+import type { JsonSchema, RunResult } from "./contract.js";
 
 /** A tool as a provider or MCP client sees it. */
 export interface ModelToolDefinition {
