@@ -15,6 +15,7 @@ import type { ResultBudgetOptions } from "./results/result-budget.js";
 import { createReadResultTool } from "./results/read-result-tool.js";
 import { SpillStore } from "./results/spill-store.js";
 import { defineTool } from "./registry/define-tool.js";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileProgram } from "./sandbox/compile-program.js";
@@ -89,12 +90,15 @@ export class Switchyard {
   readonly #isolates = new IsolatePool(loadGuestRuntimeSource);
   /** Where direct results over the budget go; `results.read` pages them back. */
   readonly #spill: SpillStore | undefined;
+  /** True for the default temp-folder store, which the session removes on close. */
+  readonly #ownsSpill: boolean;
 
   constructor(options: SwitchyardOptions = {}) {
     this.#options = options;
     const spill = options.results?.spill;
     // By default a session spills to a private temporary folder, created on first use, so a
     // large direct result becomes a preview and a handle rather than an error.
+    this.#ownsSpill = spill === undefined;
     this.#spill = spill === false ? undefined : (spill ?? new SpillStore(join(tmpdir(), `switchyard-spill-${process.pid}-${this.#sessionId}`)));
     this.#limits = resolveLimits(DEFAULT_RUN_LIMITS, options.limits, "limits");
     this.#permissions = new PermissionGate(options.permissions);
@@ -226,11 +230,13 @@ export class Switchyard {
   }
 
   /**
-   * Releases what the session holds ahead of demand (the spare isolate). The session still
-   * works afterwards, without spares. Call before exiting the process.
+   * Releases what the session holds: the spare isolate, and the default spill folder with the
+   * results in it (a store passed in options is left alone). Runs and calls still work
+   * afterwards, without spares. Call before exiting the process.
    */
-  close(): Promise<void> {
-    return this.#isolates.close();
+  async close(): Promise<void> {
+    await this.#isolates.close();
+    if (this.#ownsSpill && this.#spill !== undefined) await rm(this.#spill.folder, { recursive: true, force: true });
   }
 
   /**

@@ -39,3 +39,14 @@ describe("a session's default spill store", () => {
     expect(yard.registry.snapshot().get("results.read")).toBeUndefined();
   });
 });
+
+describe("closing a session", () => {
+  it("removes the default spill folder and its results", async () => {
+    const yard = new Switchyard({ tools: [bigTool] });
+    const preview = await yard.callTool("logs.dump", {});
+    const handle = (preview as { value: { handle: string } }).value.handle;
+    expect(await yard.callTool("results.read", { handle })).toMatchObject({ status: "ok" });
+    await yard.close();
+    expect(await yard.callTool("results.read", { handle })).toMatchObject({ status: "error", error: { code: "RESULT_NOT_FOUND" } });
+  });
+});
