@@ -115,7 +115,7 @@ async function openSession(flags: SessionFlags, interactive: boolean): Promise<{
   const approve = interactive ? { approve: approveOnTerminal } : {};
   if (flags.config === undefined) {
     const yard = new Switchyard({ tools, permissions: approve });
-    return { yard, close: async () => {} };
+    return { yard, close: () => yard.close() };
   }
   const config = await loadConfig(flags.config);
   const configured = await createSwitchyardFromConfig(config, { tools, ...approve });

@@ -32,7 +32,7 @@ export interface ConfiguredSwitchyard {
   readonly config: LoadedConfig;
   /** MCP sources by namespace, in config order. */
   readonly sources: ReadonlyMap<string, McpSource>;
-  /** Closes every MCP source (their child processes exit); safe to call twice. */
+  /** Closes every MCP source (their child processes exit), then the session; safe to call twice. */
   close(): Promise<void>;
 }
 
@@ -74,8 +74,10 @@ export async function createSwitchyardFromConfig(config: SwitchyardConfig | Load
     if (result.status === "fulfilled") sources.set(entries[index]![0], result.value);
     else failures.push(result.reason);
   });
+  // The config built the session, so closing it closes the servers and then the session.
   const close = async (): Promise<void> => {
     await Promise.all([...sources.values()].map((source) => source.close()));
+    await yard.close();
   };
   if (failures.length > 0) {
     await close();
