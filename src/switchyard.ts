@@ -107,6 +107,7 @@ export class Switchyard {
     this.discovery = new Discovery(options.discovery);
     this.discovery.update(this.registry.snapshot());
     this.registry.onChange((snapshot) => this.discovery.update(snapshot));
+    if ((options.typeCheck ?? "error") !== "off") warmUpTypeChecker();
     this.#sessionDeadlineAt = options.sessionTimeMs === undefined ? undefined : Date.now() + options.sessionTimeMs;
   }
 
@@ -312,6 +313,18 @@ let typeChecker: TypeChecker | undefined;
 /** One checker per process: its worker keeps the parsed lib warm for every session. */
 function sharedTypeChecker(): TypeChecker {
   return (typeChecker ??= new TypeChecker());
+}
+
+let warmingUp = false;
+
+/**
+ * Starts the checker's worker and parses the ES2022 lib (about 0.5 s) once per process, in the
+ * background, so the first program of a session is not the one that pays for it.
+ */
+function warmUpTypeChecker(): void {
+  if (warmingUp) return;
+  warmingUp = true;
+  setImmediate(() => void sharedTypeChecker().check("return 0;", RUNTIME_DECLARATIONS).catch(() => undefined));
 }
 
 const MAX_REPORTED_DIAGNOSTICS = 10;
