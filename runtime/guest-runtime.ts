@@ -130,7 +130,13 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
         },
         (error: unknown) => {
           finished = true;
-          return describeThrown(error);
+          try {
+            return describeThrown(error);
+          } catch {
+            // A hostile thrown value (a getter that throws on `message`, a trapped Proxy) must
+            // still end as the program's own fault, never as a sandbox failure.
+            return encodeProgramError("RUNTIME_ERROR", "Uncaught exception whose message could not be read.", null);
+          }
         },
       );
     },

@@ -185,6 +185,16 @@ describe("Switchyard.run: compile errors in the model's own lines", () => {
     expect(result.output).toBe(5);
   });
 
+  it.each([
+    ["a getter on message that throws", "const e = new Error('x'); Object.defineProperty(e, 'message', { get() { throw new Error('boom'); } }); throw e;"],
+    ["a Proxy that traps every access", "throw new Proxy(new Error('x'), { get() { throw new Error('trap'); }, getPrototypeOf() { throw new Error('trap'); } });"],
+    ["a plain value", "await Promise.reject(42);"],
+  ])("reports a hostile thrown value (%s) as RUNTIME_ERROR, never as a sandbox failure", async (_label, source) => {
+    const { yard } = createYard();
+    const result = await yard.run(source);
+    expect(result.error?.code).toBe("RUNTIME_ERROR");
+  });
+
   it("refuses source over maxSourceBytes with SOURCE_TOO_LARGE", async () => {
     const { yard } = createYard();
     const result = await yard.run(`return ${JSON.stringify("z".repeat(2000))};`, { limits: { maxSourceBytes: 1000 } });
