@@ -267,6 +267,7 @@ async function timeBridgeHandle(context: PipelineContext, calls: number): Promis
     maxToolCalls: calls + 1,
     maxArgumentBytes: 1024 * 1024,
     maxArgumentDepth: 64,
+    maxPendingArgumentBytes: 32 * 1024 * 1024,
     onCallLimit: () => {
       throw new Error("call limit reached in the bridge bench");
     },

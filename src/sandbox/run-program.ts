@@ -37,6 +37,12 @@ export interface RunLimits {
   readonly maxArgumentBytes: number;
   /** Nesting depth of one call's arguments. Default 64 → `ARGUMENT_TOO_LARGE`. */
   readonly maxArgumentDepth: number;
+  /**
+   * Bytes of arguments held by the host for calls still in flight. Default 32 MB; a call
+   * over it is refused with `ARGUMENT_TOO_LARGE` (a program cannot pin host memory by
+   * parking many large calls on a slow tool).
+   */
+  readonly maxPendingArgumentBytes: number;
 }
 
 export const DEFAULT_RUN_LIMITS: RunLimits = Object.freeze({
@@ -50,6 +56,7 @@ export const DEFAULT_RUN_LIMITS: RunLimits = Object.freeze({
   maxSourceBytes: 100 * 1024,
   maxArgumentBytes: 1024 * 1024,
   maxArgumentDepth: 64,
+  maxPendingArgumentBytes: 32 * 1024 * 1024,
 });
 
 export interface RunProgramOptions {
@@ -113,6 +120,7 @@ export async function runProgram(program: CompiledProgram, options: RunProgramOp
     maxToolCalls: limits.maxToolCalls,
     maxArgumentBytes: limits.maxArgumentBytes,
     maxArgumentDepth: limits.maxArgumentDepth,
+    maxPendingArgumentBytes: limits.maxPendingArgumentBytes,
     onCallLimit: () => end({ code: "TOOL_CALL_LIMIT", message: `The program made more than ${limits.maxToolCalls} tool calls; batch the work or narrow it.` }),
     discovery: options.discovery,
   });

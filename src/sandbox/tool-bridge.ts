@@ -19,6 +19,8 @@ export interface ToolBridgeOptions {
   readonly maxToolCalls: number;
   readonly maxArgumentBytes: number;
   readonly maxArgumentDepth: number;
+  /** Bytes of arguments of calls still in flight the host may hold. */
+  readonly maxPendingArgumentBytes: number;
   /** Called once when the program exceeds `maxToolCalls`; the run should end. */
   readonly onCallLimit: () => void;
   readonly discovery?: DiscoveryHandler | undefined;
@@ -29,6 +31,7 @@ export class ToolBridge {
   readonly #options: ToolBridgeOptions;
   readonly #records: (CallRecord | undefined)[] = [];
   #inFlight = 0;
+  #pendingArgumentBytes = 0;
   #idle: (() => void) | undefined;
   #closed = false;
   #bytesIn = 0;
@@ -84,6 +87,13 @@ export class ToolBridge {
     if (exceedsJsonDepth(argsJson, this.#options.maxArgumentDepth)) {
       return refuse("ARGUMENT_TOO_LARGE", `The arguments are nested deeper than ${this.#options.maxArgumentDepth} levels.`, argsJson.length);
     }
+    if (this.#pendingArgumentBytes + argsJson.length > this.#options.maxPendingArgumentBytes) {
+      return refuse(
+        "ARGUMENT_TOO_LARGE",
+        `Calls still in flight hold ${this.#pendingArgumentBytes} bytes of arguments; the limit is ${this.#options.maxPendingArgumentBytes}. Wait for some to finish (bound the parallelism).`,
+        argsJson.length,
+      );
+    }
     let input: unknown;
     try {
       // A reviver makes parsing several times slower: use it only when the key can be there.
@@ -100,7 +110,14 @@ export class ToolBridge {
       return this.#internalFailure(index, callId, path, error);
     }
     if (!(result instanceof Promise)) return this.#deliver(index, result);
-    return this.#track(result.then((done) => this.#deliver(index, done), (error: unknown) => this.#internalFailure(index, callId, path, error)));
+    const held = argsJson.length;
+    this.#pendingArgumentBytes += held;
+    const delivered = result.then((done) => this.#deliver(index, done), (error: unknown) => this.#internalFailure(index, callId, path, error));
+    return this.#track(
+      delivered.finally(() => {
+        this.#pendingArgumentBytes -= held;
+      }),
+    );
   };
 
   #deliver(index: number, { outcome, json, record }: PipelineResult): string {

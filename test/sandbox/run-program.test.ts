@@ -308,6 +308,21 @@ describe("Switchyard.run: the bridge", () => {
     expect(state.lastInput).toBeUndefined();
   });
 
+  it("refuses calls once the arguments held for calls in flight pass the budget, so a program cannot pin host memory", async () => {
+    const { yard, state, gate } = createYard();
+    const running = yard.run(
+      `const big = "x".repeat(300_000);
+      const settled = await Promise.allSettled(Array.from({ length: 10 }, () => tools.util.held({ big })));
+      return settled.map((entry) => (entry.status === "fulfilled" ? "ok" : (entry.reason as { code: string }).code));`,
+      { limits: { maxPendingArgumentBytes: 1_000_000 } },
+    );
+    await expect.poll(() => state.inFlight).toBe(3);
+    gate.current.resolve();
+    const result = await running;
+    expect(result.output).toEqual(["ok", "ok", "ok", ...Array.from({ length: 7 }, () => "ARGUMENT_TOO_LARGE")]);
+    expect(state.maxInFlight).toBe(3);
+  });
+
   it("ends the run with TOOL_CALL_LIMIT when the program makes too many calls", async () => {
     const { yard } = createYard();
     const result = await yard.run("for (let i = 0; ; i++) { try { await tools.util.echo({ x: i }); } catch {} }", { limits: { maxToolCalls: 25 } });
