@@ -168,13 +168,14 @@ class CallRun {
     const { call, context, control } = this;
     // The grant and the tool's start may be separate turns: a cancellation may land between
     // them, or the deadline may already be behind us. Either way the tool must not start.
-    const deadline = computeDeadline(Date.now(), this.#ownTimeoutMs(), context.budgets ?? {});
-    if (deadline.at <= Date.now()) control.interrupt(new Interrupt("TOOL_TIMEOUT", deadline.source));
+    const now = Date.now();
+    const deadline = computeDeadline(now, this.#ownTimeoutMs(), context.budgets ?? {});
+    if (deadline.at <= now) control.interrupt(new Interrupt("TOOL_TIMEOUT", deadline.source));
     if (control.interrupted !== undefined) {
       release();
       return this.#interrupted(control.interrupted);
     }
-    this.#startedAt = Date.now();
+    this.#startedAt = now;
     const toolContext: ToolContext = new CallToolContext(control, call);
     let returned: unknown;
     try {
