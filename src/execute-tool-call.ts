@@ -80,26 +80,23 @@ export function runToolCallNow(
   meta: { readonly inputBytes?: number } = {},
 ): PipelineResult | Promise<PipelineResult> {
   const finish = startRecord(call, context.trace, meta.inputBytes ?? 0);
-  function fail(code: CallErrorCode | ToolDefinedCode, message: string, details?: CallError["details"]): PipelineResult {
-    return finish(failure(call, code, message, details));
-  }
 
   // 1. Registry.
   const registered = context.catalog.get(call.tool);
   if (registered === undefined) {
     const closest = closestToolNames(context.catalog, call.tool);
     const hint = closest.length > 0 ? ` Did you mean ${closest.map((name) => `"${name}"`).join(", ")}?` : "";
-    return fail("TOOL_NOT_FOUND", `No tool named "${truncate(call.tool, 200)}".${hint}`, { closest });
+    return finish(failure(call, "TOOL_NOT_FOUND", `No tool named "${truncate(call.tool, 200)}".${hint}`, { closest }));
   }
   const tool = registered.definition;
   if (!tool.callers.includes(call.caller)) {
-    return fail("TOOL_NOT_FOUND", `Tool "${tool.name}" cannot be called from a ${call.caller === "program" ? "program" : "direct tool call"}.`);
+    return finish(failure(call, "TOOL_NOT_FOUND", `Tool "${tool.name}" cannot be called from a ${call.caller === "program" ? "program" : "direct tool call"}.`));
   }
 
   // 2. Validation, before anything else sees the input.
   const violations = registered.validateInput(call.input);
   if (violations.length > 0) {
-    return fail("INPUT_INVALID", formatViolations(`Invalid input for ${tool.name}`, violations), violationsToJson(violations));
+    return finish(failure(call, "INPUT_INVALID", formatViolations(`Invalid input for ${tool.name}`, violations), violationsToJson(violations)));
   }
 
   // Steps 3 to 7 finish synchronously when nothing has to wait (no approver, no queue, a
@@ -328,14 +325,16 @@ function isPositiveNumber(value: number | undefined): value is number {
   return typeof value === "number" && value > 0;
 }
 
+const NO_RESOURCES: readonly string[] = Object.freeze([]);
+
 function resourceKeysOf(registered: RegisteredTool, input: unknown): readonly string[] {
   const { resources } = registered.definition;
-  if (resources === undefined) return [];
+  if (resources === undefined) return NO_RESOURCES;
   try {
     return resources(input).filter((key) => typeof key === "string");
   } catch {
     // A resources function that throws leaves the call to the namespace-wide lock.
-    return [];
+    return NO_RESOURCES;
   }
 }
 
