@@ -18,13 +18,15 @@ export function registerServeCommand(program: Command): Command {
     .command("serve")
     .description("run an MCP server (stdio by default) exposing run_program, search_tools and describe_tools over a config's tools")
     .requiredOption("--config <file>", "switchyard.config.json: MCP servers, tool modules, limits, permissions")
-    .option("--http <port>", "serve streamable HTTP on 127.0.0.1:<port>/mcp instead of stdio (0 picks a free port)")
+    .option("--http <port>", "serve streamable HTTP on 127.0.0.1:<port>/mcp instead of stdio (0 picks a free port); with SWITCHYARD_GATEWAY_TOKEN set, requests need it as a Bearer token")
     .option("--enable-call-tool", "also expose call_tool, for one direct call")
     .option("--log-file <file>", "append the log to this file instead of stderr")
     .action(async (options: ServeCommandOptions) => {
       const gateway = await serveGateway({
         configPath: options.config,
         ...(options.http === undefined ? {} : { httpPort: portOf(options.http) }),
+        // From the environment, never a flag: arguments are visible to every local user.
+        ...(process.env["SWITCHYARD_GATEWAY_TOKEN"] === undefined ? {} : { httpToken: process.env["SWITCHYARD_GATEWAY_TOKEN"] }),
         ...(options.enableCallTool === true ? { enableCallTool: true } : {}),
         ...(options.logFile === undefined ? {} : { logFile: options.logFile }),
       });

@@ -2,7 +2,7 @@
 // server in front of it on stdio or on streamable HTTP (127.0.0.1 only), and shuts everything
 // down in order (MCP server, downstream servers, session) on stdin close, SIGTERM or SIGINT.
 
-import { randomUUID } from "node:crypto";
+import { randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -18,6 +18,11 @@ export interface ServeGatewayOptions {
   readonly configPath: string;
   /** Serve streamable HTTP on 127.0.0.1:`httpPort` (0 picks a free port) instead of stdio. */
   readonly httpPort?: number;
+  /**
+   * When set, every HTTP request must carry `Authorization: Bearer <httpToken>`, else 401:
+   * loopback keeps other machines out, a token keeps other local users and pages out too.
+   */
+  readonly httpToken?: string;
   readonly enableCallTool?: boolean;
   /** Append the log to this file instead of stderr. */
   readonly logFile?: string;
@@ -118,7 +123,7 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Runnin
     };
     await gateway.server.connect(transport);
   } else {
-    const http = await listenHttp(options.httpPort!, yard, gatewayOptions, gateways, log);
+    const http = await listenHttp(options.httpPort!, options.httpToken, yard, gatewayOptions, gateways, log);
     url = http.url;
     closeTransport = http.close;
   }
@@ -130,9 +135,17 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Runnin
   return { url, closed, close };
 }
 
+/** Compares an Authorization header with the expected value in constant time. */
+function sameSecret(header: string | undefined, expected: Buffer): boolean {
+  if (header === undefined) return false;
+  const given = Buffer.from(header);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
 /** Streamable HTTP on 127.0.0.1: one gateway server per MCP session, one shared session of tools. */
 async function listenHttp(
   port: number,
+  token: string | undefined,
   yard: ConfiguredSwitchyard["yard"],
   gatewayOptions: GatewayServerOptions,
   gateways: Set<GatewayServer>,
@@ -140,7 +153,12 @@ async function listenHttp(
 ): Promise<{ url: string; close: () => Promise<void> }> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   let allowedHosts: string[] = [];
+  const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`);
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    if (expected !== undefined && !sameSecret(request.headers.authorization, expected)) {
+      response.writeHead(401, { "www-authenticate": "Bearer" }).end();
+      return;
+    }
     if (!(request.url ?? "/").startsWith("/mcp")) {
       response.writeHead(404).end();
       return;

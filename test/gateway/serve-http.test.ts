@@ -50,3 +50,38 @@ describe("serveGateway over streamable HTTP", () => {
     expect(response.status).toBe(404);
   });
 });
+
+describe("serveGateway over streamable HTTP with a token", () => {
+  const folder = mkdtempSync(join(tmpdir(), "switchyard-gateway-token-"));
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    const configPath = join(folder, "switchyard.config.json");
+    writeFileSync(configPath, JSON.stringify({ tools: [SLOW_TOOLS] }));
+    gateway = await serveGateway({ configPath, httpPort: 0, httpToken: "s3cret", logFile: join(folder, "serve.log") });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it("answers 401 without the token or with a wrong one, before any MCP handling", async () => {
+    for (const headers of [{}, { authorization: "Bearer wrong" }]) {
+      const response = await fetch(gateway.url!, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } }),
+      });
+      expect(response.status).toBe(401);
+    }
+  });
+
+  it("serves a client that sends the token", async () => {
+    const client = new Client({ name: "c", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url!), { requestInit: { headers: { authorization: "Bearer s3cret" } } }));
+    const result = (await client.callTool({ name: "run_program", arguments: { code: "return 40 + 2;" } })) as CallToolResult;
+    expect(result.structuredContent?.["output"]).toBe(42);
+    await client.close();
+  });
+});
