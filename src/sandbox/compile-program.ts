@@ -6,6 +6,7 @@
 import { stop, transform, type Message, type TransformResult } from "esbuild";
 import type { RunError } from "../contract.js";
 import { Script } from "node:vm";
+import { PROGRAM_FILE, WRAPPER_LINES, toModelPosition, wrapForRun } from "./program-wrapper.js";
 import { SourceMapLookup, type SourcePosition } from "./source-map.js";
 
 /** A program ready for the isolate. */
@@ -20,15 +21,6 @@ export interface CompiledProgram {
 
 export type CompileResult = { readonly ok: true; readonly program: CompiledProgram } | { readonly ok: false; readonly error: RunError };
 
-/** The function name of the wrapped program; it shows in stack traces and nowhere else. */
-export const PROGRAM_FUNCTION = "__switchyardProgram";
-/** The file name the isolate compiles the program under. */
-export const PROGRAM_FILE = "program.js";
-
-// An expression, not a declaration, so the program function never becomes a global.
-const WRAPPER_PREFIX = `__switchyardRun(async function ${PROGRAM_FUNCTION}() {\n`;
-const WRAPPER_SUFFIX = "\n});\n";
-const WRAPPER_LINES = 1;
 const FENCE = /^\s*(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)\n?[ \t]*\1[ \t]*\s*$/;
 
 /** Removes one Markdown code fence around the whole text, if there is one. */
@@ -50,7 +42,7 @@ export async function compileProgram(rawSource: string, options: { maxSourceByte
       error: { code: "SOURCE_TOO_LARGE", message: `The program is ${bytes} bytes, over the ${options.maxSourceBytes}-byte limit; write a shorter program.` },
     };
   }
-  const wrapped = `${WRAPPER_PREFIX}${source}${WRAPPER_SUFFIX}`;
+  const wrapped = wrapForRun(source);
   if (isPlainJavaScript(wrapped)) {
     return { ok: true, program: { source, script: wrapped, originalPosition: (position) => position } };
   }
@@ -88,10 +80,6 @@ function isPlainJavaScript(wrapped: string): boolean {
   }
 }
 
-/** Maps a 1-based position in the wrapped source to the model's source. */
-export function toModelPosition(line: number, column: number): { line: number; column: number } {
-  return { line: Math.max(1, line - WRAPPER_LINES), column: Math.max(1, column) };
-}
 
 async function transformWithRestart(code: string): Promise<TransformResult> {
   // minifyWhitespace keeps output linear in the input: indented output of deeply nested
