@@ -93,3 +93,8 @@ export function defineTool<Input = any, Output = unknown>(spec: ToolSpec<Input, 
     source: spec.source ?? "code",
   });
 }
+
+/** A tool as given (a spec, or already defined) as a checked definition; defines it once. */
+export function toToolDefinition(tool: ToolSpec | ToolDefinition): ToolDefinition {
+  return "localName" in tool && "callers" in tool && "source" in tool ? tool : defineTool(tool);
+}

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { SwitchyardError } from "../errors.js";
-import { defineTool, type ToolDefinition, type ToolSpec } from "./define-tool.js";
+import { toToolDefinition, type ToolDefinition, type ToolSpec } from "./define-tool.js";
 
 /** Imports `specifier` (a path, resolved against `cwd`) and returns its tools, checked by `defineTool`. */
 export async function loadToolModule(specifier: string, cwd: string = process.cwd()): Promise<ToolDefinition[]> {
@@ -27,5 +27,5 @@ export async function loadToolModule(specifier: string, cwd: string = process.cw
       `The tool module "${specifier}" must export its tools as \`tools\` or as the default export: an array, or a function returning one.`,
     );
   }
-  return exported.map((tool: ToolSpec) => ("localName" in tool ? (tool as ToolDefinition) : defineTool(tool)));
+  return exported.map((tool: ToolSpec) => toToolDefinition(tool));
 }

@@ -6,7 +6,7 @@
 import type { JsonValue } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import { compileSchema, formatViolations, type CompiledValidator } from "../schema/schema-validator.js";
-import { defineTool, type ToolDefinition } from "./define-tool.js";
+import { toToolDefinition, type ToolDefinition } from "./define-tool.js";
 import { parseToolName, type ParsedToolName } from "./tool-name.js";
 
 /** A registered tool: its definition plus what registration computed once. */
@@ -110,7 +110,7 @@ export function closestToolNames(snapshot: CatalogSnapshot, name: string, limit 
 
 function prepareTool(input: ToolDefinition): RegisteredTool {
   // Accept specs that did not pass through defineTool (plain objects from config files).
-  const definition = "localName" in input && "callers" in input ? input : defineTool(input);
+  const definition = toToolDefinition(input);
   const parsedName = parseToolName(definition.name);
   const validateInput = compileSchema(definition.inputSchema, `Tool "${definition.name}" inputSchema`);
   const validateOutput =
