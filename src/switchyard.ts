@@ -14,7 +14,6 @@ import { ToolRegistry, type CatalogSnapshot, type RegisteredTool } from "./regis
 import type { ResultBudgetOptions } from "./results/result-budget.js";
 import { createReadResultTool } from "./results/read-result-tool.js";
 import { SpillStore } from "./results/spill-store.js";
-import { defineTool } from "./registry/define-tool.js";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -86,7 +85,9 @@ export class Switchyard {
   readonly #sessionId = randomUUID().slice(0, 8);
   #runCount = 0;
   #callCount = 0;
+  // Both depend only on the catalog version; agents and gateways ask for them every turn.
   #declarations: { version: number; text: string } | undefined;
+  #programTool: { version: number; tool: ModelToolDefinition } | undefined;
   readonly #isolates = new IsolatePool(loadGuestRuntimeSource);
   /** Where direct results over the budget go; `results.read` pages them back. */
   readonly #spill: SpillStore | undefined;
@@ -128,15 +129,20 @@ export class Switchyard {
    * up front (all of them for a small catalog). Byte-stable while the catalog is unchanged.
    */
   programTool(): ModelToolDefinition {
-    // A tool every call to which is denied is not advertised: the model would only waste turns on it.
-    const offered = (name: string): boolean => !this.#permissions.alwaysDenies(name);
-    const upFront = this.discovery.upFrontTools().filter((tool) => offered(tool.definition.name));
-    const deferring = this.discovery.deferring;
-    return describeProgramTool({
-      declarations: `${RUNTIME_DECLARATIONS}\n${declarationsOf(upFront)}`,
-      deferredNames: deferring && this.discovery.listsDeferredNames ? this.discovery.deferredNames().filter(offered) : [],
-      deferring,
-    });
+    const version = this.registry.version;
+    if (this.#programTool?.version !== version) {
+      // A tool every call to which is denied is not advertised: the model would only waste turns on it.
+      const offered = (name: string): boolean => this.offers(name);
+      const upFront = this.discovery.upFrontTools().filter((tool) => offered(tool.definition.name));
+      const deferring = this.discovery.deferring;
+      const tool = describeProgramTool({
+        declarations: `${RUNTIME_DECLARATIONS}\n${declarationsOf(upFront)}`,
+        deferredNames: deferring && this.discovery.listsDeferredNames ? this.discovery.deferredNames().filter(offered) : [],
+        deferring,
+      });
+      this.#programTool = { version, tool };
+    }
+    return this.#programTool.tool;
   }
 
   /** Whether a model may be offered `tool`: false when the permission rules deny every call to it. */
@@ -305,7 +311,7 @@ function resultBudgetOf(options: SwitchyardOptions["results"], spill: SpillStore
 /** Adds the `results.read` tool for direct callers, unless the tools already have one. */
 function withResultReader(tools: readonly ToolDefinition[], spill: SpillStore | undefined): readonly ToolDefinition[] {
   if (spill === undefined || tools.some((tool) => tool.name === "results.read")) return tools;
-  return [...tools, defineTool({ ...createReadResultTool(spill), callers: ["direct"] })];
+  return [...tools, createReadResultTool(spill)];
 }
 
 let typeChecker: TypeChecker | undefined;

@@ -55,7 +55,9 @@ export class Discovery {
   readonly #options: DiscoveryOptions;
   readonly #alwaysLoaded: readonly RegExp[];
   readonly #loaded = new Set<string>();
-  readonly #tokenCache = new Map<RegisteredTool, number>();
+  // Keyed weakly by tool: a tool replaced by a catalog change drops out with its entries.
+  readonly #declarationCache = new WeakMap<RegisteredTool, string>();
+  readonly #tokenCache = new WeakMap<RegisteredTool, number>();
   #snapshot: CatalogSnapshot | undefined;
 
   constructor(options: DiscoveryOptions = {}) {
@@ -65,18 +67,9 @@ export class Discovery {
 
   /** Re-indexes after a catalog change, one source at a time (unchanged sources keep their index). */
   update(snapshot: CatalogSnapshot): void {
-    const previous = this.#snapshot;
+    const previousBySource = groupBySource(this.#snapshot?.tools ?? []);
+    const bySource = groupBySource(snapshot.tools);
     this.#snapshot = snapshot;
-    const bySource = new Map<string, RegisteredTool[]>();
-    for (const tool of snapshot.tools) {
-      const group = bySource.get(tool.definition.source) ?? [];
-      group.push(tool);
-      bySource.set(tool.definition.source, group);
-    }
-    const previousBySource = new Map<string, readonly RegisteredTool[]>();
-    for (const tool of previous?.tools ?? []) {
-      previousBySource.set(tool.definition.source, [...(previousBySource.get(tool.definition.source) ?? []), tool]);
-    }
     for (const [source, tools] of bySource) {
       const before = previousBySource.get(source);
       if (before !== undefined && sameTools(before, tools)) continue;
@@ -138,7 +131,7 @@ export class Discovery {
       .filter((tool): tool is RegisteredTool => tool !== undefined)
       .map((tool) => {
         this.#loaded.add(tool.definition.name);
-        return generateToolDeclaration(declarationToolOf(tool));
+        return this.#declarationOf(tool);
       });
     return { references: found.references, declarations: declarations.join("\n") };
   }
@@ -154,7 +147,7 @@ export class Discovery {
     if (tool === undefined) {
       throw new ToolError(`No tool named "${name.slice(0, 200)}"; find names with tools.$search(query).`, { code: "TOOL_NOT_FOUND" });
     }
-    return generateToolDeclaration(declarationToolOf(tool));
+    return this.#declarationOf(tool);
   }
 
   /** Counts of the catalog and of what is loaded now, in tokens of declarations. */
@@ -198,12 +191,21 @@ export class Discovery {
     for (const tool of tools) {
       let tokens = this.#tokenCache.get(tool);
       if (tokens === undefined) {
-        tokens = countTokens(generateToolDeclaration(declarationToolOf(tool)));
+        tokens = countTokens(this.#declarationOf(tool));
         this.#tokenCache.set(tool, tokens);
       }
       total += tokens;
     }
     return total;
+  }
+
+  #declarationOf(tool: RegisteredTool): string {
+    let declaration = this.#declarationCache.get(tool);
+    if (declaration === undefined) {
+      declaration = generateToolDeclaration(declarationToolOf(tool));
+      this.#declarationCache.set(tool, declaration);
+    }
+    return declaration;
   }
 
   #requireSnapshot(): CatalogSnapshot {
@@ -223,6 +225,26 @@ export function declarationToolOf(tool: RegisteredTool): DeclarationTool {
     ...(tool.definition.outputSchema === undefined ? {} : { outputSchema: tool.definition.outputSchema }),
     ...(tool.definition.inputExamples === undefined ? {} : { inputExamples: tool.definition.inputExamples }),
   };
+}
+
+function groupBySource(tools: readonly RegisteredTool[]): Map<string, RegisteredTool[]> {
+  const groups = new Map<string, RegisteredTool[]>();
+  for (const tool of tools) {
+    const group = groups.get(tool.definition.source);
+    if (group === undefined) groups.set(tool.definition.source, [tool]);
+    else group.push(tool);
+  }
+  return groups;
+}
+
+function groupBySource(tools: readonly RegisteredTool[]): Map<string, RegisteredTool[]> {
+  const bySource = new Map<string, RegisteredTool[]>();
+  for (const tool of tools) {
+    const group = bySource.get(tool.definition.source);
+    if (group === undefined) bySource.set(tool.definition.source, [tool]);
+    else group.push(tool);
+  }
+  return bySource;
 }
 
 function sameTools(a: readonly RegisteredTool[], b: readonly RegisteredTool[]): boolean {
