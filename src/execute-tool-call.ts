@@ -280,7 +280,7 @@ function startRecord(call: ToolCall, trace: TraceBus, bytesIn: number): Finish {
   }
   return (outcome, json, startedAt) => {
     const endedAt = Date.now();
-    const bytesOut = json === undefined ? 0 : json.length < 1024 && isAscii(json) ? json.length : Buffer.byteLength(json);
+    const bytesOut = json === undefined ? 0 : Buffer.byteLength(json);
     const record: CallRecord = {
       id: call.id,
       tool: call.tool,
@@ -314,11 +314,6 @@ type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
-}
-
-function isAscii(text: string): boolean {
-  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0x7f) return false;
-  return true;
 }
 
 function isPositiveNumber(value: number | undefined): value is number {

@@ -155,8 +155,9 @@ export class ToolBridge {
     try {
       const value = await (path === SEARCH_PATH ? discovery.search(input) : discovery.describe(input));
       const json = JSON.stringify(value);
-      record("ok", json.length);
-      this.#bytesIn += json.length;
+      const bytes = Buffer.byteLength(json);
+      record("ok", bytes);
+      this.#bytesIn += bytes;
       return encodeCallSuccess(callId, json);
     } catch (error) {
       const code = (error as { code?: unknown }).code === "PATTERN_INVALID" ? "PATTERN_INVALID" : "INPUT_INVALID";
