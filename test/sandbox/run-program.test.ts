@@ -203,20 +203,22 @@ describe("Switchyard.run: compile errors in the model's own lines", () => {
 
   it("compiles deeply nested input in linear space (nested blocks printed indented grow quadratically)", async () => {
     const { yard } = createYard();
-    const nested = `${"if (1) {".repeat(10_000)}${"}".repeat(10_000)}\nreturn 'nested';`;
+    // The type annotation sends it through esbuild: plain JavaScript skips the transform.
+    const nested = `const label: string = "nested";\n${"if (1) {".repeat(10_000)}${"}".repeat(10_000)}\nreturn label;`;
     const result = await yard.run(nested);
     expect(result.output).toBe("nested");
   });
 
   it("keeps working after esbuild's service process dies", async () => {
     const { yard } = createYard();
-    expect((await yard.run("return 1;")).output).toBe(1);
+    // Type annotations make both runs go through esbuild's service; plain JavaScript would not.
+    expect((await yard.run("const one: number = 1;\nreturn one;")).output).toBe(1);
     const children = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], { encoding: "utf8" });
     const service = children.split("\n").find((line) => line.includes("esbuild") && line.includes("--service"));
     expect(service).toBeDefined();
     process.kill(Number(service!.trim().split(/\s+/)[0]), "SIGKILL");
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const after = await yard.run("return 'still alive';");
+    const after = await yard.run("const alive: string = 'still alive';\nreturn alive;");
     expect(after.output).toBe("still alive");
   });
 });
