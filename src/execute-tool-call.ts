@@ -136,9 +136,9 @@ class CallRun {
     const { call, context } = this;
     const request = { tool: this.#tool.name, input: call.input, caller: call.caller, programId: call.programId, callId: call.id, effect: this.#tool.effect };
     const verdict = context.permissions.checkNow(request, context.preapprovedTools);
-    if (verdict !== undefined) return verdict.allowed ? this.schedule() : this.#denied(verdict.reason);
+    if ("allowed" in verdict) return verdict.allowed ? this.schedule() : this.#denied(verdict.reason);
     this.control.armDeadline(computeDeadline(Date.now(), Number.POSITIVE_INFINITY, context.budgets ?? {}));
-    return Promise.race([context.permissions.askApprover(request), this.control.whenInterrupted()]).then((answer) => {
+    return Promise.race([context.permissions.askApprover(verdict), this.control.whenInterrupted()]).then((answer) => {
       if (answer instanceof Interrupt) return this.#interrupted(answer);
       return answer.allowed ? this.schedule() : this.#denied(answer.reason);
     });

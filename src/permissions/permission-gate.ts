@@ -128,14 +128,16 @@ export class PermissionGate {
    * already answered (by an approved program that named them); `deny` still denies. Never rejects.
    */
   async check(request: Omit<PermissionRequest, "reason">, preapproved?: ReadonlySet<string>): Promise<PermissionVerdict> {
-    return this.checkNow(request, preapproved) ?? (await this.askApprover(request));
+    const now = this.checkNow(request, preapproved);
+    return "allowed" in now ? now : await this.askApprover(now);
   }
 
   /**
-   * The verdict when no approver has to be asked (allow, deny, preapproved, or `ask` with no
-   * approver configured); undefined when `askApprover` must decide. Synchronous: the hot path.
+   * Decides synchronously (the hot path): the verdict when no approver has to be asked (allow,
+   * deny, preapproved, or `ask` with no approver configured), else the request to put to
+   * `askApprover`, carrying the asking rule's reason. Rules and predicates run once per call.
    */
-  checkNow(request: Omit<PermissionRequest, "reason">, preapproved?: ReadonlySet<string>): PermissionVerdict | undefined {
+  checkNow(request: Omit<PermissionRequest, "reason">, preapproved?: ReadonlySet<string>): PermissionVerdict | PermissionRequest {
     const { decision, reason } = this.decide(request);
     if (decision === "allow") return ALLOWED;
     if (decision === "ask" && preapproved?.has(request.tool) === true) return ALLOWED;
@@ -143,15 +145,14 @@ export class PermissionGate {
     if (this.#approve === undefined) {
       return { allowed: false, reason: `${request.tool} needs approval and no approver is available` };
     }
-    return undefined;
+    return { ...request, reason };
   }
 
-  /** Asks the approver about an `ask` decision. Never rejects: a failing approver means no. */
-  async askApprover(request: Omit<PermissionRequest, "reason">): Promise<PermissionVerdict> {
-    const { reason } = this.decide(request);
+  /** Puts an `ask` decision (from `checkNow`) to the approver. Never rejects: a failing approver means no. */
+  async askApprover(request: PermissionRequest): Promise<PermissionVerdict> {
     if (this.#approve === undefined) return { allowed: false, reason: `${request.tool} needs approval and no approver is available` };
     try {
-      const answer = await this.#approve({ ...request, reason });
+      const answer = await this.#approve(request);
       return interpretAnswer(answer, `${request.tool} was not approved`);
     } catch {
       return { allowed: false, reason: `${request.tool} needs approval and the approver failed` };

@@ -84,3 +84,19 @@ describe("tools that are always denied", () => {
     expect(yard.offers("mail.send")).toBe(true);
   });
 });
+
+describe("an ask rule with a predicate", () => {
+  it("evaluates the predicate once per call and hands the approver the rule's reason", async () => {
+    const executed: string[] = [];
+    const when = vi.fn(() => true);
+    const approve = vi.fn(() => true);
+    const yard = new Switchyard({
+      tools: tools(executed),
+      permissions: { rules: [{ tools: "billing.refund", decision: "ask", when, reason: "refunds move money" }], approve },
+    });
+    expect(await yard.callTool("billing.refund", {})).toMatchObject({ status: "ok" });
+    expect(when).toHaveBeenCalledTimes(1);
+    expect(approve).toHaveBeenCalledWith(expect.objectContaining({ tool: "billing.refund", reason: "refunds move money" }));
+    expect(executed).toEqual(["billing.refund"]);
+  });
+});
