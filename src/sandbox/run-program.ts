@@ -125,12 +125,14 @@ export async function runProgram(program: CompiledProgram, options: RunProgramOp
     onCallLimit: () => end({ code: "TOOL_CALL_LIMIT", message: `The program made more than ${limits.maxToolCalls} tool calls; batch the work or narrow it.` }),
     discovery: options.discovery,
   });
-  // The guest already prefixed warn/error/debug lines with their level.
+  // The guest bounds its logs and prefixes warn/error/debug lines with their level; this is the
+  // host's own guard against a bypass: past either budget, one marker and nothing more.
+  let logsCut = false;
   const onLog = (_level: unknown, text: unknown): void => {
-    // The guest bounds its logs too; this is the host's own guard against a bypass.
-    if (typeof text !== "string" || logs.length > limits.maxLogLines) return;
+    if (typeof text !== "string" || logsCut) return;
     const bytes = Buffer.byteLength(text) + 1;
     if (logs.length === limits.maxLogLines || logBytes + bytes > limits.maxLogBytes + 256) {
+      logsCut = true;
       logs.push("[switchyard: log truncated]");
       return;
     }
