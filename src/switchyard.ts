@@ -4,29 +4,28 @@
 // program or model does. One session shares one scheduler, so writes stay ordered across runs.
 
 import { randomUUID } from "node:crypto";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Diagnostic, RunError, RunResult, ToolOutcome } from "./contract.js";
 import { SwitchyardError } from "./errors.js";
 import { executeToolCall, type PipelineContext } from "./execute-tool-call.js";
 import { PermissionGate, type PermissionOptions } from "./permissions/permission-gate.js";
 import { findReferencedTools } from "./permissions/referenced-tools.js";
+import { describeProgramTool, describeSearchTool, type ModelToolDefinition } from "./program-tool.js";
 import type { ToolDefinition } from "./registry/define-tool.js";
 import { ToolRegistry, type CatalogSnapshot, type RegisteredTool } from "./registry/tool-registry.js";
-import type { ResultBudgetOptions } from "./results/result-budget.js";
 import { createReadResultTool } from "./results/read-result-tool.js";
+import type { ResultBudgetOptions } from "./results/result-budget.js";
 import { SpillStore } from "./results/spill-store.js";
-import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { compileProgram } from "./sandbox/compile-program.js";
-import { DEFAULT_RUN_LIMITS, failedRunResult, runProgram, type RunLimits } from "./sandbox/run-program.js";
 import { IsolatePool } from "./sandbox/isolate-pool.js";
-import { loadGuestRuntimeSource } from "./sandbox/guest-runtime-source.js";
+import { DEFAULT_RUN_LIMITS, failedRunResult, runProgram, type RunLimits } from "./sandbox/run-program.js";
+import { TypeChecker } from "./sandbox/type-checker.js";
 import { generateDeclarations, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
+import { ToolScheduler, type SchedulerOptions } from "./scheduler/tool-scheduler.js";
 import { Discovery, declarationToolOf, type CatalogStats, type DiscoveryOptions, type SearchToolsAnswer } from "./search/discovery.js";
 import type { SearchResult, ToolSearchOptions } from "./search/tool-search.js";
-import { describeProgramTool, describeSearchTool, type ModelToolDefinition } from "./program-tool.js";
-import { TypeChecker } from "./sandbox/type-checker.js";
-import { ToolScheduler, type SchedulerOptions } from "./scheduler/tool-scheduler.js";
 import { TraceBus } from "./trace/trace-events.js";
 
 export interface SwitchyardOptions {
@@ -88,7 +87,7 @@ export class Switchyard {
   // Both depend only on the catalog version; agents and gateways ask for them every turn.
   #declarations: { version: number; text: string } | undefined;
   #programTool: { version: number; tool: ModelToolDefinition } | undefined;
-  readonly #isolates = new IsolatePool(loadGuestRuntimeSource);
+  readonly #isolates = new IsolatePool();
   /** Where direct results over the budget go; `results.read` pages them back. */
   readonly #spill: SpillStore | undefined;
   /** True for the default temp-folder store, which the session removes on close. */

@@ -4,6 +4,7 @@
 // one run would block the next). Spares are prepared while the previous run is busy.
 
 import ivm from "isolated-vm";
+import { loadGuestRuntimeSource } from "./guest-runtime-source.js";
 
 /** What the guest runtime reaches on the host: one run's bridge, console sink and limits. */
 export interface GuestBindings {
@@ -39,13 +40,8 @@ let runtimeCache: { source: string; data: ivm.ExternalCopy<ArrayBuffer> | undefi
 
 /** Hands out prepared isolates, one spare per memory limit in use; see the module comment. */
 export class IsolatePool {
-  readonly #runtimeSource: () => Promise<string>;
   readonly #spares = new Map<number, Promise<PreparedIsolate>>();
   #closed = false;
-
-  constructor(runtimeSource: () => Promise<string>) {
-    this.#runtimeSource = runtimeSource;
-  }
 
   /** A fresh prepared isolate with `memoryLimitMb`; the caller owns it and must dispose it. */
   async take(memoryLimitMb: number): Promise<PreparedIsolate> {
@@ -83,7 +79,7 @@ export class IsolatePool {
   }
 
   async #prepare(memoryLimitMb: number): Promise<PreparedIsolate> {
-    const source = await this.#runtimeSource();
+    const source = await loadGuestRuntimeSource();
     const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
     let bindings = UNBOUND;
     const references = [
