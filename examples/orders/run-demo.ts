@@ -18,6 +18,10 @@ export interface OrdersDemoResult {
 export async function runOrdersDemo(options: { latencyMs?: number } = {}): Promise<OrdersDemoResult> {
   const service = new OrdersService({ latencyMs: options.latencyMs ?? 0 });
   const yard = new Switchyard({ tools: createOrdersTools(service) });
-  const result = await yard.run(SWEEP_PROGRAM);
-  return { result, truth: service.groundTruth(), program: SWEEP_PROGRAM };
+  try {
+    const result = await yard.run(SWEEP_PROGRAM);
+    return { result, truth: service.groundTruth(), program: SWEEP_PROGRAM };
+  } finally {
+    await yard.close();
+  }
 }

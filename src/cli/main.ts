@@ -33,16 +33,13 @@ program
   .addOption(new Option("--type-check <mode>", "type-check before running (default: the config's, else error)").choices(["error", "warn", "off"]))
   .action(async (file: string, options: SessionFlags & { json?: boolean; trace?: string; typeCheck?: "error" | "warn" | "off" }) => {
     const source = file === "-" ? await readStdin() : await readFile(file, "utf8");
-    const session = await openSession(options, true);
-    try {
-      const writer = options.trace === undefined ? undefined : new JsonlTraceWriter(session.yard.trace, options.trace);
-      const result = await runCancellable(session.yard, source, options.typeCheck);
+    await withSession(options, true, async (yard) => {
+      const writer = options.trace === undefined ? undefined : new JsonlTraceWriter(yard.trace, options.trace);
+      const result = await runCancellable(yard, source, options.typeCheck);
       await writer?.close();
       printResult(result, options.json === true);
       process.exitCode = result.ok ? 0 : 1;
-    } finally {
-      await session.close();
-    }
+    });
   });
 
 program
@@ -52,12 +49,9 @@ program
   .option("--tools <module...>", "module(s) exporting tools")
   .option("--runtime", "include the runtime declarations (console, $search, $describe)")
   .action(async (options: SessionFlags & { runtime?: boolean }) => {
-    const session = await openSession(options, false);
-    try {
-      process.stdout.write(`${options.runtime === true ? `${RUNTIME_DECLARATIONS}\n` : ""}${session.yard.declarations()}`);
-    } finally {
-      await session.close();
-    }
+    await withSession(options, false, async (yard) => {
+      process.stdout.write(`${options.runtime === true ? `${RUNTIME_DECLARATIONS}\n` : ""}${yard.declarations()}`);
+    });
   });
 
 program
@@ -67,13 +61,10 @@ program
   .option("--tools <module...>", "module(s) exporting tools")
   .option("--json", "print the listing as JSON")
   .action(async (options: SessionFlags & { json?: boolean }) => {
-    const session = await openSession(options, false);
-    try {
-      const rows = catalogRows(session.yard);
+    await withSession(options, false, async (yard) => {
+      const rows = catalogRows(yard);
       process.stdout.write(options.json === true ? `${JSON.stringify(rows, null, 2)}\n` : formatCatalog(rows));
-    } finally {
-      await session.close();
-    }
+    });
   });
 
 program
@@ -120,6 +111,16 @@ async function openSession(flags: SessionFlags, interactive: boolean): Promise<{
   const config = await loadConfig(flags.config);
   const configured = await createSwitchyardFromConfig(config, { tools, ...approve });
   return { yard: configured.yard, close: configured.close };
+}
+
+/** Runs `work` with the session of the flags, and always closes it (servers, spare isolate, spill folder). */
+async function withSession(flags: SessionFlags, interactive: boolean, work: (yard: Switchyard) => Promise<void>): Promise<void> {
+  const session = await openSession(flags, interactive);
+  try {
+    await work(session.yard);
+  } finally {
+    await session.close();
+  }
 }
 
 /** Runs with Ctrl-C wired to cancellation: the run ends CANCELLED and every call gets its record. */
