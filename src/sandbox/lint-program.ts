@@ -6,7 +6,8 @@
 import { createRequire } from "node:module";
 import type * as TS from "typescript";
 import type { Diagnostic } from "../contract.js";
-import { locateInSource, wrapProgram } from "./type-check-program.js";
+import { wrapProgramBody } from "./program-wrapper.js";
+import { locateInSource } from "./type-check-program.js";
 
 // Loaded with require, not import: see type-check-program.ts (saves a 300 ms export scan).
 const ts = createRequire(import.meta.url)("typescript") as typeof TS;
@@ -32,7 +33,7 @@ export function lintProgram(source: string): Diagnostic[] {
   let file: TS.SourceFile;
   const warnings: { position: number; code: LintRule; message: string }[] = [];
   try {
-    file = ts.createSourceFile("program.ts", wrapProgram(source), ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+    file = ts.createSourceFile("program.ts", wrapProgramBody(source), ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
     const visit = (node: TS.Node): void => {
       if (ts.isAwaitExpression(node)) checkSerialAwait(node, warnings);
       if (ts.isCallExpression(node)) {

@@ -10,16 +10,11 @@ import { dirname } from "node:path";
 import type * as TS from "typescript";
 import type { Diagnostic, JsonValue } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
+import { PROGRAM_FUNCTION, WRAPPER_LINES, wrapProgramBody } from "./program-wrapper.js";
 
 // `import ts from "typescript"` makes Node scan the 9 MB CommonJS file for named exports,
 // about 300 ms of every cold start (a worker's included); require skips the scan.
 const ts = createRequire(import.meta.url)("typescript") as typeof TS;
-
-const PROGRAM_FUNCTION_NAME = "__switchyardProgram";
-// One whole line, so the model's line N is line N + 1 of the wrapped text and columns are
-// unchanged; the body of an async function is what lets top-level await and return work.
-const PROGRAM_PREFIX = `async function ${PROGRAM_FUNCTION_NAME}() {\n`;
-const PROGRAM_SUFFIX = "\n}\n";
 
 const VIRTUAL_DIRECTORY = "/switchyard";
 const MAX_DIAGNOSTICS = 50;
@@ -45,13 +40,8 @@ const COMPILER_OPTIONS: TS.CompilerOptions = {
   moduleDetection: ts.ModuleDetectionKind.Legacy,
 };
 
-/** Wraps a program body in the async function it runs as; see `locateInSource` for the way back. */
-export function wrapProgram(source: string): string {
-  return PROGRAM_PREFIX + source + PROGRAM_SUFFIX;
-}
-
 /**
- * Maps a position in `wrapProgram(source)` to a 1-based line and column of `source`.
+ * Maps a position in `wrapProgramBody(source)` to a 1-based line and column of `source`.
  * Positions inside the wrapper are clamped to the start or end of the source, so an error
  * the wrapper's closing brace reports (an unclosed block) lands on the model's last line.
  */
@@ -60,11 +50,11 @@ export function locateInSource(
   position: number,
   sourceLength: number,
 ): { line: number; column: number } {
-  const start = PROGRAM_PREFIX.length;
+  // The wrapper's own lines end where the source starts.
+  const start = wrapped.getPositionOfLineAndCharacter(WRAPPER_LINES, 0);
   const clamped = Math.min(Math.max(position, start), start + sourceLength);
   const { line, character } = wrapped.getLineAndCharacterOfPosition(clamped);
-  // The prefix is line 0 of the wrapped text, so a 0-based wrapped line is the 1-based source line.
-  return { line, column: character + 1 };
+  return { line: line - WRAPPER_LINES + 1, column: character + 1 };
 }
 
 /** Counters a test or benchmark can read; they never influence a check. */
@@ -216,7 +206,7 @@ export class ProgramTypeChecker {
     this.#programVersion += 1;
     this.#program = {
       version: String(this.#programVersion),
-      snapshot: ts.ScriptSnapshot.fromString(wrapProgram(source)),
+      snapshot: ts.ScriptSnapshot.fromString(wrapProgramBody(source)),
     };
   }
 
@@ -239,7 +229,7 @@ export class ProgramTypeChecker {
         },
       ];
     }
-    const diagnostics = found
+    return found
       .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
       .sort((a, b) => (a.start ?? 0) - (b.start ?? 0))
       .slice(0, MAX_DIAGNOSTICS)
@@ -253,7 +243,6 @@ export class ProgramTypeChecker {
           message: explainMessage(diagnostic.code, ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")),
         };
       });
-    return diagnostics;
   }
 
   #declarationsVerdict(): DeclarationsVerdict {
@@ -265,7 +254,7 @@ export class ProgramTypeChecker {
       // A program that breaks out of its wrapper can make the declarations look broken
       // (duplicate identifiers): confirm against an empty program before blaming them.
       const program = this.#program;
-      this.#program = { version: `${program.version}-empty`, snapshot: ts.ScriptSnapshot.fromString(wrapProgram("")) };
+      this.#program = { version: `${program.version}-empty`, snapshot: ts.ScriptSnapshot.fromString(wrapProgramBody("")) };
       try {
         errors = this.#declarationErrors();
       } finally {
@@ -387,7 +376,7 @@ const HOST_GLOBALS = new Set([
 ]);
 
 function explainMessage(code: number, message: string): string {
-  const named = message.replaceAll(PROGRAM_FUNCTION_NAME, "the program");
+  const named = message.replaceAll(PROGRAM_FUNCTION, "the program");
   const name = /^Cannot find name '([^']+)'/.exec(named)?.[1];
   if (name !== undefined && (MISSING_ENVIRONMENT_CODES.has(code) || (code === 2304 && HOST_GLOBALS.has(name)))) {
     return `Cannot find name '${name}': ${SANDBOX_GLOBALS}.`;

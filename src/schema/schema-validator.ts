@@ -51,16 +51,31 @@ function ajvFor(schema: JsonSchema): Ajv {
  * Throws `SwitchyardError("SCHEMA_INVALID")` naming `label` when ajv cannot compile it.
  */
 export function compileSchema(schema: JsonSchema, label: string): CompiledValidator {
-  let validate: ValidateFunction;
+  const validate = typeof schema === "object" ? (compiled.get(schema) ?? compileObject(schema, label)) : compileWith(schema, label);
+  return (value) => (validate(value) ? [] : describeErrors(validate.errors ?? [], value));
+}
+
+// An MCP source compiles a tool's schema to vet it and the registry compiles the same object
+// again; ajv compiles take milliseconds, so a schema object is compiled once.
+const compiled = new WeakMap<object, ValidateFunction>();
+
+function compileObject(schema: { [keyword: string]: unknown }, label: string): ValidateFunction {
+  // Compile a copy without $id so two tools may reuse one schema object or id.
+  const copy = { ...schema };
+  delete copy["$id"];
+  const validate = compileWith(copy, label);
+  // Ajv would otherwise keep every copy for the life of the process; the function is self-contained.
+  ajvFor(copy).removeSchema(copy);
+  compiled.set(schema, validate);
+  return validate;
+}
+
+function compileWith(schema: JsonSchema, label: string): ValidateFunction {
   try {
-    // Compile a copy without $id so two tools may reuse one schema object or id.
-    const copy = typeof schema === "object" ? { ...schema } : schema;
-    if (typeof copy === "object") delete copy["$id"];
-    validate = ajvFor(schema).compile(copy);
+    return ajvFor(schema).compile(schema);
   } catch (error) {
     throw new SwitchyardError("SCHEMA_INVALID", `${label}: the JSON Schema does not compile: ${messageOf(error)}`);
   }
-  return (value) => (validate(value) ? [] : describeErrors(validate.errors ?? [], value));
 }
 
 /** Renders violations as one message a model can act on, e.g. for `INPUT_INVALID`. */

@@ -237,16 +237,6 @@ function groupBySource(tools: readonly RegisteredTool[]): Map<string, Registered
   return groups;
 }
 
-function groupBySource(tools: readonly RegisteredTool[]): Map<string, RegisteredTool[]> {
-  const bySource = new Map<string, RegisteredTool[]>();
-  for (const tool of tools) {
-    const group = bySource.get(tool.definition.source);
-    if (group === undefined) bySource.set(tool.definition.source, [tool]);
-    else group.push(tool);
-  }
-  return bySource;
-}
-
 function sameTools(a: readonly RegisteredTool[], b: readonly RegisteredTool[]): boolean {
   return a.length === b.length && a.every((tool, index) => tool === b[index]);
 }

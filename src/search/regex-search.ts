@@ -194,6 +194,29 @@ function nameHaystack(document: SearchDocument): string {
   return `${fullName} ${splitWords(fullName).join(" ")}`;
 }
 
+interface WeightedText {
+  readonly text: string;
+  readonly weight: number;
+}
+
+// A catalog keeps its document objects between searches, so each document's texts are
+// split and cut once, not on every search; weak keys let replaced documents go.
+const haystacks = new WeakMap<SearchDocument, readonly WeightedText[]>();
+
+function haystacksOf(document: SearchDocument): readonly WeightedText[] {
+  let fields = haystacks.get(document);
+  if (fields === undefined) {
+    fields = [
+      { text: nameHaystack(document), weight: REGEX_FIELD_WEIGHTS.name },
+      { text: document.description, weight: REGEX_FIELD_WEIGHTS.description },
+      { text: document.parameterNames, weight: REGEX_FIELD_WEIGHTS.parameterNames },
+      { text: document.parameterDescriptions, weight: REGEX_FIELD_WEIGHTS.parameterDescriptions },
+    ].map(({ text, weight }) => ({ text: text.slice(0, MAX_FIELD_TEXT_LENGTH), weight }));
+    haystacks.set(document, fields);
+  }
+  return fields;
+}
+
 /**
  * Runs a checked pattern over documents, scoring each by the weights of the fields it
  * matches (`REGEX_FIELD_WEIGHTS`, name first); returns at most `limit` hits, best first,
@@ -208,15 +231,9 @@ export function searchByRegex(documents: Iterable<SearchDocument>, pattern: stri
   const hits: { id: string; score: number; ordinal: number }[] = [];
   let ordinal = 0;
   for (const document of documents) {
-    const fields: [string, number][] = [
-      [nameHaystack(document), REGEX_FIELD_WEIGHTS.name],
-      [document.description, REGEX_FIELD_WEIGHTS.description],
-      [document.parameterNames, REGEX_FIELD_WEIGHTS.parameterNames],
-      [document.parameterDescriptions, REGEX_FIELD_WEIGHTS.parameterDescriptions],
-    ];
     let score = 0;
-    for (const [text, weight] of fields) {
-      if (regex.test(text.slice(0, MAX_FIELD_TEXT_LENGTH))) score += weight;
+    for (const { text, weight } of haystacksOf(document)) {
+      if (regex.test(text)) score += weight;
       if (performance.now() - startedAt > REGEX_SEARCH_BUDGET_MS) {
         return refuse(`The pattern took over ${REGEX_SEARCH_BUDGET_MS} ms to run over the catalog; send a simpler pattern.`);
       }

@@ -86,11 +86,6 @@ export function stem(word: string): string {
   return result;
 }
 
-/** True for the small set of function words the tokenizer drops. */
-export function isStopWord(word: string): boolean {
-  return STOP_WORDS.has(word);
-}
-
 /**
  * Turns text into search terms: identifier-aware splitting, lower-casing, stop-word removal,
  * then stemming. Order and duplicates are kept (term frequency matters to BM25).

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { describe, expect, it, vi } from "vitest";
 import { SwitchyardError } from "../../src/errors.js";
 import { compileSchema, formatViolations, violationsToJson } from "../../src/schema/schema-validator.js";
 
@@ -116,6 +117,22 @@ describe("compileSchema", () => {
       compileSchema(schema, "first");
       compileSchema(schema, "second");
     }).not.toThrow();
+  });
+
+  it("compiles one schema object once, and a recursive schema still validates after the cache lets go", () => {
+    const compile = vi.spyOn(Ajv2020.prototype, "compile");
+    try {
+      const schema = { type: "object", properties: { child: { $ref: "#" }, n: { type: "integer" } } };
+      const first = compileSchema(schema, "first");
+      const second = compileSchema(schema, "second");
+      expect(compile).toHaveBeenCalledTimes(1);
+      expect(second({ child: { child: { n: 1.5 } } })).toEqual([{ path: "/child/child/n", expected: "type integer", received: "number 1.5" }]);
+      expect(first({ child: { n: 2 } })).toEqual([]);
+      compileSchema({ ...schema }, "a different object");
+      expect(compile).toHaveBeenCalledTimes(2);
+    } finally {
+      compile.mockRestore();
+    }
   });
 
   it("throws SCHEMA_INVALID naming the label for a schema that does not compile", () => {
