@@ -3,6 +3,7 @@
 // the tokenizer. No dependency; the output is plain text and diffs cleanly.
 
 import { MODES, type ModeId } from "./modes.js";
+import { uniqueTasks } from "./report.js";
 import type { BenchmarkResult } from "./run-benchmark.js";
 
 const COLORS: Record<ModeId, string> = {
@@ -19,7 +20,7 @@ const MARGIN = { left: 84, right: 24, top: 132, bottom: 92 };
 
 /** The chart for `result`; see the module comment. */
 export function renderChartSvg(result: BenchmarkResult): string {
-  const tasks = [...new Map(result.rows.map((row) => [row.task.id, row.task])).values()];
+  const tasks = uniqueTasks(result);
   const modes = MODES.filter((mode) => result.rows.some((row) => row.mode === mode.id));
   const values = result.rows.map((row) => row.figures.inputTokens).filter((value) => value > 0);
   const minExponent = Math.floor(Math.log10(Math.min(...values)));

@@ -7,7 +7,7 @@ import { createAnthropicAdapter, buildAnthropicRequest } from "../../src/agent/a
 import type { ModelAdapter, ModelUsage } from "../../src/agent/model-adapter.js";
 import { runAgent } from "../../src/agent/run-agent.js";
 import { Switchyard } from "../../src/switchyard.js";
-import { countBodyTokens, hiddenToolPromptTokens } from "./count-request.js";
+import { countRequestTokens } from "./count-request.js";
 import { DIRECT_RESULT_LIMIT_BYTES, distractorTools, type ModeId } from "./modes.js";
 import { formatChange, formatInteger } from "./report.js";
 import { MAX_OUTPUT_TOKENS, SYSTEM_PROMPT, type ModelProfile } from "./settings.js";
@@ -64,8 +64,7 @@ export async function runLive(tasks: readonly BenchTask[], profile: ModelProfile
       const counting: ModelAdapter = {
         provider: real.provider,
         createTurn(request) {
-          const body = buildAnthropicRequest(request, { model: profile.id });
-          estimatedInput += countBodyTokens(body) + hiddenToolPromptTokens(body, profile);
+          estimatedInput += countRequestTokens(buildAnthropicRequest(request, { model: profile.id }), profile);
           return real.createTurn(request);
         },
       };

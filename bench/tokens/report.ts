@@ -5,6 +5,7 @@
 import type { PublishedFigureCheck } from "./count-request.js";
 import { BASELINE_MODE, DIRECT_RESULT_LIMIT_BYTES, MODES } from "./modes.js";
 import type { BenchmarkResult, BenchmarkRow } from "./run-benchmark.js";
+import type { BenchTask } from "./task.js";
 import { LATENCY_MODEL, MAX_OUTPUT_TOKENS } from "./settings.js";
 
 const HEADERS = ["Task", "Mode", "Req", "Input tok", "Peak ctx", "Output tok", "Est. time", "Cost", "Cost, cached", "Δ input", "Δ cost cached", "Answer"];
@@ -112,7 +113,8 @@ function renderProblems(result: BenchmarkResult): string[] {
   return result.rows.filter((row) => row.run.problems.length > 0 || !row.run.correct).map((row) => `${row.task.title} / ${modeLabel(row)}: ${row.run.problems.join("; ") || "wrong answer"}`);
 }
 
-function uniqueTasks(result: BenchmarkResult) {
+/** The result's tasks, once each, in table order. */
+export function uniqueTasks(result: BenchmarkResult): BenchTask[] {
   return [...new Map(result.rows.map((row) => [row.task.id, row.task])).values()];
 }
 

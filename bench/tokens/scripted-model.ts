@@ -7,7 +7,7 @@ import { buildAnthropicRequest } from "../../src/agent/anthropic-adapter.js";
 import type { ModelAdapter, ModelRequest, ModelTurn } from "../../src/agent/model-adapter.js";
 import type { ContentBlock, ToolCallBlock, ToolResultBlock } from "../../src/agent/transcript.js";
 import { countTokens } from "../../src/search/token-count.js";
-import { countBodyTokens, hiddenToolPromptTokens, type AnthropicRequestBody } from "./count-request.js";
+import { countRequestTokens, type AnthropicRequestBody } from "./count-request.js";
 import type { ModelProfile } from "./settings.js";
 
 /** One request the model received, with what it cost and what it answered. */
@@ -45,6 +45,9 @@ export interface PolicyTurns {
 
 /** A scripted model: makes turns, then resolves with the final answer text. */
 export type ScriptedPolicy = (turns: PolicyTurns) => Promise<string>;
+
+/** What `createTurn` counts before the policy moves. */
+type RequestCount = Pick<RequestRecord, "body" | "inputTokens" | "prefixTokens">;
 
 type Move = { readonly kind: "calls"; readonly blocks: ToolCallBlock[] } | { readonly kind: "final"; readonly text: string } | { readonly kind: "failed"; readonly error: unknown };
 
@@ -125,16 +128,16 @@ export class ScriptedModel implements ModelAdapter {
     return this.#moves.shift()!;
   }
 
-  #count(request: ModelRequest): { body: AnthropicRequestBody; inputTokens: number; prefixTokens: number } {
+  #count(request: ModelRequest): RequestCount {
     const options = { model: this.#profile.id };
     const body = buildAnthropicRequest(request, options);
+    // The prefix offers the same tools as the body, so both carry the hidden tool prompt.
     const prefix = buildAnthropicRequest({ ...request, messages: request.messages.slice(0, -1) }, options);
-    const hidden = hiddenToolPromptTokens(body, this.#profile);
-    return { body, inputTokens: countBodyTokens(body) + hidden, prefixTokens: countBodyTokens(prefix) + hidden };
+    return { body, inputTokens: countRequestTokens(body, this.#profile), prefixTokens: countRequestTokens(prefix, this.#profile) };
   }
 
   #finishRecord(
-    counted: { body: AnthropicRequestBody; inputTokens: number; prefixTokens: number },
+    counted: RequestCount,
     request: ModelRequest,
     outputTokens: number,
     response: RequestRecord["response"],

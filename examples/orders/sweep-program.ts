@@ -9,7 +9,7 @@ import { ORDERS_TIME_RANGE } from "./orders-service.js";
 export const SWEEP_CUSTOMER_IDS: readonly string[] = ["cus_1001", "cus_1002", "cus_1003", "cus_1004", "cus_1005", "cus_1006"];
 
 /** The window the sweep asks for: `from` inclusive, `to` exclusive. It covers all generated data. */
-export const SWEEP_WINDOW = { from: ORDERS_TIME_RANGE.from, to: ORDERS_TIME_RANGE.to } as const;
+export const SWEEP_WINDOW = ORDERS_TIME_RANGE;
 
 /** Most payment lookups the program keeps in flight at once. */
 export const SWEEP_CONCURRENCY = 8;
@@ -17,15 +17,37 @@ export const SWEEP_CONCURRENCY = 8;
 /** Retries of one lookup after UPSTREAM_UNAVAILABLE, on top of the first attempt. */
 export const SWEEP_MAX_RETRIES = 3;
 
+/** What the sweep returns; the program declares the same shapes for itself, in its own text. */
+export interface SweepReport {
+  /** Orders found across every page that was read. */
+  readonly checked: number;
+  /** Orders with two or more successful charges each equal to the order amount, with their evidence. */
+  readonly candidates: readonly {
+    readonly orderId: string;
+    readonly customerId: string;
+    readonly currency: string;
+    readonly orderAmount: number;
+    readonly paymentIds: readonly string[];
+    readonly amounts: readonly number[];
+    readonly capturedAt: readonly (string | null)[];
+    readonly refunded: boolean;
+  }[];
+  /** Orders whose lookup still failed after retries. */
+  readonly failed: readonly { readonly orderId: string; readonly code: string; readonly message: string }[];
+  /** True when every page was read and every lookup succeeded. */
+  readonly complete: boolean;
+  /** Why paging stopped early for a customer, one line each. */
+  readonly notes: readonly string[];
+}
+
 /**
- * TypeScript source of the sweep, as the body of an async function (top-level `await` and
- * `return`). It returns `{ checked, candidates, failed, complete, notes }`: `candidates` are
- * orders with two or more successful charges each equal to the order amount, with their
- * evidence; `failed` the orders whose lookup still failed after retries.
+ * TypeScript source of the sweep over `customerIds`, as the body of an async function
+ * (top-level `await` and `return`). It returns a SweepReport. Only the customer list varies.
  */
-export const SWEEP_PROGRAM = `// Find orders charged twice: two or more successful payments (captured or later refunded),
+export function sweepProgramFor(customerIds: readonly string[]): string {
+  return `// Find orders charged twice: two or more successful payments (captured or later refunded),
 // each for the full order amount. Page every customer to the end; report what could not be checked.
-const customerIds = ${JSON.stringify(SWEEP_CUSTOMER_IDS)};
+const customerIds = ${JSON.stringify(customerIds)};
 const from = ${JSON.stringify(SWEEP_WINDOW.from)};
 const to = ${JSON.stringify(SWEEP_WINDOW.to)};
 const pageSize = 100;
@@ -141,3 +163,7 @@ return {
   notes,
 };
 `;
+}
+
+/** The sweep over every customer (SWEEP_CUSTOMER_IDS); see sweepProgramFor. */
+export const SWEEP_PROGRAM = sweepProgramFor(SWEEP_CUSTOMER_IDS);

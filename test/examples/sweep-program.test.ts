@@ -1,10 +1,7 @@
-// Runs the model-written sweep program outside the sandbox: types stripped by esbuild, the
-// body evaluated as an AsyncFunction, and a stand-in bridge that validates like the pipeline
-// (schemas in and out, JSON copies, errors as plain { code, message } data).
+// The model-written sweep program run in the real sandbox (type check, isolate, bridge,
+// schema validation) against the orders service: its answer, its retry and paging
+// discipline, its bounded parallelism, and what it reports when paging goes wrong.
 
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
-import { transform } from "esbuild";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { OrdersService, type SearchOrdersPage, type SearchOrdersQuery } from "../../examples/orders/orders-service.js";
@@ -14,130 +11,46 @@ import {
   SWEEP_CUSTOMER_IDS,
   SWEEP_MAX_RETRIES,
   SWEEP_PROGRAM,
+  sweepProgramFor,
+  type SweepReport,
 } from "../../examples/orders/sweep-program.js";
 import { ToolError } from "../../src/errors.js";
 import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
+import { RUNTIME_DECLARATIONS } from "../../src/schema/generate-declarations.js";
+import { Switchyard } from "../../src/switchyard.js";
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
-  ajv: Ajv2020,
-) => Ajv2020;
-
-interface SweepOutput {
-  checked: number;
-  candidates: {
-    orderId: string;
-    customerId: string;
-    currency: string;
-    orderAmount: number;
-    paymentIds: string[];
-    amounts: number[];
-    capturedAt: (string | null)[];
-    refunded: boolean;
-  }[];
-  failed: { orderId: string; code: string; message: string }[];
-  complete: boolean;
-  notes: string[];
-}
-
-interface BridgeCall {
-  readonly tool: string;
-  readonly code?: string;
-  readonly bytesOut: number;
-}
-
-type ProgramFunction = (tools: unknown, console: { log(...args: unknown[]): void }) => Promise<unknown>;
-
-const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...parameters: string[]) => ProgramFunction;
-
-/** Strips the program's types and evaluates it as the body of an async function. */
-async function compileProgram(source: string): Promise<ProgramFunction> {
-  // A bare body with top-level await and return is not a module esbuild accepts: wrap it.
-  const { code } = await transform(`async function __program() {\n${source}\n}`, { loader: "ts", target: "es2022" });
-  const body = code.slice(code.indexOf("{") + 1, code.lastIndexOf("}"));
-  return new AsyncFunction("tools", "console", body);
-}
-
-/** A stand-in for the sandbox bridge: `tools.<namespace>.<name>(input)` over tool definitions. */
-function createBridge(definitions: readonly ToolDefinition[]) {
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
-  addFormats(ajv);
-  const calls: BridgeCall[] = [];
-  let inFlight = 0;
-  let maxInFlight = 0;
-  let nextCallId = 1;
-  const tools: Record<string, Record<string, (input: unknown) => Promise<unknown>>> = {};
-  for (const definition of definitions) {
-    const validateInput = ajv.compile(definition.inputSchema);
-    const validateOutput = definition.outputSchema === undefined ? undefined : ajv.compile(definition.outputSchema);
-    const namespace = (tools[definition.namespace ?? ""] ??= {});
-    namespace[definition.localName] = async (input: unknown) => {
-      const callId = `call_${nextCallId++}`;
-      const fail = (code: string, message: string) => {
-        calls.push({ tool: definition.name, code, bytesOut: 0 });
-        return Object.assign(new Error(message), { code, callId });
-      };
-      const copy: unknown = JSON.parse(JSON.stringify(input ?? null));
-      if (!validateInput(copy)) throw fail("INPUT_INVALID", ajv.errorsText(validateInput.errors));
-      inFlight++;
-      maxInFlight = Math.max(maxInFlight, inFlight);
-      try {
-        // Yield to the event loop, as a call crossing the isolate boundary does.
-        await new Promise((resolve) => setImmediate(resolve));
-        let value: unknown;
-        try {
-          value = await definition.execute(copy, {
-            signal: new AbortController().signal,
-            callId,
-            caller: "program",
-            programId: "sweep",
-          });
-        } catch (error) {
-          if (error instanceof ToolError) throw fail(error.code, error.message);
-          throw fail("TOOL_ERROR", (error as Error).message);
-        }
-        if (validateOutput !== undefined && !validateOutput(value)) {
-          throw fail("OUTPUT_INVALID", ajv.errorsText(validateOutput.errors));
-        }
-        const json = JSON.stringify(value);
-        calls.push({ tool: definition.name, bytesOut: Buffer.byteLength(json) });
-        return JSON.parse(json) as unknown;
-      } finally {
-        inFlight--;
-      }
-    };
+/** Runs `source` in a fresh session over `tools`; the run must succeed with no warnings. */
+async function runSweep(source: string, tools: readonly ToolDefinition[]) {
+  const yard = new Switchyard({ tools });
+  try {
+    const result = await yard.run(source);
+    expect(result.ok, result.error?.message).toBe(true);
+    expect(result.warnings).toEqual([]);
+    return { result, output: result.output as unknown as SweepReport };
+  } finally {
+    await yard.close();
   }
-  return { tools, calls, maxInFlight: () => maxInFlight };
-}
-
-/** Runs a program over tool definitions; the output goes through JSON as it would leave the isolate. */
-async function runProgram(source: string, definitions: readonly ToolDefinition[]) {
-  const bridge = createBridge(definitions);
-  const logs: string[] = [];
-  const program = await compileProgram(source);
-  const returned = await program(bridge.tools, { log: (...args) => logs.push(args.map(String).join(" ")) });
-  const output = JSON.parse(JSON.stringify(returned)) as SweepOutput;
-  return { output, logs, calls: bridge.calls, maxInFlight: bridge.maxInFlight() };
 }
 
 const byCustomerThenOrder = <T extends { customerId: string; orderId: string }>(items: readonly T[]) =>
   [...items].sort((a, b) => a.customerId.localeCompare(b.customerId) || a.orderId.localeCompare(b.orderId));
-
-/** The program with another list of customers in its constant. */
-function sweepFor(customerIds: readonly string[]): string {
-  const line = `const customerIds = ${JSON.stringify(SWEEP_CUSTOMER_IDS)};`;
-  expect(SWEEP_PROGRAM).toContain(line);
-  return SWEEP_PROGRAM.replace(line, `const customerIds = ${JSON.stringify(customerIds)};`);
-}
 
 describe("SWEEP_PROGRAM", () => {
   it("sweeps every customer the service has", () => {
     expect([...SWEEP_CUSTOMER_IDS]).toEqual([...new OrdersService().customerIds]);
   });
 
+  it("is SWEEP_CUSTOMER_IDS swept by sweepProgramFor, which changes nothing but the customer list", () => {
+    expect(sweepProgramFor(SWEEP_CUSTOMER_IDS)).toBe(SWEEP_PROGRAM);
+    const other = sweepProgramFor(["cus_1004"]);
+    expect(other).toBe(SWEEP_PROGRAM.replace(JSON.stringify(SWEEP_CUSTOMER_IDS), JSON.stringify(["cus_1004"])));
+    expect(other).not.toBe(SWEEP_PROGRAM);
+  });
+
   it("finds exactly the duplicate charges, lists the permanent failures and reports the sweep incomplete", async () => {
     const service = new OrdersService();
     const truth = service.groundTruth(SWEEP_CUSTOMER_IDS);
-    const { output, logs } = await runProgram(SWEEP_PROGRAM, createOrdersTools(service));
+    const { output, result } = await runSweep(SWEEP_PROGRAM, createOrdersTools(service));
 
     expect(output.checked).toBe(service.orderCount);
     expect(output.candidates.map(({ orderId, customerId, refunded }) => ({ orderId, customerId, refunded }))).toEqual(
@@ -158,26 +71,41 @@ describe("SWEEP_PROGRAM", () => {
     );
     expect(output.complete).toBe(false);
     expect(output.notes).toEqual([]);
-    expect(logs).toEqual([`checked ${service.orderCount} orders of 6 customers; 8 candidates, 2 lookups failed`]);
+    expect(result.logs).toEqual([`checked ${service.orderCount} orders of 6 customers; 8 candidates, 2 lookups failed`]);
   });
 
-  it("retries only UPSTREAM_UNAVAILABLE, at most 3 times, and reads each page once", async () => {
+  it(`retries only UPSTREAM_UNAVAILABLE, at most ${SWEEP_MAX_RETRIES} times, and reads each page once`, async () => {
     const service = new OrdersService();
     const truth = service.groundTruth();
-    const { calls } = await runProgram(SWEEP_PROGRAM, createOrdersTools(service));
-    const lookups = calls.filter((call) => call.tool === "orders.getPaymentContext");
+    const { result } = await runSweep(SWEEP_PROGRAM, createOrdersTools(service));
+    const lookups = result.calls.filter((call) => call.tool === "orders.getPaymentContext");
     const transientRetries = truth.transientFailures.reduce((total, failure) => total + failure.failuresBeforeSuccess, 0);
     expect(lookups).toHaveLength(service.orderCount + transientRetries + truth.permanentFailures.length * SWEEP_MAX_RETRIES);
-    expect(new Set(lookups.flatMap((call) => (call.code === undefined ? [] : [call.code])))).toEqual(
-      new Set(["UPSTREAM_UNAVAILABLE"]),
-    );
-    const searches = calls.filter((call) => call.tool === "orders.search");
+    expect(new Set(lookups.flatMap((call) => (call.code === undefined ? [] : [call.code])))).toEqual(new Set(["UPSTREAM_UNAVAILABLE"]));
+    const searches = result.calls.filter((call) => call.tool === "orders.search");
     expect(searches).toHaveLength(9); // pageSize 100: 72, 148, 95, 61, 126, 110 orders
-    expect(searches.every((call) => call.code === undefined)).toBe(true);
+    expect(searches.every((call) => call.status === "ok" && call.code === undefined)).toBe(true);
+    expect(result.calls).toHaveLength(lookups.length + searches.length);
   });
 
   it(`never has more than ${SWEEP_CONCURRENCY} payment lookups in flight, and does run them in parallel`, async () => {
-    const { maxInFlight } = await runProgram(SWEEP_PROGRAM, createOrdersTools(new OrdersService()));
+    // A millisecond of latency per request, so lookups the program starts together overlap.
+    const service = new OrdersService({ latencyMs: 1 });
+    const [search, getPaymentContext] = createOrdersTools(service);
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const counted = defineTool({
+      ...getPaymentContext,
+      execute: async (input, context) => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        try {
+          return await getPaymentContext.execute(input, context);
+        } finally {
+          inFlight--;
+        }
+      },
+    });
+    await runSweep(SWEEP_PROGRAM, [search, counted]);
     expect(maxInFlight).toBeLessThanOrEqual(SWEEP_CONCURRENCY);
     expect(maxInFlight).toBeGreaterThan(1);
   });
@@ -186,14 +114,13 @@ describe("SWEEP_PROGRAM", () => {
     const service = new OrdersService();
     const healthy = service.customerIds.filter((customerId) => service.groundTruth([customerId]).permanentFailures.length === 0);
     expect(healthy.length).toBe(4);
-    const { output } = await runProgram(sweepFor(healthy), createOrdersTools(service));
+    const { output } = await runSweep(sweepProgramFor(healthy), createOrdersTools(service));
     const truth = service.groundTruth(healthy);
     expect(output.complete).toBe(true);
     expect(output.failed).toEqual([]);
+    expect(output.notes).toEqual([]);
     expect(output.checked).toBe(truth.orderCount);
-    expect(output.candidates.map((candidate) => candidate.orderId).sort()).toEqual(
-      truth.duplicates.map((duplicate) => duplicate.orderId).sort(),
-    );
+    expect(output.candidates.map((candidate) => candidate.orderId).sort()).toEqual(truth.duplicates.map((duplicate) => duplicate.orderId).sort());
   });
 
   it("stops paging with a note, and reports incomplete, when a cursor repeats", async () => {
@@ -206,9 +133,10 @@ describe("SWEEP_PROGRAM", () => {
         return { ...page, nextCursor: "c3R1Y2s" };
       },
     });
-    const { output } = await runProgram(sweepFor(["cus_1001"]), [stuck, getPaymentContext]);
+    const { output } = await runSweep(sweepProgramFor(["cus_1001"]), [stuck, getPaymentContext]);
     expect(output.complete).toBe(false);
     expect(output.notes).toEqual([expect.stringMatching(/^cus_1001: cursor repeated after page 2/)]);
+    expect(output.checked).toBe(6);
   });
 
   it("notes a search that fails and reports incomplete instead of dropping the customer silently", async () => {
@@ -223,71 +151,33 @@ describe("SWEEP_PROGRAM", () => {
         return search.execute(input, context);
       },
     });
-    const { output } = await runProgram(sweepFor(["cus_1005", "cus_1004"]), [flaky, getPaymentContext]);
+    const { output } = await runSweep(sweepProgramFor(["cus_1005", "cus_1004"]), [flaky, getPaymentContext]);
     expect(output.complete).toBe(false);
     expect(output.notes).toEqual([expect.stringMatching(/^cus_1005: search failed on page 2 \(CURSOR_MISMATCH\)/)]);
     expect(output.checked).toBe(100 + 61);
   });
 
-  it("returns far fewer bytes than the tool results it read", async () => {
-    const { output, calls } = await runProgram(SWEEP_PROGRAM, createOrdersTools(new OrdersService()));
-    const bytesRead = calls.reduce((total, call) => total + call.bytesOut, 0);
-    const bytesReturned = Buffer.byteLength(JSON.stringify(output));
-    expect(bytesReturned * 20).toBeLessThan(bytesRead);
-  });
-
-  it("type-checks under strict settings against declarations generated from the schemas", () => {
-    const diagnostics = typeCheck(SWEEP_PROGRAM);
-    expect(diagnostics).toEqual([]);
+  it("type-checks under stricter settings than the sandbox's against the declarations generated from the schemas", async () => {
+    const yard = new Switchyard({ tools: createOrdersTools(new OrdersService()), typeCheck: "off" });
+    try {
+      const declarations = `${RUNTIME_DECLARATIONS}\n${yard.declarations()}`;
+      expect(typeCheck(SWEEP_PROGRAM, declarations)).toEqual([]);
+      // The check can fail: a misspelt field is reported.
+      const misspelt = SWEEP_PROGRAM.replace("page.nextCursor === null", "page.next_cursor === null");
+      expect(typeCheck(misspelt, declarations)).toContainEqual(expect.stringContaining("'next_cursor'"));
+    } finally {
+      await yard.close();
+    }
   });
 });
 
-// What the schema-to-TypeScript station should produce for the two tools, written by hand.
-const DECLARATIONS = `
-interface OrdersSearchInput {
-  customerId: string;
-  from?: string;
-  to?: string;
-  pageSize?: number;
-  cursor?: string;
-}
-interface OrderSummary {
-  orderId: string;
-  customerId: string;
-  createdAt: string;
-  currency: "EUR" | "USD" | "GBP";
-  amount: number;
-  itemCount: number;
-}
-interface OrdersSearchOutput {
-  orders: OrderSummary[];
-  nextCursor: string | null;
-}
-interface Payment {
-  id: string;
-  amount: number;
-  status: "captured" | "failed" | "refunded";
-  capturedAt: string | null;
-  refundId?: string;
-}
-interface PaymentContext {
-  orderId: string;
-  currency: "EUR" | "USD" | "GBP";
-  amount: number;
-  payments: Payment[];
-}
-declare const tools: {
-  orders: {
-    search(input: OrdersSearchInput): Promise<OrdersSearchOutput>;
-    getPaymentContext(input: { orderId: string }): Promise<PaymentContext>;
-  };
-};
-declare const console: { log(...args: unknown[]): void };
-`;
-
-function typeCheck(source: string): string[] {
+/**
+ * Diagnostics of `source` as the body of an async function beside `declarations`, with the
+ * project's own strict flags (the sandbox's check leaves out the last three).
+ */
+function typeCheck(source: string, declarations: string): string[] {
   const fileName = "/virtual/sweep.ts";
-  const text = `${DECLARATIONS}\nasync function __program() {\n${source}\n}\nexport {};\n`;
+  const text = `${declarations}\nasync function __program() {\n${source}\n}\nexport {};\n`;
   const options: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.ESNext,
@@ -306,7 +196,5 @@ function typeCheck(source: string): string[] {
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (name) => name === fileName || fileExists(name);
   const program = ts.createProgram([fileName], options, host);
-  return ts
-    .getPreEmitDiagnostics(program)
-    .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
+  return ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
 }

@@ -4,7 +4,7 @@
 
 import { ToolError } from "../../../src/errors.js";
 import { defineTool } from "../../../src/registry/define-tool.js";
-import { defineTask, type DirectSession } from "../task.js";
+import { defineTask, singleStringInput, type DirectSession } from "../task.js";
 
 const EMAIL = "dana.kim@example.com";
 
@@ -27,12 +27,7 @@ export interface ChainAnswer {
   readonly receptionPhone: string;
 }
 
-const idInput = (name: string, example: string) => ({
-  type: "object",
-  properties: { [name]: { type: "string", description: `e.g. "${example}".` } },
-  required: [name],
-  additionalProperties: false,
-});
+const idInput = (name: string, example: string) => singleStringInput(name, `e.g. "${example}".`);
 
 export const dependentChain = defineTask<ChainAnswer>({
   id: "dependent-chain",

@@ -4,7 +4,7 @@
 
 import { ToolError } from "../../../src/errors.js";
 import { defineTool } from "../../../src/registry/define-tool.js";
-import { createRandom, defineTask, pick, randomInt, type DirectSession } from "../task.js";
+import { createRandom, defineTask, pick, randomInt, singleStringInput, type DirectSession } from "../task.js";
 
 const DOC_ID = "doc_ir_2291";
 const HEADINGS = [
@@ -58,7 +58,7 @@ export const documentSummary = defineTask<SummaryAnswer>({
       defineTool({
         name: "library.getDocument",
         description: "Get a document from the knowledge library by id: title, author, last update and its full text as sections (heading and text).",
-        inputSchema: { type: "object", properties: { docId: { type: "string", description: 'The document, e.g. "doc_ir_2291".' } }, required: ["docId"], additionalProperties: false },
+        inputSchema: singleStringInput("docId", 'The document, e.g. "doc_ir_2291".'),
         outputSchema: {
           type: "object",
           properties: {

@@ -4,7 +4,7 @@
 
 import { OrdersService, type PaymentContext, type SearchOrdersPage } from "../../../examples/orders/orders-service.js";
 import { createOrdersTools } from "../../../examples/orders/orders-tools.js";
-import { SWEEP_CUSTOMER_IDS, SWEEP_MAX_RETRIES, SWEEP_PROGRAM, SWEEP_WINDOW } from "../../../examples/orders/sweep-program.js";
+import { SWEEP_MAX_RETRIES, SWEEP_WINDOW, sweepProgramFor, type SweepReport } from "../../../examples/orders/sweep-program.js";
 import { callWithRetries, defineTask, type CallRequest, type DirectSession } from "../task.js";
 
 const CUSTOMERS = ["cus_1004", "cus_1006"] as const;
@@ -19,9 +19,7 @@ export interface DuplicateChargeAnswer {
   readonly ordersChecked: number;
 }
 
-const customerList = JSON.stringify(SWEEP_CUSTOMER_IDS);
-if (!SWEEP_PROGRAM.includes(customerList)) throw new Error("SWEEP_PROGRAM no longer holds its customer list; update the duplicate-charge task.");
-const PROGRAM = SWEEP_PROGRAM.replace(customerList, JSON.stringify(CUSTOMERS));
+const PROGRAM = sweepProgramFor(CUSTOMERS);
 
 export const duplicateCharges = defineTask<DuplicateChargeAnswer>({
   id: "duplicate-charges",
@@ -67,7 +65,7 @@ export const duplicateCharges = defineTask<DuplicateChargeAnswer>({
       program: PROGRAM,
       programMistake: { find: "page.nextCursor === null", replace: "page.next_cursor === null" },
       answerFromOutput(output) {
-        const report = output as { checked: number; candidates: { orderId: string; refunded: boolean }[]; failed: { orderId: string }[] };
+        const report = output as SweepReport;
         return {
           duplicates: report.candidates.map(({ orderId, refunded }) => ({ orderId, refunded })).sort(byOrderId),
           unchecked: report.failed.map((failure) => failure.orderId).sort(),

@@ -4,7 +4,7 @@
 
 import { ToolError } from "../../../src/errors.js";
 import { defineTool } from "../../../src/registry/define-tool.js";
-import { createRandom, defineTask, formatCents, pick, randomId, randomInt, type DirectSession } from "../task.js";
+import { createRandom, defineTask, formatCents, pick, randomId, randomInt, singleStringInput, type DirectSession } from "../task.js";
 
 const TEAM_ID = "team_platform";
 const QUARTER = "2026-Q3";
@@ -135,7 +135,7 @@ export const expenseBudgets = defineTask<ExpenseAnswer>({
       defineTool({
         name: "people.listTeamMembers",
         description: "List the members of a team with their member id, name, career level (L1-L5), job title and email.",
-        inputSchema: { type: "object", properties: { teamId: { type: "string", description: 'The team, e.g. "team_platform".' } }, required: ["teamId"], additionalProperties: false },
+        inputSchema: singleStringInput("teamId", 'The team, e.g. "team_platform".'),
         outputSchema: { type: "object", properties: { teamId: { type: "string" }, members: { type: "array", items: MEMBER_SCHEMA } }, required: ["teamId", "members"] },
         effect: "read",
         execute: ({ teamId }: { teamId: string }) => {

@@ -79,11 +79,14 @@ function tally(lines: readonly string[]): LogErrorsAnswer["signatures"] {
     const signature = signatureOf(line);
     if (signature !== undefined) counts.set(signature, (counts.get(signature) ?? 0) + 1);
   }
-  return sortSignatures([...counts].map(([signature, count]) => ({ signature, count })));
+  return rankSignatures(counts);
 }
 
-function sortSignatures<T extends { signature: string; count: number }>(rows: T[]): T[] {
-  return rows.sort((a, b) => b.count - a.count || (a.signature < b.signature ? -1 : a.signature > b.signature ? 1 : 0));
+/** Signature counts as the answer lists them: most frequent first, then by signature. */
+function rankSignatures(counts: ReadonlyMap<string, number>): LogErrorsAnswer["signatures"] {
+  return [...counts]
+    .map(([signature, count]) => ({ signature, count }))
+    .sort((a, b) => b.count - a.count || (a.signature < b.signature ? -1 : a.signature > b.signature ? 1 : 0));
 }
 
 export const logErrors = defineTask<LogErrorsAnswer>({
@@ -132,7 +135,7 @@ export const logErrors = defineTask<LogErrorsAnswer>({
     ];
     const truth: LogErrorsAnswer = {
       linesRead: LINE_COUNT,
-      signatures: sortSignatures([...counts].map(([signature, count]) => ({ signature, count }))),
+      signatures: rankSignatures(counts),
     };
     return {
       tools,

@@ -3,7 +3,7 @@
 
 import { ToolError } from "../../../src/errors.js";
 import { defineTool } from "../../../src/registry/define-tool.js";
-import { defineTask, type DirectSession } from "../task.js";
+import { defineTask, singleStringInput, type DirectSession } from "../task.js";
 
 const SKU = "SKU-4471";
 
@@ -39,7 +39,7 @@ export const singleLookup = defineTask<SingleLookupAnswer>({
       defineTool({
         name: "inventory.getStock",
         description: "Get the stock of one SKU per warehouse: units on hand and units reserved for open orders, with the time of the last update.",
-        inputSchema: { type: "object", properties: { sku: { type: "string", description: 'The SKU, e.g. "SKU-4471".' } }, required: ["sku"], additionalProperties: false },
+        inputSchema: singleStringInput("sku", 'The SKU, e.g. "SKU-4471".'),
         outputSchema: {
           type: "object",
           properties: {

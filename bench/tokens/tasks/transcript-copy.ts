@@ -4,7 +4,7 @@
 
 import { ToolError } from "../../../src/errors.js";
 import { defineTool } from "../../../src/registry/define-tool.js";
-import { createRandom, defineTask, pick, randomInt, type DirectSession } from "../task.js";
+import { createRandom, defineTask, pick, randomInt, singleStringInput, type DirectSession } from "../task.js";
 
 const MEETING_ID = "mtg_2026_10_q4_planning";
 const SPACE_ID = "space_eng_planning";
@@ -61,7 +61,7 @@ export const transcriptCopy = defineTask<TranscriptCopyAnswer>({
       defineTool({
         name: "meetings.getTranscript",
         description: "Get the full transcript of a recorded meeting: title, start time, duration, speakers, and the transcript text with one timestamped line per utterance.",
-        inputSchema: { type: "object", properties: { meetingId: { type: "string", description: 'The meeting, e.g. "mtg_2026_10_q4_planning".' } }, required: ["meetingId"], additionalProperties: false },
+        inputSchema: singleStringInput("meetingId", 'The meeting, e.g. "mtg_2026_10_q4_planning".'),
         outputSchema: {
           type: "object",
           properties: {
