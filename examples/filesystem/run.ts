@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { RunResult } from "../../src/contract.js";
-import { connectMcpSource } from "../../src/registry/mcp-source.js";
+import { connectMcpSource, type McpSource } from "../../src/registry/mcp-source.js";
 import { Switchyard } from "../../src/switchyard.js";
 
 /** What the program returns. */
@@ -72,18 +72,21 @@ export async function runFilesystemExample(): Promise<FilesystemExampleResult> {
   const notes = generateNotes();
   for (const [name, text] of notes) writeFileSync(join(folder, name), text);
   const yard = new Switchyard();
-  const started = Date.now();
-  const source = await connectMcpSource(yard.registry, {
-    namespace: "fs",
-    transport: { kind: "stdio", command: process.execPath, args: [serverFilesystemScript(), folder] },
-  });
-  const serverStartMs = Date.now() - started;
+  let source: McpSource | undefined;
   try {
+    const started = Date.now();
+    source = await connectMcpSource(yard.registry, {
+      namespace: "fs",
+      transport: { kind: "stdio", command: process.execPath, args: [serverFilesystemScript(), folder] },
+    });
+    const serverStartMs = Date.now() - started;
     const program = summaryProgram(folder);
     const result = await yard.run(program);
     return { result, expected: summarize(notes), program, serverStartMs, toolCount: source.tools.length };
   } finally {
-    await source.close();
+    await source?.close();
+    // The session holds a spare isolate, and its spill folder, until it is closed.
+    await yard.close();
     rmSync(folder, { recursive: true, force: true });
   }
 }

@@ -31,13 +31,9 @@ export function catalogRows(yard: Switchyard): CatalogRow[] {
 export function formatCatalog(rows: readonly CatalogRow[]): string {
   const header: CatalogRow = { namespace: "NAMESPACE", name: "NAME", effect: "EFFECT", source: "SOURCE", description: "DESCRIPTION" };
   const all = [header, ...rows];
-  const width = (key: keyof CatalogRow): number => Math.max(...all.map((row) => row[key].length));
-  const widths = { namespace: width("namespace"), name: width("name"), effect: width("effect"), source: width("source") };
-  const lines = all.map((row) =>
-    [row.namespace.padEnd(widths.namespace), row.name.padEnd(widths.name), row.effect.padEnd(widths.effect), row.source.padEnd(widths.source), row.description]
-      .join("  ")
-      .trimEnd(),
-  );
+  // Every column but the last (the description) is padded to its widest cell.
+  const padded = (["namespace", "name", "effect", "source"] as const).map((key) => ({ key, width: Math.max(...all.map((row) => row[key].length)) }));
+  const lines = all.map((row) => [...padded.map(({ key, width }) => row[key].padEnd(width)), row.description].join("  ").trimEnd());
   return `${lines.join("\n")}\n${rows.length} tools\n`;
 }
 

@@ -22,11 +22,12 @@ export function registerServeCommand(program: Command): Command {
     .option("--enable-call-tool", "also expose call_tool, for one direct call")
     .option("--log-file <file>", "append the log to this file instead of stderr")
     .action(async (options: ServeCommandOptions) => {
+      // From the environment, never a flag: arguments are visible to every local user.
+      const httpToken = process.env["SWITCHYARD_GATEWAY_TOKEN"];
       const gateway = await serveGateway({
         configPath: options.config,
         ...(options.http === undefined ? {} : { httpPort: portOf(options.http) }),
-        // From the environment, never a flag: arguments are visible to every local user.
-        ...(process.env["SWITCHYARD_GATEWAY_TOKEN"] === undefined ? {} : { httpToken: process.env["SWITCHYARD_GATEWAY_TOKEN"] }),
+        ...(httpToken === undefined ? {} : { httpToken }),
         ...(options.enableCallTool === true ? { enableCallTool: true } : {}),
         ...(options.logFile === undefined ? {} : { logFile: options.logFile }),
       });

@@ -92,7 +92,7 @@ export const CONFIG_SCHEMA = {
       properties: { enabled: { type: "boolean" }, allowHosts: { type: "array", items: { type: "string", minLength: 1 } } },
       additionalProperties: false,
     },
-    spill: { type: "string", minLength: 1, description: "Folder for results too large for a model's context; enables results.read." },
+    spill: { type: "string", minLength: 1, description: "Folder for results too large for a model's context, paged back with results.read. Default: a private temp folder removed when the session closes." },
     typeCheck: { enum: ["error", "warn", "off"] },
     discovery: {
       type: "object",

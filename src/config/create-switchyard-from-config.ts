@@ -10,7 +10,6 @@ import type { PermissionOptions, PermissionRule } from "../permissions/permissio
 import type { ToolDefinition } from "../registry/define-tool.js";
 import { loadToolModule } from "../registry/load-tool-module.js";
 import { connectMcpSource, type McpSource, type McpSourceEvent, type McpSourceOptions } from "../registry/mcp-source.js";
-import { createReadResultTool } from "../results/read-result-tool.js";
 import { SpillStore } from "../results/spill-store.js";
 import { Switchyard, type SwitchyardOptions } from "../switchyard.js";
 import { resolveConfig, type LoadedConfig, type McpServerConfig, type SwitchyardConfig } from "./load-config.js";
@@ -51,8 +50,8 @@ export async function createSwitchyardFromConfig(config: SwitchyardConfig | Load
     tools.push(createShellTool({ workspace: loaded.workspace, ...(loaded.shell.timeoutMs === undefined ? {} : { timeoutMs: loaded.shell.timeoutMs }) }));
   }
   if (loaded.http?.enabled === true) tools.push(createHttpFetchTool({ allowHosts: loaded.http.allowHosts ?? [] }));
+  // The session registers `results.read` for its spill store itself, this one or its default.
   const spill = loaded.spill === undefined ? undefined : new SpillStore(loaded.spill);
-  if (spill !== undefined) tools.push(createReadResultTool(spill));
 
   const yardOptions: SwitchyardOptions = {
     tools,
@@ -75,9 +74,12 @@ export async function createSwitchyardFromConfig(config: SwitchyardConfig | Load
     else failures.push(result.reason);
   });
   // The config built the session, so closing it closes the servers and then the session.
+  // A source that fails to close must not keep the session (and its spill folder) open.
   const close = async (): Promise<void> => {
-    await Promise.all([...sources.values()].map((source) => source.close()));
+    const closed = await Promise.allSettled([...sources.values()].map((source) => source.close()));
     await yard.close();
+    const failed = closed.find((result) => result.status === "rejected");
+    if (failed !== undefined) throw failed.reason;
   };
   if (failures.length > 0) {
     await close();
@@ -85,9 +87,22 @@ export async function createSwitchyardFromConfig(config: SwitchyardConfig | Load
     const messages = failures.map((failure) => (failure instanceof Error ? failure.message : String(failure)));
     throw new SwitchyardError("SOURCE_START_FAILED", `${failures.length} MCP servers failed to start:\n${messages.join("\n")}`);
   }
-  // Servers answered in any order; re-register in config order so the catalog order is stable.
-  if (sources.size > 1) for (const source of sources.values()) yard.registry.replaceSource(source.sourceName, source.tools);
+  registerInConfigOrder(yard, [...sources.values()]);
   return { yard, config: loaded, sources, close };
+}
+
+/**
+ * Servers answer in any order, and each registered its tools as it came up: re-registers
+ * them so the catalog follows the config. Sources already in place keep their registration,
+ * since each re-registration recompiles the source's schemas and moves the catalog version.
+ */
+function registerInConfigOrder(yard: Switchyard, sources: readonly McpSource[]): void {
+  const wanted = sources.filter((source) => source.tools.length > 0);
+  const wantedNames = new Set(wanted.map((source) => source.sourceName));
+  const registered = [...new Set(yard.registry.snapshot().tools.map((tool) => tool.definition.source))].filter((name) => wantedNames.has(name));
+  let inPlace = 0;
+  while (inPlace < wanted.length && registered[inPlace] === wanted[inPlace]!.sourceName) inPlace += 1;
+  for (const source of wanted.slice(inPlace)) yard.registry.replaceSource(source.sourceName, source.tools);
 }
 
 function mcpSourceOptions(namespace: string, server: McpServerConfig, onEvent: CreateFromConfigOptions["onMcpEvent"]): McpSourceOptions {

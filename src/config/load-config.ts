@@ -108,27 +108,7 @@ export function resolveConfig(value: unknown, options: { readonly baseDir: strin
   const mcpServers =
     config.mcpServers === undefined
       ? undefined
-      : Object.fromEntries(
-          Object.entries(config.mcpServers).map(([namespace, server]) => {
-            const key = `/mcpServers/${namespace}`;
-            if ("url" in server) {
-              const headers = server.headers === undefined ? undefined : mapValues(server.headers, (value, name) => expand(value, `${key}/headers/${name}`));
-              return [namespace, { ...server, url: expand(server.url, `${key}/url`), ...(headers === undefined ? {} : { headers }) }];
-            }
-            const stdio = server as StdioServerConfig;
-            const env = stdio.env === undefined ? undefined : mapValues(stdio.env, (value, name) => expand(value, `${key}/env/${name}`));
-            return [
-              namespace,
-              {
-                ...stdio,
-                command: expand(stdio.command, `${key}/command`),
-                ...(stdio.args === undefined ? {} : { args: stdio.args.map((arg, index) => expand(arg, `${key}/args/${index}`)) }),
-                ...(env === undefined ? {} : { env }),
-                cwd: at(expand(stdio.cwd ?? ".", `${key}/cwd`)),
-              },
-            ];
-          }),
-        );
+      : mapValues(config.mcpServers, (server, namespace) => resolveServer(server, `/mcpServers/${namespace}`, expand, at));
   return {
     ...config,
     ...(config.tools === undefined ? {} : { tools: config.tools.map((module) => modulePath(module, baseDir)) }),
@@ -140,6 +120,27 @@ export function resolveConfig(value: unknown, options: { readonly baseDir: strin
   };
 }
 
+/** One server entry with its placeholders expanded; a stdio server's cwd is made absolute (default: the base folder). */
+function resolveServer(
+  server: McpServerConfig,
+  key: string,
+  expand: (text: string, key: string) => string,
+  at: (path: string) => string,
+): McpServerConfig {
+  if ("url" in server) {
+    const headers = server.headers === undefined ? undefined : mapValues(server.headers, (value, name) => expand(value, `${key}/headers/${name}`));
+    return { ...server, url: expand(server.url, `${key}/url`), ...(headers === undefined ? {} : { headers }) };
+  }
+  const env = server.env === undefined ? undefined : mapValues(server.env, (value, name) => expand(value, `${key}/env/${name}`));
+  return {
+    ...server,
+    command: expand(server.command, `${key}/command`),
+    ...(server.args === undefined ? {} : { args: server.args.map((arg, index) => expand(arg, `${key}/args/${index}`)) }),
+    ...(env === undefined ? {} : { env }),
+    cwd: at(expand(server.cwd ?? ".", `${key}/cwd`)),
+  };
+}
+
 const PLACEHOLDER = /\$\{(configDir|env:([A-Za-z_][A-Za-z0-9_]*))\}/g;
 
 /**
@@ -147,7 +148,7 @@ const PLACEHOLDER = /\$\{(configDir|env:([A-Za-z_][A-Za-z0-9_]*))\}/g;
  * variable) in MCP server commands, arguments, env values, urls and headers, so secrets stay
  * out of the file and paths can be absolute. An unset variable is a CONFIG_INVALID naming the key.
  */
-export function expandPlaceholders(text: string, configDir: string, where: string): string {
+function expandPlaceholders(text: string, configDir: string, where: string): string {
   return text.replace(PLACEHOLDER, (_match, _whole: string, variable: string | undefined) => {
     if (variable === undefined) return configDir;
     const value = process.env[variable];
@@ -158,7 +159,7 @@ export function expandPlaceholders(text: string, configDir: string, where: strin
   });
 }
 
-function mapValues(record: Readonly<Record<string, string>>, map: (value: string, key: string) => string): Record<string, string> {
+function mapValues<In, Out>(record: Readonly<Record<string, In>>, map: (value: In, key: string) => Out): Record<string, Out> {
   return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value, key)]));
 }
 

@@ -29,12 +29,12 @@ import {
   describeAnswerToToolResult,
   describeCallTool,
   describeDescribeTool,
+  errorResult,
   inputErrorResult,
   outcomeToToolResult,
   runResultToToolResult,
   searchAnswerToToolResult,
   toMcpTool,
-  type DescribeAnswer,
 } from "./gateway-tools.js";
 import { RunProgress } from "./run-progress.js";
 
@@ -85,15 +85,24 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
     instructions: INSTRUCTIONS,
   });
 
-  const listTools = (): Tool[] => {
-    const tools = [yard.programTool(), yard.searchTool(), describeDescribeTool()];
-    if (options.enableCallTool === true) tools.push(describeCallTool());
-    return tools.map(toMcpTool);
+  // The listing is a function of the catalog version (run_program's declarations are the
+  // costly part), so it is built once per version, not per tools/list request.
+  let listing: { readonly version: number; readonly tools: readonly Tool[]; readonly text: string } | undefined;
+  const currentListing = (): NonNullable<typeof listing> => {
+    const version = yard.registry.version;
+    if (listing?.version !== version) {
+      const definitions = [yard.programTool(), yard.searchTool(), describeDescribeTool()];
+      if (options.enableCallTool === true) definitions.push(describeCallTool());
+      const tools = definitions.map(toMcpTool);
+      listing = { version, tools, text: JSON.stringify(tools) };
+    }
+    return listing;
   };
+  const listTools = (): Tool[] => [...currentListing().tools];
 
-  let published = JSON.stringify(listTools());
+  let published = currentListing().text;
   const stopFollowing = yard.registry.onChange((snapshot) => {
-    const next = JSON.stringify(listTools());
+    const next = currentListing().text;
     if (next === published) {
       log(`catalog version ${snapshot.version}: listed tools unchanged`);
       return;
@@ -121,7 +130,7 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
         if (options.enableCallTool === true) return callTool(args, extra);
         break;
     }
-    const names = listTools().map((tool) => tool.name);
+    const names = currentListing().tools.map((tool) => tool.name);
     return inputErrorResult(`No tool named "${String(request.params.name).slice(0, 200)}" here; the tools are ${names.join(", ")}.`);
   });
 
@@ -174,7 +183,7 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
       claiming = false;
       result = await running;
     } catch (error) {
-      return { content: [{ type: "text", text: `error INTERNAL_ERROR: ${messageOf(error)}` }], isError: true };
+      return errorResult("INTERNAL_ERROR", messageOf(error));
     } finally {
       claiming = false;
       unsubscribe();
@@ -200,7 +209,7 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
       const answer = yard.searchAndLoad(text, { mode: pattern === undefined ? "bm25" : "regex", ...(limit === undefined ? {} : { limit }) });
       return searchAnswerToToolResult(answer, yard.registry.snapshot().version);
     } catch (error) {
-      if (error instanceof ToolError) return { content: [{ type: "text", text: `error ${error.code}: ${error.message}` }], isError: true };
+      if (error instanceof ToolError) return errorResult(error.code, error.message);
       throw error;
     }
   };
@@ -211,16 +220,17 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
       return inputErrorResult(`describe_tools needs { names: string[] } with 1 to ${MAX_DESCRIBED_TOOLS} full tool names.`);
     }
     const snapshot = yard.registry.snapshot();
-    const answer: { found: DescribeAnswer["found"][number][]; unknown: DescribeAnswer["unknown"][number][] } = { found: [], unknown: [] };
+    const found: { name: string; declaration: string }[] = [];
+    const unknown: { name: string; closest: string[] }[] = [];
     for (const name of new Set(names as string[])) {
       try {
-        answer.found.push({ name, declaration: yard.discovery.describe(name) });
+        found.push({ name, declaration: yard.discovery.describe(name) });
       } catch (error) {
         if (!(error instanceof ToolError)) throw error;
-        answer.unknown.push({ name: name.slice(0, 200), closest: closestToolNames(snapshot, name) });
+        unknown.push({ name: name.slice(0, 200), closest: closestToolNames(snapshot, name) });
       }
     }
-    return describeAnswerToToolResult(answer, snapshot.version);
+    return describeAnswerToToolResult({ found, unknown }, snapshot.version);
   };
 
   const callTool = async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {

@@ -164,7 +164,12 @@ export function outcomeToToolResult(outcome: ToolOutcome, catalogVersion: number
   return { content: [{ type: "text", text: renderToolOutcomeForModel(outcome) }], structuredContent: structured, isError: outcome.status !== "ok" };
 }
 
+/** A failure as a tool error whose text is `error CODE: message`, the form models read elsewhere. */
+export function errorResult(code: string, message: string): CallToolResult {
+  return { content: [{ type: "text", text: `error ${code}: ${message}` }], isError: true };
+}
+
 /** A refused request to one of the gateway's own tools (bad arguments), as a tool error. */
 export function inputErrorResult(message: string): CallToolResult {
-  return { content: [{ type: "text", text: `error INPUT_INVALID: ${message}` }], isError: true };
+  return errorResult("INPUT_INVALID", message);
 }

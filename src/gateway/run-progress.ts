@@ -19,7 +19,7 @@ export interface RunProgressOptions {
   readonly intervalMs?: number;
 }
 
-export const DEFAULT_PROGRESS_INTERVAL_MS = 100;
+const DEFAULT_PROGRESS_INTERVAL_MS = 100;
 
 /** Counts the calls of one program and reports them, throttled; see the module comment. */
 export class RunProgress {

@@ -90,7 +90,8 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Runnin
       process.off("SIGINT", onSigint);
       await Promise.allSettled([...gateways].map((gateway) => gateway.close()));
       await closeTransport();
-      const shutdown = Promise.allSettled([session.close(), yard.close()]);
+      // The configured session closes its MCP sources first, then the Switchyard session.
+      const shutdown = session.close().catch((error: unknown) => log(`shutdown: ${error instanceof Error ? error.message : String(error)}`));
       const timeoutMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
       let timer: NodeJS.Timeout | undefined;
       const timedOut = await Promise.race([

@@ -59,7 +59,7 @@ export function errorTextOfToolResult(result: McpToolResultLike): string {
 }
 
 /** Maps one MCP content block to its program-side shape; see McpContentBlock. */
-export function toContentBlock(block: unknown): McpContentBlock {
+function toContentBlock(block: unknown): McpContentBlock {
   const raw = (typeof block === "object" && block !== null ? block : {}) as Record<string, unknown>;
   const type = typeof raw["type"] === "string" ? raw["type"] : "unknown";
   switch (type) {

@@ -147,6 +147,8 @@ class McpSourceImpl implements McpSource {
   readonly #options: McpSourceOptions;
   readonly #namespaceIdentifier: string;
   readonly #callTimeoutMs: number;
+  readonly #startTimeoutMs: number;
+  readonly #pingTimeoutMs: number;
   #state: McpSourceState = "starting";
   #connection: Connection | undefined;
   #lastStderr: StderrTail | undefined;
@@ -172,7 +174,10 @@ class McpSourceImpl implements McpSource {
         `MCP source namespace ${JSON.stringify(options.namespace)} may only contain letters, digits, "_", "$" and "-".`,
       );
     }
+    // Checked here, so a bad value is an OPTION_INVALID before anything is spawned.
     this.#callTimeoutMs = positive(options.callTimeoutMs, DEFAULT_CALL_TIMEOUT_MS, "callTimeoutMs");
+    this.#startTimeoutMs = positive(options.startTimeoutMs, DEFAULT_START_TIMEOUT_MS, "startTimeoutMs");
+    this.#pingTimeoutMs = positive(options.pingTimeoutMs, DEFAULT_PING_TIMEOUT_MS, "pingTimeoutMs");
   }
 
   get state(): McpSourceState {
@@ -241,13 +246,12 @@ class McpSourceImpl implements McpSource {
       void this.#relist(connection, "list_changed").catch(() => {});
     });
     client.onclose = () => this.#markLost(connection, "the server closed the connection (it exited or crashed)");
-    const startTimeoutMs = positive(this.#options.startTimeoutMs, DEFAULT_START_TIMEOUT_MS, "startTimeoutMs");
     // Current before the handshake, so a list_changed sent right after it (servers that add
     // tools once they know the client's capabilities) joins the first listing.
     this.#connection = connection;
     try {
-      await client.connect(transport, { timeout: startTimeoutMs });
-      await this.#relist(connection, "start", startTimeoutMs);
+      await client.connect(transport, { timeout: this.#startTimeoutMs });
+      await this.#relist(connection, "start", this.#startTimeoutMs);
     } catch (error) {
       if (this.#connection === connection) this.#connection = undefined;
       connection.lost ??= "start failed";
@@ -403,7 +407,7 @@ class McpSourceImpl implements McpSource {
 
   #definitionsOf(listed: readonly Tool[], skipped: { name: string; reason: string }[]): ToolDefinition[] {
     const definitions: ToolDefinition[] = [];
-    const timeoutMs = this.#callTimeoutMs + positive(this.#options.pingTimeoutMs, DEFAULT_PING_TIMEOUT_MS, "pingTimeoutMs") + 1_000;
+    const timeoutMs = this.#callTimeoutMs + this.#pingTimeoutMs + 1_000;
     for (const tool of listed) {
       try {
         definitions.push(
@@ -487,14 +491,13 @@ class McpSourceImpl implements McpSource {
 
   /** A call ran past callTimeoutMs: a server that still answers a ping is slow, not hung. */
   async #timeoutFailure(connection: Connection, name: string): Promise<ToolError> {
-    const pingTimeoutMs = positive(this.#options.pingTimeoutMs, DEFAULT_PING_TIMEOUT_MS, "pingTimeoutMs");
     try {
-      await connection.client.ping({ timeout: pingTimeoutMs });
+      await connection.client.ping({ timeout: this.#pingTimeoutMs });
       return new ToolError(`${this.namespace}.${name} did not answer within ${this.#callTimeoutMs} ms; the server is still responsive, so retry with less work per call.`, {
         code: "TOOL_TIMEOUT",
       });
     } catch {
-      const reason = `it did not answer ${name} within ${this.#callTimeoutMs} ms nor a ping within ${pingTimeoutMs} ms`;
+      const reason = `it did not answer ${name} within ${this.#callTimeoutMs} ms nor a ping within ${this.#pingTimeoutMs} ms`;
       this.#markLost(connection, reason);
       // A hung child ignores the polite close (stdin end, then SIGTERM after 2 s): kill it now.
       // Its exit rejects every other call in flight, and they report the same.
@@ -580,7 +583,7 @@ async function listAllTools(client: Client, timeoutMs: number | undefined): Prom
  * otherwise write. Unlike the MCP spec (where `destructiveHint` defaults to true), an absent
  * hint is not read as destructive: most servers leave it out on ordinary writes.
  */
-export function effectOf(tool: Pick<Tool, "annotations">): ToolEffect {
+function effectOf(tool: Pick<Tool, "annotations">): ToolEffect {
   if (tool.annotations?.readOnlyHint === true) return "read";
   if (tool.annotations?.destructiveHint === true) return "destructive";
   return "write";

@@ -61,6 +61,18 @@ describe("createSwitchyardFromConfig", () => {
     }
   });
 
+  it("orders the catalog by the config's server order, whichever server came up first", async () => {
+    const memory = (name: string) => ({ command: process.execPath, args: [mcpServerScript("memory")], env: { MEMORY_FILE_PATH: join(temp.path, `${name}.jsonl`) } });
+    const session = await createSwitchyardFromConfig({ mcpServers: { zeta: memory("zeta"), alpha: memory("alpha"), mid: memory("mid") } }, { baseDir: temp.path });
+    try {
+      const sources = [...new Set(session.yard.registry.snapshot().tools.map((tool) => tool.definition.source))];
+      expect(sources.filter((source) => source.startsWith("mcp:"))).toEqual(["mcp:zeta", "mcp:alpha", "mcp:mid"]);
+      expect([...session.sources.keys()]).toEqual(["zeta", "alpha", "mid"]);
+    } finally {
+      await session.close();
+    }
+  });
+
   it("closes the servers that started when another fails, and names the failing one", async () => {
     const path = writeSessionConfig("one-broken", {
       mcpServers: {

@@ -4,7 +4,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { CANNOT_ASK_REASON, GatewayApprovals } from "../../src/gateway/gateway-approvals.js";
 import { createGatewayServer, type GatewayServer, type GatewayServerOptions } from "../../src/gateway/gateway-server.js";
 import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
@@ -100,6 +100,20 @@ describe("createGatewayServer: tools/list_changed", () => {
     expect(after.map((tool) => tool.name)).toEqual(before.map((tool) => tool.name));
     expect(after[0]!.description).toContain("save(");
     expect(before[0]!.description).not.toContain("save(");
+  });
+
+  it("builds the listing once per catalog version, however many clients list it", async () => {
+    const { client, gateway, yard } = await connect({ tools: [echo] });
+    const programTool = vi.spyOn(yard, "programTool");
+    const first = (await client.listTools()).tools;
+    expect((await client.listTools()).tools).toEqual(first);
+    expect(gateway.listTools()).toEqual(first);
+    expect(programTool).not.toHaveBeenCalled();
+    yard.registry.addAll([save]);
+    const changed = (await client.listTools()).tools;
+    expect(changed[0]!.description).toContain("save(");
+    expect((await client.listTools()).tools).toEqual(changed);
+    expect(programTool).toHaveBeenCalledTimes(1);
   });
 
   it("stays quiet when a deferred tool is added, and notifies when an always-loaded one is", async () => {

@@ -22,6 +22,8 @@ interface Gateway {
   readonly logFile: string;
   readonly startMs: number;
   stderr(): string;
+  /** Lines on the gateway's stdout that were not JSON-RPC messages (the client only reports them). */
+  strayStdoutLines(): readonly Error[];
   close(): Promise<void>;
 }
 
@@ -52,6 +54,11 @@ async function startGateway(name: string, options: { elicitation?: (request: Eli
   });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  // The client drops a line it cannot parse and only reports it here, so nothing else would notice.
+  const strayStdoutLines: Error[] = [];
+  transport.onerror = (error) => {
+    if (error instanceof SyntaxError || error.name === "ZodError") strayStdoutLines.push(error);
+  };
   const client = new Client({ name: "gateway-test", version: "1.0.0" }, { capabilities: options.elicitation === undefined ? {} : { elicitation: {} } });
   if (options.elicitation !== undefined) {
     const answer = options.elicitation;
@@ -67,6 +74,7 @@ async function startGateway(name: string, options: { elicitation?: (request: Eli
     logFile,
     startMs,
     stderr: () => stderr,
+    strayStdoutLines: () => strayStdoutLines,
     close: async () => {
       await client.close();
       temp.remove();
@@ -312,7 +320,8 @@ describe("switchyard serve over stdio (memory + filesystem, a client that answer
   it("writes its log to the log file and nothing but protocol to stdout", () => {
     const log = readFileSync(gateway.logFile, "utf8");
     expect(log).toMatch(/ready on stdio in \d+ ms: \d+ tools from 2 MCP servers/);
-    // A stray stdout line would have broken the client's JSON-RPC parsing; the gateway itself wrote no stderr.
+    // Every stdout line was a JSON-RPC message; the gateway itself wrote no stderr.
+    expect(gateway.strayStdoutLines()).toEqual([]);
     expect(gateway.stderr()).not.toContain("switchyard serve:");
   });
 });

@@ -81,6 +81,18 @@ describe("MCP source faults", () => {
     await first.close();
   });
 
+  it("refuses a bad timeout option with OPTION_INVALID before spawning anything", async () => {
+    const registry = new ToolRegistry();
+    for (const option of ["startTimeoutMs", "pingTimeoutMs", "callTimeoutMs"] as const) {
+      const error = await startError(connectMcpSource(registry, { namespace: "timeouts", transport: { kind: "stdio", command: "never-spawned" }, [option]: 0 }));
+      expect(error.code).toBe("OPTION_INVALID");
+      expect(error.message).toContain(option);
+    }
+    // Nothing was claimed either: the namespace is still free.
+    const source = await connect(registry, { namespace: "timeouts", transport: fixture() });
+    await source.close();
+  });
+
   it("maps an isError result to TOOL_ERROR with the server's text, and annotations to effects", async () => {
     const yard = new Switchyard();
     const source = await connect(yard.registry, { namespace: "fx", transport: fixture() });
