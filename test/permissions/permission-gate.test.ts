@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
 import { executeToolCall } from "../../src/execute-tool-call.js";
-import { SwitchyardError } from "../../src/errors.js";
 import { globToRegExp, interpretAnswer, PermissionGate, type PermissionRequest } from "../../src/permissions/permission-gate.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { createDeferred, createTestContext, drainMicrotasks, makeCall, track } from "../helpers/pipeline-fixtures.js";
+import { configErrorCode } from "../helpers/config-error.js";
 
 function request(tool: string, input: unknown = {}): Omit<PermissionRequest, "reason"> {
   return { tool, input, caller: "direct", programId: undefined, callId: "c1", effect: "write" };
@@ -85,18 +85,9 @@ describe("PermissionGate.decide", () => {
   });
 
   it("throws OPTION_INVALID for an unknown decision, an empty glob list or a bad default", () => {
-    const codeOf = (make: () => unknown): string | undefined => {
-      try {
-        make();
-      } catch (error) {
-        expect(error).toBeInstanceOf(SwitchyardError);
-        return (error as SwitchyardError).code;
-      }
-      return undefined;
-    };
-    expect(codeOf(() => new PermissionGate({ rules: [{ tools: "*", decision: "maybe" as "allow" }] }))).toBe("OPTION_INVALID");
-    expect(codeOf(() => new PermissionGate({ rules: [{ tools: [], decision: "deny" }] }))).toBe("OPTION_INVALID");
-    expect(codeOf(() => new PermissionGate({ default: "sometimes" as "allow" }))).toBe("OPTION_INVALID");
+    expect(configErrorCode(() => new PermissionGate({ rules: [{ tools: "*", decision: "maybe" as "allow" }] }))).toBe("OPTION_INVALID");
+    expect(configErrorCode(() => new PermissionGate({ rules: [{ tools: [], decision: "deny" }] }))).toBe("OPTION_INVALID");
+    expect(configErrorCode(() => new PermissionGate({ default: "sometimes" as "allow" }))).toBe("OPTION_INVALID");
   });
 });
 

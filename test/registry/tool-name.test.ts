@@ -1,16 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { SwitchyardError } from "../../src/errors.js";
 import { parseToolName, toIdentifier } from "../../src/registry/tool-name.js";
+import { configErrorCode } from "../helpers/config-error.js";
 
-function codeOf(make: () => unknown): string | undefined {
-  try {
-    make();
-  } catch (error) {
-    expect(error).toBeInstanceOf(SwitchyardError);
-    return (error as SwitchyardError).code;
-  }
-  return undefined;
-}
 
 describe("parseToolName", () => {
   it("splits at the first dot into namespace and local name", () => {
@@ -54,11 +45,11 @@ describe("parseToolName", () => {
     ["a slash", "fs/read"],
     ["a non-string", 42 as unknown as string],
   ])("rejects a name with %s as TOOL_NAME_INVALID", (_label, name) => {
-    expect(codeOf(() => parseToolName(name))).toBe("TOOL_NAME_INVALID");
+    expect(configErrorCode(() => parseToolName(name))).toBe("TOOL_NAME_INVALID");
   });
 
   it("accepts a name of exactly 128 characters and `$search` inside a namespace", () => {
-    expect(codeOf(() => parseToolName("a".repeat(128)))).toBeUndefined();
-    expect(codeOf(() => parseToolName("x.$search"))).toBeUndefined();
+    expect(configErrorCode(() => parseToolName("a".repeat(128)))).toBeUndefined();
+    expect(configErrorCode(() => parseToolName("x.$search"))).toBeUndefined();
   });
 });

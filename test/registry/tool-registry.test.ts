@@ -3,6 +3,7 @@ import type { JsonSchema } from "../../src/contract.js";
 import { SwitchyardError } from "../../src/errors.js";
 import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
 import { closestToolNames, ToolRegistry } from "../../src/registry/tool-registry.js";
+import { configErrorCode } from "../helpers/config-error.js";
 
 function tool(name: string, extra: { inputSchema?: JsonSchema; source?: string; inputExamples?: unknown[] } = {}): ToolDefinition {
   return defineTool({
@@ -15,15 +16,6 @@ function tool(name: string, extra: { inputSchema?: JsonSchema; source?: string; 
   });
 }
 
-function codeOf(make: () => unknown): string | undefined {
-  try {
-    make();
-  } catch (error) {
-    expect(error).toBeInstanceOf(SwitchyardError);
-    return (error as SwitchyardError).code;
-  }
-  return undefined;
-}
 
 const names = (registry: ToolRegistry) => registry.snapshot().tools.map((registered) => registered.definition.name);
 
@@ -45,28 +37,28 @@ describe("ToolRegistry registration", () => {
     const version = registry.version;
     // A plain spec (not passed through defineTool) must be checked by the registry too.
     const spec = { name, description: "", inputSchema: { type: "object" }, execute: () => null } as unknown as ToolDefinition;
-    expect(codeOf(() => registry.addAll([tool("fresh.one"), spec]))).toBe("TOOL_NAME_INVALID");
+    expect(configErrorCode(() => registry.addAll([tool("fresh.one"), spec]))).toBe("TOOL_NAME_INVALID");
     expect(names(registry)).toEqual(["keep.me"]);
     expect(registry.version).toBe(version);
   });
 
   it("throws TOOL_NAME_DUPLICATE for a name registered twice, within a batch or across batches", () => {
-    expect(codeOf(() => new ToolRegistry([tool("a.x"), tool("a.x")]))).toBe("TOOL_NAME_DUPLICATE");
+    expect(configErrorCode(() => new ToolRegistry([tool("a.x"), tool("a.x")]))).toBe("TOOL_NAME_DUPLICATE");
     const registry = new ToolRegistry([tool("a.x")]);
-    expect(codeOf(() => registry.addAll([tool("a.y"), tool("a.x")]))).toBe("TOOL_NAME_DUPLICATE");
+    expect(configErrorCode(() => registry.addAll([tool("a.y"), tool("a.x")]))).toBe("TOOL_NAME_DUPLICATE");
     expect(names(registry)).toEqual(["a.x"]);
   });
 
   it("throws TOOL_NAME_COLLISION for two names that map to one identifier", () => {
     const registry = new ToolRegistry([tool("get-weather")]);
-    expect(codeOf(() => registry.addAll([tool("get_weather")]))).toBe("TOOL_NAME_COLLISION");
-    expect(codeOf(() => new ToolRegistry([tool("my-ns.read"), tool("my_ns.read")]))).toBe("TOOL_NAME_COLLISION");
+    expect(configErrorCode(() => registry.addAll([tool("get_weather")]))).toBe("TOOL_NAME_COLLISION");
+    expect(configErrorCode(() => new ToolRegistry([tool("my-ns.read"), tool("my_ns.read")]))).toBe("TOOL_NAME_COLLISION");
     expect(names(registry)).toEqual(["get-weather"]);
   });
 
   it("throws TOOL_NAME_COLLISION for a bare tool named like a namespace, in either order", () => {
-    expect(codeOf(() => new ToolRegistry([tool("orders"), tool("orders.search")]))).toBe("TOOL_NAME_COLLISION");
-    expect(codeOf(() => new ToolRegistry([tool("orders.search"), tool("orders")]))).toBe("TOOL_NAME_COLLISION");
+    expect(configErrorCode(() => new ToolRegistry([tool("orders"), tool("orders.search")]))).toBe("TOOL_NAME_COLLISION");
+    expect(configErrorCode(() => new ToolRegistry([tool("orders.search"), tool("orders")]))).toBe("TOOL_NAME_COLLISION");
   });
 
   it("throws SCHEMA_INVALID for a schema ajv cannot compile, naming the tool", () => {
@@ -94,7 +86,7 @@ describe("ToolRegistry registration", () => {
     expect((thrown as SwitchyardError).code).toBe("EXAMPLE_INVALID");
     expect((thrown as SwitchyardError).message).toContain("inputExamples[1]");
     expect((thrown as SwitchyardError).message).toContain("/id");
-    expect(codeOf(() => new ToolRegistry([tool("a.y", { inputSchema, inputExamples: [{ id: "fine" }] })]))).toBeUndefined();
+    expect(configErrorCode(() => new ToolRegistry([tool("a.y", { inputSchema, inputExamples: [{ id: "fine" }] })]))).toBeUndefined();
   });
 
   it("finds a tool by name and by identifier path, and nothing else", () => {
@@ -123,7 +115,7 @@ describe("ToolRegistry changes", () => {
   it("leaves the catalog and version unchanged when a replacement fails", () => {
     const registry = new ToolRegistry([tool("mcp.a", { source: "mcp:s" }), tool("local.x")]);
     const before = registry.snapshot();
-    expect(codeOf(() => registry.replaceSource("mcp:s", [tool("mcp.c", { source: "mcp:s" }), tool("local.x", { source: "mcp:s" })]))).toBe(
+    expect(configErrorCode(() => registry.replaceSource("mcp:s", [tool("mcp.c", { source: "mcp:s" }), tool("local.x", { source: "mcp:s" })]))).toBe(
       "TOOL_NAME_DUPLICATE",
     );
     expect(registry.snapshot()).toBe(before);

@@ -1,0 +1,15 @@
+// The code of the SwitchyardError a configuration step throws: the one way tests of the
+// thrown channel read it. A throw of anything else fails the test; no throw gives undefined.
+
+import { expect } from "vitest";
+import { SwitchyardError } from "../../src/errors.js";
+
+export function configErrorCode(make: () => unknown): string | undefined {
+  try {
+    make();
+  } catch (error) {
+    expect(error).toBeInstanceOf(SwitchyardError);
+    return (error as SwitchyardError).code;
+  }
+  return undefined;
+}
