@@ -6,9 +6,9 @@
 import { ToolError } from "../errors.js";
 
 /** Longest glob accepted, in characters. */
-export const MAX_GLOB_LENGTH = 1_000;
+const MAX_GLOB_LENGTH = 1_000;
 /** Most alternatives one glob may expand to through `{a,b}`. */
-export const MAX_GLOB_ALTERNATIVES = 256;
+const MAX_GLOB_ALTERNATIVES = 256;
 
 /** A compiled glob: true when `relativePath` (`/`-separated, no leading `./`) matches. */
 export type GlobMatcher = (relativePath: string) => boolean;

@@ -5,6 +5,7 @@
 
 import { SwitchyardError, ToolError } from "../errors.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
+import { DRAFT_2020_12, looksBinary, positiveIntegerOption } from "./builtin-support.js";
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
 
@@ -72,7 +73,6 @@ const FORBIDDEN_HEADERS: ReadonlySet<string> = new Set([
 ]);
 // Credentials that must not follow a redirect to another origin.
 const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
-const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
 
 /**
  * Creates `http.fetch` over Node's global fetch. Only http: and https: URLs whose host name
@@ -90,8 +90,8 @@ const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
  */
 export function createHttpFetchTool(options: HttpFetchToolOptions): ToolDefinition<HttpFetchInput, HttpFetchResult> {
   const patterns = checkAllowHosts(options.allowHosts);
-  const timeoutMs = positiveInteger(options.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs");
-  const maxResponseBytes = positiveInteger(options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, "maxResponseBytes");
+  const timeoutMs = positiveIntegerOption(options.timeoutMs, DEFAULT_TIMEOUT_MS, "createHttpFetchTool", "timeoutMs");
+  const maxResponseBytes = positiveIntegerOption(options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, "createHttpFetchTool", "maxResponseBytes");
   const methods = checkMethods(options.methods);
   const readOnly = methods.every((method) => READ_METHODS.has(method));
   const hostList = patterns.map((pattern) => pattern.text).join(", ");
@@ -339,7 +339,7 @@ async function readCapped(response: Response, maxBytes: number): Promise<{ bytes
 }
 
 function isTextual(contentType: string | null, bytes: Buffer): boolean {
-  if (contentType === null) return !bytes.subarray(0, 8000).includes(0);
+  if (contentType === null) return !looksBinary(bytes);
   const type = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
   return (
     type.startsWith("text/") ||
@@ -371,12 +371,4 @@ function originKey(text: string): string[] {
 function exampleHost(patterns: readonly HostPattern[]): string {
   const first = patterns[0] as HostPattern;
   return first.wildcard ? `api${first.host}` : first.host;
-}
-
-function positiveInteger(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new SwitchyardError("OPTION_INVALID", `createHttpFetchTool: ${name} must be a positive integer, got ${String(value)}.`);
-  }
-  return value;
 }

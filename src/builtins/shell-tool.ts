@@ -5,11 +5,11 @@
 // It is not a sandbox: a command can still reach anything the host user can (see createShellTool).
 
 import { spawn } from "node:child_process";
-import { realpathSync, statSync } from "node:fs";
 import { SwitchyardError, ToolError } from "../errors.js";
 import { classifyCommand, type CommandClassification } from "../permissions/command-classifier.js";
 import type { PermissionRule } from "../permissions/permission-gate.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
+import { DRAFT_2020_12, existingFolderOption, positiveIntegerOption } from "./builtin-support.js";
 
 /** Options of `createShellTool`. */
 export interface ShellToolOptions {
@@ -50,7 +50,6 @@ const DRAIN_AFTER_EXIT_MS = 1_000;
 // The pipeline's own timeout sits this far behind the tool's, so the tool reports timedOut itself.
 const PIPELINE_GRACE_MS = 2_000;
 const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
-const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
 
 /**
  * Creates `shell.run`: `/bin/sh -c <command>` with cwd = the workspace (real path), stdin
@@ -69,9 +68,9 @@ const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
  * Throws SwitchyardError `OPTION_INVALID` for a missing workspace or a bad limit.
  */
 export function createShellTool(options: ShellToolOptions): ToolDefinition<ShellRunInput, ShellRunResult> {
-  const workspace = checkWorkspace(options.workspace);
-  const timeoutMs = positiveInteger(options.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs");
-  const maxOutputBytes = positiveInteger(options.maxOutputBytes, DEFAULT_MAX_OUTPUT_BYTES, "maxOutputBytes");
+  const workspace = existingFolderOption(options.workspace, "createShellTool", "workspace");
+  const timeoutMs = positiveIntegerOption(options.timeoutMs, DEFAULT_TIMEOUT_MS, "createShellTool", "timeoutMs");
+  const maxOutputBytes = positiveIntegerOption(options.maxOutputBytes, DEFAULT_MAX_OUTPUT_BYTES, "createShellTool", "maxOutputBytes");
   const extraEnv = checkEnv(options.env);
 
   return defineTool<ShellRunInput, ShellRunResult>({
@@ -296,16 +295,6 @@ class CappedOutput {
   }
 }
 
-function checkWorkspace(workspace: string): string {
-  try {
-    const real = realpathSync(workspace);
-    if (statSync(real).isDirectory()) return real;
-  } catch {
-    // Reported below.
-  }
-  throw new SwitchyardError("OPTION_INVALID", `createShellTool: workspace ${JSON.stringify(workspace)} is not an existing folder.`);
-}
-
 function checkEnv(env: Readonly<Record<string, string>> | undefined): Record<string, string> {
   const checked: Record<string, string> = {};
   for (const [name, value] of Object.entries(env ?? {})) {
@@ -315,12 +304,4 @@ function checkEnv(env: Readonly<Record<string, string>> | undefined): Record<str
     checked[name] = value;
   }
   return checked;
-}
-
-function positiveInteger(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new SwitchyardError("OPTION_INVALID", `createShellTool: ${name} must be a positive integer, got ${String(value)}.`);
-  }
-  return value;
 }

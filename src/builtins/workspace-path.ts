@@ -31,6 +31,18 @@ export interface ResolveInWorkspaceOptions {
   readonly mustExist: boolean;
 }
 
+/**
+ * A workspace root resolved once, for callers that keep one root across many calls. Pinning
+ * the real path is deliberate: if the folder is later replaced on disk (say by a symlink to
+ * somewhere else), paths stay confined to the folder that was resolved, not to the new target.
+ */
+export interface WorkspaceRoot {
+  /** The root as configured, made absolute; absolute paths under this spelling are accepted. */
+  readonly path: string;
+  /** The real path of the root when it was resolved. */
+  readonly realPath: string;
+}
+
 /** A confined path, as the workspace tools use it. */
 export interface WorkspacePath {
   /** Real path of the workspace root. */
@@ -60,14 +72,19 @@ const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
  * The check is by path at one instant; see the module comment for what that cannot promise.
  */
 export async function resolveInWorkspace(root: string, requested: string, options: ResolveInWorkspaceOptions): Promise<string> {
-  return (await resolveWorkspacePath(root, requested, options)).realPath;
+  const workspaceRoot: WorkspaceRoot = { path: resolve(root), realPath: await realRootOf(root) };
+  return (await resolveWorkspacePath(workspaceRoot, requested, options)).realPath;
 }
 
-/** `resolveInWorkspace` with the root, the relative path and whether the target exists. */
-export async function resolveWorkspacePath(root: string, requested: string, options: ResolveInWorkspaceOptions): Promise<WorkspacePath> {
+/**
+ * `resolveInWorkspace` against a root resolved beforehand (its real path is not looked up
+ * again), with the relative path and whether the target exists. `WORKSPACE_UNAVAILABLE` when
+ * the target is missing because the root itself no longer exists.
+ */
+export async function resolveWorkspacePath(root: WorkspaceRoot, requested: string, options: ResolveInWorkspaceOptions): Promise<WorkspacePath> {
   if (requested.includes("\0")) throw outside(requested, "it contains a NUL byte");
-  const realRoot = await realRootOf(root);
-  const lexical = lexicalTarget(root, realRoot, requested);
+  const realRoot = root.realPath;
+  const lexical = lexicalTarget(root.path, realRoot, requested);
   if (lexical === undefined) throw outside(requested, isAbsolute(requested) ? "it is an absolute path outside the workspace" : "it leads out of the workspace with ..");
   let resolved: { path: string; exists: boolean };
   try {
@@ -76,6 +93,8 @@ export async function resolveWorkspacePath(root: string, requested: string, opti
     throw fileSystemError(error, requested);
   }
   if (!isInside(realRoot, resolved.path)) throw outside(requested, "a symbolic link on the way points outside the workspace");
+  // Only a missing target can hide a missing root; existing targets need no extra lookup.
+  if (!resolved.exists) await realRootOf(realRoot);
   if (options.mustExist && !resolved.exists) {
     throw new ToolError(`No file or folder at "${display(requested)}" in the workspace (paths are relative to the workspace root).`, {
       code: "NOT_FOUND",
@@ -100,7 +119,7 @@ export function isInside(realRoot: string, candidate: string): boolean {
 }
 
 /** `realPath` relative to `realRoot`, `/`-separated, `.` for the root itself. */
-export function relativeToWorkspace(realRoot: string, realPath: string): string {
+function relativeToWorkspace(realRoot: string, realPath: string): string {
   const path = relative(realRoot, realPath);
   return path === "" ? "." : path.split(sep).join("/");
 }

@@ -3,11 +3,12 @@
 // content moves through a verified handle; sizes are capped per call. Results name paths
 // relative to the workspace only: the host's absolute root never reaches the model.
 
-import { constants, statSync } from "node:fs";
-import { lstat, mkdir, readdir, realpath, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { lstat, mkdir, readdir, realpath, stat, type FileHandle } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { SwitchyardError, ToolError } from "../errors.js";
+import { ToolError } from "../errors.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
+import { DRAFT_2020_12, existingFolderOption, looksBinary, positiveIntegerOption } from "./builtin-support.js";
 import { compileGlob, type GlobMatcher } from "./glob.js";
 import {
   display,
@@ -17,11 +18,17 @@ import {
   openInWorkspace,
   resolveWorkspacePath,
   type WorkspacePath,
+  type WorkspaceRoot,
 } from "./workspace-path.js";
 
 /** Options of `createWorkspaceTools`. */
 export interface WorkspaceToolsOptions {
-  /** The workspace folder; it must exist. Symlinks in it are resolved once per call. */
+  /**
+   * The workspace folder; it must exist. Its real path is resolved once, here: if the folder
+   * is later replaced on disk, calls stay confined to the folder resolved at creation (and
+   * fail with WORKSPACE_UNAVAILABLE once it is gone); create the tools again to follow a
+   * re-pointed root. Symlinks inside the workspace are resolved on every call.
+   */
   readonly root: string;
   /** Most bytes `readFile` returns per call (and the largest file `search` reads). Default 1 MB. */
   readonly maxReadBytes?: number;
@@ -128,9 +135,7 @@ const DEFAULT_LIST_DEPTH = 20;
 const MAX_DEPTH = 64;
 const MAX_PATH_LENGTH = 4096;
 const PREVIEW_CHARS = 200;
-// Like git: a NUL byte in the first 8000 bytes means binary.
-const BINARY_SNIFF_BYTES = 8000;
-const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
+const OWNER = "createWorkspaceTools";
 
 const PATH_PROPERTY = {
   type: "string",
@@ -162,12 +167,12 @@ const ENTRY_TYPE = {
  * is not a positive integer.
  */
 export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefinition[] {
-  const root = checkRoot(options.root);
-  const maxReadBytes = positiveInteger(options.maxReadBytes, DEFAULT_MAX_READ_BYTES, "maxReadBytes");
-  const maxWriteBytes = positiveInteger(options.maxWriteBytes, DEFAULT_MAX_WRITE_BYTES, "maxWriteBytes");
-  const maxListEntries = positiveInteger(options.maxListEntries, DEFAULT_MAX_LIST_ENTRIES, "maxListEntries");
-  const maxSearchResults = positiveInteger(options.maxSearchResults, DEFAULT_MAX_SEARCH_RESULTS, "maxSearchResults");
-  const fileKey = (path: string | undefined): string[] => [`file:${lexicalWorkspacePath(root, path ?? ".")}`];
+  const root = resolveRoot(options.root);
+  const maxReadBytes = positiveIntegerOption(options.maxReadBytes, DEFAULT_MAX_READ_BYTES, OWNER, "maxReadBytes");
+  const maxWriteBytes = positiveIntegerOption(options.maxWriteBytes, DEFAULT_MAX_WRITE_BYTES, OWNER, "maxWriteBytes");
+  const maxListEntries = positiveIntegerOption(options.maxListEntries, DEFAULT_MAX_LIST_ENTRIES, OWNER, "maxListEntries");
+  const maxSearchResults = positiveIntegerOption(options.maxSearchResults, DEFAULT_MAX_SEARCH_RESULTS, OWNER, "maxSearchResults");
+  const fileKey = (path: string | undefined): string[] => [`file:${lexicalWorkspacePath(root.path, path ?? ".")}`];
 
   const readFile = defineTool<ReadFileInput, ReadFileResult>({
     name: "workspace.readFile",
@@ -215,7 +220,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
     execute: async (input) => {
       const target = await resolveWorkspacePath(root, input.path, { mustExist: true });
       const handle = await openInWorkspace(target, constants.O_RDONLY, input.path);
-      try {
+      return usingHandle(handle, input.path, async () => {
         const stats = await handle.stat();
         if (!stats.isFile()) throw notAFile(input.path, stats.isDirectory());
         const offset = input.offset ?? 0;
@@ -227,15 +232,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
             { code: "FILE_TOO_LARGE", details: { size: stats.size, limit: maxReadBytes } },
           );
         }
-        const wanted = Math.min(input.length ?? available, available);
-        const buffer = Buffer.alloc(wanted);
-        let bytesRead = 0;
-        while (bytesRead < wanted) {
-          const { bytesRead: chunk } = await handle.read(buffer, bytesRead, wanted - bytesRead, offset + bytesRead);
-          if (chunk === 0) break;
-          bytesRead += chunk;
-        }
-        const bytes = buffer.subarray(0, bytesRead);
+        const bytes = await readAt(handle, Math.min(input.length ?? available, available), offset);
         const encoding = input.encoding ?? "utf8";
         if (encoding === "utf8" && looksBinary(bytes)) {
           throw new ToolError(`"${display(input.path)}" looks binary (it contains NUL bytes); read it with encoding "base64".`, {
@@ -248,14 +245,10 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
           content: bytes.toString(encoding),
           size: stats.size,
           offset,
-          bytesRead,
-          eof: offset + bytesRead >= stats.size,
+          bytesRead: bytes.length,
+          eof: offset + bytes.length >= stats.size,
         };
-      } catch (error) {
-        throw fileSystemError(error, input.path);
-      } finally {
-        await handle.close().catch(() => {});
-      }
+      });
     },
   });
 
@@ -328,7 +321,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
         constants.O_CREAT |
         (mode === "append" ? constants.O_APPEND : 0) |
         (mode === "create" ? constants.O_EXCL : 0);
-      let handle;
+      let handle: FileHandle;
       try {
         handle = await openInWorkspace(target, flags, input.path);
       } catch (error) {
@@ -340,7 +333,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
         }
         throw error;
       }
-      try {
+      return usingHandle(handle, input.path, async () => {
         const stats = await handle.stat();
         if (!stats.isFile()) throw notAFile(input.path, stats.isDirectory());
         // Truncate only now that the handle is verified: an escaped open must not cost data.
@@ -352,11 +345,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
         }
         const after = await handle.stat();
         return { path: target.relativePath, bytesWritten: written, size: after.size, created: !target.exists };
-      } catch (error) {
-        throw fileSystemError(error, input.path);
-      } finally {
-        await handle.close().catch(() => {});
-      }
+      });
     },
   });
 
@@ -417,11 +406,20 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       const entries: DirectoryEntry[] = [];
       let truncated = false;
       for await (const entry of walk(target, maxDepth, context.signal)) {
+        let size = 0;
+        if (entry.type === "file") {
+          try {
+            size = (await lstat(entry.realPath)).size;
+          } catch {
+            // Vanished since it was listed: leave it out.
+            continue;
+          }
+        }
         if (entries.length === maxListEntries) {
           truncated = true;
           break;
         }
-        entries.push({ name: entry.name, path: entry.relativePath, type: entry.type, size: entry.size });
+        entries.push({ name: entry.name, path: entry.relativePath, type: entry.type, size });
       }
       return { path: target.relativePath, entries, truncated };
     },
@@ -514,15 +512,12 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
           results.push({ path: entry.relativePath });
           continue;
         }
-        if (entry.size > maxReadBytes) {
-          skipped.tooLarge++;
+        const read = await readConfined(target, entry, maxReadBytes);
+        if ("skipped" in read) {
+          skipped[read.skipped]++;
           continue;
         }
-        const bytes = await readConfined(target, entry, maxReadBytes);
-        if (bytes === undefined) {
-          skipped.unreadable++;
-          continue;
-        }
+        const { bytes } = read;
         if (looksBinary(bytes)) {
           skipped.binary++;
           continue;
@@ -585,8 +580,9 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
           modifiedAt: stats.mtime.toISOString(),
         };
       } catch (error) {
-        if (fileSystemError(error, input.path).code === "NOT_FOUND") return { path: target.relativePath, exists: false };
-        throw fileSystemError(error, input.path);
+        const failure = fileSystemError(error, input.path);
+        if (failure.code === "NOT_FOUND") return { path: target.relativePath, exists: false };
+        throw failure;
       }
     },
   });
@@ -602,13 +598,13 @@ interface WalkEntry {
   /** Relative to the folder the walk started in; what globs match. */
   readonly pathFromStart: string;
   readonly type: EntryType;
-  readonly size: number;
 }
 
 /**
  * Walks a confined folder depth-first, entries sorted by name, without following symlinks.
  * Each folder is re-confined by real path just before it is read (see workspace-path.ts for
- * the race this narrows but cannot close). Stops early when `signal` aborts.
+ * the race this narrows but cannot close). Stops early when `signal` aborts. Entries are
+ * not stat-ed: a glob search then costs one readdir per folder, not one lstat per file.
  */
 async function* walk(start: WorkspacePath, maxDepth: number, signal: AbortSignal): AsyncGenerator<WalkEntry> {
   const prefix = start.relativePath === "." ? "" : `${start.relativePath}/`;
@@ -627,47 +623,64 @@ async function* walk(start: WorkspacePath, maxDepth: number, signal: AbortSignal
       if (signal.aborted) return;
       const realPath = join(folder, dirent.name);
       const pathFromStart = fromStart === "" ? dirent.name : `${fromStart}/${dirent.name}`;
-      const type: EntryType = dirent.isFile() ? "file" : dirent.isDirectory() ? "directory" : dirent.isSymbolicLink() ? "symlink" : "other";
-      let size = 0;
-      if (type === "file") {
-        try {
-          size = (await lstat(realPath)).size;
-        } catch {
-          continue;
-        }
-      }
-      yield { name: dirent.name, realPath, relativePath: prefix + pathFromStart, pathFromStart, type, size };
+      const type = entryTypeOf(dirent);
+      yield { name: dirent.name, realPath, relativePath: prefix + pathFromStart, pathFromStart, type };
       if (type === "directory" && depth < maxDepth) yield* visit(realPath, pathFromStart, depth + 1);
     }
   }
   yield* visit(start.realPath, "", 1);
 }
 
-/** Reads a whole walked file through a verified handle, or undefined when that fails. */
-async function readConfined(start: WorkspacePath, entry: WalkEntry, maxBytes: number): Promise<Buffer | undefined> {
+/**
+ * Reads a whole walked file through a verified handle. The size is judged on the open handle,
+ * so a file that grew since it was listed is still refused as too large.
+ */
+async function readConfined(
+  start: WorkspacePath,
+  entry: WalkEntry,
+  maxBytes: number,
+): Promise<{ readonly bytes: Buffer } | { readonly skipped: "tooLarge" | "unreadable" }> {
   const target: WorkspacePath = { realRoot: start.realRoot, realPath: entry.realPath, relativePath: entry.relativePath, exists: true };
   try {
     const handle = await openInWorkspace(target, constants.O_RDONLY, entry.relativePath);
-    try {
+    return await usingHandle(handle, entry.relativePath, async () => {
       const stats = await handle.stat();
-      if (!stats.isFile() || stats.size > maxBytes) return undefined;
-      const buffer = Buffer.alloc(stats.size);
-      let bytesRead = 0;
-      while (bytesRead < stats.size) {
-        const { bytesRead: chunk } = await handle.read(buffer, bytesRead, stats.size - bytesRead, bytesRead);
-        if (chunk === 0) break;
-        bytesRead += chunk;
-      }
-      return buffer.subarray(0, bytesRead);
-    } finally {
-      await handle.close().catch(() => {});
-    }
+      if (!stats.isFile()) return { skipped: "unreadable" } as const;
+      if (stats.size > maxBytes) return { skipped: "tooLarge" } as const;
+      return { bytes: await readAt(handle, stats.size, 0) };
+    });
   } catch {
-    return undefined;
+    return { skipped: "unreadable" };
   }
 }
 
-async function resolveFolder(root: string, requested: string): Promise<WorkspacePath> {
+/**
+ * Runs `use`, then closes `handle` whatever happens; a failure becomes a ToolError named after
+ * `displayPath` (fileSystemError), never a raw errno error carrying a host path.
+ */
+async function usingHandle<T>(handle: FileHandle, displayPath: string, use: () => Promise<T>): Promise<T> {
+  try {
+    return await use();
+  } catch (error) {
+    throw fileSystemError(error, displayPath);
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
+
+/** Reads up to `length` bytes from `position`; fewer when the file ends first. */
+async function readAt(handle: FileHandle, length: number, position: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  let bytesRead = 0;
+  while (bytesRead < length) {
+    const { bytesRead: chunk } = await handle.read(buffer, bytesRead, length - bytesRead, position + bytesRead);
+    if (chunk === 0) break;
+    bytesRead += chunk;
+  }
+  return buffer.subarray(0, bytesRead);
+}
+
+async function resolveFolder(root: WorkspaceRoot, requested: string): Promise<WorkspacePath> {
   const target = await resolveWorkspacePath(root, requested, { mustExist: true });
   let isFolder: boolean;
   try {
@@ -696,10 +709,6 @@ function entryTypeOf(stats: { isFile(): boolean; isDirectory(): boolean; isSymbo
   return stats.isFile() ? "file" : stats.isDirectory() ? "directory" : stats.isSymbolicLink() ? "symlink" : "other";
 }
 
-function looksBinary(bytes: Buffer): boolean {
-  return bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0);
-}
-
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function encodeContent(content: string, encoding: "utf8" | "base64"): Buffer {
@@ -720,25 +729,8 @@ function previewOf(line: string, column: number): string {
   return `${start > 0 ? "…" : ""}${body}${start + PREVIEW_CHARS < line.length ? "…" : ""}`;
 }
 
-function checkRoot(root: string): string {
-  if (typeof root !== "string" || root === "") {
-    throw new SwitchyardError("OPTION_INVALID", "createWorkspaceTools: root must be a non-empty path to an existing folder.");
-  }
-  const absolute = lexicalWorkspacePath(root, ".");
-  let isFolder: boolean;
-  try {
-    isFolder = statSync(absolute).isDirectory();
-  } catch {
-    isFolder = false;
-  }
-  if (!isFolder) throw new SwitchyardError("OPTION_INVALID", `createWorkspaceTools: root ${JSON.stringify(root)} is not an existing folder.`);
-  return absolute;
-}
-
-function positiveInteger(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new SwitchyardError("OPTION_INVALID", `createWorkspaceTools: ${name} must be a positive integer, got ${String(value)}.`);
-  }
-  return value;
+/** The root as configured (absolute, for lock keys) and its real path, resolved once; see WorkspaceToolsOptions.root. */
+function resolveRoot(root: string): WorkspaceRoot {
+  const realPath = existingFolderOption(root, OWNER, "root");
+  return { path: lexicalWorkspacePath(root, "."), realPath };
 }

@@ -867,9 +867,9 @@ function classifyRedirect(redirect: Redirect, findings: Findings): void {
     findings.flag("write", `${label} has no target: cannot be parsed reliably`);
     return;
   }
-  // `>&2`, `2>&1`, `<&0`, `>&-` duplicate or close descriptors and open no file.
-  if ((op === ">&" || op === "<&") && /^(?:[0-9]+-?|-)$/.test(target.text) && !target.dynamic) return;
+  // `<&…` only reads; `>&2`, `2>&1`, `>&-` duplicate or close descriptors and open no file.
   if (op === "<&") return;
+  if (op === ">&" && /^(?:[0-9]+-?|-)$/.test(target.text) && !target.dynamic) return;
   classifyWriteTarget(findings, target.text, target.dynamic, label);
 }
 
@@ -1073,7 +1073,7 @@ function hasFlag(args: readonly Word[], letters: string, longs: readonly string[
     if (text === "--") return false;
     if (text.startsWith("--")) {
       if (longs.includes(text.split("=")[0] ?? "")) return true;
-    } else if (text.startsWith("-") && text.length > 1 && /^-[A-Za-z0-9]+$/.test(text)) {
+    } else if (/^-[A-Za-z0-9]+$/.test(text)) {
       for (const letter of letters) if (text.includes(letter)) return true;
     }
   }

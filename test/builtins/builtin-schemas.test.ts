@@ -9,6 +9,7 @@ import { createShellTool } from "../../src/builtins/shell-tool.js";
 import { createWorkspaceTools } from "../../src/builtins/workspace-tools.js";
 import type { JsonSchema } from "../../src/contract.js";
 import type { ToolDefinition } from "../../src/registry/define-tool.js";
+import { undescribedProperties } from "../helpers/schema-descriptions.js";
 
 // ajv-formats is CommonJS: under NodeNext its default import may be the module object.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
@@ -30,20 +31,12 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** Paths of schema properties that have no description. */
-function undescribed(schema: unknown, path = ""): string[] {
-  if (typeof schema !== "object" || schema === null) return [];
-  const node = schema as { properties?: Record<string, unknown>; items?: unknown };
-  const missing: string[] = [];
-  for (const [key, property] of Object.entries(node.properties ?? {})) {
-    if (typeof (property as { description?: unknown }).description !== "string") missing.push(`${path}/${key}`);
-    missing.push(...undescribed(property, `${path}/${key}`));
-  }
-  if (node.items !== undefined) missing.push(...undescribed(node.items, `${path}/items`));
-  return missing;
-}
-
 describe("builtin tool schemas", () => {
+  it("are checked by a description finder that does report gaps, nested and in items", () => {
+    const schema = { properties: { a: { type: "string" }, b: { description: "b", type: "array", items: { properties: { c: {} } } } } };
+    expect(undescribedProperties(schema)).toEqual(["/a", "/b/items/c"]);
+  });
+
   it("compile in ajv's strict mode, describe every property and accept their own examples", () => {
     const ajv = addFormats(new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true }));
     for (const tool of tools) {
@@ -51,7 +44,7 @@ describe("builtin tool schemas", () => {
       expect(tool.description.length, tool.name).toBeGreaterThan(100);
       for (const schema of [tool.inputSchema, tool.outputSchema] as JsonSchema[]) {
         expect(() => ajv.compile(schema), tool.name).not.toThrow();
-        expect(undescribed(schema), tool.name).toEqual([]);
+        expect(undescribedProperties(schema), tool.name).toEqual([]);
       }
       const validate = ajv.compile(tool.inputSchema as object);
       expect(tool.inputExamples?.length, tool.name).toBeGreaterThan(0);

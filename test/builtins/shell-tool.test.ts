@@ -165,6 +165,8 @@ describe("shell.run on its own", () => {
 
   it("refuses a missing workspace and bad limits at construction", () => {
     expect(() => createShellTool({ workspace: join(workspace, "missing") })).toThrow(SwitchyardError);
+    // "" would otherwise resolve to the host process's working directory.
+    expect(() => createShellTool({ workspace: "" })).toThrow(SwitchyardError);
     expect(() => createShellTool({ workspace, timeoutMs: -1 })).toThrow(/timeoutMs/);
     expect(() => createShellTool({ workspace, env: { "A=B": "x" } })).toThrow(/env/);
   });

@@ -1,25 +1,24 @@
 import { constants } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openInWorkspace, resolveInWorkspace, resolveWorkspacePath } from "../../src/builtins/workspace-path.js";
+import { openInWorkspace, resolveInWorkspace, resolveWorkspacePath, type WorkspaceRoot } from "../../src/builtins/workspace-path.js";
 import { ToolError } from "../../src/errors.js";
+import { createWorkspaceFixture, type WorkspaceFixture } from "../helpers/workspace-fixture.js";
 
+let fixture: WorkspaceFixture;
 let base: string;
 let root: string;
 let outside: string;
+// The fixture's root is already a real path, so it is its own resolved form.
+let workspaceRoot: WorkspaceRoot;
 
 beforeAll(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "switchyard-path-")));
-  root = join(base, "workspace");
-  outside = join(base, "outside");
+  fixture = await createWorkspaceFixture("path");
+  ({ base, root, outside } = fixture);
+  workspaceRoot = { path: root, realPath: root };
   await mkdir(join(root, "docs"), { recursive: true });
-  await mkdir(outside, { recursive: true });
   await writeFile(join(root, "docs", "readme.md"), "inside\n");
-  await writeFile(join(outside, "secret.txt"), "secret\n");
-  await symlink(join(outside, "secret.txt"), join(root, "secret-link"));
-  await symlink(outside, join(root, "outside-folder"));
   await symlink(join(root, "docs", "readme.md"), join(root, "readme-link"));
   await symlink("docs", join(root, "docs-link"));
   await symlink(join(outside, "not-yet.txt"), join(root, "dangling-out"));
@@ -29,7 +28,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
+  await fixture.remove();
 });
 
 async function refusal(requested: string, mustExist = true): Promise<ToolError> {
@@ -95,12 +94,12 @@ describe("resolveInWorkspace", () => {
   });
 
   it("follows a dangling symlink that points inside to where a new file would be created", async () => {
-    const target = await resolveWorkspacePath(root, "dangling-in", { mustExist: false });
+    const target = await resolveWorkspacePath(workspaceRoot, "dangling-in", { mustExist: false });
     expect(target).toMatchObject({ realPath: join(root, "docs", "new.md"), relativePath: "docs/new.md", exists: false });
   });
 
   it("resolves a file that does not exist yet to its real parent plus the rest", async () => {
-    const target = await resolveWorkspacePath(root, "docs-link/sub/new.txt", { mustExist: false });
+    const target = await resolveWorkspacePath(workspaceRoot, "docs-link/sub/new.txt", { mustExist: false });
     expect(target).toMatchObject({ realPath: join(root, "docs", "sub", "new.txt"), relativePath: "docs/sub/new.txt", exists: false });
   });
 
@@ -114,7 +113,7 @@ describe("resolveInWorkspace", () => {
   });
 
   it("gives the root itself as '.'", async () => {
-    const target = await resolveWorkspacePath(root, ".", { mustExist: true });
+    const target = await resolveWorkspacePath(workspaceRoot, ".", { mustExist: true });
     expect(target).toMatchObject({ realPath: root, relativePath: ".", exists: true });
   });
 
@@ -127,11 +126,34 @@ describe("resolveInWorkspace", () => {
   });
 });
 
+describe("resolveWorkspacePath with a root resolved once", () => {
+  it("stays confined to the resolved root after the root folder is replaced by a symlink to the outside", async () => {
+    const pinned = join(base, "pinned");
+    await mkdir(pinned);
+    const pinnedRoot: WorkspaceRoot = { path: pinned, realPath: pinned };
+    await rename(pinned, join(base, "pinned-old"));
+    await symlink(outside, pinned);
+    for (const [requested, mustExist] of [["secret.txt", true], ["new.txt", false]] as const) {
+      const error = await resolveWorkspacePath(pinnedRoot, requested, { mustExist }).catch((thrown: ToolError) => thrown);
+      expect((error as ToolError).code, requested).toBe("PATH_OUTSIDE_WORKSPACE");
+    }
+  });
+
+  it("reports WORKSPACE_UNAVAILABLE for a missing target once the root folder is gone", async () => {
+    const gone = join(base, "gone");
+    await mkdir(gone);
+    const goneRoot: WorkspaceRoot = { path: gone, realPath: gone };
+    await rm(gone, { recursive: true });
+    const error = await resolveWorkspacePath(goneRoot, "new.txt", { mustExist: false }).catch((thrown: ToolError) => thrown);
+    expect((error as ToolError).code).toBe("WORKSPACE_UNAVAILABLE");
+  });
+});
+
 describe("openInWorkspace after a swap (time of check to time of use)", () => {
   it("refuses to open a file swapped for a symlink after the check (O_NOFOLLOW)", async () => {
     await mkdir(join(root, "race"), { recursive: true });
     await writeFile(join(root, "race", "file.txt"), "inside\n");
-    const target = await resolveWorkspacePath(root, "race/file.txt", { mustExist: true });
+    const target = await resolveWorkspacePath(workspaceRoot, "race/file.txt", { mustExist: true });
     await rm(join(root, "race", "file.txt"));
     await symlink(join(outside, "secret.txt"), join(root, "race", "file.txt"));
     const error = await openInWorkspace(target, constants.O_RDONLY, "race/file.txt").then(
@@ -144,7 +166,7 @@ describe("openInWorkspace after a swap (time of check to time of use)", () => {
   it("refuses a handle whose folder was swapped for a symlink to the outside, before anything is truncated", async () => {
     await mkdir(join(root, "swap"), { recursive: true });
     await writeFile(join(root, "swap", "secret.txt"), "inside\n");
-    const target = await resolveWorkspacePath(root, "swap/secret.txt", { mustExist: true });
+    const target = await resolveWorkspacePath(workspaceRoot, "swap/secret.txt", { mustExist: true });
     await rm(join(root, "swap"), { recursive: true });
     await symlink(outside, join(root, "swap"));
     const error = await openInWorkspace(target, constants.O_WRONLY, "swap/secret.txt").then(

@@ -1,34 +1,30 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, rename, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspaceTools } from "../../src/builtins/workspace-tools.js";
 import type { RunResult } from "../../src/contract.js";
-import { SwitchyardError } from "../../src/errors.js";
+import { SwitchyardError, ToolError } from "../../src/errors.js";
 import { ToolScheduler } from "../../src/scheduler/tool-scheduler.js";
 import { Switchyard } from "../../src/switchyard.js";
+import { createWorkspaceFixture, type WorkspaceFixture } from "../helpers/workspace-fixture.js";
 
+let fixture: WorkspaceFixture;
 let base: string;
 let root: string;
 let outside: string;
 let yard: Switchyard;
 
 beforeAll(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "switchyard-workspace-")));
-  root = join(base, "workspace");
-  outside = join(base, "outside");
+  fixture = await createWorkspaceFixture("workspace");
+  ({ base, root, outside } = fixture);
   await mkdir(join(root, "src", "deep"), { recursive: true });
   await mkdir(join(root, "docs"), { recursive: true });
-  await mkdir(outside, { recursive: true });
   await writeFile(join(root, "README.md"), "# Project\nTODO: write docs\n");
   await writeFile(join(root, "src", "index.ts"), "export const a = 1;\n// TODO fix\nconst todo = 2;\n");
   await writeFile(join(root, "src", "deep", "util.ts"), "export function util() {}\n");
   await writeFile(join(root, "docs", "guide.md"), "Guide\n");
   await writeFile(join(root, "image.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x00, 0x01, 0x02]));
   await writeFile(join(root, "big.txt"), "x".repeat(3000) + "\nTODO hidden in a big file\n");
-  await writeFile(join(outside, "secret.txt"), "secret\n");
-  await symlink(join(outside, "secret.txt"), join(root, "secret-link"));
-  await symlink(outside, join(root, "outside-folder"));
   yard = new Switchyard({
     tools: createWorkspaceTools({ root, maxReadBytes: 2048, maxWriteBytes: 1024, maxListEntries: 50, maxSearchResults: 10 }),
     typeCheck: "off",
@@ -36,7 +32,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
+  await fixture.remove();
 });
 
 async function run(source: string): Promise<RunResult> {
@@ -81,8 +77,20 @@ describe("createWorkspaceTools", () => {
     });
   });
 
+  it("stays confined to the root resolved at creation when the root is later replaced by a symlink to the outside", async () => {
+    const replaced = join(base, "replaced");
+    await mkdir(replaced);
+    const readFileTool = createWorkspaceTools({ root: replaced })[0]!;
+    await rename(replaced, join(base, "replaced-old"));
+    await symlink(outside, replaced);
+    const context = { signal: new AbortController().signal, callId: "c1", caller: "direct" as const, programId: undefined };
+    const error = await Promise.resolve(readFileTool.execute({ path: "secret.txt" }, context)).catch((thrown: ToolError) => thrown);
+    expect((error as ToolError).code).toBe("PATH_OUTSIDE_WORKSPACE");
+  });
+
   it("refuses a root that is not an existing folder at construction", () => {
     expect(() => createWorkspaceTools({ root: join(base, "missing") })).toThrow(SwitchyardError);
+    expect(() => createWorkspaceTools({ root: "" })).toThrow(SwitchyardError);
     expect(() => createWorkspaceTools({ root, maxReadBytes: 0 })).toThrow(/maxReadBytes/);
   });
 });

@@ -5,6 +5,7 @@ import { OrdersService } from "../../examples/orders/orders-service.js";
 import { createOrdersTools } from "../../examples/orders/orders-tools.js";
 import type { JsonSchema } from "../../src/contract.js";
 import type { ToolContext } from "../../src/registry/define-tool.js";
+import { undescribedProperties } from "../helpers/schema-descriptions.js";
 
 // ajv-formats is CommonJS: under NodeNext its default import may be the module object.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
@@ -19,19 +20,6 @@ function createAjv(): Ajv2020 {
 
 function context(callId: string): ToolContext {
   return { signal: new AbortController().signal, callId, caller: "program", programId: "test" };
-}
-
-/** Paths of schema properties that have no description. */
-function undescribed(schema: unknown, path = ""): string[] {
-  if (typeof schema !== "object" || schema === null) return [];
-  const node = schema as { properties?: Record<string, unknown>; items?: unknown };
-  const missing: string[] = [];
-  for (const [key, property] of Object.entries(node.properties ?? {})) {
-    if (typeof (property as { description?: unknown }).description !== "string") missing.push(`${path}/${key}`);
-    missing.push(...undescribed(property, `${path}/${key}`));
-  }
-  if (node.items !== undefined) missing.push(...undescribed(node.items, `${path}/items`));
-  return missing;
 }
 
 describe("createOrdersTools", () => {
@@ -54,7 +42,7 @@ describe("createOrdersTools", () => {
       for (const schema of [tool.inputSchema, tool.outputSchema] as JsonSchema[]) {
         expect((schema as { $schema?: string }).$schema).toBe("https://json-schema.org/draft/2020-12/schema");
         expect(() => ajv.compile(schema)).not.toThrow();
-        expect(undescribed(schema)).toEqual([]);
+        expect(undescribedProperties(schema)).toEqual([]);
       }
       expect(tool.inputSchema).toMatchObject({ additionalProperties: false });
       expect(tool.description.length).toBeGreaterThan(100);
