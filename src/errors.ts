@@ -46,3 +46,8 @@ export class ToolError extends Error {
     this.details = options.details;
   }
 }
+
+/** The message of anything thrown: an Error's message, else its string form. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -8,7 +8,7 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Diagnostic, RunError, RunResult, ToolOutcome } from "./contract.js";
-import { SwitchyardError } from "./errors.js";
+import { SwitchyardError, messageOf } from "./errors.js";
 import { executeToolCall, type PipelineContext } from "./execute-tool-call.js";
 import { PermissionGate, type PermissionOptions } from "./permissions/permission-gate.js";
 import { findReferencedTools } from "./permissions/referenced-tools.js";
@@ -265,7 +265,7 @@ export class Switchyard {
     } catch (error) {
       // The checker itself failed (a stuck or crashed worker): the program is not at fault,
       // so it runs, and the run says it was not checked.
-      const message = `The program was not type-checked: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `The program was not type-checked: ${messageOf(error)}`;
       return { errors: [], warnings: [{ line: 1, column: 1, code: "type-check-unavailable", message, severity: "warning" }] };
     }
   }

@@ -5,7 +5,7 @@
 import { createHttpFetchTool } from "../builtins/http-fetch-tool.js";
 import { createShellTool, shellPermissionRules } from "../builtins/shell-tool.js";
 import { createWorkspaceTools } from "../builtins/workspace-tools.js";
-import { SwitchyardError } from "../errors.js";
+import { SwitchyardError, messageOf } from "../errors.js";
 import type { PermissionOptions, PermissionRule } from "../permissions/permission-gate.js";
 import type { ToolDefinition } from "../registry/define-tool.js";
 import { loadToolModule } from "../registry/load-tool-module.js";
@@ -84,7 +84,7 @@ export async function createSwitchyardFromConfig(config: SwitchyardConfig | Load
   if (failures.length > 0) {
     await close();
     if (failures.length === 1) throw failures[0];
-    const messages = failures.map((failure) => (failure instanceof Error ? failure.message : String(failure)));
+    const messages = failures.map(messageOf);
     throw new SwitchyardError("SOURCE_START_FAILED", `${failures.length} MCP servers failed to start:\n${messages.join("\n")}`);
   }
   registerInConfigOrder(yard, [...sources.values()]);

@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { JsonSchema } from "../contract.js";
-import { SwitchyardError } from "../errors.js";
+import { SwitchyardError, messageOf } from "../errors.js";
 import type { PermissionDecision } from "../permissions/permission-gate.js";
 import type { McpRestartOptions } from "../registry/mcp-source.js";
 import type { RunLimits } from "../sandbox/run-program.js";
@@ -72,13 +72,13 @@ export async function loadConfig(path: string): Promise<LoadedConfig> {
   try {
     text = await readFile(configPath, "utf8");
   } catch (error) {
-    throw new SwitchyardError("CONFIG_INVALID", `Could not read the config file ${configPath}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new SwitchyardError("CONFIG_INVALID", `Could not read the config file ${configPath}: ${messageOf(error)}`);
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new SwitchyardError("CONFIG_INVALID", `The config file ${configPath} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new SwitchyardError("CONFIG_INVALID", `The config file ${configPath} is not valid JSON: ${messageOf(error)}`);
   }
   return resolveConfig(value, { baseDir: dirname(configPath), configPath });
 }

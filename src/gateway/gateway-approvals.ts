@@ -4,6 +4,7 @@
 
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
 import type { ApprovalAnswer, PermissionRequest } from "../permissions/permission-gate.js";
+import { messageOf } from "../errors.js";
 
 /** Asks one client about one call. Must resolve (a failure is a `no` with a reason). */
 export type ApprovalAsker = (request: PermissionRequest) => Promise<ApprovalAnswer>;
@@ -83,6 +84,3 @@ export function answerOfElicitation(result: { action: string; content?: Record<s
   return { approved: false, reason: `the user dismissed the approval of ${tool}` };
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -18,7 +18,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { SEARCH_TOOLS_TOOL, RUN_PROGRAM_TOOL } from "../program-tool.js";
 import type { RunResult } from "../contract.js";
-import { ToolError } from "../errors.js";
+import { ToolError, messageOf } from "../errors.js";
 import { closestToolNames } from "../registry/tool-registry.js";
 import type { Switchyard } from "../switchyard.js";
 import { answerOfElicitation, approvalForm, CANNOT_ASK_REASON, type ApprovalAsker, type GatewayApprovals } from "./gateway-approvals.js";
@@ -260,6 +260,3 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
   };
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

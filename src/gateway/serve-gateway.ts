@@ -12,6 +12,7 @@ import { loadConfig } from "../config/load-config.js";
 import { GatewayApprovals } from "./gateway-approvals.js";
 import { createGatewayLog, redirectConsole, type GatewayLog } from "./gateway-log.js";
 import { createGatewayServer, type GatewayServer, type GatewayServerOptions } from "./gateway-server.js";
+import { messageOf } from "../errors.js";
 
 export interface ServeGatewayOptions {
   /** Path of `switchyard.config.json`. */
@@ -91,7 +92,7 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Runnin
       await Promise.allSettled([...gateways].map((gateway) => gateway.close()));
       await closeTransport();
       // The configured session closes its MCP sources first, then the Switchyard session.
-      const shutdown = session.close().catch((error: unknown) => log(`shutdown: ${error instanceof Error ? error.message : String(error)}`));
+      const shutdown = session.close().catch((error: unknown) => log(`shutdown: ${messageOf(error)}`));
       const timeoutMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
       let timer: NodeJS.Timeout | undefined;
       const timedOut = await Promise.race([
@@ -202,7 +203,7 @@ async function listenHttp(
   };
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      log(`http request failed: ${error instanceof Error ? error.message : String(error)}`);
+      log(`http request failed: ${messageOf(error)}`);
       if (!response.headersSent) response.writeHead(500).end();
     });
   });

@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { SwitchyardError } from "../errors.js";
+import { SwitchyardError, messageOf } from "../errors.js";
 import { toToolDefinition, type ToolDefinition, type ToolSpec } from "./define-tool.js";
 
 /** Imports `specifier` (a path, resolved against `cwd`) and returns its tools, checked by `defineTool`. */
@@ -17,7 +17,7 @@ export async function loadToolModule(specifier: string, cwd: string = process.cw
   try {
     module = (await import(url)) as Record<string, unknown>;
   } catch (error) {
-    throw new SwitchyardError("CONFIG_INVALID", `Could not load the tool module "${specifier}": ${error instanceof Error ? error.message : String(error)}`);
+    throw new SwitchyardError("CONFIG_INVALID", `Could not load the tool module "${specifier}": ${messageOf(error)}`);
   }
   let exported = module["tools"] ?? module["default"];
   if (typeof exported === "function") exported = await (exported as () => unknown)();

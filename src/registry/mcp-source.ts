@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchema, ToolEffect } from "../contract.js";
-import { SwitchyardError, ToolError } from "../errors.js";
+import { SwitchyardError, ToolError, messageOf } from "../errors.js";
 import { compileSchema } from "../schema/schema-validator.js";
 import { defineTool, type ToolDefinition } from "./define-tool.js";
 import { errorTextOfToolResult, valueOfToolResult, type McpToolResultLike } from "./mcp-content.js";
@@ -373,7 +373,7 @@ class McpSourceImpl implements McpSource {
           const changed = this.#register(tools);
           this.#emit({ type: "mcp-tools-listed", namespace: this.namespace, reason: why, tools: this.#tools.length, changed, catalogVersion: this.#registry.version });
         } catch (error) {
-          const message = error instanceof Error ? error.message : String(error);
+          const message = messageOf(error);
           if (why !== "start") this.#emit({ type: "mcp-list-failed", namespace: this.namespace, message });
           throw error;
         }
@@ -423,7 +423,7 @@ class McpSourceImpl implements McpSource {
           }),
         );
       } catch (error) {
-        skipped.push({ name: tool.name, reason: error instanceof Error ? error.message : String(error) });
+        skipped.push({ name: tool.name, reason: messageOf(error) });
       }
     }
     return definitions;
@@ -441,7 +441,7 @@ class McpSourceImpl implements McpSource {
         identifiers.add(identifier);
         usable.push(definition);
       } catch (error) {
-        skipped.push({ name: definition.localName, reason: error instanceof Error ? error.message : String(error) });
+        skipped.push({ name: definition.localName, reason: messageOf(error) });
       }
     }
     return usable;

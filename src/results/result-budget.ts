@@ -5,6 +5,7 @@
 
 import type { CallError, JsonValue } from "../contract.js";
 import { utf8Prefix, type SpillStore } from "./spill-store.js";
+import { messageOf } from "../errors.js";
 
 export interface ResultBudgetOptions {
   /** Largest result handed to a program, in bytes of JSON. Default 10 MB. */
@@ -38,7 +39,7 @@ export function serializeResult(value: unknown): { ok: true; json: string } | { 
       ok: false,
       error: {
         code: "TOOL_ERROR",
-        message: `The tool returned a value that is not JSON-serializable (${error instanceof Error ? error.message : String(error)}).`,
+        message: `The tool returned a value that is not JSON-serializable (${messageOf(error)}).`,
       },
     };
   }

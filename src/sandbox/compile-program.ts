@@ -8,6 +8,7 @@ import type { RunError } from "../contract.js";
 import { Script } from "node:vm";
 import { PROGRAM_FILE, WRAPPER_LINES, toModelPosition, wrapForRun } from "./program-wrapper.js";
 import { SourceMapLookup, type SourcePosition } from "./source-map.js";
+import { messageOf } from "../errors.js";
 
 /** A program ready for the isolate. */
 export interface CompiledProgram {
@@ -104,7 +105,7 @@ function syntaxErrorOf(error: unknown, source: string): RunError {
   const messages = (error as { errors?: Message[] }).errors;
   const first = messages?.[0];
   if (first === undefined) {
-    return { code: "SYNTAX_ERROR", message: `The program could not be compiled: ${error instanceof Error ? error.message : String(error)}` };
+    return { code: "SYNTAX_ERROR", message: `The program could not be compiled: ${messageOf(error)}` };
   }
   const lineCount = source.split("\n").length;
   const location = first.location;

@@ -12,6 +12,7 @@ import type { CompiledProgram } from "./compile-program.js";
 import { PROGRAM_FILE, toModelPosition } from "./program-wrapper.js";
 import type { IsolatePool, PreparedIsolate } from "./isolate-pool.js";
 import { ToolBridge, type DiscoveryHandler } from "./tool-bridge.js";
+import { messageOf } from "../errors.js";
 
 /** Limits of one program run. Every field has a default; see `DEFAULT_RUN_LIMITS`. */
 export interface RunLimits {
@@ -84,7 +85,7 @@ export async function runProgram(program: CompiledProgram, options: RunProgramOp
     prepared = await options.isolates.take(limits.memoryLimitMb);
   } catch (error) {
     // No isolate could be made (the host is out of memory, or isolated-vm failed to load).
-    const message = `The sandbox could not be created: ${error instanceof Error ? error.message : String(error)}`;
+    const message = `The sandbox could not be created: ${messageOf(error)}`;
     return failedRunResult({
       programId: options.programId,
       error: { code: "INTERNAL_ERROR", message },

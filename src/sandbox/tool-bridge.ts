@@ -6,6 +6,7 @@
 import type { CallErrorCode, CallRecord, JsonValue, ToolCall } from "../contract.js";
 import { runToolCallNow, type PipelineContext, type PipelineResult } from "../execute-tool-call.js";
 import { DESCRIBE_PATH, SEARCH_PATH, encodeCallFailure, encodeCallSuccess } from "../../runtime/wire.js";
+import { messageOf } from "../errors.js";
 
 /** What programs can ask about the catalog at run time (`tools.$search`, `tools.$describe`). */
 export interface DiscoveryHandler {
@@ -132,7 +133,7 @@ export class ToolBridge {
   // A bug in the host, not in the program: the call still gets its one record and answer.
   #internalFailure(index: number, callId: string, tool: string, error: unknown): string {
     this.#records[index] = { id: callId, tool, status: "error", code: "TOOL_ERROR", durationMs: 0, bytesIn: 0, bytesOut: 0 };
-    return encodeCallFailure(callId, "TOOL_ERROR", `Internal error in the host pipeline: ${error instanceof Error ? error.message : String(error)}`);
+    return encodeCallFailure(callId, "TOOL_ERROR", `Internal error in the host pipeline: ${messageOf(error)}`);
   }
 
   #track(running: Promise<string>): Promise<string> {
@@ -162,7 +163,7 @@ export class ToolBridge {
     } catch (error) {
       const code = (error as { code?: unknown }).code === "PATTERN_INVALID" ? "PATTERN_INVALID" : "INPUT_INVALID";
       record("invalid", 0, code);
-      return encodeCallFailure(callId, code, error instanceof Error ? error.message : String(error));
+      return encodeCallFailure(callId, code, messageOf(error));
     }
   }
 }

@@ -5,7 +5,7 @@
 
 import { parentPort } from "node:worker_threads";
 import type { Diagnostic, JsonValue } from "../contract.js";
-import { SwitchyardError, type ConfigErrorCode } from "../errors.js";
+import { SwitchyardError, type ConfigErrorCode, messageOf } from "../errors.js";
 import { lintProgram } from "./lint-program.js";
 import { ProgramTypeChecker } from "./type-check-program.js";
 
@@ -49,7 +49,7 @@ function answer(checker: ProgramTypeChecker, request: TypeCheckRequest): TypeChe
     if (error instanceof SwitchyardError) {
       return { id: request.id, ok: false, kind: "config", code: error.code, message: error.message, details: error.details };
     }
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     return { id: request.id, ok: false, kind: "internal", code: "INTERNAL_ERROR", message, details: undefined };
   }
 }

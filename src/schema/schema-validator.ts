@@ -6,7 +6,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import type { JsonSchema, JsonValue } from "../contract.js";
-import { SwitchyardError } from "../errors.js";
+import { SwitchyardError, messageOf } from "../errors.js";
 
 /** One reason a value does not match its schema. */
 export interface SchemaViolation {
@@ -172,6 +172,3 @@ function preview(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
