@@ -15,18 +15,20 @@ import type {
   Tool,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import {
-  ContextWindowExceededError,
-  isContextWindowError,
+  contextWindowErrorOf,
+  providerInputSchema,
+  sdkClientOptions,
   type ModelAdapter,
   type ModelRequest,
   type ModelTurn,
   type ModelUsage,
+  type ProviderConnectionOptions,
   type StopReason,
 } from "./model-adapter.js";
 import type { ModelToolDefinition } from "../program-tool.js";
 import type { AgentMessage, ContentBlock } from "./transcript.js";
 
-export const ANTHROPIC_PROVIDER = "anthropic";
+const ANTHROPIC_PROVIDER = "anthropic";
 
 /** How the request body is built. */
 export interface AnthropicRequestOptions {
@@ -42,17 +44,8 @@ export interface AnthropicRequestOptions {
   readonly stopSequences?: readonly string[];
 }
 
-export interface AnthropicAdapterOptions extends AnthropicRequestOptions {
-  /** Default: the SDK's own (ANTHROPIC_API_KEY). */
-  readonly apiKey?: string;
-  /** Default: the SDK's own (ANTHROPIC_BASE_URL, else the public API). */
-  readonly baseURL?: string;
-  /** Stream the response (SSE) through the SDK's `messages.stream` helper. Default false. */
-  readonly stream?: boolean;
-  /** Retries of the SDK on 408/409/429/5xx and connection errors. Default: the SDK's (2). */
-  readonly maxRetries?: number;
-  /** Per-request timeout in ms. Default: the SDK's. */
-  readonly timeoutMs?: number;
+/** `stream` goes through the SDK's `messages.stream` helper. */
+export interface AnthropicAdapterOptions extends AnthropicRequestOptions, ProviderConnectionOptions {
   /** Beta flags for the `anthropic-beta` header, e.g. a feature not yet generally available. */
   readonly betas?: readonly string[];
   /** A ready client; when given, apiKey, baseURL, maxRetries, timeoutMs and betas are ignored. */
@@ -97,7 +90,7 @@ export function buildAnthropicRequest(request: ModelRequest, options: AnthropicR
 }
 
 /** The transcript as Anthropic messages; a user message lists its tool results first, as the API requires. */
-export function toAnthropicMessages(messages: readonly AgentMessage[]): MessageParam[] {
+function toAnthropicMessages(messages: readonly AgentMessage[]): MessageParam[] {
   const converted: MessageParam[] = [];
   for (const message of messages) {
     const content: ContentBlockParam[] = [];
@@ -128,14 +121,11 @@ function toAnthropicBlock(block: ContentBlock): ContentBlockParam | undefined {
 }
 
 function toAnthropicTool(tool: ModelToolDefinition, inputExamples: boolean): Tool {
-  const schema: Record<string, unknown> = typeof tool.inputSchema === "object" ? { ...tool.inputSchema } : { type: "object" };
-  // `$schema` is metadata for validators; the model gains nothing from it but tokens.
-  delete schema.$schema;
   const examples = inputExamples ? (tool.inputExamples ?? []).filter(isPlainObject) : [];
   return {
     name: tool.name,
     description: tool.description,
-    input_schema: schema as Tool["input_schema"],
+    input_schema: providerInputSchema(tool) as Tool["input_schema"],
     ...(examples.length === 0 ? {} : { input_examples: examples }),
   };
 }
@@ -209,10 +199,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
   const client =
     options.client ??
     new Anthropic({
-      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
-      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-      ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+      ...sdkClientOptions(options),
       ...(options.betas === undefined || options.betas.length === 0 ? {} : { defaultHeaders: { "anthropic-beta": options.betas.join(",") } }),
     });
   return {
@@ -224,10 +211,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
         const message = options.stream === true ? await client.messages.stream(body, requestOptions).finalMessage() : await client.messages.create(body, requestOptions);
         return fromAnthropicMessage(message);
       } catch (error) {
-        if (error instanceof Anthropic.APIError && isContextWindowError(error.status, undefined, error.message)) {
-          throw new ContextWindowExceededError(error.message, { status: error.status, cause: error });
-        }
-        throw error;
+        throw error instanceof Anthropic.APIError ? (contextWindowErrorOf(error) ?? error) : error;
       }
     },
   };

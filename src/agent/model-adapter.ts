@@ -1,6 +1,8 @@
 // The provider-neutral boundary between the agent loop and a model API: one request in (the
 // transcript, tool definitions, an output limit), one turn out (content blocks, a normalized
 // stop reason with the raw one, usage). Adapters translate; they never run tools or loop.
+// What every adapter needs alike (SDK client options, tool schemas, the context-window error)
+// lives here once.
 
 import type { ModelToolDefinition } from "../program-tool.js";
 import type { AgentMessage, ContentBlock } from "./transcript.js";
@@ -80,7 +82,7 @@ export class ContextWindowExceededError extends Error {
   override readonly name = "ContextWindowExceededError";
   readonly status: number | undefined;
 
-  constructor(message: string, options: { status?: number; cause?: unknown } = {}) {
+  constructor(message: string, options: { status?: number | undefined; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.status = options.status;
   }
@@ -100,8 +102,44 @@ export function addUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
 
 const CONTEXT_MESSAGE = /prompt is too long|context[ _-]?(length|window)|maximum context|too many (input )?tokens/i;
 
-/** Whether an HTTP error from a provider says the prompt does not fit the context window. */
-export function isContextWindowError(status: number | undefined, code: unknown, message: string): boolean {
-  if (code === "context_length_exceeded") return true;
-  return (status === 400 || status === 413) && CONTEXT_MESSAGE.test(message);
+/**
+ * A provider SDK's HTTP error as ContextWindowExceededError when it says the prompt does not
+ * fit the context window (OpenAI's `context_length_exceeded` code, or a 400/413 whose message
+ * says so); undefined for any other error.
+ */
+export function contextWindowErrorOf(error: { readonly status: number | undefined; readonly message: string; readonly code?: unknown }): ContextWindowExceededError | undefined {
+  const exceeded = error.code === "context_length_exceeded" || ((error.status === 400 || error.status === 413) && CONTEXT_MESSAGE.test(error.message));
+  return exceeded ? new ContextWindowExceededError(error.message, { status: error.status, cause: error }) : undefined;
+}
+
+/** How an adapter reaches its provider through the SDK client; the same for every provider. */
+export interface ProviderConnectionOptions {
+  /** Default: the SDK's own (ANTHROPIC_API_KEY, OPENAI_API_KEY). */
+  readonly apiKey?: string;
+  /** Default: the SDK's own (ANTHROPIC_BASE_URL, OPENAI_BASE_URL, else the public API). */
+  readonly baseURL?: string;
+  /** Stream the response (SSE). Default false. */
+  readonly stream?: boolean;
+  /** Retries of the SDK on 408/409/429/5xx and connection errors. Default: the SDK's (2). */
+  readonly maxRetries?: number;
+  /** Per-request timeout in ms. Default: the SDK's. */
+  readonly timeoutMs?: number;
+}
+
+/** The SDK client options of `options` (both SDKs name them alike), leaving out what is unset. */
+export function sdkClientOptions(options: ProviderConnectionOptions): { apiKey?: string; baseURL?: string; maxRetries?: number; timeout?: number } {
+  return {
+    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+    ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+  };
+}
+
+/** A tool's input schema as sent to a provider: an object schema without `$schema`. */
+export function providerInputSchema(tool: ModelToolDefinition): Record<string, unknown> {
+  const schema: Record<string, unknown> = typeof tool.inputSchema === "object" ? { ...tool.inputSchema } : { type: "object" };
+  // `$schema` is metadata for validators; the model gains nothing from it but tokens.
+  delete schema.$schema;
+  return schema;
 }

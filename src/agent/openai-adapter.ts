@@ -13,18 +13,20 @@ import type {
 } from "openai/resources/chat/completions/completions";
 import type { CompletionUsage } from "openai/resources/completions";
 import {
-  ContextWindowExceededError,
-  isContextWindowError,
+  contextWindowErrorOf,
+  providerInputSchema,
+  sdkClientOptions,
   type ModelAdapter,
   type ModelRequest,
   type ModelTurn,
   type ModelUsage,
+  type ProviderConnectionOptions,
   type StopReason,
 } from "./model-adapter.js";
 import type { ModelToolDefinition } from "../program-tool.js";
-import { textOf, type AgentMessage, type ContentBlock, type ToolCallBlock } from "./transcript.js";
+import { textOf, toolCallsOf, type AgentMessage, type ContentBlock, type ToolCallBlock } from "./transcript.js";
 
-export const OPENAI_PROVIDER = "openai";
+const OPENAI_PROVIDER = "openai";
 
 export interface OpenAIRequestOptions {
   readonly model: string;
@@ -36,15 +38,8 @@ export interface OpenAIRequestOptions {
   readonly stopSequences?: readonly string[];
 }
 
-export interface OpenAIAdapterOptions extends OpenAIRequestOptions {
-  /** Default: the SDK's own (OPENAI_API_KEY). */
-  readonly apiKey?: string;
-  /** Any Chat Completions server, e.g. `http://127.0.0.1:8000/v1`. Default: the SDK's own. */
-  readonly baseURL?: string;
-  /** Stream the response (SSE) and assemble it here. Default false. */
-  readonly stream?: boolean;
-  readonly maxRetries?: number;
-  readonly timeoutMs?: number;
+/** `baseURL` may be any Chat Completions server, e.g. `http://127.0.0.1:8000/v1`; a streamed response is assembled here. */
+export interface OpenAIAdapterOptions extends OpenAIRequestOptions, ProviderConnectionOptions {
   /** A ready client; when given, apiKey, baseURL, maxRetries and timeoutMs are ignored. */
   readonly client?: OpenAI;
 }
@@ -65,7 +60,7 @@ export function buildOpenAIRequest(request: ModelRequest, options: OpenAIRequest
 }
 
 /** The transcript as Chat Completions messages: a user message's tool results become `tool` messages first. */
-export function toOpenAIMessages(messages: readonly AgentMessage[]): ChatCompletionMessageParam[] {
+function toOpenAIMessages(messages: readonly AgentMessage[]): ChatCompletionMessageParam[] {
   const converted: ChatCompletionMessageParam[] = [];
   for (const message of messages) {
     const text = textOf(message);
@@ -76,7 +71,7 @@ export function toOpenAIMessages(messages: readonly AgentMessage[]): ChatComplet
       if (text !== "") converted.push({ role: "user", content: text });
       continue;
     }
-    const calls = message.content.filter((block): block is ToolCallBlock => block.type === "tool_call");
+    const calls = toolCallsOf(message);
     if (text === "" && calls.length === 0) continue;
     converted.push({
       role: "assistant",
@@ -96,9 +91,7 @@ export function toOpenAIMessages(messages: readonly AgentMessage[]): ChatComplet
 }
 
 function toOpenAITool(tool: ModelToolDefinition): ChatCompletionTool {
-  const schema: Record<string, unknown> = typeof tool.inputSchema === "object" ? { ...tool.inputSchema } : { type: "object" };
-  delete schema.$schema;
-  return { type: "function", function: { name: tool.name, description: tool.description, parameters: schema } };
+  return { type: "function", function: { name: tool.name, description: tool.description, parameters: providerInputSchema(tool) } };
 }
 
 /** A Chat Completion (its first choice) as a normalized turn. */
@@ -161,7 +154,7 @@ function usageOf(usage: CompletionUsage | undefined | null): ModelUsage {
 }
 
 /** Folds streamed chunks into the completion a non-streaming call would have returned. */
-export function assembleOpenAIChunks(chunks: readonly ChatCompletionChunk[]): ChatCompletion {
+function assembleOpenAIChunks(chunks: readonly ChatCompletionChunk[]): ChatCompletion {
   let text = "";
   let refusal = "";
   let finishReason: ChatCompletion.Choice["finish_reason"] | null = null;
@@ -211,14 +204,7 @@ export function assembleOpenAIChunks(chunks: readonly ChatCompletionChunk[]): Ch
 
 /** Builds a ModelAdapter over Chat Completions. */
 export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter {
-  const client =
-    options.client ??
-    new OpenAI({
-      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
-      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-      ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-    });
+  const client = options.client ?? new OpenAI(sdkClientOptions(options));
   return {
     provider: OPENAI_PROVIDER,
     async createTurn(request) {
@@ -231,10 +217,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
         for await (const chunk of stream) chunks.push(chunk);
         return fromOpenAICompletion(assembleOpenAIChunks(chunks));
       } catch (error) {
-        if (error instanceof OpenAI.APIError && isContextWindowError(error.status, error.code, error.message)) {
-          throw new ContextWindowExceededError(error.message, { status: error.status, cause: error });
-        }
-        throw error;
+        throw error instanceof OpenAI.APIError ? (contextWindowErrorOf(error) ?? error) : error;
       }
     },
   };

@@ -3,7 +3,7 @@
 // resolves whatever happens (denied, invalid, cancelled), so the turn's results always pair
 // up with its calls. A name that was not offered in this mode is answered, never run.
 
-import type { CallStatus, JsonValue, RunResult, ToolOutcome } from "../contract.js";
+import { statusForCode, type CallErrorCode, type JsonValue, type RunResult, type ToolDefinedCode, type ToolOutcome } from "../contract.js";
 import { ToolError } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
 import type { AgentEventListener } from "./agent-events.js";
@@ -33,37 +33,36 @@ async function runOneCall(call: ToolCallBlock, context: ToolCallRunContext): Pro
   const tool = target?.kind === "tool" ? target.tool : undefined;
   const started = Date.now();
   context.emit({ type: "tool-call-start", step: context.step, callId: call.id, name: call.name, tool });
-  let answer: { content: string; status: CallStatus };
+  let outcome: ToolOutcome;
   if (target === undefined) {
     const offered = context.toolset.names.providerNames();
-    answer = failed("TOOL_NOT_FOUND", `No tool named "${call.name.slice(0, 200)}" is offered. Available tools: ${offered.join(", ") || "none"}.`);
+    outcome = failure(call, "TOOL_NOT_FOUND", `No tool named "${call.name.slice(0, 200)}" is offered. Available tools: ${offered.join(", ") || "none"}.`);
   } else if (call.input === undefined) {
-    answer = failed("INPUT_INVALID", "The tool arguments were not valid JSON; send a JSON object.");
+    outcome = failure(call, "INPUT_INVALID", "The tool arguments were not valid JSON; send a JSON object.");
   } else if (target.kind === "search") {
-    answer = searchCall(call.input, context.yard);
+    outcome = searchCall(call, context.yard);
   } else {
-    const outcome = await context.yard.callTool(target.tool, call.input, { callId: call.id, signal: context.signal });
-    answer = { content: renderToolOutcomeForModel(outcome), status: outcome.status };
+    outcome = await context.yard.callTool(target.tool, call.input, { callId: call.id, signal: context.signal });
   }
-  const isError = answer.status !== "ok";
+  const isError = outcome.status !== "ok";
   context.emit({
     type: "tool-call-end",
     step: context.step,
     callId: call.id,
     name: call.name,
     tool,
-    status: answer.status,
+    status: outcome.status,
     isError,
     durationMs: Date.now() - started,
   });
-  return { type: "tool_result", callId: call.id, content: answer.content, isError };
+  return { type: "tool_result", callId: call.id, content: renderToolOutcomeForModel(outcome), isError };
 }
 
 async function runProgramCall(call: ToolCallBlock, context: ToolCallRunContext): Promise<ToolResultBlock> {
   const code = (call.input as { code?: unknown } | undefined)?.code;
   if (typeof code !== "string") {
-    const { content } = failed("INPUT_INVALID", 'run_program takes { "code": string }: the TypeScript program as one string.');
-    return { type: "tool_result", callId: call.id, content, isError: true };
+    const outcome = failure(call, "INPUT_INVALID", 'run_program takes { "code": string }: the TypeScript program as one string.');
+    return { type: "tool_result", callId: call.id, content: renderToolOutcomeForModel(outcome), isError: true };
   }
   context.emit({ type: "run-program-start", step: context.step, callId: call.id, sourceBytes: Buffer.byteLength(code) });
   const result = await context.yard.run(code, { signal: context.signal });
@@ -72,11 +71,11 @@ async function runProgramCall(call: ToolCallBlock, context: ToolCallRunContext):
   return { type: "tool_result", callId: call.id, content: renderRunResultForModel(result), isError: !result.ok };
 }
 
-function searchCall(input: unknown, yard: Switchyard): { content: string; status: CallStatus } {
-  const { query, pattern, limit } = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+function searchCall(call: ToolCallBlock, yard: Switchyard): ToolOutcome {
+  const { query, pattern, limit } = (typeof call.input === "object" && call.input !== null ? call.input : {}) as Record<string, unknown>;
   const text = typeof pattern === "string" ? pattern : query;
   if (typeof text !== "string" || text.trim() === "") {
-    return failed("INPUT_INVALID", "search_tools needs a query (words) or a pattern (a regular expression).");
+    return failure(call, "INPUT_INVALID", "search_tools needs a query (words) or a pattern (a regular expression).");
   }
   try {
     const answer = yard.searchAndLoad(text, {
@@ -84,15 +83,16 @@ function searchCall(input: unknown, yard: Switchyard): { content: string; status
       ...(typeof limit === "number" ? { limit } : {}),
     });
     const declarations = answer.declarations.trim() === "" ? "(no tools found)" : `\`\`\`ts\n${answer.declarations.trim()}\n\`\`\``;
-    return { content: `references: ${JSON.stringify(answer.references)}\ndeclarations:\n${declarations}`, status: "ok" };
+    return { callId: call.id, tool: call.name, status: "ok", value: `references: ${JSON.stringify(answer.references)}\ndeclarations:\n${declarations}` };
   } catch (error) {
-    if (error instanceof ToolError) return failed(error.code, error.message);
+    if (error instanceof ToolError) return failure(call, error.code, error.message);
     throw error;
   }
 }
 
-function failed(code: string, message: string): { content: string; status: CallStatus } {
-  return { content: `error ${code}: ${message}`, status: code === "TOOL_NOT_FOUND" || code === "INPUT_INVALID" || code === "PATTERN_INVALID" ? "invalid" : "error" };
+/** An outcome the loop answers itself, before or instead of the pipeline; no details, so it renders as one line. */
+function failure(call: ToolCallBlock, code: CallErrorCode | ToolDefinedCode, message: string): ToolOutcome {
+  return { callId: call.id, tool: call.name, status: statusForCode(code), error: { code, message } };
 }
 
 const MAX_DETAILS_CHARS = 4_000;

@@ -41,7 +41,7 @@ export type TurnDecision =
   /** Append the turn without tool calls and end the run with `status`. */
   | { readonly action: "stop"; readonly status: Exclude<AgentStatus, "completed">; readonly reason: string };
 
-export const DEFAULT_MAX_CONSECUTIVE_TRUNCATIONS = 3;
+const DEFAULT_MAX_CONSECUTIVE_TRUNCATIONS = 3;
 
 /**
  * The decision for one turn:

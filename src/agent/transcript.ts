@@ -61,8 +61,7 @@ export function userText(text: string): UserMessage {
 }
 
 /** The text blocks of a message, joined by blank lines. */
-export function textOf(message: AgentMessage | undefined): string {
-  if (message === undefined) return "";
+export function textOf(message: AgentMessage): string {
   return message.content
     .filter((block): block is TextBlock => block.type === "text")
     .map((block) => block.text)

@@ -123,7 +123,7 @@ function createAdapter(options: AgentCommandOptions, apiKey: string, baseURL: st
 }
 
 /** The run in a few lines: status, steps, tokens, program runs. */
-export function summarize(result: AgentResult): string {
+function summarize(result: AgentResult): string {
   const lines = [
     `status: ${result.status}${result.stop === undefined ? "" : ` (${result.stop.code}: ${result.stop.message})`}`,
     `steps: ${result.steps}; tokens: ${formatUsage(result.usage.total)}${result.usage.total.cacheCreation > 0 ? `, ${result.usage.total.cacheCreation} written to cache` : ""}`,

@@ -2,26 +2,13 @@
 // response, the SSE event sequence of a streaming one (message_start, content blocks with
 // text and input_json deltas, message_delta with the stop reason, message_stop), and errors.
 
-import type { ScriptedResponse, ScriptedStopReason } from "./scripted-turn.js";
-
-/** What the renderers need besides the scripted turn. */
-export interface WireContext {
-  readonly model: string;
-  readonly responseId: string;
-  /** Gives the id of a tool call the script left without one. */
-  readonly nextCallId: () => string;
-  /** Default input tokens: a quarter of the request's bytes. */
-  readonly requestBytes: number;
-}
+import type { ScriptedResponse } from "./scripted-turn.js";
+import { pieces, scriptedTokens, scriptedToolCall, stopReasonOf, type WireContext } from "./wire-context.js";
 
 interface RenderedBlock {
   readonly block: Record<string, unknown>;
   /** For a tool call: the input as JSON text, streamed as input_json deltas. */
   readonly inputText?: string;
-}
-
-export function stopReasonOf(response: ScriptedResponse): ScriptedStopReason {
-  return response.stopReason ?? (response.content?.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn");
 }
 
 function renderBlocks(response: ScriptedResponse, context: WireContext): RenderedBlock[] {
@@ -32,20 +19,20 @@ function renderBlocks(response: ScriptedResponse, context: WireContext): Rendere
       case "raw":
         return { block: { ...block.block } };
       case "tool_use": {
-        const inputText = block.inputText ?? JSON.stringify(block.input ?? {});
-        return { block: { type: "tool_use", id: block.id ?? context.nextCallId(), name: block.name, input: parseOrEmpty(inputText) }, inputText };
+        const { id, name, inputText } = scriptedToolCall(block, context);
+        return { block: { type: "tool_use", id, name, input: parseOrEmpty(inputText) }, inputText };
       }
     }
   });
 }
 
-export function usageOf(response: ScriptedResponse, context: WireContext): Record<string, unknown> {
-  const contentBytes = JSON.stringify(response.content ?? []).length;
+function usageOf(response: ScriptedResponse, context: WireContext): Record<string, unknown> {
+  const tokens = scriptedTokens(response, context);
   return {
-    input_tokens: response.usage?.inputTokens ?? Math.ceil(context.requestBytes / 4),
-    output_tokens: response.usage?.outputTokens ?? Math.max(1, Math.ceil(contentBytes / 4)),
-    cache_creation_input_tokens: response.usage?.cacheCreationTokens ?? 0,
-    cache_read_input_tokens: response.usage?.cacheReadTokens ?? 0,
+    input_tokens: tokens.input,
+    output_tokens: tokens.output,
+    cache_creation_input_tokens: tokens.cacheCreation,
+    cache_read_input_tokens: tokens.cacheRead,
     cache_creation: null,
     server_tool_use: null,
     service_tier: "standard",
@@ -124,13 +111,6 @@ function anthropicErrorType(status: number): string {
   if (status === 529) return "overloaded_error";
   if (status >= 500) return "api_error";
   return "invalid_request_error";
-}
-
-/** Cuts text into short pieces, as a real stream would deliver it. */
-export function pieces(text: string, size = 24): string[] {
-  const result: string[] = [];
-  for (let offset = 0; offset < text.length; offset += size) result.push(text.slice(offset, offset + size));
-  return result;
 }
 
 function parseOrEmpty(text: string): unknown {

@@ -2,10 +2,10 @@
 // the `data:` chunks of a streaming one (ending in a usage chunk when asked, then [DONE]),
 // and errors. Anthropic-only blocks are skipped; a refusal travels in `message.refusal`.
 
-import { pieces, stopReasonOf, type WireContext } from "./anthropic-wire.js";
-import type { ScriptedResponse } from "./scripted-turn.js";
+import type { ScriptedResponse, ScriptedStopReason } from "./scripted-turn.js";
+import { pieces, scriptedTokens, scriptedToolCall, stopReasonOf, type WireContext } from "./wire-context.js";
 
-const FINISH_REASONS: Record<string, string> = {
+const FINISH_REASONS: Record<ScriptedStopReason, string> = {
   end_turn: "stop",
   tool_use: "tool_calls",
   max_tokens: "length",
@@ -29,11 +29,8 @@ function renderMessage(response: ScriptedResponse, context: WireContext): Render
   for (const block of response.content ?? []) {
     if (block.type === "text") text += block.text;
     if (block.type === "tool_use") {
-      toolCalls.push({
-        id: block.id ?? context.nextCallId(),
-        type: "function",
-        function: { name: block.name, arguments: block.inputText ?? JSON.stringify(block.input ?? {}) },
-      });
+      const { id, name, inputText } = scriptedToolCall(block, context);
+      toolCalls.push({ id, type: "function", function: { name, arguments: inputText } });
     }
   }
   const refused = stopReason === "refusal";
@@ -41,18 +38,18 @@ function renderMessage(response: ScriptedResponse, context: WireContext): Render
     content: refused || text === "" ? null : text,
     refusal: refused ? text || "I can't help with that." : null,
     toolCalls,
-    finishReason: response.finishReason ?? FINISH_REASONS[stopReason] ?? "stop",
+    finishReason: response.finishReason ?? FINISH_REASONS[stopReason],
   };
 }
 
 function usageOf(response: ScriptedResponse, context: WireContext): Record<string, unknown> {
-  const prompt = (response.usage?.inputTokens ?? Math.ceil(context.requestBytes / 4)) + (response.usage?.cacheReadTokens ?? 0);
-  const completion = response.usage?.outputTokens ?? Math.max(1, Math.ceil(JSON.stringify(response.content ?? []).length / 4));
+  const tokens = scriptedTokens(response, context);
+  const prompt = tokens.input + tokens.cacheRead;
   return {
     prompt_tokens: prompt,
-    completion_tokens: completion,
-    total_tokens: prompt + completion,
-    prompt_tokens_details: { cached_tokens: response.usage?.cacheReadTokens ?? 0 },
+    completion_tokens: tokens.output,
+    total_tokens: prompt + tokens.output,
+    prompt_tokens_details: { cached_tokens: tokens.cacheRead },
   };
 }
 

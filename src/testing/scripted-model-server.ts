@@ -5,9 +5,10 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { anthropicError, anthropicEventStream, anthropicMessage, type WireContext } from "./anthropic-wire.js";
+import { anthropicError, anthropicEventStream, anthropicMessage } from "./anthropic-wire.js";
 import { openAICompletion, openAIError, openAIEventStream } from "./openai-wire.js";
 import type { RecordedRequest, ScriptedAnswer, ScriptedProtocol, ScriptedTurn } from "./scripted-turn.js";
+import type { WireContext } from "./wire-context.js";
 
 export interface ScriptedModelServerOptions {
   /** The answers, in request order; or one function answering every request. */
@@ -42,7 +43,6 @@ const ROUTES: Record<string, { protocol: ScriptedProtocol; endpoint: RecordedReq
  */
 export async function startScriptedModelServer(options: ScriptedModelServerOptions): Promise<ScriptedModelServer> {
   const requests: RecordedRequest[] = [];
-  const turnRequests: RecordedRequest[] = [];
   let turnIndex = 0;
   let callCounter = 0;
   let responseCounter = 0;
@@ -70,7 +70,9 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     const sendError = (status: number, message: string, type?: string, code?: string): void =>
       sendJson(res, status, protocol === "openai" ? openAIError(status, message, type, code) : anthropicError(status, message, type));
 
-    const consumes = route !== undefined && route.endpoint !== "count_tokens" && req.method === "POST" && body !== undefined;
+    // Decided before recording, so a rejected request is recorded with turnIndex -1.
+    const rejection = rejectionOf(req, path, route !== undefined, body !== undefined, options.apiKey);
+    const consumes = rejection === undefined && route?.endpoint !== "count_tokens";
     const recorded: RecordedRequest = {
       protocol,
       endpoint: route?.endpoint ?? "messages",
@@ -78,17 +80,13 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       headers: { ...req.headers },
       body,
       stream: body?.stream === true,
-      turnIndex: consumes ? turnIndex : -1,
+      turnIndex: consumes ? turnIndex++ : -1,
     };
     requests.push(recorded);
-    if (route === undefined || req.method !== "POST") return sendError(404, `scripted model: no route for ${req.method} ${path}.`);
-    if (!authorized(req, options.apiKey)) return sendError(401, "scripted model: missing or wrong API key (x-api-key or Authorization: Bearer).");
-    if (body === undefined) return sendError(400, "scripted model: the body is not JSON.");
-    if (route.endpoint === "count_tokens") return sendJson(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
+    if (rejection !== undefined) return sendError(...rejection);
+    if (route?.endpoint === "count_tokens") return sendJson(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
 
-    const index = turnIndex++;
-    turnRequests.push(recorded);
-    const answer = await answerOf(recorded, index);
+    const answer = await answerOf(recorded, recorded.turnIndex);
     if ("error" in answer) return sendError(answer.error.status, answer.error.message, answer.error.type, answer.error.code);
     if ("raw" in answer) {
       res.writeHead(answer.raw.status ?? 200, { "content-type": answer.raw.contentType ?? "application/json" });
@@ -128,13 +126,23 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     url,
     openaiBaseURL: `${url}/v1`,
     requests,
-    turnRequests,
+    get turnRequests() {
+      return requests.filter((request) => request.turnIndex !== -1);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/** Why the server refuses a request, as [status, message]; undefined when it answers it. */
+function rejectionOf(req: IncomingMessage, path: string, routed: boolean, parsed: boolean, apiKey: string | undefined): readonly [number, string] | undefined {
+  if (!routed || req.method !== "POST") return [404, `scripted model: no route for ${req.method} ${path}.`];
+  if (!authorized(req, apiKey)) return [401, "scripted model: missing or wrong API key (x-api-key or Authorization: Bearer)."];
+  if (!parsed) return [400, "scripted model: the body is not JSON."];
+  return undefined;
 }
 
 function authorized(req: IncomingMessage, apiKey: string | undefined): boolean {

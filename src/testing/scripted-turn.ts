@@ -2,6 +2,8 @@
 // and rendered in either protocol (Anthropic Messages or OpenAI Chat Completions). A turn can
 // be data, a function of the request it answers, an HTTP error, or a verbatim recorded payload.
 
+import type { StopReason } from "@anthropic-ai/sdk/resources/messages/messages";
+
 /** One block of a scripted assistant turn. */
 export type ScriptedBlock =
   | { readonly type: "text"; readonly text: string }
@@ -19,14 +21,7 @@ export type ScriptedBlock =
   | { readonly type: "raw"; readonly block: Record<string, unknown> };
 
 /** Anthropic's stop reasons; each is mapped to the nearest OpenAI `finish_reason` unless `finishReason` is set. */
-export type ScriptedStopReason =
-  | "end_turn"
-  | "tool_use"
-  | "max_tokens"
-  | "stop_sequence"
-  | "pause_turn"
-  | "refusal"
-  | "model_context_window_exceeded";
+export type ScriptedStopReason = StopReason;
 
 /** Token counts as Anthropic reports them; OpenAI's `prompt_tokens` is `inputTokens + cacheReadTokens`. */
 export interface ScriptedUsage {

@@ -64,7 +64,7 @@ describe.each<ProviderKind>(["anthropic", "openai"])("direct mode (%s)", (provid
         { content: [{ type: "text", text: "Checked three orders." }] },
       ],
     });
-    const { yard } = ordersYard();
+    const { yard, service } = ordersYard();
     const started: string[] = [];
     const result = await runAgent({
       yard,
@@ -87,9 +87,13 @@ describe.each<ProviderKind>(["anthropic", "openai"])("direct mode (%s)", (provid
     ]);
     const payments = lastToolResults(server.turnRequests[2]!.body, provider);
     expect(payments.map((answer) => answer.id)).toEqual(["call_pay_0", "call_pay_1", "call_pay_2"]);
-    // Each payment result is bound to its own order (unless the upstream failed transiently).
+    // Each payment result is bound to its own order; only an order whose lookups are seeded to fail may answer with an error.
+    const truth = service.groundTruth(["cus_1001"]);
+    const transient = new Set(truth.transientFailures.map((failure) => failure.orderId));
     payments.forEach((answer, index) => {
-      if (!answer.content.startsWith("error")) expect(JSON.parse(answer.content).orderId).toBe(orderIds[index]);
+      const orderId = orderIds[index]!;
+      if (truth.permanentFailures.includes(orderId)) expect(answer.content).toMatch(/^error /);
+      else if (!(transient.has(orderId) && answer.content.startsWith("error"))) expect(JSON.parse(answer.content).orderId).toBe(orderId);
     });
     expect(result.runs).toEqual([]);
     expect(unansweredToolCalls(result.messages).unanswered).toEqual([]);

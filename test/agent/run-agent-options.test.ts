@@ -1,7 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { getEventListeners } from "node:events";
+import { describe, expect, it, vi } from "vitest";
 import { runAgent } from "../../src/agent/run-agent.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { Switchyard } from "../../src/switchyard.js";
+import type { RecordedRequest } from "../../src/testing/index.js";
 import { adapterFor, startServer } from "./agent-fixtures.js";
 
 const noop = (name: string) => defineTool({ name, description: "No-op.", inputSchema: { type: "object" }, effect: "read", execute: () => null });
@@ -23,6 +25,46 @@ describe("runAgent options", () => {
     const yard = new Switchyard({ tools: [noop("a.b"), noop("a__b")] });
     await expect(runAgent({ yard, model: adapterFor(server, "anthropic"), task: "t", mode: "direct" })).rejects.toMatchObject({ code: "TOOL_NAME_COLLISION" });
     expect(server.requests).toHaveLength(0);
+  });
+
+  it("builds the toolset once per catalog version: reused while the catalog is unchanged, rebuilt after a change", async () => {
+    const yard = new Switchyard({ tools: [noop("a.one")] });
+    const programTool = vi.spyOn(yard, "programTool");
+    const server = await startServer({
+      script: [
+        { content: [{ type: "tool_use", id: "toolu_1", name: "a__one", input: {} }] },
+        () => {
+          yard.registry.addAll([noop("b.two")]);
+          return { content: [{ type: "tool_use", id: "toolu_2", name: "a__one", input: {} }] };
+        },
+        { content: [{ type: "text", text: "done" }] },
+      ],
+    });
+    const result = await runAgent({ yard, model: adapterFor(server, "anthropic"), task: "t", mode: "hybrid" });
+    expect(result.status).toBe("completed");
+    const offered = (request: RecordedRequest): string[] => request.body.tools.map((tool: { name: string }) => tool.name);
+    const [first, second, third] = server.turnRequests.map(offered);
+    expect(second).toEqual(first);
+    expect(first).not.toContain("b__two");
+    expect(third).toContain("b__two");
+    expect(programTool).toHaveBeenCalledTimes(2);
+  });
+
+  it("throws TOOL_NAME_COLLISION when a catalog change mid-run brings a clash, and lets go of the caller's signal", async () => {
+    const yard = new Switchyard({ tools: [noop("a.b")] });
+    const server = await startServer({
+      script: [
+        () => {
+          yard.registry.addAll([noop("a__b")]);
+          return { content: [{ type: "tool_use", id: "toolu_1", name: "a__b", input: {} }] };
+        },
+      ],
+    });
+    const controller = new AbortController();
+    const running = runAgent({ yard, model: adapterFor(server, "anthropic"), task: "t", mode: "direct", signal: controller.signal, budgets: { timeMs: 60_000 } });
+    await expect(running).rejects.toMatchObject({ code: "TOOL_NAME_COLLISION" });
+    expect(server.turnRequests).toHaveLength(1);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
   it("ends with budget_exceeded when the time budget runs out mid-request", async () => {

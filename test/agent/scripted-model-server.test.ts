@@ -18,7 +18,7 @@ describe("startScriptedModelServer", () => {
     const refused = await post("/v1/messages", { model: "m" });
     expect(refused.status).toBe(401);
     expect(await refused.json()).toMatchObject({ type: "error", error: { type: "authentication_error" } });
-    expect(server.requests).toHaveLength(3);
+    expect(server.requests.map((request) => request.turnIndex)).toEqual([0, 1, -1]);
     expect(server.turnRequests.map((request) => request.turnIndex)).toEqual([0, 1]);
   });
 
@@ -34,6 +34,10 @@ describe("startScriptedModelServer", () => {
     const counted = await post("/v1/messages/count_tokens", { model: "m", messages: [] }, { "x-api-key": "k" });
     expect(await counted.json()).toEqual({ input_tokens: expect.any(Number) });
     expect(await (await post("/v1/messages", { model: "m" }, { "x-api-key": "k" })).text()).toBe('{"recorded":true}');
+    expect(server.requests.map((request) => [request.endpoint, request.turnIndex])).toEqual([
+      ["count_tokens", -1],
+      ["messages", 0],
+    ]);
   });
 
   it("streams Anthropic SSE events in order when stream is true", async () => {

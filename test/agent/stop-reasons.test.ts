@@ -146,7 +146,7 @@ describe("stop_sequence", () => {
     expect(result.status).toBe("completed");
     expect(result.finalText).toBe("Answer: 42");
     // OpenAI reports a matched stop sequence as a plain `stop` and does not say which one.
-    if (provider === "anthropic") expect(result.stopSequence).toBe("###");
+    expect(result.stopSequence).toBe(provider === "anthropic" ? "###" : undefined);
   });
 });
 
