@@ -91,8 +91,14 @@ export { ProviderToolNames, toProviderToolName } from "./agent/provider-tool-nam
 export { unansweredToolCalls, type AgentMessage, type ContentBlock, type ToolCallBlock, type ToolResultBlock } from "./agent/transcript.js";
 export { buildAnthropicRequest, createAnthropicAdapter, type AnthropicAdapterOptions, type AnthropicRequestBody } from "./agent/anthropic-adapter.js";
 export { buildOpenAIRequest, createOpenAIAdapter, type OpenAIAdapterOptions } from "./agent/openai-adapter.js";
-export { describeProgramTool, describeSearchTool, renderRunResultForModel, type ModelToolDefinition } from "./program-tool.js";
-export { renderToolOutcomeForModel } from "./agent/run-tool-calls.js";
+export {
+  describeProgramTool,
+  describeSearchTool,
+  renderRunResultForModel,
+  renderSearchAnswerForModel,
+  renderToolOutcomeForModel,
+  type ModelToolDefinition,
+} from "./program-tool.js";
 
 // Switchyard as an MCP server (code-mode gateway).
 export { createGatewayServer, type GatewayServer, type GatewayServerOptions } from "./gateway/gateway-server.js";

@@ -1,8 +1,9 @@
-// The model-facing side of programmatic calling: the `run_program` and `search_tools` tool
-// definitions, and the compact rendering of a RunResult that goes back into the context.
+// The model-facing side of Switchyard: the `run_program` and `search_tools` tool definitions,
+// and how a RunResult, a search answer and a direct call's outcome read in the context.
 // Shared by the agent loop and the MCP gateway, so both speak to models the same way.
 
-import type { JsonSchema, RunResult } from "./contract.js";
+import type { JsonSchema, JsonValue, RunResult, ToolOutcome } from "./contract.js";
+import type { SearchToolsAnswer } from "./search/discovery.js";
 
 /** A tool as a provider or MCP client sees it. */
 export interface ModelToolDefinition {
@@ -98,5 +99,31 @@ export function renderRunResultForModel(result: RunResult): string {
   }
   const summary = [...counts].map(([key, count]) => `${count} ${key}`).join(", ");
   lines.push(`calls: ${result.stats.toolCalls}${summary === "" ? "" : ` (${summary})`}, ${Math.round(result.stats.wallMs)} ms`);
+  return lines.join("\n");
+}
+
+const MAX_DETAILS_CHARS = 4_000;
+
+/**
+ * A direct call's outcome as the model reads it: the value as JSON (a string value as is),
+ * or `error CODE: message` with the details as JSON on the next line, cut at 4 000 characters.
+ */
+export function renderToolOutcomeForModel(outcome: ToolOutcome): string {
+  if (outcome.status === "ok") {
+    return typeof outcome.value === "string" ? outcome.value : (JSON.stringify(outcome.value as JsonValue) ?? "null");
+  }
+  const lines = [`error ${outcome.error.code}: ${outcome.error.message}`];
+  if (outcome.error.details !== undefined) {
+    const details = JSON.stringify(outcome.error.details);
+    lines.push(`details: ${details.length > MAX_DETAILS_CHARS ? `${details.slice(0, MAX_DETAILS_CHARS)}… [cut]` : details}`);
+  }
+  return lines.join("\n");
+}
+
+/** A search_tools answer as a model reads it: one line per tool found, then their declarations. */
+export function renderSearchAnswerForModel(answer: SearchToolsAnswer): string {
+  const lines = answer.references.length === 0 ? ["No tools found; try other words or a pattern."] : [`Found ${answer.references.length} tools:`];
+  for (const reference of answer.references) lines.push(`- ${reference.name}: ${reference.summary}`);
+  if (answer.declarations.trim() !== "") lines.push("", "```ts", answer.declarations.trim(), "```");
   return lines.join("\n");
 }

@@ -195,10 +195,9 @@ export function distractorTools(): ToolDefinition[] {
  */
 async function discover(turns: PolicyTurns, world: TaskWorld<unknown>, problems: string[]): Promise<void> {
   const found = new Set<string>();
+  // A search answer lists one found tool per line, as "- <name>: <summary>" (renderSearchAnswerForModel).
   const collect = (content: string) => {
-    const line = content.split("\n", 1)[0] ?? "";
-    if (!line.startsWith("references: ")) return;
-    for (const reference of JSON.parse(line.slice("references: ".length)) as { name: string }[]) found.add(reference.name);
+    for (const match of content.matchAll(/^- ([^:\s]+): /gm)) found.add(match[1]!);
   };
   const results = await turns.turn(world.searchQueries.map((query) => ({ name: SEARCH_TOOLS_TOOL, input: { query } })));
   for (const result of results) collect(result.content);

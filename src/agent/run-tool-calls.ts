@@ -3,12 +3,12 @@
 // resolves whatever happens (denied, invalid, cancelled), so the turn's results always pair
 // up with its calls. A name that was not offered in this mode is answered, never run.
 
-import { statusForCode, type CallErrorCode, type JsonValue, type RunResult, type ToolDefinedCode, type ToolOutcome } from "../contract.js";
+import { statusForCode, type CallErrorCode, type RunResult, type ToolDefinedCode, type ToolOutcome } from "../contract.js";
 import { ToolError } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
 import type { AgentEventListener } from "./agent-events.js";
 import type { AgentToolset } from "./agent-toolset.js";
-import { renderRunResultForModel } from "../program-tool.js";
+import { renderRunResultForModel, renderSearchAnswerForModel, renderToolOutcomeForModel } from "../program-tool.js";
 import type { ToolCallBlock, ToolResultBlock } from "./transcript.js";
 
 export interface ToolCallRunContext {
@@ -82,8 +82,7 @@ function searchCall(call: ToolCallBlock, yard: Switchyard): ToolOutcome {
       mode: typeof pattern === "string" ? "regex" : "bm25",
       ...(typeof limit === "number" ? { limit } : {}),
     });
-    const declarations = answer.declarations.trim() === "" ? "(no tools found)" : `\`\`\`ts\n${answer.declarations.trim()}\n\`\`\``;
-    return { callId: call.id, tool: call.name, status: "ok", value: `references: ${JSON.stringify(answer.references)}\ndeclarations:\n${declarations}` };
+    return { callId: call.id, tool: call.name, status: "ok", value: renderSearchAnswerForModel(answer) };
   } catch (error) {
     if (error instanceof ToolError) return failure(call, error.code, error.message);
     throw error;
@@ -95,20 +94,3 @@ function failure(call: ToolCallBlock, code: CallErrorCode | ToolDefinedCode, mes
   return { callId: call.id, tool: call.name, status: statusForCode(code), error: { code, message } };
 }
 
-const MAX_DETAILS_CHARS = 4_000;
-
-/**
- * A direct call's outcome as the model reads it: the value as JSON (a string value as is),
- * or `error CODE: message` with the details as JSON on the next line, cut at 4 000 characters.
- */
-export function renderToolOutcomeForModel(outcome: ToolOutcome): string {
-  if (outcome.status === "ok") {
-    return typeof outcome.value === "string" ? outcome.value : (JSON.stringify(outcome.value as JsonValue) ?? "null");
-  }
-  const lines = [`error ${outcome.error.code}: ${outcome.error.message}`];
-  if (outcome.error.details !== undefined) {
-    const details = JSON.stringify(outcome.error.details);
-    lines.push(`details: ${details.length > MAX_DETAILS_CHARS ? `${details.slice(0, MAX_DETAILS_CHARS)}… [cut]` : details}`);
-  }
-  return lines.join("\n");
-}

@@ -4,8 +4,7 @@
 
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonValue, RunResult, ToolOutcome } from "../contract.js";
-import { renderRunResultForModel, type ModelToolDefinition } from "../program-tool.js";
-import { renderToolOutcomeForModel } from "../agent/run-tool-calls.js";
+import { renderRunResultForModel, renderSearchAnswerForModel, renderToolOutcomeForModel, type ModelToolDefinition } from "../program-tool.js";
 import type { SearchToolsAnswer } from "../search/discovery.js";
 
 export const DESCRIBE_TOOLS_TOOL = "describe_tools";
@@ -119,11 +118,8 @@ export function runResultToToolResult(result: RunResult, source: string): CallTo
 
 /** A search_tools answer: references, then the found tools' declarations. */
 export function searchAnswerToToolResult(answer: SearchToolsAnswer, catalogVersion: number): CallToolResult {
-  const lines = answer.references.length === 0 ? ["No tools found; try other words or a pattern."] : [`Found ${answer.references.length} tools:`];
-  for (const reference of answer.references) lines.push(`- ${reference.name}: ${reference.summary}`);
-  if (answer.declarations.trim() !== "") lines.push("", "```ts", answer.declarations.trim(), "```");
   return {
-    content: [{ type: "text", text: lines.join("\n") }],
+    content: [{ type: "text", text: renderSearchAnswerForModel(answer) }],
     structuredContent: { references: answer.references.map((reference) => ({ ...reference })), declarations: answer.declarations, catalogVersion },
   };
 }

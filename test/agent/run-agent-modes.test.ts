@@ -162,7 +162,7 @@ describe("hybrid mode", () => {
     expect(toolNamesOf(server.turnRequests[0]!)).toEqual(["run_program", "search_tools"]);
     const [found] = lastToolResults(server.turnRequests[1]!.body, "anthropic");
     expect(found).toMatchObject({ id: "toolu_find", isError: false });
-    expect(found!.content).toMatch(/^references: \[\{"name":"orders.getPaymentContext"/);
+    expect(found!.content).toMatch(/^Found \d+ tools:\n- orders\.getPaymentContext: /);
     expect(found!.content).toContain("getPaymentContext(input:");
     const [refused] = lastToolResults(server.turnRequests[2]!.body, "anthropic");
     expect(refused).toMatchObject({ id: "toolu_bad", isError: true, content: expect.stringMatching(/^error PATTERN_INVALID/) });
