@@ -47,7 +47,7 @@ export function createAgentToolset(yard: Switchyard, mode: AgentMode): AgentTool
       reserved.push(SEARCH_TOOLS_TOOL);
     }
   }
-  const direct = mode === "programmatic" ? [] : snapshot.tools.filter((tool) => tool.definition.callers.includes("direct"));
+  const direct = mode === "programmatic" ? [] : snapshot.tools.filter((tool) => tool.definition.callers.includes("direct") && yard.offers(tool.definition.name));
   const names = new ProviderToolNames(
     direct.map((tool) => tool.definition.name),
     reserved,

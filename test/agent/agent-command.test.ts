@@ -80,7 +80,7 @@ describe("switchyard agent", () => {
   it("builds the session from --config, with the config's permission rules", async () => {
     folder = await mkdtemp(join(tmpdir(), "agent-cli-"));
     const config = join(folder, "switchyard.config.json");
-    await writeFile(config, JSON.stringify({ tools: [TOOLS_MODULE], permissions: { rules: [{ tools: "orders.getPaymentContext", decision: "deny", reason: "not today" }] } }));
+    await writeFile(config, JSON.stringify({ tools: [TOOLS_MODULE], permissions: { rules: [{ tools: "orders.getPaymentContext", decision: "ask", reason: "payments need a person" }] } }));
     const server = await startServer({
       script: [
         { content: [{ type: "tool_use", id: "toolu_pay", name: "orders__getPaymentContext", input: { orderId: "ord_x" } }] },
@@ -91,7 +91,9 @@ describe("switchyard agent", () => {
     await cli.program.parseAsync(["agent", "--provider", "anthropic", "--model", "m", "--config", config, "--mode", "direct", "Pay?"], { from: "user" });
     expect(cli.exitCode()).toBe(0);
     const answer = server.turnRequests[1]!.body.messages.at(-1).content[0];
+    // `ask` with no terminal to ask on (the CLI's approver) is a denial the model sees.
     expect(answer).toMatchObject({ tool_use_id: "toolu_pay", is_error: true, content: expect.stringContaining("PERMISSION_DENIED") });
+    expect(answer.content).toContain("no terminal");
   });
 
   it("refuses to start without the provider's key in the environment", async () => {

@@ -74,10 +74,15 @@ describe("a denied call", () => {
   it.each<ProviderKind>(["anthropic", "openai"])("comes back as an error result without running the tool, and the loop goes on (%s)", async (provider) => {
     const execute = vi.fn(() => "deleted");
     const tool = defineTool({ name: "files.delete", description: "Delete a file.", inputSchema: { type: "object" }, effect: "destructive", execute });
-    const yard = new Switchyard({ tools: [tool], permissions: { rules: [{ tools: "files.*", decision: "deny", reason: "Deleting files is not allowed here." }] } });
+    const yard = new Switchyard({
+      tools: [tool],
+      permissions: {
+        rules: [{ tools: "files.*", decision: "deny", when: (input) => (input as { path?: string }).path !== "/tmp/scratch", reason: "Deleting files is not allowed here." }],
+      },
+    });
     const server = await startServer({
       script: [
-        { content: [{ type: "tool_use", id: "call_del", name: "files__delete", input: {} }] },
+        { content: [{ type: "tool_use", id: "call_del", name: "files__delete", input: { path: "/etc/passwd" } }] },
         { content: [{ type: "text", text: "I was not allowed to delete it." }] },
       ],
     });
@@ -89,6 +94,19 @@ describe("a denied call", () => {
     expect(answer!.content).toMatch(/^error PERMISSION_DENIED: .*Deleting files is not allowed here/);
     if (provider === "anthropic") expect(answer!.isError).toBe(true);
     expect(result.messages[2]).toMatchObject({ role: "user", content: [{ type: "tool_result", callId: "call_del", isError: true }] });
+  });
+});
+
+describe("a tool that every call to is denied", () => {
+  it("is not offered to the model at all, in direct mode as in run_program", async () => {
+    const keep = defineTool({ name: "files.read", description: "Read a file.", inputSchema: { type: "object" }, effect: "read", execute: () => "text" });
+    const drop = defineTool({ name: "files.delete", description: "Delete a file.", inputSchema: { type: "object" }, execute: () => "deleted" });
+    const yard = new Switchyard({ tools: [keep, drop], permissions: { rules: [{ tools: "files.delete", decision: "deny" }] } });
+    const server = await startServer({ script: [{ content: [{ type: "text", text: "Nothing to do." }] }] });
+    await runAgent({ yard, model: adapterFor(server, "anthropic"), task: "t", mode: "hybrid" });
+    const body = server.turnRequests[0]!.body as { tools: { name: string; description: string }[] };
+    expect(body.tools.map((tool) => tool.name)).toEqual(["run_program", "files__read", "results__read"]);
+    expect(body.tools[0]!.description).not.toContain("delete(");
   });
 });
 
