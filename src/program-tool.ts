@@ -76,6 +76,16 @@ export function describeSearchTool(): ModelToolDefinition {
 
 const MAX_RENDERED_OUTPUT_CHARS = 64 * 1024;
 
+/** A run's calls counted by status and code ("ok", "error TOOL_ERROR", ...), in order of first appearance. */
+export function countCallsByStatus(result: RunResult): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const call of result.calls) {
+    const key = call.code === undefined ? call.status : `${call.status} ${call.code}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
 /**
  * A RunResult rendered for a model: the output as JSON, bounded logs, the error with its
  * source line, warnings, and one line summarizing the calls. Compact on purpose: this is
@@ -92,12 +102,7 @@ export function renderRunResultForModel(result: RunResult): string {
   }
   for (const warning of result.warnings) lines.push(`warning line ${warning.line}: ${warning.message}`);
   if (result.logs.length > 0) lines.push("logs:", ...result.logs);
-  const counts = new Map<string, number>();
-  for (const call of result.calls) {
-    const key = call.code === undefined ? call.status : `${call.status} ${call.code}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  const summary = [...counts].map(([key, count]) => `${count} ${key}`).join(", ");
+  const summary = Object.entries(countCallsByStatus(result)).map(([key, count]) => `${count} ${key}`).join(", ");
   lines.push(`calls: ${result.stats.toolCalls}${summary === "" ? "" : ` (${summary})`}, ${Math.round(result.stats.wallMs)} ms`);
   return lines.join("\n");
 }

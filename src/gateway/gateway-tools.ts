@@ -4,7 +4,7 @@
 
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonValue, RunResult, ToolOutcome } from "../contract.js";
-import { renderRunResultForModel, renderSearchAnswerForModel, renderToolOutcomeForModel, type ModelToolDefinition } from "../program-tool.js";
+import { countCallsByStatus, renderRunResultForModel, renderSearchAnswerForModel, renderToolOutcomeForModel, type ModelToolDefinition } from "../program-tool.js";
 import type { SearchToolsAnswer } from "../search/discovery.js";
 
 export const DESCRIBE_TOOLS_TOOL = "describe_tools";
@@ -79,15 +79,11 @@ export interface RunProgramContent {
  * quoted), the structured result, and `isError` when the run failed.
  */
 export function runResultToToolResult(result: RunResult, source: string): CallToolResult {
-  const byStatus: Record<string, number> = {};
-  const failed: { id: string; tool: string; status: string; code?: string }[] = [];
-  for (const call of result.calls) {
-    const key = call.code === undefined ? call.status : `${call.status} ${call.code}`;
-    byStatus[key] = (byStatus[key] ?? 0) + 1;
-    if (call.status !== "ok" && failed.length < MAX_LISTED_FAILURES) {
-      failed.push({ id: call.id, tool: call.tool, status: call.status, ...(call.code === undefined ? {} : { code: call.code }) });
-    }
-  }
+  const byStatus = countCallsByStatus(result);
+  const failed = result.calls
+    .filter((call) => call.status !== "ok")
+    .slice(0, MAX_LISTED_FAILURES)
+    .map((call) => ({ id: call.id, tool: call.tool, status: call.status, ...(call.code === undefined ? {} : { code: call.code }) }));
   const error = result.error;
   const content: RunProgramContent = {
     ok: result.ok,
