@@ -11,11 +11,10 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchema, ToolEffect } from "../contract.js";
 import { SwitchyardError, ToolError, messageOf } from "../errors.js";
-import { compileSchema } from "../schema/schema-validator.js";
 import { defineTool, type ToolDefinition } from "./define-tool.js";
 import { errorTextOfToolResult, valueOfToolResult, type McpToolResultLike } from "./mcp-content.js";
 import { parseToolName } from "./tool-name.js";
-import type { ToolRegistry } from "./tool-registry.js";
+import { prepareTool, type ToolRegistry } from "./tool-registry.js";
 
 /** How to reach an MCP server: a child process over stdio, or a streamable-HTTP endpoint. */
 export type McpTransportOptions =
@@ -434,10 +433,8 @@ class McpSourceImpl implements McpSource {
     const identifiers = new Set<string>();
     for (const definition of definitions) {
       try {
-        const identifier = parseToolName(definition.name).identifierPath;
+        const identifier = prepareTool(definition).parsedName.identifierPath;
         if (identifiers.has(identifier)) throw new Error(`another tool of the server also maps to tools.${identifier}`);
-        compileSchema(definition.inputSchema, `Tool "${definition.name}" inputSchema`);
-        if (definition.outputSchema !== undefined) compileSchema(definition.outputSchema, `Tool "${definition.name}" outputSchema`);
         identifiers.add(identifier);
         usable.push(definition);
       } catch (error) {

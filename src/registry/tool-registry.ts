@@ -108,7 +108,11 @@ export function closestToolNames(snapshot: CatalogSnapshot, name: string, limit 
     .map((entry) => entry.name);
 }
 
-function prepareTool(input: ToolDefinition): RegisteredTool {
+/**
+ * Does for one tool what registration does (name, schemas, examples), without registering it.
+ * Throws the same SwitchyardError a registration would; lets a source set aside one bad tool.
+ */
+export function prepareTool(input: ToolDefinition): RegisteredTool {
   // Accept specs that did not pass through defineTool (plain objects from config files).
   const definition = toToolDefinition(input);
   const parsedName = parseToolName(definition.name);
