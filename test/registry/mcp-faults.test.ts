@@ -93,6 +93,15 @@ describe("MCP source faults", () => {
     await source.close();
   });
 
+  it("sets aside the tools the registry refuses (a schema that does not compile, an identifier clash) and keeps the rest", async () => {
+    const registry = new ToolRegistry();
+    const source = await connect(registry, { namespace: "mixed", transport: fixture("--with-bad-tools") });
+    expect(source.skippedTools.map((tool) => tool.name)).toEqual(["broken", "get_item"]);
+    expect(source.skippedTools[0]!.reason).toMatch(/does not compile/);
+    expect(source.skippedTools[1]!.reason).toMatch(/tools\.mixed\.get_item/);
+    expect(registry.snapshot().tools.map((tool) => tool.definition.localName)).toEqual(["get-item", "echo", "slow", "freeze", "note", "fail"]);
+  });
+
   it("maps an isError result to TOOL_ERROR with the server's text, and annotations to effects", async () => {
     const yard = new Switchyard();
     const source = await connect(yard.registry, { namespace: "fx", transport: fixture() });
