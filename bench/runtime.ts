@@ -161,7 +161,13 @@ function bareParallelScript(calls: number): string {
  * Times one `yard.run`. The type check is off unless asked for: it is a separate station
  * with its own rows, and its 20-40 ms would drown the per-call figures in noise.
  */
-async function timeSwitchyardRun(yard: Switchyard, source: string, expected: number, maxToolCalls: number, typeCheck: TypeCheckMode = "off"): Promise<number> {
+async function timeSwitchyardRun(
+  yard: Switchyard,
+  source: string,
+  expected: number,
+  maxToolCalls: number,
+  typeCheck: TypeCheckMode = "off",
+): Promise<number> {
   let output: unknown;
   const elapsed = await timeMs(async () => {
     const result = await yard.run(source, { limits: { maxToolCalls }, typeCheck });
@@ -244,17 +250,30 @@ function createPipelineContext(yard: Switchyard, scheduler: ToolScheduler): Pipe
   };
 }
 
-async function timeRunToolCall(context: PipelineContext, calls: number, mode: "sequential" | "parallel"): Promise<number> {
+async function timeRunToolCall(
+  context: PipelineContext,
+  calls: number,
+  mode: "sequential" | "parallel",
+): Promise<number> {
   const programId = `bench-p${++pipelineRunCount}`;
-  const callAt = (index: number): ToolCall => ({ id: `${programId}.${index + 1}`, tool: "bench.noop", input: {}, caller: "program", programId });
+  const callAt = (index: number): ToolCall => ({
+    id: `${programId}.${index + 1}`,
+    tool: "bench.noop",
+    input: {},
+    caller: "program",
+    programId,
+  });
   const check = (status: string): void => {
     if (status !== "ok") throw new Error(`runToolCall resolved ${status}`);
   };
   return timeMs(async () => {
     if (mode === "sequential") {
-      for (let index = 0; index < calls; index++) check((await runToolCall(callAt(index), context, { inputBytes: 2 })).outcome.status);
+      for (let index = 0; index < calls; index++)
+        check((await runToolCall(callAt(index), context, { inputBytes: 2 })).outcome.status);
     } else {
-      const results = await Promise.all(Array.from({ length: calls }, (_, index) => runToolCall(callAt(index), context, { inputBytes: 2 })));
+      const results = await Promise.all(
+        Array.from({ length: calls }, (_, index) => runToolCall(callAt(index), context, { inputBytes: 2 })),
+      );
       for (const result of results) check(result.outcome.status);
     }
   });
@@ -291,7 +310,7 @@ async function measureTypeCheckIfAvailable(): Promise<TypeCheckFigures | undefin
   }
   if (typeof module.measureTypeCheck !== "function") return undefined;
   type Timing = { coldMs: number; warmMedianMs: number };
-  const measured = (await (module.measureTypeCheck as () => Promise<{ inProcess: Timing; worker: Timing }>)());
+  const measured = await (module.measureTypeCheck as () => Promise<{ inProcess: Timing; worker: Timing }>)();
   return {
     inProcessColdMs: measured.inProcess.coldMs,
     inProcessWarmMedianMs: measured.inProcess.warmMedianMs,
@@ -305,7 +324,11 @@ async function measureTypeCheckIfAvailable(): Promise<TypeCheckFigures | undefin
 type Variant = readonly [name: string, run: () => Promise<number>];
 
 /** Median over rounds of a per-round figure; rounds missing a sample are skipped. */
-function perRound(samples: Record<string, number[]>, rounds: number, figure: (get: (name: string) => number) => number): number {
+function perRound(
+  samples: Record<string, number[]>,
+  rounds: number,
+  figure: (get: (name: string) => number) => number,
+): number {
   const values: number[] = [];
   for (let round = 0; round < rounds; round++) {
     const value = figure((name) => samples[name]?.[round] ?? Number.NaN);
@@ -384,7 +407,10 @@ export async function measureRuntime(options: RuntimeBenchOptions = {}): Promise
       }
       // The same program with a type annotation: it takes the esbuild transform path.
       await idle();
-      keepCold("cold.yardTyped", await timeSwitchyardRun(yard, "const sum: number = 1 + 1;\nreturn sum;", 2, maxToolCalls));
+      keepCold(
+        "cold.yardTyped",
+        await timeSwitchyardRun(yard, "const sum: number = 1 + 1;\nreturn sum;", 2, maxToolCalls),
+      );
       // Back to back, with no pause: the spare is still being prepared when the next run starts.
       keepCold("cold.yardBackToBack", await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls));
       if (index % 4 === 0) {
@@ -398,8 +424,10 @@ export async function measureRuntime(options: RuntimeBenchOptions = {}): Promise
   for (let round = 0; round < rounds; round++) await runRound(round, true);
 
   // Per-call µs in one round: the N-call total minus the same program with 0 calls.
-  const perCall = (get: (name: string) => number, name: string, fixedName: string): number => ((get(name) - get(fixedName)) * 1000) / calls;
-  const loopUs = (get: (name: string) => number, name: string, loopCalls: number): number => (get(name) * 1000) / loopCalls;
+  const perCall = (get: (name: string) => number, name: string, fixedName: string): number =>
+    ((get(name) - get(fixedName)) * 1000) / calls;
+  const loopUs = (get: (name: string) => number, name: string, loopCalls: number): number =>
+    (get(name) * 1000) / loopCalls;
   const figure = (compute: (get: (name: string) => number) => number): number => perRound(samples, rounds, compute);
   const seqBare = (get: (name: string) => number): number => perCall(get, "seq.bare", "seq.bare0");
   const seqYard = (get: (name: string) => number): number => perCall(get, "seq.yard", "seq.yard0");
@@ -409,8 +437,10 @@ export async function measureRuntime(options: RuntimeBenchOptions = {}): Promise
   const directCalls = calls * DIRECT_LOOP_FACTOR;
 
   const coldMedians: Record<string, number[]> = {};
-  for (const [name, perRoundRuns] of Object.entries(coldSamples)) coldMedians[name] = perRoundRuns.map((runs) => median(runs));
-  const coldFigure = (compute: (get: (name: string) => number) => number): number => perRound(coldMedians, rounds, compute);
+  for (const [name, perRoundRuns] of Object.entries(coldSamples))
+    coldMedians[name] = perRoundRuns.map((runs) => median(runs));
+  const coldFigure = (compute: (get: (name: string) => number) => number): number =>
+    perRound(coldMedians, rounds, compute);
   const allCold = (name: string): number => median((coldSamples[name] ?? []).flat());
 
   return {
@@ -475,8 +505,21 @@ const times = (value: number, baseline: string): string => `${value.toFixed(2)}�
 const percent = (value: number, baseline: string): string => `${(value * 100).toFixed(1)}% of ${baseline}`;
 const verdict = (ok: boolean): string => (ok ? "PASS" : "MISS");
 
-function ratioRow(what: string, value: number, ratio: number, baselineName: string, unit: (value: number) => string, limit: number): Row {
-  return { what, median: unit(value), ratio: times(ratio, baselineName), target: `≤ ${limit}× ${baselineName}`, verdict: verdict(ratio <= limit) };
+function ratioRow(
+  what: string,
+  value: number,
+  ratio: number,
+  baselineName: string,
+  unit: (value: number) => string,
+  limit: number,
+): Row {
+  return {
+    what,
+    median: unit(value),
+    ratio: times(ratio, baselineName),
+    target: `≤ ${limit}× ${baselineName}`,
+    verdict: verdict(ratio <= limit),
+  };
 }
 
 function infoRow(what: string, median: string, ratio = ""): Row {
@@ -494,26 +537,96 @@ export function runtimeRows(measurement: RuntimeMeasurement): Row[] {
   const rows: Row[] = [
     section(`sequential no-op calls (${n} per program, typeCheck off), per call`),
     infoRow("  bare isolated-vm Reference.apply round trip", us(sequential.bareUs), "baseline"),
-    ratioRow("  Switchyard yard.run", sequential.switchyardUs, sequential.switchyardRatio, "bare", us, TARGET_CALL_RATIO),
-    infoRow("  direct in-process await noop({})", us(sequential.directUs), times(sequential.directUs / sequential.bareUs, "bare")),
-    infoRow("  fixed run cost subtracted: bare / Switchyard", `${ms(sequential.bareFixedMs)} / ${ms(sequential.switchyardFixedMs)}`),
+    ratioRow(
+      "  Switchyard yard.run",
+      sequential.switchyardUs,
+      sequential.switchyardRatio,
+      "bare",
+      us,
+      TARGET_CALL_RATIO,
+    ),
+    infoRow(
+      "  direct in-process await noop({})",
+      us(sequential.directUs),
+      times(sequential.directUs / sequential.bareUs, "bare"),
+    ),
+    infoRow(
+      "  fixed run cost subtracted: bare / Switchyard",
+      `${ms(sequential.bareFixedMs)} / ${ms(sequential.switchyardFixedMs)}`,
+    ),
     section(`parallel no-op calls (Promise.all of ${n}, typeCheck off), per call`),
     infoRow("  bare isolated-vm Reference.apply round trip", us(parallel.bareUs), "baseline"),
-    ratioRow("  Switchyard, default scheduler (64 reads/namespace)", parallel.switchyardUs, parallel.switchyardRatio, "bare", us, TARGET_CALL_RATIO),
-    ratioRow("  Switchyard, maxConcurrentReads 10 000", parallel.switchyardWideUs, parallel.switchyardWideRatio, "bare", us, TARGET_CALL_RATIO),
-    infoRow("  direct in-process Promise.all(noop({}))", us(parallel.directUs), times(parallel.directUs / parallel.bareUs, "bare")),
+    ratioRow(
+      "  Switchyard, default scheduler (64 reads/namespace)",
+      parallel.switchyardUs,
+      parallel.switchyardRatio,
+      "bare",
+      us,
+      TARGET_CALL_RATIO,
+    ),
+    ratioRow(
+      "  Switchyard, maxConcurrentReads 10 000",
+      parallel.switchyardWideUs,
+      parallel.switchyardWideRatio,
+      "bare",
+      us,
+      TARGET_CALL_RATIO,
+    ),
+    infoRow(
+      "  direct in-process Promise.all(noop({}))",
+      us(parallel.directUs),
+      times(parallel.directUs / parallel.bareUs, "bare"),
+    ),
     section("cold run of `return 1 + 1`"),
     infoRow("  bare floor: Isolate+context+compile+run+dispose", ms(cold.bareMs), "baseline"),
-    ratioRow("  Switchyard yard.run, typeCheck off, after idle", cold.switchyardMs, cold.switchyardRatio, "bare", ms, TARGET_COLD_RATIO),
-    infoRow("  Switchyard yard.run, typeCheck off, back to back", ms(cold.switchyardBackToBackMs), times(cold.switchyardBackToBackRatio, "bare")),
-    infoRow("  Switchyard yard.run of `const sum: number = 1 + 1` (esbuild path)", ms(cold.switchyardTypedMs), times(cold.switchyardTypedRatio, "bare")),
+    ratioRow(
+      "  Switchyard yard.run, typeCheck off, after idle",
+      cold.switchyardMs,
+      cold.switchyardRatio,
+      "bare",
+      ms,
+      TARGET_COLD_RATIO,
+    ),
+    infoRow(
+      "  Switchyard yard.run, typeCheck off, back to back",
+      ms(cold.switchyardBackToBackMs),
+      times(cold.switchyardBackToBackRatio, "bare"),
+    ),
+    infoRow(
+      "  Switchyard yard.run of `const sum: number = 1 + 1` (esbuild path)",
+      ms(cold.switchyardTypedMs),
+      times(cold.switchyardTypedRatio, "bare"),
+    ),
     // The type check has its own targets (the rows at the end); this row shows what it adds.
-    infoRow("  Switchyard yard.run, default typeCheck \"error\"", ms(cold.switchyardCheckedMs), times(cold.switchyardCheckedRatio, "bare")),
+    infoRow(
+      '  Switchyard yard.run, default typeCheck "error"',
+      ms(cold.switchyardCheckedMs),
+      times(cold.switchyardCheckedRatio, "bare"),
+    ),
     section("full pipeline vs bare bridge (runToolCall in process, per call)"),
-    pipelineRow("  runToolCall, sequential", pipeline.runToolCallSequentialUs, pipeline.runToolCallSequentialShare, "bare seq"),
-    pipelineRow("  runToolCall, parallel, default scheduler", pipeline.runToolCallParallelUs, pipeline.runToolCallParallelShare, "bare par"),
-    pipelineRow("  runToolCall, parallel, maxConcurrentReads 10 000", pipeline.runToolCallParallelWideUs, pipeline.runToolCallParallelWideShare, "bare par"),
-    infoRow("  ToolBridge.handle (whole host side), sequential", us(pipeline.bridgeHandleSequentialUs), percent(pipeline.bridgeHandleSequentialShare, "bare seq")),
+    pipelineRow(
+      "  runToolCall, sequential",
+      pipeline.runToolCallSequentialUs,
+      pipeline.runToolCallSequentialShare,
+      "bare seq",
+    ),
+    pipelineRow(
+      "  runToolCall, parallel, default scheduler",
+      pipeline.runToolCallParallelUs,
+      pipeline.runToolCallParallelShare,
+      "bare par",
+    ),
+    pipelineRow(
+      "  runToolCall, parallel, maxConcurrentReads 10 000",
+      pipeline.runToolCallParallelWideUs,
+      pipeline.runToolCallParallelWideShare,
+      "bare par",
+    ),
+    infoRow(
+      "  ToolBridge.handle (whole host side), sequential",
+      us(pipeline.bridgeHandleSequentialUs),
+      percent(pipeline.bridgeHandleSequentialShare, "bare seq"),
+    ),
     infoRow(
       "  Switchyard minus bare, sequential",
       us(pipeline.switchyardMinusBareSequentialUs),
@@ -535,7 +648,13 @@ export function runtimeRows(measurement: RuntimeMeasurement): Row[] {
 }
 
 function pipelineRow(what: string, value: number, share: number, baselineName: string): Row {
-  return { what, median: us(value), ratio: percent(share, baselineName), target: `≤ ${TARGET_PIPELINE_SHARE * 100}%`, verdict: verdict(share <= TARGET_PIPELINE_SHARE) };
+  return {
+    what,
+    median: us(value),
+    ratio: percent(share, baselineName),
+    target: `≤ ${TARGET_PIPELINE_SHARE * 100}%`,
+    verdict: verdict(share <= TARGET_PIPELINE_SHARE),
+  };
 }
 
 function limitRow(what: string, value: number, limitMs: number): Row {
@@ -544,12 +663,24 @@ function limitRow(what: string, value: number, limitMs: number): Row {
 
 /** Formats rows as a fixed-width table. */
 export function formatTable(rows: readonly Row[]): string {
-  const header: Row = { what: "what", median: "median", ratio: "ratio vs baseline", target: "target", verdict: "verdict" };
+  const header: Row = {
+    what: "what",
+    median: "median",
+    ratio: "ratio vs baseline",
+    target: "target",
+    verdict: "verdict",
+  };
   const all = [header, ...rows];
   const width = (key: keyof Row): number => Math.max(...all.map((row) => row[key].length));
   const widths = { what: width("what"), median: width("median"), ratio: width("ratio"), target: width("target") };
   const line = (row: Row): string =>
-    [row.what.padEnd(widths.what), row.median.padStart(widths.median), row.ratio.padEnd(widths.ratio), row.target.padEnd(widths.target), row.verdict]
+    [
+      row.what.padEnd(widths.what),
+      row.median.padStart(widths.median),
+      row.ratio.padEnd(widths.ratio),
+      row.target.padEnd(widths.target),
+      row.verdict,
+    ]
       .join("  ")
       .trimEnd();
   const rule = "-".repeat(line(header).length + 4);

@@ -53,7 +53,7 @@ interface NamespaceSpec {
 }
 
 const ADDRESS = "{ line1: string; line2?: string; city: string; postalCode: string; country: string }";
-const MONEY = "{ amount: number; currency: \"USD\" | \"EUR\" | \"GBP\" }";
+const MONEY = '{ amount: number; currency: "USD" | "EUR" | "GBP" }';
 
 const NAMESPACES: readonly NamespaceSpec[] = [
   {
@@ -190,14 +190,28 @@ const NAMESPACES: readonly NamespaceSpec[] = [
       { name: "title", type: "string", doc: "Product title." },
       { name: "price", type: MONEY, doc: "List price." },
       { name: "category", type: '"apparel" | "electronics" | "home" | "toys"', doc: "Top-level category." },
-      { name: "attributes", type: "{ color?: string; size?: string; weightGrams?: number }", doc: "Variant attributes." },
+      {
+        name: "attributes",
+        type: "{ color?: string; size?: string; weightGrams?: number }",
+        doc: "Variant attributes.",
+      },
       { name: "active", type: "boolean", doc: "Sellable." },
     ],
     filters: [
       { name: "query", type: "string", doc: "Full-text query." },
       { name: "category", type: '"apparel" | "electronics" | "home" | "toys"', doc: "Only this category." },
     ],
-    tools: ["searchProducts", "getProduct", "updatePrice", "archive", "listVariants", "bulkGet", "related", "reviews", "setStock"],
+    tools: [
+      "searchProducts",
+      "getProduct",
+      "updatePrice",
+      "archive",
+      "listVariants",
+      "bulkGet",
+      "related",
+      "reviews",
+      "setStock",
+    ],
   },
 ];
 
@@ -336,7 +350,8 @@ async function measureInChild(path: "in-process" | "worker"): Promise<TypeCheckT
       expectClean(checker.check(programFor(0), text));
     });
     const warm: number[] = [];
-    for (let run = 1; run <= WARM_RUNS; run++) warm.push(await timeAsync(async () => expectClean(checker?.check(programFor(run), text) ?? [])));
+    for (let run = 1; run <= WARM_RUNS; run++)
+      warm.push(await timeAsync(async () => expectClean(checker?.check(programFor(run), text) ?? [])));
     return timing(coldMs, warm);
   }
   const { TypeChecker } = await import("../src/sandbox/type-checker.js");
@@ -344,7 +359,8 @@ async function measureInChild(path: "in-process" | "worker"): Promise<TypeCheckT
   try {
     const coldMs = await timeAsync(async () => expectClean(await checker.check(programFor(0), text)));
     const warm: number[] = [];
-    for (let run = 1; run <= WARM_RUNS; run++) warm.push(await timeAsync(async () => expectClean(await checker.check(programFor(run), text))));
+    for (let run = 1; run <= WARM_RUNS; run++)
+      warm.push(await timeAsync(async () => expectClean(await checker.check(programFor(run), text))));
     return timing(coldMs, warm);
   } finally {
     await checker.close();

@@ -3,7 +3,14 @@
 // program's output with its size measured here, so an oversized value never reaches the host.
 // It captures every intrinsic it needs up front: the program may overwrite globals later.
 
-import { DESCRIBE_PATH, SEARCH_PATH, decodeCallEnvelope, encodeProgramError, encodeProgramOutput, type LogLevel } from "./wire.js";
+import {
+  DESCRIBE_PATH,
+  SEARCH_PATH,
+  decodeCallEnvelope,
+  encodeProgramError,
+  encodeProgramOutput,
+  type LogLevel,
+} from "./wire.js";
 
 /** The slice of isolated-vm's Reference the guest uses. */
 interface HostReference {
@@ -76,7 +83,10 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
     const size = utf8Length(line) + 1;
     if (logLines + 1 > config.maxLogLines || logBytes + size > config.maxLogBytes) {
       logTruncated = true;
-      logHost.applyIgnored(undefined, ["warn", `[switchyard: log truncated after ${logLines} lines, ${logBytes} bytes]`]);
+      logHost.applyIgnored(undefined, [
+        "warn",
+        `[switchyard: log truncated after ${logLines} lines, ${logBytes} bytes]`,
+      ]);
       return;
     }
     logLines += 1;
@@ -93,10 +103,19 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
   captured.defineProperty(global, "console", { value: consoleObject, writable: true, configurable: true });
 
   const callTool = (path: string, input: unknown): Promise<unknown> => {
-    if (finished) return captured.reject(makeError("RUN_FINISHED", "The program has already finished; this call was not made.", null, path));
+    if (finished)
+      return captured.reject(
+        makeError("RUN_FINISHED", "The program has already finished; this call was not made.", null, path),
+      );
     let argsJson: string;
     try {
-      argsJson = serialize(input === undefined ? {} : input, config.maxArgumentBytes, "ARGUMENT_TOO_LARGE", "INPUT_INVALID", "argument");
+      argsJson = serialize(
+        input === undefined ? {} : input,
+        config.maxArgumentBytes,
+        "ARGUMENT_TOO_LARGE",
+        "INPUT_INVALID",
+        "argument",
+      );
     } catch (error) {
       return captured.reject(toGuestError(error, path));
     }
@@ -121,7 +140,13 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
           finished = true;
           try {
             return encodeProgramOutput(
-              serialize(value === undefined ? null : value, config.maxOutputBytes, "OUTPUT_TOO_LARGE", "OUTPUT_NOT_SERIALIZABLE", "output"),
+              serialize(
+                value === undefined ? null : value,
+                config.maxOutputBytes,
+                "OUTPUT_TOO_LARGE",
+                "OUTPUT_NOT_SERIALIZABLE",
+                "output",
+              ),
             );
           } catch (error) {
             const failure = toGuestError(error, undefined);
@@ -155,13 +180,22 @@ function createToolsProxy(callTool: (path: string, input: unknown) => Promise<un
         // `then` would make the object a thenable that `await` unwraps; symbols are not names.
         if (typeof property !== "string" || property === "then") return undefined;
         if (path === "" && property === "$search") {
-          return (query: unknown, options?: unknown) => callTool(SEARCH_PATH, { query, ...(isObject(options) ? options : {}) });
+          return (query: unknown, options?: unknown) =>
+            callTool(SEARCH_PATH, { query, ...(isObject(options) ? options : {}) });
         }
         if (path === "" && property === "$describe") return (name: unknown) => callTool(DESCRIBE_PATH, { name });
         return make(path === "" ? property : `${path}.${property}`);
       },
       apply(_target, _this, args: unknown[]) {
-        if (path === "") return captured.reject(makeError("TOOL_NOT_FOUND", "`tools` itself is not a tool; call tools.<namespace>.<name>(input).", null, ""));
+        if (path === "")
+          return captured.reject(
+            makeError(
+              "TOOL_NOT_FOUND",
+              "`tools` itself is not a tool; call tools.<namespace>.<name>(input).",
+              null,
+              "",
+            ),
+          );
         return callTool(path, args[0]);
       },
       set() {
@@ -188,23 +222,44 @@ function serialize(value: unknown, maxBytes: number, sizeCode: string, shapeCode
     budget += key.length + 4;
     switch (typeof current) {
       case "function":
-        throw makeError(shapeCode, `The ${what} contains a function at "${key}"; only JSON data can cross.`, null, undefined);
+        throw makeError(
+          shapeCode,
+          `The ${what} contains a function at "${key}"; only JSON data can cross.`,
+          null,
+          undefined,
+        );
       case "symbol":
-        throw makeError(shapeCode, `The ${what} contains a symbol at "${key}"; only JSON data can cross.`, null, undefined);
+        throw makeError(
+          shapeCode,
+          `The ${what} contains a symbol at "${key}"; only JSON data can cross.`,
+          null,
+          undefined,
+        );
       case "bigint":
-        throw makeError(shapeCode, `The ${what} contains a BigInt at "${key}"; convert it to a string or number.`, null, undefined);
+        throw makeError(
+          shapeCode,
+          `The ${what} contains a BigInt at "${key}"; convert it to a string or number.`,
+          null,
+          undefined,
+        );
       case "string":
         budget += current.length;
         break;
       case "object":
         if (current !== null && typeof (current as { then?: unknown }).then === "function") {
-          throw makeError(shapeCode, `The ${what} contains a Promise at "${key}"; did you forget \`await\`?`, null, undefined);
+          throw makeError(
+            shapeCode,
+            `The ${what} contains a Promise at "${key}"; did you forget \`await\`?`,
+            null,
+            undefined,
+          );
         }
         break;
       default:
         budget += 8;
     }
-    if (budget > maxBytes) throw makeError(sizeCode, `The ${what} is larger than the ${maxBytes}-byte limit.`, null, undefined);
+    if (budget > maxBytes)
+      throw makeError(sizeCode, `The ${what} is larger than the ${maxBytes}-byte limit.`, null, undefined);
     return current;
   };
   let text: string | undefined;
@@ -217,7 +272,8 @@ function serialize(value: unknown, maxBytes: number, sizeCode: string, shapeCode
   }
   if (typeof text !== "string") text = "null";
   const bytes = utf8Length(text);
-  if (bytes > maxBytes) throw makeError(sizeCode, `The ${what} is ${bytes} bytes, over the ${maxBytes}-byte limit.`, null, undefined);
+  if (bytes > maxBytes)
+    throw makeError(sizeCode, `The ${what} is ${bytes} bytes, over the ${maxBytes}-byte limit.`, null, undefined);
   return text;
 }
 
@@ -225,8 +281,15 @@ function describeThrown(error: unknown): string {
   if (error instanceof captured.ErrorCtor) {
     const guestError = error as GuestError;
     const name = safeString(guestError.name, "Error");
-    const toolNote = typeof guestError.code === "string" && typeof guestError.tool === "string" ? ` (${guestError.code} from tools.${guestError.tool})` : "";
-    return encodeProgramError("RUNTIME_ERROR", `${name}: ${safeString(guestError.message, "")}${toolNote}`, safeString(guestError.stack, "") || null);
+    const toolNote =
+      typeof guestError.code === "string" && typeof guestError.tool === "string"
+        ? ` (${guestError.code} from tools.${guestError.tool})`
+        : "";
+    return encodeProgramError(
+      "RUNTIME_ERROR",
+      `${name}: ${safeString(guestError.message, "")}${toolNote}`,
+      safeString(guestError.stack, "") || null,
+    );
   }
   return encodeProgramError("RUNTIME_ERROR", `Uncaught ${formatLogValue(error)}`, null);
 }
@@ -254,7 +317,8 @@ function isGuestError(error: unknown): error is GuestError & { code: string } {
 
 function formatLogValue(value: unknown): string {
   if (typeof value === "string") return value;
-  if (value instanceof captured.ErrorCtor) return `${safeString(value.name, "Error")}: ${safeString(value.message, "")}`;
+  if (value instanceof captured.ErrorCtor)
+    return `${safeString(value.name, "Error")}: ${safeString(value.message, "")}`;
   if (value === undefined || typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") {
     return captured.String(value);
   }

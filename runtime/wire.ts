@@ -10,7 +10,13 @@ export const DESCRIBE_PATH = "$describe";
 /** A tool call's answer, guest-bound. */
 export type CallEnvelope =
   | { readonly ok: true; readonly callId: string; readonly value: unknown }
-  | { readonly ok: false; readonly callId: string | null; readonly code: string; readonly message: string; readonly details?: unknown };
+  | {
+      readonly ok: false;
+      readonly callId: string | null;
+      readonly code: string;
+      readonly message: string;
+      readonly details?: unknown;
+    };
 
 /** A program's end, host-bound: its output JSON, or the error that ended it. */
 export type ProgramResult =

@@ -15,7 +15,12 @@ import { ToolError } from "./errors.js";
 import type { PermissionGate } from "./permissions/permission-gate.js";
 import type { ToolContext, ToolDefinition } from "./registry/define-tool.js";
 import { closestToolNames, type CatalogSnapshot, type RegisteredTool } from "./registry/tool-registry.js";
-import { applyResultBudget, serializeResult, type ResultBudgetOptions, type ShapedResult } from "./results/result-budget.js";
+import {
+  applyResultBudget,
+  serializeResult,
+  type ResultBudgetOptions,
+  type ShapedResult,
+} from "./results/result-budget.js";
 import { formatViolations, violationsToJson } from "./schema/schema-validator.js";
 import { CallControl, Interrupt } from "./scheduler/call-control.js";
 import { computeDeadline, type Budgets } from "./scheduler/deadline.js";
@@ -66,7 +71,11 @@ export async function executeToolCall(call: ToolCall, context: PipelineContext):
 }
 
 /** `executeToolCall` with the serialized value and the call record. */
-export function runToolCall(call: ToolCall, context: PipelineContext, meta: { readonly inputBytes?: number } = {}): Promise<PipelineResult> {
+export function runToolCall(
+  call: ToolCall,
+  context: PipelineContext,
+  meta: { readonly inputBytes?: number } = {},
+): Promise<PipelineResult> {
   return Promise.resolve(runToolCallNow(call, context, meta));
 }
 
@@ -90,13 +99,26 @@ export function runToolCallNow(
   }
   const tool = registered.definition;
   if (!tool.callers.includes(call.caller)) {
-    return finish(failure(call, "TOOL_NOT_FOUND", `Tool "${tool.name}" cannot be called from a ${call.caller === "program" ? "program" : "direct tool call"}.`));
+    return finish(
+      failure(
+        call,
+        "TOOL_NOT_FOUND",
+        `Tool "${tool.name}" cannot be called from a ${call.caller === "program" ? "program" : "direct tool call"}.`,
+      ),
+    );
   }
 
   // 2. Validation, before anything else sees the input.
   const violations = registered.validateInput(call.input);
   if (violations.length > 0) {
-    return finish(failure(call, "INPUT_INVALID", formatViolations(`Invalid input for ${tool.name}`, violations), violationsToJson(violations)));
+    return finish(
+      failure(
+        call,
+        "INPUT_INVALID",
+        formatViolations(`Invalid input for ${tool.name}`, violations),
+        violationsToJson(violations),
+      ),
+    );
   }
 
   // Steps 3 to 7 finish synchronously when nothing has to wait (no approver, no queue, a
@@ -134,7 +156,14 @@ class CallRun {
   // 3. Permission: decided synchronously unless an approver has to answer.
   permit(): Step {
     const { call, context } = this;
-    const request = { tool: this.#tool.name, input: call.input, caller: call.caller, programId: call.programId, callId: call.id, effect: this.#tool.effect };
+    const request = {
+      tool: this.#tool.name,
+      input: call.input,
+      caller: call.caller,
+      programId: call.programId,
+      callId: call.id,
+      effect: this.#tool.effect,
+    };
     const verdict = context.permissions.checkNow(request, context.preapprovedTools);
     if ("allowed" in verdict) return verdict.allowed ? this.schedule() : this.#denied(verdict.reason);
     this.control.armDeadline(computeDeadline(Date.now(), Number.POSITIVE_INFINITY, context.budgets ?? {}));
@@ -196,7 +225,13 @@ class CallRun {
       if (settled instanceof Interrupt) {
         void execution.then((late) => {
           if (context.trace.active) {
-            context.trace.emit({ type: "tool-call-late-result", callId: call.id, tool: call.tool, at: Date.now(), settled: late.ok ? "fulfilled" : "rejected" });
+            context.trace.emit({
+              type: "tool-call-late-result",
+              callId: call.id,
+              tool: call.tool,
+              at: Date.now(),
+              settled: late.ok ? "fulfilled" : "rejected",
+            });
           }
         });
         return this.#interrupted(settled);
@@ -212,13 +247,19 @@ class CallRun {
     if (this.registered.validateOutput !== undefined) {
       const violations = this.registered.validateOutput(value);
       if (violations.length > 0) {
-        const message = formatViolations(`${tool.name} returned a result that does not match its outputSchema`, violations);
+        const message = formatViolations(
+          `${tool.name} returned a result that does not match its outputSchema`,
+          violations,
+        );
         return this.#end(failure(call, "OUTPUT_INVALID", message, violationsToJson(violations)));
       }
     }
     const serialized = serializeResult(value);
     if (!serialized.ok) return this.#end(failure(call, serialized.error.code, serialized.error.message));
-    const budget = tool.maxDirectResultBytes === undefined ? (context.results ?? {}) : { ...context.results, maxDirectResultBytes: tool.maxDirectResultBytes };
+    const budget =
+      tool.maxDirectResultBytes === undefined
+        ? (context.results ?? {})
+        : { ...context.results, maxDirectResultBytes: tool.maxDirectResultBytes };
     const shaped = applyResultBudget(value, serialized.json, call.caller, budget);
     return shaped instanceof Promise ? shaped.then((done) => this.#shaped(done)) : this.#shaped(shaped);
   }
@@ -276,7 +317,14 @@ class CallToolContext implements ToolContext {
 function startRecord(call: ToolCall, trace: TraceBus, bytesIn: number): Finish {
   const queuedAt = Date.now();
   if (trace.active) {
-    trace.emit({ type: "tool-call-start", callId: call.id, tool: call.tool, caller: call.caller, programId: call.programId, queuedAt });
+    trace.emit({
+      type: "tool-call-start",
+      callId: call.id,
+      tool: call.tool,
+      caller: call.caller,
+      programId: call.programId,
+      queuedAt,
+    });
   }
   return (outcome, json, startedAt) => {
     const endedAt = Date.now();
@@ -313,7 +361,11 @@ function startRecord(call: ToolCall, trace: TraceBus, bytesIn: number): Finish {
 type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }
 
 function isPositiveNumber(value: number | undefined): value is number {
@@ -335,12 +387,22 @@ function resourceKeysOf(registered: RegisteredTool, input: unknown): readonly st
 
 function errorOutcome(call: ToolCall, error: unknown): ToolOutcome {
   if (error instanceof ToolError) return failure(call, error.code, error.message, error.details);
-  const message = error instanceof Error ? error.message : typeof error === "string" ? error : "The tool failed without a message.";
+  const message =
+    error instanceof Error ? error.message : typeof error === "string" ? error : "The tool failed without a message.";
   return failure(call, "TOOL_ERROR", message);
 }
 
-function failure(call: ToolCall, code: CallErrorCode | ToolDefinedCode, message: string, details?: CallError["details"]): ToolOutcome {
-  const error: CallError = { code, message: truncate(message, MAX_ERROR_MESSAGE_CHARS), ...(details === undefined ? {} : { details }) };
+function failure(
+  call: ToolCall,
+  code: CallErrorCode | ToolDefinedCode,
+  message: string,
+  details?: CallError["details"],
+): ToolOutcome {
+  const error: CallError = {
+    code,
+    message: truncate(message, MAX_ERROR_MESSAGE_CHARS),
+    ...(details === undefined ? {} : { details }),
+  };
   return { callId: call.id, tool: call.tool, status: statusForCode(code), error };
 }
 

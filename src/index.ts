@@ -22,7 +22,13 @@ export type {
 export { SwitchyardError, ToolError, type ConfigErrorCode } from "./errors.js";
 
 // The session.
-export { Switchyard, type CallToolOptions, type RunOptions, type SwitchyardOptions, type TypeCheckMode } from "./switchyard.js";
+export {
+  Switchyard,
+  type CallToolOptions,
+  type RunOptions,
+  type SwitchyardOptions,
+  type TypeCheckMode,
+} from "./switchyard.js";
 export { DEFAULT_RUN_LIMITS, type RunLimits } from "./sandbox/run-program.js";
 
 // Station 1: registry.
@@ -45,8 +51,18 @@ export { createShellTool, shellPermissionRules, type ShellToolOptions } from "./
 export { createHttpFetchTool, type HttpFetchToolOptions } from "./builtins/http-fetch-tool.js";
 
 // Configuration file.
-export { loadConfig, resolveConfig, type LoadedConfig, type McpServerConfig, type SwitchyardConfig } from "./config/load-config.js";
-export { createSwitchyardFromConfig, type ConfiguredSwitchyard, type CreateFromConfigOptions } from "./config/create-switchyard-from-config.js";
+export {
+  loadConfig,
+  resolveConfig,
+  type LoadedConfig,
+  type McpServerConfig,
+  type SwitchyardConfig,
+} from "./config/load-config.js";
+export {
+  createSwitchyardFromConfig,
+  type ConfiguredSwitchyard,
+  type CreateFromConfigOptions,
+} from "./config/create-switchyard-from-config.js";
 export { CONFIG_SCHEMA } from "./config/config-schema.js";
 
 // Station 2: discovery.
@@ -82,14 +98,46 @@ export { TraceBus, type TraceEvent, type TraceListener } from "./trace/trace-eve
 export { JsonlTraceWriter } from "./trace/jsonl-trace-writer.js";
 
 // The agent loop and provider adapters.
-export { runAgent, DEFAULT_AGENT_SYSTEM_PROMPT, type AgentBudgets, type AgentResult, type AgentStopCode, type AgentUsage, type RunAgentOptions } from "./agent/run-agent.js";
+export {
+  runAgent,
+  DEFAULT_AGENT_SYSTEM_PROMPT,
+  type AgentBudgets,
+  type AgentResult,
+  type AgentStopCode,
+  type AgentUsage,
+  type RunAgentOptions,
+} from "./agent/run-agent.js";
 export type { AgentEvent, AgentEventListener } from "./agent/agent-events.js";
-export { AGENT_MODES, createAgentToolset, type AgentMode, type AgentToolset, type ToolTarget } from "./agent/agent-toolset.js";
+export {
+  AGENT_MODES,
+  createAgentToolset,
+  type AgentMode,
+  type AgentToolset,
+  type ToolTarget,
+} from "./agent/agent-toolset.js";
 export { decideTurn, type AgentStatus, type StopPolicy, type TurnDecision } from "./agent/stop-policy.js";
-export { ContextWindowExceededError, type ModelAdapter, type ModelRequest, type ModelTurn, type ModelUsage, type StopReason } from "./agent/model-adapter.js";
+export {
+  ContextWindowExceededError,
+  type ModelAdapter,
+  type ModelRequest,
+  type ModelTurn,
+  type ModelUsage,
+  type StopReason,
+} from "./agent/model-adapter.js";
 export { ProviderToolNames, toProviderToolName } from "./agent/provider-tool-names.js";
-export { unansweredToolCalls, type AgentMessage, type ContentBlock, type ToolCallBlock, type ToolResultBlock } from "./agent/transcript.js";
-export { buildAnthropicRequest, createAnthropicAdapter, type AnthropicAdapterOptions, type AnthropicRequestBody } from "./agent/anthropic-adapter.js";
+export {
+  unansweredToolCalls,
+  type AgentMessage,
+  type ContentBlock,
+  type ToolCallBlock,
+  type ToolResultBlock,
+} from "./agent/transcript.js";
+export {
+  buildAnthropicRequest,
+  createAnthropicAdapter,
+  type AnthropicAdapterOptions,
+  type AnthropicRequestBody,
+} from "./agent/anthropic-adapter.js";
 export { buildOpenAIRequest, createOpenAIAdapter, type OpenAIAdapterOptions } from "./agent/openai-adapter.js";
 export {
   describeProgramTool,

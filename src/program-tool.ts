@@ -41,7 +41,8 @@ export function describeProgramTool(content: ProgramToolContent): ModelToolDefin
   const parts = [INSTRUCTIONS];
   if (content.deferring) {
     parts.push(SEARCH_INSTRUCTIONS);
-    if (content.deferredNames.length > 0) parts.push(`Tools that can be searched for: ${content.deferredNames.join(", ")}.`);
+    if (content.deferredNames.length > 0)
+      parts.push(`Tools that can be searched for: ${content.deferredNames.join(", ")}.`);
   }
   parts.push(`Declarations:\n\`\`\`ts\n${content.declarations.trim()}\n\`\`\``);
   return {
@@ -66,7 +67,10 @@ export function describeSearchTool(): ModelToolDefinition {
       type: "object",
       properties: {
         query: { type: "string", description: "What you need, in words, e.g. 'refund a charge'." },
-        pattern: { type: "string", description: "A regular expression over tool names and descriptions, e.g. 'list.*invoice'." },
+        pattern: {
+          type: "string",
+          description: "A regular expression over tool names and descriptions, e.g. 'list.*invoice'.",
+        },
         limit: { type: "integer", minimum: 1, maximum: 20, default: 5, description: "How many tools to return." },
       },
       additionalProperties: false,
@@ -95,15 +99,21 @@ export function renderRunResultForModel(result: RunResult): string {
   const lines: string[] = [];
   if (result.ok) {
     const output = JSON.stringify(result.output);
-    lines.push(`output: ${output.length > MAX_RENDERED_OUTPUT_CHARS ? `${output.slice(0, MAX_RENDERED_OUTPUT_CHARS)}… [cut]` : output}`);
+    lines.push(
+      `output: ${output.length > MAX_RENDERED_OUTPUT_CHARS ? `${output.slice(0, MAX_RENDERED_OUTPUT_CHARS)}… [cut]` : output}`,
+    );
   } else if (result.error !== undefined) {
     const where = result.error.line === undefined ? "" : ` at line ${result.error.line}`;
     lines.push(`error ${result.error.code}${where}: ${result.error.message}`);
   }
   for (const warning of result.warnings) lines.push(`warning line ${warning.line}: ${warning.message}`);
   if (result.logs.length > 0) lines.push("logs:", ...result.logs);
-  const summary = Object.entries(countCallsByStatus(result)).map(([key, count]) => `${count} ${key}`).join(", ");
-  lines.push(`calls: ${result.stats.toolCalls}${summary === "" ? "" : ` (${summary})`}, ${Math.round(result.stats.wallMs)} ms`);
+  const summary = Object.entries(countCallsByStatus(result))
+    .map(([key, count]) => `${count} ${key}`)
+    .join(", ");
+  lines.push(
+    `calls: ${result.stats.toolCalls}${summary === "" ? "" : ` (${summary})`}, ${Math.round(result.stats.wallMs)} ms`,
+  );
   return lines.join("\n");
 }
 
@@ -120,14 +130,19 @@ export function renderToolOutcomeForModel(outcome: ToolOutcome): string {
   const lines = [`error ${outcome.error.code}: ${outcome.error.message}`];
   if (outcome.error.details !== undefined) {
     const details = JSON.stringify(outcome.error.details);
-    lines.push(`details: ${details.length > MAX_DETAILS_CHARS ? `${details.slice(0, MAX_DETAILS_CHARS)}… [cut]` : details}`);
+    lines.push(
+      `details: ${details.length > MAX_DETAILS_CHARS ? `${details.slice(0, MAX_DETAILS_CHARS)}… [cut]` : details}`,
+    );
   }
   return lines.join("\n");
 }
 
 /** A search_tools answer as a model reads it: one line per tool found, then their declarations. */
 export function renderSearchAnswerForModel(answer: SearchToolsAnswer): string {
-  const lines = answer.references.length === 0 ? ["No tools found; try other words or a pattern."] : [`Found ${answer.references.length} tools:`];
+  const lines =
+    answer.references.length === 0
+      ? ["No tools found; try other words or a pattern."]
+      : [`Found ${answer.references.length} tools:`];
   for (const reference of answer.references) lines.push(`- ${reference.name}: ${reference.summary}`);
   if (answer.declarations.trim() !== "") lines.push("", "```ts", answer.declarations.trim(), "```");
   return lines.join("\n");

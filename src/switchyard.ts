@@ -24,7 +24,13 @@ import { DEFAULT_RUN_LIMITS, failedRunResult, runProgram, type RunLimits } from 
 import { TypeChecker } from "./sandbox/type-checker.js";
 import { generateDeclarations, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
 import { ToolScheduler, type SchedulerOptions } from "./scheduler/tool-scheduler.js";
-import { Discovery, declarationToolOf, type CatalogStats, type DiscoveryOptions, type SearchToolsAnswer } from "./search/discovery.js";
+import {
+  Discovery,
+  declarationToolOf,
+  type CatalogStats,
+  type DiscoveryOptions,
+  type SearchToolsAnswer,
+} from "./search/discovery.js";
 import type { SearchResult, ToolSearchOptions } from "./search/tool-search.js";
 import { TraceBus } from "./trace/trace-events.js";
 
@@ -99,7 +105,10 @@ export class Switchyard {
     // By default a session spills to a private temporary folder, created on first use, so a
     // large direct result becomes a preview and a handle rather than an error.
     this.#ownsSpill = spill === undefined;
-    this.#spill = spill === false ? undefined : (spill ?? new SpillStore(join(tmpdir(), `switchyard-spill-${process.pid}-${this.#sessionId}`)));
+    this.#spill =
+      spill === false
+        ? undefined
+        : (spill ?? new SpillStore(join(tmpdir(), `switchyard-spill-${process.pid}-${this.#sessionId}`)));
     this.#limits = resolveLimits(DEFAULT_RUN_LIMITS, options.limits, "limits");
     this.#permissions = new PermissionGate(options.permissions);
     this.#scheduler = new ToolScheduler(options.scheduler);
@@ -136,7 +145,8 @@ export class Switchyard {
       const deferring = this.discovery.deferring;
       const tool = describeProgramTool({
         declarations: `${RUNTIME_DECLARATIONS}\n${declarationsOf(upFront)}`,
-        deferredNames: deferring && this.discovery.listsDeferredNames ? this.discovery.deferredNames().filter(offered) : [],
+        deferredNames:
+          deferring && this.discovery.listsDeferredNames ? this.discovery.deferredNames().filter(offered) : [],
         deferring,
       });
       this.#programTool = { version, tool };
@@ -182,7 +192,13 @@ export class Switchyard {
     const programId = `${this.#sessionId}-p${++this.#runCount}`;
     const started = Date.now();
     const text = String(source);
-    this.trace.emit({ type: "program-start", programId, at: started, sourceBytes: Buffer.byteLength(text), catalogVersion: snapshot.version });
+    this.trace.emit({
+      type: "program-start",
+      programId,
+      at: started,
+      sourceBytes: Buffer.byteLength(text),
+      catalogVersion: snapshot.version,
+    });
     const result = await this.#compileCheckAndRun(text, { programId, snapshot, limits, started, options });
     this.trace.emit({
       type: "program-end",
@@ -217,11 +233,16 @@ export class Switchyard {
 
     const mode = options.typeCheck ?? this.#options.typeCheck ?? "error";
     const check = mode === "off" ? { errors: [], warnings: [] } : await this.#typeCheck(program.source);
-    if (mode === "error" && check.errors.length > 0) return failed(typeErrorOf(check.errors, program.source), check.warnings);
+    if (mode === "error" && check.errors.length > 0)
+      return failed(typeErrorOf(check.errors, program.source), check.warnings);
 
     const toolNames = this.#permissions.approvesPrograms ? findReferencedTools(program.source, snapshot) : [];
     const approval = await this.#permissions.checkProgram(program.source, toolNames);
-    if (!approval.allowed) return failed({ code: "PERMISSION_DENIED", message: `The program was not run: ${approval.reason}` }, check.warnings);
+    if (!approval.allowed)
+      return failed(
+        { code: "PERMISSION_DENIED", message: `The program was not run: ${approval.reason}` },
+        check.warnings,
+      );
 
     return runProgram(program, {
       programId,
@@ -252,12 +273,23 @@ export class Switchyard {
   callTool(name: string, input: unknown, options: CallToolOptions = {}): Promise<ToolOutcome> {
     const id = options.callId ?? `${this.#sessionId}-c${++this.#callCount}`;
     const context = { ...this.#pipeline(this.registry.snapshot()), signal: options.signal };
-    return executeToolCall({ id, tool: name, input, caller: "direct", ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) }, context);
+    return executeToolCall(
+      {
+        id,
+        tool: name,
+        input,
+        caller: "direct",
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      },
+      context,
+    );
   }
 
   async #typeCheck(source: string): Promise<{ errors: Diagnostic[]; warnings: Diagnostic[] }> {
     try {
-      const diagnostics = await sharedTypeChecker().check(source, `${RUNTIME_DECLARATIONS}\n${this.declarations()}`, { lint: true });
+      const diagnostics = await sharedTypeChecker().check(source, `${RUNTIME_DECLARATIONS}\n${this.declarations()}`, {
+        lint: true,
+      });
       return {
         errors: diagnostics.filter((diagnostic) => diagnostic.severity === "error"),
         warnings: diagnostics.filter((diagnostic) => diagnostic.severity === "warning"),
@@ -266,7 +298,10 @@ export class Switchyard {
       // The checker itself failed (a stuck or crashed worker): the program is not at fault,
       // so it runs, and the run says it was not checked.
       const message = `The program was not type-checked: ${messageOf(error)}`;
-      return { errors: [], warnings: [{ line: 1, column: 1, code: "type-check-unavailable", message, severity: "warning" }] };
+      return {
+        errors: [],
+        warnings: [{ line: 1, column: 1, code: "type-check-unavailable", message, severity: "warning" }],
+      };
     }
   }
 
@@ -277,7 +312,9 @@ export class Switchyard {
       scheduler: this.#scheduler,
       trace: this.trace,
       budgets: { sessionDeadlineAt: this.#sessionDeadlineAt },
-      ...(this.#options.defaultToolTimeoutMs === undefined ? {} : { defaultTimeoutMs: this.#options.defaultToolTimeoutMs }),
+      ...(this.#options.defaultToolTimeoutMs === undefined
+        ? {}
+        : { defaultTimeoutMs: this.#options.defaultToolTimeoutMs }),
       results: resultBudgetOf(this.#options.results, this.#spill),
     };
   }
@@ -285,17 +322,26 @@ export class Switchyard {
 
 /** The declaration text of the program-callable tools among `tools`. */
 function declarationsOf(tools: readonly RegisteredTool[]): string {
-  return generateDeclarations(tools.filter((tool) => tool.definition.callers.includes("program")).map(declarationToolOf));
+  return generateDeclarations(
+    tools.filter((tool) => tool.definition.callers.includes("program")).map(declarationToolOf),
+  );
 }
 
 function resolveLimits(base: RunLimits, overrides: Partial<RunLimits> | undefined, label: string): RunLimits {
   if (overrides === undefined) return base;
   const limits = { ...base };
   for (const [key, value] of Object.entries(overrides)) {
-    if (!(key in base)) throw new SwitchyardError("OPTION_INVALID", `${label}.${key} is not a known limit; known: ${Object.keys(base).join(", ")}.`);
+    if (!(key in base))
+      throw new SwitchyardError(
+        "OPTION_INVALID",
+        `${label}.${key} is not a known limit; known: ${Object.keys(base).join(", ")}.`,
+      );
     if (value === undefined) continue;
     if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-      throw new SwitchyardError("OPTION_INVALID", `${label}.${key} must be a positive number, got ${JSON.stringify(value)}.`);
+      throw new SwitchyardError(
+        "OPTION_INVALID",
+        `${label}.${key} must be a positive number, got ${JSON.stringify(value)}.`,
+      );
     }
     (limits as Record<string, number>)[key] = value;
   }
@@ -329,7 +375,12 @@ let warmingUp = false;
 function warmUpTypeChecker(): void {
   if (warmingUp) return;
   warmingUp = true;
-  setImmediate(() => void sharedTypeChecker().check("return 0;", RUNTIME_DECLARATIONS).catch(() => undefined));
+  setImmediate(
+    () =>
+      void sharedTypeChecker()
+        .check("return 0;", RUNTIME_DECLARATIONS)
+        .catch(() => undefined),
+  );
 }
 
 const MAX_REPORTED_DIAGNOSTICS = 10;
@@ -341,7 +392,8 @@ function typeErrorOf(errors: readonly Diagnostic[], source: string): RunError {
     const code = typeof diagnostic.code === "number" ? `TS${diagnostic.code}` : diagnostic.code;
     return `line ${diagnostic.line}, column ${diagnostic.column}: ${diagnostic.message} (${code})\n    ${text}`;
   });
-  const more = errors.length > MAX_REPORTED_DIAGNOSTICS ? `\n...and ${errors.length - MAX_REPORTED_DIAGNOSTICS} more` : "";
+  const more =
+    errors.length > MAX_REPORTED_DIAGNOSTICS ? `\n...and ${errors.length - MAX_REPORTED_DIAGNOSTICS} more` : "";
   const first = errors[0]!;
   return {
     code: "TYPE_ERROR",
@@ -351,4 +403,3 @@ function typeErrorOf(errors: readonly Diagnostic[], source: string): RunError {
     diagnostics: errors,
   };
 }
-

@@ -70,12 +70,19 @@ function createTools(probe: InFlightProbe, runSignal: AbortSignal, violations: s
         const namespace = name.split(".")[0] ?? "";
         const scope = declaresResources ? `${namespace}:${input.key}` : `${namespace}:*`;
         const kind = effect === "read" ? "read" : "write";
-        const keys = [`${kind}:${scope}`, ...(kind === "write" ? [`write-any:${namespace}`] : [`read-any:${namespace}`])];
+        const keys = [
+          `${kind}:${scope}`,
+          ...(kind === "write" ? [`write-any:${namespace}`] : [`read-any:${namespace}`]),
+        ];
         for (const key of keys) probe.enter(key);
         if (kind === "write" && probe.current(`write-any:${namespace}`) > 1 && !declaresResources) {
           violations.push(`${context.callId}: a namespace-wide write overlapped another write`);
         }
-        if (kind === "write" && declaresResources && (probe.current(`read:${scope}`) > 0 || probe.current(`write:${namespace}:*`) > 0)) {
+        if (
+          kind === "write" &&
+          declaresResources &&
+          (probe.current(`read:${scope}`) > 0 || probe.current(`write:${namespace}:*`) > 0)
+        ) {
           violations.push(`${context.callId}: a write to ${scope} overlapped a read of it or a namespace-wide write`);
         }
         if (kind === "read" && (probe.current(`write:${scope}`) > 0 || probe.current(`write:${namespace}:*`) > 0)) {
@@ -92,7 +99,8 @@ function createTools(probe: InFlightProbe, runSignal: AbortSignal, violations: s
         try {
           await wait(input.delay, context.signal);
           if (input.behaviour === "throw") throw new Error(`plain failure of ${context.callId}`);
-          if (input.behaviour === "toolError") throw new ToolError("conflict", { code: "KV_CONFLICT", details: { key: input.key } });
+          if (input.behaviour === "toolError")
+            throw new ToolError("conflict", { code: "KV_CONFLICT", details: { key: input.key } });
           return { key: input.key, by: context.callId };
         } finally {
           leave();
@@ -103,7 +111,10 @@ function createTools(probe: InFlightProbe, runSignal: AbortSignal, violations: s
 }
 
 const callArbitrary = fc.record({
-  tool: fc.oneof({ weight: 10, arbitrary: fc.constantFrom(...TOOLS.map((tool) => tool.name)) }, { weight: 1, arbitrary: fc.constant(UNKNOWN_TOOL) }),
+  tool: fc.oneof(
+    { weight: 10, arbitrary: fc.constantFrom(...TOOLS.map((tool) => tool.name)) },
+    { weight: 1, arbitrary: fc.constant(UNKNOWN_TOOL) },
+  ),
   key: fc.constantFrom("a", "b", "c"),
   behaviour: fc.constantFrom<Behaviour>("ok", "throw", "toolError"),
   delay: fc.integer({ min: 0, max: 3 }),
@@ -114,7 +125,10 @@ const callArbitrary = fc.record({
 
 const scenarioArbitrary = fc.record({
   calls: fc.array(callArbitrary, { minLength: 1, maxLength: 12 }),
-  deniedTools: fc.subarray(TOOLS.map((tool) => tool.name), { maxLength: 1 }),
+  deniedTools: fc.subarray(
+    TOOLS.map((tool) => tool.name),
+    { maxLength: 1 },
+  ),
   cancelAfterMs: fc.option(fc.integer({ min: 0, max: 6 }), { nil: undefined }),
   maxConcurrentReads: fc.integer({ min: 1, max: 3 }),
 });
@@ -138,7 +152,8 @@ describe("executeToolCall under random mixes of calls", () => {
           signal: controller.signal,
           defaultTimeoutMs: 1_000,
         });
-        const cancelTimer = cancelAfterMs === undefined ? undefined : setTimeout(() => controller.abort(), cancelAfterMs);
+        const cancelTimer =
+          cancelAfterMs === undefined ? undefined : setTimeout(() => controller.abort(), cancelAfterMs);
 
         const ids = calls.map((_, index) => `call-${index}`);
         const outcomes: ToolOutcome[] = await Promise.all(
@@ -173,10 +188,15 @@ describe("executeToolCall under random mixes of calls", () => {
           const code = outcome.error.code;
           if (call.tool === UNKNOWN_TOOL) expect(code).toBe("TOOL_NOT_FOUND");
           else if (call.invalid) expect(code).toBe("INPUT_INVALID");
-          else if (call.deny || deniedTools.includes(call.tool)) expect(["PERMISSION_DENIED", "CANCELLED"]).toContain(code);
+          else if (call.deny || deniedTools.includes(call.tool))
+            expect(["PERMISSION_DENIED", "CANCELLED"]).toContain(code);
           else {
             const expected = { ok: [], throw: ["TOOL_ERROR"], toolError: ["KV_CONFLICT"] }[call.behaviour] as string[];
-            const allowed = [...expected, ...(call.timeoutMs === undefined ? [] : ["TOOL_TIMEOUT"]), ...(cancelAfterMs === undefined ? [] : ["CANCELLED"])];
+            const allowed = [
+              ...expected,
+              ...(call.timeoutMs === undefined ? [] : ["TOOL_TIMEOUT"]),
+              ...(cancelAfterMs === undefined ? [] : ["CANCELLED"]),
+            ];
             expect(allowed).toContain(code);
           }
         });
@@ -189,7 +209,8 @@ describe("executeToolCall under random mixes of calls", () => {
           expect(end.status).toBe(outcome.status);
         }
 
-        for (const key of ["read-any:kv", "read-any:log"]) expect(probe.peak(key)).toBeLessThanOrEqual(maxConcurrentReads);
+        for (const key of ["read-any:kv", "read-any:log"])
+          expect(probe.peak(key)).toBeLessThanOrEqual(maxConcurrentReads);
         for (const key of ["a", "b", "c", "*"]) expect(probe.peak(`write:kv:${key}`)).toBeLessThanOrEqual(1);
         expect(violations).toEqual([]);
       }),

@@ -5,12 +5,30 @@ import { executeToolCall, runToolCall } from "../src/execute-tool-call.js";
 import { defineTool, type ToolContext, type ToolDefinition } from "../src/registry/define-tool.js";
 import { Switchyard } from "../src/switchyard.js";
 import type { ToolCallEndEvent, TraceEvent } from "../src/trace/trace-events.js";
-import { createDeferred, createTestContext, drainMicrotasks, makeCall, track, type Deferred } from "./helpers/pipeline-fixtures.js";
+import {
+  createDeferred,
+  createTestContext,
+  drainMicrotasks,
+  makeCall,
+  track,
+  type Deferred,
+} from "./helpers/pipeline-fixtures.js";
 
 const anyObject = { type: "object" } as const;
 
-function tool(name: string, execute: ToolDefinition["execute"], extra: Partial<Parameters<typeof defineTool>[0]> = {}): ToolDefinition {
-  return defineTool({ name, description: `${name} for tests.`, inputSchema: anyObject, effect: "read", ...extra, execute });
+function tool(
+  name: string,
+  execute: ToolDefinition["execute"],
+  extra: Partial<Parameters<typeof defineTool>[0]> = {},
+): ToolDefinition {
+  return defineTool({
+    name,
+    description: `${name} for tests.`,
+    inputSchema: anyObject,
+    effect: "read",
+    ...extra,
+    execute,
+  });
 }
 
 function endsOf(events: readonly TraceEvent[]): ToolCallEndEvent[] {
@@ -24,8 +42,12 @@ function errorOf(outcome: ToolOutcome) {
 
 describe("executeToolCall outcomes", () => {
   it("resolves a successful call with its value, its JSON text and a record bound to the call id", async () => {
-    const { context } = createTestContext([tool("math.add", (input: { a: number; b: number }) => ({ sum: input.a + input.b }))]);
-    const result = await runToolCall(makeCall("math.add", { a: 2, b: 3 }, { id: "add-1" }), context, { inputBytes: 13 });
+    const { context } = createTestContext([
+      tool("math.add", (input: { a: number; b: number }) => ({ sum: input.a + input.b })),
+    ]);
+    const result = await runToolCall(makeCall("math.add", { a: 2, b: 3 }, { id: "add-1" }), context, {
+      inputBytes: 13,
+    });
     expect(result.outcome).toEqual({ callId: "add-1", tool: "math.add", status: "ok", value: { sum: 5 } });
     expect(result.json).toBe('{"sum":5}');
     expect(result.record).toMatchObject({ id: "add-1", tool: "math.add", status: "ok", bytesIn: 13, bytesOut: 9 });
@@ -55,7 +77,9 @@ describe("executeToolCall outcomes", () => {
         throw { weird: true };
       }),
     ]);
-    await expect(executeToolCall(makeCall("svc.sync", {}), context)).resolves.toMatchObject({ error: { code: "TOOL_ERROR", message: "bad state" } });
+    await expect(executeToolCall(makeCall("svc.sync", {}), context)).resolves.toMatchObject({
+      error: { code: "TOOL_ERROR", message: "bad state" },
+    });
     await expect(executeToolCall(makeCall("svc.string", {}), context)).resolves.toMatchObject({
       error: { code: "TOOL_ERROR", message: "plain text failure" },
     });
@@ -103,12 +127,20 @@ describe("executeToolCall outcomes", () => {
         execute,
       }),
     ]);
-    const outcome = await executeToolCall(makeCall("orders.search", { pageSize: 500, status: "lost", extra: 1 }), context);
+    const outcome = await executeToolCall(
+      makeCall("orders.search", { pageSize: 500, status: "lost", extra: 1 }),
+      context,
+    );
     expect(outcome.status).toBe("invalid");
     const error = errorOf(outcome);
     expect(error.code).toBe("INPUT_INVALID");
     const details = error.details as { path: string; expected: string; received: string }[];
-    expect(details.map((violation) => violation.path).sort()).toEqual(["/customerId", "/extra", "/pageSize", "/status"]);
+    expect(details.map((violation) => violation.path).sort()).toEqual([
+      "/customerId",
+      "/extra",
+      "/pageSize",
+      "/status",
+    ]);
     expect(details).toContainEqual({ path: "/customerId", expected: "a required property", received: "missing" });
     expect(details).toContainEqual({ path: "/pageSize", expected: expect.stringContaining("100"), received: "500" });
     expect(details).toContainEqual({ path: "/status", expected: 'one of "open", "closed"', received: '"lost"' });
@@ -141,7 +173,9 @@ describe("executeToolCall outcomes", () => {
   it("answers TOOL_NOT_FOUND when the tool may not be called by this kind of caller, without running it", async () => {
     const execute = vi.fn(() => "ran");
     const { context } = createTestContext([tool("admin.reset", execute, { callers: ["direct"] })]);
-    await expect(executeToolCall(makeCall("admin.reset", {}, { caller: "program", programId: "p1" }), context)).resolves.toMatchObject({
+    await expect(
+      executeToolCall(makeCall("admin.reset", {}, { caller: "program", programId: "p1" }), context),
+    ).resolves.toMatchObject({
       status: "invalid",
       error: { code: "TOOL_NOT_FOUND" },
     });
@@ -156,7 +190,9 @@ describe("executeToolCall outcomes", () => {
     ]);
     const outcome = await executeToolCall(makeCall("svc.count", {}), context);
     expect(outcome).toMatchObject({ status: "error", error: { code: "OUTPUT_INVALID" } });
-    expect(errorOf(outcome).details).toEqual([{ path: "/count", expected: "type integer", received: 'string "three"' }]);
+    expect(errorOf(outcome).details).toEqual([
+      { path: "/count", expected: "type integer", received: 'string "three"' },
+    ]);
   });
 
   it("answers TOOL_ERROR, not a crash, for a result holding a BigInt or a cycle", async () => {
@@ -165,7 +201,10 @@ describe("executeToolCall outcomes", () => {
     const { context } = createTestContext([tool("svc.big", () => ({ id: 10n })), tool("svc.cycle", () => cyclic)]);
     for (const name of ["svc.big", "svc.cycle"]) {
       const result = await runToolCall(makeCall(name, {}), context);
-      expect(result.outcome).toMatchObject({ status: "error", error: { code: "TOOL_ERROR", message: expect.stringContaining("JSON") } });
+      expect(result.outcome).toMatchObject({
+        status: "error",
+        error: { code: "TOOL_ERROR", message: expect.stringContaining("JSON") },
+      });
       expect(result.json).toBeUndefined();
     }
   });
@@ -178,13 +217,20 @@ describe("executeToolCall outcomes", () => {
   });
 
   it("refuses a program's result over maxProgramResultBytes with RESULT_TOO_LARGE", async () => {
-    const { context } = createTestContext([tool("svc.dump", () => "x".repeat(200))], { results: { maxProgramResultBytes: 100 } });
+    const { context } = createTestContext([tool("svc.dump", () => "x".repeat(200))], {
+      results: { maxProgramResultBytes: 100 },
+    });
     const outcome = await executeToolCall(makeCall("svc.dump", {}, { caller: "program", programId: "p1" }), context);
-    expect(outcome).toMatchObject({ status: "error", error: { code: "RESULT_TOO_LARGE", details: { bytes: 202, limit: 100 } } });
+    expect(outcome).toMatchObject({
+      status: "error",
+      error: { code: "RESULT_TOO_LARGE", details: { bytes: 202, limit: 100 } },
+    });
   });
 
   it("counts bytes, not characters, against the result budget", async () => {
-    const { context } = createTestContext([tool("svc.text", () => "é".repeat(40))], { results: { maxProgramResultBytes: 60 } });
+    const { context } = createTestContext([tool("svc.text", () => "é".repeat(40))], {
+      results: { maxProgramResultBytes: 60 },
+    });
     // 40 characters, 82 bytes of JSON.
     await expect(executeToolCall(makeCall("svc.text", {}, { caller: "program" }), context)).resolves.toMatchObject({
       error: { code: "RESULT_TOO_LARGE", details: { bytes: 82 } },
@@ -192,26 +238,33 @@ describe("executeToolCall outcomes", () => {
   });
 
   it("refuses a direct result over maxDirectResultBytes with RESULT_TOO_LARGE when no spill store is configured", async () => {
-    const { context } = createTestContext([tool("svc.dump", () => "x".repeat(200))], { results: { maxDirectResultBytes: 100 } });
-    await expect(executeToolCall(makeCall("svc.dump", {}), context)).resolves.toMatchObject({ error: { code: "RESULT_TOO_LARGE" } });
+    const { context } = createTestContext([tool("svc.dump", () => "x".repeat(200))], {
+      results: { maxDirectResultBytes: 100 },
+    });
+    await expect(executeToolCall(makeCall("svc.dump", {}), context)).resolves.toMatchObject({
+      error: { code: "RESULT_TOO_LARGE" },
+    });
   });
 
   it("emits one tool-call-start and one tool-call-end per call, whatever its outcome", async () => {
-    const { context, events } = createTestContext([tool("svc.ok", () => 1), tool("svc.fail", () => Promise.reject(new Error("x")))], {
-      permissions: { rules: [{ tools: "svc.denied", decision: "deny" }] },
-    });
+    const { context, events } = createTestContext(
+      [tool("svc.ok", () => 1), tool("svc.fail", () => Promise.reject(new Error("x")))],
+      {
+        permissions: { rules: [{ tools: "svc.denied", decision: "deny" }] },
+      },
+    );
     await Promise.all([
       executeToolCall(makeCall("svc.ok", {}, { id: "a" }), context),
       executeToolCall(makeCall("svc.fail", {}, { id: "b" }), context),
       executeToolCall(makeCall("svc.missing", {}, { id: "c" }), context),
       executeToolCall(makeCall("svc.ok", "not an object", { id: "d" }), context),
     ]);
-    expect(events.filter((event) => event.type === "tool-call-start").map((event) => (event as { callId: string }).callId).sort()).toEqual([
-      "a",
-      "b",
-      "c",
-      "d",
-    ]);
+    expect(
+      events
+        .filter((event) => event.type === "tool-call-start")
+        .map((event) => (event as { callId: string }).callId)
+        .sort(),
+    ).toEqual(["a", "b", "c", "d"]);
     const ends = endsOf(events);
     expect(ends.map((event) => [event.callId, event.status, event.code]).sort()).toEqual([
       ["a", "ok", undefined],
@@ -224,7 +277,9 @@ describe("executeToolCall outcomes", () => {
   });
 
   it("keeps a status consistent with its code for every failed outcome", async () => {
-    const { context } = createTestContext([tool("svc.fail", () => Promise.reject(new ToolError("no", { code: "CANCELLED" })))]);
+    const { context } = createTestContext([
+      tool("svc.fail", () => Promise.reject(new ToolError("no", { code: "CANCELLED" }))),
+    ]);
     const outcome = await executeToolCall(makeCall("svc.fail", {}), context);
     expect(outcome.status).toBe(statusForCode(errorOf(outcome).code));
   });
@@ -266,27 +321,37 @@ describe("executeToolCall deadlines", () => {
   it.each([
     { binding: "tool", toolTimeoutMs: 100, runIn: 200, sessionIn: 300, expectedAt: 100, message: "its own timeout" },
     { binding: "run", toolTimeoutMs: 300, runIn: 100, sessionIn: 200, expectedAt: 100, message: "run's time budget" },
-    { binding: "session", toolTimeoutMs: 300, runIn: 200, sessionIn: 150, expectedAt: 150, message: "session's time budget" },
-  ])("times out at the $binding deadline when it is the earliest of the three", async ({ toolTimeoutMs, runIn, sessionIn, expectedAt, message }) => {
-    const { definition, seen } = hangingTool({ timeoutMs: toolTimeoutMs });
-    const { context, events } = createTestContext([definition], {
-      budgets: { runDeadlineAt: start + runIn, sessionDeadlineAt: start + sessionIn },
-    });
-    const pending = track(executeToolCall(makeCall("svc.hang", {}, { id: "slow" }), context));
-    await drainMicrotasks();
-    expect(seen).toHaveLength(1);
+    {
+      binding: "session",
+      toolTimeoutMs: 300,
+      runIn: 200,
+      sessionIn: 150,
+      expectedAt: 150,
+      message: "session's time budget",
+    },
+  ])(
+    "times out at the $binding deadline when it is the earliest of the three",
+    async ({ toolTimeoutMs, runIn, sessionIn, expectedAt, message }) => {
+      const { definition, seen } = hangingTool({ timeoutMs: toolTimeoutMs });
+      const { context, events } = createTestContext([definition], {
+        budgets: { runDeadlineAt: start + runIn, sessionDeadlineAt: start + sessionIn },
+      });
+      const pending = track(executeToolCall(makeCall("svc.hang", {}, { id: "slow" }), context));
+      await drainMicrotasks();
+      expect(seen).toHaveLength(1);
 
-    await advance(expectedAt - 1);
-    expect(pending.settled).toBe(false);
-    expect(seen[0]?.signal.aborted).toBe(false);
+      await advance(expectedAt - 1);
+      expect(pending.settled).toBe(false);
+      expect(seen[0]?.signal.aborted).toBe(false);
 
-    await advance(2);
-    expect(pending.settled).toBe(true);
-    expect(pending.value).toMatchObject({ callId: "slow", status: "timeout", error: { code: "TOOL_TIMEOUT" } });
-    expect(pending.value !== undefined && errorOf(pending.value).message).toContain(message);
-    expect(seen[0]?.signal.aborted).toBe(true);
-    expect(endsOf(events)).toHaveLength(1);
-  });
+      await advance(2);
+      expect(pending.settled).toBe(true);
+      expect(pending.value).toMatchObject({ callId: "slow", status: "timeout", error: { code: "TOOL_TIMEOUT" } });
+      expect(pending.value !== undefined && errorOf(pending.value).message).toContain(message);
+      expect(seen[0]?.signal.aborted).toBe(true);
+      expect(endsOf(events)).toHaveLength(1);
+    },
+  );
 
   it("uses the call's own timeoutMs over the tool's, and the pipeline default when neither sets one", async () => {
     const { definition } = hangingTool({ timeoutMs: 1_000 });
@@ -357,7 +422,10 @@ describe("executeToolCall deadlines", () => {
     await advance(49);
     expect(pending.settled).toBe(false);
     await advance(2);
-    expect(pending.value).toMatchObject({ status: "timeout", error: { code: "TOOL_TIMEOUT", message: expect.stringContaining("run") } });
+    expect(pending.value).toMatchObject({
+      status: "timeout",
+      error: { code: "TOOL_TIMEOUT", message: expect.stringContaining("run") },
+    });
     expect(execute).not.toHaveBeenCalled();
   });
 
@@ -435,13 +503,24 @@ describe("executeToolCall cancellation", () => {
       return gate.promise;
     };
     const tools = [
-      defineTool({ name: "db.write", description: "Write a row.", inputSchema: anyObject, resources: () => ["row-1"], execute }),
+      defineTool({
+        name: "db.write",
+        description: "Write a row.",
+        inputSchema: anyObject,
+        resources: () => ["row-1"],
+        execute,
+      }),
       defineTool({ name: "db.read", description: "Read a row.", inputSchema: anyObject, effect: "read", execute }),
       defineTool({ name: "db.slow", description: "Other work.", inputSchema: anyObject, effect: "read", execute }),
     ];
     const { context, events } = createTestContext(tools, { signal: controller.signal });
     const ids = ["w1", "w2", "w3", "w4", "r1", "r2", "s1"];
-    const outcomes = ids.map((id) => executeToolCall(makeCall(id.startsWith("w") ? "db.write" : id.startsWith("r") ? "db.read" : "db.slow", {}, { id }), context));
+    const outcomes = ids.map((id) =>
+      executeToolCall(
+        makeCall(id.startsWith("w") ? "db.write" : id.startsWith("r") ? "db.read" : "db.slow", {}, { id }),
+        context,
+      ),
+    );
     // One finished call must keep its outcome.
     const done = executeToolCall(makeCall("db.read", {}, { id: "done" }), context);
     await drainMicrotasks();
@@ -463,19 +542,24 @@ describe("executeToolCall cancellation", () => {
     expect([...running.keys()]).not.toContain("w4");
     const ends = endsOf(events);
     expect(ends.map((event) => event.callId).sort()).toEqual([...ids, "done"].sort());
-    expect(ends.filter((event) => ["w2", "w3", "w4"].includes(event.callId)).every((event) => event.startedAt === undefined)).toBe(true);
-    expect(events.filter((event) => event.type === "tool-call-late-result").map((event) => (event as { callId: string }).callId).sort()).toEqual([
-      "r1",
-      "r2",
-      "s1",
-      "w1",
-    ]);
+    expect(
+      ends.filter((event) => ["w2", "w3", "w4"].includes(event.callId)).every((event) => event.startedAt === undefined),
+    ).toBe(true);
+    expect(
+      events
+        .filter((event) => event.type === "tool-call-late-result")
+        .map((event) => (event as { callId: string }).callId)
+        .sort(),
+    ).toEqual(["r1", "r2", "s1", "w1"]);
   });
 
   it("answers CANCELLED without running the tool when the signal is already aborted", async () => {
     const execute = vi.fn(() => "ran");
     const { context } = createTestContext([tool("svc.any", execute)], { signal: AbortSignal.abort() });
-    await expect(executeToolCall(makeCall("svc.any", {}), context)).resolves.toMatchObject({ status: "cancelled", error: { code: "CANCELLED" } });
+    await expect(executeToolCall(makeCall("svc.any", {}), context)).resolves.toMatchObject({
+      status: "cancelled",
+      error: { code: "CANCELLED" },
+    });
     expect(execute).not.toHaveBeenCalled();
   });
 
@@ -502,7 +586,11 @@ describe("executeToolCall cancellation", () => {
     expect(started).toEqual(["running-read"]);
     // Leaving the queue, the write frees the read behind it before that read hears the abort.
     controller.abort();
-    await expect(Promise.all(outcomes)).resolves.toMatchObject([{ status: "cancelled" }, { status: "cancelled" }, { status: "cancelled" }]);
+    await expect(Promise.all(outcomes)).resolves.toMatchObject([
+      { status: "cancelled" },
+      { status: "cancelled" },
+      { status: "cancelled" },
+    ]);
     await drainMicrotasks();
     expect(started).toEqual(["running-read"]);
   });
@@ -529,7 +617,10 @@ describe("Switchyard.callTool", () => {
       permissions: { rules: [{ tools: "shell.*", decision: "deny", reason: "no shell in this session" }] },
     });
     const outcome = await yard.callTool("shell.run", {});
-    expect(outcome).toMatchObject({ status: "denied", error: { code: "PERMISSION_DENIED", message: expect.stringContaining("no shell in this session") } });
+    expect(outcome).toMatchObject({
+      status: "denied",
+      error: { code: "PERMISSION_DENIED", message: expect.stringContaining("no shell in this session") },
+    });
     expect(execute).not.toHaveBeenCalled();
   });
 

@@ -16,7 +16,10 @@ function createYard(typeCheck?: "error" | "warn" | "off") {
     },
     outputSchema: {
       type: "object",
-      properties: { orders: { type: "array", items: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } }, nextCursor: { type: ["string", "null"] } },
+      properties: {
+        orders: { type: "array", items: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } },
+        nextCursor: { type: ["string", "null"] },
+      },
       required: ["orders", "nextCursor"],
     },
     execute: (input: unknown) => {
@@ -51,7 +54,9 @@ return ids;`);
 
   it("runs the program in warn mode and reports the diagnostic as a warning", async () => {
     const { yard, calls } = createYard("warn");
-    const warned = await yard.run(`const page = await tools.orders.search({ customerId: "c1" });\nconst z: number = "s";\nreturn [page.orders.length, z];`);
+    const warned = await yard.run(
+      `const page = await tools.orders.search({ customerId: "c1" });\nconst z: number = "s";\nreturn [page.orders.length, z];`,
+    );
     expect(warned.ok).toBe(true);
     expect(warned.output).toEqual([1, "s"]);
     expect(warned.warnings).toEqual([expect.objectContaining({ line: 2, severity: "error" })]);
@@ -73,12 +78,16 @@ for (const customerId of ["a", "b", "c"]) {
 }
 return out;`);
     expect(result.ok).toBe(true);
-    expect(result.warnings).toEqual([expect.objectContaining({ code: "serial-await-in-loop", line: 3, severity: "warning" })]);
+    expect(result.warnings).toEqual([
+      expect.objectContaining({ code: "serial-await-in-loop", line: 3, severity: "warning" }),
+    ]);
   });
 
   it("stays silent on Promise.all and on a cursor loop", async () => {
     const { yard } = createYard();
-    const parallel = await yard.run(`const pages = await Promise.all(["a", "b"].map((customerId) => tools.orders.search({ customerId })));\nreturn pages.length;`);
+    const parallel = await yard.run(
+      `const pages = await Promise.all(["a", "b"].map((customerId) => tools.orders.search({ customerId })));\nreturn pages.length;`,
+    );
     const cursor = await yard.run(`let cursor: string | null = null;
 const ids: string[] = [];
 do {

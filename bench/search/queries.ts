@@ -69,19 +69,31 @@ export const queries: readonly LabeledQuery[] = [
   q("reschedule the event to friday", "calendar.updateEvent", "update.*event"),
   q("cancel tomorrow's standup meeting", "calendar.deleteEvent", "delete.*event"),
   q("book a conference room for 10 people", ["calendar.bookRoom", "calendar.listRooms"], "room"),
-  q("set out of office while I'm on vacation", ["calendar.setOutOfOffice", "email.setAutoReply"], "out.?of.?office|auto.?reply"),
+  q(
+    "set out of office while I'm on vacation",
+    ["calendar.setOutOfOffice", "email.setAutoReply"],
+    "out.?of.?office|auto.?reply",
+  ),
   q("share my calendar with my assistant", "calendar.shareCalendar", "share.*calendar"),
   q("remind me 10 minutes before the event", "calendar.setReminder", "calendar.*reminder"),
   q("create a booking page where clients pick a time", "calendar.createBookingLink", "booking"),
   // storage + filesystem MCP
-  q("list files in a directory", ["filesystem.list_directory", "filesystem.list_directory_with_sizes", "storage.listFiles"], "list.*(dir|file)"),
+  q(
+    "list files in a directory",
+    ["filesystem.list_directory", "filesystem.list_directory_with_sizes", "storage.listFiles"],
+    "list.*(dir|file)",
+  ),
   q("read the contents of a text file", ["filesystem.read_text_file", "filesystem.read_file"], "read.*file"),
   q("write text to a new file on disk", "filesystem.write_file", "write"),
   q("make a new folder", ["filesystem.create_directory", "storage.createFolder"], "create.*(folder|directory)"),
   q("rename a file", ["filesystem.move_file", "storage.renameFile"], "rename"),
   q("find files matching a glob pattern", "filesystem.search_files", "search.*file"),
   q("show the directory tree recursively", "filesystem.directory_tree", "tree"),
-  q("get the size and modification time of a file", ["filesystem.get_file_info", "storage.getFileMetadata", "filesystem.list_directory_with_sizes"], "file.*info|metadata"),
+  q(
+    "get the size and modification time of a file",
+    ["filesystem.get_file_info", "storage.getFileMetadata", "filesystem.list_directory_with_sizes"],
+    "file.*info|metadata",
+  ),
   q("replace some lines in a file and show the diff", "filesystem.edit_file", "edit"),
   q("which folders am I allowed to access", "filesystem.list_allowed_directories", "allowed"),
   q("read several files at once", "filesystem.read_multiple_files", "multiple"),
@@ -143,7 +155,11 @@ export const queries: readonly LabeledQuery[] = [
   q("schedule an interview with a candidate", "hr.scheduleInterview", "interview"),
   q("get my payslip for march", "hr.getPayslip", "payslip"),
   // knowledge graph (memory MCP)
-  q("remember facts about a person in the knowledge graph", ["memory.create_entities", "memory.add_observations"], "entit|observation"),
+  q(
+    "remember facts about a person in the knowledge graph",
+    ["memory.create_entities", "memory.add_observations"],
+    "entit|observation",
+  ),
   q("link two entities with a relation", "memory.create_relations", "relation"),
   q("search the knowledge graph for a name", "memory.search_nodes", "search.*node"),
   q("forget an observation about an entity", "memory.delete_observations", "delete.*observation"),
@@ -153,5 +169,9 @@ export const queries: readonly LabeledQuery[] = [
   q("echo back a string", "everything.echo", "echo"),
   q("compress a file with gzip", "everything.gzip-file-as-resource", "gzip|compress"),
   q("print environment variables of the server", "everything.get-env", "env"),
-  q("run a long operation that reports progress", "everything.trigger-long-running-operation", "long.?running|progress"),
+  q(
+    "run a long operation that reports progress",
+    "everything.trigger-long-running-operation",
+    "long.?running|progress",
+  ),
 ];

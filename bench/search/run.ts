@@ -127,8 +127,11 @@ export async function runSearchBenchmark(options: { refreshMcp?: boolean } = {})
   for (const query of queries) {
     const result = search.search(query.query, { limit: LOADED_PER_SEARCH });
     if (!result.ok) continue;
-    const loaded = result.references.map((reference) => byName.get(reference.name)).filter((tool) => tool !== undefined);
-    perSearchTotal += countTokens(JSON.stringify(result.references)) + countTokens(`[${loaded.map(definitionJson).join(",")}]`);
+    const loaded = result.references
+      .map((reference) => byName.get(reference.name))
+      .filter((tool) => tool !== undefined);
+    perSearchTotal +=
+      countTokens(JSON.stringify(result.references)) + countTokens(`[${loaded.map(definitionJson).join(",")}]`);
   }
   const meanTokensPerSearch = perSearchTotal / queries.length;
 
@@ -156,7 +159,10 @@ function printFigures(figures: SearchBenchmarkFigures, verbose: boolean): void {
   );
   console.log("");
   console.log("mode    recall@1  recall@3  recall@5  MRR    ms/search");
-  for (const [mode, modeFigures] of [["bm25", figures.bm25], ["regex", figures.regex]] as const) {
+  for (const [mode, modeFigures] of [
+    ["bm25", figures.bm25],
+    ["regex", figures.regex],
+  ] as const) {
     console.log(
       `${mode.padEnd(8)}${fixed(modeFigures.recallAt1).padEnd(10)}${fixed(modeFigures.recallAt3).padEnd(10)}${fixed(modeFigures.recallAt5).padEnd(10)}${fixed(modeFigures.mrr).padEnd(7)}${figures.meanSearchMs[mode].toFixed(2)}`,
     );
@@ -170,7 +176,10 @@ function printFigures(figures: SearchBenchmarkFigures, verbose: boolean): void {
     `  typical session (${figures.searchesPerSession} searches x top 5):        ${figures.typicalSessionTokens} (${((1 - figures.typicalSessionTokens / figures.fullCatalogTokens) * 100).toFixed(1)}% fewer)`,
   );
   if (verbose) {
-    for (const [mode, modeFigures] of [["bm25", figures.bm25], ["regex", figures.regex]] as const) {
+    for (const [mode, modeFigures] of [
+      ["bm25", figures.bm25],
+      ["regex", figures.regex],
+    ] as const) {
       console.log(`\n${mode} misses at 5 (${modeFigures.misses.length}):`);
       for (const miss of modeFigures.misses) {
         console.log(`  "${miss.query}" expected ${miss.expected.join(" | ")}; got ${miss.got.join(", ") || "nothing"}`);

@@ -27,7 +27,8 @@ export function renderChartSvg(result: BenchmarkResult): string {
   const maxExponent = Math.ceil(Math.log10(Math.max(...values)) + 0.35);
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
-  const y = (value: number) => MARGIN.top + plotHeight * (1 - (Math.log10(value) - minExponent) / (maxExponent - minExponent));
+  const y = (value: number) =>
+    MARGIN.top + plotHeight * (1 - (Math.log10(value) - minExponent) / (maxExponent - minExponent));
   const groupWidth = plotWidth / tasks.length;
   const barWidth = (groupWidth * 0.84) / modes.length;
   const parts: string[] = [];
@@ -54,8 +55,12 @@ export function renderChartSvg(result: BenchmarkResult): string {
   // Control groups shaded, so a reader sees where programmatic calling is not expected to win.
   tasks.forEach((task, index) => {
     if (!task.control) return;
-    parts.push(`<rect x="${MARGIN.left + index * groupWidth}" y="${MARGIN.top - 22}" width="${groupWidth}" height="${plotHeight + 22}" fill="#f2f2f2"/>`);
-    parts.push(`<text x="${MARGIN.left + (index + 0.5) * groupWidth}" y="${MARGIN.top - 8}" text-anchor="middle" font-size="11" fill="#777">control</text>`);
+    parts.push(
+      `<rect x="${MARGIN.left + index * groupWidth}" y="${MARGIN.top - 22}" width="${groupWidth}" height="${plotHeight + 22}" fill="#f2f2f2"/>`,
+    );
+    parts.push(
+      `<text x="${MARGIN.left + (index + 0.5) * groupWidth}" y="${MARGIN.top - 8}" text-anchor="middle" font-size="11" fill="#777">control</text>`,
+    );
   });
 
   // Axis and decade grid lines.
@@ -83,7 +88,9 @@ export function renderChartSvg(result: BenchmarkResult): string {
       const x = groupX + modeIndex * barWidth;
       const top = y(value);
       const bottom = MARGIN.top + plotHeight;
-      parts.push(`<rect x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${(barWidth - 2).toFixed(1)}" height="${(bottom - top).toFixed(1)}" fill="${COLORS[mode.id]}"><title>${escapeXml(`${task.title} / ${mode.label}: ${value} input tokens, ${row.figures.requests} requests`)}</title></rect>`);
+      parts.push(
+        `<rect x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${(barWidth - 2).toFixed(1)}" height="${(bottom - top).toFixed(1)}" fill="${COLORS[mode.id]}"><title>${escapeXml(`${task.title} / ${mode.label}: ${value} input tokens, ${row.figures.requests} requests`)}</title></rect>`,
+      );
       const labelX = x + (barWidth - 2) / 2 + 4;
       const mark = row.run.correct ? "" : " ✗ wrong";
       parts.push(
@@ -93,7 +100,9 @@ export function renderChartSvg(result: BenchmarkResult): string {
     // Task label, wrapped to two lines under the group.
     const centre = MARGIN.left + (taskIndex + 0.5) * groupWidth;
     wrap(task.title.replace(/ \(control\)$/, ""), 17).forEach((line, lineIndex) => {
-      parts.push(`<text x="${centre}" y="${MARGIN.top + plotHeight + 22 + lineIndex * 16}" text-anchor="middle" font-size="13" fill="#222">${escapeXml(line)}</text>`);
+      parts.push(
+        `<text x="${centre}" y="${MARGIN.top + plotHeight + 22 + lineIndex * 16}" text-anchor="middle" font-size="13" fill="#222">${escapeXml(line)}</text>`,
+      );
     });
   });
 
@@ -112,7 +121,11 @@ export function compact(value: number): string {
 }
 
 function trim(value: number): string {
-  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1).replace(/\.0$/, "") : value.toFixed(2).replace(/\.?0+$/, "");
+  return value >= 100
+    ? value.toFixed(0)
+    : value >= 10
+      ? value.toFixed(1).replace(/\.0$/, "")
+      : value.toFixed(2).replace(/\.?0+$/, "");
 }
 
 function wrap(text: string, width: number): string[] {

@@ -18,8 +18,9 @@ export type AnthropicRequestBody = MessageCreateParamsNonStreaming;
  * the `cache_control` markers of prompt caching.
  */
 export function countBodyTokens(body: AnthropicRequestBody): number {
-  const text = JSON.stringify({ system: body.system, tools: body.tools, messages: body.messages }, (key, value: unknown) =>
-    key === "cache_control" ? undefined : value,
+  const text = JSON.stringify(
+    { system: body.system, tools: body.tools, messages: body.messages },
+    (key, value: unknown) => (key === "cache_control" ? undefined : value),
   );
   return countTokens(text);
 }
@@ -85,7 +86,12 @@ export const BASIC_REQUEST: AnthropicRequestBody = {
  * check (tolerance 10%); the basic one shows the fixed JSON framing cost on a tiny request.
  */
 export function checkPublishedFigures(profile: ModelProfile = CLAUDE_SONNET_4_5): PublishedFigureCheck[] {
-  const check = (name: string, body: AnthropicRequestBody, published: number, tolerance: number): PublishedFigureCheck => {
+  const check = (
+    name: string,
+    body: AnthropicRequestBody,
+    published: number,
+    tolerance: number,
+  ): PublishedFigureCheck => {
     const bodyTokens = countBodyTokens(body);
     const hiddenTokens = hiddenToolPromptTokens(body, profile);
     const counted = bodyTokens + hiddenTokens;
@@ -106,6 +112,6 @@ export function checkPublishedFigures(profile: ModelProfile = CLAUDE_SONNET_4_5)
   return [
     check("get_weather tool + one user message", GET_WEATHER_REQUEST, 403, 0.1),
     // Informational: 8 tokens of JSON keys and brackets dominate a 14-token request.
-    check("system + \"Hello, Claude\" (no tools)", BASIC_REQUEST, 14, Number.POSITIVE_INFINITY),
+    check('system + "Hello, Claude" (no tools)', BASIC_REQUEST, 14, Number.POSITIVE_INFINITY),
   ];
 }

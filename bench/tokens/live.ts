@@ -45,9 +45,15 @@ export class LiveModeUnavailableError extends Error {
  * Runs `tasks` in the live modes against the real API. Throws LiveModeUnavailableError when
  * ANTHROPIC_API_KEY is not set; a failed request ends that run with its status, not the benchmark.
  */
-export async function runLive(tasks: readonly BenchTask[], profile: ModelProfile, options: { maxSteps?: number } = {}): Promise<LiveRow[]> {
+export async function runLive(
+  tasks: readonly BenchTask[],
+  profile: ModelProfile,
+  options: { maxSteps?: number } = {},
+): Promise<LiveRow[]> {
   if (process.env.ANTHROPIC_API_KEY === undefined || process.env.ANTHROPIC_API_KEY === "") {
-    throw new LiveModeUnavailableError("Live mode needs ANTHROPIC_API_KEY in the environment; no request was sent and no figure was made up.");
+    throw new LiveModeUnavailableError(
+      "Live mode needs ANTHROPIC_API_KEY in the environment; no request was sent and no figure was made up.",
+    );
   }
   const rows: LiveRow[] = [];
   for (const task of tasks) {
@@ -92,7 +98,11 @@ export async function runLive(tasks: readonly BenchTask[], profile: ModelProfile
 }
 
 /** The live rows as a markdown table, beside the offline estimate of the counterpart mode. */
-export function renderLiveMarkdown(rows: readonly LiveRow[], offlineInput: (taskId: string, mode: ModeId) => number | undefined, profile: ModelProfile): string {
+export function renderLiveMarkdown(
+  rows: readonly LiveRow[],
+  offlineInput: (taskId: string, mode: ModeId) => number | undefined,
+  profile: ModelProfile,
+): string {
   const lines = [
     `# Live run: ${profile.label} (API usage) beside the offline estimate`,
     "",
@@ -107,6 +117,10 @@ export function renderLiveMarkdown(rows: readonly LiveRow[], offlineInput: (task
         `${offline === undefined ? "n/a" : `${formatInteger(offline)} (${OFFLINE_COUNTERPART[row.mode]})`} |`,
     );
   }
-  lines.push("", "API input includes cache reads and writes. The live model chooses its own calls, so its requests differ from the scripted ones.", "");
+  lines.push(
+    "",
+    "API input includes cache reads and writes. The live model chooses its own calls, so its requests differ from the scripted ones.",
+    "",
+  );
   return lines.join("\n");
 }

@@ -13,7 +13,14 @@ import { Switchyard } from "../../src/switchyard.js";
 import { saasTools } from "../search/catalog/saas-tools.js";
 import { ScriptedModel, type PolicyTurns, type RequestRecord, type ScriptedPolicy } from "./scripted-model.js";
 import { MAX_OUTPUT_TOKENS, SYSTEM_PROMPT, type ModelProfile } from "./settings.js";
-import { canonicalJson, type BenchTask, type CallRequest, type DirectSession, type SeenResult, type TaskWorld } from "./task.js";
+import {
+  canonicalJson,
+  type BenchTask,
+  type CallRequest,
+  type DirectSession,
+  type SeenResult,
+  type TaskWorld,
+} from "./task.js";
 
 export type ModeId = "direct" | "direct-grouped" | "programmatic" | "programmatic-retry" | "programmatic-deferred";
 
@@ -26,10 +33,22 @@ export interface ModeInfo {
 
 export const MODES: readonly ModeInfo[] = [
   { id: "direct", label: "direct, 1 call/turn", description: "Direct tool calls, one per model turn." },
-  { id: "direct-grouped", label: "direct, grouped", description: "Direct tool calls; independent calls grouped in one turn (the baseline)." },
+  {
+    id: "direct-grouped",
+    label: "direct, grouped",
+    description: "Direct tool calls; independent calls grouped in one turn (the baseline).",
+  },
   { id: "programmatic", label: "program", description: "One run_program call; every declaration loaded up front." },
-  { id: "programmatic-retry", label: "program + retry", description: "A first program with a wrong field (TYPE_ERROR), then the corrected one." },
-  { id: "programmatic-deferred", label: "program, deferred", description: "Catalog padded with 224 SaaS tools, deferred; search_tools first, then run_program." },
+  {
+    id: "programmatic-retry",
+    label: "program + retry",
+    description: "A first program with a wrong field (TYPE_ERROR), then the corrected one.",
+  },
+  {
+    id: "programmatic-deferred",
+    label: "program, deferred",
+    description: "Catalog padded with 224 SaaS tools, deferred; search_tools first, then run_program.",
+  },
 ];
 
 /** The baseline savings are measured against. */
@@ -73,7 +92,11 @@ export async function runMode(task: BenchTask, mode: ModeId, options: RunModeOpt
   const problems: string[] = [];
   const deferred = mode === "programmatic-deferred";
   const catalog = deferred ? [...world.tools, ...distractorTools()] : [...world.tools];
-  const yard = new Switchyard({ tools: catalog, discovery: { defer: deferred }, results: { maxDirectResultBytes: DIRECT_RESULT_LIMIT_BYTES } });
+  const yard = new Switchyard({
+    tools: catalog,
+    discovery: { defer: deferred },
+    results: { maxDirectResultBytes: DIRECT_RESULT_LIMIT_BYTES },
+  });
 
   let answer: unknown;
   const solved = (value: unknown): string => {
@@ -92,9 +115,13 @@ export async function runMode(task: BenchTask, mode: ModeId, options: RunModeOpt
       if (deferred) await discover(turns, world, problems);
       if (mode === "programmatic-retry") {
         const { find, replace } = world.programMistake;
-        if (!world.program.includes(find)) throw new Error(`Task ${task.id}: programMistake.find does not occur in the program.`);
-        const [first] = await turns.turn([{ name: RUN_PROGRAM_TOOL, input: { code: world.program.replace(find, replace) } }]);
-        if (!first?.content.startsWith("error TYPE_ERROR")) problems.push(`the mistaken program was not refused with TYPE_ERROR: ${first?.content.slice(0, 120)}`);
+        if (!world.program.includes(find))
+          throw new Error(`Task ${task.id}: programMistake.find does not occur in the program.`);
+        const [first] = await turns.turn([
+          { name: RUN_PROGRAM_TOOL, input: { code: world.program.replace(find, replace) } },
+        ]);
+        if (!first?.content.startsWith("error TYPE_ERROR"))
+          problems.push(`the mistaken program was not refused with TYPE_ERROR: ${first?.content.slice(0, 120)}`);
       }
       const [result] = await turns.turn([{ name: RUN_PROGRAM_TOOL, input: { code: world.program } }]);
       try {
@@ -118,9 +145,13 @@ export async function runMode(task: BenchTask, mode: ModeId, options: RunModeOpt
     maxTokens: MAX_OUTPUT_TOKENS,
   });
   const wallMs = performance.now() - started;
-  if (result.status !== "completed") problems.push(`the agent run ended ${result.status}: ${result.stop?.message ?? ""}`);
+  if (result.status !== "completed")
+    problems.push(`the agent run ended ${result.status}: ${result.stop?.message ?? ""}`);
   for (const record of model.records) {
-    if (record.overOutputLimit) problems.push(`request ${record.index + 1} needs ${record.outputTokens} output tokens, over max_tokens ${MAX_OUTPUT_TOKENS}`);
+    if (record.overOutputLimit)
+      problems.push(
+        `request ${record.index + 1} needs ${record.outputTokens} output tokens, over max_tokens ${MAX_OUTPUT_TOKENS}`,
+      );
   }
   const correct = answer !== undefined && canonicalJson(answer) === canonicalJson(world.truth);
   if (answer !== undefined && !correct) problems.push("the answer differs from the truth");
@@ -152,7 +183,9 @@ function directSession(turns: PolicyTurns, perTurn: number): DirectSession {
       const seen: SeenResult[] = [];
       for (let start = 0; start < calls.length; start += perTurn) {
         const chunk = calls.slice(start, start + perTurn);
-        const results = await turns.turn(chunk.map((call) => ({ name: toProviderToolName(call.tool), input: call.input })));
+        const results = await turns.turn(
+          chunk.map((call) => ({ name: toProviderToolName(call.tool), input: call.input })),
+        );
         seen.push(...results.map((result) => readResult(result.content, result.isError)));
       }
       return seen;
@@ -181,7 +214,9 @@ export function distractorTools(): ToolDefinition[] {
       effect: "read",
       source: "saas-distractors",
       execute: () => {
-        throw new ToolError(`${tool.name} is a catalog distractor in this benchmark and does not run.`, { code: "NOT_AVAILABLE" });
+        throw new ToolError(`${tool.name} is a catalog distractor in this benchmark and does not run.`, {
+          code: "NOT_AVAILABLE",
+        });
       },
     }),
   );
@@ -204,7 +239,12 @@ async function discover(turns: PolicyTurns, world: TaskWorld<unknown>, problems:
   const missing = world.requiredTools.filter((name) => !found.has(name));
   if (missing.length > 0) {
     problems.push(`search missed ${missing.join(", ")} (found by exact-name pattern in a second turn)`);
-    const again = await turns.turn(missing.map((name) => ({ name: SEARCH_TOOLS_TOOL, input: { pattern: `^${name.replace(/\./g, "\\.")}$`, limit: 1 } })));
+    const again = await turns.turn(
+      missing.map((name) => ({
+        name: SEARCH_TOOLS_TOOL,
+        input: { pattern: `^${name.replace(/\./g, "\\.")}$`, limit: 1 },
+      })),
+    );
     for (const result of again) collect(result.content);
   }
 }

@@ -8,7 +8,20 @@ import type { BenchmarkResult, BenchmarkRow } from "./run-benchmark.js";
 import type { BenchTask } from "./task.js";
 import { LATENCY_MODEL, MAX_OUTPUT_TOKENS } from "./settings.js";
 
-const HEADERS = ["Task", "Mode", "Req", "Input tok", "Peak ctx", "Output tok", "Est. time", "Cost", "Cost, cached", "Δ input", "Δ cost cached", "Answer"];
+const HEADERS = [
+  "Task",
+  "Mode",
+  "Req",
+  "Input tok",
+  "Peak ctx",
+  "Output tok",
+  "Est. time",
+  "Cost",
+  "Cost, cached",
+  "Δ input",
+  "Δ cost cached",
+  "Answer",
+];
 const RIGHT_ALIGNED = new Set([2, 3, 4, 5, 6, 7, 8, 9, 10]);
 
 /** The table rows as cells, one per task and mode. */
@@ -26,8 +39,12 @@ export function tableCells(result: BenchmarkResult): string[][] {
       formatSeconds(figures.estimatedEndToEndMs),
       formatUsd(figures.costUsd),
       formatUsd(figures.cachedCostUsd),
-      row.mode === BASELINE_MODE || row.baseline === undefined ? "baseline" : formatChange(figures.inputTokens, row.baseline.inputTokens),
-      row.mode === BASELINE_MODE || row.baseline === undefined ? "baseline" : formatChange(figures.cachedCostUsd, row.baseline.cachedCostUsd),
+      row.mode === BASELINE_MODE || row.baseline === undefined
+        ? "baseline"
+        : formatChange(figures.inputTokens, row.baseline.inputTokens),
+      row.mode === BASELINE_MODE || row.baseline === undefined
+        ? "baseline"
+        : formatChange(figures.cachedCostUsd, row.baseline.cachedCostUsd),
       row.run.correct ? "correct" : "WRONG",
     ];
   });
@@ -58,9 +75,17 @@ export function renderMarkdown(result: BenchmarkResult): string {
   lines.push("## Modes", "");
   for (const mode of MODES) lines.push(`- **${mode.label}**: ${mode.description}`);
   lines.push("", "## Tasks", "");
-  for (const task of uniqueTasks(result)) lines.push(`- **${task.title}**${task.control ? " (control)" : ""}: ${task.note}. _${task.question}_`);
+  for (const task of uniqueTasks(result))
+    lines.push(`- **${task.title}**${task.control ? " (control)" : ""}: ${task.note}. _${task.question}_`);
   const problems = renderProblems(result);
-  lines.push("", "## Runs with remarks", "", ...(problems.length === 0 ? ["None: every run completed and every answer matched the truth."] : problems.map((line) => `- ${line}`)));
+  lines.push(
+    "",
+    "## Runs with remarks",
+    "",
+    ...(problems.length === 0
+      ? ["None: every run completed and every answer matched the truth."]
+      : problems.map((line) => `- ${line}`)),
+  );
   lines.push("", `Run time: ${(result.durationMs / 1000).toFixed(1)} s.`, "");
   return lines.join("\n");
 }
@@ -68,7 +93,10 @@ export function renderMarkdown(result: BenchmarkResult): string {
 /** The report for the terminal: the table aligned, then the check and constants. */
 export function renderText(result: BenchmarkResult): string {
   const lines: string[] = [];
-  lines.push(`Token benchmark (offline; ${result.tokenizer}; ${result.profile.label} figures approximate; Δ vs direct, grouped)`, "");
+  lines.push(
+    `Token benchmark (offline; ${result.tokenizer}; ${result.profile.label} figures approximate; Δ vs direct, grouped)`,
+    "",
+  );
   lines.push(alignedTable(HEADERS, tableCells(result)), "");
   lines.push("Published-figure check:", ...renderChecks(result.checks).map((line) => `  ${line}`), "");
   lines.push("Constants:", ...renderConstants(result).map((line) => `  ${line}`));
@@ -110,7 +138,9 @@ function renderConstants(result: BenchmarkResult): string[] {
 }
 
 function renderProblems(result: BenchmarkResult): string[] {
-  return result.rows.filter((row) => row.run.problems.length > 0 || !row.run.correct).map((row) => `${row.task.title} / ${modeLabel(row)}: ${row.run.problems.join("; ") || "wrong answer"}`);
+  return result.rows
+    .filter((row) => row.run.problems.length > 0 || !row.run.correct)
+    .map((row) => `${row.task.title} / ${modeLabel(row)}: ${row.run.problems.join("; ") || "wrong answer"}`);
 }
 
 /** The result's tasks, once each, in table order. */
@@ -123,13 +153,20 @@ export function uniqueTasks(result: BenchmarkResult): BenchTask[] {
 
 function markdownTable(headers: readonly string[], rows: readonly string[][]): string {
   const align = headers.map((_, index) => (RIGHT_ALIGNED.has(index) ? "---:" : "---"));
-  return [headers, align, ...rows].map((cells) => `| ${cells.map((cell) => cell.replace(/\|/g, "\\|")).join(" | ")} |`).join("\n");
+  return [headers, align, ...rows]
+    .map((cells) => `| ${cells.map((cell) => cell.replace(/\|/g, "\\|")).join(" | ")} |`)
+    .join("\n");
 }
 
 function alignedTable(headers: readonly string[], rows: readonly string[][]): string {
-  const widths = headers.map((header, index) => Math.max(header.length, ...rows.map((row) => (row[index] ?? "").length)));
+  const widths = headers.map((header, index) =>
+    Math.max(header.length, ...rows.map((row) => (row[index] ?? "").length)),
+  );
   const line = (cells: readonly string[]) =>
-    cells.map((cell, index) => (RIGHT_ALIGNED.has(index) ? cell.padStart(widths[index]!) : cell.padEnd(widths[index]!))).join("  ").trimEnd();
+    cells
+      .map((cell, index) => (RIGHT_ALIGNED.has(index) ? cell.padStart(widths[index]!) : cell.padEnd(widths[index]!)))
+      .join("  ")
+      .trimEnd();
   return [line(headers), widths.map((width) => "-".repeat(width)).join("  "), ...rows.map(line)].join("\n");
 }
 

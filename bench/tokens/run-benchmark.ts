@@ -62,13 +62,28 @@ export async function runTokenBenchmark(options: BenchmarkOptions = {}): Promise
     }
     for (const mode of modes) rows.push(taskRows.get(mode)!);
   }
-  return { rows, checks: checkPublishedFigures(profile), profile, tokenizer: TOKENIZER, maxCallsPerTurn, durationMs: performance.now() - started };
+  return {
+    rows,
+    checks: checkPublishedFigures(profile),
+    profile,
+    tokenizer: TOKENIZER,
+    maxCallsPerTurn,
+    durationMs: performance.now() - started,
+  };
 }
 
 /** The type checker runs in a worker started on first use: start it before anything is timed. */
 async function warmUpTypeChecker(): Promise<void> {
   const yard = new Switchyard({
-    tools: [defineTool({ name: "warm.up", description: "Warm-up.", inputSchema: { type: "object" }, effect: "read", execute: () => 1 })],
+    tools: [
+      defineTool({
+        name: "warm.up",
+        description: "Warm-up.",
+        inputSchema: { type: "object" },
+        effect: "read",
+        execute: () => 1,
+      }),
+    ],
   });
   await yard.run("return await tools.warm.up({});");
 }

@@ -26,7 +26,14 @@ interface CliOptions {
 }
 
 function parseArguments(argv: readonly string[]): CliOptions {
-  const options: CliOptions = { live: false, model: CLAUDE_SONNET_4_5.id, tasks: undefined, modes: undefined, maxCallsPerTurn: undefined, out: "bench/results" };
+  const options: CliOptions = {
+    live: false,
+    model: CLAUDE_SONNET_4_5.id,
+    tasks: undefined,
+    modes: undefined,
+    maxCallsPerTurn: undefined,
+    out: "bench/results",
+  };
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index]!;
     const value = () => {
@@ -42,8 +49,12 @@ function parseArguments(argv: readonly string[]): CliOptions {
     else if (argument === "--out") options.out = value();
     else throw new Error(`Unknown option ${argument}.`);
   }
-  for (const id of options.tasks ?? []) if (!TASKS.some((task) => task.id === id)) throw new Error(`Unknown task ${id}; known: ${TASKS.map((task) => task.id).join(", ")}.`);
-  for (const id of options.modes ?? []) if (!MODES.some((mode) => mode.id === id)) throw new Error(`Unknown mode ${id}; known: ${MODES.map((mode) => mode.id).join(", ")}.`);
+  for (const id of options.tasks ?? [])
+    if (!TASKS.some((task) => task.id === id))
+      throw new Error(`Unknown task ${id}; known: ${TASKS.map((task) => task.id).join(", ")}.`);
+  for (const id of options.modes ?? [])
+    if (!MODES.some((mode) => mode.id === id))
+      throw new Error(`Unknown mode ${id}; known: ${MODES.map((mode) => mode.id).join(", ")}.`);
   return options;
 }
 
@@ -67,7 +78,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   if (options.live) {
     try {
       const rows = await runLive(tasks, profile);
-      const offline = (taskId: string, mode: ModeId) => result.rows.find((row) => row.task.id === taskId && row.mode === mode)?.figures.inputTokens;
+      const offline = (taskId: string, mode: ModeId) =>
+        result.rows.find((row) => row.task.id === taskId && row.mode === mode)?.figures.inputTokens;
       const markdown = renderLiveMarkdown(rows, offline, profile);
       console.log(`\n${markdown}`);
       await writeFile(join(options.out, "tokens-live.md"), markdown);

@@ -49,7 +49,10 @@ export type ScriptedPolicy = (turns: PolicyTurns) => Promise<string>;
 /** What `createTurn` counts before the policy moves. */
 type RequestCount = Pick<RequestRecord, "body" | "inputTokens" | "prefixTokens">;
 
-type Move = { readonly kind: "calls"; readonly blocks: ToolCallBlock[] } | { readonly kind: "final"; readonly text: string } | { readonly kind: "failed"; readonly error: unknown };
+type Move =
+  | { readonly kind: "calls"; readonly blocks: ToolCallBlock[] }
+  | { readonly kind: "final"; readonly text: string }
+  | { readonly kind: "failed"; readonly error: unknown };
 
 /** See the module comment. One instance serves one run. */
 export class ScriptedModel implements ModelAdapter {
@@ -93,14 +96,27 @@ export class ScriptedModel implements ModelAdapter {
       throw move.error;
     }
     if (move.kind === "calls") {
-      const output = move.blocks.reduce((sum, block) => sum + countTokens(block.name) + countTokens(JSON.stringify(block.input)), 0);
+      const output = move.blocks.reduce(
+        (sum, block) => sum + countTokens(block.name) + countTokens(JSON.stringify(block.input)),
+        0,
+      );
       this.#finishRecord(record, request, output, "tool_calls", move.blocks.length);
-      turn = { content: move.blocks, stopReason: "tool_use", rawStopReason: "tool_use", usage: { input: record.inputTokens, output, cacheRead: 0, cacheCreation: 0 } };
+      turn = {
+        content: move.blocks,
+        stopReason: "tool_use",
+        rawStopReason: "tool_use",
+        usage: { input: record.inputTokens, output, cacheRead: 0, cacheCreation: 0 },
+      };
     } else {
       const output = countTokens(move.text);
       this.#finishRecord(record, request, output, "final", 0);
       const content: ContentBlock[] = [{ type: "text", text: move.text }];
-      turn = { content, stopReason: "end_turn", rawStopReason: "end_turn", usage: { input: record.inputTokens, output, cacheRead: 0, cacheCreation: 0 } };
+      turn = {
+        content,
+        stopReason: "end_turn",
+        rawStopReason: "end_turn",
+        usage: { input: record.inputTokens, output, cacheRead: 0, cacheCreation: 0 },
+      };
     }
     this.harnessMs += performance.now() - started;
     return turn;
@@ -112,7 +128,12 @@ export class ScriptedModel implements ModelAdapter {
       this.#awaitingResults = resolve;
       this.#push({
         kind: "calls",
-        blocks: calls.map((call) => ({ type: "tool_call", id: `toolu_bench_${String(++this.#callCount).padStart(5, "0")}`, name: call.name, input: call.input })),
+        blocks: calls.map((call) => ({
+          type: "tool_call",
+          id: `toolu_bench_${String(++this.#callCount).padStart(5, "0")}`,
+          name: call.name,
+          input: call.input,
+        })),
       });
     });
   }
@@ -133,7 +154,11 @@ export class ScriptedModel implements ModelAdapter {
     const body = buildAnthropicRequest(request, options);
     // The prefix offers the same tools as the body, so both carry the hidden tool prompt.
     const prefix = buildAnthropicRequest({ ...request, messages: request.messages.slice(0, -1) }, options);
-    return { body, inputTokens: countRequestTokens(body, this.#profile), prefixTokens: countRequestTokens(prefix, this.#profile) };
+    return {
+      body,
+      inputTokens: countRequestTokens(body, this.#profile),
+      prefixTokens: countRequestTokens(prefix, this.#profile),
+    };
   }
 
   #finishRecord(
@@ -143,6 +168,13 @@ export class ScriptedModel implements ModelAdapter {
     response: RequestRecord["response"],
     toolCallCount: number,
   ): void {
-    this.records.push({ index: this.records.length, ...counted, outputTokens, response, toolCallCount, overOutputLimit: outputTokens > request.maxTokens });
+    this.records.push({
+      index: this.records.length,
+      ...counted,
+      outputTokens,
+      response,
+      toolCallCount,
+      overOutputLimit: outputTokens > request.maxTokens,
+    });
   }
 }

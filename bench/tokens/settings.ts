@@ -66,7 +66,8 @@ export const MODEL_PROFILES: readonly ModelProfile[] = [CLAUDE_SONNET_4_5, CLAUD
 /** The profile for `id`; throws with the known ids for an unknown one. */
 export function modelProfile(id: string): ModelProfile {
   const profile = MODEL_PROFILES.find((candidate) => candidate.id === id);
-  if (profile === undefined) throw new Error(`Unknown model "${id}"; known: ${MODEL_PROFILES.map((known) => known.id).join(", ")}.`);
+  if (profile === undefined)
+    throw new Error(`Unknown model "${id}"; known: ${MODEL_PROFILES.map((known) => known.id).join(", ")}.`);
   return profile;
 }
 

@@ -52,15 +52,23 @@ export function summarizeRun(run: ModeRun, profile: ModelProfile): RunFigures {
   const peakContextTokens = records.reduce((peak, record) => Math.max(peak, record.inputTokens), 0);
   const perRequest = splitCache(records, profile);
   const cache = perRequest.reduce<CacheSplit>(
-    (total, split) => ({ uncached: total.uncached + split.uncached, written: total.written + split.written, read: total.read + split.read }),
+    (total, split) => ({
+      uncached: total.uncached + split.uncached,
+      written: total.written + split.written,
+      read: total.read + split.read,
+    }),
     { uncached: 0, written: 0, read: 0 },
   );
   const input = profile.inputPerMTok / 1e6;
   const output = profile.outputPerMTok / 1e6;
   const costUsd = inputTokens * input + outputTokens * output;
   const cachedCostUsd =
-    cache.uncached * input + cache.written * input * profile.cacheWriteMultiplier + cache.read * input * profile.cacheReadMultiplier + outputTokens * output;
-  const modelMs = records.length * LATENCY_MODEL.timeToFirstTokenMs + (outputTokens / LATENCY_MODEL.outputTokensPerSecond) * 1000;
+    cache.uncached * input +
+    cache.written * input * profile.cacheWriteMultiplier +
+    cache.read * input * profile.cacheReadMultiplier +
+    outputTokens * output;
+  const modelMs =
+    records.length * LATENCY_MODEL.timeToFirstTokenMs + (outputTokens / LATENCY_MODEL.outputTokensPerSecond) * 1000;
   return {
     requests: records.length,
     inputTokens,

@@ -126,14 +126,21 @@ export async function callWithRetries(
 
 /** The input schema of a tool that takes one required string, `name`, and nothing else. */
 export function singleStringInput(name: string, description: string) {
-  return { type: "object", properties: { [name]: { type: "string", description } }, required: [name], additionalProperties: false };
+  return {
+    type: "object",
+    properties: { [name]: { type: "string", description } },
+    required: [name],
+    additionalProperties: false,
+  };
 }
 
 /** JSON with object keys sorted, so two answers compare by content. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) =>
     inner !== null && typeof inner === "object" && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : inner,
   );
 }

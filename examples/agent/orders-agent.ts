@@ -51,8 +51,12 @@ if (apiKey === undefined || apiKey === "") {
     maxSteps: 8,
     maxTokens: 8192,
     onEvent: (event) => {
-      if (event.type === "model-response") process.stderr.write(`step ${event.step}: ${event.rawStopReason}, ${event.toolCalls} tool calls\n`);
-      if (event.type === "run-program-end") process.stderr.write(`  program ${event.result.ok ? "ok" : event.result.error?.code}: ${event.result.stats.toolCalls} calls\n`);
+      if (event.type === "model-response")
+        process.stderr.write(`step ${event.step}: ${event.rawStopReason}, ${event.toolCalls} tool calls\n`);
+      if (event.type === "run-program-end")
+        process.stderr.write(
+          `  program ${event.result.ok ? "ok" : event.result.error?.code}: ${event.result.stats.toolCalls} calls\n`,
+        );
     },
   });
   const truth = service.groundTruth();
@@ -68,6 +72,8 @@ if (apiKey === undefined || apiKey === "") {
         `${run.stats.bytesIn} bytes of results stayed in the sandbox, ${run.stats.bytesOut} bytes came back\n`,
     );
   }
-  process.stdout.write(`ground truth: ${truth.duplicates.length} duplicate charges, ${truth.permanentFailures.length} orders whose lookup always fails.\n`);
+  process.stdout.write(
+    `ground truth: ${truth.duplicates.length} duplicate charges, ${truth.permanentFailures.length} orders whose lookup always fails.\n`,
+  );
   process.exitCode = result.status === "completed" ? 0 : 1;
 }

@@ -98,7 +98,11 @@ export interface OrdersGroundTruth {
 }
 
 /** The customers of the generated data, their order counts and usual currency. */
-export const ORDERS_CUSTOMERS: readonly { readonly id: string; readonly orderCount: number; readonly currency: Currency }[] = [
+export const ORDERS_CUSTOMERS: readonly {
+  readonly id: string;
+  readonly orderCount: number;
+  readonly currency: Currency;
+}[] = [
   { id: "cus_1001", orderCount: 72, currency: "EUR" },
   { id: "cus_1002", orderCount: 148, currency: "USD" },
   { id: "cus_1003", orderCount: 95, currency: "GBP" },
@@ -219,10 +223,9 @@ export class OrdersService {
     await this.#delay(options.signal);
     const order = this.#ordersById.get(input.orderId);
     if (order === undefined) {
-      throw new ToolError(
-        `No order with id "${input.orderId}". Use an orderId returned by orders.search.`,
-        { code: "ORDER_NOT_FOUND" },
-      );
+      throw new ToolError(`No order with id "${input.orderId}". Use an orderId returned by orders.search.`, {
+        code: "ORDER_NOT_FOUND",
+      });
     }
     const attempt = (this.#attempts.get(input.orderId) ?? 0) + 1;
     this.#attempts.set(input.orderId, attempt);
@@ -302,7 +305,7 @@ interface NormalizedQuery {
 
 function normalizeQuery(query: SearchOrdersQuery): NormalizedQuery {
   if (typeof query.customerId !== "string" || query.customerId.length === 0) {
-    throw new ToolError("customerId is required, e.g. \"cus_1001\".", { code: "INPUT_INVALID" });
+    throw new ToolError('customerId is required, e.g. "cus_1001".', { code: "INPUT_INVALID" });
   }
   const fromMs = parseBound("from", query.from);
   const toMs = parseBound("to", query.to);
@@ -434,11 +437,16 @@ function generateOrders(seed: number): StoredOrder[] {
   }
   summaries.sort(
     (a, b) =>
-      compareText(a.customerId, b.customerId) || compareText(a.createdAt, b.createdAt) || compareText(a.orderId, b.orderId),
+      compareText(a.customerId, b.customerId) ||
+      compareText(a.createdAt, b.createdAt) ||
+      compareText(a.orderId, b.orderId),
   );
 
   // Assign the special kinds to distinct, randomly chosen orders.
-  const shuffled = shuffle(summaries.map((_, index) => index), random);
+  const shuffled = shuffle(
+    summaries.map((_, index) => index),
+    random,
+  );
   const kinds = new Array<OrderKind>(summaries.length).fill("normal");
   let taken = 0;
   const assign = (kind: OrderKind, count: number) => {
@@ -513,7 +521,10 @@ function generatePayments(
     case "duplicate-refunded":
       return [captured(order.amount, firstMs), refunded(captured(order.amount, later(1, 8)))];
     case "failed-then-captured":
-      return [{ id: newId("pay_"), amount: order.amount, status: "failed", capturedAt: null }, captured(order.amount, later(1, 4))];
+      return [
+        { id: newId("pay_"), amount: order.amount, status: "failed", capturedAt: null },
+        captured(order.amount, later(1, 4)),
+      ];
     case "split-capture": {
       const first = halves ? order.amount / 2 : Math.round(order.amount * (0.3 + random() * 0.15));
       return [captured(first, firstMs), captured(order.amount - first, later(2, 30))];

@@ -6,7 +6,14 @@
 import { ORDERS_TIME_RANGE } from "./orders-service.js";
 
 /** The customers the sweep covers, in the order it pages them. */
-export const SWEEP_CUSTOMER_IDS: readonly string[] = ["cus_1001", "cus_1002", "cus_1003", "cus_1004", "cus_1005", "cus_1006"];
+export const SWEEP_CUSTOMER_IDS: readonly string[] = [
+  "cus_1001",
+  "cus_1002",
+  "cus_1003",
+  "cus_1004",
+  "cus_1005",
+  "cus_1006",
+];
 
 /** The window the sweep asks for: `from` inclusive, `to` exclusive. It covers all generated data. */
 export const SWEEP_WINDOW = ORDERS_TIME_RANGE;

@@ -18,7 +18,13 @@ export type AgentEvent =
       readonly toolCalls: number;
       readonly text: string;
     }
-  | { readonly type: "tool-call-start"; readonly step: number; readonly callId: string; readonly name: string; readonly tool: string | undefined }
+  | {
+      readonly type: "tool-call-start";
+      readonly step: number;
+      readonly callId: string;
+      readonly name: string;
+      readonly tool: string | undefined;
+    }
   | {
       readonly type: "tool-call-end";
       readonly step: number;
@@ -30,7 +36,13 @@ export type AgentEvent =
       readonly durationMs: number;
     }
   /** A tool call in a turn that did not end in `tool_use` (cut, refused...): it is never run. */
-  | { readonly type: "tool-call-dropped"; readonly step: number; readonly callId: string; readonly name: string; readonly reason: string }
+  | {
+      readonly type: "tool-call-dropped";
+      readonly step: number;
+      readonly callId: string;
+      readonly name: string;
+      readonly reason: string;
+    }
   | { readonly type: "run-program-start"; readonly step: number; readonly callId: string; readonly sourceBytes: number }
   | { readonly type: "run-program-end"; readonly step: number; readonly callId: string; readonly result: RunResult }
   | { readonly type: "stop"; readonly step: number; readonly status: AgentStatus; readonly reason: string | undefined };

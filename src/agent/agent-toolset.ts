@@ -47,7 +47,12 @@ export function createAgentToolset(yard: Switchyard, mode: AgentMode): AgentTool
       reserved.push(SEARCH_TOOLS_TOOL);
     }
   }
-  const direct = mode === "programmatic" ? [] : snapshot.tools.filter((tool) => tool.definition.callers.includes("direct") && yard.offers(tool.definition.name));
+  const direct =
+    mode === "programmatic"
+      ? []
+      : snapshot.tools.filter(
+          (tool) => tool.definition.callers.includes("direct") && yard.offers(tool.definition.name),
+        );
   const names = new ProviderToolNames(
     direct.map((tool) => tool.definition.name),
     reserved,
@@ -57,7 +62,9 @@ export function createAgentToolset(yard: Switchyard, mode: AgentMode): AgentTool
       name: names.toProvider(definition.name)!,
       description: definition.description,
       inputSchema: definition.inputSchema,
-      ...(definition.inputExamples === undefined || definition.inputExamples.length === 0 ? {} : { inputExamples: definition.inputExamples }),
+      ...(definition.inputExamples === undefined || definition.inputExamples.length === 0
+        ? {}
+        : { inputExamples: definition.inputExamples }),
     });
   }
   return {

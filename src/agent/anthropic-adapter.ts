@@ -78,14 +78,18 @@ export function buildAnthropicRequest(request: ModelRequest, options: AnthropicR
     for (const index of userIndexes.slice(-2)) messages[index] = withCacheBreakpoint(messages[index]!);
   }
   const system: TextBlockParam[] | undefined =
-    request.system === undefined ? undefined : [{ type: "text", text: request.system, ...(cache ? { cache_control: EPHEMERAL } : {}) }];
+    request.system === undefined
+      ? undefined
+      : [{ type: "text", text: request.system, ...(cache ? { cache_control: EPHEMERAL } : {}) }];
   return {
     model: options.model,
     max_tokens: request.maxTokens,
     ...(system === undefined ? {} : { system }),
     messages,
     ...(tools.length === 0 ? {} : { tools }),
-    ...(options.stopSequences === undefined || options.stopSequences.length === 0 ? {} : { stop_sequences: [...options.stopSequences] }),
+    ...(options.stopSequences === undefined || options.stopSequences.length === 0
+      ? {}
+      : { stop_sequences: [...options.stopSequences] }),
   };
 }
 
@@ -96,7 +100,10 @@ function toAnthropicMessages(messages: readonly AgentMessage[]): MessageParam[] 
     const content: ContentBlockParam[] = [];
     const ordered =
       message.role === "user"
-        ? [...message.content.filter((block) => block.type === "tool_result"), ...message.content.filter((block) => block.type !== "tool_result")]
+        ? [
+            ...message.content.filter((block) => block.type === "tool_result"),
+            ...message.content.filter((block) => block.type !== "tool_result"),
+          ]
         : message.content;
     for (const block of ordered) {
       const param = toAnthropicBlock(block);
@@ -145,7 +152,8 @@ export function fromAnthropicMessage(message: Message): ModelTurn {
   const content: ContentBlock[] = [];
   for (const block of message.content as AnthropicContentBlock[]) {
     if (block.type === "text") content.push({ type: "text", text: block.text });
-    else if (block.type === "tool_use") content.push({ type: "tool_call", id: block.id, name: block.name, input: safeInput(block) });
+    else if (block.type === "tool_use")
+      content.push({ type: "tool_call", id: block.id, name: block.name, input: safeInput(block) });
     else content.push({ type: "provider", provider: ANTHROPIC_PROVIDER, block: { ...block } });
   }
   return {
@@ -178,7 +186,12 @@ function normalizeStopReason(reason: string | null | undefined): StopReason {
 function usageOf(usage: Partial<Message["usage"]> | undefined): ModelUsage {
   const cacheRead = usage?.cache_read_input_tokens ?? 0;
   const cacheCreation = usage?.cache_creation_input_tokens ?? 0;
-  return { input: (usage?.input_tokens ?? 0) + cacheRead + cacheCreation, output: usage?.output_tokens ?? 0, cacheRead, cacheCreation };
+  return {
+    input: (usage?.input_tokens ?? 0) + cacheRead + cacheCreation,
+    output: usage?.output_tokens ?? 0,
+    cacheRead,
+    cacheCreation,
+  };
 }
 
 /** The streaming helper parses a cut tool input lazily and may throw on it: such input is no input. */
@@ -200,7 +213,9 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
     options.client ??
     new Anthropic({
       ...sdkClientOptions(options),
-      ...(options.betas === undefined || options.betas.length === 0 ? {} : { defaultHeaders: { "anthropic-beta": options.betas.join(",") } }),
+      ...(options.betas === undefined || options.betas.length === 0
+        ? {}
+        : { defaultHeaders: { "anthropic-beta": options.betas.join(",") } }),
     });
   return {
     provider: ANTHROPIC_PROVIDER,
@@ -208,7 +223,10 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
       const body = buildAnthropicRequest(request, options);
       const requestOptions = request.signal === undefined ? {} : { signal: request.signal };
       try {
-        const message = options.stream === true ? await client.messages.stream(body, requestOptions).finalMessage() : await client.messages.create(body, requestOptions);
+        const message =
+          options.stream === true
+            ? await client.messages.stream(body, requestOptions).finalMessage()
+            : await client.messages.create(body, requestOptions);
         return fromAnthropicMessage(message);
       } catch (error) {
         throw error instanceof Anthropic.APIError ? (contextWindowErrorOf(error) ?? error) : error;

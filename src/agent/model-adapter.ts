@@ -107,8 +107,14 @@ const CONTEXT_MESSAGE = /prompt is too long|context[ _-]?(length|window)|maximum
  * fit the context window (OpenAI's `context_length_exceeded` code, or a 400/413 whose message
  * says so); undefined for any other error.
  */
-export function contextWindowErrorOf(error: { readonly status: number | undefined; readonly message: string; readonly code?: unknown }): ContextWindowExceededError | undefined {
-  const exceeded = error.code === "context_length_exceeded" || ((error.status === 400 || error.status === 413) && CONTEXT_MESSAGE.test(error.message));
+export function contextWindowErrorOf(error: {
+  readonly status: number | undefined;
+  readonly message: string;
+  readonly code?: unknown;
+}): ContextWindowExceededError | undefined {
+  const exceeded =
+    error.code === "context_length_exceeded" ||
+    ((error.status === 400 || error.status === 413) && CONTEXT_MESSAGE.test(error.message));
   return exceeded ? new ContextWindowExceededError(error.message, { status: error.status, cause: error }) : undefined;
 }
 
@@ -127,7 +133,12 @@ export interface ProviderConnectionOptions {
 }
 
 /** The SDK client options of `options` (both SDKs name them alike), leaving out what is unset. */
-export function sdkClientOptions(options: ProviderConnectionOptions): { apiKey?: string; baseURL?: string; maxRetries?: number; timeout?: number } {
+export function sdkClientOptions(options: ProviderConnectionOptions): {
+  apiKey?: string;
+  baseURL?: string;
+  maxRetries?: number;
+  timeout?: number;
+} {
   return {
     ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
     ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
@@ -138,7 +149,8 @@ export function sdkClientOptions(options: ProviderConnectionOptions): { apiKey?:
 
 /** A tool's input schema as sent to a provider: an object schema without `$schema`. */
 export function providerInputSchema(tool: ModelToolDefinition): Record<string, unknown> {
-  const schema: Record<string, unknown> = typeof tool.inputSchema === "object" ? { ...tool.inputSchema } : { type: "object" };
+  const schema: Record<string, unknown> =
+    typeof tool.inputSchema === "object" ? { ...tool.inputSchema } : { type: "object" };
   // `$schema` is metadata for validators; the model gains nothing from it but tokens.
   delete schema.$schema;
   return schema;

@@ -45,7 +45,10 @@ export interface OpenAIAdapterOptions extends OpenAIRequestOptions, ProviderConn
 }
 
 /** The exact Chat Completions body for `request` (non-streaming form). Pure: no network. */
-export function buildOpenAIRequest(request: ModelRequest, options: OpenAIRequestOptions): ChatCompletionCreateParamsNonStreaming {
+export function buildOpenAIRequest(
+  request: ModelRequest,
+  options: OpenAIRequestOptions,
+): ChatCompletionCreateParamsNonStreaming {
   const messages: ChatCompletionMessageParam[] = [];
   if (request.system !== undefined) messages.push({ role: "system", content: request.system });
   messages.push(...toOpenAIMessages(request.messages));
@@ -55,7 +58,9 @@ export function buildOpenAIRequest(request: ModelRequest, options: OpenAIRequest
     messages,
     ...(tools.length === 0 ? {} : { tools }),
     [options.maxTokensField ?? "max_completion_tokens"]: request.maxTokens,
-    ...(options.stopSequences === undefined || options.stopSequences.length === 0 ? {} : { stop: [...options.stopSequences] }),
+    ...(options.stopSequences === undefined || options.stopSequences.length === 0
+      ? {}
+      : { stop: [...options.stopSequences] }),
   };
 }
 
@@ -66,7 +71,8 @@ function toOpenAIMessages(messages: readonly AgentMessage[]): ChatCompletionMess
     const text = textOf(message);
     if (message.role === "user") {
       for (const block of message.content) {
-        if (block.type === "tool_result") converted.push({ role: "tool", tool_call_id: block.callId, content: block.content });
+        if (block.type === "tool_result")
+          converted.push({ role: "tool", tool_call_id: block.callId, content: block.content });
       }
       if (text !== "") converted.push({ role: "user", content: text });
       continue;
@@ -91,7 +97,10 @@ function toOpenAIMessages(messages: readonly AgentMessage[]): ChatCompletionMess
 }
 
 function toOpenAITool(tool: ModelToolDefinition): ChatCompletionTool {
-  return { type: "function", function: { name: tool.name, description: tool.description, parameters: providerInputSchema(tool) } };
+  return {
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: providerInputSchema(tool) },
+  };
 }
 
 /** A Chat Completion (its first choice) as a normalized turn. */
@@ -99,8 +108,10 @@ export function fromOpenAICompletion(completion: ChatCompletion): ModelTurn {
   const choice = completion.choices[0];
   const message = choice?.message;
   const content: ContentBlock[] = [];
-  if (typeof message?.content === "string" && message.content !== "") content.push({ type: "text", text: message.content });
-  if (typeof message?.refusal === "string" && message.refusal !== "") content.push({ type: "text", text: message.refusal });
+  if (typeof message?.content === "string" && message.content !== "")
+    content.push({ type: "text", text: message.content });
+  if (typeof message?.refusal === "string" && message.refusal !== "")
+    content.push({ type: "text", text: message.refusal });
   for (const call of message?.tool_calls ?? []) {
     if (call.type !== "function") continue;
     content.push(toolCallOf(call.id, call.function.name, call.function.arguments));
@@ -109,7 +120,8 @@ export function fromOpenAICompletion(completion: ChatCompletion): ModelTurn {
   const hasCalls = content.some((block) => block.type === "tool_call");
   return {
     content,
-    stopReason: typeof message?.refusal === "string" && message.refusal !== "" ? "refusal" : normalizeFinishReason(raw, hasCalls),
+    stopReason:
+      typeof message?.refusal === "string" && message.refusal !== "" ? "refusal" : normalizeFinishReason(raw, hasCalls),
     rawStopReason: raw,
     usage: usageOf(completion.usage),
     responseId: completion.id,
@@ -179,7 +191,11 @@ function assembleOpenAIChunks(chunks: readonly ChatCompletionChunk[]): ChatCompl
   const first = chunks[0];
   const toolCalls = [...calls.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([, call]) => ({ id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments } }));
+    .map(([, call]) => ({
+      id: call.id,
+      type: "function" as const,
+      function: { name: call.name, arguments: call.arguments },
+    }));
   return {
     id: first?.id ?? "",
     object: "chat.completion",
@@ -211,8 +227,12 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
       const body = buildOpenAIRequest(request, options);
       const requestOptions = request.signal === undefined ? {} : { signal: request.signal };
       try {
-        if (options.stream !== true) return fromOpenAICompletion(await client.chat.completions.create(body, requestOptions));
-        const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, requestOptions);
+        if (options.stream !== true)
+          return fromOpenAICompletion(await client.chat.completions.create(body, requestOptions));
+        const stream = await client.chat.completions.create(
+          { ...body, stream: true, stream_options: { include_usage: true } },
+          requestOptions,
+        );
         const chunks: ChatCompletionChunk[] = [];
         for await (const chunk of stream) chunks.push(chunk);
         return fromOpenAICompletion(assembleOpenAIChunks(chunks));

@@ -8,10 +8,25 @@ import { SwitchyardError } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
 import type { AgentEvent, AgentEventListener } from "./agent-events.js";
 import { createAgentToolset, AGENT_MODES, type AgentMode, type AgentToolset } from "./agent-toolset.js";
-import { addUsage, ContextWindowExceededError, ZERO_USAGE, type ModelAdapter, type ModelTurn, type ModelUsage } from "./model-adapter.js";
+import {
+  addUsage,
+  ContextWindowExceededError,
+  ZERO_USAGE,
+  type ModelAdapter,
+  type ModelTurn,
+  type ModelUsage,
+} from "./model-adapter.js";
 import { runToolCalls } from "./run-tool-calls.js";
 import { CONTINUE_AFTER_TRUNCATION, decideTurn, type AgentStatus, type StopPolicy } from "./stop-policy.js";
-import { textOf, toolCallsOf, unansweredToolCalls, userText, type AgentMessage, type ContentBlock, type UserMessage } from "./transcript.js";
+import {
+  textOf,
+  toolCallsOf,
+  unansweredToolCalls,
+  userText,
+  type AgentMessage,
+  type ContentBlock,
+  type UserMessage,
+} from "./transcript.js";
 
 /** Limits of a whole agent run, on top of `maxSteps`. */
 export interface AgentBudgets {
@@ -117,12 +132,18 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const maxSteps = positiveInteger(options.maxSteps ?? DEFAULT_MAX_STEPS, "maxSteps");
   const maxTokens = positiveInteger(options.maxTokens ?? DEFAULT_MAX_TOKENS, "maxTokens");
   if (!AGENT_MODES.includes(options.mode)) {
-    throw new SwitchyardError("OPTION_INVALID", `mode must be one of ${AGENT_MODES.join(", ")}, got ${JSON.stringify(options.mode)}.`);
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      `mode must be one of ${AGENT_MODES.join(", ")}, got ${JSON.stringify(options.mode)}.`,
+    );
   }
   const history = options.messages ?? [];
   const broken = unansweredToolCalls(history);
   if (broken.unanswered.length + broken.duplicated.length + broken.orphaned.length > 0) {
-    throw new SwitchyardError("OPTION_INVALID", `messages must answer every tool call exactly once: ${JSON.stringify(broken)}.`);
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      `messages must answer every tool call exactly once: ${JSON.stringify(broken)}.`,
+    );
   }
   const { yard, model } = options;
   const system = options.system ?? DEFAULT_AGENT_SYSTEM_PROMPT;
@@ -183,7 +204,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       if (signal.aborted) return cancelled();
       const maxTotalTokens = options.budgets?.maxTotalTokens;
       if (maxTotalTokens !== undefined && total.input + total.output >= maxTotalTokens) {
-        return finish("budget_exceeded", `The token budget of ${maxTotalTokens} is used up (${total.input + total.output} tokens).`);
+        return finish(
+          "budget_exceeded",
+          `The token budget of ${maxTotalTokens} is used up (${total.input + total.output} tokens).`,
+        );
       }
       // A catalog change may bring a provider-name collision: a configuration error, thrown.
       if (yard.registry.version !== toolset.catalogVersion) toolset = createAgentToolset(yard, options.mode);
@@ -192,11 +216,20 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       emit({ type: "turn-start", step: steps, messages: messages.length });
       let turn: ModelTurn;
       try {
-        turn = await model.createTurn({ system: system === "" ? undefined : system, messages: [...messages], tools: toolset.definitions, maxTokens, signal });
+        turn = await model.createTurn({
+          system: system === "" ? undefined : system,
+          messages: [...messages],
+          tools: toolset.definitions,
+          maxTokens,
+          signal,
+        });
       } catch (error) {
         if (signal.aborted) return cancelled();
         if (error instanceof ContextWindowExceededError) return finish("context_exceeded", error.message);
-        return finish("model_error", `The model request failed: ${error instanceof Error ? error.message : String(error)}`);
+        return finish(
+          "model_error",
+          `The model request failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
       requests.push(turn.usage);
       total = addUsage(total, turn.usage);
@@ -218,7 +251,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       switch (decision.action) {
         case "run-tools": {
           messages.push({ role: "assistant", content: turn.content });
-          const results = await runToolCalls(calls, { yard, toolset, signal, step: steps, emit, onRun: (result) => runs.push(result) });
+          const results = await runToolCalls(calls, {
+            yard,
+            toolset,
+            signal,
+            step: steps,
+            emit,
+            onRun: (result) => runs.push(result),
+          });
           messages.push({ role: "user", content: results });
           if (signal.aborted) return cancelled();
           continue;
@@ -227,12 +267,28 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
           messages.push({ role: "assistant", content: turn.content });
           continue;
         case "continue-truncated":
-          appendWithoutToolCalls(messages, turn, emit, steps, "The response was cut at the output token limit; a cut tool call is never run.");
+          appendWithoutToolCalls(
+            messages,
+            turn,
+            emit,
+            steps,
+            "The response was cut at the output token limit; a cut tool call is never run.",
+          );
           appendUserText(messages, CONTINUE_AFTER_TRUNCATION);
           continue;
         case "finish":
-          appendWithoutToolCalls(messages, turn, emit, steps, `The turn ended with ${turn.rawStopReason ?? turn.stopReason}, not tool use.`);
-          return finish("completed", undefined, turn.stopSequence === undefined ? {} : { stopSequence: turn.stopSequence });
+          appendWithoutToolCalls(
+            messages,
+            turn,
+            emit,
+            steps,
+            `The turn ended with ${turn.rawStopReason ?? turn.stopReason}, not tool use.`,
+          );
+          return finish(
+            "completed",
+            undefined,
+            turn.stopSequence === undefined ? {} : { stopSequence: turn.stopSequence },
+          );
         case "stop":
           appendWithoutToolCalls(messages, turn, emit, steps, decision.reason);
           return finish(decision.status, decision.reason);
@@ -250,10 +306,17 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
  * have a result, and inventing one for a call never made would mislead the model. A turn
  * left empty is not appended (providers refuse empty messages).
  */
-function appendWithoutToolCalls(messages: AgentMessage[], turn: ModelTurn, emit: AgentEventListener, step: number, reason: string): void {
+function appendWithoutToolCalls(
+  messages: AgentMessage[],
+  turn: ModelTurn,
+  emit: AgentEventListener,
+  step: number,
+  reason: string,
+): void {
   const kept: ContentBlock[] = [];
   for (const block of turn.content) {
-    if (block.type === "tool_call") emit({ type: "tool-call-dropped", step, callId: block.id, name: block.name, reason });
+    if (block.type === "tool_call")
+      emit({ type: "tool-call-dropped", step, callId: block.id, name: block.name, reason });
     else kept.push(block);
   }
   if (kept.length > 0) messages.push({ role: "assistant", content: kept });
@@ -263,7 +326,10 @@ function appendWithoutToolCalls(messages: AgentMessage[], turn: ModelTurn, emit:
 function appendUserText(messages: AgentMessage[], text: string): void {
   const last = messages.at(-1);
   if (last?.role === "user") {
-    messages[messages.length - 1] = { role: "user", content: [...last.content, { type: "text", text }] } satisfies UserMessage;
+    messages[messages.length - 1] = {
+      role: "user",
+      content: [...last.content, { type: "text", text }],
+    } satisfies UserMessage;
   } else {
     messages.push(userText(text));
   }

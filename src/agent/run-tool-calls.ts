@@ -3,7 +3,13 @@
 // resolves whatever happens (denied, invalid, cancelled), so the turn's results always pair
 // up with its calls. A name that was not offered in this mode is answered, never run.
 
-import { statusForCode, type CallErrorCode, type RunResult, type ToolDefinedCode, type ToolOutcome } from "../contract.js";
+import {
+  statusForCode,
+  type CallErrorCode,
+  type RunResult,
+  type ToolDefinedCode,
+  type ToolOutcome,
+} from "../contract.js";
 import { ToolError } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
 import type { AgentEventListener } from "./agent-events.js";
@@ -36,7 +42,11 @@ async function runOneCall(call: ToolCallBlock, context: ToolCallRunContext): Pro
   let outcome: ToolOutcome;
   if (target === undefined) {
     const offered = context.toolset.names.providerNames();
-    outcome = failure(call, "TOOL_NOT_FOUND", `No tool named "${call.name.slice(0, 200)}" is offered. Available tools: ${offered.join(", ") || "none"}.`);
+    outcome = failure(
+      call,
+      "TOOL_NOT_FOUND",
+      `No tool named "${call.name.slice(0, 200)}" is offered. Available tools: ${offered.join(", ") || "none"}.`,
+    );
   } else if (call.input === undefined) {
     outcome = failure(call, "INPUT_INVALID", "The tool arguments were not valid JSON; send a JSON object.");
   } else if (target.kind === "search") {
@@ -61,10 +71,19 @@ async function runOneCall(call: ToolCallBlock, context: ToolCallRunContext): Pro
 async function runProgramCall(call: ToolCallBlock, context: ToolCallRunContext): Promise<ToolResultBlock> {
   const code = (call.input as { code?: unknown } | undefined)?.code;
   if (typeof code !== "string") {
-    const outcome = failure(call, "INPUT_INVALID", 'run_program takes { "code": string }: the TypeScript program as one string.');
+    const outcome = failure(
+      call,
+      "INPUT_INVALID",
+      'run_program takes { "code": string }: the TypeScript program as one string.',
+    );
     return { type: "tool_result", callId: call.id, content: renderToolOutcomeForModel(outcome), isError: true };
   }
-  context.emit({ type: "run-program-start", step: context.step, callId: call.id, sourceBytes: Buffer.byteLength(code) });
+  context.emit({
+    type: "run-program-start",
+    step: context.step,
+    callId: call.id,
+    sourceBytes: Buffer.byteLength(code),
+  });
   const result = await context.yard.run(code, { signal: context.signal });
   context.onRun(result);
   context.emit({ type: "run-program-end", step: context.step, callId: call.id, result });
@@ -72,7 +91,10 @@ async function runProgramCall(call: ToolCallBlock, context: ToolCallRunContext):
 }
 
 function searchCall(call: ToolCallBlock, yard: Switchyard): ToolOutcome {
-  const { query, pattern, limit } = (typeof call.input === "object" && call.input !== null ? call.input : {}) as Record<string, unknown>;
+  const { query, pattern, limit } = (typeof call.input === "object" && call.input !== null ? call.input : {}) as Record<
+    string,
+    unknown
+  >;
   const text = typeof pattern === "string" ? pattern : query;
   if (typeof text !== "string" || text.trim() === "") {
     return failure(call, "INPUT_INVALID", "search_tools needs a query (words) or a pattern (a regular expression).");
@@ -93,4 +115,3 @@ function searchCall(call: ToolCallBlock, yard: Switchyard): ToolOutcome {
 function failure(call: ToolCallBlock, code: CallErrorCode | ToolDefinedCode, message: string): ToolOutcome {
   return { callId: call.id, tool: call.name, status: statusForCode(code), error: { code, message } };
 }
-

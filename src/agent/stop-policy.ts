@@ -63,7 +63,8 @@ export function decideTurn(turn: ModelTurn, policy: StopPolicy = {}, consecutive
       return { action: "stop", status: "incomplete", reason: "The model stopped for tool use but made no tool call." };
     case "max_tokens": {
       const limit = policy.maxConsecutiveTruncations ?? DEFAULT_MAX_CONSECUTIVE_TRUNCATIONS;
-      if ((policy.onMaxTokens ?? "continue") === "continue" && consecutiveTruncations < limit) return { action: "continue-truncated" };
+      if ((policy.onMaxTokens ?? "continue") === "continue" && consecutiveTruncations < limit)
+        return { action: "continue-truncated" };
       return { action: "stop", status: "max_tokens", reason: "The response was cut at the output token limit." };
     }
     case "pause_turn":
@@ -75,7 +76,11 @@ export function decideTurn(turn: ModelTurn, policy: StopPolicy = {}, consecutive
     case "context_exceeded":
       return { action: "stop", status: "context_exceeded", reason: "The context window is full." };
     case "unknown":
-      return { action: "stop", status: "incomplete", reason: `The model stopped for an unknown reason (${turn.rawStopReason ?? "none"}).` };
+      return {
+        action: "stop",
+        status: "incomplete",
+        reason: `The model stopped for an unknown reason (${turn.rawStopReason ?? "none"}).`,
+      };
   }
 }
 

@@ -78,7 +78,11 @@ export function toolCallsOf(message: AgentMessage): ToolCallBlock[] {
  * in the next user message. Returns the offending ids (unanswered, answered twice, or
  * results for calls that do not exist); empty when the transcript is valid.
  */
-export function unansweredToolCalls(messages: readonly AgentMessage[]): { unanswered: string[]; duplicated: string[]; orphaned: string[] } {
+export function unansweredToolCalls(messages: readonly AgentMessage[]): {
+  unanswered: string[];
+  duplicated: string[];
+  orphaned: string[];
+} {
   const unanswered: string[] = [];
   const duplicated: string[] = [];
   const orphaned: string[] = [];

@@ -16,7 +16,12 @@ const BINARY_SNIFF_BYTES = 8000;
  * naming `owner` and `name` (e.g. `createShellTool: timeoutMs …`) when `value` is not an
  * integer of at least 1.
  */
-export function positiveIntegerOption(value: number | undefined, fallback: number, owner: string, name: string): number {
+export function positiveIntegerOption(
+  value: number | undefined,
+  fallback: number,
+  owner: string,
+  name: string,
+): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < 1) {
     throw new SwitchyardError("OPTION_INVALID", `${owner}: ${name} must be a positive integer, got ${String(value)}.`);

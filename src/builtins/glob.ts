@@ -81,7 +81,8 @@ function expandBraces(pattern: string): string[] {
         }
         const combined: string[] = [];
         for (const result of results) for (const option of options) combined.push(result + option);
-        if (combined.length > MAX_GLOB_ALTERNATIVES) throw invalid(`it expands to more than ${MAX_GLOB_ALTERNATIVES} alternatives`);
+        if (combined.length > MAX_GLOB_ALTERNATIVES)
+          throw invalid(`it expands to more than ${MAX_GLOB_ALTERNATIVES} alternatives`);
         results = combined;
       } else if (insideBraces && (character === "," || character === "}")) {
         return results;
@@ -114,7 +115,8 @@ function matchSegments(patternSegments: readonly CompiledSegment[], pathSegments
       result = pathIndex === pathSegments.length;
     } else if (patternSegments[patternIndex] === "**") {
       // Zero segments, or one more segment and stay on `**`.
-      result = visit(patternIndex + 1, pathIndex) || (pathIndex < pathSegments.length && visit(patternIndex, pathIndex + 1));
+      result =
+        visit(patternIndex + 1, pathIndex) || (pathIndex < pathSegments.length && visit(patternIndex, pathIndex + 1));
     } else {
       result =
         pathIndex < pathSegments.length &&
@@ -128,7 +130,10 @@ function matchSegments(patternSegments: readonly CompiledSegment[], pathSegments
 }
 
 /** Tokens of one segment: `*`, `?`, or a literal character. */
-type SegmentToken = { readonly kind: "star" } | { readonly kind: "one" } | { readonly kind: "char"; readonly char: string };
+type SegmentToken =
+  | { readonly kind: "star" }
+  | { readonly kind: "one" }
+  | { readonly kind: "char"; readonly char: string };
 
 function tokenize(segment: string): SegmentToken[] {
   const tokens: SegmentToken[] = [];

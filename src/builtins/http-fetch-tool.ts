@@ -91,7 +91,12 @@ const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 export function createHttpFetchTool(options: HttpFetchToolOptions): ToolDefinition<HttpFetchInput, HttpFetchResult> {
   const patterns = checkAllowHosts(options.allowHosts);
   const timeoutMs = positiveIntegerOption(options.timeoutMs, DEFAULT_TIMEOUT_MS, "createHttpFetchTool", "timeoutMs");
-  const maxResponseBytes = positiveIntegerOption(options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, "createHttpFetchTool", "maxResponseBytes");
+  const maxResponseBytes = positiveIntegerOption(
+    options.maxResponseBytes,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    "createHttpFetchTool",
+    "maxResponseBytes",
+  );
   const methods = checkMethods(options.methods);
   const readOnly = methods.every((method) => READ_METHODS.has(method));
   const hostList = patterns.map((pattern) => pattern.text).join(", ");
@@ -117,16 +122,23 @@ export function createHttpFetchTool(options: HttpFetchToolOptions): ToolDefiniti
           maxLength: MAX_URL_LENGTH,
           description: `The absolute http:// or https:// URL, e.g. "https://${exampleHost(patterns)}/items?page=2". Its host must be one of: ${hostList}.`,
         },
-        method: { type: "string", enum: [...methods], default: "GET", description: `The HTTP method: ${methods.join(", ")}. Default GET.` },
+        method: {
+          type: "string",
+          enum: [...methods],
+          default: "GET",
+          description: `The HTTP method: ${methods.join(", ")}. Default GET.`,
+        },
         headers: {
           type: "object",
           additionalProperties: { type: "string" },
-          description: 'Request headers, e.g. { "accept": "application/json" }. Host, Connection, Content-Length and other transport headers are refused.',
+          description:
+            'Request headers, e.g. { "accept": "application/json" }. Host, Connection, Content-Length and other transport headers are refused.',
         },
         body: {
           type: "string",
           maxLength: MAX_BODY_CHARS,
-          description: "The request body as text (e.g. JSON.stringify(data)); set content-type in headers. Not allowed with GET or HEAD.",
+          description:
+            "The request body as text (e.g. JSON.stringify(data)); set content-type in headers. Not allowed with GET or HEAD.",
         },
       },
       required: ["url"],
@@ -141,10 +153,14 @@ export function createHttpFetchTool(options: HttpFetchToolOptions): ToolDefiniti
         headers: {
           type: "object",
           additionalProperties: { type: "string" },
-          description: "Response headers, names in lower case; repeated headers joined with \", \".",
+          description: 'Response headers, names in lower case; repeated headers joined with ", ".',
         },
         body: { type: "string", description: "The response body (empty for HEAD), cut to the byte limit." },
-        bodyEncoding: { type: "string", enum: ["utf8", "base64"], description: "utf8 for textual content types, base64 for anything else (images, archives)." },
+        bodyEncoding: {
+          type: "string",
+          enum: ["utf8", "base64"],
+          description: "utf8 for textual content types, base64 for anything else (images, archives).",
+        },
         truncated: { type: "boolean", description: "True when the body was longer than the limit and was cut." },
       },
       required: ["status", "url", "headers", "body", "bodyEncoding", "truncated"],
@@ -156,11 +172,15 @@ export function createHttpFetchTool(options: HttpFetchToolOptions): ToolDefiniti
       checkUrl(url, patterns, hostList, undefined);
       let method: string = input.method ?? "GET";
       if (!methods.includes(method as HttpMethod)) {
-        throw new ToolError(`Method ${method} is not enabled; use one of ${methods.join(", ")}.`, { code: "METHOD_NOT_ALLOWED" });
+        throw new ToolError(`Method ${method} is not enabled; use one of ${methods.join(", ")}.`, {
+          code: "METHOD_NOT_ALLOWED",
+        });
       }
       let body: string | undefined = input.body;
       if (body !== undefined && READ_METHODS.has(method)) {
-        throw new ToolError(`A ${method} request cannot have a body; use POST or PUT, or put the data in the URL.`, { code: "INPUT_INVALID" });
+        throw new ToolError(`A ${method} request cannot have a body; use POST or PUT, or put the data in the URL.`, {
+          code: "INPUT_INVALID",
+        });
       }
       const headers = checkHeaders(input.headers ?? {});
       const signal = AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]);
@@ -177,16 +197,24 @@ export function createHttpFetchTool(options: HttpFetchToolOptions): ToolDefiniti
           if (isRedirect(response.status) && location !== null) {
             await response.body?.cancel().catch(() => {});
             if (hop >= MAX_REDIRECTS) {
-              throw new ToolError(`The request was redirected more than ${MAX_REDIRECTS} times; stopped at ${url.href}.`, { code: "TOO_MANY_REDIRECTS" });
+              throw new ToolError(
+                `The request was redirected more than ${MAX_REDIRECTS} times; stopped at ${url.href}.`,
+                { code: "TOO_MANY_REDIRECTS" },
+              );
             }
             let next: URL;
             try {
               next = new URL(location, url);
             } catch {
-              throw new ToolError(`The server redirected to an invalid URL (${location.slice(0, 200)}).`, { code: "HTTP_REQUEST_FAILED" });
+              throw new ToolError(`The server redirected to an invalid URL (${location.slice(0, 200)}).`, {
+                code: "HTTP_REQUEST_FAILED",
+              });
             }
             checkUrl(next, patterns, hostList, url);
-            if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
+            if (
+              response.status === 303 ||
+              ((response.status === 301 || response.status === 302) && method === "POST")
+            ) {
               if (method !== "HEAD") method = "GET";
               body = undefined;
               delete headers["content-type"];
@@ -230,7 +258,11 @@ interface HostPattern {
 }
 
 function matchesAny(hostname: string, patterns: readonly HostPattern[]): boolean {
-  return patterns.some((pattern) => (pattern.wildcard ? hostname.endsWith(pattern.host) && hostname.length > pattern.host.length : hostname === pattern.host));
+  return patterns.some((pattern) =>
+    pattern.wildcard
+      ? hostname.endsWith(pattern.host) && hostname.length > pattern.host.length
+      : hostname === pattern.host,
+  );
 }
 
 function normalizeHost(hostname: string): string {
@@ -239,17 +271,27 @@ function normalizeHost(hostname: string): string {
 
 function checkAllowHosts(allowHosts: readonly string[]): HostPattern[] {
   if (!Array.isArray(allowHosts) || allowHosts.length === 0) {
-    throw new SwitchyardError("OPTION_INVALID", "createHttpFetchTool: allowHosts must list at least one host; without hosts, do not create the tool.");
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      "createHttpFetchTool: allowHosts must list at least one host; without hosts, do not create the tool.",
+    );
   }
   return allowHosts.map((text) => {
-    if (typeof text !== "string") throw new SwitchyardError("OPTION_INVALID", "createHttpFetchTool: allowHosts entries must be strings.");
+    if (typeof text !== "string")
+      throw new SwitchyardError("OPTION_INVALID", "createHttpFetchTool: allowHosts entries must be strings.");
     const wildcard = text.startsWith("*.");
     const bare = wildcard ? text.slice(2) : text;
     let host: string | undefined;
     try {
       const parsed = new URL(`http://${bare.includes(":") && !bare.startsWith("[") ? `[${bare}]` : bare}`);
       // Anything beyond a host (a port, path, credentials) means the pattern is not what it looks like.
-      if (parsed.port === "" && parsed.pathname === "/" && parsed.username === "" && parsed.search === "" && parsed.hash === "") {
+      if (
+        parsed.port === "" &&
+        parsed.pathname === "/" &&
+        parsed.username === "" &&
+        parsed.search === "" &&
+        parsed.hash === ""
+      ) {
         host = normalizeHost(parsed.hostname);
       }
     } catch {
@@ -269,7 +311,10 @@ function checkMethods(methods: readonly HttpMethod[] | undefined): HttpMethod[] 
   if (methods === undefined) return ["GET", "HEAD"];
   const unique = [...new Set(methods)];
   if (unique.length === 0 || unique.some((method) => !ALL_METHODS.includes(method))) {
-    throw new SwitchyardError("OPTION_INVALID", `createHttpFetchTool: methods must be a non-empty list of ${ALL_METHODS.join(", ")}.`);
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      `createHttpFetchTool: methods must be a non-empty list of ${ALL_METHODS.join(", ")}.`,
+    );
   }
   return unique;
 }
@@ -278,14 +323,18 @@ function parseUrl(text: string): URL {
   try {
     return new URL(text);
   } catch {
-    throw new ToolError(`"${text.slice(0, 200)}" is not an absolute URL; give one like "https://host/path".`, { code: "URL_INVALID" });
+    throw new ToolError(`"${text.slice(0, 200)}" is not an absolute URL; give one like "https://host/path".`, {
+      code: "URL_INVALID",
+    });
   }
 }
 
 function checkUrl(url: URL, patterns: readonly HostPattern[], hostList: string, redirectedFrom: URL | undefined): void {
   const via = redirectedFrom === undefined ? "" : ` (a redirect from ${redirectedFrom.host})`;
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ToolError(`Only http and https URLs may be fetched, not ${url.protocol}${via}.`, { code: "PROTOCOL_NOT_ALLOWED" });
+    throw new ToolError(`Only http and https URLs may be fetched, not ${url.protocol}${via}.`, {
+      code: "PROTOCOL_NOT_ALLOWED",
+    });
   }
   if (!matchesAny(normalizeHost(url.hostname), patterns)) {
     throw new ToolError(`The host ${url.hostname}${via} is not allowed; allowed hosts: ${hostList}.`, {
@@ -300,10 +349,14 @@ function checkHeaders(headers: Readonly<Record<string, string>>): Record<string,
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
     if (FORBIDDEN_HEADERS.has(lower) || lower.startsWith("proxy-") || lower.startsWith("sec-")) {
-      throw new ToolError(`The header ${name} may not be set; the HTTP client manages it.`, { code: "HEADER_NOT_ALLOWED" });
+      throw new ToolError(`The header ${name} may not be set; the HTTP client manages it.`, {
+        code: "HEADER_NOT_ALLOWED",
+      });
     }
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name) || /[\r\n\0]/.test(value)) {
-      throw new ToolError(`The header ${JSON.stringify(name.slice(0, 100))} has an invalid name or value.`, { code: "INPUT_INVALID" });
+      throw new ToolError(`The header ${JSON.stringify(name.slice(0, 100))} has an invalid name or value.`, {
+        code: "INPUT_INVALID",
+      });
     }
     checked[lower] = value;
   }
@@ -344,7 +397,14 @@ function isTextual(contentType: string | null, bytes: Buffer): boolean {
   return (
     type.startsWith("text/") ||
     /[/+](json|xml)$/.test(type) ||
-    ["application/javascript", "application/ecmascript", "application/x-www-form-urlencoded", "application/graphql", "application/yaml", "application/x-ndjson"].includes(type)
+    [
+      "application/javascript",
+      "application/ecmascript",
+      "application/x-www-form-urlencoded",
+      "application/graphql",
+      "application/yaml",
+      "application/x-ndjson",
+    ].includes(type)
   );
 }
 
@@ -356,7 +416,14 @@ function requestError(error: unknown, url: URL, timeoutMs: number): ToolError {
   }
   if (name === "AbortError") return new ToolError(`The request to ${url.host} was cancelled.`, { code: "CANCELLED" });
   const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
-  const reason = typeof cause?.code === "string" ? cause.code : typeof cause?.message === "string" ? cause.message : error instanceof Error ? error.message : String(error);
+  const reason =
+    typeof cause?.code === "string"
+      ? cause.code
+      : typeof cause?.message === "string"
+        ? cause.message
+        : error instanceof Error
+          ? error.message
+          : String(error);
   return new ToolError(`The request to ${url.host} failed (${reason.slice(0, 300)}).`, { code: "HTTP_REQUEST_FAILED" });
 }
 

@@ -70,7 +70,12 @@ const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
 export function createShellTool(options: ShellToolOptions): ToolDefinition<ShellRunInput, ShellRunResult> {
   const workspace = existingFolderOption(options.workspace, "createShellTool", "workspace");
   const timeoutMs = positiveIntegerOption(options.timeoutMs, DEFAULT_TIMEOUT_MS, "createShellTool", "timeoutMs");
-  const maxOutputBytes = positiveIntegerOption(options.maxOutputBytes, DEFAULT_MAX_OUTPUT_BYTES, "createShellTool", "maxOutputBytes");
+  const maxOutputBytes = positiveIntegerOption(
+    options.maxOutputBytes,
+    DEFAULT_MAX_OUTPUT_BYTES,
+    "createShellTool",
+    "maxOutputBytes",
+  );
   const extraEnv = checkEnv(options.env);
 
   return defineTool<ShellRunInput, ShellRunResult>({
@@ -92,7 +97,8 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
           type: "string",
           minLength: 1,
           maxLength: MAX_COMMAND_LENGTH,
-          description: 'The command line, run as /bin/sh -c "<command>" in the workspace folder, e.g. "grep -rn TODO src | head -20".',
+          description:
+            'The command line, run as /bin/sh -c "<command>" in the workspace folder, e.g. "grep -rn TODO src | head -20".',
         },
       },
       required: ["command"],
@@ -102,24 +108,43 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
       $schema: DRAFT_2020_12,
       type: "object",
       properties: {
-        exitCode: { type: ["integer", "null"], description: "The exit code (0 is success); null when the command was killed by a signal." },
-        signal: { type: ["string", "null"], description: 'The signal that ended the command, e.g. "SIGKILL" after a timeout; null after a normal exit.' },
-        stdout: { type: "string", description: "Standard output, UTF-8; cut in the middle with a marker when over the limit." },
-        stderr: { type: "string", description: "Standard error, UTF-8; cut in the middle with a marker when over the limit." },
+        exitCode: {
+          type: ["integer", "null"],
+          description: "The exit code (0 is success); null when the command was killed by a signal.",
+        },
+        signal: {
+          type: ["string", "null"],
+          description: 'The signal that ended the command, e.g. "SIGKILL" after a timeout; null after a normal exit.',
+        },
+        stdout: {
+          type: "string",
+          description: "Standard output, UTF-8; cut in the middle with a marker when over the limit.",
+        },
+        stderr: {
+          type: "string",
+          description: "Standard error, UTF-8; cut in the middle with a marker when over the limit.",
+        },
         truncated: { type: "boolean", description: "True when stdout or stderr was cut to the output limit." },
         timedOut: { type: "boolean", description: "True when the command ran out of time and was killed." },
       },
       required: ["exitCode", "signal", "stdout", "stderr", "truncated", "timedOut"],
       additionalProperties: false,
     },
-    inputExamples: [{ command: "ls -la" }, { command: "grep -rn 'TODO' src | head -20" }, { command: "git status --short" }],
+    inputExamples: [
+      { command: "ls -la" },
+      { command: "grep -rn 'TODO' src | head -20" },
+      { command: "git status --short" },
+    ],
     execute: async (input, context) => {
       const classification = classifyCommand(input.command);
       if (classification.risk === "destructive") {
-        throw new ToolError(`The command was refused as destructive: ${classification.reasons.join("; ")}. Nothing ran.`, {
-          code: "PERMISSION_DENIED",
-          details: { risk: classification.risk, reasons: [...classification.reasons] },
-        });
+        throw new ToolError(
+          `The command was refused as destructive: ${classification.reasons.join("; ")}. Nothing ran.`,
+          {
+            code: "PERMISSION_DENIED",
+            details: { risk: classification.risk, reasons: [...classification.reasons] },
+          },
+        );
       }
       const env: Record<string, string> = {
         PATH: process.env["PATH"] ?? DEFAULT_PATH,
@@ -244,7 +269,11 @@ function runShell(command: string, options: RunShellOptions): Promise<ShellRunRe
       if (settled) return;
       cleanUp();
       killGroup();
-      reject(new ToolError(`The shell could not be started (${error.code ?? "unknown error"}).`, { code: "SHELL_UNAVAILABLE" }));
+      reject(
+        new ToolError(`The shell could not be started (${error.code ?? "unknown error"}).`, {
+          code: "SHELL_UNAVAILABLE",
+        }),
+      );
     });
     child.on("exit", (code, signal) => {
       exit = { code, signal };
@@ -284,7 +313,10 @@ class CappedOutput {
       rest = rest.subarray(taken.length);
     }
     if (rest.length === 0 || this.#tailLimit === 0) return;
-    this.#tail = rest.length >= this.#tailLimit ? Buffer.from(rest.subarray(rest.length - this.#tailLimit)) : Buffer.concat([this.#tail, rest]).subarray(-this.#tailLimit);
+    this.#tail =
+      rest.length >= this.#tailLimit
+        ? Buffer.from(rest.subarray(rest.length - this.#tailLimit))
+        : Buffer.concat([this.#tail, rest]).subarray(-this.#tailLimit);
   }
 
   text(): string {
@@ -299,7 +331,10 @@ function checkEnv(env: Readonly<Record<string, string>> | undefined): Record<str
   const checked: Record<string, string> = {};
   for (const [name, value] of Object.entries(env ?? {})) {
     if (typeof value !== "string" || name === "" || name.includes("=") || name.includes("\0") || value.includes("\0")) {
-      throw new SwitchyardError("OPTION_INVALID", `createShellTool: env ${JSON.stringify(name)} must be a string without NUL bytes, named without "=".`);
+      throw new SwitchyardError(
+        "OPTION_INVALID",
+        `createShellTool: env ${JSON.stringify(name)} must be a string without NUL bytes, named without "=".`,
+      );
     }
     checked[name] = value;
   }

@@ -71,7 +71,11 @@ const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
  * with `SYMLINK_LOOP` past 40 links; with `WORKSPACE_UNAVAILABLE` when the root is gone.
  * The check is by path at one instant; see the module comment for what that cannot promise.
  */
-export async function resolveInWorkspace(root: string, requested: string, options: ResolveInWorkspaceOptions): Promise<string> {
+export async function resolveInWorkspace(
+  root: string,
+  requested: string,
+  options: ResolveInWorkspaceOptions,
+): Promise<string> {
   const workspaceRoot: WorkspaceRoot = { path: resolve(root), realPath: await realRootOf(root) };
   return (await resolveWorkspacePath(workspaceRoot, requested, options)).realPath;
 }
@@ -81,26 +85,43 @@ export async function resolveInWorkspace(root: string, requested: string, option
  * again), with the relative path and whether the target exists. `WORKSPACE_UNAVAILABLE` when
  * the target is missing because the root itself no longer exists.
  */
-export async function resolveWorkspacePath(root: WorkspaceRoot, requested: string, options: ResolveInWorkspaceOptions): Promise<WorkspacePath> {
+export async function resolveWorkspacePath(
+  root: WorkspaceRoot,
+  requested: string,
+  options: ResolveInWorkspaceOptions,
+): Promise<WorkspacePath> {
   if (requested.includes("\0")) throw outside(requested, "it contains a NUL byte");
   const realRoot = root.realPath;
   const lexical = lexicalTarget(root.path, realRoot, requested);
-  if (lexical === undefined) throw outside(requested, isAbsolute(requested) ? "it is an absolute path outside the workspace" : "it leads out of the workspace with ..");
+  if (lexical === undefined)
+    throw outside(
+      requested,
+      isAbsolute(requested) ? "it is an absolute path outside the workspace" : "it leads out of the workspace with ..",
+    );
   let resolved: { path: string; exists: boolean };
   try {
     resolved = await realPathOf(lexical, 0);
   } catch (error) {
     throw fileSystemError(error, requested);
   }
-  if (!isInside(realRoot, resolved.path)) throw outside(requested, "a symbolic link on the way points outside the workspace");
+  if (!isInside(realRoot, resolved.path))
+    throw outside(requested, "a symbolic link on the way points outside the workspace");
   // Only a missing target can hide a missing root; existing targets need no extra lookup.
   if (!resolved.exists) await realRootOf(realRoot);
   if (options.mustExist && !resolved.exists) {
-    throw new ToolError(`No file or folder at "${display(requested)}" in the workspace (paths are relative to the workspace root).`, {
-      code: "NOT_FOUND",
-    });
+    throw new ToolError(
+      `No file or folder at "${display(requested)}" in the workspace (paths are relative to the workspace root).`,
+      {
+        code: "NOT_FOUND",
+      },
+    );
   }
-  return { realRoot, realPath: resolved.path, relativePath: relativeToWorkspace(realRoot, resolved.path), exists: resolved.exists };
+  return {
+    realRoot,
+    realPath: resolved.path,
+    relativePath: relativeToWorkspace(realRoot, resolved.path),
+    exists: resolved.exists,
+  };
 }
 
 /**
@@ -130,7 +151,12 @@ function relativeToWorkspace(realRoot: string, realPath: string): string {
  * comment); on failure the handle is closed and ToolError `PATH_OUTSIDE_WORKSPACE` thrown.
  * File-system errors become ToolErrors named after `displayPath` (`NOT_FOUND`, `NOT_A_FILE`…).
  */
-export async function openInWorkspace(target: WorkspacePath, flags: number, displayPath: string, mode = 0o666): Promise<FileHandle> {
+export async function openInWorkspace(
+  target: WorkspacePath,
+  flags: number,
+  displayPath: string,
+  mode = 0o666,
+): Promise<FileHandle> {
   let handle: FileHandle;
   try {
     handle = await open(target.realPath, flags | O_NOFOLLOW | O_NONBLOCK, mode);
@@ -158,31 +184,46 @@ export function fileSystemError(error: unknown, displayPath: string): ToolError 
   const shown = `"${display(displayPath)}"`;
   switch (code) {
     case "ENOENT":
-      return new ToolError(`No file or folder at ${shown} in the workspace (paths are relative to the workspace root).`, { code: "NOT_FOUND" });
+      return new ToolError(
+        `No file or folder at ${shown} in the workspace (paths are relative to the workspace root).`,
+        { code: "NOT_FOUND" },
+      );
     case "ENOTDIR":
       return new ToolError(`A part of ${shown} is a file, not a folder.`, { code: "NOT_A_DIRECTORY" });
     case "EISDIR":
-      return new ToolError(`${shown} is a folder, not a file; use workspace.listDir for folders.`, { code: "NOT_A_FILE" });
-    case "EEXIST":
-      return new ToolError(`${shown} already exists; use mode "overwrite" or "append" to change it.`, { code: "ALREADY_EXISTS" });
-    case "ELOOP":
-      return new ToolError(`${shown} is or became a symbolic link loop, or was swapped for a link while being opened.`, {
-        code: "SYMLINK_LOOP",
+      return new ToolError(`${shown} is a folder, not a file; use workspace.listDir for folders.`, {
+        code: "NOT_A_FILE",
       });
+    case "EEXIST":
+      return new ToolError(`${shown} already exists; use mode "overwrite" or "append" to change it.`, {
+        code: "ALREADY_EXISTS",
+      });
+    case "ELOOP":
+      return new ToolError(
+        `${shown} is or became a symbolic link loop, or was swapped for a link while being opened.`,
+        {
+          code: "SYMLINK_LOOP",
+        },
+      );
     case "ENXIO":
       return new ToolError(`${shown} is not a regular file (a pipe or device).`, { code: "NOT_A_FILE" });
     case "EACCES":
     case "EPERM":
-      return new ToolError(`The host's file permissions do not allow this operation on ${shown}.`, { code: "FS_ACCESS_DENIED" });
+      return new ToolError(`The host's file permissions do not allow this operation on ${shown}.`, {
+        code: "FS_ACCESS_DENIED",
+      });
     case "ENOSPC":
     case "EDQUOT":
       return new ToolError(`No space left to write ${shown}.`, { code: "NO_SPACE" });
     case "ENAMETOOLONG":
       return new ToolError(`${shown} is too long a path for the host's file system.`, { code: "PATH_INVALID" });
     default:
-      return new ToolError(`The file operation on ${shown} failed (${typeof code === "string" ? code : "unknown error"}).`, {
-        code: "FS_ERROR",
-      });
+      return new ToolError(
+        `The file operation on ${shown} failed (${typeof code === "string" ? code : "unknown error"}).`,
+        {
+          code: "FS_ERROR",
+        },
+      );
   }
 }
 
@@ -284,9 +325,14 @@ async function openedInside(handle: FileHandle, target: WorkspacePath): Promise<
     } catch {
       opened = undefined;
     }
-    if (opened !== undefined && opened.startsWith("/")) return isInside(target.realRoot, opened.replace(/ \(deleted\)$/, ""));
+    if (opened !== undefined && opened.startsWith("/"))
+      return isInside(target.realRoot, opened.replace(/ \(deleted\)$/, ""));
   }
-  const [openedStats, pathStats, again] = await Promise.all([handle.stat(), stat(target.realPath), realpath(target.realPath)]);
+  const [openedStats, pathStats, again] = await Promise.all([
+    handle.stat(),
+    stat(target.realPath),
+    realpath(target.realPath),
+  ]);
   return (
     again === target.realPath &&
     isInside(target.realRoot, again) &&

@@ -141,7 +141,8 @@ const PATH_PROPERTY = {
   type: "string",
   minLength: 1,
   maxLength: MAX_PATH_LENGTH,
-  description: 'A path relative to the workspace root, "/"-separated, e.g. "src/index.ts". Must stay inside the workspace.',
+  description:
+    'A path relative to the workspace root, "/"-separated, e.g. "src/index.ts". Must stay inside the workspace.',
 } as const;
 
 const ENCODING_PROPERTY = {
@@ -154,7 +155,8 @@ const ENCODING_PROPERTY = {
 const ENTRY_TYPE = {
   type: "string",
   enum: ["file", "directory", "symlink", "other"],
-  description: "file, directory (folder), symlink (a symbolic link, never followed in listings) or other (pipe, socket, device).",
+  description:
+    "file, directory (folder), symlink (a symbolic link, never followed in listings) or other (pipe, socket, device).",
 } as const;
 
 /**
@@ -170,8 +172,18 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
   const root = resolveRoot(options.root);
   const maxReadBytes = positiveIntegerOption(options.maxReadBytes, DEFAULT_MAX_READ_BYTES, OWNER, "maxReadBytes");
   const maxWriteBytes = positiveIntegerOption(options.maxWriteBytes, DEFAULT_MAX_WRITE_BYTES, OWNER, "maxWriteBytes");
-  const maxListEntries = positiveIntegerOption(options.maxListEntries, DEFAULT_MAX_LIST_ENTRIES, OWNER, "maxListEntries");
-  const maxSearchResults = positiveIntegerOption(options.maxSearchResults, DEFAULT_MAX_SEARCH_RESULTS, OWNER, "maxSearchResults");
+  const maxListEntries = positiveIntegerOption(
+    options.maxListEntries,
+    DEFAULT_MAX_LIST_ENTRIES,
+    OWNER,
+    "maxListEntries",
+  );
+  const maxSearchResults = positiveIntegerOption(
+    options.maxSearchResults,
+    DEFAULT_MAX_SEARCH_RESULTS,
+    OWNER,
+    "maxSearchResults",
+  );
   const fileKey = (path: string | undefined): string[] => [`file:${lexicalWorkspacePath(root.path, path ?? ".")}`];
 
   const readFile = defineTool<ReadFileInput, ReadFileResult>({
@@ -205,9 +217,15 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       $schema: DRAFT_2020_12,
       type: "object",
       properties: {
-        path: { type: "string", description: "The file read, relative to the workspace root (symbolic links resolved)." },
+        path: {
+          type: "string",
+          description: "The file read, relative to the workspace root (symbolic links resolved).",
+        },
         encoding: { type: "string", enum: ["utf8", "base64"], description: "How content is encoded." },
-        content: { type: "string", description: "The bytes read, as text or base64. A UTF-8 character cut by offset or length shows as U+FFFD." },
+        content: {
+          type: "string",
+          description: "The bytes read, as text or base64. A UTF-8 character cut by offset or length shows as U+FFFD.",
+        },
         size: { type: "integer", minimum: 0, description: "Size of the whole file in bytes." },
         offset: { type: "integer", minimum: 0, description: "Byte offset the content starts at." },
         bytesRead: { type: "integer", minimum: 0, description: "Number of bytes in content (before encoding)." },
@@ -216,7 +234,11 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       required: ["path", "encoding", "content", "size", "offset", "bytesRead", "eof"],
       additionalProperties: false,
     },
-    inputExamples: [{ path: "README.md" }, { path: "data/big.log", offset: 0, length: Math.min(65536, maxReadBytes) }, { path: "images/logo.png", encoding: "base64" }],
+    inputExamples: [
+      { path: "README.md" },
+      { path: "data/big.log", offset: 0, length: Math.min(65536, maxReadBytes) },
+      { path: "images/logo.png", encoding: "base64" },
+    ],
     execute: async (input) => {
       const target = await resolveWorkspacePath(root, input.path, { mustExist: true });
       const handle = await openInWorkspace(target, constants.O_RDONLY, input.path);
@@ -235,9 +257,12 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
         const bytes = await readAt(handle, Math.min(input.length ?? available, available), offset);
         const encoding = input.encoding ?? "utf8";
         if (encoding === "utf8" && looksBinary(bytes)) {
-          throw new ToolError(`"${display(input.path)}" looks binary (it contains NUL bytes); read it with encoding "base64".`, {
-            code: "BINARY_FILE",
-          });
+          throw new ToolError(
+            `"${display(input.path)}" looks binary (it contains NUL bytes); read it with encoding "base64".`,
+            {
+              code: "BINARY_FILE",
+            },
+          );
         }
         return {
           path: target.relativePath,
@@ -266,15 +291,26 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       $schema: DRAFT_2020_12,
       type: "object",
       properties: {
-        path: { ...PATH_PROPERTY, description: 'The file to write, relative to the workspace root, e.g. "out/report.md".' },
+        path: {
+          ...PATH_PROPERTY,
+          description: 'The file to write, relative to the workspace root, e.g. "out/report.md".',
+        },
         content: { type: "string", description: "What to write: text, or base64 when encoding is base64." },
-        encoding: { ...ENCODING_PROPERTY, description: 'How content is given: "utf8" text (default) or "base64" for binary data.' },
-        createDirectories: { type: "boolean", default: false, description: "Create missing parent folders first. Default false." },
+        encoding: {
+          ...ENCODING_PROPERTY,
+          description: 'How content is given: "utf8" text (default) or "base64" for binary data.',
+        },
+        createDirectories: {
+          type: "boolean",
+          default: false,
+          description: "Create missing parent folders first. Default false.",
+        },
         mode: {
           type: "string",
           enum: ["overwrite", "append", "create"],
           default: "overwrite",
-          description: '"overwrite" replaces the content (default), "append" adds at the end, "create" only writes a new file.',
+          description:
+            '"overwrite" replaces the content (default), "append" adds at the end, "create" only writes a new file.',
         },
       },
       required: ["path", "content"],
@@ -284,7 +320,10 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       $schema: DRAFT_2020_12,
       type: "object",
       properties: {
-        path: { type: "string", description: "The file written, relative to the workspace root (symbolic links resolved)." },
+        path: {
+          type: "string",
+          description: "The file written, relative to the workspace root (symbolic links resolved).",
+        },
         bytesWritten: { type: "integer", minimum: 0, description: "Bytes written by this call." },
         size: { type: "integer", minimum: 0, description: "Size of the file afterwards, in bytes." },
         created: { type: "boolean", description: "True when the file did not exist before this call." },
@@ -340,7 +379,12 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
         if (mode === "overwrite") await handle.truncate(0);
         let written = 0;
         while (written < bytes.length) {
-          const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, mode === "append" ? null : written);
+          const { bytesWritten } = await handle.write(
+            bytes,
+            written,
+            bytes.length - written,
+            mode === "append" ? null : written,
+          );
           written += bytesWritten;
         }
         const after = await handle.stat();
@@ -363,8 +407,16 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       $schema: DRAFT_2020_12,
       type: "object",
       properties: {
-        path: { ...PATH_PROPERTY, default: ".", description: 'The folder to list, relative to the workspace root. Default ".", the root.' },
-        recursive: { type: "boolean", default: false, description: "Also list the contents of sub-folders. Default false." },
+        path: {
+          ...PATH_PROPERTY,
+          default: ".",
+          description: 'The folder to list, relative to the workspace root. Default ".", the root.',
+        },
+        recursive: {
+          type: "boolean",
+          default: false,
+          description: "Also list the contents of sub-folders. Default false.",
+        },
         maxDepth: {
           type: "integer",
           minimum: 1,
@@ -386,9 +438,16 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
             type: "object",
             properties: {
               name: { type: "string", description: "The entry's own name." },
-              path: { type: "string", description: "The entry's path relative to the workspace root; pass it to the other workspace tools." },
+              path: {
+                type: "string",
+                description: "The entry's path relative to the workspace root; pass it to the other workspace tools.",
+              },
               type: ENTRY_TYPE,
-              size: { type: "integer", minimum: 0, description: "Size in bytes for files; 0 for folders, links and other entries." },
+              size: {
+                type: "integer",
+                minimum: 0,
+                description: "Size in bytes for files; 0 for folders, links and other entries.",
+              },
             },
             required: ["name", "path", "type", "size"],
             additionalProperties: false,
@@ -437,9 +496,23 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       $schema: DRAFT_2020_12,
       type: "object",
       properties: {
-        glob: { type: "string", minLength: 1, maxLength: 1000, description: 'Path glob relative to path, e.g. "**/*.json". Omit to consider every file.' },
-        text: { type: "string", minLength: 1, maxLength: 1000, description: "Exact text to find inside files, matched within one line. Omit to match by glob only." },
-        path: { ...PATH_PROPERTY, default: ".", description: 'The folder to search, relative to the workspace root. Default ".", the whole workspace.' },
+        glob: {
+          type: "string",
+          minLength: 1,
+          maxLength: 1000,
+          description: 'Path glob relative to path, e.g. "**/*.json". Omit to consider every file.',
+        },
+        text: {
+          type: "string",
+          minLength: 1,
+          maxLength: 1000,
+          description: "Exact text to find inside files, matched within one line. Omit to match by glob only.",
+        },
+        path: {
+          ...PATH_PROPERTY,
+          default: ".",
+          description: 'The folder to search, relative to the workspace root. Default ".", the whole workspace.',
+        },
         maxResults: {
           type: "integer",
           minimum: 1,
@@ -447,7 +520,11 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
           default: maxSearchResults,
           description: `Most results to return, 1 to ${maxSearchResults}. Default ${maxSearchResults}.`,
         },
-        ignoreCase: { type: "boolean", default: false, description: "Match text regardless of letter case. Default false." },
+        ignoreCase: {
+          type: "boolean",
+          default: false,
+          description: "Match text regardless of letter case. Default false.",
+        },
       },
       additionalProperties: false,
     },
@@ -462,16 +539,31 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
             type: "object",
             properties: {
               path: { type: "string", description: "The file's path relative to the workspace root." },
-              line: { type: "integer", minimum: 1, description: "1-based line number of the match (text search only)." },
-              column: { type: "integer", minimum: 1, description: "1-based column where the text starts (text search only)." },
-              preview: { type: "string", description: `The matching line, cut to ${PREVIEW_CHARS} characters around the match (text search only).` },
+              line: {
+                type: "integer",
+                minimum: 1,
+                description: "1-based line number of the match (text search only).",
+              },
+              column: {
+                type: "integer",
+                minimum: 1,
+                description: "1-based column where the text starts (text search only).",
+              },
+              preview: {
+                type: "string",
+                description: `The matching line, cut to ${PREVIEW_CHARS} characters around the match (text search only).`,
+              },
             },
             required: ["path"],
             additionalProperties: false,
           },
         },
         truncated: { type: "boolean", description: "True when results stop at the limit and more matches exist." },
-        filesScanned: { type: "integer", minimum: 0, description: "Files whose path matched and that were considered." },
+        filesScanned: {
+          type: "integer",
+          minimum: 0,
+          description: "Files whose path matched and that were considered.",
+        },
         skipped: {
           type: "object",
           description: "Files text search could not read; a non-zero count means the search was not complete.",
@@ -487,10 +579,16 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       required: ["results", "truncated", "filesScanned", "skipped"],
       additionalProperties: false,
     },
-    inputExamples: [{ glob: "**/*.md" }, { text: "TODO", glob: "src/**/*.ts" }, { text: "error", path: "logs", ignoreCase: true, maxResults: Math.min(20, maxSearchResults) }],
+    inputExamples: [
+      { glob: "**/*.md" },
+      { text: "TODO", glob: "src/**/*.ts" },
+      { text: "error", path: "logs", ignoreCase: true, maxResults: Math.min(20, maxSearchResults) },
+    ],
     execute: async (input, context) => {
       if (input.glob === undefined && input.text === undefined) {
-        throw new ToolError("Give glob, text or both: with neither, search has nothing to look for.", { code: "INPUT_INVALID" });
+        throw new ToolError("Give glob, text or both: with neither, search has nothing to look for.", {
+          code: "INPUT_INVALID",
+        });
       }
       const matcher: GlobMatcher | undefined = input.glob === undefined ? undefined : compileGlob(input.glob);
       const target = await resolveFolder(root, input.path ?? ".");
@@ -499,7 +597,8 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       const skipped = { tooLarge: 0, binary: 0, unreadable: 0 };
       let filesScanned = 0;
       let truncated = false;
-      const needle = input.text === undefined ? undefined : input.ignoreCase === true ? input.text.toLowerCase() : input.text;
+      const needle =
+        input.text === undefined ? undefined : input.ignoreCase === true ? input.text.toLowerCase() : input.text;
       walking: for await (const entry of walk(target, MAX_DEPTH, context.signal)) {
         if (entry.type !== "file") continue;
         if (matcher !== undefined && !matcher(entry.pathFromStart)) continue;
@@ -531,7 +630,12 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
             truncated = true;
             break walking;
           }
-          results.push({ path: entry.relativePath, line: index + 1, column: column + 1, preview: previewOf(line, column) });
+          results.push({
+            path: entry.relativePath,
+            line: index + 1,
+            column: column + 1,
+            preview: previewOf(line, column),
+          });
         }
       }
       return { results, truncated, filesScanned, skipped };
@@ -549,7 +653,12 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
     inputSchema: {
       $schema: DRAFT_2020_12,
       type: "object",
-      properties: { path: { ...PATH_PROPERTY, description: 'The file or folder to inspect, relative to the workspace root, e.g. "package.json".' } },
+      properties: {
+        path: {
+          ...PATH_PROPERTY,
+          description: 'The file or folder to inspect, relative to the workspace root, e.g. "package.json".',
+        },
+      },
       required: ["path"],
       additionalProperties: false,
     },
@@ -557,11 +666,18 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       $schema: DRAFT_2020_12,
       type: "object",
       properties: {
-        path: { type: "string", description: "The path inspected, relative to the workspace root (symbolic links resolved)." },
+        path: {
+          type: "string",
+          description: "The path inspected, relative to the workspace root (symbolic links resolved).",
+        },
         exists: { type: "boolean", description: "Whether anything exists at the path." },
         type: ENTRY_TYPE,
         size: { type: "integer", minimum: 0, description: "Size in bytes (files); present when exists is true." },
-        modifiedAt: { type: "string", format: "date-time", description: "Last modification time, ISO 8601 UTC; present when exists is true." },
+        modifiedAt: {
+          type: "string",
+          format: "date-time",
+          description: "Last modification time, ISO 8601 UTC; present when exists is true.",
+        },
       },
       required: ["path", "exists"],
       additionalProperties: false,
@@ -640,7 +756,12 @@ async function readConfined(
   entry: WalkEntry,
   maxBytes: number,
 ): Promise<{ readonly bytes: Buffer } | { readonly skipped: "tooLarge" | "unreadable" }> {
-  const target: WorkspacePath = { realRoot: start.realRoot, realPath: entry.realPath, relativePath: entry.relativePath, exists: true };
+  const target: WorkspacePath = {
+    realRoot: start.realRoot,
+    realPath: entry.realPath,
+    relativePath: entry.relativePath,
+    exists: true,
+  };
   try {
     const handle = await openInWorkspace(target, constants.O_RDONLY, entry.relativePath);
     return await usingHandle(handle, entry.relativePath, async () => {
@@ -689,9 +810,12 @@ async function resolveFolder(root: WorkspaceRoot, requested: string): Promise<Wo
     throw fileSystemError(error, requested);
   }
   if (!isFolder) {
-    throw new ToolError(`"${display(requested)}" is a file, not a folder; use workspace.readFile or workspace.stat for files.`, {
-      code: "NOT_A_DIRECTORY",
-    });
+    throw new ToolError(
+      `"${display(requested)}" is a file, not a folder; use workspace.readFile or workspace.stat for files.`,
+      {
+        code: "NOT_A_DIRECTORY",
+      },
+    );
   }
   return target;
 }
@@ -715,9 +839,12 @@ function encodeContent(content: string, encoding: "utf8" | "base64"): Buffer {
   if (encoding === "utf8") return Buffer.from(content, "utf8");
   const compact = content.replace(/\s+/g, "");
   if (compact.length % 4 === 1 || !BASE64.test(compact)) {
-    throw new ToolError('content is not valid base64; encode the bytes with standard base64 ("A-Z a-z 0-9 + /", "=" padding).', {
-      code: "CONTENT_INVALID",
-    });
+    throw new ToolError(
+      'content is not valid base64; encode the bytes with standard base64 ("A-Z a-z 0-9 + /", "=" padding).',
+      {
+        code: "CONTENT_INVALID",
+      },
+    );
   }
   return Buffer.from(compact, "base64");
 }

@@ -46,29 +46,42 @@ const PROVIDER_ENV = {
 
 /** Registers `agent` on `program`. */
 export function registerAgentCommand(program: Command, io: AgentCommandIO = processIO()): Command {
-  return program
-    .command("agent")
-    .description("run an agent loop with a real model over the tools of a module or a config file")
-    .argument("<task>", "what the agent should do")
-    .addOption(new Option("--provider <name>", "model provider").choices(["anthropic", "openai"]).makeOptionMandatory())
-    .requiredOption("--model <id>", "model id, e.g. claude-sonnet-4-5 or gpt-4.1")
-    .addOption(new Option("--mode <mode>", "how the model calls tools").choices([...AGENT_MODES]).default("programmatic"))
-    // Repeatable rather than variadic, so the task can follow `--tools <module>` directly.
-    .option("--tools <module>", "a module exporting tools (repeat for more)", (value: string, previous: string[] = []) => [...previous, value])
-    .option("--config <file>", "a switchyard config file (tools, MCP servers, permissions)")
-    .option("--transcript <file>", "save the transcript and usage as JSON")
-    .option("--base-url <url>", "API base URL (default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else the provider's)")
-    .option("--max-steps <n>", "most model requests", "20")
-    .option("--max-tokens <n>", "most output tokens per request", "4096")
-    .option("--stream", "stream responses (SSE)")
-    .action(async (task: string, options: AgentCommandOptions) => {
-      io.setExitCode(await runAgentCommand(task, options, io));
-    });
+  return (
+    program
+      .command("agent")
+      .description("run an agent loop with a real model over the tools of a module or a config file")
+      .argument("<task>", "what the agent should do")
+      .addOption(
+        new Option("--provider <name>", "model provider").choices(["anthropic", "openai"]).makeOptionMandatory(),
+      )
+      .requiredOption("--model <id>", "model id, e.g. claude-sonnet-4-5 or gpt-4.1")
+      .addOption(
+        new Option("--mode <mode>", "how the model calls tools").choices([...AGENT_MODES]).default("programmatic"),
+      )
+      // Repeatable rather than variadic, so the task can follow `--tools <module>` directly.
+      .option(
+        "--tools <module>",
+        "a module exporting tools (repeat for more)",
+        (value: string, previous: string[] = []) => [...previous, value],
+      )
+      .option("--config <file>", "a switchyard config file (tools, MCP servers, permissions)")
+      .option("--transcript <file>", "save the transcript and usage as JSON")
+      .option("--base-url <url>", "API base URL (default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else the provider's)")
+      .option("--max-steps <n>", "most model requests", "20")
+      .option("--max-tokens <n>", "most output tokens per request", "4096")
+      .option("--stream", "stream responses (SSE)")
+      .action(async (task: string, options: AgentCommandOptions) => {
+        io.setExitCode(await runAgentCommand(task, options, io));
+      })
+  );
 }
 
 async function runAgentCommand(task: string, options: AgentCommandOptions, io: AgentCommandIO): Promise<number> {
   if (options.tools === undefined && options.config === undefined) {
-    throw new SwitchyardError("OPTION_INVALID", "Give the agent tools: --tools <module> (repeatable) and/or --config <file>.");
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      "Give the agent tools: --tools <module> (repeatable) and/or --config <file>.",
+    );
   }
   const env = PROVIDER_ENV[options.provider];
   const apiKey = io.env[env.key];
@@ -118,7 +131,12 @@ async function runAgentCommand(task: string, options: AgentCommandOptions, io: A
 }
 
 function createAdapter(options: AgentCommandOptions, apiKey: string, baseURL: string | undefined): ModelAdapter {
-  const common = { apiKey, model: options.model, stream: options.stream === true, ...(baseURL === undefined ? {} : { baseURL }) };
+  const common = {
+    apiKey,
+    model: options.model,
+    stream: options.stream === true,
+    ...(baseURL === undefined ? {} : { baseURL }),
+  };
   return options.provider === "anthropic" ? createAnthropicAdapter(common) : createOpenAIAdapter(common);
 }
 
@@ -133,7 +151,9 @@ function summarize(result: AgentResult): string {
     const bytesIn = result.runs.reduce((sum, run) => sum + run.stats.bytesIn, 0);
     const bytesOut = result.runs.reduce((sum, run) => sum + run.stats.bytesOut, 0);
     const failed = result.runs.filter((run) => !run.ok).length;
-    lines.push(`programs: ${result.runs.length} run${result.runs.length === 1 ? "" : "s"} (${failed} failed), ${calls} tool calls, ${bytesIn} bytes stayed in the sandbox, ${bytesOut} bytes returned`);
+    lines.push(
+      `programs: ${result.runs.length} run${result.runs.length === 1 ? "" : "s"} (${failed} failed), ${calls} tool calls, ${bytesIn} bytes stayed in the sandbox, ${bytesOut} bytes returned`,
+    );
   }
   return lines.join("\n");
 }

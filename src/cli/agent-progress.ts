@@ -44,7 +44,10 @@ function statusLineView(output: ProgressOutput): AgentProgressView {
           break;
         case "model-response":
           usage = event.totalUsage;
-          phase = event.toolCalls > 0 ? `running ${event.toolCalls} tool call${event.toolCalls === 1 ? "" : "s"}` : `model stopped (${event.stopReason})`;
+          phase =
+            event.toolCalls > 0
+              ? `running ${event.toolCalls} tool call${event.toolCalls === 1 ? "" : "s"}`
+              : `model stopped (${event.stopReason})`;
           break;
         case "tool-call-start":
         case "run-program-start":
@@ -80,7 +83,9 @@ function lineView(output: ProgressOutput): AgentProgressView {
           line(`step ${event.step}: asking the model (${event.messages} messages)`);
           break;
         case "model-response":
-          line(`step ${event.step}: ${event.rawStopReason ?? event.stopReason}, ${event.toolCalls} tool calls; ${formatUsage(event.totalUsage)}`);
+          line(
+            `step ${event.step}: ${event.rawStopReason ?? event.stopReason}, ${event.toolCalls} tool calls; ${formatUsage(event.totalUsage)}`,
+          );
           break;
         case "tool-call-start":
           break;
@@ -95,7 +100,9 @@ function lineView(output: ProgressOutput): AgentProgressView {
           break;
         case "run-program-end": {
           const { result } = event;
-          line(`  run_program → ${result.ok ? "ok" : `error ${result.error?.code ?? ""}`}: ${result.stats.toolCalls} calls in ${Math.round(result.stats.wallMs)} ms`);
+          line(
+            `  run_program → ${result.ok ? "ok" : `error ${result.error?.code ?? ""}`}: ${result.stats.toolCalls} calls in ${Math.round(result.stats.wallMs)} ms`,
+          );
           break;
         }
         case "stop":

@@ -15,10 +15,15 @@ export function registerBenchCommand(program: Command): void {
     .command("tokens")
     .description("direct vs programmatic calling, tokens counted on real request bodies (see bench/results/)")
     .allowUnknownOption()
-    .argument("[options...]", "--live, --model <id>, --tasks <ids>, --modes <ids>, --max-calls-per-turn <n>, --out <dir>")
+    .argument(
+      "[options...]",
+      "--live, --model <id>, --tasks <ids>, --modes <ids>, --max-calls-per-turn <n>, --out <dir>",
+    )
     .action(async (options: string[]) => {
       if (!existsSync(fileURLToPath(TOKEN_BENCH))) {
-        process.stderr.write("switchyard: the token benchmark runs from a source checkout (bench/tokens is not in the package).\n");
+        process.stderr.write(
+          "switchyard: the token benchmark runs from a source checkout (bench/tokens is not in the package).\n",
+        );
         process.exitCode = 2;
         return;
       }

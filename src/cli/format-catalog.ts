@@ -29,11 +29,22 @@ export function catalogRows(yard: Switchyard): CatalogRow[] {
 
 /** Aligned columns with a header row; ends with a newline. */
 export function formatCatalog(rows: readonly CatalogRow[]): string {
-  const header: CatalogRow = { namespace: "NAMESPACE", name: "NAME", effect: "EFFECT", source: "SOURCE", description: "DESCRIPTION" };
+  const header: CatalogRow = {
+    namespace: "NAMESPACE",
+    name: "NAME",
+    effect: "EFFECT",
+    source: "SOURCE",
+    description: "DESCRIPTION",
+  };
   const all = [header, ...rows];
   // Every column but the last (the description) is padded to its widest cell.
-  const padded = (["namespace", "name", "effect", "source"] as const).map((key) => ({ key, width: Math.max(...all.map((row) => row[key].length)) }));
-  const lines = all.map((row) => [...padded.map(({ key, width }) => row[key].padEnd(width)), row.description].join("  ").trimEnd());
+  const padded = (["namespace", "name", "effect", "source"] as const).map((key) => ({
+    key,
+    width: Math.max(...all.map((row) => row[key].length)),
+  }));
+  const lines = all.map((row) =>
+    [...padded.map(({ key, width }) => row[key].padEnd(width)), row.description].join("  ").trimEnd(),
+  );
   return `${lines.join("\n")}\n${rows.length} tools\n`;
 }
 

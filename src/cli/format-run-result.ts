@@ -12,7 +12,10 @@ export function formatRunResult(result: RunResult): string {
     // The message already lists every diagnostic with its source line.
     lines.push(`error TYPE_ERROR:`, indent(result.error.message));
   } else if (result.error !== undefined) {
-    const where = result.error.line === undefined ? "" : ` (line ${result.error.line}${result.error.column === undefined ? "" : `, column ${result.error.column}`})`;
+    const where =
+      result.error.line === undefined
+        ? ""
+        : ` (line ${result.error.line}${result.error.column === undefined ? "" : `, column ${result.error.column}`})`;
     lines.push(`error ${result.error.code}${where}:`, indent(result.error.message));
     for (const diagnostic of result.error.diagnostics ?? []) {
       const code = typeof diagnostic.code === "number" ? `TS${diagnostic.code}` : diagnostic.code;

@@ -27,20 +27,34 @@ program
   .description("run a program (a file, or - for stdin) against the tools of a config file and/or modules")
   .argument("<file>", "TypeScript program: the body of an async function; `-` reads stdin")
   .option("--config <file>", "switchyard.config.json: tool modules, MCP servers, built-ins, limits, permissions")
-  .option("--tools <module...>", "module(s) exporting tools (default export or `tools`: an array, or a function returning one)")
+  .option(
+    "--tools <module...>",
+    "module(s) exporting tools (default export or `tools`: an array, or a function returning one)",
+  )
   .option("--json", "print the RunResult as JSON")
   .option("--trace <file>", "append trace events to a JSONL file")
-  .addOption(new Option("--type-check <mode>", "type-check before running (default: the config's, else error)").choices(["error", "warn", "off"]))
-  .action(async (file: string, options: SessionFlags & { json?: boolean; trace?: string; typeCheck?: "error" | "warn" | "off" }) => {
-    const source = file === "-" ? await readStdin() : await readFile(file, "utf8");
-    await withSession(options, true, async (yard) => {
-      const writer = options.trace === undefined ? undefined : new JsonlTraceWriter(yard.trace, options.trace);
-      const result = await runCancellable(yard, source, options.typeCheck);
-      await writer?.close();
-      printResult(result, options.json === true);
-      process.exitCode = result.ok ? 0 : 1;
-    });
-  });
+  .addOption(
+    new Option("--type-check <mode>", "type-check before running (default: the config's, else error)").choices([
+      "error",
+      "warn",
+      "off",
+    ]),
+  )
+  .action(
+    async (
+      file: string,
+      options: SessionFlags & { json?: boolean; trace?: string; typeCheck?: "error" | "warn" | "off" },
+    ) => {
+      const source = file === "-" ? await readStdin() : await readFile(file, "utf8");
+      await withSession(options, true, async (yard) => {
+        const writer = options.trace === undefined ? undefined : new JsonlTraceWriter(yard.trace, options.trace);
+        const result = await runCancellable(yard, source, options.typeCheck);
+        await writer?.close();
+        printResult(result, options.json === true);
+        process.exitCode = result.ok ? 0 : 1;
+      });
+    },
+  );
 
 program
   .command("types")
@@ -97,7 +111,10 @@ interface SessionFlags {
 }
 
 /** The session of `--config` and/or `--tools`; at least one is required. */
-async function openSession(flags: SessionFlags, interactive: boolean): Promise<{ yard: Switchyard; close: () => Promise<void> }> {
+async function openSession(
+  flags: SessionFlags,
+  interactive: boolean,
+): Promise<{ yard: Switchyard; close: () => Promise<void> }> {
   if (flags.config === undefined && (flags.tools ?? []).length === 0) {
     throw new SwitchyardError("OPTION_INVALID", "give --config <file> or --tools <module...> (or both).");
   }
@@ -114,7 +131,11 @@ async function openSession(flags: SessionFlags, interactive: boolean): Promise<{
 }
 
 /** Runs `work` with the session of the flags, and always closes it (servers, spare isolate, spill folder). */
-async function withSession(flags: SessionFlags, interactive: boolean, work: (yard: Switchyard) => Promise<void>): Promise<void> {
+async function withSession(
+  flags: SessionFlags,
+  interactive: boolean,
+  work: (yard: Switchyard) => Promise<void>,
+): Promise<void> {
   const session = await openSession(flags, interactive);
   try {
     await work(session.yard);
@@ -124,7 +145,11 @@ async function withSession(flags: SessionFlags, interactive: boolean, work: (yar
 }
 
 /** Runs with Ctrl-C wired to cancellation: the run ends CANCELLED and every call gets its record. */
-async function runCancellable(yard: Switchyard, source: string, typeCheck: "error" | "warn" | "off" | undefined): Promise<RunResult> {
+async function runCancellable(
+  yard: Switchyard,
+  source: string,
+  typeCheck: "error" | "warn" | "off" | undefined,
+): Promise<RunResult> {
   const controller = new AbortController();
   const onInterrupt = (): void => controller.abort();
   process.once("SIGINT", onInterrupt);

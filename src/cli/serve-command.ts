@@ -16,9 +16,14 @@ interface ServeCommandOptions {
 export function registerServeCommand(program: Command): Command {
   return program
     .command("serve")
-    .description("run an MCP server (stdio by default) exposing run_program, search_tools and describe_tools over a config's tools")
+    .description(
+      "run an MCP server (stdio by default) exposing run_program, search_tools and describe_tools over a config's tools",
+    )
     .requiredOption("--config <file>", "switchyard.config.json: MCP servers, tool modules, limits, permissions")
-    .option("--http <port>", "serve streamable HTTP on 127.0.0.1:<port>/mcp instead of stdio (0 picks a free port); with SWITCHYARD_GATEWAY_TOKEN set, requests need it as a Bearer token")
+    .option(
+      "--http <port>",
+      "serve streamable HTTP on 127.0.0.1:<port>/mcp instead of stdio (0 picks a free port); with SWITCHYARD_GATEWAY_TOKEN set, requests need it as a Bearer token",
+    )
     .option("--enable-call-tool", "also expose call_tool, for one direct call")
     .option("--log-file <file>", "append the log to this file instead of stderr")
     .action(async (options: ServeCommandOptions) => {

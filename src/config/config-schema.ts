@@ -10,14 +10,24 @@ const restart = {
   type: "object",
   description: "Backoff of restarts after the server crashed or hung.",
   properties: {
-    maxAttempts: { type: "integer", minimum: 1, description: "Consecutive failed restarts before giving up. Default 5." },
-    initialDelayMs: { ...positiveNumber, description: "Delay before the first restart, in ms; doubles per failed attempt. Default 200." },
+    maxAttempts: {
+      type: "integer",
+      minimum: 1,
+      description: "Consecutive failed restarts before giving up. Default 5.",
+    },
+    initialDelayMs: {
+      ...positiveNumber,
+      description: "Delay before the first restart, in ms; doubles per failed attempt. Default 200.",
+    },
     maxDelayMs: { ...positiveNumber, description: "Cap of the delay, in ms. Default 10000." },
   },
   additionalProperties: false,
 } as const;
 const serverCommon = {
-  callTimeoutMs: { ...positiveNumber, description: "Time a call may take before the server is checked for a hang, in ms. Default 30000." },
+  callTimeoutMs: {
+    ...positiveNumber,
+    description: "Time a call may take before the server is checked for a hang, in ms. Default 30000.",
+  },
   startTimeoutMs: { ...positiveNumber, description: "Time for the handshake and first listing, in ms. Default 15000." },
 } as const;
 
@@ -25,7 +35,8 @@ const serverCommon = {
 export const CONFIG_SCHEMA = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   title: "Switchyard configuration",
-  description: "Tools, MCP servers, limits and permissions of a Switchyard session. Relative paths are resolved against the folder of the config file.",
+  description:
+    "Tools, MCP servers, limits and permissions of a Switchyard session. Relative paths are resolved against the folder of the config file.",
   type: "object",
   properties: {
     $schema: { type: "string" },
@@ -69,7 +80,10 @@ export const CONFIG_SCHEMA = {
             properties: {
               tools: {
                 description: "Globs over full tool names: `*` matches any characters.",
-                oneOf: [{ type: "string", minLength: 1 }, { type: "array", items: { type: "string", minLength: 1 }, minItems: 1 }],
+                oneOf: [
+                  { type: "string", minLength: 1 },
+                  { type: "array", items: { type: "string", minLength: 1 }, minItems: 1 },
+                ],
               },
               decision: { $ref: "#/$defs/decision" },
               reason: { type: "string" },
@@ -81,7 +95,11 @@ export const CONFIG_SCHEMA = {
       },
       additionalProperties: false,
     },
-    workspace: { type: "string", minLength: 1, description: "Folder the built-in workspace tools are confined to; enables them." },
+    workspace: {
+      type: "string",
+      minLength: 1,
+      description: "Folder the built-in workspace tools are confined to; enables them.",
+    },
     shell: {
       type: "object",
       properties: { enabled: { type: "boolean" }, timeoutMs: positiveNumber },
@@ -89,10 +107,18 @@ export const CONFIG_SCHEMA = {
     },
     http: {
       type: "object",
-      properties: { enabled: { type: "boolean" }, allowHosts: { type: "array", items: { type: "string", minLength: 1 } } },
+      properties: {
+        enabled: { type: "boolean" },
+        allowHosts: { type: "array", items: { type: "string", minLength: 1 } },
+      },
       additionalProperties: false,
     },
-    spill: { type: "string", minLength: 1, description: "Folder for results too large for a model's context, paged back with results.read. Default: a private temp folder removed when the session closes." },
+    spill: {
+      type: "string",
+      minLength: 1,
+      description:
+        "Folder for results too large for a model's context, paged back with results.read. Default: a private temp folder removed when the session closes.",
+    },
     typeCheck: { enum: ["error", "warn", "off"] },
     discovery: {
       type: "object",
@@ -108,7 +134,8 @@ export const CONFIG_SCHEMA = {
     decision: { enum: ["allow", "ask", "deny"] },
     mcpServer: {
       type: "object",
-      description: "A server started as a child process over stdio ({ command, ... }) or reached over streamable HTTP ({ url, ... }).",
+      description:
+        "A server started as a child process over stdio ({ command, ... }) or reached over streamable HTTP ({ url, ... }).",
       if: { required: ["url"] },
       then: { $ref: "#/$defs/httpServer" },
       else: { $ref: "#/$defs/stdioServer" },

@@ -9,7 +9,12 @@ import { SwitchyardError, messageOf } from "../errors.js";
 import type { PermissionOptions, PermissionRule } from "../permissions/permission-gate.js";
 import type { ToolDefinition } from "../registry/define-tool.js";
 import { loadToolModule } from "../registry/load-tool-module.js";
-import { connectMcpSource, type McpSource, type McpSourceEvent, type McpSourceOptions } from "../registry/mcp-source.js";
+import {
+  connectMcpSource,
+  type McpSource,
+  type McpSourceEvent,
+  type McpSourceOptions,
+} from "../registry/mcp-source.js";
 import { SpillStore } from "../results/spill-store.js";
 import { Switchyard, type SwitchyardOptions } from "../switchyard.js";
 import { resolveConfig, type LoadedConfig, type McpServerConfig, type SwitchyardConfig } from "./load-config.js";
@@ -40,14 +45,22 @@ export interface ConfiguredSwitchyard {
  * config or tool module, `SOURCE_START_FAILED` when an MCP server does not start (naming each
  * one that failed), `NAMESPACE_CONFLICT` when a server's namespace is taken by a tool.
  */
-export async function createSwitchyardFromConfig(config: SwitchyardConfig | LoadedConfig, options: CreateFromConfigOptions = {}): Promise<ConfiguredSwitchyard> {
+export async function createSwitchyardFromConfig(
+  config: SwitchyardConfig | LoadedConfig,
+  options: CreateFromConfigOptions = {},
+): Promise<ConfiguredSwitchyard> {
   const loaded = "baseDir" in config ? config : resolveConfig(config, { baseDir: options.baseDir ?? process.cwd() });
   const tools: ToolDefinition[] = [];
   for (const module of loaded.tools ?? []) tools.push(...(await loadToolModule(module, loaded.baseDir)));
   tools.push(...(options.tools ?? []));
   if (loaded.workspace !== undefined) tools.push(...createWorkspaceTools({ root: loaded.workspace }));
   if (loaded.shell?.enabled === true && loaded.workspace !== undefined) {
-    tools.push(createShellTool({ workspace: loaded.workspace, ...(loaded.shell.timeoutMs === undefined ? {} : { timeoutMs: loaded.shell.timeoutMs }) }));
+    tools.push(
+      createShellTool({
+        workspace: loaded.workspace,
+        ...(loaded.shell.timeoutMs === undefined ? {} : { timeoutMs: loaded.shell.timeoutMs }),
+      }),
+    );
   }
   if (loaded.http?.enabled === true) tools.push(createHttpFetchTool({ allowHosts: loaded.http.allowHosts ?? [] }));
   // The session registers `results.read` for its spill store itself, this one or its default.
@@ -65,7 +78,9 @@ export async function createSwitchyardFromConfig(config: SwitchyardConfig | Load
 
   const entries = Object.entries(loaded.mcpServers ?? {});
   const settled = await Promise.allSettled(
-    entries.map(([namespace, server]) => connectMcpSource(yard.registry, mcpSourceOptions(namespace, server, options.onMcpEvent))),
+    entries.map(([namespace, server]) =>
+      connectMcpSource(yard.registry, mcpSourceOptions(namespace, server, options.onMcpEvent)),
+    ),
   );
   const sources = new Map<string, McpSource>();
   const failures: unknown[] = [];
@@ -85,7 +100,10 @@ export async function createSwitchyardFromConfig(config: SwitchyardConfig | Load
     await close();
     if (failures.length === 1) throw failures[0];
     const messages = failures.map(messageOf);
-    throw new SwitchyardError("SOURCE_START_FAILED", `${failures.length} MCP servers failed to start:\n${messages.join("\n")}`);
+    throw new SwitchyardError(
+      "SOURCE_START_FAILED",
+      `${failures.length} MCP servers failed to start:\n${messages.join("\n")}`,
+    );
   }
   registerInConfigOrder(yard, [...sources.values()]);
   return { yard, config: loaded, sources, close };
@@ -99,13 +117,19 @@ export async function createSwitchyardFromConfig(config: SwitchyardConfig | Load
 function registerInConfigOrder(yard: Switchyard, sources: readonly McpSource[]): void {
   const wanted = sources.filter((source) => source.tools.length > 0);
   const wantedNames = new Set(wanted.map((source) => source.sourceName));
-  const registered = [...new Set(yard.registry.snapshot().tools.map((tool) => tool.definition.source))].filter((name) => wantedNames.has(name));
+  const registered = [...new Set(yard.registry.snapshot().tools.map((tool) => tool.definition.source))].filter((name) =>
+    wantedNames.has(name),
+  );
   let inPlace = 0;
   while (inPlace < wanted.length && registered[inPlace] === wanted[inPlace]!.sourceName) inPlace += 1;
   for (const source of wanted.slice(inPlace)) yard.registry.replaceSource(source.sourceName, source.tools);
 }
 
-function mcpSourceOptions(namespace: string, server: McpServerConfig, onEvent: CreateFromConfigOptions["onMcpEvent"]): McpSourceOptions {
+function mcpSourceOptions(
+  namespace: string,
+  server: McpServerConfig,
+  onEvent: CreateFromConfigOptions["onMcpEvent"],
+): McpSourceOptions {
   const common = {
     namespace,
     ...(server.callTimeoutMs === undefined ? {} : { callTimeoutMs: server.callTimeoutMs }),
@@ -114,7 +138,14 @@ function mcpSourceOptions(namespace: string, server: McpServerConfig, onEvent: C
     ...(onEvent === undefined ? {} : { onEvent }),
   };
   if ("url" in server) {
-    return { ...common, transport: { kind: "http", url: server.url, ...(server.headers === undefined ? {} : { headers: server.headers }) } };
+    return {
+      ...common,
+      transport: {
+        kind: "http",
+        url: server.url,
+        ...(server.headers === undefined ? {} : { headers: server.headers }),
+      },
+    };
   }
   return {
     ...common,
@@ -141,7 +172,11 @@ function permissionsOf(config: LoadedConfig, approve: PermissionOptions["approve
   }));
   const shell = config.shell?.enabled === true ? shellPermissionRules() : [];
   return {
-    rules: [...shell.filter((rule) => rule.decision !== "allow"), ...rules, ...shell.filter((rule) => rule.decision === "allow")],
+    rules: [
+      ...shell.filter((rule) => rule.decision !== "allow"),
+      ...rules,
+      ...shell.filter((rule) => rule.decision === "allow"),
+    ],
     ...(config.permissions?.default === undefined ? {} : { default: config.permissions.default }),
     ...(approve === undefined ? {} : { approve }),
   };

@@ -44,7 +44,11 @@ export interface SwitchyardConfig {
   readonly limits?: Partial<RunLimits>;
   readonly permissions?: {
     readonly default?: PermissionDecision;
-    readonly rules?: readonly { readonly tools: string | readonly string[]; readonly decision: PermissionDecision; readonly reason?: string }[];
+    readonly rules?: readonly {
+      readonly tools: string | readonly string[];
+      readonly decision: PermissionDecision;
+      readonly reason?: string;
+    }[];
   };
   readonly workspace?: string;
   readonly shell?: { readonly enabled?: boolean; readonly timeoutMs?: number };
@@ -87,20 +91,35 @@ export async function loadConfig(path: string): Promise<LoadedConfig> {
  * Validates a config value (from a file or built in code) and resolves its relative paths
  * against `baseDir`. Throws like `loadConfig`.
  */
-export function resolveConfig(value: unknown, options: { readonly baseDir: string; readonly configPath?: string }): LoadedConfig {
+export function resolveConfig(
+  value: unknown,
+  options: { readonly baseDir: string; readonly configPath?: string },
+): LoadedConfig {
   const label = options.configPath ?? "The config";
-  const violations = validator()(value).filter((violation) => !/^must match "(then|else)" schema$/.test(violation.expected));
+  const violations = validator()(value).filter(
+    (violation) => !/^must match "(then|else)" schema$/.test(violation.expected),
+  );
   if (violations.length > 0) {
-    throw new SwitchyardError("CONFIG_INVALID", formatViolations(`${label} is not a valid Switchyard config`, violations), {
-      violations: violations.map((violation) => ({ ...violation })),
-    });
+    throw new SwitchyardError(
+      "CONFIG_INVALID",
+      formatViolations(`${label} is not a valid Switchyard config`, violations),
+      {
+        violations: violations.map((violation) => ({ ...violation })),
+      },
+    );
   }
   const config = value as SwitchyardConfig;
   if (config.shell?.enabled === true && config.workspace === undefined) {
-    throw new SwitchyardError("CONFIG_INVALID", `${label}: /shell/enabled: the shell tool runs commands in the workspace; set "workspace" too.`);
+    throw new SwitchyardError(
+      "CONFIG_INVALID",
+      `${label}: /shell/enabled: the shell tool runs commands in the workspace; set "workspace" too.`,
+    );
   }
   if (config.http?.enabled === true && (config.http.allowHosts ?? []).length === 0) {
-    throw new SwitchyardError("CONFIG_INVALID", `${label}: /http/allowHosts: the http tool needs at least one allowed host.`);
+    throw new SwitchyardError(
+      "CONFIG_INVALID",
+      `${label}: /http/allowHosts: the http tool needs at least one allowed host.`,
+    );
   }
   const baseDir = resolve(options.baseDir);
   const at = (path: string): string => resolve(baseDir, path);
@@ -108,7 +127,9 @@ export function resolveConfig(value: unknown, options: { readonly baseDir: strin
   const mcpServers =
     config.mcpServers === undefined
       ? undefined
-      : mapValues(config.mcpServers, (server, namespace) => resolveServer(server, `/mcpServers/${namespace}`, expand, at));
+      : mapValues(config.mcpServers, (server, namespace) =>
+          resolveServer(server, `/mcpServers/${namespace}`, expand, at),
+        );
   return {
     ...config,
     ...(config.tools === undefined ? {} : { tools: config.tools.map((module) => modulePath(module, baseDir)) }),
@@ -128,14 +149,20 @@ function resolveServer(
   at: (path: string) => string,
 ): McpServerConfig {
   if ("url" in server) {
-    const headers = server.headers === undefined ? undefined : mapValues(server.headers, (value, name) => expand(value, `${key}/headers/${name}`));
+    const headers =
+      server.headers === undefined
+        ? undefined
+        : mapValues(server.headers, (value, name) => expand(value, `${key}/headers/${name}`));
     return { ...server, url: expand(server.url, `${key}/url`), ...(headers === undefined ? {} : { headers }) };
   }
-  const env = server.env === undefined ? undefined : mapValues(server.env, (value, name) => expand(value, `${key}/env/${name}`));
+  const env =
+    server.env === undefined ? undefined : mapValues(server.env, (value, name) => expand(value, `${key}/env/${name}`));
   return {
     ...server,
     command: expand(server.command, `${key}/command`),
-    ...(server.args === undefined ? {} : { args: server.args.map((arg, index) => expand(arg, `${key}/args/${index}`)) }),
+    ...(server.args === undefined
+      ? {}
+      : { args: server.args.map((arg, index) => expand(arg, `${key}/args/${index}`)) }),
     ...(env === undefined ? {} : { env }),
     cwd: at(expand(server.cwd ?? ".", `${key}/cwd`)),
   };
@@ -159,7 +186,10 @@ function expandPlaceholders(text: string, configDir: string, where: string): str
   });
 }
 
-function mapValues<In, Out>(record: Readonly<Record<string, In>>, map: (value: In, key: string) => Out): Record<string, Out> {
+function mapValues<In, Out>(
+  record: Readonly<Record<string, In>>,
+  map: (value: In, key: string) => Out,
+): Record<string, Out> {
   return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value, key)]));
 }
 

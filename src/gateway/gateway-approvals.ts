@@ -76,11 +76,13 @@ export function approvalForm(request: PermissionRequest): ElicitRequestFormParam
 }
 
 /** Reads a client's elicitation answer: only `accept` with `approve: true` is a yes. */
-export function answerOfElicitation(result: { action: string; content?: Record<string, unknown> | undefined }, tool: string): ApprovalAnswer {
+export function answerOfElicitation(
+  result: { action: string; content?: Record<string, unknown> | undefined },
+  tool: string,
+): ApprovalAnswer {
   if (result.action === "accept") {
     return result.content?.["approve"] === true ? true : { approved: false, reason: `the user did not allow ${tool}` };
   }
   if (result.action === "decline") return { approved: false, reason: `the user declined ${tool}` };
   return { approved: false, reason: `the user dismissed the approval of ${tool}` };
 }
-

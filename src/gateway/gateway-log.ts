@@ -30,7 +30,8 @@ export function redirectConsole(log: GatewayLog): () => void {
   const methods = ["log", "info", "debug", "warn", "error"] as const;
   const saved = methods.map((method) => [method, console[method]] as const);
   for (const method of methods) {
-    console[method] = (...args: unknown[]) => log(`console.${method}: ${args.map((arg) => (typeof arg === "string" ? arg : safeJson(arg))).join(" ")}`);
+    console[method] = (...args: unknown[]) =>
+      log(`console.${method}: ${args.map((arg) => (typeof arg === "string" ? arg : safeJson(arg))).join(" ")}`);
   }
   return () => {
     for (const [method, original] of saved) console[method] = original;

@@ -21,7 +21,13 @@ import type { RunResult } from "../contract.js";
 import { ToolError, messageOf } from "../errors.js";
 import { closestToolNames } from "../registry/tool-registry.js";
 import type { Switchyard } from "../switchyard.js";
-import { answerOfElicitation, approvalForm, CANNOT_ASK_REASON, type ApprovalAsker, type GatewayApprovals } from "./gateway-approvals.js";
+import {
+  answerOfElicitation,
+  approvalForm,
+  CANNOT_ASK_REASON,
+  type ApprovalAsker,
+  type GatewayApprovals,
+} from "./gateway-approvals.js";
 import {
   CALL_TOOL_TOOL,
   DESCRIBE_TOOLS_TOOL,
@@ -111,7 +117,9 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
     log(`catalog version ${snapshot.version}: listed tools changed, notifying the client`);
     // Before the handshake there is nobody to tell; the client lists tools after it anyway.
     if (server.transport !== undefined && server.getClientCapabilities() !== undefined) {
-      server.sendToolListChanged().catch((error: unknown) => log(`could not send tools/list_changed: ${messageOf(error)}`));
+      server
+        .sendToolListChanged()
+        .catch((error: unknown) => log(`could not send tools/list_changed: ${messageOf(error)}`));
     }
   });
 
@@ -131,36 +139,48 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
         break;
     }
     const names = currentListing().tools.map((tool) => tool.name);
-    return inputErrorResult(`No tool named "${String(request.params.name).slice(0, 200)}" here; the tools are ${names.join(", ")}.`);
+    return inputErrorResult(
+      `No tool named "${String(request.params.name).slice(0, 200)}" here; the tools are ${names.join(", ")}.`,
+    );
   });
 
   /** Asks the client of this request by elicitation, or says it cannot be asked. */
-  const askerFor = (extra: Extra): ApprovalAsker => async (request) => {
-    const elicitation = server.getClientCapabilities()?.elicitation;
-    // Form elicitation is the default when a client declares the capability without modes.
-    if (elicitation === undefined || (elicitation.form === undefined && elicitation.url !== undefined)) {
-      log(`ask ${request.tool} (${request.callId}): denied, the client cannot be asked`);
-      return { approved: false, reason: CANNOT_ASK_REASON };
-    }
-    const result = await extra.sendRequest({ method: "elicitation/create", params: approvalForm(request) }, ElicitResultSchema, {
-      timeout: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
-      signal: extra.signal,
-    });
-    const answer = answerOfElicitation(result, request.tool);
-    log(`ask ${request.tool} (${request.callId}): ${answer === true ? "approved" : `denied, ${typeof answer === "object" ? answer.reason : "no"}`}`);
-    return answer;
-  };
+  const askerFor =
+    (extra: Extra): ApprovalAsker =>
+    async (request) => {
+      const elicitation = server.getClientCapabilities()?.elicitation;
+      // Form elicitation is the default when a client declares the capability without modes.
+      if (elicitation === undefined || (elicitation.form === undefined && elicitation.url !== undefined)) {
+        log(`ask ${request.tool} (${request.callId}): denied, the client cannot be asked`);
+        return { approved: false, reason: CANNOT_ASK_REASON };
+      }
+      const result = await extra.sendRequest(
+        { method: "elicitation/create", params: approvalForm(request) },
+        ElicitResultSchema,
+        {
+          timeout: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+          signal: extra.signal,
+        },
+      );
+      const answer = answerOfElicitation(result, request.tool);
+      log(
+        `ask ${request.tool} (${request.callId}): ${answer === true ? "approved" : `denied, ${typeof answer === "object" ? answer.reason : "no"}`}`,
+      );
+      return answer;
+    };
 
   const runProgram = async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
     const code = args["code"];
-    if (typeof code !== "string") return inputErrorResult("run_program needs { code: string }, the TypeScript program.");
+    if (typeof code !== "string")
+      return inputErrorResult("run_program needs { code: string }, the TypeScript program.");
     const progressToken = extra._meta?.progressToken;
     const progress =
       progressToken === undefined
         ? undefined
         : new RunProgress({
             ...(options.progressIntervalMs === undefined ? {} : { intervalMs: options.progressIntervalMs }),
-            send: (report) => extra.sendNotification({ method: "notifications/progress", params: { progressToken, ...report } }),
+            send: (report) =>
+              extra.sendNotification({ method: "notifications/progress", params: { progressToken, ...report } }),
           });
     let programId: string | undefined;
     let claiming = true;
@@ -198,15 +218,21 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
 
   const searchTools = (args: Record<string, unknown>): CallToolResult => {
     const { query, pattern, limit } = args;
-    if (query !== undefined && typeof query !== "string") return inputErrorResult("search_tools: query must be a string.");
-    if (pattern !== undefined && typeof pattern !== "string") return inputErrorResult("search_tools: pattern must be a string.");
+    if (query !== undefined && typeof query !== "string")
+      return inputErrorResult("search_tools: query must be a string.");
+    if (pattern !== undefined && typeof pattern !== "string")
+      return inputErrorResult("search_tools: pattern must be a string.");
     if (limit !== undefined && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 20)) {
       return inputErrorResult("search_tools: limit must be an integer from 1 to 20.");
     }
     const text = pattern ?? query;
-    if (text === undefined || text.trim() === "") return inputErrorResult("search_tools needs a query (words) or a pattern (a regular expression).");
+    if (text === undefined || text.trim() === "")
+      return inputErrorResult("search_tools needs a query (words) or a pattern (a regular expression).");
     try {
-      const answer = yard.searchAndLoad(text, { mode: pattern === undefined ? "bm25" : "regex", ...(limit === undefined ? {} : { limit }) });
+      const answer = yard.searchAndLoad(text, {
+        mode: pattern === undefined ? "bm25" : "regex",
+        ...(limit === undefined ? {} : { limit }),
+      });
       return searchAnswerToToolResult(answer, yard.registry.snapshot().version);
     } catch (error) {
       if (error instanceof ToolError) return errorResult(error.code, error.message);
@@ -216,8 +242,15 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
 
   const describeTools = (args: Record<string, unknown>): CallToolResult => {
     const names = args["names"];
-    if (!Array.isArray(names) || names.length === 0 || names.length > MAX_DESCRIBED_TOOLS || !names.every((name) => typeof name === "string")) {
-      return inputErrorResult(`describe_tools needs { names: string[] } with 1 to ${MAX_DESCRIBED_TOOLS} full tool names.`);
+    if (
+      !Array.isArray(names) ||
+      names.length === 0 ||
+      names.length > MAX_DESCRIBED_TOOLS ||
+      !names.every((name) => typeof name === "string")
+    ) {
+      return inputErrorResult(
+        `describe_tools needs { names: string[] } with 1 to ${MAX_DESCRIBED_TOOLS} full tool names.`,
+      );
     }
     const snapshot = yard.registry.snapshot();
     const found: { name: string; declaration: string }[] = [];
@@ -259,4 +292,3 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
     },
   };
 }
-

@@ -4,7 +4,13 @@
 
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonValue, RunResult, ToolOutcome } from "../contract.js";
-import { countCallsByStatus, renderRunResultForModel, renderSearchAnswerForModel, renderToolOutcomeForModel, type ModelToolDefinition } from "../program-tool.js";
+import {
+  countCallsByStatus,
+  renderRunResultForModel,
+  renderSearchAnswerForModel,
+  renderToolOutcomeForModel,
+  type ModelToolDefinition,
+} from "../program-tool.js";
 import type { SearchToolsAnswer } from "../search/discovery.js";
 
 export const DESCRIBE_TOOLS_TOOL = "describe_tools";
@@ -24,7 +30,13 @@ export function describeDescribeTool(): ModelToolDefinition {
     inputSchema: {
       type: "object",
       properties: {
-        names: { type: "array", items: { type: "string" }, minItems: 1, maxItems: MAX_DESCRIBED_TOOLS, description: "Full tool names." },
+        names: {
+          type: "array",
+          items: { type: "string" },
+          minItems: 1,
+          maxItems: MAX_DESCRIBED_TOOLS,
+          description: "Full tool names.",
+        },
       },
       required: ["names"],
       additionalProperties: false,
@@ -60,7 +72,12 @@ export interface RunProgramContent {
   readonly ok: boolean;
   readonly programId: string;
   readonly output: JsonValue;
-  readonly error?: { readonly code: string; readonly message: string; readonly line?: number; readonly column?: number };
+  readonly error?: {
+    readonly code: string;
+    readonly message: string;
+    readonly line?: number;
+    readonly column?: number;
+  };
   readonly logs: readonly string[];
   readonly warnings: readonly { readonly line: number; readonly message: string }[];
   readonly calls: {
@@ -68,7 +85,12 @@ export interface RunProgramContent {
     /** Counts by status, with the code for failures: `{ "ok": 3, "cancelled CANCELLED": 1 }`. */
     readonly byStatus: Readonly<Record<string, number>>;
     /** The first failed calls (id, tool, status, code). */
-    readonly failed: readonly { readonly id: string; readonly tool: string; readonly status: string; readonly code?: string }[];
+    readonly failed: readonly {
+      readonly id: string;
+      readonly tool: string;
+      readonly status: string;
+      readonly code?: string;
+    }[];
   };
   readonly stats: RunResult["stats"];
   readonly catalogVersion: number;
@@ -83,7 +105,12 @@ export function runResultToToolResult(result: RunResult, source: string): CallTo
   const failed = result.calls
     .filter((call) => call.status !== "ok")
     .slice(0, MAX_LISTED_FAILURES)
-    .map((call) => ({ id: call.id, tool: call.tool, status: call.status, ...(call.code === undefined ? {} : { code: call.code }) }));
+    .map((call) => ({
+      id: call.id,
+      tool: call.tool,
+      status: call.status,
+      ...(call.code === undefined ? {} : { code: call.code }),
+    }));
   const error = result.error;
   const content: RunProgramContent = {
     ok: result.ok,
@@ -108,15 +135,24 @@ export function runResultToToolResult(result: RunResult, source: string): CallTo
   let text = renderRunResultForModel(result);
   const quoted = error?.line === undefined ? undefined : source.split("\n")[error.line - 1]?.trim().slice(0, 200);
   // Type errors already quote their lines; other errors get the line they point at.
-  if (quoted !== undefined && quoted !== "" && !error!.message.includes(quoted)) text += `\nline ${error!.line}: ${quoted}`;
-  return { content: [{ type: "text", text }], structuredContent: content as unknown as Record<string, unknown>, isError: !result.ok };
+  if (quoted !== undefined && quoted !== "" && !error!.message.includes(quoted))
+    text += `\nline ${error!.line}: ${quoted}`;
+  return {
+    content: [{ type: "text", text }],
+    structuredContent: content as unknown as Record<string, unknown>,
+    isError: !result.ok,
+  };
 }
 
 /** A search_tools answer: references, then the found tools' declarations. */
 export function searchAnswerToToolResult(answer: SearchToolsAnswer, catalogVersion: number): CallToolResult {
   return {
     content: [{ type: "text", text: renderSearchAnswerForModel(answer) }],
-    structuredContent: { references: answer.references.map((reference) => ({ ...reference })), declarations: answer.declarations, catalogVersion },
+    structuredContent: {
+      references: answer.references.map((reference) => ({ ...reference })),
+      declarations: answer.declarations,
+      catalogVersion,
+    },
   };
 }
 
@@ -132,7 +168,8 @@ export function describeAnswerToToolResult(answer: DescribeAnswer, catalogVersio
   const lines: string[] = [];
   if (declarations !== "") lines.push("```ts", declarations, "```");
   for (const unknown of answer.unknown) {
-    const hint = unknown.closest.length > 0 ? ` Did you mean ${unknown.closest.join(", ")}?` : " Find names with search_tools.";
+    const hint =
+      unknown.closest.length > 0 ? ` Did you mean ${unknown.closest.join(", ")}?` : " Find names with search_tools.";
     lines.push(`Unknown tool "${unknown.name}".${hint}`);
   }
   return {
@@ -152,8 +189,18 @@ export function outcomeToToolResult(outcome: ToolOutcome, catalogVersion: number
   const structured =
     outcome.status === "ok"
       ? { callId: outcome.callId, tool: outcome.tool, status: outcome.status, value: outcome.value, catalogVersion }
-      : { callId: outcome.callId, tool: outcome.tool, status: outcome.status, error: { ...outcome.error }, catalogVersion };
-  return { content: [{ type: "text", text: renderToolOutcomeForModel(outcome) }], structuredContent: structured, isError: outcome.status !== "ok" };
+      : {
+          callId: outcome.callId,
+          tool: outcome.tool,
+          status: outcome.status,
+          error: { ...outcome.error },
+          catalogVersion,
+        };
+  return {
+    content: [{ type: "text", text: renderToolOutcomeForModel(outcome) }],
+    structuredContent: structured,
+    isError: outcome.status !== "ok",
+  };
 }
 
 /** A failure as a tool error whose text is `error CODE: message`, the form models read elsewhere. */

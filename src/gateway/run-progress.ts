@@ -80,7 +80,10 @@ export class RunProgress {
     this.#reportedEvents = events;
     this.#lastSentAt = Date.now();
     const inFlight = this.#started - this.#done;
-    this.#enqueue({ progress: events, message: `${this.#done} call${this.#done === 1 ? "" : "s"} done, ${inFlight} in flight` });
+    this.#enqueue({
+      progress: events,
+      message: `${this.#done} call${this.#done === 1 ? "" : "s"} done, ${inFlight} in flight`,
+    });
   }
 
   // Reports go out in order, one after the other, so `progress` never arrives out of order.

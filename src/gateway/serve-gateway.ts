@@ -172,9 +172,15 @@ async function listenHttp(
       return;
     }
     if (sessionId !== undefined || request.method !== "POST") {
-      response.writeHead(404, { "content-type": "application/json" }).end(
-        JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found; initialize a new session." }, id: null }),
-      );
+      response
+        .writeHead(404, { "content-type": "application/json" })
+        .end(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            error: { code: -32001, message: "Session not found; initialize a new session." },
+            id: null,
+          }),
+        );
       return;
     }
     const gateway = createGatewayServer(yard, gatewayOptions);
@@ -188,7 +194,8 @@ async function listenHttp(
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId !== undefined && transports.delete(transport.sessionId)) log(`http session ${transport.sessionId} closed`);
+      if (transport.sessionId !== undefined && transports.delete(transport.sessionId))
+        log(`http session ${transport.sessionId} closed`);
       gateways.delete(gateway);
       void gateway.close();
     };

@@ -309,8 +309,7 @@ class Scanner {
     this.skipBlanks();
     const char = input.charAt(this.position);
     const next = input.charAt(this.position + 1);
-    const startsWord =
-      char !== "" && (!WORD_BREAK.includes(char) || ((char === "<" || char === ">") && next === "("));
+    const startsWord = char !== "" && (!WORD_BREAK.includes(char) || ((char === "<" || char === ">") && next === "("));
     const target = startsWord ? this.parseWord(depth) : undefined;
     const redirect: Redirect = { kind: "redirect", operator: found, fd, target, heredoc: undefined };
     if ((found === "<<" || found === "<<-") && target !== undefined) {
@@ -342,9 +341,7 @@ class Scanner {
         if (line === pending.delimiter) body = input.slice(bodyStart, this.position);
         this.position = newline === -1 ? input.length : newline + 1;
       }
-      const substitutions = pending.expands
-        ? new Scanner(body, this.state).scanExpansions(pending.depth)
-        : [];
+      const substitutions = pending.expands ? new Scanner(body, this.state).scanExpansions(pending.depth) : [];
       pending.redirect.heredoc = { body, substitutions };
     }
   }
@@ -845,9 +842,9 @@ function analyzeStage(
       findings.merge(analyzeScript(item.tokens, depth + 1, argumentsUnknown, context));
     }
   }
-  const stdinRedirect = redirects.filter(
-    (redirect) => (redirect.fd === "" || redirect.fd === "0") && redirect.operator.startsWith("<"),
-  ).at(-1);
+  const stdinRedirect = redirects
+    .filter((redirect) => (redirect.fd === "" || redirect.fd === "0") && redirect.operator.startsWith("<"))
+    .at(-1);
   const command = classifySimpleCommand(words, {
     depth,
     context,
@@ -877,11 +874,34 @@ function classifyRedirect(redirect: Redirect, findings: Findings): void {
 // Paths
 
 const SYSTEM_DIRECTORIES = new Set([
-  "etc", "boot", "dev", "usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "sys", "proc", "root", "System",
+  "etc",
+  "boot",
+  "dev",
+  "usr",
+  "bin",
+  "sbin",
+  "lib",
+  "lib32",
+  "lib64",
+  "libx32",
+  "sys",
+  "proc",
+  "root",
+  "System",
 ]);
 const SENSITIVE_HOME_ENTRIES = new Set([
-  ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile", ".zshenv", ".zlogin",
-  ".ssh", ".gnupg", ".aws", ".gitconfig",
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".profile",
+  ".zshrc",
+  ".zprofile",
+  ".zshenv",
+  ".zlogin",
+  ".ssh",
+  ".gnupg",
+  ".aws",
+  ".gitconfig",
 ]);
 const DISCARD_PATHS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
 
@@ -945,11 +965,37 @@ interface Call {
 }
 
 const SENSITIVE_VARIABLES = new Set([
-  "PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
-  "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "SHELLOPTS", "PS4", "PAGER", "GIT_PAGER", "MANPAGER",
-  "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS",
-  "SSH_ASKPASS", "LESSOPEN", "LESSCLOSE", "PYTHONSTARTUP", "PYTHONPATH", "NODE_OPTIONS", "PERL5OPT",
-  "PERL5LIB", "RUBYOPT",
+  "PATH",
+  "LD_PRELOAD",
+  "LD_LIBRARY_PATH",
+  "LD_AUDIT",
+  "DYLD_INSERT_LIBRARIES",
+  "DYLD_LIBRARY_PATH",
+  "BASH_ENV",
+  "ENV",
+  "PROMPT_COMMAND",
+  "IFS",
+  "SHELLOPTS",
+  "PS4",
+  "PAGER",
+  "GIT_PAGER",
+  "MANPAGER",
+  "EDITOR",
+  "VISUAL",
+  "GIT_EDITOR",
+  "GIT_EXTERNAL_DIFF",
+  "GIT_SSH",
+  "GIT_SSH_COMMAND",
+  "GIT_ASKPASS",
+  "SSH_ASKPASS",
+  "LESSOPEN",
+  "LESSCLOSE",
+  "PYTHONSTARTUP",
+  "PYTHONPATH",
+  "NODE_OPTIONS",
+  "PERL5OPT",
+  "PERL5LIB",
+  "RUBYOPT",
 ]);
 
 function assignmentName(word: Word): string | undefined {
@@ -1113,8 +1159,16 @@ function classifySimpleCommand(words: readonly Word[], environment: StageEnviron
     let next: number;
     if (name === "sudo" || name === "doas") {
       next = skipOptions(words, start, name === "sudo" ? "ugCDprtTU" : "uC", [
-        "--user", "--group", "--close-from", "--chdir", "--prompt", "--role", "--type",
-        "--command-timeout", "--other-user", "--host",
+        "--user",
+        "--group",
+        "--close-from",
+        "--chdir",
+        "--prompt",
+        "--role",
+        "--type",
+        "--command-timeout",
+        "--other-user",
+        "--host",
       ]);
       const options = optionsUpTo(next);
       if (hasFlag(options, "e", ["--edit"])) {
@@ -1137,9 +1191,12 @@ function classifySimpleCommand(words: readonly Word[], environment: StageEnviron
           const inline = text.startsWith("--split-string=")
             ? text.slice("--split-string=".length)
             : text.endsWith("S") || text === "--split-string"
-              ? words[++next]?.text ?? ""
+              ? (words[++next]?.text ?? "")
               : text.slice(text.indexOf("S") + 1);
-          const remainder = words.slice(next + 1).map((rest) => rest.text).join(" ");
+          const remainder = words
+            .slice(next + 1)
+            .map((rest) => rest.text)
+            .join(" ");
           findings.merge(analyzeText(`${inline} ${remainder}`, environment.depth + 1, argumentsUnknown, context));
           return finish();
         }
@@ -1150,7 +1207,12 @@ function classifySimpleCommand(words: readonly Word[], environment: StageEnviron
       }
     } else if (name === "nice" || name === "ionice") {
       next = skipOptions(words, start, name === "nice" ? "n" : "cnpPu", [
-        "--adjustment", "--class", "--classdata", "--pid", "--pgid", "--uid",
+        "--adjustment",
+        "--class",
+        "--classdata",
+        "--pid",
+        "--pgid",
+        "--uid",
       ]);
       if (name === "ionice" && hasFlag(optionsUpTo(next), "pPu", ["--pid", "--pgid", "--uid"])) {
         findings.flag("write", "ionice -p changes the I/O priority of running processes");
@@ -1178,7 +1240,13 @@ function classifySimpleCommand(words: readonly Word[], environment: StageEnviron
       }
     } else if (name === "xargs") {
       next = skipOptions(words, start, "ILnPdEsa", [
-        "--max-args", "--max-procs", "--delimiter", "--eof", "--max-chars", "--arg-file", "--max-lines",
+        "--max-args",
+        "--max-procs",
+        "--delimiter",
+        "--eof",
+        "--max-chars",
+        "--arg-file",
+        "--max-lines",
       ]);
       // With no command xargs runs echo, which only prints.
       argumentsUnknown = true;
@@ -1292,16 +1360,28 @@ const KNOWN_WRITE = new Set(
   ).split(" "),
 );
 
-const NETWORK = new Set(
-  "http https xh aria2c nc ncat netcat socat telnet ftp sftp tftp fetch lynx w3m".split(" "),
-);
+const NETWORK = new Set("http https xh aria2c nc ncat netcat socat telnet ftp sftp tftp fetch lynx w3m".split(" "));
 
 const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"]);
 const INTERPRETERS = new Map<string, string>([
-  ["python", "Python"], ["pypy", "Python"], ["pypy3", "Python"], ["node", "JavaScript"], ["nodejs", "JavaScript"],
-  ["deno", "JavaScript"], ["bun", "JavaScript"], ["perl", "Perl"], ["ruby", "Ruby"], ["php", "PHP"],
-  ["lua", "Lua"], ["luajit", "Lua"], ["Rscript", "R"], ["osascript", "AppleScript"], ["tclsh", "Tcl"],
-  ["pwsh", "PowerShell"], ["powershell", "PowerShell"], ["irb", "Ruby"],
+  ["python", "Python"],
+  ["pypy", "Python"],
+  ["pypy3", "Python"],
+  ["node", "JavaScript"],
+  ["nodejs", "JavaScript"],
+  ["deno", "JavaScript"],
+  ["bun", "JavaScript"],
+  ["perl", "Perl"],
+  ["ruby", "Ruby"],
+  ["php", "PHP"],
+  ["lua", "Lua"],
+  ["luajit", "Lua"],
+  ["Rscript", "R"],
+  ["osascript", "AppleScript"],
+  ["tclsh", "Tcl"],
+  ["pwsh", "PowerShell"],
+  ["powershell", "PowerShell"],
+  ["irb", "Ruby"],
 ]);
 
 type Handler = (call: Call) => void;
@@ -1391,7 +1471,10 @@ register("cp mv ln install rsync", (call) => {
       findings.flag("destructive", `${name} writes into system path ${target.text}`);
     }
   }
-  if (name === "rsync" && args.some((word) => word.text.startsWith("--delete") || word.text === "--remove-source-files")) {
+  if (
+    name === "rsync" &&
+    args.some((word) => word.text.startsWith("--delete") || word.text === "--remove-source-files")
+  ) {
     findings.flag("destructive", "rsync --delete deletes files at the destination");
   }
   findings.flag("write", `${name} writes ${destinations.map((target) => target.text).join(" ") || "files"}`);
@@ -1401,7 +1484,9 @@ register("chmod chown chgrp", (call) => {
   const { name, args, findings } = call;
   const what = name === "chmod" ? "permissions" : "ownership";
   const isOption = (text: string): boolean => /^-[cfvRHLPh]+$/.test(text) || text.startsWith("--");
-  if (args.some((word) => word.text === "--recursive" || (/^-[cfvRHLPh]+$/.test(word.text) && word.text.includes("R")))) {
+  if (
+    args.some((word) => word.text === "--recursive" || (/^-[cfvRHLPh]+$/.test(word.text) && word.text.includes("R")))
+  ) {
     findings.flag("destructive", `${name} -R changes ${what} recursively`);
   }
   const positional = args.filter((word) => !isOption(word.text));
@@ -1584,7 +1669,8 @@ register("git", (call) => {
     if (text === "-c" || text === "--config-env" || text.startsWith("--config-env=")) {
       findings.flag("write", "git -c sets configuration that can run programs (core.pager, core.fsmonitor …)");
     }
-    if (["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"].includes(text)) index += 2;
+    if (["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"].includes(text))
+      index += 2;
     else if (text.startsWith("-")) index++;
     else break;
   }
@@ -1608,7 +1694,11 @@ register("git", (call) => {
       if (has("--force", "--force-with-lease", "--force-if-includes", "--mirror") || hasFlag(rest, "f")) {
         destroy("push --force rewrites remote history");
       }
-      if (has("--delete", "--prune") || hasFlag(rest, "d") || positional.some((text) => text.startsWith("+") || text.startsWith(":"))) {
+      if (
+        has("--delete", "--prune") ||
+        hasFlag(rest, "d") ||
+        positional.some((text) => text.startsWith("+") || text.startsWith(":"))
+      ) {
         destroy("push with --delete, --prune, +refspec or :refspec deletes or rewrites remote refs");
       }
       write();
@@ -1628,7 +1718,8 @@ register("git", (call) => {
       write();
       return;
     case "switch":
-      if (has("--discard-changes", "--force") || hasFlag(rest, "f")) destroy("switch --discard-changes discards uncommitted changes");
+      if (has("--discard-changes", "--force") || hasFlag(rest, "f"))
+        destroy("switch --discard-changes discards uncommitted changes");
       write();
       return;
     case "restore": {
@@ -1647,8 +1738,28 @@ register("git", (call) => {
       if (hasFlag(rest, "D") || (deleting && (has("--force") || hasFlag(rest, "f")))) {
         destroy("branch -D deletes a branch even if it is not merged");
       }
-      const changing = ["--delete", "--move", "--copy", "--force", "--set-upstream-to", "--unset-upstream", "--edit-description", "--track", "--no-track"];
-      const listing = ["--list", "--all", "--remotes", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--show-current"];
+      const changing = [
+        "--delete",
+        "--move",
+        "--copy",
+        "--force",
+        "--set-upstream-to",
+        "--unset-upstream",
+        "--edit-description",
+        "--track",
+        "--no-track",
+      ];
+      const listing = [
+        "--list",
+        "--all",
+        "--remotes",
+        "--contains",
+        "--no-contains",
+        "--merged",
+        "--no-merged",
+        "--points-at",
+        "--show-current",
+      ];
       if (has(...changing) || hasFlag(rest, "dDmMcCfu")) write();
       else if (positional.length > 0 && !has(...listing) && !hasFlag(rest, "lar")) {
         findings.flag("write", "git branch NAME creates a branch");
@@ -1663,7 +1774,8 @@ register("git", (call) => {
       return;
     case "stash":
       if (positional[0] === "list" || positional[0] === "show") return;
-      if (positional[0] === "drop" || positional[0] === "clear") destroy(`stash ${positional[0]} discards stashed changes`);
+      if (positional[0] === "drop" || positional[0] === "clear")
+        destroy(`stash ${positional[0]} discards stashed changes`);
       write();
       return;
     case "remote":
@@ -1672,7 +1784,11 @@ register("git", (call) => {
       return;
     case "config":
       if (has("--get", "--get-all", "--get-regexp", "--list", "--get-urlmatch") || hasFlag(rest, "l")) return;
-      if (positional.length === 1 && !has("--unset", "--unset-all", "--add", "--replace-all", "--edit", "--rename-section", "--remove-section")) return;
+      if (
+        positional.length === 1 &&
+        !has("--unset", "--unset-all", "--add", "--replace-all", "--edit", "--rename-section", "--remove-section")
+      )
+        return;
       write();
       return;
     case "worktree":
@@ -1682,7 +1798,8 @@ register("git", (call) => {
       write();
       return;
     case "reflog":
-      if (positional[0] === "expire" || positional[0] === "delete") destroy(`reflog ${positional[0]} deletes history needed for recovery`);
+      if (positional[0] === "expire" || positional[0] === "delete")
+        destroy(`reflog ${positional[0]} deletes history needed for recovery`);
       else if (positional.length === 0 || positional[0] === "show" || positional[0] === "exists") return;
       write();
       return;
@@ -1711,7 +1828,11 @@ register("git", (call) => {
 register("curl", (call) => {
   call.network = true;
   call.findings.flag("write", "curl accesses the network (it may upload or download data)");
-  const values = optionValues(call.args, "AbcCdDeEFHKmoPQrtTuUwxXyYz", "oDc", ["--output", "--dump-header", "--cookie-jar"]);
+  const values = optionValues(call.args, "AbcCdDeEFHKmoPQrtTuUwxXyYz", "oDc", [
+    "--output",
+    "--dump-header",
+    "--cookie-jar",
+  ]);
   for (const target of values) {
     if (target.text !== "-") classifyWriteTarget(call.findings, target.text, target.dynamic, "curl -o");
   }
@@ -1720,7 +1841,12 @@ register("curl", (call) => {
 register("wget", (call) => {
   call.network = true;
   call.findings.flag("write", "wget accesses the network (it may upload or download data)");
-  const values = optionValues(call.args, "aABDeiIlOoPQRtTUwX", "OoaP", ["--output-document", "--output-file", "--append-output", "--directory-prefix"]);
+  const values = optionValues(call.args, "aABDeiIlOoPQRtTUwX", "OoaP", [
+    "--output-document",
+    "--output-file",
+    "--append-output",
+    "--directory-prefix",
+  ]);
   for (const target of values) {
     if (target.text !== "-") classifyWriteTarget(call.findings, target.text, target.dynamic, "wget -O");
   }
@@ -1770,7 +1896,8 @@ register([...SHELLS].join(" ") + " source .", (call) => {
   const operand = args[index];
   if (commandMode) {
     if (operand === undefined) findings.flag("write", `${name} -c without a command: cannot be parsed reliably`);
-    else if (operand.dynamic) findings.flag("destructive", `${name} -c runs a command computed at run time, which cannot be analyzed`);
+    else if (operand.dynamic)
+      findings.flag("destructive", `${name} -c runs a command computed at run time, which cannot be analyzed`);
     else nested(call, operand.text);
     return;
   }
@@ -1785,7 +1912,10 @@ register([...SHELLS].join(" ") + " source .", (call) => {
     if (source.target.dynamic) findings.flag("destructive", `${name} runs a here-string computed at run time`);
     else nested(call, source.target.text);
   } else if (source !== undefined) {
-    findings.flag("write", `${name} runs commands read from ${source.target?.text ?? "a file"}, which are not analyzed`);
+    findings.flag(
+      "write",
+      `${name} runs commands read from ${source.target?.text ?? "a file"}, which are not analyzed`,
+    );
   } else {
     call.readsStdinAsCode = name;
     findings.flag("write", `${name} runs commands read from standard input, which are not analyzed`);
@@ -1827,7 +1957,8 @@ register("su", (call) => {
     return;
   }
   const inner = analyzeText(command.text, call.environment.depth + 1, false, call.environment.context);
-  if (inner.risk === "write") inner.flag("destructive", "su runs the command as another user: write escalated to destructive");
+  if (inner.risk === "write")
+    inner.flag("destructive", "su runs the command as another user: write escalated to destructive");
   call.findings.merge(inner);
 });
 
@@ -1876,22 +2007,35 @@ register("kill", (call) => {
   }
   const normalized = (signal ?? "TERM").toUpperCase().replace(/^SIG/, "");
   if (normalized === "9" || normalized === "KILL") findings.flag("destructive", "kill -9 force-kills processes");
-  if (args.slice(index).some((word) => word.text === "-1")) findings.flag("destructive", "kill -1 signals every process");
+  if (args.slice(index).some((word) => word.text === "-1"))
+    findings.flag("destructive", "kill -1 signals every process");
   findings.flag("write", "kill sends a signal to processes");
 });
 
 register("systemctl", (call) => {
-  const subcommand = operands(call.args, "HMnopst", ["--host", "--machine", "--lines", "--output", "--property", "--signal", "--type", "--state"])[0]?.text;
-  const reads = "status show cat list-units list-unit-files list-timers list-sockets list-dependencies is-active is-enabled is-failed is-system-running get-default help";
+  const subcommand = operands(call.args, "HMnopst", [
+    "--host",
+    "--machine",
+    "--lines",
+    "--output",
+    "--property",
+    "--signal",
+    "--type",
+    "--state",
+  ])[0]?.text;
+  const reads =
+    "status show cat list-units list-unit-files list-timers list-sockets list-dependencies is-active is-enabled is-failed is-system-running get-default help";
   const destroys = "poweroff reboot halt kexec suspend hibernate hybrid-sleep emergency rescue isolate";
   if (subcommand === undefined || reads.split(" ").includes(subcommand)) return;
-  if (destroys.split(" ").includes(subcommand)) call.findings.flag("destructive", `systemctl ${subcommand} stops or restarts the machine`);
+  if (destroys.split(" ").includes(subcommand))
+    call.findings.flag("destructive", `systemctl ${subcommand} stops or restarts the machine`);
   else call.findings.flag("write", `systemctl ${subcommand} changes system services`);
 });
 
 register("init telinit", (call) => {
   const level = call.args[0]?.text;
-  if (level === "0" || level === "6") call.findings.flag("destructive", `${call.name} ${level} stops or restarts the machine`);
+  if (level === "0" || level === "6")
+    call.findings.flag("destructive", `${call.name} ${level} stops or restarts the machine`);
   else call.findings.flag("write", `${call.name} changes the run level`);
 });
 
@@ -1936,5 +2080,8 @@ register([...PACKAGE_READS.keys()].join(" "), (call) => {
     }
     return;
   }
-  call.findings.flag("write", `${call.name} ${subcommand ?? ""}`.trimEnd() + " modifies packages or runs project scripts");
+  call.findings.flag(
+    "write",
+    `${call.name} ${subcommand ?? ""}`.trimEnd() + " modifies packages or runs project scripts",
+  );
 });

@@ -71,11 +71,19 @@ export class PermissionGate {
     }
     this.#rules = (options.rules ?? []).map((rule, index) => {
       if (!DECISIONS.includes(rule.decision)) {
-        throw new SwitchyardError("OPTION_INVALID", `permissions.rules[${index}].decision must be one of ${DECISIONS.join(", ")}.`);
+        throw new SwitchyardError(
+          "OPTION_INVALID",
+          `permissions.rules[${index}].decision must be one of ${DECISIONS.join(", ")}.`,
+        );
       }
       const globs = typeof rule.tools === "string" ? [rule.tools] : rule.tools;
-      if (globs.length === 0) throw new SwitchyardError("OPTION_INVALID", `permissions.rules[${index}].tools is empty.`);
-      return { rule, patterns: globs.map(globToRegExp), verdict: Object.freeze({ decision: rule.decision, reason: rule.reason }) };
+      if (globs.length === 0)
+        throw new SwitchyardError("OPTION_INVALID", `permissions.rules[${index}].tools is empty.`);
+      return {
+        rule,
+        patterns: globs.map(globToRegExp),
+        verdict: Object.freeze({ decision: rule.decision, reason: rule.reason }),
+      };
     });
     this.#approve = options.approve;
     this.#approveProgram = options.approveProgram;
@@ -114,10 +122,14 @@ export class PermissionGate {
   }
 
   /** The first matching rule's decision (and reason), or the default. */
-  decide(request: Omit<PermissionRequest, "reason">): { readonly decision: PermissionDecision; readonly reason?: string | undefined } {
+  decide(request: Omit<PermissionRequest, "reason">): {
+    readonly decision: PermissionDecision;
+    readonly reason?: string | undefined;
+  } {
     for (const { rule, patterns, verdict } of this.#rules) {
       if (!patterns.some((pattern) => pattern.test(request.tool))) continue;
-      if (rule.when !== undefined && !safePredicate(rule.when, request.input, { ...request, reason: rule.reason })) continue;
+      if (rule.when !== undefined && !safePredicate(rule.when, request.input, { ...request, reason: rule.reason }))
+        continue;
       return verdict;
     }
     return this.#defaultDecision;
@@ -127,7 +139,10 @@ export class PermissionGate {
    * Decides and, for `ask`, waits for the approver. `preapproved` names tools whose `ask` is
    * already answered (by an approved program that named them); `deny` still denies. Never rejects.
    */
-  async check(request: Omit<PermissionRequest, "reason">, preapproved?: ReadonlySet<string>): Promise<PermissionVerdict> {
+  async check(
+    request: Omit<PermissionRequest, "reason">,
+    preapproved?: ReadonlySet<string>,
+  ): Promise<PermissionVerdict> {
     const now = this.checkNow(request, preapproved);
     return "allowed" in now ? now : await this.askApprover(now);
   }
@@ -137,7 +152,10 @@ export class PermissionGate {
    * deny, preapproved, or `ask` with no approver configured), else the request to put to
    * `askApprover`, carrying the asking rule's reason. Rules and predicates run once per call.
    */
-  checkNow(request: Omit<PermissionRequest, "reason">, preapproved?: ReadonlySet<string>): PermissionVerdict | PermissionRequest {
+  checkNow(
+    request: Omit<PermissionRequest, "reason">,
+    preapproved?: ReadonlySet<string>,
+  ): PermissionVerdict | PermissionRequest {
     const { decision, reason } = this.decide(request);
     if (decision === "allow") return ALLOWED;
     if (decision === "ask" && preapproved?.has(request.tool) === true) return ALLOWED;
@@ -150,7 +168,8 @@ export class PermissionGate {
 
   /** Puts an `ask` decision (from `checkNow`) to the approver. Never rejects: a failing approver means no. */
   async askApprover(request: PermissionRequest): Promise<PermissionVerdict> {
-    if (this.#approve === undefined) return { allowed: false, reason: `${request.tool} needs approval and no approver is available` };
+    if (this.#approve === undefined)
+      return { allowed: false, reason: `${request.tool} needs approval and no approver is available` };
     try {
       const answer = await this.#approve(request);
       return interpretAnswer(answer, `${request.tool} was not approved`);
@@ -164,11 +183,16 @@ export class PermissionGate {
 export function interpretAnswer(answer: ApprovalAnswer, defaultReason: string): PermissionVerdict {
   if (answer === true) return { allowed: true };
   if (typeof answer === "object" && answer !== null && answer.approved === true) return { allowed: true };
-  const reason = typeof answer === "object" && answer !== null && typeof answer.reason === "string" ? answer.reason : defaultReason;
+  const reason =
+    typeof answer === "object" && answer !== null && typeof answer.reason === "string" ? answer.reason : defaultReason;
   return { allowed: false, reason };
 }
 
-function safePredicate(predicate: NonNullable<PermissionRule["when"]>, input: unknown, request: PermissionRequest): boolean {
+function safePredicate(
+  predicate: NonNullable<PermissionRule["when"]>,
+  input: unknown,
+  request: PermissionRequest,
+): boolean {
   try {
     return predicate(input, request) === true;
   } catch {

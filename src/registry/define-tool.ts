@@ -63,7 +63,9 @@ const EFFECTS: readonly ToolEffect[] = ["read", "write", "destructive"];
  * `OPTION_INVALID`) for a malformed name, effect, timeout or missing `execute`; schemas are
  * compiled later, by the registry.
  */
-export function defineTool<Input = any, Output = unknown>(spec: ToolSpec<Input, Output>): ToolDefinition<Input, Output> {
+export function defineTool<Input = any, Output = unknown>(
+  spec: ToolSpec<Input, Output>,
+): ToolDefinition<Input, Output> {
   const { namespace, localName } = parseToolName(spec.name);
   if (typeof spec.execute !== "function") {
     throw new SwitchyardError("OPTION_INVALID", `Tool "${spec.name}": execute must be a function.`);
@@ -78,7 +80,10 @@ export function defineTool<Input = any, Output = unknown>(spec: ToolSpec<Input, 
       `Tool "${spec.name}": effect must be one of ${EFFECTS.join(", ")}, got ${JSON.stringify(effect)}.`,
     );
   }
-  if (spec.maxDirectResultBytes !== undefined && !(Number.isFinite(spec.maxDirectResultBytes) && spec.maxDirectResultBytes > 0)) {
+  if (
+    spec.maxDirectResultBytes !== undefined &&
+    !(Number.isFinite(spec.maxDirectResultBytes) && spec.maxDirectResultBytes > 0)
+  ) {
     throw new SwitchyardError("OPTION_INVALID", `Tool "${spec.name}": maxDirectResultBytes must be a positive number.`);
   }
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {

@@ -12,7 +12,8 @@ import { toToolDefinition, type ToolDefinition, type ToolSpec } from "./define-t
 export async function loadToolModule(specifier: string, cwd: string = process.cwd()): Promise<ToolDefinition[]> {
   // A file that exists is a path (`my-tools.ts` as much as `./my-tools.ts`); else a package name.
   const path = resolve(cwd, specifier);
-  const url = specifier.startsWith(".") || isAbsolute(specifier) || existsSync(path) ? pathToFileURL(path).href : specifier;
+  const url =
+    specifier.startsWith(".") || isAbsolute(specifier) || existsSync(path) ? pathToFileURL(path).href : specifier;
   let module: Record<string, unknown>;
   try {
     module = (await import(url)) as Record<string, unknown>;

@@ -20,7 +20,13 @@ export type McpContentBlock =
       readonly bytes?: number;
       readonly data?: string;
     }
-  | { readonly type: "resource_link"; readonly uri: string; readonly name: string; readonly mimeType?: string; readonly description?: string }
+  | {
+      readonly type: "resource_link";
+      readonly uri: string;
+      readonly name: string;
+      readonly mimeType?: string;
+      readonly description?: string;
+    }
   | { readonly type: string };
 
 /** The parts of an MCP CallToolResult this module reads; kept loose, servers vary. */
@@ -50,7 +56,7 @@ export function valueOfToolResult(result: McpToolResultLike): unknown {
 /** The text an `isError: true` result carries, for the ToolError the caller sees. */
 export function errorTextOfToolResult(result: McpToolResultLike): string {
   const texts = (result.content ?? [])
-    .map((block) => (block as { type?: unknown; text?: unknown }))
+    .map((block) => block as { type?: unknown; text?: unknown })
     .filter((block) => block.type === "text" && typeof block.text === "string")
     .map((block) => block.text as string);
   if (texts.length > 0) return texts.join("\n");
@@ -69,7 +75,9 @@ function toContentBlock(block: unknown): McpContentBlock {
     case "audio":
       return { type, mimeType: String(raw["mimeType"] ?? "application/octet-stream"), ...binary(raw["data"]) };
     case "resource": {
-      const resource = (typeof raw["resource"] === "object" && raw["resource"] !== null ? raw["resource"] : {}) as Record<string, unknown>;
+      const resource = (
+        typeof raw["resource"] === "object" && raw["resource"] !== null ? raw["resource"] : {}
+      ) as Record<string, unknown>;
       return {
         type: "resource",
         uri: String(resource["uri"] ?? ""),

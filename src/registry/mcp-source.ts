@@ -61,7 +61,13 @@ export interface McpSourceOptions {
 
 /** What happened to a source, for logs and tests. */
 export type McpSourceEvent =
-  | { readonly type: "mcp-started"; readonly namespace: string; readonly ms: number; readonly pid: number | undefined; readonly restart: boolean }
+  | {
+      readonly type: "mcp-started";
+      readonly namespace: string;
+      readonly ms: number;
+      readonly pid: number | undefined;
+      readonly restart: boolean;
+    }
   | {
       readonly type: "mcp-tools-listed";
       readonly namespace: string;
@@ -73,7 +79,12 @@ export type McpSourceEvent =
     }
   | { readonly type: "mcp-list-failed"; readonly namespace: string; readonly message: string }
   | { readonly type: "mcp-unavailable"; readonly namespace: string; readonly reason: string }
-  | { readonly type: "mcp-restart-failed"; readonly namespace: string; readonly attempt: number; readonly message: string };
+  | {
+      readonly type: "mcp-restart-failed";
+      readonly namespace: string;
+      readonly attempt: number;
+      readonly message: string;
+    };
 
 export type McpSourceState = "connected" | "unavailable" | "starting" | "gave-up" | "closed";
 
@@ -273,7 +284,10 @@ class McpSourceImpl implements McpSource {
     const options = this.#options.transport;
     if (options.kind === "http") {
       const url = new URL(options.url);
-      const transport = new StreamableHTTPClientTransport(url, options.headers === undefined ? {} : { requestInit: { headers: { ...options.headers } } });
+      const transport = new StreamableHTTPClientTransport(
+        url,
+        options.headers === undefined ? {} : { requestInit: { headers: { ...options.headers } } },
+      );
       return { transport, stderr: undefined };
     }
     const transport = new StdioClientTransport({
@@ -300,7 +314,9 @@ class McpSourceImpl implements McpSource {
       const maxAttempts = restart.maxAttempts ?? 5;
       if (this.#failedRestarts >= maxAttempts) {
         this.#state = "gave-up";
-        throw this.#unavailable(`it could not be restarted after ${maxAttempts} attempts; it will not be restarted again in this session`);
+        throw this.#unavailable(
+          `it could not be restarted after ${maxAttempts} attempts; it will not be restarted again in this session`,
+        );
       }
       const initialDelayMs = restart.initialDelayMs ?? 200;
       const delayMs = Math.min(initialDelayMs * 2 ** this.#failedRestarts, restart.maxDelayMs ?? 10_000);
@@ -317,7 +333,9 @@ class McpSourceImpl implements McpSource {
           this.#state = this.#state === "closed" ? "closed" : "unavailable";
           const message = error instanceof Error ? firstLine(error.message) : String(error);
           this.#emit({ type: "mcp-restart-failed", namespace: this.namespace, attempt: this.#failedRestarts, message });
-          throw this.#unavailable(`restarting it failed (attempt ${this.#failedRestarts}); it will be tried again on a later call`);
+          throw this.#unavailable(
+            `restarting it failed (attempt ${this.#failedRestarts}); it will be tried again on a later call`,
+          );
         }
       })().finally(() => {
         this.#starting = undefined;
@@ -370,7 +388,14 @@ class McpSourceImpl implements McpSource {
           this.stats.listings += 1;
           if (this.#state === "closed" || this.#connection !== connection) return;
           const changed = this.#register(tools);
-          this.#emit({ type: "mcp-tools-listed", namespace: this.namespace, reason: why, tools: this.#tools.length, changed, catalogVersion: this.#registry.version });
+          this.#emit({
+            type: "mcp-tools-listed",
+            namespace: this.namespace,
+            reason: why,
+            tools: this.#tools.length,
+            changed,
+            catalogVersion: this.#registry.version,
+          });
         } catch (error) {
           const message = messageOf(error);
           if (why !== "start") this.#emit({ type: "mcp-list-failed", namespace: this.namespace, message });
@@ -386,7 +411,16 @@ class McpSourceImpl implements McpSource {
 
   /** Registers a listing unless it equals the registered one; returns whether the catalog moved. */
   #register(listed: readonly Tool[]): boolean {
-    const fingerprint = JSON.stringify(listed.map((tool) => [tool.name, tool.title, tool.description, tool.inputSchema, tool.outputSchema, tool.annotations]));
+    const fingerprint = JSON.stringify(
+      listed.map((tool) => [
+        tool.name,
+        tool.title,
+        tool.description,
+        tool.inputSchema,
+        tool.outputSchema,
+        tool.annotations,
+      ]),
+    );
     if (fingerprint === this.#fingerprint) return false;
     const skipped: { name: string; reason: string }[] = [];
     let definitions = this.#definitionsOf(listed, skipped);
@@ -428,7 +462,10 @@ class McpSourceImpl implements McpSource {
     return definitions;
   }
 
-  #usableDefinitions(definitions: readonly ToolDefinition[], skipped: { name: string; reason: string }[]): ToolDefinition[] {
+  #usableDefinitions(
+    definitions: readonly ToolDefinition[],
+    skipped: { name: string; reason: string }[],
+  ): ToolDefinition[] {
     const usable: ToolDefinition[] = [];
     const identifiers = new Set<string>();
     for (const definition of definitions) {
@@ -469,12 +506,16 @@ class McpSourceImpl implements McpSource {
     // The pipeline already answered a cancelled or timed-out call; what we throw is dropped.
     if (signal.aborted) return error;
     if (connection.lost !== undefined) {
-      return this.#unavailable(`it stopped while ${this.namespace}.${name} was in flight (${connection.lost}); it will be restarted on the next call to one of its tools`);
+      return this.#unavailable(
+        `it stopped while ${this.namespace}.${name} was in flight (${connection.lost}); it will be restarted on the next call to one of its tools`,
+      );
     }
     if (error instanceof McpError) {
       if (error.code === ErrorCode.ConnectionClosed) {
         this.#markLost(connection, "the connection closed");
-        return this.#unavailable(`it stopped while ${this.namespace}.${name} was in flight; it will be restarted on the next call to one of its tools`);
+        return this.#unavailable(
+          `it stopped while ${this.namespace}.${name} was in flight; it will be restarted on the next call to one of its tools`,
+        );
       }
       if (error.code === ErrorCode.RequestTimeout) return await this.#timeoutFailure(connection, name);
       return new ToolError(error.message, { code: "TOOL_ERROR" });
@@ -483,16 +524,21 @@ class McpSourceImpl implements McpSource {
     const reason = error instanceof Error ? firstLine(error.message) : String(error);
     this.#markLost(connection, reason);
     void this.#shutDown(connection, reason);
-    return this.#unavailable(`it could not be reached (${reason}); it will be restarted on the next call to one of its tools`);
+    return this.#unavailable(
+      `it could not be reached (${reason}); it will be restarted on the next call to one of its tools`,
+    );
   }
 
   /** A call ran past callTimeoutMs: a server that still answers a ping is slow, not hung. */
   async #timeoutFailure(connection: Connection, name: string): Promise<ToolError> {
     try {
       await connection.client.ping({ timeout: this.#pingTimeoutMs });
-      return new ToolError(`${this.namespace}.${name} did not answer within ${this.#callTimeoutMs} ms; the server is still responsive, so retry with less work per call.`, {
-        code: "TOOL_TIMEOUT",
-      });
+      return new ToolError(
+        `${this.namespace}.${name} did not answer within ${this.#callTimeoutMs} ms; the server is still responsive, so retry with less work per call.`,
+        {
+          code: "TOOL_TIMEOUT",
+        },
+      );
     } catch {
       const reason = `it did not answer ${name} within ${this.#callTimeoutMs} ms nor a ping within ${this.#pingTimeoutMs} ms`;
       this.#markLost(connection, reason);
@@ -520,11 +566,17 @@ class McpSourceImpl implements McpSource {
   #claimNamespace(): void {
     const claimed = claims.get(this.#registry) ?? new Set<string>();
     if (claimed.has(this.#namespaceIdentifier)) {
-      throw new SwitchyardError("NAMESPACE_CONFLICT", `Namespace "${this.namespace}" is already used by another MCP source in this registry.`);
+      throw new SwitchyardError(
+        "NAMESPACE_CONFLICT",
+        `Namespace "${this.namespace}" is already used by another MCP source in this registry.`,
+      );
     }
     const owner = this.#registry
       .snapshot()
-      .tools.find((tool) => (tool.parsedName.namespaceIdentifier ?? tool.parsedName.localIdentifier) === this.#namespaceIdentifier);
+      .tools.find(
+        (tool) =>
+          (tool.parsedName.namespaceIdentifier ?? tool.parsedName.localIdentifier) === this.#namespaceIdentifier,
+      );
     if (owner !== undefined) {
       throw new SwitchyardError(
         "NAMESPACE_CONFLICT",
@@ -541,7 +593,10 @@ class McpSourceImpl implements McpSource {
 
   #startFailureMessage(error: unknown, stderr: StderrTail | undefined): string {
     const transport = this.#options.transport;
-    const target = transport.kind === "stdio" ? `command: ${[transport.command, ...(transport.args ?? [])].map(quoteArgument).join(" ")}` : `url: ${transport.url}`;
+    const target =
+      transport.kind === "stdio"
+        ? `command: ${[transport.command, ...(transport.args ?? [])].map(quoteArgument).join(" ")}`
+        : `url: ${transport.url}`;
     const reason =
       error instanceof McpError && error.code === ErrorCode.ConnectionClosed
         ? "it exited (or closed its output) before the MCP handshake completed"
@@ -549,7 +604,12 @@ class McpSourceImpl implements McpSource {
           ? error.message
           : String(error);
     const lines = stderr?.lines() ?? [];
-    const tail = lines.length === 0 ? (transport.kind === "stdio" ? " It wrote nothing to stderr." : "") : `\nLast lines of its stderr:\n${lines.map((line) => `  ${line}`).join("\n")}`;
+    const tail =
+      lines.length === 0
+        ? transport.kind === "stdio"
+          ? " It wrote nothing to stderr."
+          : ""
+        : `\nLast lines of its stderr:\n${lines.map((line) => `  ${line}`).join("\n")}`;
     return `The MCP server "${this.namespace}" failed to start (${target}): ${reason}.${tail}`;
   }
 
@@ -567,7 +627,10 @@ async function listAllTools(client: Client, timeoutMs: number | undefined): Prom
   const tools: Tool[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const result = await client.listTools(cursor === undefined ? {} : { cursor }, timeoutMs === undefined ? {} : { timeout: timeoutMs });
+    const result = await client.listTools(
+      cursor === undefined ? {} : { cursor },
+      timeoutMs === undefined ? {} : { timeout: timeoutMs },
+    );
     tools.push(...result.tools);
     cursor = result.nextCursor;
     if (cursor === undefined || cursor === "") return tools;
@@ -635,7 +698,8 @@ class StderrTail {
 
 function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new SwitchyardError("OPTION_INVALID", `MCP source option ${name} must be a positive number.`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new SwitchyardError("OPTION_INVALID", `MCP source option ${name} must be a positive number.`);
   return value;
 }
 

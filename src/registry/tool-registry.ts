@@ -94,18 +94,23 @@ export function closestToolNames(snapshot: CatalogSnapshot, name: string, limit 
   // A hostile program may send a huge name: an edit distance on it would stall the host.
   if (name.length > 256) return [];
   const target = name.toLowerCase();
-  return snapshot.tools
-    .map((tool) => {
-      const candidate = tool.definition.name.toLowerCase();
-      const local = tool.parsedName.localName.toLowerCase();
-      const distance = Math.min(editDistance(target, candidate), editDistance(target.split(".").pop() ?? target, local) + 1);
-      return { name: tool.definition.name, distance };
-    })
-    // A suggestion must be plausibly a typo of the request, not merely another short name.
-    .filter((entry) => entry.distance <= Math.max(2, Math.floor(target.length / 4)))
-    .sort((a, b) => a.distance - b.distance)
-    .slice(0, limit)
-    .map((entry) => entry.name);
+  return (
+    snapshot.tools
+      .map((tool) => {
+        const candidate = tool.definition.name.toLowerCase();
+        const local = tool.parsedName.localName.toLowerCase();
+        const distance = Math.min(
+          editDistance(target, candidate),
+          editDistance(target.split(".").pop() ?? target, local) + 1,
+        );
+        return { name: tool.definition.name, distance };
+      })
+      // A suggestion must be plausibly a typo of the request, not merely another short name.
+      .filter((entry) => entry.distance <= Math.max(2, Math.floor(target.length / 4)))
+      .sort((a, b) => a.distance - b.distance)
+      .slice(0, limit)
+      .map((entry) => entry.name)
+  );
 }
 
 /**

@@ -25,7 +25,13 @@ export function createReadResultTool(store: SpillStore): ToolDefinition {
       properties: {
         handle: { type: "string", description: "The handle from the spilled result's preview, e.g. result-…" },
         offset: { type: "integer", minimum: 0, default: 0, description: "Byte offset to start reading at." },
-        length: { type: "integer", minimum: 1, maximum: MAX_SLICE_BYTES, default: 8192, description: "Number of bytes to read." },
+        length: {
+          type: "integer",
+          minimum: 1,
+          maximum: MAX_SLICE_BYTES,
+          default: 8192,
+          description: "Number of bytes to read.",
+        },
       },
       required: ["handle"],
       additionalProperties: false,
@@ -33,7 +39,10 @@ export function createReadResultTool(store: SpillStore): ToolDefinition {
     execute: async (input: { handle: string; offset?: number; length?: number }) => {
       const slice = await store.read(input.handle, input.offset ?? 0, input.length ?? 8192);
       if (slice === undefined) {
-        throw new ToolError(`No spilled result has the handle "${input.handle}"; use the handle from a result preview.`, { code: "RESULT_NOT_FOUND" });
+        throw new ToolError(
+          `No spilled result has the handle "${input.handle}"; use the handle from a result preview.`,
+          { code: "RESULT_NOT_FOUND" },
+        );
       }
       return slice;
     },

@@ -56,7 +56,10 @@ export function applyResultBudget(
   options: ResultBudgetOptions,
 ): ShapedResult | Promise<ShapedResult> {
   // UTF-16 length bounds UTF-8 bytes from below and 3x from above: skip the exact count when safe.
-  const limit = caller === "program" ? (options.maxProgramResultBytes ?? DEFAULT_MAX_PROGRAM_RESULT_BYTES) : (options.maxDirectResultBytes ?? DEFAULT_MAX_DIRECT_RESULT_BYTES);
+  const limit =
+    caller === "program"
+      ? (options.maxProgramResultBytes ?? DEFAULT_MAX_PROGRAM_RESULT_BYTES)
+      : (options.maxDirectResultBytes ?? DEFAULT_MAX_DIRECT_RESULT_BYTES);
   const bytes = json.length * 3 <= limit ? json.length : Buffer.byteLength(json);
   if (bytes <= limit) return { ok: true, value, json, spilled: false };
   if (caller === "program" || options.spill === undefined) {

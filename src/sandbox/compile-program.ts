@@ -20,7 +20,9 @@ export interface CompiledProgram {
   originalPosition(generated: SourcePosition): SourcePosition | undefined;
 }
 
-export type CompileResult = { readonly ok: true; readonly program: CompiledProgram } | { readonly ok: false; readonly error: RunError };
+export type CompileResult =
+  | { readonly ok: true; readonly program: CompiledProgram }
+  | { readonly ok: false; readonly error: RunError };
 
 const FENCE = /^\s*(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)\n?[ \t]*\1[ \t]*\s*$/;
 
@@ -40,7 +42,10 @@ export async function compileProgram(rawSource: string, options: { maxSourceByte
   if (bytes > options.maxSourceBytes) {
     return {
       ok: false,
-      error: { code: "SOURCE_TOO_LARGE", message: `The program is ${bytes} bytes, over the ${options.maxSourceBytes}-byte limit; write a shorter program.` },
+      error: {
+        code: "SOURCE_TOO_LARGE",
+        message: `The program is ${bytes} bytes, over the ${options.maxSourceBytes}-byte limit; write a shorter program.`,
+      },
     };
   }
   const wrapped = wrapForRun(source);
@@ -81,11 +86,17 @@ function isPlainJavaScript(wrapped: string): boolean {
   }
 }
 
-
 async function transformWithRestart(code: string): Promise<TransformResult> {
   // minifyWhitespace keeps output linear in the input: indented output of deeply nested
   // blocks grows quadratically (98 KB of nested `if` printed as 392 MB, measured).
-  const options = { loader: "ts", target: "es2022", sourcemap: "external", sourcefile: "program.ts", minifyWhitespace: true, logLevel: "silent" } as const;
+  const options = {
+    loader: "ts",
+    target: "es2022",
+    sourcemap: "external",
+    sourcefile: "program.ts",
+    minifyWhitespace: true,
+    logLevel: "silent",
+  } as const;
   try {
     return await transform(code, options);
   } catch (error) {
@@ -110,7 +121,9 @@ function syntaxErrorOf(error: unknown, source: string): RunError {
   const lineCount = source.split("\n").length;
   const location = first.location;
   const position =
-    location === null ? { line: 1, column: 1 } : toModelPosition(Math.min(location.line, lineCount + WRAPPER_LINES), location.column + 1);
+    location === null
+      ? { line: 1, column: 1 }
+      : toModelPosition(Math.min(location.line, lineCount + WRAPPER_LINES), location.column + 1);
   const lineText = source.split("\n")[position.line - 1] ?? "";
   return {
     code: "SYNTAX_ERROR",

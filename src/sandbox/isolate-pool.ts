@@ -29,7 +29,8 @@ export interface PreparedIsolate {
 const INSTALL_SNIPPET = "globalThis.__switchyardInstall($0, $1, $2); delete globalThis.__switchyardInstall;";
 
 const UNBOUND: GuestBindings = {
-  handle: () => JSON.stringify({ ok: false, callId: null, code: "RUN_FINISHED", message: "No run is attached to this sandbox." }),
+  handle: () =>
+    JSON.stringify({ ok: false, callId: null, code: "RUN_FINISHED", message: "No run is attached to this sandbox." }),
   log: () => {},
   config: () => JSON.stringify({ maxArgumentBytes: 0, maxOutputBytes: 0, maxLogBytes: 0, maxLogLines: 0 }),
 };
@@ -70,7 +71,10 @@ export class IsolatePool {
       const [oldest] = this.#spares.keys();
       const evicted = this.#spares.get(oldest!);
       this.#spares.delete(oldest!);
-      void evicted?.then((prepared) => prepared.dispose(), () => undefined);
+      void evicted?.then(
+        (prepared) => prepared.dispose(),
+        () => undefined,
+      );
     }
     const spare = this.#prepare(memoryLimitMb);
     // A failed preparation is retried by the next take; it must not surface as unhandled.

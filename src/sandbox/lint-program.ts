@@ -226,7 +226,8 @@ function assignedNames(target: TS.Expression): string[] {
   const inner = skipParentheses(target);
   if (ts.isIdentifier(inner)) return [inner.text];
   // `state.cursor = page.next` carries `state`.
-  if (ts.isPropertyAccessExpression(inner) || ts.isElementAccessExpression(inner)) return assignedNames(inner.expression);
+  if (ts.isPropertyAccessExpression(inner) || ts.isElementAccessExpression(inner))
+    return assignedNames(inner.expression);
   if (ts.isArrayLiteralExpression(inner) || ts.isObjectLiteralExpression(inner)) return referencedNames(inner);
   return [];
 }
@@ -283,9 +284,12 @@ function checkFloatingCall(call: TS.CallExpression, warnings: Warnings): void {
     }
     const dropped =
       ts.isExpressionStatement(parent) ||
-      (ts.isBinaryExpression(parent) && parent.operatorToken.kind === ts.SyntaxKind.CommaToken && node === parent.left) ||
+      (ts.isBinaryExpression(parent) &&
+        parent.operatorToken.kind === ts.SyntaxKind.CommaToken &&
+        node === parent.left) ||
       (ts.isForStatement(parent) && (node === parent.initializer || node === parent.incrementor));
-    if (dropped) warnings.push({ position: call.getStart(), code: "floating-tool-call", message: FLOATING_MESSAGE(name) });
+    if (dropped)
+      warnings.push({ position: call.getStart(), code: "floating-tool-call", message: FLOATING_MESSAGE(name) });
     return;
   }
 }

@@ -123,7 +123,11 @@ export async function runProgram(program: CompiledProgram, options: RunProgramOp
     maxArgumentBytes: limits.maxArgumentBytes,
     maxArgumentDepth: limits.maxArgumentDepth,
     maxPendingArgumentBytes: limits.maxPendingArgumentBytes,
-    onCallLimit: () => end({ code: "TOOL_CALL_LIMIT", message: `The program made more than ${limits.maxToolCalls} tool calls; batch the work or narrow it.` }),
+    onCallLimit: () =>
+      end({
+        code: "TOOL_CALL_LIMIT",
+        message: `The program made more than ${limits.maxToolCalls} tool calls; batch the work or narrow it.`,
+      }),
     discovery: options.discovery,
   });
   // The guest bounds its logs and prefixes warn/error/debug lines with their level; this is the
@@ -156,7 +160,10 @@ export async function runProgram(program: CompiledProgram, options: RunProgramOp
   const watchdog = setInterval(() => {
     if (isolate.isDisposed) return;
     if (Number(isolate.cpuTime) / 1e6 > limits.cpuTimeMs) {
-      end({ code: "CPU_LIMIT", message: `The program used more than ${limits.cpuTimeMs} ms of CPU time; look for an endless loop or do less work per run.` });
+      end({
+        code: "CPU_LIMIT",
+        message: `The program used more than ${limits.cpuTimeMs} ms of CPU time; look for an endless loop or do less work per run.`,
+      });
     }
   }, WATCHDOG_INTERVAL_MS);
   const wallTimer = setTimeout(() => end(wallTimeout()), limits.wallTimeMs);
@@ -171,10 +178,17 @@ export async function runProgram(program: CompiledProgram, options: RunProgramOp
   } catch (error) {
     if (ending === undefined) {
       // Not ended by us: the isolate ran out of memory (V8 disposed it) or failed internally.
-      const outOfMemory = isolate.isDisposed || /memory limit|abandoned/i.test(String((error as Error | null)?.message ?? ""));
+      const outOfMemory =
+        isolate.isDisposed || /memory limit|abandoned/i.test(String((error as Error | null)?.message ?? ""));
       ending = outOfMemory
-        ? { code: "MEMORY_LIMIT", message: `The program exceeded the ${limits.memoryLimitMb} MB memory limit; keep less data in memory at once.` }
-        : { code: "INTERNAL_ERROR", message: `The sandbox failed: ${String((error as Error | null)?.message ?? error)}` };
+        ? {
+            code: "MEMORY_LIMIT",
+            message: `The program exceeded the ${limits.memoryLimitMb} MB memory limit; keep less data in memory at once.`,
+          }
+        : {
+            code: "INTERNAL_ERROR",
+            message: `The sandbox failed: ${String((error as Error | null)?.message ?? error)}`,
+          };
     }
   } finally {
     clearInterval(watchdog);
@@ -254,7 +268,12 @@ function locateRuntimeError(code: string, message: string, stack: string | null,
   if (mapped === undefined) return { code: runCode, message };
   const position = toModelPosition(mapped.line, mapped.column);
   const lineText = program.source.split("\n")[position.line - 1]?.trim().slice(0, 200) ?? "";
-  return { code: runCode, message: `${message}\n  at line ${position.line}: ${lineText}`, line: position.line, column: position.column };
+  return {
+    code: runCode,
+    message: `${message}\n  at line ${position.line}: ${lineText}`,
+    line: position.line,
+    column: position.column,
+  };
 }
 
 const RUN_ERROR_CODES: ReadonlySet<string> = new Set<RunErrorCode>([

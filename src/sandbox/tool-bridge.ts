@@ -72,21 +72,38 @@ export class ToolBridge {
     const callId = `${this.#options.programId}.${index + 1}`;
     const tool = typeof path === "string" ? path.slice(0, 256) : "";
     const refuse = (code: CallErrorCode, message: string, bytesIn = 0): string => {
-      this.#records[index] = { id: callId, tool, status: code === "RUN_FINISHED" ? "cancelled" : "invalid", code, durationMs: 0, bytesIn, bytesOut: 0 };
+      this.#records[index] = {
+        id: callId,
+        tool,
+        status: code === "RUN_FINISHED" ? "cancelled" : "invalid",
+        code,
+        durationMs: 0,
+        bytesIn,
+        bytesOut: 0,
+      };
       return encodeCallFailure(callId, code, message);
     };
     if (this.#closed) return refuse("RUN_FINISHED", "The program has already finished; this call was not made.");
-    if (typeof path !== "string" || typeof argsJson !== "string") return refuse("INPUT_INVALID", "Malformed tool call.");
+    if (typeof path !== "string" || typeof argsJson !== "string")
+      return refuse("INPUT_INVALID", "Malformed tool call.");
     if (index >= this.#options.maxToolCalls) {
       if (index === this.#options.maxToolCalls) this.#options.onCallLimit();
       return refuse("TOOL_CALL_LIMIT", `The program made more than ${this.#options.maxToolCalls} tool calls.`);
     }
     // Checked before parsing: a hostile program controls both the size and the nesting.
     if (argsJson.length > this.#options.maxArgumentBytes) {
-      return refuse("ARGUMENT_TOO_LARGE", `The arguments are larger than ${this.#options.maxArgumentBytes} bytes.`, argsJson.length);
+      return refuse(
+        "ARGUMENT_TOO_LARGE",
+        `The arguments are larger than ${this.#options.maxArgumentBytes} bytes.`,
+        argsJson.length,
+      );
     }
     if (exceedsJsonDepth(argsJson, this.#options.maxArgumentDepth)) {
-      return refuse("ARGUMENT_TOO_LARGE", `The arguments are nested deeper than ${this.#options.maxArgumentDepth} levels.`, argsJson.length);
+      return refuse(
+        "ARGUMENT_TOO_LARGE",
+        `The arguments are nested deeper than ${this.#options.maxArgumentDepth} levels.`,
+        argsJson.length,
+      );
     }
     if (this.#pendingArgumentBytes + argsJson.length > this.#options.maxPendingArgumentBytes) {
       return refuse(
@@ -102,7 +119,8 @@ export class ToolBridge {
     } catch {
       return refuse("INPUT_INVALID", "The arguments are not valid JSON.", argsJson.length);
     }
-    if (path === SEARCH_PATH || path === DESCRIBE_PATH) return this.#track(this.#discover(index, callId, path, input, argsJson.length));
+    if (path === SEARCH_PATH || path === DESCRIBE_PATH)
+      return this.#track(this.#discover(index, callId, path, input, argsJson.length));
     const call: ToolCall = { id: callId, tool: path, input, caller: "program", programId: this.#options.programId };
     let result: PipelineResult | Promise<PipelineResult>;
     try {
@@ -113,7 +131,10 @@ export class ToolBridge {
     if (!(result instanceof Promise)) return this.#deliver(index, result);
     const held = argsJson.length;
     this.#pendingArgumentBytes += held;
-    const delivered = result.then((done) => this.#deliver(index, done), (error: unknown) => this.#internalFailure(index, callId, path, error));
+    const delivered = result.then(
+      (done) => this.#deliver(index, done),
+      (error: unknown) => this.#internalFailure(index, callId, path, error),
+    );
     return this.#track(
       delivered.finally(() => {
         this.#pendingArgumentBytes -= held;
@@ -132,7 +153,15 @@ export class ToolBridge {
 
   // A bug in the host, not in the program: the call still gets its one record and answer.
   #internalFailure(index: number, callId: string, tool: string, error: unknown): string {
-    this.#records[index] = { id: callId, tool, status: "error", code: "TOOL_ERROR", durationMs: 0, bytesIn: 0, bytesOut: 0 };
+    this.#records[index] = {
+      id: callId,
+      tool,
+      status: "error",
+      code: "TOOL_ERROR",
+      durationMs: 0,
+      bytesIn: 0,
+      bytesOut: 0,
+    };
     return encodeCallFailure(callId, "TOOL_ERROR", `Internal error in the host pipeline: ${messageOf(error)}`);
   }
 
@@ -147,7 +176,15 @@ export class ToolBridge {
     const started = Date.now();
     const discovery = this.#options.discovery;
     const record = (status: CallRecord["status"], bytesOut: number, code?: CallErrorCode): void => {
-      this.#records[index] = { id: callId, tool: path, status, ...(code === undefined ? {} : { code }), durationMs: Date.now() - started, bytesIn, bytesOut };
+      this.#records[index] = {
+        id: callId,
+        tool: path,
+        status,
+        ...(code === undefined ? {} : { code }),
+        durationMs: Date.now() - started,
+        bytesIn,
+        bytesOut,
+      };
     };
     if (discovery === undefined) {
       record("invalid", 0, "TOOL_NOT_FOUND");

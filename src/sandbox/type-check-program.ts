@@ -254,7 +254,10 @@ export class ProgramTypeChecker {
       // A program that breaks out of its wrapper can make the declarations look broken
       // (duplicate identifiers): confirm against an empty program before blaming them.
       const program = this.#program;
-      this.#program = { version: `${program.version}-empty`, snapshot: ts.ScriptSnapshot.fromString(wrapProgramBody("")) };
+      this.#program = {
+        version: `${program.version}-empty`,
+        snapshot: ts.ScriptSnapshot.fromString(wrapProgramBody("")),
+      };
       try {
         errors = this.#declarationErrors();
       } finally {
@@ -329,13 +332,15 @@ export class ProgramTypeChecker {
       getCompilationSettings: () => COMPILER_OPTIONS,
       getScriptFileNames: () => [this.#declarationsFileName, this.#programFileName].filter((name) => name !== ""),
       getScriptVersion: (fileName) => this.#virtualFile(fileName)?.version ?? "1",
-      getScriptSnapshot: (fileName) => this.#virtualFile(fileName)?.snapshot ?? (isLibFile(fileName) ? libSnapshot(fileName) : undefined),
+      getScriptSnapshot: (fileName) =>
+        this.#virtualFile(fileName)?.snapshot ?? (isLibFile(fileName) ? libSnapshot(fileName) : undefined),
       getCurrentDirectory: () => VIRTUAL_DIRECTORY,
       getDefaultLibFileName: (options) => ts.getDefaultLibFilePath(options),
       fileExists: (fileName) =>
         this.#virtualFile(fileName) !== undefined || (isLibFile(fileName) && libSnapshot(fileName) !== undefined),
       readFile: (fileName) => {
-        const snapshot = this.#virtualFile(fileName)?.snapshot ?? (isLibFile(fileName) ? libSnapshot(fileName) : undefined);
+        const snapshot =
+          this.#virtualFile(fileName)?.snapshot ?? (isLibFile(fileName) ? libSnapshot(fileName) : undefined);
         return snapshot?.getText(0, snapshot.getLength());
       },
       directoryExists: (directoryName) => directoryName === VIRTUAL_DIRECTORY || directoryName === libDirectory,
@@ -369,10 +374,32 @@ const SANDBOX_GLOBALS =
 
 // Host globals models reach for that TypeScript reports with a bare "Cannot find name".
 const HOST_GLOBALS = new Set([
-  "window", "self", "global", "fetch", "setTimeout", "setInterval", "clearTimeout", "clearInterval",
-  "setImmediate", "queueMicrotask", "structuredClone", "URL", "URLSearchParams", "TextEncoder",
-  "TextDecoder", "atob", "btoa", "AbortController", "crypto", "performance", "navigator", "location",
-  "localStorage", "XMLHttpRequest", "__dirname", "__filename",
+  "window",
+  "self",
+  "global",
+  "fetch",
+  "setTimeout",
+  "setInterval",
+  "clearTimeout",
+  "clearInterval",
+  "setImmediate",
+  "queueMicrotask",
+  "structuredClone",
+  "URL",
+  "URLSearchParams",
+  "TextEncoder",
+  "TextDecoder",
+  "atob",
+  "btoa",
+  "AbortController",
+  "crypto",
+  "performance",
+  "navigator",
+  "location",
+  "localStorage",
+  "XMLHttpRequest",
+  "__dirname",
+  "__filename",
 ]);
 
 function explainMessage(code: number, message: string): string {
@@ -382,7 +409,8 @@ function explainMessage(code: number, message: string): string {
     return `Cannot find name '${name}': ${SANDBOX_GLOBALS}.`;
   }
   const libHint = named.indexOf(" Do you need to change your target library?");
-  if (libHint >= 0) return `${named.slice(0, libHint)} It is not in ECMAScript 2022, which is all the sandbox provides.`;
+  if (libHint >= 0)
+    return `${named.slice(0, libHint)} It is not in ECMAScript 2022, which is all the sandbox provides.`;
   return named;
 }
 

@@ -47,7 +47,14 @@ function answer(checker: ProgramTypeChecker, request: TypeCheckRequest): TypeChe
     return { id: request.id, ok: true, diagnostics: [...diagnostics, ...warnings] };
   } catch (error) {
     if (error instanceof SwitchyardError) {
-      return { id: request.id, ok: false, kind: "config", code: error.code, message: error.message, details: error.details };
+      return {
+        id: request.id,
+        ok: false,
+        kind: "config",
+        code: error.code,
+        message: error.message,
+        details: error.details,
+      };
     }
     const message = messageOf(error);
     return { id: request.id, ok: false, kind: "internal", code: "INTERNAL_ERROR", message, details: undefined };

@@ -63,7 +63,11 @@ export class TypeChecker {
   check(source: string, declarations: string, options: { lint?: boolean } = {}): Promise<Diagnostic[]> {
     if (this.#closed) return Promise.reject(new Error("TypeChecker is closed; create a new one to check programs."));
     return new Promise<Diagnostic[]>((resolve, reject) => {
-      this.#queue.push({ request: { id: this.#nextId++, source, declarations, lint: options.lint === true }, resolve, reject });
+      this.#queue.push({
+        request: { id: this.#nextId++, source, declarations, lint: options.lint === true },
+        resolve,
+        reject,
+      });
       this.#pump();
     });
   }
@@ -116,7 +120,11 @@ export class TypeChecker {
       if (this.#worker !== worker) return;
       this.#worker = undefined;
       const reason = this.#workerError?.message ?? `exit code ${exitCode}`;
-      this.#failAll(new Error(`The type-check worker stopped (${reason}); the next check starts a new one.`, { cause: this.#workerError }));
+      this.#failAll(
+        new Error(`The type-check worker stopped (${reason}); the next check starts a new one.`, {
+          cause: this.#workerError,
+        }),
+      );
     });
     return worker;
   }
@@ -168,7 +176,9 @@ function startWorker(memoryLimitMb: number): Worker {
   // Inherit the parent's flags (conditions, source maps) minus those a worker refuses.
   const inherited = process.execArgv.filter((flag) => flag !== "--no-node-snapshot");
   const create = (execArgv: string[]): Worker =>
-    script === undefined ? new Worker(entry, { ...options, execArgv }) : new Worker(script, { ...options, execArgv, eval: true });
+    script === undefined
+      ? new Worker(entry, { ...options, execArgv })
+      : new Worker(script, { ...options, execArgv, eval: true });
   try {
     return create(inherited);
   } catch (error) {

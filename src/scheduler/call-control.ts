@@ -15,7 +15,8 @@ export class Interrupt {
   /** What the model or program is told. */
   message(tool: string): string {
     if (this.code === "CANCELLED") return `The call to ${tool} was cancelled.`;
-    if (this.budget === "tool") return `The call to ${tool} timed out (its own timeout); retry, or ask for less work per call.`;
+    if (this.budget === "tool")
+      return `The call to ${tool} timed out (its own timeout); retry, or ask for less work per call.`;
     return `The call to ${tool} ran out of the ${this.budget}'s time budget.`;
   }
 }
@@ -89,7 +90,10 @@ export class CallControl {
       return;
     }
     // setTimeout caps delays at 2^31-1 ms; longer budgets are effectively infinite.
-    this.#timer = setTimeout(() => this.interrupt(new Interrupt("TOOL_TIMEOUT", deadline.source)), Math.min(delay, 2_147_483_647));
+    this.#timer = setTimeout(
+      () => this.interrupt(new Interrupt("TOOL_TIMEOUT", deadline.source)),
+      Math.min(delay, 2_147_483_647),
+    );
   }
 
   /** Stops the timer and the watch on the outer signal. */

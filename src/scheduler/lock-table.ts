@@ -200,7 +200,8 @@ export class LockTable {
     if (this.#keys.size < IDLE_KEYS_KEPT) return;
     for (const lock of locks) {
       const state = this.#keys.get(lock.key);
-      if (state !== undefined && !state.exclusive && state.shared === 0 && state.waiting?.empty !== false) this.#keys.delete(lock.key);
+      if (state !== undefined && !state.exclusive && state.shared === 0 && state.waiting?.empty !== false)
+        this.#keys.delete(lock.key);
     }
   }
 }

@@ -17,13 +17,19 @@ export interface SchedulerOptions {
 export class ToolScheduler {
   readonly #locks = new LockTable();
   readonly #maxConcurrentReads: number;
-  readonly #cache = new WeakMap<ToolDefinition, { readonly programKey: string; readonly locks: readonly LockRequest[] }>();
+  readonly #cache = new WeakMap<
+    ToolDefinition,
+    { readonly programKey: string; readonly locks: readonly LockRequest[] }
+  >();
 
   /** Throws `OPTION_INVALID` when `maxConcurrentReads` is not a positive integer (0 would hang every read). */
   constructor(options: SchedulerOptions = {}) {
     const maxConcurrentReads = options.maxConcurrentReads ?? 64;
     if (!Number.isInteger(maxConcurrentReads) || maxConcurrentReads < 1) {
-      throw new SwitchyardError("OPTION_INVALID", `scheduler.maxConcurrentReads must be a positive integer, got ${String(maxConcurrentReads)}.`);
+      throw new SwitchyardError(
+        "OPTION_INVALID",
+        `scheduler.maxConcurrentReads must be a positive integer, got ${String(maxConcurrentReads)}.`,
+      );
     }
     this.#maxConcurrentReads = maxConcurrentReads;
   }
@@ -32,7 +38,12 @@ export class ToolScheduler {
    * Waits until `call` may run and resolves with the release function. Rejects with the
    * signal's reason when `signal` aborts while the call is queued.
    */
-  admit(tool: ToolDefinition, call: ToolCall, resourceKeys: readonly string[], signal?: AbortSignal): Promise<ReleaseLocks> {
+  admit(
+    tool: ToolDefinition,
+    call: ToolCall,
+    resourceKeys: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<ReleaseLocks> {
     return this.#locks.acquire(this.locksFor(tool, call, resourceKeys), signal);
   }
 
@@ -59,7 +70,11 @@ export class ToolScheduler {
     if (tool.effect === "read") {
       return [
         { key: namespaceKey, mode: "shared" },
-        { key: `reads:${call.programId ?? "direct"}:${tool.namespace ?? ""}`, mode: "slot", capacity: this.#maxConcurrentReads },
+        {
+          key: `reads:${call.programId ?? "direct"}:${tool.namespace ?? ""}`,
+          mode: "slot",
+          capacity: this.#maxConcurrentReads,
+        },
         ...unique(resourceKeys).map((key): LockRequest => ({ key: `resource:${key}`, mode: "shared" })),
       ];
     }

@@ -131,9 +131,7 @@ function renderDeclarations(tools: readonly DeclarationTool[], toolsTypePrefix: 
   }
 
   const members = root.map((entry) =>
-    "method" in entry
-      ? entry.method
-      : `${INDENT}${entry.namespace}: {\n${entry.methods.join("\n")}\n${INDENT}};`,
+    "method" in entry ? entry.method : `${INDENT}${entry.namespace}: {\n${entry.methods.join("\n")}\n${INDENT}};`,
   );
   const toolsType = members.length === 0 ? "{}" : `{\n${members.join("\n")}\n}`;
   return [...typeDeclarations, `declare const tools: ${toolsTypePrefix}${toolsType};`].join("\n\n") + "\n";
@@ -145,9 +143,10 @@ function requiresInput(schema: JsonSchema): boolean {
 }
 
 function methodDocLines(tool: DeclarationTool): string[] {
-  const path = tool.namespaceIdentifier === undefined
-    ? tool.localIdentifier
-    : `${tool.namespaceIdentifier}.${tool.localIdentifier}`;
+  const path =
+    tool.namespaceIdentifier === undefined
+      ? tool.localIdentifier
+      : `${tool.namespaceIdentifier}.${tool.localIdentifier}`;
   const lines = splitLines(tool.description);
   if (tool.name !== path) lines.push("", `Tool name: ${JSON.stringify(tool.name)}`);
   for (const example of tool.inputExamples ?? []) {
@@ -160,9 +159,7 @@ function methodDocLines(tool: DeclarationTool): string[] {
 
 /** JSON on one line (`{ "id": 1 }`) when short, indented over several lines otherwise. */
 function formatExample(value: JsonValue): string {
-  const pretty = (JSON.stringify(value, null, 2) ?? "null")
-    .replace(/\u2028/g, "\\u2028")
-    .replace(/\u2029/g, "\\u2029");
+  const pretty = (JSON.stringify(value, null, 2) ?? "null").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
   // Raw newlines occur only between tokens: JSON escapes them inside strings.
   const compact = pretty.replace(/\n\s*/g, " ");
   return compact.length <= COMPACT_EXAMPLE_LENGTH ? compact : pretty;

@@ -146,13 +146,23 @@ function render(schema: unknown, context: RenderContext): TypeText {
     const types = typeNames(schema);
     if (types.length === 1 && types[0] !== undefined) parts.push(renderType(types[0], schema, inner));
     else if (types.length > 1) {
-      parts.push(union(types.map((type) => renderType(type, schema, unionMember)), context));
+      parts.push(
+        union(
+          types.map((type) => renderType(type, schema, unionMember)),
+          context,
+        ),
+      );
     }
   }
   for (const keyword of ["anyOf", "oneOf"] as const) {
     const members = schema[keyword];
     if (Array.isArray(members) && members.length > 0) {
-      parts.push(union(members.map((member) => withInlineDoc(member, render(member, unionMember))), context));
+      parts.push(
+        union(
+          members.map((member) => withInlineDoc(member, render(member, unionMember))),
+          context,
+        ),
+      );
     }
   }
   if (Array.isArray(schema.allOf)) parts.push(...schema.allOf.map((member) => render(member, inner)));
@@ -421,7 +431,9 @@ function literal(value: unknown): TypeText {
 function jsonLiteral(value: unknown): string | undefined {
   try {
     // U+2028/2029 are legal in JSON strings; escape them so no reader takes them as line breaks.
-    return JSON.stringify(value)?.replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+    return JSON.stringify(value)
+      ?.replace(/\u2028/g, "\\u2028")
+      .replace(/\u2029/g, "\\u2029");
   } catch {
     return undefined;
   }

@@ -51,7 +51,8 @@ function ajvFor(schema: JsonSchema): Ajv {
  * Throws `SwitchyardError("SCHEMA_INVALID")` naming `label` when ajv cannot compile it.
  */
 export function compileSchema(schema: JsonSchema, label: string): CompiledValidator {
-  const validate = typeof schema === "object" ? (compiled.get(schema) ?? compileObject(schema, label)) : compileWith(schema, label);
+  const validate =
+    typeof schema === "object" ? (compiled.get(schema) ?? compileObject(schema, label)) : compileWith(schema, label);
   return (value) => (validate(value) ? [] : describeErrors(validate.errors ?? [], value));
 }
 
@@ -81,7 +82,8 @@ function compileWith(schema: JsonSchema, label: string): ValidateFunction {
 /** Renders violations as one message a model can act on, e.g. for `INPUT_INVALID`. */
 export function formatViolations(subject: string, violations: readonly SchemaViolation[]): string {
   const lines = violations.map(
-    (violation) => `- ${violation.path === "" ? "(root)" : violation.path}: expected ${violation.expected}, received ${violation.received}`,
+    (violation) =>
+      `- ${violation.path === "" ? "(root)" : violation.path}: expected ${violation.expected}, received ${violation.received}`,
   );
   return `${subject}:\n${lines.join("\n")}`;
 }
@@ -112,7 +114,11 @@ function describeError(error: ErrorObject, root: unknown): SchemaViolation {
   switch (error.keyword) {
     case "required": {
       const property = String(params["missingProperty"]);
-      return { path: `${error.instancePath}/${escapePointer(property)}`, expected: "a required property", received: "missing" };
+      return {
+        path: `${error.instancePath}/${escapePointer(property)}`,
+        expected: "a required property",
+        received: "missing",
+      };
     }
     case "additionalProperties": {
       const property = String(params["additionalProperty"]);
@@ -131,9 +137,17 @@ function describeError(error: ErrorObject, root: unknown): SchemaViolation {
         received: preview(given),
       };
     case "const":
-      return { path: error.instancePath, expected: `exactly ${JSON.stringify(params["allowedValue"])}`, received: preview(given) };
+      return {
+        path: error.instancePath,
+        expected: `exactly ${JSON.stringify(params["allowedValue"])}`,
+        received: preview(given),
+      };
     case "format":
-      return { path: error.instancePath, expected: `a string in format "${String(params["format"])}"`, received: preview(given) };
+      return {
+        path: error.instancePath,
+        expected: `a string in format "${String(params["format"])}"`,
+        received: preview(given),
+      };
     default:
       return { path: error.instancePath, expected: error.message ?? error.keyword, received: preview(given) };
   }
@@ -171,4 +185,3 @@ function preview(value: unknown): string {
   }
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
-

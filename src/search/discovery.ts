@@ -73,7 +73,10 @@ export class Discovery {
     for (const [source, tools] of bySource) {
       const before = previousBySource.get(source);
       if (before !== undefined && sameTools(before, tools)) continue;
-      this.#search.setTools(source, tools.map((tool) => tool.definition));
+      this.#search.setTools(
+        source,
+        tools.map((tool) => tool.definition),
+      );
     }
     for (const source of previousBySource.keys()) if (!bySource.has(source)) this.#search.removeGroup(source);
     for (const name of this.#loaded) if (snapshot.get(name) === undefined) this.#loaded.delete(name);
@@ -145,7 +148,9 @@ export class Discovery {
   describe(name: string): string {
     const tool = this.#requireSnapshot().get(name);
     if (tool === undefined) {
-      throw new ToolError(`No tool named "${name.slice(0, 200)}"; find names with tools.$search(query).`, { code: "TOOL_NOT_FOUND" });
+      throw new ToolError(`No tool named "${name.slice(0, 200)}"; find names with tools.$search(query).`, {
+        code: "TOOL_NOT_FOUND",
+      });
     }
     return this.#declarationOf(tool);
   }
@@ -153,7 +158,10 @@ export class Discovery {
   /** Counts of the catalog and of what is loaded now, in tokens of declarations. */
   stats(): CatalogStats {
     const snapshot = this.#requireSnapshot();
-    const loaded = new Set([...this.upFrontTools(), ...[...this.#loaded].map((name) => snapshot.get(name)).filter((tool) => tool !== undefined)]);
+    const loaded = new Set([
+      ...this.upFrontTools(),
+      ...[...this.#loaded].map((name) => snapshot.get(name)).filter((tool) => tool !== undefined),
+    ]);
     const programTools = this.#programTools();
     return {
       tools: programTools.length,
@@ -170,7 +178,8 @@ export class Discovery {
     return {
       search: (input) => {
         const { query, limit, mode } = (input ?? {}) as { query?: unknown; limit?: unknown; mode?: unknown };
-        if (typeof query !== "string") throw new ToolError("tools.$search(query) needs a string query.", { code: "INPUT_INVALID" });
+        if (typeof query !== "string")
+          throw new ToolError("tools.$search(query) needs a string query.", { code: "INPUT_INVALID" });
         const found = this.search(query, {
           ...(typeof limit === "number" ? { limit } : {}),
           ...(mode === "regex" || mode === "bm25" ? { mode } : {}),
@@ -180,7 +189,8 @@ export class Discovery {
       },
       describe: (input) => {
         const { name } = (input ?? {}) as { name?: unknown };
-        if (typeof name !== "string") throw new ToolError("tools.$describe(name) needs a tool name.", { code: "INPUT_INVALID" });
+        if (typeof name !== "string")
+          throw new ToolError("tools.$describe(name) needs a tool name.", { code: "INPUT_INVALID" });
         return this.describe(name);
       },
     };

@@ -43,7 +43,9 @@ export interface PatternError {
   readonly message: string;
 }
 
-export type PatternCheckResult = { readonly ok: true; readonly regex: RegExp } | { readonly ok: false; readonly error: PatternError };
+export type PatternCheckResult =
+  | { readonly ok: true; readonly regex: RegExp }
+  | { readonly ok: false; readonly error: PatternError };
 
 export type RegexSearchResult =
   | { readonly ok: true; readonly hits: SearchHit[] }
@@ -94,9 +96,12 @@ function readQuantifier(pattern: string, index: number): Quantifier | undefined 
  * conservative: it may refuse a harmless pattern, and says how to simplify it.
  */
 export function checkPattern(pattern: string): PatternCheckResult {
-  if (typeof pattern !== "string" || pattern.length === 0) return refuse("The pattern is empty; send a word or a regular expression such as \"list.*invoice\".");
+  if (typeof pattern !== "string" || pattern.length === 0)
+    return refuse('The pattern is empty; send a word or a regular expression such as "list.*invoice".');
   if (pattern.length > MAX_PATTERN_LENGTH) {
-    return refuse(`The pattern has ${pattern.length} characters; the limit is ${MAX_PATTERN_LENGTH}. Send a shorter pattern.`);
+    return refuse(
+      `The pattern has ${pattern.length} characters; the limit is ${MAX_PATTERN_LENGTH}. Send a shorter pattern.`,
+    );
   }
   const frames: GroupFrame[] = [{ containsQuantifier: false, containsAlternation: false, openUnboundedBefore: false }];
   // True while the last unbounded quantifier has not been followed by a required atom.
@@ -112,7 +117,9 @@ export function checkPattern(pattern: string): PatternCheckResult {
     if (char === "\\") {
       const next = pattern[index + 1] ?? "";
       if (/[1-9]/.test(next) || (next === "k" && pattern[index + 2] === "<")) {
-        return refuse("Backreferences (\\1, \\k<name>) are not allowed in search patterns; match the text itself instead.");
+        return refuse(
+          "Backreferences (\\1, \\k<name>) are not allowed in search patterns; match the text itself instead.",
+        );
       }
       if (next === "b" || next === "B") zeroWidth = true;
       atomEnd = index + 2;
@@ -164,7 +171,9 @@ export function checkPattern(pattern: string): PatternCheckResult {
     if (quantifier.unbounded) {
       unboundedCount += 1;
       if (unboundedCount > MAX_UNBOUNDED_QUANTIFIERS) {
-        return refuse(`The pattern has more than ${MAX_UNBOUNDED_QUANTIFIERS} unbounded quantifiers (*, +, {n,}); use fewer.`);
+        return refuse(
+          `The pattern has more than ${MAX_UNBOUNDED_QUANTIFIERS} unbounded quantifiers (*, +, {n,}); use fewer.`,
+        );
       }
       if (before) {
         return refuse(
@@ -235,7 +244,9 @@ export function searchByRegex(documents: Iterable<SearchDocument>, pattern: stri
     for (const { text, weight } of haystacksOf(document)) {
       if (regex.test(text)) score += weight;
       if (performance.now() - startedAt > REGEX_SEARCH_BUDGET_MS) {
-        return refuse(`The pattern took over ${REGEX_SEARCH_BUDGET_MS} ms to run over the catalog; send a simpler pattern.`);
+        return refuse(
+          `The pattern took over ${REGEX_SEARCH_BUDGET_MS} ms to run over the catalog; send a simpler pattern.`,
+        );
       }
     }
     if (score > 0) hits.push({ id: document.id, score, ordinal });

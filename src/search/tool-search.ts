@@ -67,7 +67,8 @@ export function extractParameters(schema: JsonSchema): { names: string[]; descri
   const names: string[] = [];
   const descriptions: string[] = [];
   const visit = (node: unknown, depth: number): void => {
-    if (depth > MAX_SCHEMA_DEPTH || node === null || typeof node !== "object" || names.length >= MAX_INDEXED_PARAMETERS) return;
+    if (depth > MAX_SCHEMA_DEPTH || node === null || typeof node !== "object" || names.length >= MAX_INDEXED_PARAMETERS)
+      return;
     if (Array.isArray(node)) {
       for (const item of node) visit(item, depth);
       return;
@@ -102,7 +103,8 @@ export function extractParameters(schema: JsonSchema): { names: string[]; descri
 function toDocument(tool: SearchableTool): SearchDocument {
   const dot = tool.name.indexOf(".");
   const namespace = tool.namespace ?? (dot === -1 ? "" : tool.name.slice(0, dot));
-  const localName = namespace !== "" && tool.name.startsWith(`${namespace}.`) ? tool.name.slice(namespace.length + 1) : tool.name;
+  const localName =
+    namespace !== "" && tool.name.startsWith(`${namespace}.`) ? tool.name.slice(namespace.length + 1) : tool.name;
   const parameters = extractParameters(tool.inputSchema);
   return {
     id: tool.name,
@@ -198,7 +200,9 @@ export class ToolSearch {
    */
   search(query: string, options: ToolSearchOptions = {}): SearchResult {
     const requested = options.limit ?? DEFAULT_SEARCH_LIMIT;
-    const limit = Number.isFinite(requested) ? Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(requested))) : DEFAULT_SEARCH_LIMIT;
+    const limit = Number.isFinite(requested)
+      ? Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(requested)))
+      : DEFAULT_SEARCH_LIMIT;
     let hits;
     if (options.mode === "regex") {
       const result = searchByRegex(this.#documents.values(), query, limit);

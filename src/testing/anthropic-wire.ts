@@ -80,10 +80,12 @@ export function anthropicEventStream(response: ScriptedResponse, context: WireCo
   renderBlocks(response, context).forEach(({ block, inputText }, index) => {
     if (block.type === "text") {
       send("content_block_start", { index, content_block: { type: "text", text: "", citations: null } });
-      for (const piece of pieces(String(block.text))) send("content_block_delta", { index, delta: { type: "text_delta", text: piece } });
+      for (const piece of pieces(String(block.text)))
+        send("content_block_delta", { index, delta: { type: "text_delta", text: piece } });
     } else if (block.type === "tool_use") {
       send("content_block_start", { index, content_block: { ...block, input: {} } });
-      for (const piece of pieces(inputText ?? "")) send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: piece } });
+      for (const piece of pieces(inputText ?? ""))
+        send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: piece } });
     } else {
       send("content_block_start", { index, content_block: block });
     }

@@ -84,7 +84,9 @@ export function openAIEventStream(response: ScriptedResponse, context: WireConte
   const created = Math.floor(Date.now() / 1000);
   const lines: string[] = [];
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): void => {
-    lines.push(`data: ${JSON.stringify({ id: context.responseId, object: "chat.completion.chunk", created, model: context.model, choices, ...extra })}\n\n`);
+    lines.push(
+      `data: ${JSON.stringify({ id: context.responseId, object: "chat.completion.chunk", created, model: context.model, choices, ...extra })}\n\n`,
+    );
   };
   const delta = (value: Record<string, unknown>, finishReason: string | null = null): void =>
     chunk([{ index: 0, delta: value, logprobs: null, finish_reason: finishReason }]);
@@ -92,8 +94,11 @@ export function openAIEventStream(response: ScriptedResponse, context: WireConte
   for (const piece of pieces(message.content ?? "")) delta({ content: piece });
   for (const piece of pieces(message.refusal ?? "")) delta({ refusal: piece });
   message.toolCalls.forEach((call, index) => {
-    delta({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] });
-    for (const piece of pieces(call.function.arguments)) delta({ tool_calls: [{ index, function: { arguments: piece } }] });
+    delta({
+      tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }],
+    });
+    for (const piece of pieces(call.function.arguments))
+      delta({ tool_calls: [{ index, function: { arguments: piece } }] });
   });
   delta({}, message.finishReason);
   if (includeUsage) chunk([], { usage: usageOf(response, context) });
@@ -106,7 +111,15 @@ export function openAIError(status: number, message: string, type?: string, code
   return {
     error: {
       message,
-      type: type ?? (status === 401 ? "authentication_error" : status === 429 ? "rate_limit_error" : status >= 500 ? "server_error" : "invalid_request_error"),
+      type:
+        type ??
+        (status === 401
+          ? "authentication_error"
+          : status === 429
+            ? "rate_limit_error"
+            : status >= 500
+              ? "server_error"
+              : "invalid_request_error"),
       param: null,
       code: code ?? null,
     },

@@ -12,7 +12,9 @@ import type { WireContext } from "./wire-context.js";
 
 export interface ScriptedModelServerOptions {
   /** The answers, in request order; or one function answering every request. */
-  readonly script: readonly ScriptedTurn[] | ((request: RecordedRequest, index: number) => ScriptedAnswer | Promise<ScriptedAnswer>);
+  readonly script:
+    | readonly ScriptedTurn[]
+    | ((request: RecordedRequest, index: number) => ScriptedAnswer | Promise<ScriptedAnswer>);
   /** When set, a request must carry this key (`x-api-key` or `Authorization: Bearer`). */
   readonly apiKey?: string;
 }
@@ -51,7 +53,12 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     if (typeof options.script === "function") return options.script(request, index);
     const entry = options.script[index];
     if (entry === undefined) {
-      return { error: { status: 400, message: `scripted model: the script has ${options.script.length} turns; request ${index + 1} has no answer.` } };
+      return {
+        error: {
+          status: 400,
+          message: `scripted model: the script has ${options.script.length} turns; request ${index + 1} has no answer.`,
+        },
+      };
     }
     return typeof entry === "function" ? entry(request) : entry;
   };
@@ -68,7 +75,11 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     }
     const protocol = route?.protocol ?? (path.includes("chat") ? "openai" : "anthropic");
     const sendError = (status: number, message: string, type?: string, code?: string): void =>
-      sendJson(res, status, protocol === "openai" ? openAIError(status, message, type, code) : anthropicError(status, message, type));
+      sendJson(
+        res,
+        status,
+        protocol === "openai" ? openAIError(status, message, type, code) : anthropicError(status, message, type),
+      );
 
     // Decided before recording, so a rejected request is recorded with turnIndex -1.
     const rejection = rejectionOf(req, path, route !== undefined, body !== undefined, options.apiKey);
@@ -87,7 +98,8 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     if (route?.endpoint === "count_tokens") return sendJson(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
 
     const answer = await answerOf(recorded, recorded.turnIndex);
-    if ("error" in answer) return sendError(answer.error.status, answer.error.message, answer.error.type, answer.error.code);
+    if ("error" in answer)
+      return sendError(answer.error.status, answer.error.message, answer.error.type, answer.error.code);
     if ("raw" in answer) {
       res.writeHead(answer.raw.status ?? 200, { "content-type": answer.raw.contentType ?? "application/json" });
       res.end(answer.raw.body);
@@ -102,8 +114,14 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     };
     if (recorded.stream) {
       const text =
-        protocol === "openai" ? openAIEventStream(answer, context, body.stream_options?.include_usage === true) : anthropicEventStream(answer, context);
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+        protocol === "openai"
+          ? openAIEventStream(answer, context, body.stream_options?.include_usage === true)
+          : anthropicEventStream(answer, context);
+      res.writeHead(200, {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache",
+        connection: "keep-alive",
+      });
       res.end(text);
       return;
     }
@@ -112,7 +130,12 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, anthropicError(500, `scripted model: ${error instanceof Error ? error.message : String(error)}`));
+      if (!res.headersSent)
+        sendJson(
+          res,
+          500,
+          anthropicError(500, `scripted model: ${error instanceof Error ? error.message : String(error)}`),
+        );
       else res.destroy();
     });
   });
@@ -138,9 +161,16 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
 }
 
 /** Why the server refuses a request, as [status, message]; undefined when it answers it. */
-function rejectionOf(req: IncomingMessage, path: string, routed: boolean, parsed: boolean, apiKey: string | undefined): readonly [number, string] | undefined {
+function rejectionOf(
+  req: IncomingMessage,
+  path: string,
+  routed: boolean,
+  parsed: boolean,
+  apiKey: string | undefined,
+): readonly [number, string] | undefined {
   if (!routed || req.method !== "POST") return [404, `scripted model: no route for ${req.method} ${path}.`];
-  if (!authorized(req, apiKey)) return [401, "scripted model: missing or wrong API key (x-api-key or Authorization: Bearer)."];
+  if (!authorized(req, apiKey))
+    return [401, "scripted model: missing or wrong API key (x-api-key or Authorization: Bearer)."];
   if (!parsed) return [400, "scripted model: the body is not JSON."];
   return undefined;
 }

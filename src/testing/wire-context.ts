@@ -16,7 +16,9 @@ export interface WireContext {
 
 /** The scripted stop reason; default `tool_use` when the content has a tool call, else `end_turn`. */
 export function stopReasonOf(response: ScriptedResponse): ScriptedStopReason {
-  return response.stopReason ?? (response.content?.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn");
+  return (
+    response.stopReason ?? (response.content?.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn")
+  );
 }
 
 /** The scripted token counts, Anthropic's way (input excludes cache reads), defaults filled in. */
@@ -37,7 +39,11 @@ export function scriptedToolCall(
   block: Extract<ScriptedBlock, { type: "tool_use" }>,
   context: WireContext,
 ): { readonly id: string; readonly name: string; readonly inputText: string } {
-  return { id: block.id ?? context.nextCallId(), name: block.name, inputText: block.inputText ?? JSON.stringify(block.input ?? {}) };
+  return {
+    id: block.id ?? context.nextCallId(),
+    name: block.name,
+    inputText: block.inputText ?? JSON.stringify(block.input ?? {}),
+  };
 }
 
 /** Cuts text into short pieces, as a real stream would deliver it. */

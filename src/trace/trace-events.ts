@@ -57,7 +57,12 @@ export interface ProgramEndEvent {
   readonly toolCalls: number;
 }
 
-export type TraceEvent = ToolCallStartEvent | ToolCallEndEvent | ToolCallLateResultEvent | ProgramStartEvent | ProgramEndEvent;
+export type TraceEvent =
+  | ToolCallStartEvent
+  | ToolCallEndEvent
+  | ToolCallLateResultEvent
+  | ProgramStartEvent
+  | ProgramEndEvent;
 
 export type TraceListener = (event: TraceEvent) => void;
 

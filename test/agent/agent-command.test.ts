@@ -45,7 +45,22 @@ describe("switchyard agent", () => {
     const transcript = join(folder, "out.json");
     const cli = capture({ ANTHROPIC_API_KEY: "k" });
     await cli.program.parseAsync(
-      ["agent", "--provider", "anthropic", "--model", "claude-test", "--tools", TOOLS_MODULE, "--mode", "programmatic", "--base-url", server.url, "--transcript", transcript, "Find duplicates."],
+      [
+        "agent",
+        "--provider",
+        "anthropic",
+        "--model",
+        "claude-test",
+        "--tools",
+        TOOLS_MODULE,
+        "--mode",
+        "programmatic",
+        "--base-url",
+        server.url,
+        "--transcript",
+        transcript,
+        "Find duplicates.",
+      ],
       { from: "user" },
     );
     expect(cli.exitCode()).toBe(0);
@@ -55,7 +70,13 @@ describe("switchyard agent", () => {
     expect(cli.stderr()).toContain("status: completed");
     expect(cli.stderr()).toMatch(/programs: 1 run \(0 failed\)/);
     const saved = JSON.parse(await readFile(transcript, "utf8"));
-    expect(saved).toMatchObject({ provider: "anthropic", model: "claude-test", mode: "programmatic", task: "Find duplicates.", status: "completed" });
+    expect(saved).toMatchObject({
+      provider: "anthropic",
+      model: "claude-test",
+      mode: "programmatic",
+      task: "Find duplicates.",
+      status: "completed",
+    });
     expect(saved.messages).toHaveLength(4);
     expect(server.turnRequests[0]!.body.model).toBe("claude-test");
   });
@@ -63,12 +84,30 @@ describe("switchyard agent", () => {
   it("rewrites one status line with \\r on a terminal, and takes the OpenAI base URL from the environment", async () => {
     const server = await startServer({
       script: [
-        { content: [{ type: "tool_use", id: "call_s", name: "orders__search", input: { customerId: "cus_1001", pageSize: 1 } }] },
+        {
+          content: [
+            { type: "tool_use", id: "call_s", name: "orders__search", input: { customerId: "cus_1001", pageSize: 1 } },
+          ],
+        },
         { content: [{ type: "text", text: "One order." }] },
       ],
     });
     const cli = capture({ OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.openaiBaseURL }, true);
-    await cli.program.parseAsync(["agent", "--provider", "openai", "--model", "gpt-test", "--tools", TOOLS_MODULE, "--mode", "direct", "List one order."], { from: "user" });
+    await cli.program.parseAsync(
+      [
+        "agent",
+        "--provider",
+        "openai",
+        "--model",
+        "gpt-test",
+        "--tools",
+        TOOLS_MODULE,
+        "--mode",
+        "direct",
+        "List one order.",
+      ],
+      { from: "user" },
+    );
     expect(cli.exitCode()).toBe(0);
     expect(cli.stdout()).toBe("One order.\n");
     expect(cli.stderr()).toContain("\r\x1b[2Kstep 1 · waiting for the model");
@@ -80,26 +119,47 @@ describe("switchyard agent", () => {
   it("builds the session from --config, with the config's permission rules", async () => {
     folder = await mkdtemp(join(tmpdir(), "agent-cli-"));
     const config = join(folder, "switchyard.config.json");
-    await writeFile(config, JSON.stringify({ tools: [TOOLS_MODULE], permissions: { rules: [{ tools: "orders.getPaymentContext", decision: "ask", reason: "payments need a person" }] } }));
+    await writeFile(
+      config,
+      JSON.stringify({
+        tools: [TOOLS_MODULE],
+        permissions: {
+          rules: [{ tools: "orders.getPaymentContext", decision: "ask", reason: "payments need a person" }],
+        },
+      }),
+    );
     const server = await startServer({
       script: [
-        { content: [{ type: "tool_use", id: "toolu_pay", name: "orders__getPaymentContext", input: { orderId: "ord_x" } }] },
+        {
+          content: [
+            { type: "tool_use", id: "toolu_pay", name: "orders__getPaymentContext", input: { orderId: "ord_x" } },
+          ],
+        },
         { content: [{ type: "text", text: "Denied." }] },
       ],
     });
     const cli = capture({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.url });
-    await cli.program.parseAsync(["agent", "--provider", "anthropic", "--model", "m", "--config", config, "--mode", "direct", "Pay?"], { from: "user" });
+    await cli.program.parseAsync(
+      ["agent", "--provider", "anthropic", "--model", "m", "--config", config, "--mode", "direct", "Pay?"],
+      { from: "user" },
+    );
     expect(cli.exitCode()).toBe(0);
     const answer = server.turnRequests[1]!.body.messages.at(-1).content[0];
     // `ask` with no terminal to ask on (the CLI's approver) is a denial the model sees.
-    expect(answer).toMatchObject({ tool_use_id: "toolu_pay", is_error: true, content: expect.stringContaining("PERMISSION_DENIED") });
+    expect(answer).toMatchObject({
+      tool_use_id: "toolu_pay",
+      is_error: true,
+      content: expect.stringContaining("PERMISSION_DENIED"),
+    });
     expect(answer.content).toContain("no terminal");
   });
 
   it("refuses to start without the provider's key in the environment", async () => {
     const cli = capture({});
     await expect(
-      cli.program.parseAsync(["agent", "--provider", "anthropic", "--model", "m", "--tools", TOOLS_MODULE, "t"], { from: "user" }),
+      cli.program.parseAsync(["agent", "--provider", "anthropic", "--model", "m", "--tools", TOOLS_MODULE, "t"], {
+        from: "user",
+      }),
     ).rejects.toThrow(/Set ANTHROPIC_API_KEY/);
   });
 });

@@ -8,12 +8,20 @@ import { createAnthropicAdapter } from "../../src/agent/anthropic-adapter.js";
 import type { ModelAdapter } from "../../src/agent/model-adapter.js";
 import { createOpenAIAdapter } from "../../src/agent/openai-adapter.js";
 import { Switchyard, type SwitchyardOptions } from "../../src/switchyard.js";
-import { startScriptedModelServer, type ScriptedModelServer, type ScriptedModelServerOptions } from "../../src/testing/index.js";
+import {
+  startScriptedModelServer,
+  type ScriptedModelServer,
+  type ScriptedModelServerOptions,
+} from "../../src/testing/index.js";
 
 export type ProviderKind = "anthropic" | "openai";
 
 /** Every provider and transport combination, for `describe.each`. */
-export const TRANSPORTS: readonly { readonly provider: ProviderKind; readonly stream: boolean; readonly label: string }[] = [
+export const TRANSPORTS: readonly {
+  readonly provider: ProviderKind;
+  readonly stream: boolean;
+  readonly label: string;
+}[] = [
   { provider: "anthropic", stream: false, label: "anthropic json" },
   { provider: "anthropic", stream: true, label: "anthropic sse" },
   { provider: "openai", stream: false, label: "openai json" },
@@ -36,17 +44,29 @@ export async function startServer(options: ScriptedModelServerOptions): Promise<
 export function adapterFor(server: ScriptedModelServer, provider: ProviderKind, stream = false): ModelAdapter {
   return provider === "anthropic"
     ? createAnthropicAdapter({ apiKey: "test-key", baseURL: server.url, model: "claude-test", stream, maxRetries: 0 })
-    : createOpenAIAdapter({ apiKey: "test-key", baseURL: server.openaiBaseURL, model: "gpt-test", stream, maxRetries: 0 });
+    : createOpenAIAdapter({
+        apiKey: "test-key",
+        baseURL: server.openaiBaseURL,
+        model: "gpt-test",
+        stream,
+        maxRetries: 0,
+      });
 }
 
 /** A session over the orders demo tools. */
-export function ordersYard(options: Omit<SwitchyardOptions, "tools"> = {}): { yard: Switchyard; service: OrdersService } {
+export function ordersYard(options: Omit<SwitchyardOptions, "tools"> = {}): {
+  yard: Switchyard;
+  service: OrdersService;
+} {
   const service = new OrdersService();
   return { yard: new Switchyard({ tools: createOrdersTools(service), ...options }), service };
 }
 
 /** The tool results of a recorded request's last message, protocol by protocol, as [id, content, isError]. */
-export function lastToolResults(body: any, provider: ProviderKind): { id: string; content: string; isError: boolean | undefined }[] {
+export function lastToolResults(
+  body: any,
+  provider: ProviderKind,
+): { id: string; content: string; isError: boolean | undefined }[] {
   if (provider === "anthropic") {
     const last = body.messages.at(-1);
     return last.content

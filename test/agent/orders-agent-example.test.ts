@@ -13,7 +13,11 @@ function runExample(env: Record<string, string>) {
   const base = { ...process.env };
   delete base["ANTHROPIC_API_KEY"];
   delete base["ANTHROPIC_BASE_URL"];
-  return run(process.execPath, ["--no-node-snapshot", "--import", "tsx", EXAMPLE], { cwd: ROOT, env: { ...base, ...env }, timeout: 60_000 });
+  return run(process.execPath, ["--no-node-snapshot", "--import", "tsx", EXAMPLE], {
+    cwd: ROOT,
+    env: { ...base, ...env },
+    timeout: 60_000,
+  });
 }
 
 describe("examples/agent/orders-agent.ts", () => {
@@ -27,8 +31,14 @@ describe("examples/agent/orders-agent.ts", () => {
   it("with a key, runs the task in programmatic mode and prints the answer, the usage and the runs' stats", async () => {
     const server = await startServer({
       script: [
-        { content: [{ type: "tool_use", name: "run_program", input: { code: SWEEP_PROGRAM } }], usage: { inputTokens: 2000, outputTokens: 900 } },
-        { content: [{ type: "text", text: "Duplicate charges found; two lookups kept failing." }], usage: { inputTokens: 400, cacheReadTokens: 2000, outputTokens: 60 } },
+        {
+          content: [{ type: "tool_use", name: "run_program", input: { code: SWEEP_PROGRAM } }],
+          usage: { inputTokens: 2000, outputTokens: 900 },
+        },
+        {
+          content: [{ type: "text", text: "Duplicate charges found; two lookups kept failing." }],
+          usage: { inputTokens: 400, cacheReadTokens: 2000, outputTokens: 60 },
+        },
       ],
     });
     const { stdout } = await runExample({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { PROVIDER_TOOL_NAME_PATTERN, ProviderToolNames, toProviderToolName } from "../../src/agent/provider-tool-names.js";
+import {
+  PROVIDER_TOOL_NAME_PATTERN,
+  ProviderToolNames,
+  toProviderToolName,
+} from "../../src/agent/provider-tool-names.js";
 import { SwitchyardError } from "../../src/errors.js";
 
 describe("toProviderToolName", () => {
@@ -31,7 +35,11 @@ describe("ProviderToolNames", () => {
 
   it("throws TOOL_NAME_COLLISION when two names share a provider name, or a name takes a reserved one", () => {
     expect(() => new ProviderToolNames(["a.b_c", "a.b.c"])).toThrow(SwitchyardError);
-    expect(() => new ProviderToolNames(["a.b_c", "a.b.c"])).toThrow(/"a.b_c" and "a.b.c" both map to the provider tool name "a__b_c"/);
-    expect(() => new ProviderToolNames(["run_program"], ["run_program"])).toThrow(expect.objectContaining({ code: "TOOL_NAME_COLLISION" }));
+    expect(() => new ProviderToolNames(["a.b_c", "a.b.c"])).toThrow(
+      /"a.b_c" and "a.b.c" both map to the provider tool name "a__b_c"/,
+    );
+    expect(() => new ProviderToolNames(["run_program"], ["run_program"])).toThrow(
+      expect.objectContaining({ code: "TOOL_NAME_COLLISION" }),
+    );
   });
 });

@@ -8,7 +8,14 @@ import { Switchyard } from "../../src/switchyard.js";
 import { OrdersService } from "../../examples/orders/orders-service.js";
 import { createOrdersTools } from "../../examples/orders/orders-tools.js";
 import type { RecordedRequest } from "../../src/testing/index.js";
-import { adapterFor, lastToolResults, ordersYard, startServer, TRANSPORTS, type ProviderKind } from "./agent-fixtures.js";
+import {
+  adapterFor,
+  lastToolResults,
+  ordersYard,
+  startServer,
+  TRANSPORTS,
+  type ProviderKind,
+} from "./agent-fixtures.js";
 
 function toolNamesOf(request: RecordedRequest): string[] {
   return request.protocol === "anthropic"
@@ -20,12 +27,22 @@ describe.each(TRANSPORTS)("programmatic mode ($label)", ({ provider, stream }) =
   it("runs the sweep program the model sends through run_program, then returns its final answer", async () => {
     const server = await startServer({
       script: [
-        { content: [{ type: "text", text: "I'll sweep every customer in one program." }, { type: "tool_use", id: "call_sweep", name: "run_program", input: { code: SWEEP_PROGRAM } }] },
+        {
+          content: [
+            { type: "text", text: "I'll sweep every customer in one program." },
+            { type: "tool_use", id: "call_sweep", name: "run_program", input: { code: SWEEP_PROGRAM } },
+          ],
+        },
         { content: [{ type: "text", text: "Found the duplicate charges." }], stopReason: "end_turn" },
       ],
     });
     const { yard, service } = ordersYard();
-    const result = await runAgent({ yard, model: adapterFor(server, provider, stream), task: "Find every order charged twice.", mode: "programmatic" });
+    const result = await runAgent({
+      yard,
+      model: adapterFor(server, provider, stream),
+      task: "Find every order charged twice.",
+      mode: "programmatic",
+    });
 
     expect(result.status).toBe("completed");
     expect(result.finalText).toBe("Found the duplicate charges.");
@@ -35,7 +52,9 @@ describe.each(TRANSPORTS)("programmatic mode ($label)", ({ provider, stream }) =
     expect(run.ok, run.error?.message).toBe(true);
     const truth = service.groundTruth();
     const output = run.output as { candidates: { orderId: string }[] };
-    expect(output.candidates.map((candidate) => candidate.orderId).sort()).toEqual(truth.duplicates.map((duplicate) => duplicate.orderId).sort());
+    expect(output.candidates.map((candidate) => candidate.orderId).sort()).toEqual(
+      truth.duplicates.map((duplicate) => duplicate.orderId).sort(),
+    );
 
     // The model saw only run_program, and got the rendered run back under its own call id.
     expect(toolNamesOf(server.turnRequests[0]!)).toEqual(["run_program"]);
@@ -53,12 +72,28 @@ describe.each<ProviderKind>(["anthropic", "openai"])("direct mode (%s)", (provid
     let orderIds: string[] = [];
     const server = await startServer({
       script: [
-        { content: [{ type: "tool_use", id: "call_search", name: "orders__search", input: { customerId: "cus_1001", pageSize: 3 } }] },
+        {
+          content: [
+            {
+              type: "tool_use",
+              id: "call_search",
+              name: "orders__search",
+              input: { customerId: "cus_1001", pageSize: 3 },
+            },
+          ],
+        },
         (request) => {
-          const page = JSON.parse(lastToolResults(request.body, provider)[0]!.content) as { orders: { orderId: string }[] };
+          const page = JSON.parse(lastToolResults(request.body, provider)[0]!.content) as {
+            orders: { orderId: string }[];
+          };
           orderIds = page.orders.map((order) => order.orderId);
           return {
-            content: orderIds.map((orderId, index) => ({ type: "tool_use" as const, id: `call_pay_${index}`, name: "orders__getPaymentContext", input: { orderId } })),
+            content: orderIds.map((orderId, index) => ({
+              type: "tool_use" as const,
+              id: `call_pay_${index}`,
+              name: "orders__getPaymentContext",
+              input: { orderId },
+            })),
           };
         },
         { content: [{ type: "text", text: "Checked three orders." }] },
@@ -78,7 +113,11 @@ describe.each<ProviderKind>(["anthropic", "openai"])("direct mode (%s)", (provid
 
     expect(result.status).toBe("completed");
     expect(orderIds).toHaveLength(3);
-    expect(toolNamesOf(server.turnRequests[0]!)).toEqual(["orders__search", "orders__getPaymentContext", "results__read"]);
+    expect(toolNamesOf(server.turnRequests[0]!)).toEqual([
+      "orders__search",
+      "orders__getPaymentContext",
+      "results__read",
+    ]);
     expect(started).toEqual([
       "orders__search=orders.search",
       "orders__getPaymentContext=orders.getPaymentContext",
@@ -93,7 +132,8 @@ describe.each<ProviderKind>(["anthropic", "openai"])("direct mode (%s)", (provid
     payments.forEach((answer, index) => {
       const orderId = orderIds[index]!;
       if (truth.permanentFailures.includes(orderId)) expect(answer.content).toMatch(/^error /);
-      else if (!(transient.has(orderId) && answer.content.startsWith("error"))) expect(JSON.parse(answer.content).orderId).toBe(orderId);
+      else if (!(transient.has(orderId) && answer.content.startsWith("error")))
+        expect(JSON.parse(answer.content).orderId).toBe(orderId);
     });
     expect(result.runs).toEqual([]);
     expect(unansweredToolCalls(result.messages).unanswered).toEqual([]);
@@ -103,14 +143,31 @@ describe.each<ProviderKind>(["anthropic", "openai"])("direct mode (%s)", (provid
 describe("hybrid mode", () => {
   it("offers run_program with the direct-callable tools, and a tool's callers decide where it appears", async () => {
     const service = new OrdersService();
-    const programOnly = defineTool({ name: "audit.log", description: "Record a note.", inputSchema: { type: "object" }, callers: ["program"], execute: () => "ok" });
-    const directOnly = defineTool({ name: "ui.ask", description: "Ask the user.", inputSchema: { type: "object" }, callers: ["direct"], execute: () => "yes" });
+    const programOnly = defineTool({
+      name: "audit.log",
+      description: "Record a note.",
+      inputSchema: { type: "object" },
+      callers: ["program"],
+      execute: () => "ok",
+    });
+    const directOnly = defineTool({
+      name: "ui.ask",
+      description: "Ask the user.",
+      inputSchema: { type: "object" },
+      callers: ["direct"],
+      execute: () => "yes",
+    });
     const yard = new Switchyard({ tools: [...createOrdersTools(service), programOnly, directOnly] });
     const server = await startServer({
       script: [
         {
           content: [
-            { type: "tool_use", id: "toolu_direct", name: "orders__search", input: { customerId: "cus_1002", pageSize: 2 } },
+            {
+              type: "tool_use",
+              id: "toolu_direct",
+              name: "orders__search",
+              input: { customerId: "cus_1002", pageSize: 2 },
+            },
             { type: "tool_use", id: "toolu_program", name: "run_program", input: { code: SWEEP_PROGRAM } },
           ],
         },
@@ -120,7 +177,13 @@ describe("hybrid mode", () => {
     const result = await runAgent({ yard, model: adapterFor(server, "anthropic"), task: "Sweep.", mode: "hybrid" });
 
     expect(result.status).toBe("completed");
-    expect(toolNamesOf(server.turnRequests[0]!)).toEqual(["run_program", "orders__search", "orders__getPaymentContext", "ui__ask", "results__read"]);
+    expect(toolNamesOf(server.turnRequests[0]!)).toEqual([
+      "run_program",
+      "orders__search",
+      "orders__getPaymentContext",
+      "ui__ask",
+      "results__read",
+    ]);
     const description: string = server.turnRequests[0]!.body.tools[0].description;
     expect(description).toContain("audit");
     expect(description).not.toContain("ask(");
@@ -134,7 +197,10 @@ describe("hybrid mode", () => {
   it("never runs a catalog tool that is not offered in the mode", async () => {
     const { yard } = ordersYard();
     const server = await startServer({
-      script: [{ content: [{ type: "tool_use", id: "toolu_x", name: "orders__search", input: { customerId: "cus_1001" } }] }, { content: [{ type: "text", text: "ok" }] }],
+      script: [
+        { content: [{ type: "tool_use", id: "toolu_x", name: "orders__search", input: { customerId: "cus_1001" } }] },
+        { content: [{ type: "text", text: "ok" }] },
+      ],
     });
     const calls: string[] = [];
     yard.trace.subscribe((event) => {
@@ -152,7 +218,16 @@ describe("hybrid mode", () => {
     const { yard } = ordersYard({ discovery: { defer: true } });
     const server = await startServer({
       script: [
-        { content: [{ type: "tool_use", id: "toolu_find", name: "search_tools", input: { query: "payment attempts of an order", limit: 1 } }] },
+        {
+          content: [
+            {
+              type: "tool_use",
+              id: "toolu_find",
+              name: "search_tools",
+              input: { query: "payment attempts of an order", limit: 1 },
+            },
+          ],
+        },
         { content: [{ type: "tool_use", id: "toolu_bad", name: "search_tools", input: { pattern: "([" } }] },
         { content: [{ type: "text", text: "Found it." }] },
       ],
@@ -165,6 +240,10 @@ describe("hybrid mode", () => {
     expect(found!.content).toMatch(/^Found \d+ tools:\n- orders\.getPaymentContext: /);
     expect(found!.content).toContain("getPaymentContext(input:");
     const [refused] = lastToolResults(server.turnRequests[2]!.body, "anthropic");
-    expect(refused).toMatchObject({ id: "toolu_bad", isError: true, content: expect.stringMatching(/^error PATTERN_INVALID/) });
+    expect(refused).toMatchObject({
+      id: "toolu_bad",
+      isError: true,
+      content: expect.stringMatching(/^error PATTERN_INVALID/),
+    });
   });
 });

@@ -6,7 +6,8 @@ import { Switchyard } from "../../src/switchyard.js";
 import type { RecordedRequest } from "../../src/testing/index.js";
 import { adapterFor, startServer } from "./agent-fixtures.js";
 
-const noop = (name: string) => defineTool({ name, description: "No-op.", inputSchema: { type: "object" }, effect: "read", execute: () => null });
+const noop = (name: string) =>
+  defineTool({ name, description: "No-op.", inputSchema: { type: "object" }, effect: "read", execute: () => null });
 
 describe("runAgent options", () => {
   it("throws OPTION_INVALID before any request for a history with an unanswered tool call, or a bad maxSteps", async () => {
@@ -14,16 +15,26 @@ describe("runAgent options", () => {
     const yard = new Switchyard();
     const model = adapterFor(server, "anthropic");
     await expect(
-      runAgent({ yard, model, task: "t", mode: "direct", messages: [{ role: "assistant", content: [{ type: "tool_call", id: "toolu_open", name: "x", input: {} }] }] }),
+      runAgent({
+        yard,
+        model,
+        task: "t",
+        mode: "direct",
+        messages: [{ role: "assistant", content: [{ type: "tool_call", id: "toolu_open", name: "x", input: {} }] }],
+      }),
     ).rejects.toMatchObject({ code: "OPTION_INVALID", message: expect.stringContaining("toolu_open") });
-    await expect(runAgent({ yard, model, task: "t", mode: "direct", maxSteps: 0 })).rejects.toMatchObject({ code: "OPTION_INVALID" });
+    await expect(runAgent({ yard, model, task: "t", mode: "direct", maxSteps: 0 })).rejects.toMatchObject({
+      code: "OPTION_INVALID",
+    });
     expect(server.requests).toHaveLength(0);
   });
 
   it("throws TOOL_NAME_COLLISION before any request when two tools share a provider name", async () => {
     const server = await startServer({ script: [] });
     const yard = new Switchyard({ tools: [noop("a.b"), noop("a__b")] });
-    await expect(runAgent({ yard, model: adapterFor(server, "anthropic"), task: "t", mode: "direct" })).rejects.toMatchObject({ code: "TOOL_NAME_COLLISION" });
+    await expect(
+      runAgent({ yard, model: adapterFor(server, "anthropic"), task: "t", mode: "direct" }),
+    ).rejects.toMatchObject({ code: "TOOL_NAME_COLLISION" });
     expect(server.requests).toHaveLength(0);
   });
 
@@ -42,7 +53,8 @@ describe("runAgent options", () => {
     });
     const result = await runAgent({ yard, model: adapterFor(server, "anthropic"), task: "t", mode: "hybrid" });
     expect(result.status).toBe("completed");
-    const offered = (request: RecordedRequest): string[] => request.body.tools.map((tool: { name: string }) => tool.name);
+    const offered = (request: RecordedRequest): string[] =>
+      request.body.tools.map((tool: { name: string }) => tool.name);
     const [first, second, third] = server.turnRequests.map(offered);
     expect(second).toEqual(first);
     expect(first).not.toContain("b__two");
@@ -61,7 +73,14 @@ describe("runAgent options", () => {
       ],
     });
     const controller = new AbortController();
-    const running = runAgent({ yard, model: adapterFor(server, "anthropic"), task: "t", mode: "direct", signal: controller.signal, budgets: { timeMs: 60_000 } });
+    const running = runAgent({
+      yard,
+      model: adapterFor(server, "anthropic"),
+      task: "t",
+      mode: "direct",
+      signal: controller.signal,
+      budgets: { timeMs: 60_000 },
+    });
     await expect(running).rejects.toMatchObject({ code: "TOOL_NAME_COLLISION" });
     expect(server.turnRequests).toHaveLength(1);
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
@@ -69,7 +88,13 @@ describe("runAgent options", () => {
 
   it("ends with budget_exceeded when the time budget runs out mid-request", async () => {
     const server = await startServer({ script: [{ content: [{ type: "text", text: "late" }], delayMs: 5_000 }] });
-    const result = await runAgent({ yard: new Switchyard(), model: adapterFor(server, "anthropic"), task: "t", mode: "direct", budgets: { timeMs: 50 } });
+    const result = await runAgent({
+      yard: new Switchyard(),
+      model: adapterFor(server, "anthropic"),
+      task: "t",
+      mode: "direct",
+      budgets: { timeMs: 50 },
+    });
     expect(result).toMatchObject({ status: "budget_exceeded", stop: { code: "BUDGET_EXCEEDED" } });
   });
 
@@ -88,7 +113,9 @@ describe("runAgent options", () => {
   });
 
   it("continues an earlier transcript: the old history is sent, then the new task", async () => {
-    const server = await startServer({ script: [{ content: [{ type: "text", text: "first" }] }, { content: [{ type: "text", text: "second" }] }] });
+    const server = await startServer({
+      script: [{ content: [{ type: "text", text: "first" }] }, { content: [{ type: "text", text: "second" }] }],
+    });
     const yard = new Switchyard();
     const model = adapterFor(server, "anthropic");
     const first = await runAgent({ yard, model, task: "one", mode: "direct", system: "" });

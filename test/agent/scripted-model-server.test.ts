@@ -8,11 +8,17 @@ afterEach(async () => {
 });
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${server!.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  fetch(`${server!.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 
 describe("startScriptedModelServer", () => {
   it("accepts x-api-key and Authorization: Bearer, and refuses a request with neither", async () => {
-    server = await startScriptedModelServer({ script: [{ content: [{ type: "text", text: "a" }] }, { content: [{ type: "text", text: "b" }] }] });
+    server = await startScriptedModelServer({
+      script: [{ content: [{ type: "text", text: "a" }] }, { content: [{ type: "text", text: "b" }] }],
+    });
     expect((await post("/v1/messages", { model: "m" }, { "x-api-key": "k" })).status).toBe(200);
     expect((await post("/v1/chat/completions", { model: "m" }, { authorization: "Bearer k" })).status).toBe(200);
     const refused = await post("/v1/messages", { model: "m" });
@@ -26,7 +32,9 @@ describe("startScriptedModelServer", () => {
     server = await startScriptedModelServer({ script: [] });
     const response = await post("/v1/chat/completions", { model: "m" }, { authorization: "Bearer k" });
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ error: { type: "invalid_request_error", message: expect.stringContaining("has no answer") } });
+    expect(await response.json()).toMatchObject({
+      error: { type: "invalid_request_error", message: expect.stringContaining("has no answer") },
+    });
   });
 
   it("counts tokens without consuming the script, and replays a raw payload verbatim", async () => {
@@ -41,7 +49,16 @@ describe("startScriptedModelServer", () => {
   });
 
   it("streams Anthropic SSE events in order when stream is true", async () => {
-    server = await startScriptedModelServer({ script: [{ content: [{ type: "text", text: "hello" }, { type: "tool_use", id: "t1", name: "f", input: { a: 1 } }] }] });
+    server = await startScriptedModelServer({
+      script: [
+        {
+          content: [
+            { type: "text", text: "hello" },
+            { type: "tool_use", id: "t1", name: "f", input: { a: 1 } },
+          ],
+        },
+      ],
+    });
     const text = await (await post("/v1/messages", { model: "m", stream: true }, { "x-api-key": "k" })).text();
     const events = [...text.matchAll(/^event: (\S+)$/gm)].map((match) => match[1]);
     expect(events).toEqual([

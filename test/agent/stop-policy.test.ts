@@ -26,14 +26,29 @@ describe("decideTurn", () => {
   it("runs tools only for a tool_use (or paused) turn that has calls", () => {
     expect(decideTurn(turn("tool_use", false))).toMatchObject({ action: "stop", status: "incomplete" });
     expect(decideTurn(turn("pause_turn", true))).toEqual({ action: "run-tools" });
-    for (const reason of ["end_turn", "max_tokens", "stop_sequence", "refusal", "context_exceeded", "unknown"] as const) {
+    for (const reason of [
+      "end_turn",
+      "max_tokens",
+      "stop_sequence",
+      "refusal",
+      "context_exceeded",
+      "unknown",
+    ] as const) {
       expect(decideTurn(turn(reason, true)).action).not.toBe("run-tools");
     }
   });
 
   it("stops on max_tokens under onMaxTokens: stop, or once the consecutive truncations reach the limit", () => {
-    expect(decideTurn(turn("max_tokens"), { onMaxTokens: "stop" })).toMatchObject({ action: "stop", status: "max_tokens" });
-    expect(decideTurn(turn("max_tokens"), { maxConsecutiveTruncations: 2 }, 1)).toEqual({ action: "continue-truncated" });
-    expect(decideTurn(turn("max_tokens"), { maxConsecutiveTruncations: 2 }, 2)).toMatchObject({ action: "stop", status: "max_tokens" });
+    expect(decideTurn(turn("max_tokens"), { onMaxTokens: "stop" })).toMatchObject({
+      action: "stop",
+      status: "max_tokens",
+    });
+    expect(decideTurn(turn("max_tokens"), { maxConsecutiveTruncations: 2 }, 1)).toEqual({
+      action: "continue-truncated",
+    });
+    expect(decideTurn(turn("max_tokens"), { maxConsecutiveTruncations: 2 }, 2)).toMatchObject({
+      action: "stop",
+      status: "max_tokens",
+    });
   });
 });

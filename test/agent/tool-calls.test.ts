@@ -17,7 +17,11 @@ function answeredOnce(request: RecordedRequest): boolean {
       if (block.type === "tool_result") results.push(block.tool_use_id);
     }
   }
-  return uses.length > 0 && JSON.stringify([...uses].sort()) === JSON.stringify([...results].sort()) && new Set(results).size === results.length;
+  return (
+    uses.length > 0 &&
+    JSON.stringify([...uses].sort()) === JSON.stringify([...results].sort()) &&
+    new Set(results).size === results.length
+  );
 }
 
 describe.each<ProviderKind>(["anthropic", "openai"])("a turn with 30 parallel tool calls (%s)", (provider) => {
@@ -62,7 +66,12 @@ describe.each<ProviderKind>(["anthropic", "openai"])("a turn with 30 parallel to
       // One user message holds all 30, and it directly follows the assistant turn with the 30 calls.
       expect(next.messages.at(-1).role).toBe("user");
       expect(next.messages.at(-1).content.filter((block: any) => block.type === "tool_result")).toHaveLength(30);
-      expect(next.messages.at(-2).content.filter((block: any) => block.type === "tool_use").map((block: any) => block.id)).toEqual(ids);
+      expect(
+        next.messages
+          .at(-2)
+          .content.filter((block: any) => block.type === "tool_use")
+          .map((block: any) => block.id),
+      ).toEqual(ids);
     } else {
       expect(next.messages.slice(-30).every((message: any) => message.role === "tool")).toBe(true);
       expect(next.messages.at(-31).tool_calls.map((call: any) => call.id)).toEqual(ids);
@@ -71,37 +80,70 @@ describe.each<ProviderKind>(["anthropic", "openai"])("a turn with 30 parallel to
 });
 
 describe("a denied call", () => {
-  it.each<ProviderKind>(["anthropic", "openai"])("comes back as an error result without running the tool, and the loop goes on (%s)", async (provider) => {
-    const execute = vi.fn(() => "deleted");
-    const tool = defineTool({ name: "files.delete", description: "Delete a file.", inputSchema: { type: "object" }, effect: "destructive", execute });
-    const yard = new Switchyard({
-      tools: [tool],
-      permissions: {
-        rules: [{ tools: "files.*", decision: "deny", when: (input) => (input as { path?: string }).path !== "/tmp/scratch", reason: "Deleting files is not allowed here." }],
-      },
-    });
-    const server = await startServer({
-      script: [
-        { content: [{ type: "tool_use", id: "call_del", name: "files__delete", input: { path: "/etc/passwd" } }] },
-        { content: [{ type: "text", text: "I was not allowed to delete it." }] },
-      ],
-    });
-    const result = await runAgent({ yard, model: adapterFor(server, provider), task: "Delete it.", mode: "direct" });
-    expect(execute).not.toHaveBeenCalled();
-    expect(result).toMatchObject({ status: "completed", finalText: "I was not allowed to delete it." });
-    const [answer] = lastToolResults(server.turnRequests[1]!.body, provider);
-    expect(answer!.id).toBe("call_del");
-    expect(answer!.content).toMatch(/^error PERMISSION_DENIED: .*Deleting files is not allowed here/);
-    if (provider === "anthropic") expect(answer!.isError).toBe(true);
-    expect(result.messages[2]).toMatchObject({ role: "user", content: [{ type: "tool_result", callId: "call_del", isError: true }] });
-  });
+  it.each<ProviderKind>(["anthropic", "openai"])(
+    "comes back as an error result without running the tool, and the loop goes on (%s)",
+    async (provider) => {
+      const execute = vi.fn(() => "deleted");
+      const tool = defineTool({
+        name: "files.delete",
+        description: "Delete a file.",
+        inputSchema: { type: "object" },
+        effect: "destructive",
+        execute,
+      });
+      const yard = new Switchyard({
+        tools: [tool],
+        permissions: {
+          rules: [
+            {
+              tools: "files.*",
+              decision: "deny",
+              when: (input) => (input as { path?: string }).path !== "/tmp/scratch",
+              reason: "Deleting files is not allowed here.",
+            },
+          ],
+        },
+      });
+      const server = await startServer({
+        script: [
+          { content: [{ type: "tool_use", id: "call_del", name: "files__delete", input: { path: "/etc/passwd" } }] },
+          { content: [{ type: "text", text: "I was not allowed to delete it." }] },
+        ],
+      });
+      const result = await runAgent({ yard, model: adapterFor(server, provider), task: "Delete it.", mode: "direct" });
+      expect(execute).not.toHaveBeenCalled();
+      expect(result).toMatchObject({ status: "completed", finalText: "I was not allowed to delete it." });
+      const [answer] = lastToolResults(server.turnRequests[1]!.body, provider);
+      expect(answer!.id).toBe("call_del");
+      expect(answer!.content).toMatch(/^error PERMISSION_DENIED: .*Deleting files is not allowed here/);
+      if (provider === "anthropic") expect(answer!.isError).toBe(true);
+      expect(result.messages[2]).toMatchObject({
+        role: "user",
+        content: [{ type: "tool_result", callId: "call_del", isError: true }],
+      });
+    },
+  );
 });
 
 describe("a tool that every call to is denied", () => {
   it("is not offered to the model at all, in direct mode as in run_program", async () => {
-    const keep = defineTool({ name: "files.read", description: "Read a file.", inputSchema: { type: "object" }, effect: "read", execute: () => "text" });
-    const drop = defineTool({ name: "files.delete", description: "Delete a file.", inputSchema: { type: "object" }, execute: () => "deleted" });
-    const yard = new Switchyard({ tools: [keep, drop], permissions: { rules: [{ tools: "files.delete", decision: "deny" }] } });
+    const keep = defineTool({
+      name: "files.read",
+      description: "Read a file.",
+      inputSchema: { type: "object" },
+      effect: "read",
+      execute: () => "text",
+    });
+    const drop = defineTool({
+      name: "files.delete",
+      description: "Delete a file.",
+      inputSchema: { type: "object" },
+      execute: () => "deleted",
+    });
+    const yard = new Switchyard({
+      tools: [keep, drop],
+      permissions: { rules: [{ tools: "files.delete", decision: "deny" }] },
+    });
     const server = await startServer({ script: [{ content: [{ type: "text", text: "Nothing to do." }] }] });
     await runAgent({ yard, model: adapterFor(server, "anthropic"), task: "t", mode: "hybrid" });
     const body = server.turnRequests[0]!.body as { tools: { name: string; description: string }[] };
@@ -125,7 +167,13 @@ describe("cancellation mid-turn", () => {
           signal.addEventListener("abort", () => reject(new Error("aborted")));
         }),
     });
-    const fast = defineTool({ name: "fast.now", description: "Now.", inputSchema: { type: "object" }, effect: "read", execute: () => "now" });
+    const fast = defineTool({
+      name: "fast.now",
+      description: "Now.",
+      inputSchema: { type: "object" },
+      effect: "read",
+      execute: () => "now",
+    });
     const yard = new Switchyard({ tools: [slow, fast] });
     const server = await startServer({
       script: [
@@ -140,7 +188,13 @@ describe("cancellation mid-turn", () => {
       ],
     });
     const controller = new AbortController();
-    const running = runAgent({ yard, model: adapterFor(server, "anthropic"), task: "Wait twice.", mode: "direct", signal: controller.signal });
+    const running = runAgent({
+      yard,
+      model: adapterFor(server, "anthropic"),
+      task: "Wait twice.",
+      mode: "direct",
+      signal: controller.signal,
+    });
     await hanging.promise;
     controller.abort();
     const result = await running;
@@ -156,10 +210,20 @@ describe("cancellation mid-turn", () => {
     expect(last.content[0]).toMatchObject({ content: expect.stringMatching(/^error CANCELLED/) });
 
     // The transcript is sent again as it is: the provider sees every tool_use answered once.
-    const resumed = await runAgent({ yard, model: adapterFor(server, "anthropic"), task: "Go on.", mode: "direct", messages: result.messages });
+    const resumed = await runAgent({
+      yard,
+      model: adapterFor(server, "anthropic"),
+      task: "Go on.",
+      mode: "direct",
+      messages: result.messages,
+    });
     expect(resumed.status).toBe("completed");
     expect(answeredOnce(server.turnRequests[1]!)).toBe(true);
-    expect(toolCallsOf(result.messages[1]!).map((call) => call.id)).toEqual(["toolu_slow_1", "toolu_fast", "toolu_slow_2"]);
+    expect(toolCallsOf(result.messages[1]!).map((call) => call.id)).toEqual([
+      "toolu_slow_1",
+      "toolu_fast",
+      "toolu_slow_2",
+    ]);
   });
 
   it("cancels a running program: run_program answers with the run's CANCELLED error", async () => {
@@ -178,24 +242,49 @@ describe("cancellation mid-turn", () => {
     });
     const yard = new Switchyard({ tools: [slow] });
     const server = await startServer({
-      script: [{ content: [{ type: "tool_use", id: "toolu_prog", name: "run_program", input: { code: "return await tools.slow.wait({});" } }] }],
+      script: [
+        {
+          content: [
+            {
+              type: "tool_use",
+              id: "toolu_prog",
+              name: "run_program",
+              input: { code: "return await tools.slow.wait({});" },
+            },
+          ],
+        },
+      ],
     });
     const controller = new AbortController();
-    const running = runAgent({ yard, model: adapterFor(server, "anthropic"), task: "t", mode: "programmatic", signal: controller.signal });
+    const running = runAgent({
+      yard,
+      model: adapterFor(server, "anthropic"),
+      task: "t",
+      mode: "programmatic",
+      signal: controller.signal,
+    });
     await started.promise;
     controller.abort();
     const result = await running;
     expect(result.status).toBe("cancelled");
     expect(result.runs).toHaveLength(1);
     expect(result.runs[0]!.error?.code).toBe("CANCELLED");
-    expect(result.messages.at(-1)!.content).toEqual([{ type: "tool_result", callId: "toolu_prog", content: expect.stringMatching(/^error CANCELLED/), isError: true }]);
+    expect(result.messages.at(-1)!.content).toEqual([
+      { type: "tool_result", callId: "toolu_prog", content: expect.stringMatching(/^error CANCELLED/), isError: true },
+    ]);
   });
 
   it("cancels a pending model request: nothing is appended after the task", async () => {
     const server = await startServer({ script: [{ content: [{ type: "text", text: "late" }], delayMs: 2_000 }] });
     const yard = new Switchyard();
     const controller = new AbortController();
-    const running = runAgent({ yard, model: adapterFor(server, "anthropic"), task: "t", mode: "direct", signal: controller.signal });
+    const running = runAgent({
+      yard,
+      model: adapterFor(server, "anthropic"),
+      task: "t",
+      mode: "direct",
+      signal: controller.signal,
+    });
     while (server.turnRequests.length === 0) await new Promise((resolve) => setImmediate(resolve));
     controller.abort();
     const result = await running;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { checkPublishedFigures, countBodyTokens, countRequestTokens, GET_WEATHER_REQUEST, TOKENIZER } from "../../bench/tokens/count-request.js";
+import {
+  checkPublishedFigures,
+  countBodyTokens,
+  countRequestTokens,
+  GET_WEATHER_REQUEST,
+  TOKENIZER,
+} from "../../bench/tokens/count-request.js";
 import type { ModeRun } from "../../bench/tokens/modes.js";
 import type { RequestRecord } from "../../bench/tokens/scripted-model.js";
 import { CLAUDE_SONNET_4_5 } from "../../bench/tokens/settings.js";
@@ -37,11 +43,32 @@ describe("countBodyTokens", () => {
 });
 
 function record(index: number, inputTokens: number, prefixTokens: number, outputTokens = 10): RequestRecord {
-  return { index, body: GET_WEATHER_REQUEST, inputTokens, prefixTokens, outputTokens, response: "tool_calls", toolCallCount: 1, overOutputLimit: false };
+  return {
+    index,
+    body: GET_WEATHER_REQUEST,
+    inputTokens,
+    prefixTokens,
+    outputTokens,
+    response: "tool_calls",
+    toolCallCount: 1,
+    overOutputLimit: false,
+  };
 }
 
 function runOf(records: RequestRecord[]): ModeRun {
-  return { taskId: "t", mode: "direct", records, answer: 1, truth: 1, correct: true, problems: [], finalText: "", toolWallMs: 0, toolCalls: 0, catalogTools: 1 };
+  return {
+    taskId: "t",
+    mode: "direct",
+    records,
+    answer: 1,
+    truth: 1,
+    correct: true,
+    problems: [],
+    finalText: "",
+    toolWallMs: 0,
+    toolCalls: 0,
+    catalogTools: 1,
+  };
 }
 
 describe("splitCache", () => {

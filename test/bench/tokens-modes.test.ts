@@ -16,7 +16,9 @@ function toolResults(body: AnthropicRequestBody): [string, string][] {
   return body.messages.flatMap((message) =>
     typeof message.content === "string"
       ? []
-      : message.content.flatMap((block) => (block.type === "tool_result" ? [[block.tool_use_id, String(block.content)] as [string, string]] : [])),
+      : message.content.flatMap((block) =>
+          block.type === "tool_result" ? [[block.tool_use_id, String(block.content)] as [string, string]] : [],
+        ),
   );
 }
 
@@ -52,30 +54,32 @@ describe("direct mode request bodies", () => {
 describe("every task in every mode", () => {
   // Reduced configuration: direct one-call-per-turn only where it stays small; grouped,
   // programmatic, retry and deferred everywhere.
-  const cheapSingleCall = new Set(["expense-budgets", "single-lookup", "dependent-chain", "document-summary", "transcript-copy"]);
+  const cheapSingleCall = new Set([
+    "expense-budgets",
+    "single-lookup",
+    "dependent-chain",
+    "document-summary",
+    "transcript-copy",
+  ]);
   const runs: ModeRun[] = [];
 
-  it(
-    "gives the same, correct answer in every mode, with the summed input equal to the sum over the recorded requests",
-    async () => {
-      for (const task of TASKS) {
-        const modes = MODES.map((mode) => mode.id).filter((mode) => mode !== "direct" || cheapSingleCall.has(task.id));
-        const answers = new Set<string>();
-        for (const mode of modes) {
-          const run = await runMode(task, mode, { profile });
-          runs.push(run);
-          expect(run.problems, `${task.id} / ${mode}`).toEqual([]);
-          expect(run.correct, `${task.id} / ${mode}`).toBe(true);
-          answers.add(canonicalJson(run.answer));
-          const figures = summarizeRun(run, profile);
-          expect(figures.inputTokens).toBe(run.records.reduce((sum, record) => sum + record.inputTokens, 0));
-          for (const record of run.records) expect(record.inputTokens).toBe(countRequestTokens(record.body, profile));
-        }
-        expect(answers.size, task.id).toBe(1);
+  it("gives the same, correct answer in every mode, with the summed input equal to the sum over the recorded requests", async () => {
+    for (const task of TASKS) {
+      const modes = MODES.map((mode) => mode.id).filter((mode) => mode !== "direct" || cheapSingleCall.has(task.id));
+      const answers = new Set<string>();
+      for (const mode of modes) {
+        const run = await runMode(task, mode, { profile });
+        runs.push(run);
+        expect(run.problems, `${task.id} / ${mode}`).toEqual([]);
+        expect(run.correct, `${task.id} / ${mode}`).toBe(true);
+        answers.add(canonicalJson(run.answer));
+        const figures = summarizeRun(run, profile);
+        expect(figures.inputTokens).toBe(run.records.reduce((sum, record) => sum + record.inputTokens, 0));
+        for (const record of run.records) expect(record.inputTokens).toBe(countRequestTokens(record.body, profile));
       }
-    },
-    120_000,
-  );
+      expect(answers.size, task.id).toBe(1);
+    }
+  }, 120_000);
 
   it("prices the retry: the refused program is a request of its own", () => {
     for (const task of TASKS) {
@@ -91,7 +95,10 @@ describe("every task in every mode", () => {
   it("offers only run_program and search_tools in deferred mode, over a catalog padded with the 224 SaaS tools", () => {
     for (const run of runs.filter((candidate) => candidate.mode === "programmatic-deferred")) {
       expect(run.catalogTools).toBeGreaterThan(224);
-      expect(run.records[0]!.body.tools?.map((tool) => ("name" in tool ? tool.name : undefined))).toEqual(["run_program", "search_tools"]);
+      expect(run.records[0]!.body.tools?.map((tool) => ("name" in tool ? tool.name : undefined))).toEqual([
+        "run_program",
+        "search_tools",
+      ]);
     }
   });
 });
@@ -102,7 +109,10 @@ describe("grading", () => {
       ...invoiceSweep,
       createWorld() {
         const world = invoiceSweep.createWorld();
-        const program = world.program.replace("if (page.nextCursor === null) break;", "if (page.nextCursor === null || pages >= 3) break;");
+        const program = world.program.replace(
+          "if (page.nextCursor === null) break;",
+          "if (page.nextCursor === null || pages >= 3) break;",
+        );
         expect(program).not.toBe(world.program);
         return { ...world, program };
       },

@@ -7,7 +7,10 @@ import { singleLookup } from "../../bench/tokens/tasks/single-lookup.js";
 
 describe("token benchmark report", () => {
   it("prints one row per task and mode, the savings against the grouped baseline, and the published-figure check", async () => {
-    const result = await runTokenBenchmark({ tasks: [singleLookup, dependentChain], modes: ["direct-grouped", "programmatic"] });
+    const result = await runTokenBenchmark({
+      tasks: [singleLookup, dependentChain],
+      modes: ["direct-grouped", "programmatic"],
+    });
     expect(result.rows.map((row) => `${row.task.id}/${row.mode}`)).toEqual([
       "single-lookup/direct-grouped",
       "single-lookup/programmatic",
@@ -17,7 +20,9 @@ describe("token benchmark report", () => {
     const markdown = renderMarkdown(result);
     expect(markdown.match(/^\| [^|]* \| (direct, grouped|program) \| /gm)?.length).toBe(4);
     expect(markdown).toContain("| baseline |");
-    expect(markdown).toMatch(/get_weather tool \+ one user message: counted \d+ \(\d+ body \+ 346 tool-use system prompt, o200k_base/);
+    expect(markdown).toMatch(
+      /get_weather tool \+ one user message: counted \d+ \(\d+ body \+ 346 tool-use system prompt, o200k_base/,
+    );
     expect(markdown).toContain("PASS");
     expect(renderText(result)).toContain("Published-figure check:");
 

@@ -12,7 +12,9 @@ import type { ToolDefinition } from "../../src/registry/define-tool.js";
 import { undescribedProperties } from "../helpers/schema-descriptions.js";
 
 // ajv-formats is CommonJS: under NodeNext its default import may be the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => Ajv2020;
 
 let root: string;
 let tools: ToolDefinition[];
@@ -33,7 +35,9 @@ afterAll(async () => {
 
 describe("builtin tool schemas", () => {
   it("are checked by a description finder that does report gaps, nested and in items", () => {
-    const schema = { properties: { a: { type: "string" }, b: { description: "b", type: "array", items: { properties: { c: {} } } } } };
+    const schema = {
+      properties: { a: { type: "string" }, b: { description: "b", type: "array", items: { properties: { c: {} } } } },
+    };
     expect(undescribedProperties(schema)).toEqual(["/a", "/b/items/c"]);
   });
 
@@ -48,7 +52,8 @@ describe("builtin tool schemas", () => {
       }
       const validate = ajv.compile(tool.inputSchema as object);
       expect(tool.inputExamples?.length, tool.name).toBeGreaterThan(0);
-      for (const example of tool.inputExamples ?? []) expect(validate(example), `${tool.name} ${JSON.stringify(example)}`).toBe(true);
+      for (const example of tool.inputExamples ?? [])
+        expect(validate(example), `${tool.name} ${JSON.stringify(example)}`).toBe(true);
     }
   });
 });

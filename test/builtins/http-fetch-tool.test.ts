@@ -63,7 +63,8 @@ function yardWith(options: Partial<Parameters<typeof createHttpFetchTool>[0]> = 
 }
 
 function valueOf(outcome: ToolOutcome): HttpFetchResult {
-  if (outcome.status !== "ok") throw new Error(`expected ok, got ${outcome.status}: ${outcome.error.code} ${outcome.error.message}`);
+  if (outcome.status !== "ok")
+    throw new Error(`expected ok, got ${outcome.status}: ${outcome.error.code} ${outcome.error.message}`);
   return outcome.value as HttpFetchResult;
 }
 
@@ -74,7 +75,9 @@ function errorOf(outcome: ToolOutcome): { code: string; message: string } {
 
 describe("http.fetch", () => {
   it("fetches from an allowed host inside a program", async () => {
-    const result = await yardWith().run(`const response = await tools.http.fetch({ url: "http://127.0.0.1:${port}/hello" }); return { status: response.status, body: JSON.parse(response.body) };`);
+    const result = await yardWith().run(
+      `const response = await tools.http.fetch({ url: "http://127.0.0.1:${port}/hello" }); return { status: response.status, body: JSON.parse(response.body) };`,
+    );
     expect(result.error).toBeUndefined();
     expect(result.output).toEqual({ status: 200, body: { hello: "world" } });
   });
@@ -121,7 +124,9 @@ describe("http.fetch", () => {
   });
 
   it("caps the response body and says it was truncated", async () => {
-    const response = valueOf(await yardWith({ maxResponseBytes: 1000 }).callTool("http.fetch", { url: `http://127.0.0.1:${port}/big` }));
+    const response = valueOf(
+      await yardWith({ maxResponseBytes: 1000 }).callTool("http.fetch", { url: `http://127.0.0.1:${port}/big` }),
+    );
     expect(response.truncated).toBe(true);
     expect(response.body).toBe("z".repeat(1000));
   });
@@ -134,7 +139,11 @@ describe("http.fetch", () => {
   it("is a read tool limited to GET and HEAD by default", async () => {
     const tool = createHttpFetchTool({ allowHosts: ["127.0.0.1"] });
     expect(tool.effect).toBe("read");
-    const outcome = await yardWith().callTool("http.fetch", { url: `http://127.0.0.1:${port}/echo`, method: "POST", body: "x" });
+    const outcome = await yardWith().callTool("http.fetch", {
+      url: `http://127.0.0.1:${port}/echo`,
+      method: "POST",
+      body: "x",
+    });
     expect(errorOf(outcome).code).toBe("INPUT_INVALID");
     expect(connections).toBe(0);
   });
@@ -144,14 +153,26 @@ describe("http.fetch", () => {
     expect(tool.effect).toBe("write");
     expect(tool.resources?.({ url: `http://127.0.0.1:${port}/echo` })).toEqual([`http:http://127.0.0.1:${port}`]);
     const yard = new Switchyard({ tools: [tool] });
-    const posted = valueOf(await yard.callTool("http.fetch", { url: `http://127.0.0.1:${port}/echo`, method: "POST", body: "payload", headers: { "content-type": "text/plain" } }));
+    const posted = valueOf(
+      await yard.callTool("http.fetch", {
+        url: `http://127.0.0.1:${port}/echo`,
+        method: "POST",
+        body: "payload",
+        headers: { "content-type": "text/plain" },
+      }),
+    );
     expect(posted.body).toBe("POST payload");
-    const redirected = valueOf(await yard.callTool("http.fetch", { url: `http://127.0.0.1:${port}/see-other`, method: "POST", body: "payload" }));
+    const redirected = valueOf(
+      await yard.callTool("http.fetch", { url: `http://127.0.0.1:${port}/see-other`, method: "POST", body: "payload" }),
+    );
     expect(redirected.body).toBe("GET ");
   });
 
   it("refuses transport headers such as Host", async () => {
-    const outcome = await yardWith().callTool("http.fetch", { url: `http://127.0.0.1:${port}/hello`, headers: { Host: "evil.example" } });
+    const outcome = await yardWith().callTool("http.fetch", {
+      url: `http://127.0.0.1:${port}/hello`,
+      headers: { Host: "evil.example" },
+    });
     expect(errorOf(outcome).code).toBe("HEADER_NOT_ALLOWED");
     expect(connections).toBe(0);
   });
@@ -182,7 +203,14 @@ describe("isHostAllowed", () => {
   });
 
   it("refuses an empty allowlist, a bare * and entries that are not hosts", () => {
-    for (const allowHosts of [[], ["*"], ["http://example.com"], ["example.com/path"], ["a.*.com"], ["example.com:8080"]]) {
+    for (const allowHosts of [
+      [],
+      ["*"],
+      ["http://example.com"],
+      ["example.com/path"],
+      ["a.*.com"],
+      ["example.com:8080"],
+    ]) {
       expect(() => createHttpFetchTool({ allowHosts }), JSON.stringify(allowHosts)).toThrow(SwitchyardError);
     }
   });

@@ -23,7 +23,8 @@ beforeEach(async () => {
 });
 
 function valueOf(outcome: ToolOutcome): ShellRunResult {
-  if (outcome.status !== "ok") throw new Error(`expected ok, got ${outcome.status}: ${outcome.error.code} ${outcome.error.message}`);
+  if (outcome.status !== "ok")
+    throw new Error(`expected ok, got ${outcome.status}: ${outcome.error.code} ${outcome.error.message}`);
   return outcome.value as ShellRunResult;
 }
 
@@ -52,13 +53,26 @@ describe("shell.run with shellPermissionRules", () => {
     });
     const result = await yard.run(`return await tools.shell.run({ command: "cat marker.txt && pwd" });`);
     expect(result.error).toBeUndefined();
-    expect(result.output).toEqual({ exitCode: 0, signal: null, stdout: `keep me\n${workspace}\n`, stderr: "", truncated: false, timedOut: false });
+    expect(result.output).toEqual({
+      exitCode: 0,
+      signal: null,
+      stdout: `keep me\n${workspace}\n`,
+      stderr: "",
+      truncated: false,
+      timedOut: false,
+    });
     expect(asked).toBe(0);
   });
 
   it("denies a write command when there is no approver, and the command never runs", async () => {
-    const yard = new Switchyard({ tools: [createShellTool({ workspace })], permissions: { rules: shellPermissionRules() }, typeCheck: "off" });
-    const result = await yard.run(`try { await tools.shell.run({ command: "touch created.txt" }); return "ran"; } catch (error) { return error.code + ": " + error.message; }`);
+    const yard = new Switchyard({
+      tools: [createShellTool({ workspace })],
+      permissions: { rules: shellPermissionRules() },
+      typeCheck: "off",
+    });
+    const result = await yard.run(
+      `try { await tools.shell.run({ command: "touch created.txt" }); return "ran"; } catch (error) { return error.code + ": " + error.message; }`,
+    );
     expect(result.output).toMatch(/^PERMISSION_DENIED: .*needs approval/);
     await expect(stat(join(workspace, "created.txt"))).rejects.toThrow();
   });
@@ -88,7 +102,13 @@ describe("shell.run with shellPermissionRules", () => {
 
   it("fails closed: an input without a readable command matches the deny rule", () => {
     const gate = new PermissionGate({ rules: shellPermissionRules() });
-    const request = { tool: "shell.run", caller: "direct" as const, programId: undefined, callId: "c1", effect: "write" as const };
+    const request = {
+      tool: "shell.run",
+      caller: "direct" as const,
+      programId: undefined,
+      callId: "c1",
+      effect: "write" as const,
+    };
     expect(gate.decide({ ...request, input: {} }).decision).toBe("deny");
     expect(gate.decide({ ...request, input: { command: "ls" } }).decision).toBe("allow");
     expect(gate.decide({ ...request, input: { command: "mkdir x" } }).decision).toBe("ask");
@@ -116,7 +136,9 @@ describe("shell.run on its own", () => {
 
   it("kills a command that runs out of time, with its background children, quickly", async () => {
     const started = Date.now();
-    const result = valueOf(await yardWithoutRules({ timeoutMs: 300 }).callTool("shell.run", { command: "sleep 100 & echo $!; sleep 100" }));
+    const result = valueOf(
+      await yardWithoutRules({ timeoutMs: 300 }).callTool("shell.run", { command: "sleep 100 & echo $!; sleep 100" }),
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(result).toMatchObject({ timedOut: true, exitCode: null, signal: "SIGKILL" });
     const backgroundPid = Number(result.stdout.trim());
@@ -147,7 +169,9 @@ describe("shell.run on its own", () => {
   it("scrubs the environment: a secret of the parent is not visible, HOME is the workspace", async () => {
     process.env["SWITCHYARD_TEST_SECRET"] = "hunter2";
     try {
-      const result = valueOf(await yardWithoutRules({ env: { GREETING: "hello" } }).callTool("shell.run", { command: "env" }));
+      const result = valueOf(
+        await yardWithoutRules({ env: { GREETING: "hello" } }).callTool("shell.run", { command: "env" }),
+      );
       expect(result.stdout).not.toContain("hunter2");
       expect(result.stdout).not.toContain("SWITCHYARD_TEST_SECRET");
       expect(result.stdout).toContain(`HOME=${workspace}`);
@@ -157,7 +181,11 @@ describe("shell.run on its own", () => {
         .split("\n")
         .map((line) => line.split("=")[0]);
       // sh itself may add PWD, SHLVL and _; nothing else of the parent comes through.
-      expect(names.filter((name) => !["PATH", "HOME", "LANG", "GREETING", "PWD", "SHLVL", "_", "OLDPWD"].includes(name ?? ""))).toEqual([]);
+      expect(
+        names.filter(
+          (name) => !["PATH", "HOME", "LANG", "GREETING", "PWD", "SHLVL", "_", "OLDPWD"].includes(name ?? ""),
+        ),
+      ).toEqual([]);
     } finally {
       delete process.env["SWITCHYARD_TEST_SECRET"];
     }

@@ -2,7 +2,12 @@ import { constants } from "node:fs";
 import { mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openInWorkspace, resolveInWorkspace, resolveWorkspacePath, type WorkspaceRoot } from "../../src/builtins/workspace-path.js";
+import {
+  openInWorkspace,
+  resolveInWorkspace,
+  resolveWorkspacePath,
+  type WorkspaceRoot,
+} from "../../src/builtins/workspace-path.js";
 import { ToolError } from "../../src/errors.js";
 import { createWorkspaceFixture, type WorkspaceFixture } from "../helpers/workspace-fixture.js";
 
@@ -42,8 +47,12 @@ async function refusal(requested: string, mustExist = true): Promise<ToolError> 
 
 describe("resolveInWorkspace", () => {
   it("returns the real path of a file inside the workspace", async () => {
-    await expect(resolveInWorkspace(root, "docs/readme.md", { mustExist: true })).resolves.toBe(join(root, "docs", "readme.md"));
-    await expect(resolveInWorkspace(root, "./docs/../docs/readme.md", { mustExist: true })).resolves.toBe(join(root, "docs", "readme.md"));
+    await expect(resolveInWorkspace(root, "docs/readme.md", { mustExist: true })).resolves.toBe(
+      join(root, "docs", "readme.md"),
+    );
+    await expect(resolveInWorkspace(root, "./docs/../docs/readme.md", { mustExist: true })).resolves.toBe(
+      join(root, "docs", "readme.md"),
+    );
   });
 
   it("refuses a .. escape with PATH_OUTSIDE_WORKSPACE and a message about relative paths", async () => {
@@ -63,7 +72,9 @@ describe("resolveInWorkspace", () => {
   });
 
   it("accepts an absolute path that lies inside the workspace", async () => {
-    await expect(resolveInWorkspace(root, join(root, "docs", "readme.md"), { mustExist: true })).resolves.toBe(join(root, "docs", "readme.md"));
+    await expect(resolveInWorkspace(root, join(root, "docs", "readme.md"), { mustExist: true })).resolves.toBe(
+      join(root, "docs", "readme.md"),
+    );
   });
 
   it("refuses a path with a NUL byte", async () => {
@@ -80,8 +91,12 @@ describe("resolveInWorkspace", () => {
   });
 
   it("follows a symlink inside the workspace that points inside", async () => {
-    await expect(resolveInWorkspace(root, "readme-link", { mustExist: true })).resolves.toBe(join(root, "docs", "readme.md"));
-    await expect(resolveInWorkspace(root, "docs-link/readme.md", { mustExist: true })).resolves.toBe(join(root, "docs", "readme.md"));
+    await expect(resolveInWorkspace(root, "readme-link", { mustExist: true })).resolves.toBe(
+      join(root, "docs", "readme.md"),
+    );
+    await expect(resolveInWorkspace(root, "docs-link/readme.md", { mustExist: true })).resolves.toBe(
+      join(root, "docs", "readme.md"),
+    );
   });
 
   it("refuses a not-yet-existing file under a symlinked-out parent", async () => {
@@ -95,17 +110,27 @@ describe("resolveInWorkspace", () => {
 
   it("follows a dangling symlink that points inside to where a new file would be created", async () => {
     const target = await resolveWorkspacePath(workspaceRoot, "dangling-in", { mustExist: false });
-    expect(target).toMatchObject({ realPath: join(root, "docs", "new.md"), relativePath: "docs/new.md", exists: false });
+    expect(target).toMatchObject({
+      realPath: join(root, "docs", "new.md"),
+      relativePath: "docs/new.md",
+      exists: false,
+    });
   });
 
   it("resolves a file that does not exist yet to its real parent plus the rest", async () => {
     const target = await resolveWorkspacePath(workspaceRoot, "docs-link/sub/new.txt", { mustExist: false });
-    expect(target).toMatchObject({ realPath: join(root, "docs", "sub", "new.txt"), relativePath: "docs/sub/new.txt", exists: false });
+    expect(target).toMatchObject({
+      realPath: join(root, "docs", "sub", "new.txt"),
+      relativePath: "docs/sub/new.txt",
+      exists: false,
+    });
   });
 
   it("reports NOT_FOUND for a missing path only when it must exist", async () => {
     expect((await refusal("docs/missing.md")).code).toBe("NOT_FOUND");
-    await expect(resolveInWorkspace(root, "docs/missing.md", { mustExist: false })).resolves.toBe(join(root, "docs", "missing.md"));
+    await expect(resolveInWorkspace(root, "docs/missing.md", { mustExist: false })).resolves.toBe(
+      join(root, "docs", "missing.md"),
+    );
   });
 
   it("reports a symlink loop as SYMLINK_LOOP", async () => {
@@ -120,9 +145,15 @@ describe("resolveInWorkspace", () => {
   it("confines by the real path of a root that is itself a symlink", async () => {
     const linkedRoot = join(base, "root-link");
     await symlink(root, linkedRoot);
-    await expect(resolveInWorkspace(linkedRoot, "docs/readme.md", { mustExist: true })).resolves.toBe(join(root, "docs", "readme.md"));
-    await expect(resolveInWorkspace(linkedRoot, join(linkedRoot, "docs", "readme.md"), { mustExist: true })).resolves.toBe(join(root, "docs", "readme.md"));
-    expect((await resolveInWorkspace(linkedRoot, "secret-link", { mustExist: true }).catch((error: ToolError) => error.code))).toBe("PATH_OUTSIDE_WORKSPACE");
+    await expect(resolveInWorkspace(linkedRoot, "docs/readme.md", { mustExist: true })).resolves.toBe(
+      join(root, "docs", "readme.md"),
+    );
+    await expect(
+      resolveInWorkspace(linkedRoot, join(linkedRoot, "docs", "readme.md"), { mustExist: true }),
+    ).resolves.toBe(join(root, "docs", "readme.md"));
+    expect(
+      await resolveInWorkspace(linkedRoot, "secret-link", { mustExist: true }).catch((error: ToolError) => error.code),
+    ).toBe("PATH_OUTSIDE_WORKSPACE");
   });
 });
 
@@ -133,8 +164,13 @@ describe("resolveWorkspacePath with a root resolved once", () => {
     const pinnedRoot: WorkspaceRoot = { path: pinned, realPath: pinned };
     await rename(pinned, join(base, "pinned-old"));
     await symlink(outside, pinned);
-    for (const [requested, mustExist] of [["secret.txt", true], ["new.txt", false]] as const) {
-      const error = await resolveWorkspacePath(pinnedRoot, requested, { mustExist }).catch((thrown: ToolError) => thrown);
+    for (const [requested, mustExist] of [
+      ["secret.txt", true],
+      ["new.txt", false],
+    ] as const) {
+      const error = await resolveWorkspacePath(pinnedRoot, requested, { mustExist }).catch(
+        (thrown: ToolError) => thrown,
+      );
       expect((error as ToolError).code, requested).toBe("PATH_OUTSIDE_WORKSPACE");
     }
   });
@@ -144,7 +180,9 @@ describe("resolveWorkspacePath with a root resolved once", () => {
     await mkdir(gone);
     const goneRoot: WorkspaceRoot = { path: gone, realPath: gone };
     await rm(gone, { recursive: true });
-    const error = await resolveWorkspacePath(goneRoot, "new.txt", { mustExist: false }).catch((thrown: ToolError) => thrown);
+    const error = await resolveWorkspacePath(goneRoot, "new.txt", { mustExist: false }).catch(
+      (thrown: ToolError) => thrown,
+    );
     expect((error as ToolError).code).toBe("WORKSPACE_UNAVAILABLE");
   });
 });

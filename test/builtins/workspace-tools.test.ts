@@ -26,7 +26,13 @@ beforeAll(async () => {
   await writeFile(join(root, "image.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x00, 0x01, 0x02]));
   await writeFile(join(root, "big.txt"), "x".repeat(3000) + "\nTODO hidden in a big file\n");
   yard = new Switchyard({
-    tools: createWorkspaceTools({ root, maxReadBytes: 2048, maxWriteBytes: 1024, maxListEntries: 50, maxSearchResults: 10 }),
+    tools: createWorkspaceTools({
+      root,
+      maxReadBytes: 2048,
+      maxWriteBytes: 1024,
+      maxListEntries: 50,
+      maxSearchResults: 10,
+    }),
     typeCheck: "off",
   });
 });
@@ -63,13 +69,19 @@ describe("createWorkspaceTools", () => {
 
   it("gives one lexical lock key to two spellings of the same path", () => {
     const writeFileTool = createWorkspaceTools({ root })[1]!;
-    const keys = [writeFileTool.resources!({ path: "a.txt", content: "" }), writeFileTool.resources!({ path: "./docs/../a.txt", content: "" })];
+    const keys = [
+      writeFileTool.resources!({ path: "a.txt", content: "" }),
+      writeFileTool.resources!({ path: "./docs/../a.txt", content: "" }),
+    ];
     expect(keys[0]).toEqual([`file:${join(root, "a.txt")}`]);
     expect(keys[1]).toEqual(keys[0]);
     // The scheduler turns that key into an exclusive lock for writes and a shared one for reads.
     const scheduler = new ToolScheduler();
     const call = { id: "c1", tool: "workspace.writeFile", input: {}, caller: "program" as const };
-    expect(scheduler.locksFor(writeFileTool, call, keys[0]!)).toContainEqual({ key: `resource:file:${join(root, "a.txt")}`, mode: "exclusive" });
+    expect(scheduler.locksFor(writeFileTool, call, keys[0]!)).toContainEqual({
+      key: `resource:file:${join(root, "a.txt")}`,
+      mode: "exclusive",
+    });
     const readFileTool = createWorkspaceTools({ root })[0]!;
     expect(scheduler.locksFor(readFileTool, call, readFileTool.resources!({ path: "a.txt" }))).toContainEqual({
       key: `resource:file:${join(root, "a.txt")}`,
@@ -83,8 +95,15 @@ describe("createWorkspaceTools", () => {
     const readFileTool = createWorkspaceTools({ root: replaced })[0]!;
     await rename(replaced, join(base, "replaced-old"));
     await symlink(outside, replaced);
-    const context = { signal: new AbortController().signal, callId: "c1", caller: "direct" as const, programId: undefined };
-    const error = await Promise.resolve(readFileTool.execute({ path: "secret.txt" }, context)).catch((thrown: ToolError) => thrown);
+    const context = {
+      signal: new AbortController().signal,
+      callId: "c1",
+      caller: "direct" as const,
+      programId: undefined,
+    };
+    const error = await Promise.resolve(readFileTool.execute({ path: "secret.txt" }, context)).catch(
+      (thrown: ToolError) => thrown,
+    );
     expect((error as ToolError).code).toBe("PATH_OUTSIDE_WORKSPACE");
   });
 
@@ -106,7 +125,15 @@ describe("workspace tools in a program", () => {
     `);
     expect(result.output).toEqual({
       written: { path: "out/hello.txt", bytesWritten: 7, size: 7, created: true },
-      read: { path: "out/hello.txt", encoding: "utf8", content: "héllo\n", size: 7, offset: 0, bytesRead: 7, eof: true },
+      read: {
+        path: "out/hello.txt",
+        encoding: "utf8",
+        content: "héllo\n",
+        size: 7,
+        offset: 0,
+        bytesRead: 7,
+        eof: true,
+      },
       stat: { path: "out/hello.txt", type: "file", size: 7 },
       missing: { path: "out/nope.txt", exists: false },
     });
@@ -142,7 +169,9 @@ describe("workspace tools in a program", () => {
       }
       return { codes };
     `);
-    expect((result.output as { codes: string[] }).codes).toEqual(Array.from({ length: 10 }, () => "PATH_OUTSIDE_WORKSPACE"));
+    expect((result.output as { codes: string[] }).codes).toEqual(
+      Array.from({ length: 10 }, () => "PATH_OUTSIDE_WORKSPACE"),
+    );
     expect(await readFile(join(outside, "secret.txt"), "utf8")).toBe("secret\n");
     await expect(readFile(join(outside, "new.txt"))).rejects.toThrow();
     await expect(readFile(join(outside, "sub", "new.txt"))).rejects.toThrow();
@@ -156,7 +185,15 @@ describe("workspace tools in a program", () => {
       return { top: top.entries.map((entry) => entry.path + ":" + entry.type), deep: deep.entries, truncated: deep.truncated };
     `);
     const output = result.output as { top: string[]; deep: unknown[]; truncated: boolean };
-    expect(output.top).toEqual(expect.arrayContaining(["README.md:file", "docs:directory", "outside-folder:symlink", "secret-link:symlink", "src:directory"]));
+    expect(output.top).toEqual(
+      expect.arrayContaining([
+        "README.md:file",
+        "docs:directory",
+        "outside-folder:symlink",
+        "secret-link:symlink",
+        "src:directory",
+      ]),
+    );
     expect(output.deep).toEqual([
       { name: "deep", path: "src/deep", type: "directory", size: 0 },
       { name: "util.ts", path: "src/deep/util.ts", type: "file", size: 26 },
@@ -167,8 +204,14 @@ describe("workspace tools in a program", () => {
 
   it("stops a listing at maxListEntries and says it was truncated", async () => {
     await mkdir(join(root, "many"), { recursive: true });
-    await Promise.all(Array.from({ length: 60 }, (_, index) => writeFile(join(root, "many", `f${String(index).padStart(2, "0")}.txt`), "")));
-    const result = await run(`const listing = await tools.workspace.listDir({ path: "many" }); return { count: listing.entries.length, truncated: listing.truncated };`);
+    await Promise.all(
+      Array.from({ length: 60 }, (_, index) =>
+        writeFile(join(root, "many", `f${String(index).padStart(2, "0")}.txt`), ""),
+      ),
+    );
+    const result = await run(
+      `const listing = await tools.workspace.listDir({ path: "many" }); return { count: listing.entries.length, truncated: listing.truncated };`,
+    );
     expect(result.output).toEqual({ count: 50, truncated: true });
   });
 
@@ -250,7 +293,14 @@ describe("workspace tools in a program", () => {
       return codes;
     `);
     const codes = result.output as string[];
-    expect(codes.map((entry) => entry.split(":")[0])).toEqual(["ALREADY_EXISTS", "NOT_FOUND", "NOT_A_FILE", "NOT_FOUND", "NOT_A_DIRECTORY", "NOT_A_FILE"]);
+    expect(codes.map((entry) => entry.split(":")[0])).toEqual([
+      "ALREADY_EXISTS",
+      "NOT_FOUND",
+      "NOT_A_FILE",
+      "NOT_FOUND",
+      "NOT_A_DIRECTORY",
+      "NOT_A_FILE",
+    ]);
     expect(codes[1]).toMatch(/createDirectories/);
     expect(await readFile(join(root, "README.md"), "utf8")).toBe("# Project\nTODO: write docs\n");
   });
@@ -262,6 +312,9 @@ describe("workspace tools in a program", () => {
       const appended = await tools.workspace.writeFile({ path: "note.txt", content: "more\\n", mode: "append" });
       return { appended, content: (await tools.workspace.readFile({ path: "note.txt" })).content };
     `);
-    expect(result.output).toEqual({ appended: { path: "note.txt", bytesWritten: 5, size: 11, created: false }, content: "short\nmore\n" });
+    expect(result.output).toEqual({
+      appended: { path: "note.txt", bytesWritten: 5, size: 11, created: false },
+      content: "short\nmore\n",
+    });
   });
 });

@@ -25,11 +25,18 @@ function writeSessionConfig(name: string, extra: Record<string, unknown> = {}): 
     JSON.stringify({
       tools: [TOOL_MODULE],
       mcpServers: {
-        memory: { command: process.execPath, args: [mcpServerScript("memory")], env: { MEMORY_FILE_PATH: join(folder, "memory.jsonl") } },
+        memory: {
+          command: process.execPath,
+          args: [mcpServerScript("memory")],
+          env: { MEMORY_FILE_PATH: join(folder, "memory.jsonl") },
+        },
       },
       workspace: "work",
       spill: "spill",
-      permissions: { default: "allow", rules: [{ tools: "memory.delete_*", decision: "deny", reason: "the graph is append-only here" }] },
+      permissions: {
+        default: "allow",
+        rules: [{ tools: "memory.delete_*", decision: "deny", reason: "the graph is append-only here" }],
+      },
       ...extra,
     }),
   );
@@ -44,7 +51,9 @@ describe("createSwitchyardFromConfig", () => {
       expect(names[0]).toBe("greeting.hello");
       expect(names).toContain("results.read");
       expect(names.some((name) => name.startsWith("workspace."))).toBe(true);
-      expect(names.filter((name) => name.startsWith("memory."))).toHaveLength(session.sources.get("memory")!.tools.length);
+      expect(names.filter((name) => name.startsWith("memory."))).toHaveLength(
+        session.sources.get("memory")!.tools.length,
+      );
       const result = await session.yard.run(`
         const [greeting, created] = await Promise.all([
           tools.greeting.hello({ name: "config" }),
@@ -62,8 +71,15 @@ describe("createSwitchyardFromConfig", () => {
   });
 
   it("orders the catalog by the config's server order, whichever server came up first", async () => {
-    const memory = (name: string) => ({ command: process.execPath, args: [mcpServerScript("memory")], env: { MEMORY_FILE_PATH: join(temp.path, `${name}.jsonl`) } });
-    const session = await createSwitchyardFromConfig({ mcpServers: { zeta: memory("zeta"), alpha: memory("alpha"), mid: memory("mid") } }, { baseDir: temp.path });
+    const memory = (name: string) => ({
+      command: process.execPath,
+      args: [mcpServerScript("memory")],
+      env: { MEMORY_FILE_PATH: join(temp.path, `${name}.jsonl`) },
+    });
+    const session = await createSwitchyardFromConfig(
+      { mcpServers: { zeta: memory("zeta"), alpha: memory("alpha"), mid: memory("mid") } },
+      { baseDir: temp.path },
+    );
     try {
       const sources = [...new Set(session.yard.registry.snapshot().tools.map((tool) => tool.definition.source))];
       expect(sources.filter((source) => source.startsWith("mcp:"))).toEqual(["mcp:zeta", "mcp:alpha", "mcp:mid"]);
@@ -76,8 +92,15 @@ describe("createSwitchyardFromConfig", () => {
   it("closes the servers that started when another fails, and names the failing one", async () => {
     const path = writeSessionConfig("one-broken", {
       mcpServers: {
-        memory: { command: process.execPath, args: [mcpServerScript("memory")], env: { MEMORY_FILE_PATH: join(temp.path, "m.jsonl") } },
-        broken: { command: process.execPath, args: ["-e", "setTimeout(() => { console.error('boom'); process.exit(3); }, 300)"] },
+        memory: {
+          command: process.execPath,
+          args: [mcpServerScript("memory")],
+          env: { MEMORY_FILE_PATH: join(temp.path, "m.jsonl") },
+        },
+        broken: {
+          command: process.execPath,
+          args: ["-e", "setTimeout(() => { console.error('boom'); process.exit(3); }, 300)"],
+        },
       },
     });
     const pids: number[] = [];
@@ -116,15 +139,24 @@ describe("the switchyard CLI with --config", () => {
 
     const json = await run(process.execPath, [BIN, "tools", "--config", path, "--json"], { timeout: 20_000 });
     const rows = JSON.parse(json.stdout) as { namespace: string; name: string; source: string }[];
-    expect(rows).toContainEqual(expect.objectContaining({ namespace: "memory", name: "create_entities", effect: "write", source: "mcp:memory" }));
-    console.info(`switchyard tools --config (CLI start, session, server-memory start, listing, close): ${elapsedMs} ms`);
+    expect(rows).toContainEqual(
+      expect.objectContaining({ namespace: "memory", name: "create_entities", effect: "write", source: "mcp:memory" }),
+    );
+    console.info(
+      `switchyard tools --config (CLI start, session, server-memory start, listing, close): ${elapsedMs} ms`,
+    );
   });
 
   it("`switchyard run --config` runs a program against the config's tools; without --config or --tools it explains", async () => {
     const path = writeSessionConfig("cli-run");
     const program = join(temp.path, "program.ts");
-    writeFileSync(program, `const graph = await tools.memory.read_graph({});\nreturn { entities: graph.entities.length, hello: (await tools.greeting.hello({ name: "cli" })).text };\n`);
-    const { stdout } = await run(process.execPath, [BIN, "run", program, "--config", path, "--json"], { timeout: 20_000 });
+    writeFileSync(
+      program,
+      `const graph = await tools.memory.read_graph({});\nreturn { entities: graph.entities.length, hello: (await tools.greeting.hello({ name: "cli" })).text };\n`,
+    );
+    const { stdout } = await run(process.execPath, [BIN, "run", program, "--config", path, "--json"], {
+      timeout: 20_000,
+    });
     expect(JSON.parse(stdout)).toMatchObject({ ok: true, output: { entities: 0, hello: "Hello, cli!" } });
 
     const failed = await run(process.execPath, [BIN, "tools"], { timeout: 20_000 }).then(

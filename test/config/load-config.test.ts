@@ -53,7 +53,11 @@ describe("loadConfig", () => {
     expect(config.workspace).toBe(join(base, "work"));
     expect(config.spill).toBe(join(base, ".switchyard/spill"));
     expect(config.mcpServers?.["memory"]).toMatchObject({ command: "node", cwd: base });
-    expect(config.mcpServers?.["remote"]).toEqual({ url: "http://127.0.0.1:9/mcp", headers: { authorization: "Bearer t" }, callTimeoutMs: 5000 });
+    expect(config.mcpServers?.["remote"]).toEqual({
+      url: "http://127.0.0.1:9/mcp",
+      headers: { authorization: "Bearer t" },
+      callTimeoutMs: 5000,
+    });
     expect(config.limits).toEqual({ wallTimeMs: 5000, maxToolCalls: 50 });
   });
 
@@ -72,7 +76,9 @@ describe("loadConfig", () => {
     expect(error.message).toContain("/mcpServers/fs/comand: expected no such property");
     expect(error.message).toContain("/mcpServers/fs/command: expected a required property, received missing");
     expect(error.message).toContain("/mcpServers/remote/url: expected type string");
-    expect(error.message).toContain('/permissions/rules/0/decision: expected one of "allow", "ask", "deny", received "maybe"');
+    expect(error.message).toContain(
+      '/permissions/rules/0/decision: expected one of "allow", "ask", "deny", received "maybe"',
+    );
     expect(error.message).toContain("/limits/wallTimeMs");
     expect(error.message).toContain("/limits/speed: expected no such property");
   });
@@ -84,17 +90,24 @@ describe("loadConfig", () => {
   });
 
   it("reports a missing file and a file that is not JSON", async () => {
-    await expect(loadConfig(join(temp.path, "nope.json"))).rejects.toMatchObject({ code: "CONFIG_INVALID", message: expect.stringMatching(/Could not read/) });
+    await expect(loadConfig(join(temp.path, "nope.json"))).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+      message: expect.stringMatching(/Could not read/),
+    });
     expect((await configError("{ not json")).message).toMatch(/not valid JSON/);
   });
 
   it("validates config objects built in code the same way", () => {
-    expect(() => resolveConfig({ typeCheck: "sometimes" }, { baseDir: temp.path })).toThrow(/\/typeCheck: expected one of "error", "warn", "off"/);
+    expect(() => resolveConfig({ typeCheck: "sometimes" }, { baseDir: temp.path })).toThrow(
+      /\/typeCheck: expected one of "error", "warn", "off"/,
+    );
     expect(resolveConfig({}, { baseDir: temp.path })).toMatchObject({ baseDir: temp.path, configPath: undefined });
   });
 
   it("publishes exactly CONFIG_SCHEMA as switchyard.config.schema.json at the repository root", () => {
-    const published = JSON.parse(readFileSync(fileURLToPath(new URL("../../switchyard.config.schema.json", import.meta.url)), "utf8")) as unknown;
+    const published = JSON.parse(
+      readFileSync(fileURLToPath(new URL("../../switchyard.config.schema.json", import.meta.url)), "utf8"),
+    ) as unknown;
     // Regenerate with: node --import tsx -e 'import("./src/config/config-schema.ts").then(({ CONFIG_SCHEMA }) => require("node:fs").writeFileSync("switchyard.config.schema.json", JSON.stringify(CONFIG_SCHEMA, null, 2) + "\n"))'
     expect(published).toEqual(CONFIG_SCHEMA);
     expect(CONFIG_SCHEMA.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
@@ -107,8 +120,15 @@ describe("placeholders in MCP server settings", () => {
     const config = resolveConfig(
       {
         mcpServers: {
-          local: { command: "${configDir}/bin/server", args: ["--data", "${configDir}/data"], env: { TOKEN: "${env:SWITCHYARD_TEST_TOKEN}" } },
-          remote: { url: "https://example.test/${env:SWITCHYARD_TEST_TOKEN}", headers: { Authorization: "Bearer ${env:SWITCHYARD_TEST_TOKEN}" } },
+          local: {
+            command: "${configDir}/bin/server",
+            args: ["--data", "${configDir}/data"],
+            env: { TOKEN: "${env:SWITCHYARD_TEST_TOKEN}" },
+          },
+          remote: {
+            url: "https://example.test/${env:SWITCHYARD_TEST_TOKEN}",
+            headers: { Authorization: "Bearer ${env:SWITCHYARD_TEST_TOKEN}" },
+          },
         },
       },
       { baseDir: "/srv/app" },
@@ -118,13 +138,19 @@ describe("placeholders in MCP server settings", () => {
       args: ["--data", "/srv/app/data"],
       env: { TOKEN: "secret-token" },
     });
-    expect(config.mcpServers!["remote"]).toMatchObject({ url: "https://example.test/secret-token", headers: { Authorization: "Bearer secret-token" } });
+    expect(config.mcpServers!["remote"]).toMatchObject({
+      url: "https://example.test/secret-token",
+      headers: { Authorization: "Bearer secret-token" },
+    });
   });
 
   it("refuses an unset variable, naming the key", () => {
     delete process.env["SWITCHYARD_TEST_MISSING"];
     expect(() =>
-      resolveConfig({ mcpServers: { local: { command: "node", env: { KEY: "${env:SWITCHYARD_TEST_MISSING}" } } } }, { baseDir: "/srv/app" }),
+      resolveConfig(
+        { mcpServers: { local: { command: "node", env: { KEY: "${env:SWITCHYARD_TEST_MISSING}" } } } },
+        { baseDir: "/srv/app" },
+      ),
     ).toThrow(/\/mcpServers\/local\/env\/KEY: the environment variable SWITCHYARD_TEST_MISSING is not set/);
   });
 });

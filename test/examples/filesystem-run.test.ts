@@ -15,7 +15,9 @@ describe("the filesystem example (server-filesystem over stdio)", () => {
   });
 
   it("runs as a script and prints the output and the byte stats", async () => {
-    const { stdout } = await run(process.execPath, ["--no-node-snapshot", "--import", "tsx", EXAMPLE_PATH], { timeout: 30_000 });
+    const { stdout } = await run(process.execPath, ["--no-node-snapshot", "--import", "tsx", EXAMPLE_PATH], {
+      timeout: 30_000,
+    });
     expect(stdout).toMatch(/server-filesystem: \d+ tools, started in \d+ ms/);
     expect(stdout).toMatch(/"totalWords": \d+/);
     expect(stdout).toMatch(/bytes of tool results kept in the sandbox: \d+; bytes returned to the model: \d+/);

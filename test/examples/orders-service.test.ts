@@ -48,7 +48,15 @@ async function lookUp(service: OrdersService, orderId: string): Promise<PaymentC
 }
 
 const byTimeThenId = (a: OrderSummary, b: OrderSummary) =>
-  a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.orderId < b.orderId ? -1 : a.orderId > b.orderId ? 1 : 0;
+  a.createdAt < b.createdAt
+    ? -1
+    : a.createdAt > b.createdAt
+      ? 1
+      : a.orderId < b.orderId
+        ? -1
+        : a.orderId > b.orderId
+          ? 1
+          : 0;
 
 describe("OrdersService data", () => {
   it("holds 500+ orders over six customers, each customer with 60 to 150 orders", async () => {
@@ -68,8 +76,9 @@ describe("OrdersService data", () => {
 
   it("uses integer minor-unit amounts, three currencies and timestamps inside the time range", async () => {
     const service = new OrdersService();
-    const all = (await Promise.all(service.customerIds.map((customerId) => readAll(service, { customerId, pageSize: 100 }))))
-      .flatMap(({ orders }) => orders);
+    const all = (
+      await Promise.all(service.customerIds.map((customerId) => readAll(service, { customerId, pageSize: 100 })))
+    ).flatMap(({ orders }) => orders);
     expect(new Set(all.map((order) => order.currency))).toEqual(new Set(["EUR", "USD", "GBP"]));
     for (const order of all) {
       expect(Number.isInteger(order.amount) && order.amount > 0).toBe(true);
@@ -112,9 +121,12 @@ describe("OrdersService.searchOrders", () => {
 
   it("breaks ties between orders placed in the same second by orderId", async () => {
     const service = new OrdersService();
-    const all = (await Promise.all(service.customerIds.map((customerId) => readAll(service, { customerId, pageSize: 100 }))))
-      .map(({ orders }) => orders);
-    const ties = all.flatMap((orders) => orders.slice(1).filter((order, index) => order.createdAt === orders[index]?.createdAt));
+    const all = (
+      await Promise.all(service.customerIds.map((customerId) => readAll(service, { customerId, pageSize: 100 })))
+    ).map(({ orders }) => orders);
+    const ties = all.flatMap((orders) =>
+      orders.slice(1).filter((order, index) => order.createdAt === orders[index]?.createdAt),
+    );
     expect(ties.length).toBeGreaterThan(0);
     for (const orders of all) expect([...orders].sort(byTimeThenId)).toEqual(orders);
   });
@@ -177,13 +189,17 @@ describe("OrdersService.searchOrders", () => {
     const service = new OrdersService();
     const first = await service.searchOrders({ customerId: "cus_1002", pageSize: 100 });
     const cursor = first.nextCursor ?? "";
-    expect(await codeOf(service.searchOrders({ customerId: "cus_1004", pageSize: 100, cursor }))).toBe("CURSOR_MISMATCH");
+    expect(await codeOf(service.searchOrders({ customerId: "cus_1004", pageSize: 100, cursor }))).toBe(
+      "CURSOR_MISMATCH",
+    );
   });
 
   it("accepts pageSize 25 given explicitly for a cursor issued with the default page size", async () => {
     const service = new OrdersService();
     const { nextCursor } = await service.searchOrders({ customerId: "cus_1003" });
-    await expect(service.searchOrders({ customerId: "cus_1003", pageSize: 25, cursor: nextCursor ?? "" })).resolves.toBeDefined();
+    await expect(
+      service.searchOrders({ customerId: "cus_1003", pageSize: 25, cursor: nextCursor ?? "" }),
+    ).resolves.toBeDefined();
   });
 
   it("rejects a malformed or forged cursor with CURSOR_INVALID", async () => {
@@ -200,7 +216,9 @@ describe("OrdersService.searchOrders", () => {
       encode({ q: payload.q, o: 1.5 }),
       encode({ q: payload.q, o: 10_000 }),
     ]) {
-      expect(await codeOf(service.searchOrders({ customerId: "cus_1001", pageSize: 10, cursor }))).toBe("CURSOR_INVALID");
+      expect(await codeOf(service.searchOrders({ customerId: "cus_1001", pageSize: 10, cursor }))).toBe(
+        "CURSOR_INVALID",
+      );
     }
   });
 
@@ -320,7 +338,9 @@ describe("OrdersService.groundTruth", () => {
       const context = await lookUp(service, decoy.orderId);
       const payments = context?.payments ?? [];
       const sum = (statuses: string[]) =>
-        payments.filter((payment) => statuses.includes(payment.status)).reduce((total, payment) => total + payment.amount, 0);
+        payments
+          .filter((payment) => statuses.includes(payment.status))
+          .reduce((total, payment) => total + payment.amount, 0);
       if (decoy.kind === "failed-then-captured") {
         expect(payments.map((payment) => payment.status)).toEqual(["failed", "captured"]);
         expect(payments[0]?.capturedAt).toBeNull();
@@ -358,7 +378,9 @@ describe("OrdersService.groundTruth", () => {
     const all = service.groundTruth();
     const some = service.groundTruth(["cus_1002", "cus_1005"]);
     expect(some.orderCount).toBe(148 + 126);
-    expect(some.duplicates).toEqual(all.duplicates.filter((d) => d.customerId === "cus_1002" || d.customerId === "cus_1005"));
+    expect(some.duplicates).toEqual(
+      all.duplicates.filter((d) => d.customerId === "cus_1002" || d.customerId === "cus_1005"),
+    );
     expect(service.groundTruth([]).duplicates).toEqual([]);
   });
 });
@@ -392,6 +414,8 @@ describe("OrdersService latency", () => {
     const controller = new AbortController();
     controller.abort();
     const service = new OrdersService();
-    expect(await codeOf(service.searchOrders({ customerId: "cus_1001" }, { signal: controller.signal }))).toBe("CANCELLED");
+    expect(await codeOf(service.searchOrders({ customerId: "cus_1001" }, { signal: controller.signal }))).toBe(
+      "CANCELLED",
+    );
   });
 });

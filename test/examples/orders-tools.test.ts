@@ -61,9 +61,12 @@ describe("createOrdersTools", () => {
     for (const tool of [search, getPaymentContext]) {
       const validate = ajv.compile(tool.inputSchema);
       expect(tool.inputExamples?.length).toBeGreaterThan(0);
-      for (const example of tool.inputExamples ?? []) expect(validate(example), JSON.stringify(validate.errors)).toBe(true);
+      for (const example of tool.inputExamples ?? [])
+        expect(validate(example), JSON.stringify(validate.errors)).toBe(true);
     }
-    expect(search.inputExamples?.some((example) => typeof (example as { cursor?: unknown }).cursor === "string")).toBe(true);
+    expect(search.inputExamples?.some((example) => typeof (example as { cursor?: unknown }).cursor === "string")).toBe(
+      true,
+    );
   });
 
   it("rejects inputs a model gets wrong: extra properties, a date without time, a page size of 500", () => {

@@ -12,8 +12,12 @@ describe("the orders demo, run in the real sandbox", () => {
       complete: boolean;
     };
     expect(output.checked).toBe(truth.orderCount);
-    expect(output.candidates.map((candidate) => candidate.orderId).sort()).toEqual(truth.duplicates.map((duplicate) => duplicate.orderId).sort());
-    expect(output.candidates.filter((candidate) => candidate.refunded)).toHaveLength(truth.duplicates.filter((duplicate) => duplicate.refunded).length);
+    expect(output.candidates.map((candidate) => candidate.orderId).sort()).toEqual(
+      truth.duplicates.map((duplicate) => duplicate.orderId).sort(),
+    );
+    expect(output.candidates.filter((candidate) => candidate.refunded)).toHaveLength(
+      truth.duplicates.filter((duplicate) => duplicate.refunded).length,
+    );
     expect(output.failed.map((failure) => failure.orderId).sort()).toEqual([...truth.permanentFailures].sort());
     expect(output.complete).toBe(false);
     expect(result.warnings).toEqual([]);

@@ -71,7 +71,9 @@ describe("SWEEP_PROGRAM", () => {
     );
     expect(output.complete).toBe(false);
     expect(output.notes).toEqual([]);
-    expect(result.logs).toEqual([`checked ${service.orderCount} orders of 6 customers; 8 candidates, 2 lookups failed`]);
+    expect(result.logs).toEqual([
+      `checked ${service.orderCount} orders of 6 customers; 8 candidates, 2 lookups failed`,
+    ]);
   });
 
   it(`retries only UPSTREAM_UNAVAILABLE, at most ${SWEEP_MAX_RETRIES} times, and reads each page once`, async () => {
@@ -79,9 +81,16 @@ describe("SWEEP_PROGRAM", () => {
     const truth = service.groundTruth();
     const { result } = await runSweep(SWEEP_PROGRAM, createOrdersTools(service));
     const lookups = result.calls.filter((call) => call.tool === "orders.getPaymentContext");
-    const transientRetries = truth.transientFailures.reduce((total, failure) => total + failure.failuresBeforeSuccess, 0);
-    expect(lookups).toHaveLength(service.orderCount + transientRetries + truth.permanentFailures.length * SWEEP_MAX_RETRIES);
-    expect(new Set(lookups.flatMap((call) => (call.code === undefined ? [] : [call.code])))).toEqual(new Set(["UPSTREAM_UNAVAILABLE"]));
+    const transientRetries = truth.transientFailures.reduce(
+      (total, failure) => total + failure.failuresBeforeSuccess,
+      0,
+    );
+    expect(lookups).toHaveLength(
+      service.orderCount + transientRetries + truth.permanentFailures.length * SWEEP_MAX_RETRIES,
+    );
+    expect(new Set(lookups.flatMap((call) => (call.code === undefined ? [] : [call.code])))).toEqual(
+      new Set(["UPSTREAM_UNAVAILABLE"]),
+    );
     const searches = result.calls.filter((call) => call.tool === "orders.search");
     expect(searches).toHaveLength(9); // pageSize 100: 72, 148, 95, 61, 126, 110 orders
     expect(searches.every((call) => call.status === "ok" && call.code === undefined)).toBe(true);
@@ -112,7 +121,9 @@ describe("SWEEP_PROGRAM", () => {
 
   it("reports the sweep complete when every page was read and every lookup succeeded", async () => {
     const service = new OrdersService();
-    const healthy = service.customerIds.filter((customerId) => service.groundTruth([customerId]).permanentFailures.length === 0);
+    const healthy = service.customerIds.filter(
+      (customerId) => service.groundTruth([customerId]).permanentFailures.length === 0,
+    );
     expect(healthy.length).toBe(4);
     const { output } = await runSweep(sweepProgramFor(healthy), createOrdersTools(service));
     const truth = service.groundTruth(healthy);
@@ -120,7 +131,9 @@ describe("SWEEP_PROGRAM", () => {
     expect(output.failed).toEqual([]);
     expect(output.notes).toEqual([]);
     expect(output.checked).toBe(truth.orderCount);
-    expect(output.candidates.map((candidate) => candidate.orderId).sort()).toEqual(truth.duplicates.map((duplicate) => duplicate.orderId).sort());
+    expect(output.candidates.map((candidate) => candidate.orderId).sort()).toEqual(
+      truth.duplicates.map((duplicate) => duplicate.orderId).sort(),
+    );
   });
 
   it("stops paging with a note, and reports incomplete, when a cursor repeats", async () => {
@@ -192,9 +205,13 @@ function typeCheck(source: string, declarations: string): string[] {
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (name, languageVersion, ...rest) =>
-    name === fileName ? ts.createSourceFile(name, text, languageVersion) : getSourceFile(name, languageVersion, ...rest);
+    name === fileName
+      ? ts.createSourceFile(name, text, languageVersion)
+      : getSourceFile(name, languageVersion, ...rest);
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (name) => name === fileName || fileExists(name);
   const program = ts.createProgram([fileName], options, host);
-  return ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
 }

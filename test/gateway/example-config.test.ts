@@ -20,6 +20,8 @@ describe("examples/gateway/switchyard.config.json", () => {
     expect(existsSync(join(folder, "files", "alpha.md"))).toBe(true);
     expect(config.permissions?.rules?.map((rule) => rule.decision)).toEqual(["ask", "deny"]);
     // ${configDir} makes server-memory's file absolute, beside the config.
-    expect((config.mcpServers!["memory"] as StdioServerConfig).env?.["MEMORY_FILE_PATH"]).toBe(join(folder, "memory.jsonl"));
+    expect((config.mcpServers!["memory"] as StdioServerConfig).env?.["MEMORY_FILE_PATH"]).toBe(
+      join(folder, "memory.jsonl"),
+    );
   });
 });

@@ -3,10 +3,18 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CANNOT_ASK_REASON, GatewayApprovals } from "../../src/gateway/gateway-approvals.js";
-import { createGatewayServer, type GatewayServer, type GatewayServerOptions } from "../../src/gateway/gateway-server.js";
+import {
+  createGatewayServer,
+  type GatewayServer,
+  type GatewayServerOptions,
+} from "../../src/gateway/gateway-server.js";
 import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
 import { Switchyard, type SwitchyardOptions } from "../../src/switchyard.js";
 import type { TraceEvent } from "../../src/trace/trace-events.js";
@@ -16,7 +24,12 @@ const echo = defineTool({
   name: "notes.echo",
   description: "Returns its text.",
   effect: "read",
-  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+  inputSchema: {
+    type: "object",
+    properties: { text: { type: "string" } },
+    required: ["text"],
+    additionalProperties: false,
+  },
   outputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
   execute: (input: { text: string }) => ({ text: input.text }),
 });
@@ -25,7 +38,12 @@ const save = defineTool({
   name: "notes.save",
   description: "Saves a note.",
   effect: "write",
-  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+  inputSchema: {
+    type: "object",
+    properties: { text: { type: "string" } },
+    required: ["text"],
+    additionalProperties: false,
+  },
   execute: (input: { text: string }) => ({ saved: input.text }),
 });
 
@@ -63,7 +81,10 @@ async function connect(
 ): Promise<{ client: Client; gateway: GatewayServer; yard: Switchyard }> {
   const yard = new Switchyard(yardOptions);
   const gateway = createGatewayServer(yard, gatewayOptions);
-  const client = new Client({ name: "test", version: "1.0.0" }, { capabilities: clientOptions.elicitation === true ? { elicitation: {} } : {} });
+  const client = new Client(
+    { name: "test", version: "1.0.0" },
+    { capabilities: clientOptions.elicitation === true ? { elicitation: {} } : {} },
+  );
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await gateway.server.connect(serverTransport);
   await client.connect(clientTransport);
@@ -117,11 +138,20 @@ describe("createGatewayServer: tools/list_changed", () => {
   });
 
   it("stays quiet when a deferred tool is added, and notifies when an always-loaded one is", async () => {
-    const { client, yard } = await connect({ tools: [echo], discovery: { defer: true, alwaysLoaded: ["core.*"], listDeferredNames: false } });
+    const { client, yard } = await connect({
+      tools: [echo],
+      discovery: { defer: true, alwaysLoaded: ["core.*"], listDeferredNames: false },
+    });
     let notifications = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (notifications += 1));
     yard.registry.addAll([save]);
-    const core = defineTool({ name: "core.ping", description: "Answers pong.", effect: "read", inputSchema: { type: "object" }, execute: () => "pong" });
+    const core = defineTool({
+      name: "core.ping",
+      description: "Answers pong.",
+      effect: "read",
+      inputSchema: { type: "object" },
+      execute: () => "pong",
+    });
     yard.registry.addAll([core]);
     await waitFor(() => notifications > 0, 2_000, "tools/list_changed");
     expect(notifications).toBe(1);
@@ -132,9 +162,17 @@ describe("createGatewayServer: tools/list_changed", () => {
 describe("createGatewayServer: results", () => {
   it("wraps a primitive output in structuredContent and reports the catalog version", async () => {
     const { client, yard } = await connect({ tools: [echo] });
-    const result = (await client.callTool({ name: "run_program", arguments: { code: "return (await tools.notes.echo({ text: 'hi' })).text.length;" } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: "run_program",
+      arguments: { code: "return (await tools.notes.echo({ text: 'hi' })).text.length;" },
+    })) as CallToolResult;
     expect(result.isError, textOf(result)).toBe(false);
-    expect(result.structuredContent).toMatchObject({ ok: true, output: 2, calls: { total: 1, byStatus: { ok: 1 }, failed: [] }, catalogVersion: yard.registry.version });
+    expect(result.structuredContent).toMatchObject({
+      ok: true,
+      output: 2,
+      calls: { total: 1, byStatus: { ok: 1 }, failed: [] },
+      catalogVersion: yard.registry.version,
+    });
     expect(textOf(result)).toMatch(/^output: 2\ncalls: 1 \(1 ok\)/);
   });
 
@@ -149,7 +187,10 @@ describe("createGatewayServer: results", () => {
     const badPattern = (await client.callTool({ name: "search_tools", arguments: { pattern: "(" } })) as CallToolResult;
     expect(badPattern.isError).toBe(true);
     expect(textOf(badPattern)).toContain("PATTERN_INVALID");
-    const none = (await client.callTool({ name: "describe_tools", arguments: { names: ["nope.nothing"] } })) as CallToolResult;
+    const none = (await client.callTool({
+      name: "describe_tools",
+      arguments: { names: ["nope.nothing"] },
+    })) as CallToolResult;
     expect(none.isError).toBe(true);
     expect(textOf(none)).toContain('Unknown tool "nope.nothing"');
   });
@@ -160,10 +201,15 @@ describe("createGatewayServer: approvals", () => {
 
   it("denies an `ask` call when the client did not declare elicitation, and unbinds after the run", async () => {
     const approvals = new GatewayApprovals();
-    const { client } = await connect({ tools: [save], permissions: { ...askOnSave, approve: approvals.approve } }, { approvals });
+    const { client } = await connect(
+      { tools: [save], permissions: { ...askOnSave, approve: approvals.approve } },
+      { approvals },
+    );
     const result = (await client.callTool({
       name: "run_program",
-      arguments: { code: "try { await tools.notes.save({ text: 'x' }); return 'saved'; } catch (error) { return (error as Error).message; }" },
+      arguments: {
+        code: "try { await tools.notes.save({ text: 'x' }); return 'saved'; } catch (error) { return (error as Error).message; }",
+      },
     })) as CallToolResult;
     expect((result.structuredContent as { output: string }).output).toContain(CANNOT_ASK_REASON);
     expect(approvals.size).toBe(0);
@@ -171,15 +217,25 @@ describe("createGatewayServer: approvals", () => {
 
   it("asks the client by elicitation and runs the call when the answer is yes", async () => {
     const approvals = new GatewayApprovals();
-    const { client } = await connect({ tools: [save], permissions: { ...askOnSave, approve: approvals.approve } }, { approvals, enableCallTool: true }, { elicitation: true });
+    const { client } = await connect(
+      { tools: [save], permissions: { ...askOnSave, approve: approvals.approve } },
+      { approvals, enableCallTool: true },
+      { elicitation: true },
+    );
     const messages: string[] = [];
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       messages.push(request.params.message);
       return { action: "accept", content: { approve: true } };
     });
-    const run = (await client.callTool({ name: "run_program", arguments: { code: "return await tools.notes.save({ text: 'from a program' });" } })) as CallToolResult;
+    const run = (await client.callTool({
+      name: "run_program",
+      arguments: { code: "return await tools.notes.save({ text: 'from a program' });" },
+    })) as CallToolResult;
     expect(run.structuredContent).toMatchObject({ ok: true, output: { saved: "from a program" } });
-    const direct = (await client.callTool({ name: "call_tool", arguments: { name: "notes.save", input: { text: "direct" } } })) as CallToolResult;
+    const direct = (await client.callTool({
+      name: "call_tool",
+      arguments: { name: "notes.save", input: { text: "direct" } },
+    })) as CallToolResult;
     expect(direct.structuredContent).toMatchObject({ status: "ok", value: { saved: "direct" } });
     expect(messages).toHaveLength(2);
     expect(messages[0]).toMatch(/^Program \S+ wants to call notes.save/);
@@ -189,9 +245,16 @@ describe("createGatewayServer: approvals", () => {
 
   it("denies calls made outside any gateway request", async () => {
     const approvals = new GatewayApprovals();
-    const { yard } = await connect({ tools: [save], permissions: { ...askOnSave, approve: approvals.approve } }, { approvals }, { elicitation: true });
+    const { yard } = await connect(
+      { tools: [save], permissions: { ...askOnSave, approve: approvals.approve } },
+      { approvals },
+      { elicitation: true },
+    );
     const outcome = await yard.callTool("notes.save", { text: "host" });
-    expect(outcome).toMatchObject({ status: "denied", error: { code: "PERMISSION_DENIED", message: expect.stringContaining(CANNOT_ASK_REASON) } });
+    expect(outcome).toMatchObject({
+      status: "denied",
+      error: { code: "PERMISSION_DENIED", message: expect.stringContaining(CANNOT_ASK_REASON) },
+    });
   });
 });
 
@@ -204,7 +267,11 @@ describe("createGatewayServer: cancellation and progress", () => {
       if (event.type === "program-end" || event.type === "tool-call-end") ends.push(event);
     });
     const controller = new AbortController();
-    const pending = client.callTool({ name: "run_program", arguments: { code: "await tools.notes.hang({}); return 1;" } }, undefined, { signal: controller.signal });
+    const pending = client.callTool(
+      { name: "run_program", arguments: { code: "await tools.notes.hang({}); return 1;" } },
+      undefined,
+      { signal: controller.signal },
+    );
     const rejection = expect(pending).rejects.toThrow("stop");
     await waitFor(() => hang.started() === 1, 10_000, "the call to start");
     controller.abort("stop");
@@ -222,9 +289,17 @@ describe("createGatewayServer: cancellation and progress", () => {
     const finals: (string | undefined)[][] = [[], []];
     const run = (calls: number, index: number) =>
       client.callTool(
-        { name: "run_program", arguments: { code: `for (let i = 0; i < ${calls}; i++) await tools.notes.echo({ text: String(i) }); return ${calls};` } },
+        {
+          name: "run_program",
+          arguments: {
+            code: `for (let i = 0; i < ${calls}; i++) await tools.notes.echo({ text: String(i) }); return ${calls};`,
+          },
+        },
         undefined,
-        { onprogress: (progress) => void finals[index]!.push(progress.total === undefined ? undefined : progress.message) },
+        {
+          onprogress: (progress) =>
+            void finals[index]!.push(progress.total === undefined ? undefined : progress.message),
+        },
       );
     await Promise.all([run(3, 0), run(7, 1)]);
     expect(finals[0]!.at(-1)).toMatch(/^ok: 3 calls/);

@@ -34,7 +34,12 @@ describe("serveGateway over streamable HTTP", () => {
     const clients = [new Client({ name: "a", version: "1" }), new Client({ name: "b", version: "1" })];
     for (const client of clients) await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url!)));
     const results = (await Promise.all(
-      clients.map((client, index) => client.callTool({ name: "run_program", arguments: { code: `return (await tools.slow.wait({ ms: ${index} })).waitedMs >= 0;` } })),
+      clients.map((client, index) =>
+        client.callTool({
+          name: "run_program",
+          arguments: { code: `return (await tools.slow.wait({ ms: ${index} })).waitedMs >= 0;` },
+        }),
+      ),
     )) as CallToolResult[];
     expect(results.map((result) => result.structuredContent?.["output"])).toEqual([true, true]);
     for (const client of clients) await client.close();
@@ -44,7 +49,11 @@ describe("serveGateway over streamable HTTP", () => {
   it("refuses a request that names an unknown session", async () => {
     const response = await fetch(gateway.url!, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": "nope" },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": "nope",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(response.status).toBe(404);
@@ -71,7 +80,12 @@ describe("serveGateway over streamable HTTP with a token", () => {
       const response = await fetch(gateway.url!, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } }),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+        }),
       });
       expect(response.status).toBe(401);
     }
@@ -79,8 +93,15 @@ describe("serveGateway over streamable HTTP with a token", () => {
 
   it("serves a client that sends the token", async () => {
     const client = new Client({ name: "c", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url!), { requestInit: { headers: { authorization: "Bearer s3cret" } } }));
-    const result = (await client.callTool({ name: "run_program", arguments: { code: "return 40 + 2;" } })) as CallToolResult;
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(gateway.url!), {
+        requestInit: { headers: { authorization: "Bearer s3cret" } },
+      }),
+    );
+    const result = (await client.callTool({
+      name: "run_program",
+      arguments: { code: "return 40 + 2;" },
+    })) as CallToolResult;
     expect(result.structuredContent?.["output"]).toBe(42);
     await client.close();
   });

@@ -8,7 +8,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ElicitRequestSchema,
+  type CallToolResult,
+  type ElicitRequest,
+  type ElicitResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAlive, mcpServerScript, tempFolder, waitFor } from "../helpers/mcp-servers.js";
 
@@ -28,7 +33,10 @@ interface Gateway {
 }
 
 /** Writes a config (memory + filesystem + slow tools, an `ask` rule on fs.write_file) and connects a client to `serve`. */
-async function startGateway(name: string, options: { elicitation?: (request: ElicitRequest) => ElicitResult; extraArgs?: string[] } = {}): Promise<Gateway> {
+async function startGateway(
+  name: string,
+  options: { elicitation?: (request: ElicitRequest) => ElicitResult; extraArgs?: string[] } = {},
+): Promise<Gateway> {
   const temp = tempFolder(`gateway-${name}`);
   const folder = join(temp.path, "files");
   mkdirSync(join(folder, "notes"), { recursive: true });
@@ -40,7 +48,11 @@ async function startGateway(name: string, options: { elicitation?: (request: Eli
     JSON.stringify({
       tools: [SLOW_TOOLS],
       mcpServers: {
-        memory: { command: process.execPath, args: [mcpServerScript("memory")], env: { MEMORY_FILE_PATH: join(temp.path, "memory.jsonl") } },
+        memory: {
+          command: process.execPath,
+          args: [mcpServerScript("memory")],
+          env: { MEMORY_FILE_PATH: join(temp.path, "memory.jsonl") },
+        },
         fs: { command: process.execPath, args: [mcpServerScript("filesystem"), folder] },
       },
       permissions: { rules: [{ tools: "fs.write_file", decision: "ask", reason: "writes a file" }] },
@@ -59,7 +71,10 @@ async function startGateway(name: string, options: { elicitation?: (request: Eli
   transport.onerror = (error) => {
     if (error instanceof SyntaxError || error.name === "ZodError") strayStdoutLines.push(error);
   };
-  const client = new Client({ name: "gateway-test", version: "1.0.0" }, { capabilities: options.elicitation === undefined ? {} : { elicitation: {} } });
+  const client = new Client(
+    { name: "gateway-test", version: "1.0.0" },
+    { capabilities: options.elicitation === undefined ? {} : { elicitation: {} } },
+  );
   if (options.elicitation !== undefined) {
     const answer = options.elicitation;
     client.setRequestHandler(ElicitRequestSchema, (request) => answer(request));
@@ -102,7 +117,11 @@ function textOf(result: CallToolResult): string {
   return result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
 }
 
-async function runProgram(client: Client, code: string, options: Parameters<Client["callTool"]>[2] = {}): Promise<CallToolResult> {
+async function runProgram(
+  client: Client,
+  code: string,
+  options: Parameters<Client["callTool"]>[2] = {},
+): Promise<CallToolResult> {
   return (await client.callTool({ name: "run_program", arguments: { code } }, undefined, options)) as CallToolResult;
 }
 
@@ -150,19 +169,33 @@ describe("switchyard serve over stdio (memory + filesystem, a client that answer
     expect(text).toContain("create_entities(");
     expect(text).toContain("read_text_file(");
     expect(text).toContain('Unknown tool "memory.create_entity". Did you mean memory.create_entities');
-    const structured = result.structuredContent as { found: string[]; unknown: { name: string }[]; catalogVersion: number };
+    const structured = result.structuredContent as {
+      found: string[];
+      unknown: { name: string }[];
+      catalogVersion: number;
+    };
     expect(structured.found).toEqual(["memory.create_entities", "fs.read_text_file"]);
     expect(structured.unknown.map((unknown) => unknown.name)).toEqual(["memory.create_entity"]);
     expect(structured.catalogVersion).toBeGreaterThan(0);
   });
 
   it("searches the catalog and returns the found tools' declarations", async () => {
-    const result = (await gateway.client.callTool({ name: "search_tools", arguments: { query: "create entities in the knowledge graph", limit: 3 } })) as CallToolResult;
+    const result = (await gateway.client.callTool({
+      name: "search_tools",
+      arguments: { query: "create entities in the knowledge graph", limit: 3 },
+    })) as CallToolResult;
     const structured = result.structuredContent as { references: { name: string }[]; declarations: string };
     expect(structured.references.map((reference) => reference.name)).toContain("memory.create_entities");
     expect(structured.declarations).toContain("create_entities(");
-    const byPattern = (await gateway.client.callTool({ name: "search_tools", arguments: { pattern: "^fs\\.read" } })) as CallToolResult;
-    expect((byPattern.structuredContent as { references: { name: string }[] }).references.every((reference) => reference.name.startsWith("fs.read"))).toBe(true);
+    const byPattern = (await gateway.client.callTool({
+      name: "search_tools",
+      arguments: { pattern: "^fs\\.read" },
+    })) as CallToolResult;
+    expect(
+      (byPattern.structuredContent as { references: { name: string }[] }).references.every((reference) =>
+        reference.name.startsWith("fs.read"),
+      ),
+    ).toBe(true);
   });
 
   it("runs a program that writes to memory and reads files through the filesystem server in one Promise.all", async () => {
@@ -193,7 +226,12 @@ describe("switchyard serve over stdio (memory + filesystem, a client that answer
     );
     const roundTripMs = Date.now() - started;
     expect(result.isError, textOf(result)).toBeFalsy();
-    const structured = result.structuredContent as { ok: boolean; output: unknown; calls: { total: number; byStatus: Record<string, number> }; catalogVersion: number };
+    const structured = result.structuredContent as {
+      ok: boolean;
+      output: unknown;
+      calls: { total: number; byStatus: Record<string, number> };
+      catalogVersion: number;
+    };
     expect(structured.ok).toBe(true);
     expect(structured.output).toEqual([
       { name: "alpha.txt", words: 3, notes: ["the first note"] },
@@ -208,13 +246,20 @@ describe("switchyard serve over stdio (memory + filesystem, a client that answer
   it("returns isError with the code and the failing source line when the program throws", async () => {
     const result = await runProgram(
       gateway.client,
-      ["const graph = await tools.memory.read_graph({});", "const nobody = graph.entities.find((entity) => entity.name === 'nobody')!;", "return nobody.observations.length;"].join("\n"),
+      [
+        "const graph = await tools.memory.read_graph({});",
+        "const nobody = graph.entities.find((entity) => entity.name === 'nobody')!;",
+        "return nobody.observations.length;",
+      ].join("\n"),
     );
     expect(result.isError).toBe(true);
     const text = textOf(result);
     expect(text).toContain("error RUNTIME_ERROR at line 3");
     expect(text).toContain("line 3: return nobody.observations.length;");
-    expect((result.structuredContent as { ok: boolean; error: { code: string; line: number } }).error).toMatchObject({ code: "RUNTIME_ERROR", line: 3 });
+    expect((result.structuredContent as { ok: boolean; error: { code: string; line: number } }).error).toMatchObject({
+      code: "RUNTIME_ERROR",
+      line: 3,
+    });
   });
 
   it("reports a type error with its line, and nothing runs", async () => {
@@ -259,9 +304,13 @@ describe("switchyard serve over stdio (memory + filesystem, a client that answer
   it("cancels the run when the client aborts, and keeps serving", async () => {
     const marker = join(gateway.folder, "slow-marker");
     const controller = new AbortController();
-    const pending = runProgram(gateway.client, `await tools.slow.wait({ ms: 30000, marker: ${JSON.stringify(marker)} }); return "finished";`, {
-      signal: controller.signal,
-    });
+    const pending = runProgram(
+      gateway.client,
+      `await tools.slow.wait({ ms: 30000, marker: ${JSON.stringify(marker)} }); return "finished";`,
+      {
+        signal: controller.signal,
+      },
+    );
     const rejection = expect(pending).rejects.toThrow("the user pressed stop");
     await waitFor(() => existsSync(`${marker}.started`), 10_000, "the slow call to start");
     const aborted = Date.now();
@@ -269,8 +318,14 @@ describe("switchyard serve over stdio (memory + filesystem, a client that answer
     await rejection;
     // The cancellation reached the tool inside the gateway, and the run ended CANCELLED.
     await waitFor(() => existsSync(`${marker}.cancelled`), 5_000, "the slow call to be cancelled");
-    await waitFor(() => readFileSync(gateway.logFile, "utf8").includes("(cancelled by the client): failed CANCELLED: 1 calls"), 5_000, "the log line");
-    console.info(`cancellation reached the tool ${Number(readFileSync(`${marker}.cancelled`, "utf8")) - aborted} ms after the client aborted`);
+    await waitFor(
+      () => readFileSync(gateway.logFile, "utf8").includes("(cancelled by the client): failed CANCELLED: 1 calls"),
+      5_000,
+      "the log line",
+    );
+    console.info(
+      `cancellation reached the tool ${Number(readFileSync(`${marker}.cancelled`, "utf8")) - aborted} ms after the client aborted`,
+    );
     const next = await runProgram(gateway.client, "return (await tools.slow.wait({ ms: 1 })).waitedMs >= 0;");
     expect(next.isError, textOf(next)).toBeFalsy();
     expect((next.structuredContent as { output: unknown }).output).toBe(true);
@@ -280,11 +335,17 @@ describe("switchyard serve over stdio (memory + filesystem, a client that answer
     answer = { action: "accept", content: { approve: true } };
     elicitations.length = 0;
     const path = join(gateway.folder, "approved.txt");
-    const result = await runProgram(gateway.client, `await tools.fs.write_file({ path: ${JSON.stringify(path)}, content: "hello from a program" }); return "written";`);
+    const result = await runProgram(
+      gateway.client,
+      `await tools.fs.write_file({ path: ${JSON.stringify(path)}, content: "hello from a program" }); return "written";`,
+    );
     expect(result.isError, textOf(result)).toBeFalsy();
     expect(readFileSync(path, "utf8")).toBe("hello from a program");
     expect(elicitations).toHaveLength(1);
-    const params = elicitations[0]!.params as { message: string; requestedSchema: { properties: Record<string, unknown> } };
+    const params = elicitations[0]!.params as {
+      message: string;
+      requestedSchema: { properties: Record<string, unknown> };
+    };
     expect(params.message).toContain("fs.write_file");
     expect(params.message).toContain("hello from a program");
     expect(params.message).toContain("Rule: writes a file");
@@ -298,7 +359,10 @@ describe("switchyard serve over stdio (memory + filesystem, a client that answer
       gateway.client,
       `try { await tools.fs.write_file({ path: ${JSON.stringify(path)}, content: "no" }); return "written"; } catch (error) { return { code: (error as { code?: string }).code, message: (error as Error).message }; }`,
     );
-    expect((result.structuredContent as { output: unknown }).output).toEqual({ code: "PERMISSION_DENIED", message: expect.stringContaining("declined fs.write_file") });
+    expect((result.structuredContent as { output: unknown }).output).toEqual({
+      code: "PERMISSION_DENIED",
+      message: expect.stringContaining("declined fs.write_file"),
+    });
     expect(existsSync(path)).toBe(false);
   });
 
@@ -343,17 +407,25 @@ describe("switchyard serve over stdio (a client without elicitation, call_tool e
       gateway.client,
       `try { await tools.fs.write_file({ path: ${JSON.stringify(path)}, content: "no" }); return "written"; } catch (error) { return (error as Error).message; }`,
     );
-    expect((result.structuredContent as { output: unknown }).output).toContain("approval needed and the client cannot be asked");
+    expect((result.structuredContent as { output: unknown }).output).toContain(
+      "approval needed and the client cannot be asked",
+    );
     expect(existsSync(path)).toBe(false);
   });
 
   it("lists call_tool when enabled and runs one direct call through the pipeline", async () => {
     const { tools } = await gateway.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(["run_program", "search_tools", "describe_tools", "call_tool"]);
-    const result = (await gateway.client.callTool({ name: "call_tool", arguments: { name: "fs.list_allowed_directories", input: {} } })) as CallToolResult;
+    const result = (await gateway.client.callTool({
+      name: "call_tool",
+      arguments: { name: "fs.list_allowed_directories", input: {} },
+    })) as CallToolResult;
     expect(result.isError, textOf(result)).toBeFalsy();
     expect((result.structuredContent as { status: string }).status).toBe("ok");
-    const invalid = (await gateway.client.callTool({ name: "call_tool", arguments: { name: "memory.create_entities", input: { entities: "nope" } } })) as CallToolResult;
+    const invalid = (await gateway.client.callTool({
+      name: "call_tool",
+      arguments: { name: "memory.create_entities", input: { entities: "nope" } },
+    })) as CallToolResult;
     expect(invalid.isError).toBe(true);
     expect(textOf(invalid)).toContain("error INPUT_INVALID");
   });

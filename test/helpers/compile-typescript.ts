@@ -62,7 +62,10 @@ export function formatDiagnostics(diagnostics: readonly CompileDiagnostic[]): st
     .join("\n");
 }
 
-function readLibFile(fileName: string, languageVersion: ts.ScriptTarget | ts.CreateSourceFileOptions): ts.SourceFile | undefined {
+function readLibFile(
+  fileName: string,
+  languageVersion: ts.ScriptTarget | ts.CreateSourceFileOptions,
+): ts.SourceFile | undefined {
   const cached = libFiles.get(fileName);
   if (cached !== undefined) return cached;
   const text = ts.sys.readFile(fileName);

@@ -19,8 +19,17 @@ export function mcpServerScript(name: "everything" | "filesystem" | "memory"): s
 }
 
 /** A stdio transport that runs a reference server with this Node. */
-export function stdioServer(name: "everything" | "filesystem" | "memory", args: readonly string[] = [], env?: Record<string, string>): McpTransportOptions {
-  return { kind: "stdio", command: process.execPath, args: [mcpServerScript(name), ...args], ...(env === undefined ? {} : { env }) };
+export function stdioServer(
+  name: "everything" | "filesystem" | "memory",
+  args: readonly string[] = [],
+  env?: Record<string, string>,
+): McpTransportOptions {
+  return {
+    kind: "stdio",
+    command: process.execPath,
+    args: [mcpServerScript(name), ...args],
+    ...(env === undefined ? {} : { env }),
+  };
 }
 
 /** A fresh temp folder and its remover. */

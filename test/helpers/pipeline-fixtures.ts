@@ -46,7 +46,8 @@ export function createTestContext(
   const trace = new TraceBus();
   const events: TraceEvent[] = [];
   trace.subscribe((event) => events.push(event));
-  const scheduler = options.scheduler instanceof ToolScheduler ? options.scheduler : new ToolScheduler(options.scheduler);
+  const scheduler =
+    options.scheduler instanceof ToolScheduler ? options.scheduler : new ToolScheduler(options.scheduler);
   const context: PipelineContext = {
     catalog: new ToolRegistry(tools).snapshot(),
     permissions: new PermissionGate(options.permissions),
@@ -73,7 +74,11 @@ export function drainMicrotasks(): Promise<void> {
 }
 
 /** Tracks a promise's settlement without awaiting it, so a test can assert "still pending". */
-export function track<T>(promise: Promise<T>): { readonly settled: boolean; readonly value: T | undefined; readonly promise: Promise<T> } {
+export function track<T>(promise: Promise<T>): {
+  readonly settled: boolean;
+  readonly value: T | undefined;
+  readonly promise: Promise<T>;
+} {
   const state = { settled: false, value: undefined as T | undefined, promise };
   void promise.then((value) => {
     state.settled = true;

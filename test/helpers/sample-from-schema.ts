@@ -14,7 +14,9 @@ export function sampleFromSchema(schema: unknown, root: unknown = schema, depth 
   for (const key of ["anyOf", "oneOf", "allOf"]) {
     if (Array.isArray(node[key])) return sampleFromSchema((node[key] as unknown[])[0], root, depth + 1);
   }
-  const type = Array.isArray(node["type"]) ? (node["type"] as string[]).find((entry) => entry !== "null") : node["type"];
+  const type = Array.isArray(node["type"])
+    ? (node["type"] as string[]).find((entry) => entry !== "null")
+    : node["type"];
   switch (type) {
     case "object":
     case undefined: {

@@ -5,7 +5,12 @@ import { findReferencedTools } from "../../src/permissions/referenced-tools.js";
 
 function tools(executed: string[]) {
   const make = (name: string) =>
-    defineTool({ name, description: name, inputSchema: { type: "object" }, execute: () => (executed.push(name), "ok") });
+    defineTool({
+      name,
+      description: name,
+      inputSchema: { type: "object" },
+      execute: () => (executed.push(name), "ok"),
+    });
   return [make("billing.refund"), make("billing.charge"), make("mail.send")];
 }
 
@@ -37,7 +42,10 @@ describe("approving a whole program before it runs", () => {
       permissions: { approveProgram: () => ({ approved: false, reason: "refunds are frozen today" }) },
     });
     const result = await yard.run("return await tools.billing.refund({});");
-    expect(result.error).toMatchObject({ code: "PERMISSION_DENIED", message: expect.stringContaining("refunds are frozen today") });
+    expect(result.error).toMatchObject({
+      code: "PERMISSION_DENIED",
+      message: expect.stringContaining("refunds are frozen today"),
+    });
     expect(executed).toEqual([]);
     expect(result.calls).toEqual([]);
   });
@@ -50,7 +58,9 @@ describe("approving a whole program before it runs", () => {
       typeCheck: "off",
       permissions: { rules: [{ tools: "billing.*", decision: "ask" }], approve, approveProgram: () => true },
     });
-    const result = await yard.run(`const ns = "billing"; try { await (tools as any)[ns]["charge"]({}); } catch (e) { return (e as any).code; }`);
+    const result = await yard.run(
+      `const ns = "billing"; try { await (tools as any)[ns]["charge"]({}); } catch (e) { return (e as any).code; }`,
+    );
     expect(result.output).toBe("PERMISSION_DENIED");
     expect(approve).toHaveBeenCalledTimes(1);
     expect(executed).toEqual([]);
@@ -59,10 +69,9 @@ describe("approving a whole program before it runs", () => {
   it("finds member chains with spaces and bare tools, in order, without duplicates", () => {
     const yard = new Switchyard({ tools: tools([]) });
     const snapshot = yard.registry.snapshot();
-    expect(findReferencedTools("tools . mail . send(); tools.billing.charge(); tools.mail.send(); tools.nope.x()", snapshot)).toEqual([
-      "mail.send",
-      "billing.charge",
-    ]);
+    expect(
+      findReferencedTools("tools . mail . send(); tools.billing.charge(); tools.mail.send(); tools.nope.x()", snapshot),
+    ).toEqual(["mail.send", "billing.charge"]);
   });
 });
 
@@ -92,11 +101,16 @@ describe("an ask rule with a predicate", () => {
     const approve = vi.fn(() => true);
     const yard = new Switchyard({
       tools: tools(executed),
-      permissions: { rules: [{ tools: "billing.refund", decision: "ask", when, reason: "refunds move money" }], approve },
+      permissions: {
+        rules: [{ tools: "billing.refund", decision: "ask", when, reason: "refunds move money" }],
+        approve,
+      },
     });
     expect(await yard.callTool("billing.refund", {})).toMatchObject({ status: "ok" });
     expect(when).toHaveBeenCalledTimes(1);
-    expect(approve).toHaveBeenCalledWith(expect.objectContaining({ tool: "billing.refund", reason: "refunds move money" }));
+    expect(approve).toHaveBeenCalledWith(
+      expect.objectContaining({ tool: "billing.refund", reason: "refunds move money" }),
+    );
     expect(executed).toEqual(["billing.refund"]);
   });
 });

@@ -1,6 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
 import { executeToolCall } from "../../src/execute-tool-call.js";
-import { globToRegExp, interpretAnswer, PermissionGate, type PermissionRequest } from "../../src/permissions/permission-gate.js";
+import {
+  globToRegExp,
+  interpretAnswer,
+  PermissionGate,
+  type PermissionRequest,
+} from "../../src/permissions/permission-gate.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { createDeferred, createTestContext, drainMicrotasks, makeCall, track } from "../helpers/pipeline-fixtures.js";
 import { configErrorCode } from "../helpers/config-error.js";
@@ -24,7 +29,9 @@ describe("PermissionGate.decide", () => {
   });
 
   it("falls back to the configured default when no rule matches, and to allow without one", () => {
-    expect(new PermissionGate({ rules: [{ tools: "a.*", decision: "deny" }], default: "ask" }).decide(request("b.x"))).toEqual({
+    expect(
+      new PermissionGate({ rules: [{ tools: "a.*", decision: "deny" }], default: "ask" }).decide(request("b.x")),
+    ).toEqual({
       decision: "ask",
       reason: undefined,
     });
@@ -55,7 +62,10 @@ describe("PermissionGate.decide", () => {
         { tools: "orders.refund", decision: "allow" },
       ],
     });
-    expect(gate.decide(request("orders.refund", { amount: 500 }))).toEqual({ decision: "deny", reason: "large refunds need a human" });
+    expect(gate.decide(request("orders.refund", { amount: 500 }))).toEqual({
+      decision: "deny",
+      reason: "large refunds need a human",
+    });
     expect(gate.decide(request("orders.refund", { amount: 5 })).decision).toBe("allow");
     expect(when).toHaveBeenCalledTimes(2);
     expect(when.mock.calls[0]?.[1]).toMatchObject({ tool: "orders.refund", reason: "large refunds need a human" });
@@ -85,8 +95,12 @@ describe("PermissionGate.decide", () => {
   });
 
   it("throws OPTION_INVALID for an unknown decision, an empty glob list or a bad default", () => {
-    expect(configErrorCode(() => new PermissionGate({ rules: [{ tools: "*", decision: "maybe" as "allow" }] }))).toBe("OPTION_INVALID");
-    expect(configErrorCode(() => new PermissionGate({ rules: [{ tools: [], decision: "deny" }] }))).toBe("OPTION_INVALID");
+    expect(configErrorCode(() => new PermissionGate({ rules: [{ tools: "*", decision: "maybe" as "allow" }] }))).toBe(
+      "OPTION_INVALID",
+    );
+    expect(configErrorCode(() => new PermissionGate({ rules: [{ tools: [], decision: "deny" }] }))).toBe(
+      "OPTION_INVALID",
+    );
     expect(configErrorCode(() => new PermissionGate({ default: "sometimes" as "allow" }))).toBe("OPTION_INVALID");
   });
 });
@@ -130,15 +144,29 @@ describe("PermissionGate.check", () => {
       },
     });
     const rejecting = new PermissionGate({ default: "ask", approve: () => Promise.reject(new Error("offline")) });
-    await expect(throwing.check(request("a.x"))).resolves.toEqual({ allowed: false, reason: expect.stringContaining("approver failed") });
-    await expect(rejecting.check(request("a.x"))).resolves.toEqual({ allowed: false, reason: expect.stringContaining("approver failed") });
+    await expect(throwing.check(request("a.x"))).resolves.toEqual({
+      allowed: false,
+      reason: expect.stringContaining("approver failed"),
+    });
+    await expect(rejecting.check(request("a.x"))).resolves.toEqual({
+      allowed: false,
+      reason: expect.stringContaining("approver failed"),
+    });
   });
 
   it("passes the asking rule's reason to the approver and returns the approver's own refusal reason", async () => {
     const approve = vi.fn(() => ({ approved: false, reason: "the operator said no" }));
-    const gate = new PermissionGate({ rules: [{ tools: "*", decision: "ask", reason: "writes need a look" }], approve });
-    await expect(gate.check(request("a.x", { n: 1 }))).resolves.toEqual({ allowed: false, reason: "the operator said no" });
-    expect(approve).toHaveBeenCalledWith(expect.objectContaining({ tool: "a.x", input: { n: 1 }, reason: "writes need a look" }));
+    const gate = new PermissionGate({
+      rules: [{ tools: "*", decision: "ask", reason: "writes need a look" }],
+      approve,
+    });
+    await expect(gate.check(request("a.x", { n: 1 }))).resolves.toEqual({
+      allowed: false,
+      reason: "the operator said no",
+    });
+    expect(approve).toHaveBeenCalledWith(
+      expect.objectContaining({ tool: "a.x", input: { n: 1 }, reason: "writes need a look" }),
+    );
   });
 
   it("does not call the approver for allow or deny decisions", async () => {
@@ -168,13 +196,21 @@ describe("interpretAnswer", () => {
 });
 
 describe("permissions in the pipeline", () => {
-  const inputSchema = { type: "object", properties: { amount: { type: "integer", minimum: 0 } }, required: ["amount"], additionalProperties: false };
+  const inputSchema = {
+    type: "object",
+    properties: { amount: { type: "integer", minimum: 0 } },
+    required: ["amount"],
+    additionalProperties: false,
+  };
 
   it("never executes a denied tool and returns PERMISSION_DENIED with the rule's reason", async () => {
     const execute = vi.fn(() => "refunded");
-    const { context } = createTestContext([defineTool({ name: "orders.refund", description: "Refund.", inputSchema, execute })], {
-      permissions: { rules: [{ tools: "orders.*", decision: "deny", reason: "refunds go through support" }] },
-    });
+    const { context } = createTestContext(
+      [defineTool({ name: "orders.refund", description: "Refund.", inputSchema, execute })],
+      {
+        permissions: { rules: [{ tools: "orders.*", decision: "deny", reason: "refunds go through support" }] },
+      },
+    );
     const outcome = await executeToolCall(makeCall("orders.refund", { amount: 5 }, { id: "r1" }), context);
     expect(outcome).toMatchObject({ callId: "r1", status: "denied", error: { code: "PERMISSION_DENIED" } });
     expect(outcome.status !== "ok" && outcome.error.message).toContain("refunds go through support");
@@ -184,10 +220,16 @@ describe("permissions in the pipeline", () => {
   it("runs an asked tool once the approver says yes, and not at all when it says no", async () => {
     const execute = vi.fn((input: { amount: number }) => input.amount);
     const approve = vi.fn((request: PermissionRequest) => (request.input as { amount: number }).amount < 10);
-    const { context } = createTestContext([defineTool({ name: "orders.refund", description: "Refund.", inputSchema, execute })], {
-      permissions: { default: "ask", approve },
+    const { context } = createTestContext(
+      [defineTool({ name: "orders.refund", description: "Refund.", inputSchema, execute })],
+      {
+        permissions: { default: "ask", approve },
+      },
+    );
+    await expect(executeToolCall(makeCall("orders.refund", { amount: 5 }), context)).resolves.toMatchObject({
+      status: "ok",
+      value: 5,
     });
-    await expect(executeToolCall(makeCall("orders.refund", { amount: 5 }), context)).resolves.toMatchObject({ status: "ok", value: 5 });
     await expect(executeToolCall(makeCall("orders.refund", { amount: 50 }), context)).resolves.toMatchObject({
       status: "denied",
       error: { code: "PERMISSION_DENIED" },
@@ -208,8 +250,12 @@ describe("permissions in the pipeline", () => {
         },
       },
     }).context;
-    await expect(executeToolCall(makeCall("orders.refund", { amount: 1 }), missing)).resolves.toMatchObject({ status: "denied" });
-    await expect(executeToolCall(makeCall("orders.refund", { amount: 1 }), throwing)).resolves.toMatchObject({ status: "denied" });
+    await expect(executeToolCall(makeCall("orders.refund", { amount: 1 }), missing)).resolves.toMatchObject({
+      status: "denied",
+    });
+    await expect(executeToolCall(makeCall("orders.refund", { amount: 1 }), throwing)).resolves.toMatchObject({
+      status: "denied",
+    });
     expect(execute).not.toHaveBeenCalled();
   });
 
@@ -217,9 +263,12 @@ describe("permissions in the pipeline", () => {
     const approve = vi.fn(() => true);
     const when = vi.fn(() => true);
     const execute = vi.fn(() => "done");
-    const { context } = createTestContext([defineTool({ name: "orders.refund", description: "Refund.", inputSchema, execute })], {
-      permissions: { rules: [{ tools: "*", decision: "ask", when }], approve },
-    });
+    const { context } = createTestContext(
+      [defineTool({ name: "orders.refund", description: "Refund.", inputSchema, execute })],
+      {
+        permissions: { rules: [{ tools: "*", decision: "ask", when }], approve },
+      },
+    );
     const outcome = await executeToolCall(makeCall("orders.refund", { amount: "all of it" }), context);
     expect(outcome).toMatchObject({ status: "invalid", error: { code: "INPUT_INVALID" } });
     expect(approve).not.toHaveBeenCalled();
@@ -235,9 +284,12 @@ describe("permissions in the pipeline", () => {
       return answer.promise;
     });
     const execute = vi.fn((input: { amount: number }) => input.amount);
-    const { context } = createTestContext([defineTool({ name: "orders.refund", description: "Refund.", inputSchema, execute })], {
-      permissions: { default: "ask", approve },
-    });
+    const { context } = createTestContext(
+      [defineTool({ name: "orders.refund", description: "Refund.", inputSchema, execute })],
+      {
+        permissions: { default: "ask", approve },
+      },
+    );
     const first = track(executeToolCall(makeCall("orders.refund", { amount: 1 }, { id: "first" }), context));
     const second = track(executeToolCall(makeCall("orders.refund", { amount: 2 }, { id: "second" }), context));
     await drainMicrotasks();
@@ -260,10 +312,13 @@ describe("permissions in the pipeline", () => {
     const answer = createDeferred<boolean>();
     const execute = vi.fn(() => "done");
     const controller = new AbortController();
-    const { context } = createTestContext([defineTool({ name: "orders.refund", description: "Refund.", inputSchema, execute })], {
-      permissions: { default: "ask", approve: () => answer.promise },
-      signal: controller.signal,
-    });
+    const { context } = createTestContext(
+      [defineTool({ name: "orders.refund", description: "Refund.", inputSchema, execute })],
+      {
+        permissions: { default: "ask", approve: () => answer.promise },
+        signal: controller.signal,
+      },
+    );
     const pending = executeToolCall(makeCall("orders.refund", { amount: 1 }), context);
     await drainMicrotasks();
     controller.abort();

@@ -59,7 +59,9 @@ describe("an MCP source over stdio (server-everything)", () => {
     const declarations = yard.declarations();
     expect(declarations).toMatch(/get_structured_content\(/);
     expect(declarations).toMatch(/temperature: number/);
-    console.info(`server-everything: ${tools.length} tools, connected and listed in ${startMs} ms (last start ${source.stats.lastStartMs} ms)`);
+    console.info(
+      `server-everything: ${tools.length} tools, connected and listed in ${startMs} ms (last start ${source.stats.lastStartMs} ms)`,
+    );
   });
 
   it("follows the tools/list_changed the server sends after initialization, and a run started before keeps its snapshot", async () => {
@@ -89,7 +91,9 @@ describe("an MCP source over stdio (server-everything)", () => {
     expect(output["echo"]).toEqual([{ type: "text", text: "Echo: hello" }]);
     expect(output["sum"]).toEqual([{ type: "text", text: "The sum of 2 and 3 is 5." }]);
     expect(output["weather"]).toMatchObject({ temperature: expect.any(Number), conditions: expect.any(String) });
-    const image = (output["image"] as { type: string; bytes?: number; data?: string }[]).find((block) => block.type === "image");
+    const image = (output["image"] as { type: string; bytes?: number; data?: string }[]).find(
+      (block) => block.type === "image",
+    );
     expect(image).toMatchObject({ type: "image", mimeType: "image/png" });
     expect(image?.bytes).toBeGreaterThan(1024);
     expect(image?.data).toBeUndefined();

@@ -10,7 +10,11 @@ import { Switchyard } from "../../src/switchyard.js";
 import { isAlive, stdioServer, tempFolder, waitFor } from "../helpers/mcp-servers.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/mcp-test-server.mjs", import.meta.url));
-const fixture = (...args: string[]): McpSourceOptions["transport"] => ({ kind: "stdio", command: process.execPath, args: [FIXTURE, ...args] });
+const fixture = (...args: string[]): McpSourceOptions["transport"] => ({
+  kind: "stdio",
+  command: process.execPath,
+  args: [FIXTURE, ...args],
+});
 
 const opened: McpSource[] = [];
 const temp = tempFolder("mcp-faults");
@@ -58,7 +62,10 @@ describe("MCP source faults", () => {
 
   it("reports a command that does not exist as SOURCE_START_FAILED", async () => {
     const error = await startError(
-      connectMcpSource(new ToolRegistry(), { namespace: "ghost", transport: { kind: "stdio", command: "switchyard-no-such-command-xyz" } }),
+      connectMcpSource(new ToolRegistry(), {
+        namespace: "ghost",
+        transport: { kind: "stdio", command: "switchyard-no-such-command-xyz" },
+      }),
     );
     expect(error.code).toBe("SOURCE_START_FAILED");
     expect(error.message).toContain("switchyard-no-such-command-xyz");
@@ -70,13 +77,21 @@ describe("MCP source faults", () => {
       defineTool({ name: "local.ping", description: "Ping.", inputSchema: { type: "object" }, execute: () => "pong" }),
     ]);
     const first = await connect(registry, { namespace: "fixture", transport: fixture() });
-    const second = await startError(connectMcpSource(registry, { namespace: "fixture", transport: { kind: "stdio", command: "never-spawned" } }));
+    const second = await startError(
+      connectMcpSource(registry, { namespace: "fixture", transport: { kind: "stdio", command: "never-spawned" } }),
+    );
     expect(second.code).toBe("NAMESPACE_CONFLICT");
-    const clash = await startError(connectMcpSource(registry, { namespace: "local", transport: { kind: "stdio", command: "never-spawned" } }));
+    const clash = await startError(
+      connectMcpSource(registry, { namespace: "local", transport: { kind: "stdio", command: "never-spawned" } }),
+    );
     expect(clash.code).toBe("NAMESPACE_CONFLICT");
     expect(clash.message).toContain("local.ping");
-    registry.addAll([defineTool({ name: "bare", description: "A bare tool.", inputSchema: { type: "object" }, execute: () => null })]);
-    const bare = await startError(connectMcpSource(registry, { namespace: "bare", transport: { kind: "stdio", command: "never-spawned" } }));
+    registry.addAll([
+      defineTool({ name: "bare", description: "A bare tool.", inputSchema: { type: "object" }, execute: () => null }),
+    ]);
+    const bare = await startError(
+      connectMcpSource(registry, { namespace: "bare", transport: { kind: "stdio", command: "never-spawned" } }),
+    );
     expect(bare.code).toBe("NAMESPACE_CONFLICT");
     await first.close();
   });
@@ -84,7 +99,13 @@ describe("MCP source faults", () => {
   it("refuses a bad timeout option with OPTION_INVALID before spawning anything", async () => {
     const registry = new ToolRegistry();
     for (const option of ["startTimeoutMs", "pingTimeoutMs", "callTimeoutMs"] as const) {
-      const error = await startError(connectMcpSource(registry, { namespace: "timeouts", transport: { kind: "stdio", command: "never-spawned" }, [option]: 0 }));
+      const error = await startError(
+        connectMcpSource(registry, {
+          namespace: "timeouts",
+          transport: { kind: "stdio", command: "never-spawned" },
+          [option]: 0,
+        }),
+      );
       expect(error.code).toBe("OPTION_INVALID");
       expect(error.message).toContain(option);
     }
@@ -99,7 +120,14 @@ describe("MCP source faults", () => {
     expect(source.skippedTools.map((tool) => tool.name)).toEqual(["broken", "get_item"]);
     expect(source.skippedTools[0]!.reason).toMatch(/does not compile/);
     expect(source.skippedTools[1]!.reason).toMatch(/tools\.mixed\.get_item/);
-    expect(registry.snapshot().tools.map((tool) => tool.definition.localName)).toEqual(["get-item", "echo", "slow", "freeze", "note", "fail"]);
+    expect(registry.snapshot().tools.map((tool) => tool.definition.localName)).toEqual([
+      "get-item",
+      "echo",
+      "slow",
+      "freeze",
+      "note",
+      "fail",
+    ]);
   });
 
   it("maps an isError result to TOOL_ERROR with the server's text, and annotations to effects", async () => {
@@ -108,7 +136,10 @@ describe("MCP source faults", () => {
     const effects = Object.fromEntries(source.tools.map((tool) => [tool.localName, tool.effect]));
     expect(effects).toEqual({ echo: "read", slow: "read", freeze: "read", note: "write", fail: "destructive" });
     const outcome = await yard.callTool("fx.fail", {});
-    expect(outcome).toMatchObject({ status: "error", error: { code: "TOOL_ERROR", message: "the fixture failed on purpose" } });
+    expect(outcome).toMatchObject({
+      status: "error",
+      error: { code: "TOOL_ERROR", message: "the fixture failed on purpose" },
+    });
     await source.close();
     // Closing removes the source's tools; the session's own results.read stays.
     expect(yard.registry.snapshot().tools.map((tool) => tool.definition.name)).toEqual(["results.read"]);
@@ -144,7 +175,10 @@ describe("MCP source faults", () => {
     const source = await connect(yard.registry, { namespace: "slowpoke", transport: fixture(), callTimeoutMs: 200 });
     const pid = source.pid!;
     const outcome = await yard.callTool("slowpoke.slow", { ms: 2000 });
-    expect(outcome).toMatchObject({ status: "timeout", error: { code: "TOOL_TIMEOUT", message: expect.stringMatching(/still responsive/) } });
+    expect(outcome).toMatchObject({
+      status: "timeout",
+      error: { code: "TOOL_TIMEOUT", message: expect.stringMatching(/still responsive/) },
+    });
     expect(source.state).toBe("connected");
     expect(source.pid).toBe(pid);
     expect(await yard.callTool("slowpoke.echo", { text: "still here" })).toMatchObject({ status: "ok" });
@@ -185,7 +219,10 @@ describe("MCP source faults", () => {
 
   it("close() resolves only once the child process has exited, and removes the tools", async () => {
     const registry = new ToolRegistry();
-    const source = await connect(registry, { namespace: "memory", transport: stdioServer("memory", [], { MEMORY_FILE_PATH: join(temp.path, "memory.jsonl") }) });
+    const source = await connect(registry, {
+      namespace: "memory",
+      transport: stdioServer("memory", [], { MEMORY_FILE_PATH: join(temp.path, "memory.jsonl") }),
+    });
     const pid = source.pid!;
     expect(isAlive(pid)).toBe(true);
     await source.close();

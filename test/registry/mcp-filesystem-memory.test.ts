@@ -43,7 +43,9 @@ describe("two MCP servers in one program (server-filesystem and server-memory)",
     expect(effect("fs.write_file")).toBe("destructive");
     expect(effect("memory.create_entities")).toBe("write");
     expect(effect("memory.delete_entities")).toBe("destructive");
-    console.info(`server-filesystem (${filesystem.tools.length} tools) and server-memory (${memory.tools.length} tools) started in parallel in ${startMs} ms`);
+    console.info(
+      `server-filesystem (${filesystem.tools.length} tools) and server-memory (${memory.tools.length} tools) started in parallel in ${startMs} ms`,
+    );
   });
 
   it("runs one program that calls both servers in one Promise.all and returns combined data", async () => {
@@ -73,7 +75,12 @@ describe("two MCP servers in one program (server-filesystem and server-memory)",
       { name: "alpha.txt", words: 3, notes: ["the first note"] },
       { name: "beta.txt", words: 2, notes: ["the second note"] },
     ]);
-    expect(result.calls.map((call) => call.tool).sort()).toEqual(["fs.list_directory", "fs.read_text_file", "fs.read_text_file", "memory.read_graph"]);
+    expect(result.calls.map((call) => call.tool).sort()).toEqual([
+      "fs.list_directory",
+      "fs.read_text_file",
+      "fs.read_text_file",
+      "memory.read_graph",
+    ]);
   });
 
   it("gives the server's own error text to the program when a tool reports isError", async () => {

@@ -21,8 +21,18 @@ const baseTools: Tool[] = [
     outputSchema: { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] },
     annotations: { readOnlyHint: true },
   },
-  { name: "wait", description: "Answers when the test lets it.", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } },
-  { name: "whoami", description: "Returns the API key header it received.", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } },
+  {
+    name: "wait",
+    description: "Answers when the test lets it.",
+    inputSchema: { type: "object" },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: "whoami",
+    description: "Returns the API key header it received.",
+    inputSchema: { type: "object" },
+    annotations: { readOnlyHint: true },
+  },
 ];
 const multiply: Tool = {
   name: "multiply",
@@ -40,7 +50,10 @@ let listRequests = 0;
 let cancelledOnServer = 0;
 
 function createMcpServer(apiKey: string | undefined): Server {
-  const server = new Server({ name: "http-fixture", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
+  const server = new Server(
+    { name: "http-fixture", version: "1.0.0" },
+    { capabilities: { tools: { listChanged: true } } },
+  );
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     listRequests += 1;
     const start = Number(request.params?.cursor ?? 0);
@@ -51,7 +64,10 @@ function createMcpServer(apiKey: string | undefined): Server {
     const args = (request.params.arguments ?? {}) as { a?: number; b?: number };
     switch (request.params.name) {
       case "add":
-        return { content: [{ type: "text", text: String((args.a ?? 0) + (args.b ?? 0)) }], structuredContent: { sum: (args.a ?? 0) + (args.b ?? 0) } };
+        return {
+          content: [{ type: "text", text: String((args.a ?? 0) + (args.b ?? 0)) }],
+          structuredContent: { sum: (args.a ?? 0) + (args.b ?? 0) },
+        };
       case "multiply":
         return { content: [{ type: "text", text: JSON.stringify({ product: (args.a ?? 0) * (args.b ?? 0) }) }] };
       case "wait":
@@ -122,7 +138,10 @@ describe("an MCP source over streamable HTTP", () => {
   it("lists tools across pages (nextCursor) and sends the configured headers", async () => {
     expect(source.tools.map((tool) => tool.name)).toEqual(["remote.add", "remote.wait", "remote.whoami"]);
     expect(listRequests).toBe(2);
-    expect(await yard.callTool("remote.whoami", {})).toMatchObject({ status: "ok", value: [{ type: "text", text: "secret-123" }] });
+    expect(await yard.callTool("remote.whoami", {})).toMatchObject({
+      status: "ok",
+      value: [{ type: "text", text: "secret-123" }],
+    });
     expect(source.pid).toBeUndefined();
   });
 
@@ -154,11 +173,14 @@ describe("an MCP source over streamable HTTP", () => {
     const declarationsBefore = yard.declarations();
     expect(declarationsBefore).not.toMatch(/multiply/);
     const started = new Promise<void>((resolve) => (waitStarted = resolve));
-    const running = yard.run(`
+    const running = yard.run(
+      `
       await tools.remote.wait({});
       try { return await (tools as any).remote.multiply({ a: 6, b: 7 }); }
       catch (error) { return (error as ToolCallError).code; }
-    `, { typeCheck: "off" });
+    `,
+      { typeCheck: "off" },
+    );
     await started;
     const listed = new Promise<void>((resolve) => {
       const off = yard.registry.onChange(() => {
@@ -172,7 +194,9 @@ describe("an MCP source over streamable HTTP", () => {
     expect(yard.registry.version).toBeGreaterThan(versionBefore);
     expect(yard.declarations()).not.toBe(declarationsBefore);
     expect(yard.declarations()).toMatch(/multiply\(/);
-    expect(events).toContainEqual(expect.objectContaining({ type: "mcp-tools-listed", reason: "list_changed", changed: true, tools: 4 }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "mcp-tools-listed", reason: "list_changed", changed: true, tools: 4 }),
+    );
 
     releaseWait();
     const before = await running;

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { parseToolName, toIdentifier } from "../../src/registry/tool-name.js";
 import { configErrorCode } from "../helpers/config-error.js";
 
-
 describe("parseToolName", () => {
   it("splits at the first dot into namespace and local name", () => {
     expect(parseToolName("orders.search")).toEqual({
@@ -12,7 +11,11 @@ describe("parseToolName", () => {
       localIdentifier: "search",
       identifierPath: "orders.search",
     });
-    expect(parseToolName("fs.read.file")).toMatchObject({ namespace: "fs", localName: "read.file", identifierPath: "fs.read_file" });
+    expect(parseToolName("fs.read.file")).toMatchObject({
+      namespace: "fs",
+      localName: "read.file",
+      identifierPath: "fs.read_file",
+    });
   });
 
   it("keeps a bare name without a namespace", () => {

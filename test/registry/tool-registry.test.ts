@@ -5,7 +5,10 @@ import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.
 import { closestToolNames, ToolRegistry } from "../../src/registry/tool-registry.js";
 import { configErrorCode } from "../helpers/config-error.js";
 
-function tool(name: string, extra: { inputSchema?: JsonSchema; source?: string; inputExamples?: unknown[] } = {}): ToolDefinition {
+function tool(
+  name: string,
+  extra: { inputSchema?: JsonSchema; source?: string; inputExamples?: unknown[] } = {},
+): ToolDefinition {
   return defineTool({
     name,
     description: `${name} for tests.`,
@@ -15,7 +18,6 @@ function tool(name: string, extra: { inputSchema?: JsonSchema; source?: string; 
     execute: () => null,
   });
 }
-
 
 const names = (registry: ToolRegistry) => registry.snapshot().tools.map((registered) => registered.definition.name);
 
@@ -36,7 +38,12 @@ describe("ToolRegistry registration", () => {
     const registry = new ToolRegistry([tool("keep.me")]);
     const version = registry.version;
     // A plain spec (not passed through defineTool) must be checked by the registry too.
-    const spec = { name, description: "", inputSchema: { type: "object" }, execute: () => null } as unknown as ToolDefinition;
+    const spec = {
+      name,
+      description: "",
+      inputSchema: { type: "object" },
+      execute: () => null,
+    } as unknown as ToolDefinition;
     expect(configErrorCode(() => registry.addAll([tool("fresh.one"), spec]))).toBe("TOOL_NAME_INVALID");
     expect(names(registry)).toEqual(["keep.me"]);
     expect(registry.version).toBe(version);
@@ -52,13 +59,19 @@ describe("ToolRegistry registration", () => {
   it("throws TOOL_NAME_COLLISION for two names that map to one identifier", () => {
     const registry = new ToolRegistry([tool("get-weather")]);
     expect(configErrorCode(() => registry.addAll([tool("get_weather")]))).toBe("TOOL_NAME_COLLISION");
-    expect(configErrorCode(() => new ToolRegistry([tool("my-ns.read"), tool("my_ns.read")]))).toBe("TOOL_NAME_COLLISION");
+    expect(configErrorCode(() => new ToolRegistry([tool("my-ns.read"), tool("my_ns.read")]))).toBe(
+      "TOOL_NAME_COLLISION",
+    );
     expect(names(registry)).toEqual(["get-weather"]);
   });
 
   it("throws TOOL_NAME_COLLISION for a bare tool named like a namespace, in either order", () => {
-    expect(configErrorCode(() => new ToolRegistry([tool("orders"), tool("orders.search")]))).toBe("TOOL_NAME_COLLISION");
-    expect(configErrorCode(() => new ToolRegistry([tool("orders.search"), tool("orders")]))).toBe("TOOL_NAME_COLLISION");
+    expect(configErrorCode(() => new ToolRegistry([tool("orders"), tool("orders.search")]))).toBe(
+      "TOOL_NAME_COLLISION",
+    );
+    expect(configErrorCode(() => new ToolRegistry([tool("orders.search"), tool("orders")]))).toBe(
+      "TOOL_NAME_COLLISION",
+    );
   });
 
   it("throws SCHEMA_INVALID for a schema ajv cannot compile, naming the tool", () => {
@@ -86,7 +99,9 @@ describe("ToolRegistry registration", () => {
     expect((thrown as SwitchyardError).code).toBe("EXAMPLE_INVALID");
     expect((thrown as SwitchyardError).message).toContain("inputExamples[1]");
     expect((thrown as SwitchyardError).message).toContain("/id");
-    expect(configErrorCode(() => new ToolRegistry([tool("a.y", { inputSchema, inputExamples: [{ id: "fine" }] })]))).toBeUndefined();
+    expect(
+      configErrorCode(() => new ToolRegistry([tool("a.y", { inputSchema, inputExamples: [{ id: "fine" }] })])),
+    ).toBeUndefined();
   });
 
   it("finds a tool by name and by identifier path, and nothing else", () => {
@@ -101,7 +116,11 @@ describe("ToolRegistry registration", () => {
 
 describe("ToolRegistry changes", () => {
   it("replaces every tool of a source in one step and bumps the version once", () => {
-    const registry = new ToolRegistry([tool("mcp.a", { source: "mcp:s" }), tool("local.x"), tool("mcp.b", { source: "mcp:s" })]);
+    const registry = new ToolRegistry([
+      tool("mcp.a", { source: "mcp:s" }),
+      tool("local.x"),
+      tool("mcp.b", { source: "mcp:s" }),
+    ]);
     const listener = vi.fn();
     registry.onChange(listener);
     const before = registry.version;
@@ -115,9 +134,11 @@ describe("ToolRegistry changes", () => {
   it("leaves the catalog and version unchanged when a replacement fails", () => {
     const registry = new ToolRegistry([tool("mcp.a", { source: "mcp:s" }), tool("local.x")]);
     const before = registry.snapshot();
-    expect(configErrorCode(() => registry.replaceSource("mcp:s", [tool("mcp.c", { source: "mcp:s" }), tool("local.x", { source: "mcp:s" })]))).toBe(
-      "TOOL_NAME_DUPLICATE",
-    );
+    expect(
+      configErrorCode(() =>
+        registry.replaceSource("mcp:s", [tool("mcp.c", { source: "mcp:s" }), tool("local.x", { source: "mcp:s" })]),
+      ),
+    ).toBe("TOOL_NAME_DUPLICATE");
     expect(registry.snapshot()).toBe(before);
     expect(registry.version).toBe(before.version);
   });
@@ -146,7 +167,12 @@ describe("ToolRegistry changes", () => {
 });
 
 describe("closestToolNames", () => {
-  const snapshot = new ToolRegistry([tool("orders.search"), tool("orders.get"), tool("billing.charge"), tool("telemetry.flushAllBuffers")]).snapshot();
+  const snapshot = new ToolRegistry([
+    tool("orders.search"),
+    tool("orders.get"),
+    tool("billing.charge"),
+    tool("telemetry.flushAllBuffers"),
+  ]).snapshot();
 
   it("names the closest tools first", () => {
     expect(closestToolNames(snapshot, "orders.serch")[0]).toBe("orders.search");

@@ -14,7 +14,10 @@ describe("a session's default spill store", () => {
   it("turns a large direct result into a preview that results.read pages back whole", async () => {
     const yard = new Switchyard({ tools: [bigTool] });
     const preview = await yard.callTool("logs.dump", {});
-    expect(preview).toMatchObject({ status: "ok", value: { spilled: true, handle: expect.stringMatching(/^result-/) } });
+    expect(preview).toMatchObject({
+      status: "ok",
+      value: { spilled: true, handle: expect.stringMatching(/^result-/) },
+    });
     const handle = (preview as { value: { handle: string } }).value.handle;
     let text = "";
     for (let offset = 0; ; offset += 16_384) {
@@ -35,7 +38,10 @@ describe("a session's default spill store", () => {
 
   it("refuses oversized direct results instead when spilling is off", async () => {
     const yard = new Switchyard({ tools: [bigTool], results: { spill: false } });
-    expect(await yard.callTool("logs.dump", {})).toMatchObject({ status: "error", error: { code: "RESULT_TOO_LARGE" } });
+    expect(await yard.callTool("logs.dump", {})).toMatchObject({
+      status: "error",
+      error: { code: "RESULT_TOO_LARGE" },
+    });
     expect(yard.registry.snapshot().get("results.read")).toBeUndefined();
   });
 });
@@ -47,6 +53,9 @@ describe("closing a session", () => {
     const handle = (preview as { value: { handle: string } }).value.handle;
     expect(await yard.callTool("results.read", { handle })).toMatchObject({ status: "ok" });
     await yard.close();
-    expect(await yard.callTool("results.read", { handle })).toMatchObject({ status: "error", error: { code: "RESULT_NOT_FOUND" } });
+    expect(await yard.callTool("results.read", { handle })).toMatchObject({
+      status: "error",
+      error: { code: "RESULT_NOT_FOUND" },
+    });
   });
 });

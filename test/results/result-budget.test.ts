@@ -28,12 +28,18 @@ function valueOf<T>(outcome: ToolOutcome): T {
 const budgetOf = (...args: Parameters<typeof applyResultBudget>) => Promise.resolve(applyResultBudget(...args));
 
 /** Pages through a spilled result with `results.read` and concatenates the slices. */
-async function readBack(context: PipelineContext, handle: string, length: number): Promise<{ text: string; pages: number }> {
+async function readBack(
+  context: PipelineContext,
+  handle: string,
+  length: number,
+): Promise<{ text: string; pages: number }> {
   let offset = 0;
   let text = "";
   let pages = 0;
   for (;;) {
-    const slice = valueOf<SpillSlice>(await executeToolCall(makeCall("results.read", { handle, offset, length }), context));
+    const slice = valueOf<SpillSlice>(
+      await executeToolCall(makeCall("results.read", { handle, offset, length }), context),
+    );
     expect(slice.offset).toBe(offset);
     text += slice.text;
     pages++;
@@ -85,7 +91,10 @@ describe("applyResultBudget", () => {
     const store = new SpillStore(folder);
     const json = JSON.stringify("x".repeat(200));
     const shaped = await budgetOf("x".repeat(200), json, "program", { maxProgramResultBytes: 100, spill: store });
-    expect(shaped).toMatchObject({ ok: false, error: { code: "RESULT_TOO_LARGE", details: { bytes: 202, limit: 100 } } });
+    expect(shaped).toMatchObject({
+      ok: false,
+      error: { code: "RESULT_TOO_LARGE", details: { bytes: 202, limit: 100 } },
+    });
     expect(await readdir(folder)).toEqual([]);
   });
 
@@ -93,10 +102,18 @@ describe("applyResultBudget", () => {
     const store = new SpillStore(join(folder, "nested"));
     const value = { rows: Array.from({ length: 200 }, (_, index) => ({ index, name: `row ${index}` })) };
     const json = JSON.stringify(value);
-    const shaped = await budgetOf(value, json, "direct", { maxDirectResultBytes: 1_000, previewBytes: 64, spill: store });
+    const shaped = await budgetOf(value, json, "direct", {
+      maxDirectResultBytes: 1_000,
+      previewBytes: 64,
+      spill: store,
+    });
     expect(shaped.ok && shaped.spilled).toBe(true);
     const preview = (shaped.ok ? shaped.value : undefined) as SpilledPreview;
-    expect(preview).toMatchObject({ spilled: true, bytes: Buffer.byteLength(json), handle: expect.stringMatching(/^result-/) });
+    expect(preview).toMatchObject({
+      spilled: true,
+      bytes: Buffer.byteLength(json),
+      handle: expect.stringMatching(/^result-/),
+    });
     expect(preview.preview).toBe(json.slice(0, 64));
     expect(preview.note).toContain(preview.handle);
     expect(shaped.ok && shaped.json).toBe(JSON.stringify(preview));
@@ -118,16 +135,33 @@ describe("SpillStore.read", () => {
   it("clamps an offset past the end to an empty, finished slice", async () => {
     const store = new SpillStore(folder);
     const { handle } = await store.spill("abc");
-    await expect(store.read(handle, 10, 5)).resolves.toEqual({ handle, offset: 3, text: "", totalBytes: 3, done: true });
+    await expect(store.read(handle, 10, 5)).resolves.toEqual({
+      handle,
+      offset: 3,
+      text: "",
+      totalBytes: 3,
+      done: true,
+    });
   });
 });
 
 describe("spilled results read back through results.read", () => {
   function spillingContext(value: unknown) {
     const store = new SpillStore(folder);
-    return createTestContext([defineTool({ name: "reports.export", description: "Export.", inputSchema: { type: "object" }, execute: () => value }), createReadResultTool(store)], {
-      results: { maxDirectResultBytes: 2_000, previewBytes: 100, spill: store },
-    }).context;
+    return createTestContext(
+      [
+        defineTool({
+          name: "reports.export",
+          description: "Export.",
+          inputSchema: { type: "object" },
+          execute: () => value,
+        }),
+        createReadResultTool(store),
+      ],
+      {
+        results: { maxDirectResultBytes: 2_000, previewBytes: 100, spill: store },
+      },
+    ).context;
   }
 
   it("reads an ASCII result back whole by paging offset and length and concatenating", async () => {
@@ -153,7 +187,11 @@ describe("spilled results read back through results.read", () => {
   it("keeps the preview free of a broken character when the preview cut falls inside one", async () => {
     const value = "订".repeat(2_000);
     const store = new SpillStore(folder);
-    const shaped = await budgetOf(value, JSON.stringify(value), "direct", { maxDirectResultBytes: 100, previewBytes: 11, spill: store });
+    const shaped = await budgetOf(value, JSON.stringify(value), "direct", {
+      maxDirectResultBytes: 100,
+      previewBytes: 11,
+      spill: store,
+    });
     const preview = (shaped.ok ? shaped.value : undefined) as SpilledPreview;
     // '"' + three 3-byte characters is 10 bytes; the 11th byte starts a fourth character.
     expect(preview.preview).toBe('"订订订');
@@ -173,7 +211,10 @@ describe("spilled results read back through results.read", () => {
     const store = new SpillStore(folder);
     const value = Array.from({ length: 2_000 }, (_, index) => `line ${index}`);
     const yard = new Switchyard({
-      tools: [defineTool({ name: "logs.tail", description: "Tail.", inputSchema: { type: "object" }, execute: () => value }), createReadResultTool(store)],
+      tools: [
+        defineTool({ name: "logs.tail", description: "Tail.", inputSchema: { type: "object" }, execute: () => value }),
+        createReadResultTool(store),
+      ],
       results: { maxDirectResultBytes: 4_096, spill: store },
     });
     const preview = valueOf<SpilledPreview>(await yard.callTool("logs.tail", {}));
@@ -181,7 +222,9 @@ describe("spilled results read back through results.read", () => {
     let text = "";
     for (;;) {
       // Full-size slices, over the session's 4 KB budget: the reader's own results never spill again.
-      const slice = valueOf<SpillSlice>(await yard.callTool("results.read", { handle: preview.handle, offset, length: 16_384 }));
+      const slice = valueOf<SpillSlice>(
+        await yard.callTool("results.read", { handle: preview.handle, offset, length: 16_384 }),
+      );
       expect(slice).toHaveProperty("text");
       text += slice.text;
       if (slice.done) break;

@@ -26,20 +26,28 @@ describe("lintProgram: serial-await-in-loop", () => {
     ["for", "for (let i = 0; i < 3; i++) { await tools.orders.get({ id: String(i) }); }"],
     ["for-in", "for (const key in { a: 1 }) { const r = await tools.orders.get({ id: key }); console.log(r); }"],
     ["while with a counter", "let i = 0;\nwhile (i < 3) { await tools.orders.get({ id: String(i) }); i++; }"],
-    ["an accumulator the calls do not read", "let total = 0;\nfor (const id of ['a']) { const o = await tools.orders.get({ id }); total += o.total; }"],
+    [
+      "an accumulator the calls do not read",
+      "let total = 0;\nfor (const id of ['a']) { const o = await tools.orders.get({ id }); total += o.total; }",
+    ],
   ])("warns in a %s loop", (_kind, source) => {
     expect(lintProgram(source).map((warning) => warning.code)).toEqual(["serial-await-in-loop"]);
   });
 
   it("stays silent on Promise.all over a mapped array", () => {
-    expect(lintProgram("const ids = ['a', 'b'];\nreturn await Promise.all(ids.map((id) => tools.orders.get({ id })));")).toEqual([]);
     expect(
-      lintProgram("const ids = ['a'];\nreturn await Promise.all(ids.map(async (id) => { const o = await tools.orders.get({ id }); return o.total; }));"),
+      lintProgram("const ids = ['a', 'b'];\nreturn await Promise.all(ids.map((id) => tools.orders.get({ id })));"),
+    ).toEqual([]);
+    expect(
+      lintProgram(
+        "const ids = ['a'];\nreturn await Promise.all(ids.map(async (id) => { const o = await tools.orders.get({ id }); return o.total; }));",
+      ),
     ).toEqual([]);
   });
 
   it("stays silent on batches awaited with Promise.all inside a loop", () => {
-    const source = "for (const batch of [['a'], ['b']]) {\n  await Promise.all(batch.map((id) => tools.orders.get({ id })));\n}";
+    const source =
+      "for (const batch of [['a'], ['b']]) {\n  await Promise.all(batch.map((id) => tools.orders.get({ id })));\n}";
     expect(lintProgram(source)).toEqual([]);
   });
 
@@ -78,12 +86,14 @@ describe("lintProgram: serial-await-in-loop", () => {
   });
 
   it("stays silent on a search loop that stops at the first hit", () => {
-    const source = "for (const id of ['a', 'b']) {\n  const o = await tools.orders.get({ id });\n  if (o.total > 100) break;\n}";
+    const source =
+      "for (const id of ['a', 'b']) {\n  const o = await tools.orders.get({ id });\n  if (o.total > 100) break;\n}";
     expect(lintProgram(source)).toEqual([]);
   });
 
   it("still warns when the only break belongs to an inner switch", () => {
-    const source = "for (const id of ['a']) {\n  const o = await tools.orders.get({ id });\n  switch (o.id) { case 'x': break; }\n}";
+    const source =
+      "for (const id of ['a']) {\n  const o = await tools.orders.get({ id });\n  switch (o.id) { case 'x': break; }\n}";
     expect(codes(source)).toEqual([[2, "serial-await-in-loop"]]);
   });
 
@@ -95,7 +105,9 @@ describe("lintProgram: serial-await-in-loop", () => {
 describe("lintProgram: floating-tool-call", () => {
   it("warns about a tool call used as a statement", () => {
     const warnings = lintProgram("console.log('start');\ntools.orders.get({ id: 'o-1' });\nreturn 1;");
-    expect(warnings).toEqual([expect.objectContaining({ line: 2, column: 1, code: "floating-tool-call", severity: "warning" })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({ line: 2, column: 1, code: "floating-tool-call", severity: "warning" }),
+    ]);
     expect(warnings[0]?.message).toContain("never awaited");
   });
 
@@ -116,7 +128,9 @@ describe("lintProgram: floating-tool-call", () => {
   });
 
   it("warns about a tool call whose promise forEach drops", () => {
-    expect(codes("['a'].forEach(async (id) => {\n  await tools.orders.get({ id });\n});")).toEqual([[2, "floating-tool-call"]]);
+    expect(codes("['a'].forEach(async (id) => {\n  await tools.orders.get({ id });\n});")).toEqual([
+      [2, "floating-tool-call"],
+    ]);
     expect(codes("['a'].forEach((id) => tools.orders.get({ id }));")).toEqual([[1, "floating-tool-call"]]);
   });
 

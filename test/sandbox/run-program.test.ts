@@ -19,7 +19,12 @@ function createYard(extra: ConstructorParameters<typeof Switchyard>[0] = {}) {
     name: "util.echo",
     description: "Returns its input doubled.",
     effect: "read",
-    inputSchema: { type: "object", properties: { x: { type: "number" } }, required: ["x"], additionalProperties: false },
+    inputSchema: {
+      type: "object",
+      properties: { x: { type: "number" } },
+      required: ["x"],
+      additionalProperties: false,
+    },
     execute: (input: { x: number }) => {
       state.calls++;
       return { y: input.x * 2 };
@@ -122,13 +127,17 @@ describe("Switchyard.run: the program and its output", () => {
 
   it("enforces maxOutputBytes on many small values too", async () => {
     const { yard } = createYard();
-    const result = await yard.run("return Array.from({ length: 5000 }, (_, i) => i);", { limits: { maxOutputBytes: 1024 } });
+    const result = await yard.run("return Array.from({ length: 5000 }, (_, i) => i);", {
+      limits: { maxOutputBytes: 1024 },
+    });
     expect(result.error?.code).toBe("OUTPUT_TOO_LARGE");
   });
 
   it("captures console output and cuts it at the log budget with a visible marker", async () => {
     const { yard } = createYard();
-    const result = await yard.run("for (let i = 0; i < 10_000; i++) console.log('line', i, { i });", { limits: { maxLogLines: 20 } });
+    const result = await yard.run("for (let i = 0; i < 10_000; i++) console.log('line', i, { i });", {
+      limits: { maxLogLines: 20 },
+    });
     expect(result.ok).toBe(true);
     expect(result.logs.length).toBe(21);
     expect(result.logs[0]).toBe('line 0 {"i":0}');
@@ -137,7 +146,9 @@ describe("Switchyard.run: the program and its output", () => {
 
   it("cuts logs by bytes as well as lines", async () => {
     const { yard } = createYard();
-    const result = await yard.run("for (let i = 0; i < 1000; i++) console.warn('y'.repeat(1000));", { limits: { maxLogBytes: 4096 } });
+    const result = await yard.run("for (let i = 0; i < 1000; i++) console.warn('y'.repeat(1000));", {
+      limits: { maxLogBytes: 4096 },
+    });
     const total = result.logs.reduce((sum, line) => sum + line.length, 0);
     expect(total).toBeLessThan(4096 + 200);
     expect(result.logs.at(-1)).toMatch(/log truncated/);
@@ -186,8 +197,14 @@ describe("Switchyard.run: compile errors in the model's own lines", () => {
   });
 
   it.each([
-    ["a getter on message that throws", "const e = new Error('x'); Object.defineProperty(e, 'message', { get() { throw new Error('boom'); } }); throw e;"],
-    ["a Proxy that traps every access", "throw new Proxy(new Error('x'), { get() { throw new Error('trap'); }, getPrototypeOf() { throw new Error('trap'); } });"],
+    [
+      "a getter on message that throws",
+      "const e = new Error('x'); Object.defineProperty(e, 'message', { get() { throw new Error('boom'); } }); throw e;",
+    ],
+    [
+      "a Proxy that traps every access",
+      "throw new Proxy(new Error('x'), { get() { throw new Error('trap'); }, getPrototypeOf() { throw new Error('trap'); } });",
+    ],
     ["a plain value", "await Promise.reject(42);"],
   ])("reports a hostile thrown value (%s) as RUNTIME_ERROR, never as a sandbox failure", async (_label, source) => {
     const { yard } = createYard();
@@ -226,7 +243,9 @@ describe("Switchyard.run: compile errors in the model's own lines", () => {
 describe("Switchyard.run: the bridge", () => {
   it("has all 50 calls of a Promise.all in flight at once", async () => {
     const { yard, state, gate } = createYard();
-    const running = yard.run("return (await Promise.all(Array.from({ length: 50 }, () => tools.util.held({})))).length;");
+    const running = yard.run(
+      "return (await Promise.all(Array.from({ length: 50 }, () => tools.util.held({})))).length;",
+    );
     await expect.poll(() => state.inFlight, { timeout: 10_000 }).toBe(50);
     gate.current.resolve();
     const result = await running;
@@ -245,7 +264,13 @@ describe("Switchyard.run: the bridge", () => {
         catch (e) { const err = e as Error & { code: string; callId: string }; out.push({ code: err.code, message: err.message, callId: err.callId, stack: err.stack, isError: e instanceof Error }); }
       }
       return out;`);
-    const [toolError, plain] = result.output as { code: string; message: string; callId: string; stack: string; isError: boolean }[];
+    const [toolError, plain] = result.output as {
+      code: string;
+      message: string;
+      callId: string;
+      stack: string;
+      isError: boolean;
+    }[];
     expect(toolError).toMatchObject({ code: "UPSTREAM_REFUSED", message: "the upstream said no", isError: true });
     expect(toolError?.callId).toBe(result.calls[0]?.id);
     expect(plain?.code).toBe("TOOL_ERROR");
@@ -256,10 +281,12 @@ describe("Switchyard.run: the bridge", () => {
 
   it("rejects invalid input with INPUT_INVALID naming every failing path, before the tool runs", async () => {
     const { yard, state } = createYard();
-    const result = await yard.run("try { await tools.util.echo({ x: 'seven', extra: true } as any); } catch (e) { return (e as any).code + '|' + (e as Error).message; }");
+    const result = await yard.run(
+      "try { await tools.util.echo({ x: 'seven', extra: true } as any); } catch (e) { return (e as any).code + '|' + (e as Error).message; }",
+    );
     const text = String(result.output);
     expect(text).toMatch(/^INPUT_INVALID\|/);
-    expect(text).toContain("/x: expected type number, received string \"seven\"");
+    expect(text).toContain('/x: expected type number, received string "seven"');
     expect(text).toContain("/extra");
     expect(state.calls).toBe(0);
     expect(result.calls[0]).toMatchObject({ status: "invalid", code: "INPUT_INVALID" });
@@ -267,13 +294,17 @@ describe("Switchyard.run: the bridge", () => {
 
   it("answers an unknown tool with TOOL_NOT_FOUND naming the closest tool", async () => {
     const { yard } = createYard();
-    const result = await yard.run("try { await (tools as any).util.ecko({ x: 1 }); } catch (e) { return [(e as any).code, (e as Error).message]; }");
+    const result = await yard.run(
+      "try { await (tools as any).util.ecko({ x: 1 }); } catch (e) { return [(e as any).code, (e as Error).message]; }",
+    );
     expect(result.output).toEqual(["TOOL_NOT_FOUND", expect.stringContaining('"util.echo"')]);
   });
 
   it("never lets __proto__ or constructor keys pollute host objects", async () => {
     const { yard, state } = createYard();
-    const result = await yard.run(`return await tools.util.inspect(JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}, "a": 1}'));`);
+    const result = await yard.run(
+      `return await tools.util.inspect(JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}, "a": 1}'));`,
+    );
     expect(result.ok).toBe(true);
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
     expect(Object.getPrototypeOf(state.lastInput)).toBe(Object.prototype);
@@ -293,7 +324,9 @@ describe("Switchyard.run: the bridge", () => {
 
   it("refuses a promise passed as an argument (a missing await) with INPUT_INVALID", async () => {
     const { yard, state } = createYard();
-    const result = await yard.run("try { await tools.util.inspect({ p: tools.util.echo({ x: 1 }) }); } catch (e) { return (e as any).code; }");
+    const result = await yard.run(
+      "try { await tools.util.inspect({ p: tools.util.echo({ x: 1 }) }); } catch (e) { return (e as any).code; }",
+    );
     expect(result.output).toBe("INPUT_INVALID");
     expect(state.lastInput).toBeUndefined();
   });
@@ -327,7 +360,9 @@ describe("Switchyard.run: the bridge", () => {
 
   it("ends the run with TOOL_CALL_LIMIT when the program makes too many calls", async () => {
     const { yard } = createYard();
-    const result = await yard.run("for (let i = 0; ; i++) { try { await tools.util.echo({ x: i }); } catch {} }", { limits: { maxToolCalls: 25 } });
+    const result = await yard.run("for (let i = 0; ; i++) { try { await tools.util.echo({ x: i }); } catch {} }", {
+      limits: { maxToolCalls: 25 },
+    });
     expect(result.error?.code).toBe("TOOL_CALL_LIMIT");
     expect(result.calls.filter((call) => call.status === "ok")).toHaveLength(25);
     expectOneRecordPerCall(result);
@@ -335,7 +370,9 @@ describe("Switchyard.run: the bridge", () => {
 
   it("cancels calls still pending when the program returns, each with one record", async () => {
     const { yard } = createYard();
-    const result = await yard.run("void tools.util.never({}); void tools.util.never({}); await tools.util.echo({ x: 1 }); return 'early';");
+    const result = await yard.run(
+      "void tools.util.never({}); void tools.util.never({}); await tools.util.echo({ x: 1 }); return 'early';",
+    );
     expect(result.output).toBe("early");
     expect(result.calls.map((call) => call.status).sort()).toEqual(["cancelled", "cancelled", "ok"]);
     expectOneRecordPerCall(result);
@@ -367,12 +404,21 @@ describe("Switchyard.run: isolation and hostile programs", () => {
       const dynamic = await import("node:fs").then(() => "loaded", () => "refused");
       return { wasm: typeof WebAssembly, process: typeof (globalThis as any).process, require: typeof (globalThis as any).require,
                fetch: typeof (globalThis as any).fetch, setTimeout: typeof (globalThis as any).setTimeout, dynamic };`);
-    expect(result.output).toEqual({ wasm: "undefined", process: "undefined", require: "undefined", fetch: "undefined", setTimeout: "undefined", dynamic: "refused" });
+    expect(result.output).toEqual({
+      wasm: "undefined",
+      process: "undefined",
+      require: "undefined",
+      fetch: "undefined",
+      setTimeout: "undefined",
+      dynamic: "refused",
+    });
   });
 
   it("leaves no installer or host reference on the global object", async () => {
     const { yard } = createYard();
-    const result = await yard.run("return Object.getOwnPropertyNames(globalThis).filter((name) => /switchyard|ivm|^Reference$|host|program/i.test(name));");
+    const result = await yard.run(
+      "return Object.getOwnPropertyNames(globalThis).filter((name) => /switchyard|ivm|^Reference$|host|program/i.test(name));",
+    );
     expect(result.output).toEqual([]);
   });
 
@@ -398,9 +444,14 @@ describe("Switchyard.run: isolation and hostile programs", () => {
 
   it("ends a memory bomb with MEMORY_LIMIT, and the next run works", async () => {
     const { yard } = createYard();
-    const bomb = await yard.run("const a: string[] = []; while (true) a.push('x'.repeat(1024) + a.length);", { limits: { memoryLimitMb: 16 } });
+    const bomb = await yard.run("const a: string[] = []; while (true) a.push('x'.repeat(1024) + a.length);", {
+      limits: { memoryLimitMb: 16 },
+    });
     expect(bomb.error?.code).toBe("MEMORY_LIMIT");
-    const bombAfterAwait = await yard.run("await tools.util.echo({ x: 1 }); const a: number[][] = []; while (true) a.push(new Array(10_000).fill(1));", { limits: { memoryLimitMb: 16 } });
+    const bombAfterAwait = await yard.run(
+      "await tools.util.echo({ x: 1 }); const a: number[][] = []; while (true) a.push(new Array(10_000).fill(1));",
+      { limits: { memoryLimitMb: 16 } },
+    );
     expect(bombAfterAwait.error?.code).toBe("MEMORY_LIMIT");
     const next = await yard.run("return 'fine';");
     expect(next.output).toBe("fine");
@@ -409,7 +460,9 @@ describe("Switchyard.run: isolation and hostile programs", () => {
   it("cancels a run through its AbortSignal, every pending call getting a record", async () => {
     const { yard, state } = createYard();
     const controller = new AbortController();
-    const running = yard.run("await Promise.all([tools.util.held({}), tools.util.held({}), tools.util.never({})]);", { signal: controller.signal });
+    const running = yard.run("await Promise.all([tools.util.held({}), tools.util.held({}), tools.util.never({})]);", {
+      signal: controller.signal,
+    });
     await expect.poll(() => state.inFlight).toBe(2);
     controller.abort();
     const result = await running;
@@ -419,9 +472,13 @@ describe("Switchyard.run: isolation and hostile programs", () => {
 
   it("does not let one run's spinning continuation block the next run", async () => {
     const { yard } = createYard();
-    const first = await yard.run("void tools.util.echo({ x: 1 }).then(() => { while (true) {} }); return 1;", { limits: { cpuTimeMs: 200 } });
+    const first = await yard.run("void tools.util.echo({ x: 1 }).then(() => { while (true) {} }); return 1;", {
+      limits: { cpuTimeMs: 200 },
+    });
     // Whether the spin starts before or after the output is taken, the isolate is gone.
-    expect(first.ok ? first.output : first.error?.code).toSatisfy((value: unknown) => value === 1 || value === "CPU_LIMIT");
+    expect(first.ok ? first.output : first.error?.code).toSatisfy(
+      (value: unknown) => value === 1 || value === "CPU_LIMIT",
+    );
     const second = await yard.run("return 2;");
     expect(second.output).toBe(2);
   });

@@ -5,7 +5,13 @@ import { decodeCallEnvelope } from "../../runtime/wire.js";
 import { createTestContext } from "../helpers/pipeline-fixtures.js";
 
 function createBridge(execute = vi.fn((input: unknown) => input)) {
-  const tool = defineTool({ name: "util.echo", description: "Echo.", effect: "read", inputSchema: { type: "object" }, execute });
+  const tool = defineTool({
+    name: "util.echo",
+    description: "Echo.",
+    effect: "read",
+    inputSchema: { type: "object" },
+    execute,
+  });
   const { context } = createTestContext([tool]);
   const onCallLimit = vi.fn();
   const bridge = new ToolBridge({
@@ -30,13 +36,19 @@ describe("ToolBridge, the host side of a program's calls", () => {
     bridge.close();
     expect(await answer(bridge, "util.echo", "{}")).toMatchObject({ ok: false, code: "RUN_FINISHED", callId: "p1.1" });
     expect(execute).not.toHaveBeenCalled();
-    expect(bridge.records).toEqual([expect.objectContaining({ id: "p1.1", status: "cancelled", code: "RUN_FINISHED" })]);
+    expect(bridge.records).toEqual([
+      expect.objectContaining({ id: "p1.1", status: "cancelled", code: "RUN_FINISHED" }),
+    ]);
   });
 
   it("checks size and depth before parsing, and malformed input, each with its record", async () => {
     const { bridge, execute } = createBridge();
-    expect(await answer(bridge, "util.echo", JSON.stringify({ s: "x".repeat(2_000) }))).toMatchObject({ code: "ARGUMENT_TOO_LARGE" });
-    expect(await answer(bridge, "util.echo", '{"a":{"b":{"c":{"d":{"e":1}}}}}')).toMatchObject({ code: "ARGUMENT_TOO_LARGE" });
+    expect(await answer(bridge, "util.echo", JSON.stringify({ s: "x".repeat(2_000) }))).toMatchObject({
+      code: "ARGUMENT_TOO_LARGE",
+    });
+    expect(await answer(bridge, "util.echo", '{"a":{"b":{"c":{"d":{"e":1}}}}}')).toMatchObject({
+      code: "ARGUMENT_TOO_LARGE",
+    });
     expect(execute).not.toHaveBeenCalled();
     expect(bridge.records.map((record) => record.code)).toEqual(["ARGUMENT_TOO_LARGE", "ARGUMENT_TOO_LARGE"]);
   });
@@ -52,7 +64,10 @@ describe("ToolBridge, the host side of a program's calls", () => {
 
   it("drops __proto__ keys while parsing", async () => {
     const { bridge, execute } = createBridge();
-    expect(await answer(bridge, "util.echo", '{"__proto__":{"polluted":true},"a":1}')).toMatchObject({ ok: true, value: { a: 1 } });
+    expect(await answer(bridge, "util.echo", '{"__proto__":{"polluted":true},"a":1}')).toMatchObject({
+      ok: true,
+      value: { a: 1 },
+    });
     expect(Object.getPrototypeOf(execute.mock.calls[0]![0])).toBe(Object.prototype);
   });
 

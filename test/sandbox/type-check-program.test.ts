@@ -44,7 +44,9 @@ describe("ProgramTypeChecker", () => {
   });
 
   it("reports a wrong result type used downstream", () => {
-    const diagnostics = check("const page = await tools.orders.search({ customerId: 'c' });\nconst first: string = page.orders[0].amount;");
+    const diagnostics = check(
+      "const page = await tools.orders.search({ customerId: 'c' });\nconst first: string = page.orders[0].amount;",
+    );
     expect(diagnostics.map((diagnostic) => diagnostic.line)).toContain(2);
   });
 

@@ -9,7 +9,10 @@ describe("computeDeadline", () => {
   });
 
   it("names the run's deadline when it comes before the tool's timeout and the session's deadline", () => {
-    expect(computeDeadline(now, 500, { runDeadlineAt: now + 100, sessionDeadlineAt: now + 200 })).toEqual({ at: now + 100, source: "run" });
+    expect(computeDeadline(now, 500, { runDeadlineAt: now + 100, sessionDeadlineAt: now + 200 })).toEqual({
+      at: now + 100,
+      source: "run",
+    });
   });
 
   it("names the session's deadline when it is the earliest of the three", () => {
@@ -20,8 +23,14 @@ describe("computeDeadline", () => {
   });
 
   it("names the narrower budget on a tie: tool before run before session", () => {
-    expect(computeDeadline(now, 100, { runDeadlineAt: now + 100, sessionDeadlineAt: now + 100 })).toEqual({ at: now + 100, source: "tool" });
-    expect(computeDeadline(now, 500, { runDeadlineAt: now + 100, sessionDeadlineAt: now + 100 })).toEqual({ at: now + 100, source: "run" });
+    expect(computeDeadline(now, 100, { runDeadlineAt: now + 100, sessionDeadlineAt: now + 100 })).toEqual({
+      at: now + 100,
+      source: "tool",
+    });
+    expect(computeDeadline(now, 500, { runDeadlineAt: now + 100, sessionDeadlineAt: now + 100 })).toEqual({
+      at: now + 100,
+      source: "run",
+    });
   });
 
   it("keeps a budget that has already passed, so the call times out at once", () => {
@@ -29,7 +38,13 @@ describe("computeDeadline", () => {
   });
 
   it("lets an infinite tool timeout leave the binding to the budgets", () => {
-    expect(computeDeadline(now, Number.POSITIVE_INFINITY, {})).toEqual({ at: Number.POSITIVE_INFINITY, source: "tool" });
-    expect(computeDeadline(now, Number.POSITIVE_INFINITY, { sessionDeadlineAt: now + 5 })).toEqual({ at: now + 5, source: "session" });
+    expect(computeDeadline(now, Number.POSITIVE_INFINITY, {})).toEqual({
+      at: Number.POSITIVE_INFINITY,
+      source: "tool",
+    });
+    expect(computeDeadline(now, Number.POSITIVE_INFINITY, { sessionDeadlineAt: now + 5 })).toEqual({
+      at: now + 5,
+      source: "session",
+    });
   });
 });

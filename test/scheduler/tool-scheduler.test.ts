@@ -58,26 +58,39 @@ function createControlledTools() {
   return { probe, tools, open: (callId: string) => gate(callId).resolve() };
 }
 
-function start(context: PipelineContext, tool: string, path: string, id: string, programId?: string): Promise<ToolOutcome> {
-  return executeToolCall(makeCall(tool, { path }, { id, ...(programId === undefined ? {} : { programId, caller: "program" }) }), context);
+function start(
+  context: PipelineContext,
+  tool: string,
+  path: string,
+  id: string,
+  programId?: string,
+): Promise<ToolOutcome> {
+  return executeToolCall(
+    makeCall(tool, { path }, { id, ...(programId === undefined ? {} : { programId, caller: "program" }) }),
+    context,
+  );
 }
 
 describe("ToolScheduler options", () => {
-  it.each([0, -1, 1.5, Number.NaN])("throws OPTION_INVALID for maxConcurrentReads %s, which would hold every read forever", (value) => {
-    let thrown: unknown;
-    try {
-      new ToolScheduler({ maxConcurrentReads: value });
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(SwitchyardError);
-    expect((thrown as SwitchyardError).code).toBe("OPTION_INVALID");
-  });
+  it.each([0, -1, 1.5, Number.NaN])(
+    "throws OPTION_INVALID for maxConcurrentReads %s, which would hold every read forever",
+    (value) => {
+      let thrown: unknown;
+      try {
+        new ToolScheduler({ maxConcurrentReads: value });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(SwitchyardError);
+      expect((thrown as SwitchyardError).code).toBe("OPTION_INVALID");
+    },
+  );
 });
 
 describe("ToolScheduler.locksFor", () => {
   const scheduler = new ToolScheduler({ maxConcurrentReads: 5 });
-  const tool = (name: string, effect: ToolEffect) => defineTool({ name, description: "", effect, inputSchema: {}, execute: () => null });
+  const tool = (name: string, effect: ToolEffect) =>
+    defineTool({ name, description: "", effect, inputSchema: {}, execute: () => null });
   const call = makeCall("x", {}, { programId: "p1", caller: "program" });
 
   it("gives a read a shared namespace lock, a read slot for its run and shared resource locks", () => {
@@ -90,7 +103,9 @@ describe("ToolScheduler.locksFor", () => {
   });
 
   it("gives a write without resources the whole namespace, and a write with resources only its resources", () => {
-    expect(scheduler.locksFor(tool("files.write", "write"), call, [])).toEqual([{ key: "namespace:files", mode: "exclusive" }]);
+    expect(scheduler.locksFor(tool("files.write", "write"), call, [])).toEqual([
+      { key: "namespace:files", mode: "exclusive" },
+    ]);
     expect(scheduler.locksFor(tool("files.write", "destructive"), call, ["a"])).toEqual([
       { key: "namespace:files", mode: "shared" },
       { key: "resource:a", mode: "exclusive" },
@@ -188,7 +203,10 @@ describe("ToolScheduler in the pipeline", () => {
     await drainMicrotasks();
     expect(probe.started).toEqual(["fragile"]);
     controller.abort();
-    await expect(Promise.all([fragileOutcome, other])).resolves.toMatchObject([{ status: "cancelled" }, { status: "cancelled" }]);
+    await expect(Promise.all([fragileOutcome, other])).resolves.toMatchObject([
+      { status: "cancelled" },
+      { status: "cancelled" },
+    ]);
     open("other");
     expect(probe.started).toEqual(["fragile"]);
   });
@@ -208,7 +226,9 @@ describe("ToolScheduler in the pipeline", () => {
     const { probe, tools, open } = createControlledTools();
     const { context } = createTestContext(tools, { scheduler: { maxConcurrentReads: 2 } });
     const ids = Array.from({ length: 7 }, (_, index) => `r${index}`);
-    const outcomes = ids.map((id, index) => start(context, index % 2 === 0 ? "files.read" : "files.readAnything", `p${index}`, id));
+    const outcomes = ids.map((id, index) =>
+      start(context, index % 2 === 0 ? "files.read" : "files.readAnything", `p${index}`, id),
+    );
     const done: string[] = [];
     while (done.length < ids.length) {
       await drainMicrotasks();
@@ -254,7 +274,11 @@ describe("ToolScheduler in the pipeline", () => {
     expect(probe.started).toEqual(["holder"]);
 
     leaver.abort();
-    await expect(aborted).resolves.toMatchObject({ callId: "aborted", status: "cancelled", error: { code: "CANCELLED" } });
+    await expect(aborted).resolves.toMatchObject({
+      callId: "aborted",
+      status: "cancelled",
+      error: { code: "CANCELLED" },
+    });
     open("holder");
     await drainMicrotasks();
     expect(probe.started).toEqual(["holder", "after"]);

@@ -79,7 +79,13 @@ export const corpus: readonly CorpusEntry[] = [
     schema: {
       type: "object",
       properties: {
-        code: { type: "string", minLength: 3, maxLength: 3, pattern: "^[A-Z]{3}$", description: "ISO 4217 currency code." },
+        code: {
+          type: "string",
+          minLength: 3,
+          maxLength: 3,
+          pattern: "^[A-Z]{3}$",
+          description: "ISO 4217 currency code.",
+        },
         slug: { type: "string", pattern: "^[a-z0-9]+(?:-[a-z0-9]+)*$" },
       },
       required: ["code"],
@@ -228,8 +234,8 @@ export const corpus: readonly CorpusEntry[] = [
         $ref_like: { type: "string" },
         default: { type: "string", description: "Reserved words are valid property names." },
         "": { type: "string", description: "The empty key." },
-        "日本語": { type: "number" },
-        "quote\"and\\backslash": { type: "string" },
+        日本語: { type: "number" },
+        'quote"and\\backslash': { type: "string" },
       },
       required: ["content-type"],
     },
@@ -333,7 +339,12 @@ export const corpus: readonly CorpusEntry[] = [
       allOf: [
         { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
         { type: "object", properties: { createdAt: { type: "string", format: "date-time" } } },
-        { anyOf: [{ type: "object", properties: { a: { type: "string" } } }, { type: "object", properties: { b: { type: "number" } } }] },
+        {
+          anyOf: [
+            { type: "object", properties: { a: { type: "string" } } },
+            { type: "object", properties: { b: { type: "number" } } },
+          ],
+        },
       ],
     },
   },
@@ -410,7 +421,10 @@ export const corpus: readonly CorpusEntry[] = [
           required: ["name", "entries"],
         },
         entry: {
-          oneOf: [{ $ref: "#/$defs/folder" }, { type: "object", properties: { file: { type: "string" } }, required: ["file"] }],
+          oneOf: [
+            { $ref: "#/$defs/folder" },
+            { type: "object", properties: { file: { type: "string" } }, required: ["file"] },
+          ],
         },
       },
       $ref: "#/$defs/folder",
@@ -442,7 +456,13 @@ export const corpus: readonly CorpusEntry[] = [
   {
     name: "shared-defs-reused",
     schema: {
-      $defs: { money: { type: "object", properties: { amount: { type: "integer" }, currency: { type: "string" } }, required: ["amount", "currency"] } },
+      $defs: {
+        money: {
+          type: "object",
+          properties: { amount: { type: "integer" }, currency: { type: "string" } },
+          required: ["amount", "currency"],
+        },
+      },
       type: "object",
       properties: {
         subtotal: { $ref: "#/$defs/money" },
@@ -499,7 +519,8 @@ export const corpus: readonly CorpusEntry[] = [
       properties: {
         note: {
           type: "string",
-          description: "Backticks `rm -rf /`, ${template}, */ again,\nnew line\r\nwindows line\u2028line separator, emoji 🚀, RTL \u202e text, NUL \u0000.",
+          description:
+            "Backticks `rm -rf /`, ${template}, */ again,\nnew line\r\nwindows line\u2028line separator, emoji 🚀, RTL \u202e text, NUL \u0000.",
           default: "*/ pwned /*",
           examples: ["a */ b", "`code`"],
           pattern: "^/*/$",
@@ -602,7 +623,10 @@ export const corpus: readonly CorpusEntry[] = [
               maxItems: 5,
               items: {
                 type: "object",
-                properties: { method: { enum: ["email", "popup"] }, minutes: { type: "integer", minimum: 0, maximum: 40320 } },
+                properties: {
+                  method: { enum: ["email", "popup"] },
+                  minutes: { type: "integer", minimum: 0, maximum: 40320 },
+                },
                 required: ["method", "minutes"],
               },
             },

@@ -14,7 +14,14 @@ import { compileTypeScript, formatDiagnostics } from "../helpers/compile-typescr
 
 function tool(name: string, fields: Partial<DeclarationTool> = {}): DeclarationTool {
   const { namespaceIdentifier, localIdentifier } = parseToolName(name);
-  return { name, namespaceIdentifier, localIdentifier, description: `Does ${name}.`, inputSchema: { type: "object" }, ...fields };
+  return {
+    name,
+    namespaceIdentifier,
+    localIdentifier,
+    description: `Does ${name}.`,
+    inputSchema: { type: "object" },
+    ...fields,
+  };
 }
 
 const searchOrders = tool("orders.search", {
@@ -30,9 +37,18 @@ const searchOrders = tool("orders.search", {
     additionalProperties: false,
   },
   outputSchema: {
-    $defs: { order: { type: "object", properties: { id: { type: "string" }, totalCents: { type: "integer" } }, required: ["id", "totalCents"] } },
+    $defs: {
+      order: {
+        type: "object",
+        properties: { id: { type: "string" }, totalCents: { type: "integer" } },
+        required: ["id", "totalCents"],
+      },
+    },
     type: "object",
-    properties: { orders: { type: "array", items: { $ref: "#/$defs/order" } }, nextCursor: { type: ["string", "null"] } },
+    properties: {
+      orders: { type: "array", items: { $ref: "#/$defs/order" } },
+      nextCursor: { type: ["string", "null"] },
+    },
     required: ["orders", "nextCursor"],
   },
   inputExamples: [{ customerId: "c_1" }, { customerId: "c_2", status: "refunded", cursor: "o_100" }],
@@ -54,7 +70,9 @@ describe("generateDeclarations", () => {
   it("groups tools by namespace in first-seen order, with bare tools at the root", () => {
     const text = generateDeclarations([searchOrders, ping, refundOrder, getOrder]);
     const tools = text.slice(text.indexOf("declare const tools"));
-    const order = ["orders: {", "search(", "get(", "ping(", "billing: {", "refund("].map((marker) => tools.indexOf(marker));
+    const order = ["orders: {", "search(", "get(", "ping(", "billing: {", "refund("].map((marker) =>
+      tools.indexOf(marker),
+    );
     expect(order.every((position) => position >= 0)).toBe(true);
     expect(order).toEqual([...order].sort((left, right) => left - right));
     expect(tools.match(/orders: \{/g)).toHaveLength(1);
@@ -71,7 +89,9 @@ describe("generateDeclarations", () => {
   it("renders each input example as a copyable @example call", () => {
     const text = generateDeclarations([searchOrders]);
     expect(text).toContain('     * @example\n     * await tools.orders.search({ "customerId": "c_1" })\n');
-    expect(text).toContain('await tools.orders.search({ "customerId": "c_2", "status": "refunded", "cursor": "o_100" })');
+    expect(text).toContain(
+      'await tools.orders.search({ "customerId": "c_2", "status": "refunded", "cursor": "o_100" })',
+    );
   });
 
   it("pretty-prints a long example over several lines", () => {
@@ -175,7 +195,9 @@ describe("generateDeclarations with hostile tools", () => {
   it("renders recursive $refs, 10,000 properties and 1000 levels of nesting without hanging", () => {
     let deep: JsonSchema = { type: "string" };
     for (let level = 0; level < 1000; level += 1) deep = { type: "object", properties: { next: deep } };
-    const wide = Object.fromEntries(Array.from({ length: 10_000 }, (_, index) => [`field${index}`, { type: "string" }]));
+    const wide = Object.fromEntries(
+      Array.from({ length: 10_000 }, (_, index) => [`field${index}`, { type: "string" }]),
+    );
     const recursive: JsonSchema = {
       $defs: { node: { type: "object", properties: { next: { $ref: "#/$defs/node" }, self: { $ref: "#" } } } },
       $ref: "#/$defs/node",

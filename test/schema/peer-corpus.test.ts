@@ -21,8 +21,14 @@ beforeAll(async () => {
   sources.push(
     ...(await Promise.all([
       connectMcpSource(yard.registry, { namespace: "everything", transport: stdioServer("everything", ["stdio"]) }),
-      connectMcpSource(yard.registry, { namespace: "filesystem", transport: stdioServer("filesystem", [scratch.path]) }),
-      connectMcpSource(yard.registry, { namespace: "memory", transport: stdioServer("memory", [], { MEMORY_FILE_PATH: join(scratch.path, "memory.jsonl") }) }),
+      connectMcpSource(yard.registry, {
+        namespace: "filesystem",
+        transport: stdioServer("filesystem", [scratch.path]),
+      }),
+      connectMcpSource(yard.registry, {
+        namespace: "memory",
+        transport: stdioServer("memory", [], { MEMORY_FILE_PATH: join(scratch.path, "memory.jsonl") }),
+      }),
     ])),
   );
 }, 60_000);
@@ -35,7 +41,9 @@ afterAll(async () => {
 describe("declarations for the tools of three real MCP servers", () => {
   it("lists every server's tools and registers them all", () => {
     const tools = yard.registry.snapshot().tools;
-    expect(new Set(tools.map((tool) => tool.definition.namespace))).toEqual(new Set(["everything", "filesystem", "memory"]));
+    expect(new Set(tools.map((tool) => tool.definition.namespace))).toEqual(
+      new Set(["everything", "filesystem", "memory"]),
+    );
     expect(tools.length).toBeGreaterThanOrEqual(30);
     expect(sources.flatMap((source) => source.skippedTools)).toEqual([]);
   });
@@ -49,8 +57,12 @@ describe("declarations for the tools of three real MCP servers", () => {
       const input = sampleFromSchema(tool.definition.inputSchema) as Record<string, unknown>;
       expect(tool.validateInput(input), `${tool.definition.name}: the sample must be valid`).toEqual([]);
       const path = tool.parsedName.identifierPath;
-      const valid = checker.check(`const result = await tools.${path}(${JSON.stringify(input)});\nreturn result;`, declarations);
-      if (valid.length > 0) failures.push(`${tool.definition.name} (valid input): ${valid.map((d) => d.message).join("; ")}`);
+      const valid = checker.check(
+        `const result = await tools.${path}(${JSON.stringify(input)});\nreturn result;`,
+        declarations,
+      );
+      if (valid.length > 0)
+        failures.push(`${tool.definition.name} (valid input): ${valid.map((d) => d.message).join("; ")}`);
 
       // A wrong field: a required property under a misspelled name, or else an unknown extra one.
       const required = (tool.definition.inputSchema as { required?: string[] }).required ?? [];
@@ -77,6 +89,7 @@ describe("declarations for the tools of three real MCP servers", () => {
   it("compiles every outputSchema the servers publish", () => {
     const withOutput = yard.registry.snapshot().tools.filter((tool) => tool.definition.outputSchema !== undefined);
     expect(withOutput.length).toBeGreaterThan(0);
-    for (const tool of withOutput) expect(() => compileSchema(tool.definition.outputSchema!, tool.definition.name)).not.toThrow();
+    for (const tool of withOutput)
+      expect(() => compileSchema(tool.definition.outputSchema!, tool.definition.name)).not.toThrow();
   });
 });

@@ -73,7 +73,9 @@ describe("schemaToTypeScript", () => {
   });
 
   it("renders 10,000 properties, and the result compiles", () => {
-    const properties = Object.fromEntries(Array.from({ length: 10_000 }, (_, index) => [`p${index}`, { type: "integer" }]));
+    const properties = Object.fromEntries(
+      Array.from({ length: 10_000 }, (_, index) => [`p${index}`, { type: "integer" }]),
+    );
     const result = schemaToTypeScript({ type: "object", properties }, { rootName: "Wide" });
     expect(result.type.split("\n")).toHaveLength(10_002);
     expect(formatDiagnostics(compileTypeScript({ "/wide.ts": result.declarations.join("\n") }))).toBe("");
@@ -112,7 +114,10 @@ describe("schemaToTypeScript", () => {
   });
 
   it("uses the given indentation", () => {
-    const result = schemaToTypeScript({ type: "object", properties: { a: { type: "string" } } }, { rootName: "A", indent: "\t" });
+    const result = schemaToTypeScript(
+      { type: "object", properties: { a: { type: "string" } } },
+      { rootName: "A", indent: "\t" },
+    );
     expect(result.type).toBe("{\n\ta?: string;\n}");
   });
 });

@@ -9,7 +9,9 @@ describe("compileSchema", () => {
       {
         $schema: "https://json-schema.org/draft/2020-12/schema",
         type: "object",
-        properties: { pair: { type: "array", prefixItems: [{ type: "string" }, { $ref: "#/$defs/count" }], items: false } },
+        properties: {
+          pair: { type: "array", prefixItems: [{ type: "string" }, { $ref: "#/$defs/count" }], items: false },
+        },
         $defs: { count: { type: "integer", minimum: 0 } },
       },
       "test",
@@ -24,14 +26,18 @@ describe("compileSchema", () => {
       {
         $schema: "http://json-schema.org/draft-07/schema#",
         type: "object",
-        properties: { pair: { type: "array", items: [{ type: "string" }, { $ref: "#/definitions/count" }], additionalItems: false } },
+        properties: {
+          pair: { type: "array", items: [{ type: "string" }, { $ref: "#/definitions/count" }], additionalItems: false },
+        },
         definitions: { count: { type: "integer" } },
         required: ["pair"],
       },
       "test",
     );
     expect(validate({ pair: ["a", 2] })).toEqual([]);
-    expect(validate({ pair: ["a", "b"] })).toEqual([{ path: "/pair/1", expected: "type integer", received: 'string "b"' }]);
+    expect(validate({ pair: ["a", "b"] })).toEqual([
+      { path: "/pair/1", expected: "type integer", received: 'string "b"' },
+    ]);
     expect(validate({})).toEqual([{ path: "/pair", expected: "a required property", received: "missing" }]);
   });
 
@@ -86,7 +92,12 @@ describe("compileSchema", () => {
 
   it("escapes property names holding `/` or `~` in the paths it reports, as JSON Pointer requires", () => {
     const validate = compileSchema(
-      { type: "object", properties: { "a/b": { type: "string" } }, required: ["a/b", "c~d"], additionalProperties: false },
+      {
+        type: "object",
+        properties: { "a/b": { type: "string" } },
+        required: ["a/b", "c~d"],
+        additionalProperties: false,
+      },
       "test",
     );
     expect(validate({ "x/y": 5, "a/b": 1 })).toEqual(
@@ -126,7 +137,9 @@ describe("compileSchema", () => {
       const first = compileSchema(schema, "first");
       const second = compileSchema(schema, "second");
       expect(compile).toHaveBeenCalledTimes(1);
-      expect(second({ child: { child: { n: 1.5 } } })).toEqual([{ path: "/child/child/n", expected: "type integer", received: "number 1.5" }]);
+      expect(second({ child: { child: { n: 1.5 } } })).toEqual([
+        { path: "/child/child/n", expected: "type integer", received: "number 1.5" },
+      ]);
       expect(first({ child: { n: 2 } })).toEqual([]);
       compileSchema({ ...schema }, "a different object");
       expect(compile).toHaveBeenCalledTimes(2);
@@ -161,10 +174,14 @@ describe("formatViolations", () => {
       { path: "", expected: "type object", received: "null" },
       { path: "/x", expected: "type string", received: "number 1" },
     ]);
-    expect(text).toBe("Invalid input for a.b:\n- (root): expected type object, received null\n- /x: expected type string, received number 1");
+    expect(text).toBe(
+      "Invalid input for a.b:\n- (root): expected type object, received null\n- /x: expected type string, received number 1",
+    );
   });
 
   it("turns violations into plain JSON data", () => {
-    expect(violationsToJson([{ path: "/x", expected: "e", received: "r" }])).toEqual([{ path: "/x", expected: "e", received: "r" }]);
+    expect(violationsToJson([{ path: "/x", expected: "e", received: "r" }])).toEqual([
+      { path: "/x", expected: "e", received: "r" },
+    ]);
   });
 });

@@ -39,7 +39,8 @@ describe("Bm25Index", () => {
 
   it("returns the same hits and scores for the same query every time", () => {
     const index = new Bm25Index();
-    for (let i = 0; i < 30; i += 1) index.add(document(`tool${i}`, { description: `list item number ${i % 7} of files` }));
+    for (let i = 0; i < 30; i += 1)
+      index.add(document(`tool${i}`, { description: `list item number ${i % 7} of files` }));
     const first = index.search("list files", 10);
     for (let run = 0; run < 5; run += 1) expect(index.search("list files", 10)).toEqual(first);
   });

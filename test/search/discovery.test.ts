@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { Switchyard } from "../../src/switchyard.js";
 import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
 
-function tool(name: string, description: string, properties: Record<string, { type: string; description: string }> = {}): ToolDefinition {
+function tool(
+  name: string,
+  description: string,
+  properties: Record<string, { type: string; description: string }> = {},
+): ToolDefinition {
   return defineTool({
     name,
     description,
@@ -14,12 +18,21 @@ function tool(name: string, description: string, properties: Record<string, { ty
 
 function catalog(): ToolDefinition[] {
   const tools = [
-    tool("billing.refundCharge", "Refund a captured charge, fully or partially.", { chargeId: { type: "string", description: "The charge to refund." } }),
-    tool("billing.listInvoices", "List invoices of a customer, newest first.", { customerId: { type: "string", description: "Customer id." } }),
-    tool("crm.createContact", "Create a contact in the CRM.", { email: { type: "string", description: "Email address." } }),
-    tool("calendar.listEvents", "List calendar events in a time range.", { from: { type: "string", description: "Start of the range." } }),
+    tool("billing.refundCharge", "Refund a captured charge, fully or partially.", {
+      chargeId: { type: "string", description: "The charge to refund." },
+    }),
+    tool("billing.listInvoices", "List invoices of a customer, newest first.", {
+      customerId: { type: "string", description: "Customer id." },
+    }),
+    tool("crm.createContact", "Create a contact in the CRM.", {
+      email: { type: "string", description: "Email address." },
+    }),
+    tool("calendar.listEvents", "List calendar events in a time range.", {
+      from: { type: "string", description: "Start of the range." },
+    }),
   ];
-  for (let index = 0; index < 20; index++) tools.push(tool(`filler.tool${index}`, `Filler tool number ${index} that does nothing useful.`));
+  for (let index = 0; index < 20; index++)
+    tools.push(tool(`filler.tool${index}`, `Filler tool number ${index} that does nothing useful.`));
   return tools;
 }
 
@@ -76,7 +89,9 @@ describe("discovery in a session", () => {
   it("refuses a catastrophic regex inside a program with PATTERN_INVALID, quickly", async () => {
     const yard = new Switchyard({ tools: catalog() });
     const started = Date.now();
-    const result = await yard.run(`try { await tools.$search("(a+)+$", { mode: "regex" }); return "no"; } catch (e) { return (e as ToolCallError).code; }`);
+    const result = await yard.run(
+      `try { await tools.$search("(a+)+$", { mode: "regex" }); return "no"; } catch (e) { return (e as ToolCallError).code; }`,
+    );
     expect(result.output).toBe("PATTERN_INVALID");
     expect(Date.now() - started).toBeLessThan(5_000);
   });
@@ -84,9 +99,14 @@ describe("discovery in a session", () => {
   it("follows catalog changes: a replaced source is searchable at once and its old tools are gone", () => {
     const yard = new Switchyard({ tools: catalog() });
     yard.registry.replaceSource("mcp:tickets", [
-      defineTool({ ...tool("tickets.escalateTicket", "Escalate a support ticket to the on-call engineer."), source: "mcp:tickets" }),
+      defineTool({
+        ...tool("tickets.escalateTicket", "Escalate a support ticket to the on-call engineer."),
+        source: "mcp:tickets",
+      }),
     ]);
-    expect(yard.searchTools("escalate ticket").ok && yard.searchTools("escalate ticket")).toMatchObject({ references: [{ name: "tickets.escalateTicket" }] });
+    expect(yard.searchTools("escalate ticket").ok && yard.searchTools("escalate ticket")).toMatchObject({
+      references: [{ name: "tickets.escalateTicket" }],
+    });
     yard.registry.replaceSource("mcp:tickets", []);
     const after = yard.searchTools("escalate ticket");
     expect(after.ok && after.references.map((reference) => reference.name)).not.toContain("tickets.escalateTicket");
@@ -94,7 +114,10 @@ describe("discovery in a session", () => {
 
   it("ranks a name hit above a description hit", () => {
     const yard = new Switchyard({
-      tools: [tool("docs.summarize", "Produce a short text."), tool("notes.write", "Write a note; it may summarize a meeting.")],
+      tools: [
+        tool("docs.summarize", "Produce a short text."),
+        tool("notes.write", "Write a note; it may summarize a meeting."),
+      ],
     });
     const found = yard.searchTools("summarize");
     expect(found.ok && found.references.map((reference) => reference.name)).toEqual(["docs.summarize", "notes.write"]);

@@ -20,26 +20,37 @@ const catalog: SearchDocument[] = [
 ];
 
 describe("checkPattern", () => {
-  it.each(["(a+)+$", "(a|a)*", "(.*)*", "(\\w+\\s?)*", "((ab)*c)+", "(x+x+)+y"])("refuses the nested-quantifier shape %s", (pattern) => {
-    const result = checkPattern(pattern);
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.error.code).toBe("PATTERN_INVALID");
-  });
+  it.each(["(a+)+$", "(a|a)*", "(.*)*", "(\\w+\\s?)*", "((ab)*c)+", "(x+x+)+y"])(
+    "refuses the nested-quantifier shape %s",
+    (pattern) => {
+      const result = checkPattern(pattern);
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.error.code).toBe("PATTERN_INVALID");
+    },
+  );
 
-  it.each(["(a)\\1", "(?<x>a)\\k<x>", "(?=a)a", "(?!a)b", "(?<=a)b", "(?<!a)b"])("refuses backreference or lookaround %s", (pattern) => {
-    expect(checkPattern(pattern).ok).toBe(false);
-  });
+  it.each(["(a)\\1", "(?<x>a)\\k<x>", "(?=a)a", "(?!a)b", "(?<=a)b", "(?<!a)b"])(
+    "refuses backreference or lookaround %s",
+    (pattern) => {
+      expect(checkPattern(pattern).ok).toBe(false);
+    },
+  );
 
   it.each([".*.*x", "a*a*", "\\w+\\s*\\w+"])("refuses adjacent unbounded quantifiers %s", (pattern) => {
     expect(checkPattern(pattern).ok).toBe(false);
   });
 
-  it.each(["refund", "list.*invoice", "^crm\\.", "create.*(contact|customer)", "(get|list)_files?", "[a-z]+_[a-z]+", "a{2,5}"])(
-    "accepts the ordinary pattern %s",
-    (pattern) => {
-      expect(checkPattern(pattern).ok).toBe(true);
-    },
-  );
+  it.each([
+    "refund",
+    "list.*invoice",
+    "^crm\\.",
+    "create.*(contact|customer)",
+    "(get|list)_files?",
+    "[a-z]+_[a-z]+",
+    "a{2,5}",
+  ])("accepts the ordinary pattern %s", (pattern) => {
+    expect(checkPattern(pattern).ok).toBe(true);
+  });
 
   it("refuses an empty pattern, an over-long one and a syntax error with a message", () => {
     for (const pattern of ["", "a".repeat(MAX_PATTERN_LENGTH + 1), "(unclosed", "[z-a]"]) {
@@ -61,12 +72,19 @@ describe("searchByRegex", () => {
     const startedAt = performance.now();
     const result = searchByRegex(hostile, "(a+)+$", 5);
     expect(performance.now() - startedAt).toBeLessThan(50);
-    expect(result).toEqual({ ok: false, error: { code: "PATTERN_INVALID", message: expect.stringContaining("repeated group") } });
+    expect(result).toEqual({
+      ok: false,
+      error: { code: "PATTERN_INVALID", message: expect.stringContaining("repeated group") },
+    });
   });
 
   it("matches names above descriptions, ties in catalog order", () => {
     const result = searchByRegex(catalog, "invoice", 10);
-    expect(result.ok && result.hits.map((hit) => hit.id)).toEqual(["billing.listInvoices", "crm.listInvoices", "crm.listDeals"]);
+    expect(result.ok && result.hits.map((hit) => hit.id)).toEqual([
+      "billing.listInvoices",
+      "crm.listInvoices",
+      "crm.listDeals",
+    ]);
   });
 
   it("finds a name by its words as well as its spelling", () => {

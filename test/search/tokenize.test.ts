@@ -68,7 +68,12 @@ describe("stem", () => {
 
 describe("tokenize", () => {
   it("drops stop words and stems the rest", () => {
-    expect(tokenize("List all of the invoices for a customer")).toEqual(["list", "all", stem("invoices"), stem("customer")]);
+    expect(tokenize("List all of the invoices for a customer")).toEqual([
+      "list",
+      "all",
+      stem("invoices"),
+      stem("customer"),
+    ]);
   });
 
   it("gives identifiers and prose the same terms", () => {

@@ -8,12 +8,16 @@ const tool = (name: string, description: string, properties: Record<string, unkn
 });
 
 const crmTools = [
-  tool("crm.createContact", "Create a person record in the CRM.", { email: { type: "string", description: "Primary email." } }),
+  tool("crm.createContact", "Create a person record in the CRM.", {
+    email: { type: "string", description: "Primary email." },
+  }),
   tool("crm.listDeals", "List deals in the pipeline."),
 ];
 const emailTools = [
   tool("email.createContact", "Add a contact to the address book."),
-  tool("email.sendMessage", "Send an email.", { to: { type: "array", items: { type: "string" }, description: "Recipients." } }),
+  tool("email.sendMessage", "Send an email.", {
+    to: { type: "array", items: { type: "string" }, description: "Recipients." },
+  }),
 ];
 
 const names = (search: ToolSearch, query: string, mode: "bm25" | "regex" = "bm25"): string[] => {
@@ -25,7 +29,9 @@ const names = (search: ToolSearch, query: string, mode: "bm25" | "regex" = "bm25
 describe("ToolSearch", () => {
   it("returns references with a first-sentence summary and a score", () => {
     const search = new ToolSearch();
-    search.setTools("crm", [tool("crm.getDeal", "Fetch one deal by id. Includes the owner, stage and amount of the deal.")]);
+    search.setTools("crm", [
+      tool("crm.getDeal", "Fetch one deal by id. Includes the owner, stage and amount of the deal."),
+    ]);
     expect(search.search("deal")).toEqual({
       ok: true,
       references: [{ name: "crm.getDeal", summary: "Fetch one deal by id.", score: expect.any(Number) }],
@@ -102,8 +108,15 @@ describe("extractParameters", () => {
     const { names: parameterNames, descriptions } = extractParameters({
       type: "object",
       properties: {
-        customer: { type: "object", description: "Who.", properties: { billing_email: { type: "string", description: "Invoice email." } } },
-        lines: { type: "array", items: { type: "object", properties: { sku: { type: "string", description: "Product code." } } } },
+        customer: {
+          type: "object",
+          description: "Who.",
+          properties: { billing_email: { type: "string", description: "Invoice email." } },
+        },
+        lines: {
+          type: "array",
+          items: { type: "object", properties: { sku: { type: "string", description: "Product code." } } },
+        },
         ref: { $ref: "#/$defs/Address" },
       },
       $defs: { Address: { type: "object", properties: { postal_code: { type: "string", description: "ZIP." } } } },

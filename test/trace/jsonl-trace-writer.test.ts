@@ -77,7 +77,9 @@ describe("JsonlTraceWriter", () => {
   it("never throws into the pipeline when the file cannot be written", async () => {
     const bus = new TraceBus();
     const writer = new JsonlTraceWriter(bus, join(folder, "missing-dir", "trace.jsonl"));
-    expect(() => bus.emit({ type: "program-start", programId: "p", at: 0, sourceBytes: 0, catalogVersion: 1 })).not.toThrow();
+    expect(() =>
+      bus.emit({ type: "program-start", programId: "p", at: 0, sourceBytes: 0, catalogVersion: 1 }),
+    ).not.toThrow();
     await writer.close();
   });
 });
@@ -90,7 +92,9 @@ describe("TraceBus", () => {
       throw new Error("broken subscriber");
     });
     bus.subscribe((event) => seen.push(event.type));
-    expect(() => bus.emit({ type: "program-start", programId: "p", at: 0, sourceBytes: 0, catalogVersion: 1 })).not.toThrow();
+    expect(() =>
+      bus.emit({ type: "program-start", programId: "p", at: 0, sourceBytes: 0, catalogVersion: 1 }),
+    ).not.toThrow();
     expect(seen).toEqual(["program-start"]);
   });
 });

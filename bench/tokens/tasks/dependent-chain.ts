@@ -9,17 +9,48 @@ import { defineTask, singleStringInput, type DirectSession } from "../task.js";
 const EMAIL = "dana.kim@example.com";
 
 const PEOPLE = [
-  { personId: "per_0193", name: "Dana Kim", email: EMAIL, title: "Site Reliability Engineer", officeId: "off_ams_2", managerId: "per_0077" },
-  { personId: "per_0077", name: "Rafael Ortega", email: "rafael.ortega@example.com", title: "Engineering Manager", officeId: "off_lis_1", managerId: "per_0012" },
-  { personId: "per_0012", name: "Mira Sato", email: "mira.sato@example.com", title: "Director of Engineering", officeId: "off_ams_2", managerId: null },
+  {
+    personId: "per_0193",
+    name: "Dana Kim",
+    email: EMAIL,
+    title: "Site Reliability Engineer",
+    officeId: "off_ams_2",
+    managerId: "per_0077",
+  },
+  {
+    personId: "per_0077",
+    name: "Rafael Ortega",
+    email: "rafael.ortega@example.com",
+    title: "Engineering Manager",
+    officeId: "off_lis_1",
+    managerId: "per_0012",
+  },
+  {
+    personId: "per_0012",
+    name: "Mira Sato",
+    email: "mira.sato@example.com",
+    title: "Director of Engineering",
+    officeId: "off_ams_2",
+    managerId: null,
+  },
 ];
 const OFFICES = [
   { officeId: "off_ams_2", city: "Amsterdam", floor: 4, buildingId: "bld_ams_zuidas" },
   { officeId: "off_lis_1", city: "Lisbon", floor: 2, buildingId: "bld_lis_parque" },
 ];
 const BUILDINGS = [
-  { buildingId: "bld_ams_zuidas", address: "Gustav Mahlerlaan 310, 1082 ME Amsterdam", receptionPhone: "+31 20 555 0142", timezone: "Europe/Amsterdam" },
-  { buildingId: "bld_lis_parque", address: "Avenida D. João II 44, 1990-095 Lisboa", receptionPhone: "+351 21 555 0187", timezone: "Europe/Lisbon" },
+  {
+    buildingId: "bld_ams_zuidas",
+    address: "Gustav Mahlerlaan 310, 1082 ME Amsterdam",
+    receptionPhone: "+31 20 555 0142",
+    timezone: "Europe/Amsterdam",
+  },
+  {
+    buildingId: "bld_lis_parque",
+    address: "Avenida D. João II 44, 1990-095 Lisboa",
+    receptionPhone: "+351 21 555 0187",
+    timezone: "Europe/Lisbon",
+  },
 ];
 
 export interface ChainAnswer {
@@ -41,13 +72,24 @@ export const dependentChain = defineTask<ChainAnswer>({
       if (found === undefined) throw new ToolError(`No ${what} "${String(value)}".`, { code: "NOT_FOUND" });
       return found;
     };
-    const person = (record: (typeof PEOPLE)[number]) => ({ personId: record.personId, name: record.name, email: record.email, title: record.title, officeId: record.officeId });
+    const person = (record: (typeof PEOPLE)[number]) => ({
+      personId: record.personId,
+      name: record.name,
+      email: record.email,
+      title: record.title,
+      officeId: record.officeId,
+    });
     const tools = [
       defineTool({
         name: "directory.findPerson",
-        description: "Find a person in the company directory by email address. Returns their person id, name and job title.",
+        description:
+          "Find a person in the company directory by email address. Returns their person id, name and job title.",
         inputSchema: idInput("email", EMAIL),
-        outputSchema: { type: "object", properties: { personId: { type: "string" }, name: { type: "string" }, title: { type: "string" } }, required: ["personId", "name", "title"] },
+        outputSchema: {
+          type: "object",
+          properties: { personId: { type: "string" }, name: { type: "string" }, title: { type: "string" } },
+          required: ["personId", "name", "title"],
+        },
         effect: "read",
         execute: ({ email }: { email: string }) => {
           const record = find(PEOPLE, "email", email, "person with email");
@@ -58,17 +100,31 @@ export const dependentChain = defineTask<ChainAnswer>({
         name: "directory.getManager",
         description: "Get the person id of someone's direct manager; null for the top of the hierarchy.",
         inputSchema: idInput("personId", "per_0193"),
-        outputSchema: { type: "object", properties: { personId: { type: "string" }, managerId: { type: ["string", "null"] } }, required: ["personId", "managerId"] },
+        outputSchema: {
+          type: "object",
+          properties: { personId: { type: "string" }, managerId: { type: ["string", "null"] } },
+          required: ["personId", "managerId"],
+        },
         effect: "read",
-        execute: ({ personId }: { personId: string }) => ({ personId, managerId: find(PEOPLE, "personId", personId, "person").managerId }),
+        execute: ({ personId }: { personId: string }) => ({
+          personId,
+          managerId: find(PEOPLE, "personId", personId, "person").managerId,
+        }),
       }),
       defineTool({
         name: "directory.getPerson",
-        description: "Get a person's directory record by person id: name, email, job title and the office they work from.",
+        description:
+          "Get a person's directory record by person id: name, email, job title and the office they work from.",
         inputSchema: idInput("personId", "per_0193"),
         outputSchema: {
           type: "object",
-          properties: { personId: { type: "string" }, name: { type: "string" }, email: { type: "string" }, title: { type: "string" }, officeId: { type: "string" } },
+          properties: {
+            personId: { type: "string" },
+            name: { type: "string" },
+            email: { type: "string" },
+            title: { type: "string" },
+            officeId: { type: "string" },
+          },
           required: ["personId", "name", "email", "title", "officeId"],
         },
         effect: "read",
@@ -78,7 +134,16 @@ export const dependentChain = defineTask<ChainAnswer>({
         name: "facilities.getOffice",
         description: "Get an office by id: its city, floor and the building it is in.",
         inputSchema: idInput("officeId", "off_ams_2"),
-        outputSchema: { type: "object", properties: { officeId: { type: "string" }, city: { type: "string" }, floor: { type: "integer" }, buildingId: { type: "string" } }, required: ["officeId", "city", "floor", "buildingId"] },
+        outputSchema: {
+          type: "object",
+          properties: {
+            officeId: { type: "string" },
+            city: { type: "string" },
+            floor: { type: "integer" },
+            buildingId: { type: "string" },
+          },
+          required: ["officeId", "city", "floor", "buildingId"],
+        },
         effect: "read",
         execute: ({ officeId }: { officeId: string }) => find(OFFICES, "officeId", officeId, "office"),
       }),
@@ -88,7 +153,12 @@ export const dependentChain = defineTask<ChainAnswer>({
         inputSchema: idInput("buildingId", "bld_ams_zuidas"),
         outputSchema: {
           type: "object",
-          properties: { buildingId: { type: "string" }, address: { type: "string" }, receptionPhone: { type: "string" }, timezone: { type: "string" } },
+          properties: {
+            buildingId: { type: "string" },
+            address: { type: "string" },
+            receptionPhone: { type: "string" },
+            timezone: { type: "string" },
+          },
           required: ["buildingId", "address", "receptionPhone", "timezone"],
         },
         effect: "read",
@@ -100,10 +170,18 @@ export const dependentChain = defineTask<ChainAnswer>({
       truth: { managerName: "Rafael Ortega", receptionPhone: "+351 21 555 0187" },
       async solveDirect(session: DirectSession) {
         const [found] = await session.call([{ tool: "directory.findPerson", input: { email: EMAIL } }]);
-        const [manager] = await session.call([{ tool: "directory.getManager", input: { personId: found!.value.personId } }]);
-        const [record] = await session.call([{ tool: "directory.getPerson", input: { personId: manager!.value.managerId } }]);
-        const [office] = await session.call([{ tool: "facilities.getOffice", input: { officeId: record!.value.officeId } }]);
-        const [building] = await session.call([{ tool: "facilities.getBuilding", input: { buildingId: office!.value.buildingId } }]);
+        const [manager] = await session.call([
+          { tool: "directory.getManager", input: { personId: found!.value.personId } },
+        ]);
+        const [record] = await session.call([
+          { tool: "directory.getPerson", input: { personId: manager!.value.managerId } },
+        ]);
+        const [office] = await session.call([
+          { tool: "facilities.getOffice", input: { officeId: record!.value.officeId } },
+        ]);
+        const [building] = await session.call([
+          { tool: "facilities.getBuilding", input: { buildingId: office!.value.buildingId } },
+        ]);
         return { managerName: record!.value.name, receptionPhone: building!.value.receptionPhone };
       },
       program: `const person = await tools.directory.findPerson({ email: "${EMAIL}" });
@@ -118,8 +196,20 @@ return { person: person.name, managerName: manager.name, managerTitle: manager.t
         const report = output as ChainAnswer;
         return { managerName: report.managerName, receptionPhone: report.receptionPhone };
       },
-      searchQueries: ["find a person by email", "manager of a person", "person record office", "office building", "building reception phone"],
-      requiredTools: ["directory.findPerson", "directory.getManager", "directory.getPerson", "facilities.getOffice", "facilities.getBuilding"],
+      searchQueries: [
+        "find a person by email",
+        "manager of a person",
+        "person record office",
+        "office building",
+        "building reception phone",
+      ],
+      requiredTools: [
+        "directory.findPerson",
+        "directory.getManager",
+        "directory.getPerson",
+        "facilities.getOffice",
+        "facilities.getBuilding",
+      ],
       render(answer) {
         return `${EMAIL}'s manager is ${answer.managerName}; the reception of their building can be reached at ${answer.receptionPhone}.`;
       },

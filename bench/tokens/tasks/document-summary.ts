@@ -8,13 +8,61 @@ import { createRandom, defineTask, pick, randomInt, singleStringInput, type Dire
 
 const DOC_ID = "doc_ir_2291";
 const HEADINGS = [
-  "Summary", "Customer impact", "Timeline", "Detection", "Root cause", "Contributing factors", "What went well",
-  "What went poorly", "Where we got lucky", "Action items", "Follow-up owners", "Appendix: metrics",
+  "Summary",
+  "Customer impact",
+  "Timeline",
+  "Detection",
+  "Root cause",
+  "Contributing factors",
+  "What went well",
+  "What went poorly",
+  "Where we got lucky",
+  "Action items",
+  "Follow-up owners",
+  "Appendix: metrics",
 ];
-const SUBJECTS = ["The payments gateway", "The checkout service", "Our alerting", "The on-call engineer", "The database failover", "The retry policy", "The deploy pipeline", "The status page", "The load balancer", "Customer support"];
-const VERBS = ["stopped responding to", "recovered after", "amplified", "masked", "correctly flagged", "was slowed down by", "depended on", "hid the effect of"];
-const OBJECTS = ["connection pool exhaustion", "the 14:02 configuration push", "a stale DNS record", "the regional failover", "duplicate webhook deliveries", "the rate limiter", "an expired certificate", "the nightly batch job"];
-const DETAILS = ["for about nine minutes", "in the EU region only", "before anyone was paged", "for 3% of requests", "until the rollback finished", "during peak traffic", "without losing any orders", "while the dashboard stayed green"];
+const SUBJECTS = [
+  "The payments gateway",
+  "The checkout service",
+  "Our alerting",
+  "The on-call engineer",
+  "The database failover",
+  "The retry policy",
+  "The deploy pipeline",
+  "The status page",
+  "The load balancer",
+  "Customer support",
+];
+const VERBS = [
+  "stopped responding to",
+  "recovered after",
+  "amplified",
+  "masked",
+  "correctly flagged",
+  "was slowed down by",
+  "depended on",
+  "hid the effect of",
+];
+const OBJECTS = [
+  "connection pool exhaustion",
+  "the 14:02 configuration push",
+  "a stale DNS record",
+  "the regional failover",
+  "duplicate webhook deliveries",
+  "the rate limiter",
+  "an expired certificate",
+  "the nightly batch job",
+];
+const DETAILS = [
+  "for about nine minutes",
+  "in the EU region only",
+  "before anyone was paged",
+  "for 3% of requests",
+  "until the rollback finished",
+  "during peak traffic",
+  "without losing any orders",
+  "while the dashboard stayed green",
+];
 
 interface Section {
   readonly heading: string;
@@ -29,7 +77,9 @@ function generate(seed: number): Section[] {
     for (let paragraph = 0; paragraph < paragraphCount; paragraph++) {
       const sentences: string[] = [];
       for (let sentence = randomInt(random, 4, 7); sentence > 0; sentence--) {
-        sentences.push(`${pick(random, SUBJECTS)} ${pick(random, VERBS)} ${pick(random, OBJECTS)} ${pick(random, DETAILS)}.`);
+        sentences.push(
+          `${pick(random, SUBJECTS)} ${pick(random, VERBS)} ${pick(random, OBJECTS)} ${pick(random, DETAILS)}.`,
+        );
       }
       paragraphs.push(sentences.join(" "));
     }
@@ -43,7 +93,12 @@ export interface SummaryAnswer {
 }
 
 function summarize(sections: readonly Section[]): SummaryAnswer {
-  return { sections: sections.map((section) => ({ heading: section.heading, lead: section.text.slice(0, section.text.indexOf(".") + 1) })) };
+  return {
+    sections: sections.map((section) => ({
+      heading: section.heading,
+      lead: section.text.slice(0, section.text.indexOf(".") + 1),
+    })),
+  };
 }
 
 export const documentSummary = defineTask<SummaryAnswer>({
@@ -57,7 +112,8 @@ export const documentSummary = defineTask<SummaryAnswer>({
     const tools = [
       defineTool({
         name: "library.getDocument",
-        description: "Get a document from the knowledge library by id: title, author, last update and its full text as sections (heading and text).",
+        description:
+          "Get a document from the knowledge library by id: title, author, last update and its full text as sections (heading and text).",
         inputSchema: singleStringInput("docId", 'The document, e.g. "doc_ir_2291".'),
         outputSchema: {
           type: "object",
@@ -66,20 +122,39 @@ export const documentSummary = defineTask<SummaryAnswer>({
             title: { type: "string" },
             author: { type: "string" },
             updatedAt: { type: "string" },
-            sections: { type: "array", items: { type: "object", properties: { heading: { type: "string" }, text: { type: "string" } }, required: ["heading", "text"] } },
+            sections: {
+              type: "array",
+              items: {
+                type: "object",
+                properties: { heading: { type: "string" }, text: { type: "string" } },
+                required: ["heading", "text"],
+              },
+            },
           },
           required: ["docId", "title", "author", "updatedAt", "sections"],
         },
         effect: "read",
         execute: ({ docId }: { docId: string }) => {
           if (docId !== DOC_ID) throw new ToolError(`No document "${docId}".`, { code: "DOCUMENT_NOT_FOUND" });
-          return { docId, title: "Incident review: checkout outage of 2026-10-09", author: "Lena Novak", updatedAt: "2026-10-16T11:20:00Z", sections };
+          return {
+            docId,
+            title: "Incident review: checkout outage of 2026-10-09",
+            author: "Lena Novak",
+            updatedAt: "2026-10-16T11:20:00Z",
+            sections,
+          };
         },
       }),
       defineTool({
         name: "library.searchDocuments",
-        description: "Search the knowledge library by words in titles and text; returns document ids, titles and a short snippet.",
-        inputSchema: { type: "object", properties: { query: { type: "string" }, limit: { type: "integer", minimum: 1, maximum: 20 } }, required: ["query"], additionalProperties: false },
+        description:
+          "Search the knowledge library by words in titles and text; returns document ids, titles and a short snippet.",
+        inputSchema: {
+          type: "object",
+          properties: { query: { type: "string" }, limit: { type: "integer", minimum: 1, maximum: 20 } },
+          required: ["query"],
+          additionalProperties: false,
+        },
         effect: "read",
         execute: () => ({ results: [] }),
       }),
@@ -101,7 +176,10 @@ return { title: doc.title, sections: doc.sections.map((s) => ({ heading: s.headi
       searchQueries: ["get a document by id with its full text"],
       requiredTools: ["library.getDocument"],
       render(answer) {
-        return [`Incident review ${DOC_ID}, section by section:`, ...answer.sections.map((section) => `- ${section.heading}: ${section.lead}`)].join("\n");
+        return [
+          `Incident review ${DOC_ID}, section by section:`,
+          ...answer.sections.map((section) => `- ${section.heading}: ${section.lead}`),
+        ].join("\n");
       },
     };
   },

@@ -4,7 +4,12 @@
 
 import { OrdersService, type PaymentContext, type SearchOrdersPage } from "../../../examples/orders/orders-service.js";
 import { createOrdersTools } from "../../../examples/orders/orders-tools.js";
-import { SWEEP_MAX_RETRIES, SWEEP_WINDOW, sweepProgramFor, type SweepReport } from "../../../examples/orders/sweep-program.js";
+import {
+  SWEEP_MAX_RETRIES,
+  SWEEP_WINDOW,
+  sweepProgramFor,
+  type SweepReport,
+} from "../../../examples/orders/sweep-program.js";
 import { callWithRetries, defineTask, type CallRequest, type DirectSession } from "../task.js";
 
 const CUSTOMERS = ["cus_1004", "cus_1006"] as const;
@@ -57,8 +62,15 @@ export const duplicateCharges = defineTask<DuplicateChargeAnswer>({
             return;
           }
           const context = result.value as PaymentContext;
-          const charges = context.payments.filter((payment) => (payment.status === "captured" || payment.status === "refunded") && payment.amount === context.amount);
-          if (charges.length >= 2) duplicates.push({ orderId: context.orderId, refunded: charges.some((payment) => payment.status === "refunded") });
+          const charges = context.payments.filter(
+            (payment) =>
+              (payment.status === "captured" || payment.status === "refunded") && payment.amount === context.amount,
+          );
+          if (charges.length >= 2)
+            duplicates.push({
+              orderId: context.orderId,
+              refunded: charges.some((payment) => payment.status === "refunded"),
+            });
         });
         return { duplicates: duplicates.sort(byOrderId), unchecked: unchecked.sort(), ordersChecked: orderIds.length };
       },
@@ -77,8 +89,15 @@ export const duplicateCharges = defineTask<DuplicateChargeAnswer>({
       render(answer) {
         const lines = [`I checked ${answer.ordersChecked} orders of ${CUSTOMERS.join(" and ")}.`];
         lines.push(`Duplicate charges (${answer.duplicates.length}):`);
-        for (const duplicate of answer.duplicates) lines.push(`- ${duplicate.orderId}${duplicate.refunded ? " (one charge already refunded)" : " (not refunded: needs follow-up)"}`);
-        lines.push(answer.unchecked.length === 0 ? "Every order was checked." : `Could not check (payment service kept failing): ${answer.unchecked.join(", ")}.`);
+        for (const duplicate of answer.duplicates)
+          lines.push(
+            `- ${duplicate.orderId}${duplicate.refunded ? " (one charge already refunded)" : " (not refunded: needs follow-up)"}`,
+          );
+        lines.push(
+          answer.unchecked.length === 0
+            ? "Every order was checked."
+            : `Could not check (payment service kept failing): ${answer.unchecked.join(", ")}.`,
+        );
         return lines.join("\n");
       },
     };
@@ -93,7 +112,13 @@ async function listAllOrders(session: DirectSession): Promise<string[]> {
     const pages = await session.call(
       open.map(({ customerId, cursor }) => ({
         tool: "orders.search",
-        input: { customerId, from: SWEEP_WINDOW.from, to: SWEEP_WINDOW.to, pageSize: PAGE_SIZE, ...(cursor === undefined ? {} : { cursor }) },
+        input: {
+          customerId,
+          from: SWEEP_WINDOW.from,
+          to: SWEEP_WINDOW.to,
+          pageSize: PAGE_SIZE,
+          ...(cursor === undefined ? {} : { cursor }),
+        },
       })),
     );
     const next: typeof open = [];

@@ -4,7 +4,16 @@
 
 import { ToolError } from "../../../src/errors.js";
 import { defineTool } from "../../../src/registry/define-tool.js";
-import { createRandom, defineTask, formatCents, pick, randomId, randomInt, singleStringInput, type DirectSession } from "../task.js";
+import {
+  createRandom,
+  defineTask,
+  formatCents,
+  pick,
+  randomId,
+  randomInt,
+  singleStringInput,
+  type DirectSession,
+} from "../task.js";
 
 const TEAM_ID = "team_platform";
 const QUARTER = "2026-Q3";
@@ -22,8 +31,46 @@ const MERCHANTS: Record<(typeof CATEGORIES)[number], readonly string[]> = {
   training: ["O'Reilly", "Coursera", "KubeCon registration", "Pluralsight", "Udemy Business"],
   "ground-transport": ["Uber", "Bolt", "FreeNow", "BVG ticket", "Sixt"],
 };
-const FIRST = ["Ada", "Ben", "Chloe", "Dev", "Elif", "Femi", "Gita", "Hugo", "Ines", "Jonas", "Kaito", "Lena", "Mateo", "Nora", "Omar", "Priya", "Quinn", "Rosa", "Sami", "Tara", "Umar", "Vera", "Wen", "Yusuf"];
-const LAST = ["Okafor", "Schmidt", "Rossi", "Tanaka", "Novak", "Haddad", "Larsen", "Moreau", "Silva", "Kowalski", "Nguyen", "Berg"];
+const FIRST = [
+  "Ada",
+  "Ben",
+  "Chloe",
+  "Dev",
+  "Elif",
+  "Femi",
+  "Gita",
+  "Hugo",
+  "Ines",
+  "Jonas",
+  "Kaito",
+  "Lena",
+  "Mateo",
+  "Nora",
+  "Omar",
+  "Priya",
+  "Quinn",
+  "Rosa",
+  "Sami",
+  "Tara",
+  "Umar",
+  "Vera",
+  "Wen",
+  "Yusuf",
+];
+const LAST = [
+  "Okafor",
+  "Schmidt",
+  "Rossi",
+  "Tanaka",
+  "Novak",
+  "Haddad",
+  "Larsen",
+  "Moreau",
+  "Silva",
+  "Kowalski",
+  "Nguyen",
+  "Berg",
+];
 
 interface Member {
   readonly memberId: string;
@@ -45,7 +92,11 @@ interface Expense {
 }
 
 export interface ExpenseAnswer {
-  readonly overBudget: readonly { readonly memberId: string; readonly spentCents: number; readonly limitCents: number }[];
+  readonly overBudget: readonly {
+    readonly memberId: string;
+    readonly spentCents: number;
+    readonly limitCents: number;
+  }[];
   readonly membersChecked: number;
 }
 
@@ -58,7 +109,13 @@ function generate(seed: number) {
       memberId: `mem_${String(index + 1).padStart(3, "0")}`,
       name: `${first} ${last}`,
       level,
-      title: { L1: "Associate Engineer", L2: "Software Engineer", L3: "Senior Engineer", L4: "Staff Engineer", L5: "Principal Engineer" }[level],
+      title: {
+        L1: "Associate Engineer",
+        L2: "Software Engineer",
+        L3: "Senior Engineer",
+        L4: "Staff Engineer",
+        L5: "Principal Engineer",
+      }[level],
       email: `${first.toLowerCase()}.${last.toLowerCase()}@example.com`,
     };
   });
@@ -115,7 +172,11 @@ const EXPENSE_SCHEMA = {
     merchant: { type: "string" },
     amountCents: { type: "integer", description: "Amount in euro cents." },
     currency: { type: "string", enum: ["EUR"] },
-    status: { type: "string", enum: ["approved", "pending", "rejected"], description: "Rejected expenses are not reimbursed." },
+    status: {
+      type: "string",
+      enum: ["approved", "pending", "rejected"],
+      description: "Rejected expenses are not reimbursed.",
+    },
     description: { type: "string" },
   },
   required: ["expenseId", "date", "category", "merchant", "amountCents", "currency", "status", "description"],
@@ -134,9 +195,14 @@ export const expenseBudgets = defineTask<ExpenseAnswer>({
     const tools = [
       defineTool({
         name: "people.listTeamMembers",
-        description: "List the members of a team with their member id, name, career level (L1-L5), job title and email.",
+        description:
+          "List the members of a team with their member id, name, career level (L1-L5), job title and email.",
         inputSchema: singleStringInput("teamId", 'The team, e.g. "team_platform".'),
-        outputSchema: { type: "object", properties: { teamId: { type: "string" }, members: { type: "array", items: MEMBER_SCHEMA } }, required: ["teamId", "members"] },
+        outputSchema: {
+          type: "object",
+          properties: { teamId: { type: "string" }, members: { type: "array", items: MEMBER_SCHEMA } },
+          required: ["teamId", "members"],
+        },
         effect: "read",
         execute: ({ teamId }: { teamId: string }) => {
           if (teamId !== TEAM_ID) throw new ToolError(`No team "${teamId}".`, { code: "TEAM_NOT_FOUND" });
@@ -158,7 +224,11 @@ export const expenseBudgets = defineTask<ExpenseAnswer>({
           required: ["memberId", "from", "to"],
           additionalProperties: false,
         },
-        outputSchema: { type: "object", properties: { memberId: { type: "string" }, expenses: { type: "array", items: EXPENSE_SCHEMA } }, required: ["memberId", "expenses"] },
+        outputSchema: {
+          type: "object",
+          properties: { memberId: { type: "string" }, expenses: { type: "array", items: EXPENSE_SCHEMA } },
+          required: ["memberId", "expenses"],
+        },
         effect: "read",
         execute: ({ memberId, from, to }: { memberId: string; from: string; to: string }) => {
           const list = expenses.get(memberId);
@@ -168,7 +238,8 @@ export const expenseBudgets = defineTask<ExpenseAnswer>({
       }),
       defineTool({
         name: "policy.getExpenseBudget",
-        description: "Get the quarterly expense budget for a career level: the limit in euro cents and which statuses count against it.",
+        description:
+          "Get the quarterly expense budget for a career level: the limit in euro cents and which statuses count against it.",
         inputSchema: {
           type: "object",
           properties: {
@@ -184,17 +255,30 @@ export const expenseBudgets = defineTask<ExpenseAnswer>({
             level: { type: "string" },
             quarter: { type: "string" },
             limitCents: { type: "integer", description: "Budget in euro cents." },
-            countsStatuses: { type: "array", items: { type: "string" }, description: "Expense statuses that count against the budget." },
+            countsStatuses: {
+              type: "array",
+              items: { type: "string" },
+              description: "Expense statuses that count against the budget.",
+            },
           },
           required: ["level", "quarter", "limitCents", "countsStatuses"],
         },
         effect: "read",
-        execute: ({ level, quarter }: { level: Level; quarter: string }) => ({ level, quarter, limitCents: LIMITS_CENTS[level], countsStatuses: ["approved", "pending"] }),
+        execute: ({ level, quarter }: { level: Level; quarter: string }) => ({
+          level,
+          quarter,
+          limitCents: LIMITS_CENTS[level],
+          countsStatuses: ["approved", "pending"],
+        }),
       }),
     ];
     const truth: ExpenseAnswer = {
       overBudget: members
-        .map((member) => ({ memberId: member.memberId, spentCents: spentCents(expenses.get(member.memberId)!), limitCents: LIMITS_CENTS[member.level] }))
+        .map((member) => ({
+          memberId: member.memberId,
+          spentCents: spentCents(expenses.get(member.memberId)!),
+          limitCents: LIMITS_CENTS[member.level],
+        }))
         .filter((row) => row.spentCents > row.limitCents),
       membersChecked: members.length,
     };
@@ -208,9 +292,16 @@ export const expenseBudgets = defineTask<ExpenseAnswer>({
         const levels = [...new Set(roster.map((member) => member.level))].sort();
         const results = await session.call([
           ...levels.map((level) => ({ tool: "policy.getExpenseBudget", input: { level, quarter: QUARTER } })),
-          ...roster.map((member) => ({ tool: "expenses.listExpenses", input: { memberId: member.memberId, ...QUARTER_RANGE } })),
+          ...roster.map((member) => ({
+            tool: "expenses.listExpenses",
+            input: { memberId: member.memberId, ...QUARTER_RANGE },
+          })),
         ]);
-        const limits = new Map(results.slice(0, levels.length).map((result) => [result.value.level as string, result.value.limitCents as number]));
+        const limits = new Map(
+          results
+            .slice(0, levels.length)
+            .map((result) => [result.value.level as string, result.value.limitCents as number]),
+        );
         const overBudget = roster
           .map((member, index) => ({
             memberId: member.memberId,
@@ -234,15 +325,33 @@ const overBudget = rows.filter((r) => r.spentCents > r.limitCents);
 return { membersChecked: rows.length, overBudget };`,
       programMistake: { find: "e.amountCents", replace: "e.amount" },
       answerFromOutput(output) {
-        const report = output as { membersChecked: number; overBudget: { memberId: string; spentCents: number; limitCents: number }[] };
-        return { overBudget: report.overBudget.map(({ memberId, spentCents, limitCents }) => ({ memberId, spentCents, limitCents })), membersChecked: report.membersChecked };
+        const report = output as {
+          membersChecked: number;
+          overBudget: { memberId: string; spentCents: number; limitCents: number }[];
+        };
+        return {
+          overBudget: report.overBudget.map(({ memberId, spentCents, limitCents }) => ({
+            memberId,
+            spentCents,
+            limitCents,
+          })),
+          membersChecked: report.membersChecked,
+        };
       },
-      searchQueries: ["list the members of a team", "list a member's expense claims", "expense budget limit for a level"],
+      searchQueries: [
+        "list the members of a team",
+        "list a member's expense claims",
+        "expense budget limit for a level",
+      ],
       requiredTools: ["people.listTeamMembers", "expenses.listExpenses", "policy.getExpenseBudget"],
       render(answer) {
-        const lines = [`${answer.overBudget.length} of ${answer.membersChecked} members of ${TEAM_ID} are over their ${QUARTER} budget (approved + pending):`];
+        const lines = [
+          `${answer.overBudget.length} of ${answer.membersChecked} members of ${TEAM_ID} are over their ${QUARTER} budget (approved + pending):`,
+        ];
         for (const row of answer.overBudget) {
-          lines.push(`- ${names.get(row.memberId) ?? row.memberId} (${row.memberId}): EUR ${formatCents(row.spentCents)} against EUR ${formatCents(row.limitCents)}, over by EUR ${formatCents(row.spentCents - row.limitCents)}`);
+          lines.push(
+            `- ${names.get(row.memberId) ?? row.memberId} (${row.memberId}): EUR ${formatCents(row.spentCents)} against EUR ${formatCents(row.limitCents)}, over by EUR ${formatCents(row.spentCents - row.limitCents)}`,
+          );
         }
         return lines.join("\n");
       },

@@ -11,7 +11,23 @@ const MAX_LIMIT = 100;
 const AS_OF = "2026-10-31";
 const OVERDUE_DAYS = 30;
 const REGIONS = ["AMER", "APAC", "EMEA"] as const;
-const COMPANIES = ["Acme", "Globex", "Initech", "Umbrella", "Stark", "Wayne", "Tyrell", "Cyberdyne", "Soylent", "Hooli", "Vandelay", "Wonka", "Gringotts", "Oscorp", "Pied Piper"];
+const COMPANIES = [
+  "Acme",
+  "Globex",
+  "Initech",
+  "Umbrella",
+  "Stark",
+  "Wayne",
+  "Tyrell",
+  "Cyberdyne",
+  "Soylent",
+  "Hooli",
+  "Vandelay",
+  "Wonka",
+  "Gringotts",
+  "Oscorp",
+  "Pied Piper",
+];
 const SUFFIXES = ["GmbH", "Ltd", "Inc", "SA", "BV", "KK", "Pty"];
 
 interface Invoice {
@@ -50,18 +66,27 @@ function generate(seed: number): Invoice[] {
       status: roll < 0.62 ? "paid" : roll < 0.95 ? "open" : "void",
     });
   }
-  return invoices.sort((a, b) => (a.issuedOn < b.issuedOn ? -1 : a.issuedOn > b.issuedOn ? 1 : a.invoiceId < b.invoiceId ? -1 : 1));
+  return invoices.sort((a, b) =>
+    a.issuedOn < b.issuedOn ? -1 : a.issuedOn > b.issuedOn ? 1 : a.invoiceId < b.invoiceId ? -1 : 1,
+  );
 }
 
 /** Open and due more than `OVERDUE_DAYS` before `AS_OF`. */
 function isOverdue(invoice: Invoice): boolean {
-  return invoice.status === "open" && Date.parse(`${AS_OF}T00:00:00Z`) - Date.parse(`${invoice.dueOn}T00:00:00Z`) > OVERDUE_DAYS * DAY_MS;
+  return (
+    invoice.status === "open" &&
+    Date.parse(`${AS_OF}T00:00:00Z`) - Date.parse(`${invoice.dueOn}T00:00:00Z`) > OVERDUE_DAYS * DAY_MS
+  );
 }
 
 function aggregate(invoices: readonly Invoice[]): InvoiceSweepAnswer["byRegion"] {
   return REGIONS.map((region) => {
     const matching = invoices.filter((invoice) => invoice.region === region && isOverdue(invoice));
-    return { region, count: matching.length, totalCents: matching.reduce((sum, invoice) => sum + invoice.amountCents, 0) };
+    return {
+      region,
+      count: matching.length,
+      totalCents: matching.reduce((sum, invoice) => sum + invoice.amountCents, 0),
+    };
   });
 }
 
@@ -84,7 +109,13 @@ export const invoiceSweep = defineTask<InvoiceSweepAnswer>({
         inputSchema: {
           type: "object",
           properties: {
-            limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT, default: 50, description: `Invoices per page, 1-${MAX_LIMIT}. Default 50.` },
+            limit: {
+              type: "integer",
+              minimum: 1,
+              maximum: MAX_LIMIT,
+              default: 50,
+              description: `Invoices per page, 1-${MAX_LIMIT}. Default 50.`,
+            },
             cursor: { type: "string", description: "nextCursor of the previous page; omit for the first page." },
           },
           additionalProperties: false,
@@ -106,7 +137,16 @@ export const invoiceSweep = defineTask<InvoiceSweepAnswer>({
                   currency: { type: "string", enum: ["USD"] },
                   status: { type: "string", enum: ["paid", "open", "void"] },
                 },
-                required: ["invoiceId", "customerName", "region", "issuedOn", "dueOn", "amountCents", "currency", "status"],
+                required: [
+                  "invoiceId",
+                  "customerName",
+                  "region",
+                  "issuedOn",
+                  "dueOn",
+                  "amountCents",
+                  "currency",
+                  "status",
+                ],
               },
             },
             nextCursor: { type: ["string", "null"] },
@@ -119,7 +159,8 @@ export const invoiceSweep = defineTask<InvoiceSweepAnswer>({
           let offset = 0;
           if (cursor !== undefined) {
             const match = /^c_(\d+)_([0-9a-f]{6})$/.exec(cursor);
-            if (match === null || checksum(Number(match[1])) !== match[2]) throw new ToolError("cursor is not one this API issued.", { code: "CURSOR_INVALID" });
+            if (match === null || checksum(Number(match[1])) !== match[2])
+              throw new ToolError("cursor is not one this API issued.", { code: "CURSOR_INVALID" });
             offset = Number(match[1]);
           }
           const end = offset + limit;
@@ -139,7 +180,12 @@ export const invoiceSweep = defineTask<InvoiceSweepAnswer>({
         const seen: Invoice[] = [];
         let cursor: string | undefined;
         for (;;) {
-          const [page] = await session.call([{ tool: "receivables.listInvoices", input: { limit: MAX_LIMIT, ...(cursor === undefined ? {} : { cursor }) } }]);
+          const [page] = await session.call([
+            {
+              tool: "receivables.listInvoices",
+              input: { limit: MAX_LIMIT, ...(cursor === undefined ? {} : { cursor }) },
+            },
+          ]);
           seen.push(...(page!.value.invoices as Invoice[]));
           if (page!.value.nextCursor === null) break;
           cursor = page!.value.nextCursor as string;
@@ -177,13 +223,19 @@ return { invoicesRead: read, totalCount, pages, complete: read === totalCount, b
       answerFromOutput(output) {
         const report = output as InvoiceSweepAnswer & { complete: boolean };
         if (!report.complete) throw new Error("the program reports an incomplete sweep");
-        return { invoicesRead: report.invoicesRead, byRegion: report.byRegion.map(({ region, count, totalCents }) => ({ region, count, totalCents })) };
+        return {
+          invoicesRead: report.invoicesRead,
+          byRegion: report.byRegion.map(({ region, count, totalCents }) => ({ region, count, totalCents })),
+        };
       },
       searchQueries: ["list invoices page by page"],
       requiredTools: ["receivables.listInvoices"],
       render(answer) {
-        const lines = [`Read all ${answer.invoicesRead} invoices. Open and more than ${OVERDUE_DAYS} days overdue as of ${AS_OF}:`];
-        for (const row of answer.byRegion) lines.push(`- ${row.region}: ${row.count} invoices, USD ${formatCents(row.totalCents)}`);
+        const lines = [
+          `Read all ${answer.invoicesRead} invoices. Open and more than ${OVERDUE_DAYS} days overdue as of ${AS_OF}:`,
+        ];
+        for (const row of answer.byRegion)
+          lines.push(`- ${row.region}: ${row.count} invoices, USD ${formatCents(row.totalCents)}`);
         lines.push(`Total: USD ${formatCents(answer.byRegion.reduce((sum, row) => sum + row.totalCents, 0))}.`);
         return lines.join("\n");
       },

@@ -15,19 +15,52 @@ const INFO_TEMPLATES: readonly ((random: () => number) => string)[] = [
   (random) => `INFO  GET /v2/cart/${randomId(random, 10)} 200 in ${randomInt(random, 3, 180)}ms`,
   (random) => `INFO  POST /v2/checkout 201 in ${randomInt(random, 40, 900)}ms order=ord_${randomId(random, 10)}`,
   (random) => `DEBUG cache hit ratio ${randomInt(random, 70, 99)}% over ${randomInt(random, 1000, 9000)} lookups`,
-  (random) => `INFO  payment authorized pay_${randomId(random, 12)} amount=${randomInt(random, 500, 90000)} currency=EUR`,
+  (random) =>
+    `INFO  payment authorized pay_${randomId(random, 12)} amount=${randomInt(random, 500, 90000)} currency=EUR`,
   (random) => `WARN  slow query cart_items took ${randomInt(random, 200, 1500)}ms (threshold 200ms)`,
 ];
 
 /** Error templates; the blanked form (<n>, <id>) is the signature the answer counts. */
-const ERROR_TEMPLATES: readonly { readonly signature: string; readonly weight: number; readonly make: (random: () => number) => string }[] = [
-  { signature: "timeout after <n>ms calling payments-gateway", weight: 9, make: (random) => `timeout after ${randomInt(random, 3000, 3100)}ms calling payments-gateway` },
-  { signature: "inventory reservation failed for sku <id>: insufficient stock", weight: 6, make: (random) => `inventory reservation failed for sku ${idWithDigit(random, 8)}: insufficient stock` },
-  { signature: "card declined by issuer (code <n>)", weight: 5, make: (random) => `card declined by issuer (code ${randomInt(random, 10, 99)})` },
-  { signature: "database connection pool exhausted (<n>/<n> in use)", weight: 3, make: () => "database connection pool exhausted (50/50 in use)" },
-  { signature: "invalid coupon <id> for cart <id>", weight: 3, make: (random) => `invalid coupon ${idWithDigit(random, 8)} for cart ${idWithDigit(random, 10)}` },
-  { signature: "tax service returned HTTP <n>", weight: 2, make: (random) => `tax service returned HTTP ${pick(random, [500, 502, 503])}` },
-  { signature: "idempotency key <id> reused with a different payload", weight: 1, make: (random) => `idempotency key ${idWithDigit(random, 16)} reused with a different payload` },
+const ERROR_TEMPLATES: readonly {
+  readonly signature: string;
+  readonly weight: number;
+  readonly make: (random: () => number) => string;
+}[] = [
+  {
+    signature: "timeout after <n>ms calling payments-gateway",
+    weight: 9,
+    make: (random) => `timeout after ${randomInt(random, 3000, 3100)}ms calling payments-gateway`,
+  },
+  {
+    signature: "inventory reservation failed for sku <id>: insufficient stock",
+    weight: 6,
+    make: (random) => `inventory reservation failed for sku ${idWithDigit(random, 8)}: insufficient stock`,
+  },
+  {
+    signature: "card declined by issuer (code <n>)",
+    weight: 5,
+    make: (random) => `card declined by issuer (code ${randomInt(random, 10, 99)})`,
+  },
+  {
+    signature: "database connection pool exhausted (<n>/<n> in use)",
+    weight: 3,
+    make: () => "database connection pool exhausted (50/50 in use)",
+  },
+  {
+    signature: "invalid coupon <id> for cart <id>",
+    weight: 3,
+    make: (random) => `invalid coupon ${idWithDigit(random, 8)} for cart ${idWithDigit(random, 10)}`,
+  },
+  {
+    signature: "tax service returned HTTP <n>",
+    weight: 2,
+    make: (random) => `tax service returned HTTP ${pick(random, [500, 502, 503])}`,
+  },
+  {
+    signature: "idempotency key <id> reused with a different payload",
+    weight: 1,
+    make: (random) => `idempotency key ${idWithDigit(random, 16)} reused with a different payload`,
+  },
 ];
 
 /** An id as the services print them: lowercase letters and digits, always holding a digit. */
@@ -126,9 +159,11 @@ export const logErrors = defineTask<LogErrorsAnswer>({
         },
         effect: "read",
         execute: ({ service, day, page = 1 }: { service: string; day: string; page?: number }) => {
-          if (service !== SERVICE || day !== DAY) throw new ToolError(`No logs for ${service} on ${day}.`, { code: "LOGS_NOT_FOUND" });
+          if (service !== SERVICE || day !== DAY)
+            throw new ToolError(`No logs for ${service} on ${day}.`, { code: "LOGS_NOT_FOUND" });
           const totalPages = Math.ceil(lines.length / PAGE_SIZE);
-          if (page > totalPages) throw new ToolError(`page ${page} is past the last page (${totalPages}).`, { code: "INPUT_INVALID" });
+          if (page > totalPages)
+            throw new ToolError(`page ${page} is past the last page (${totalPages}).`, { code: "INPUT_INVALID" });
           return { page, totalPages, lines: lines.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE) };
         },
       }),
@@ -144,7 +179,10 @@ export const logErrors = defineTask<LogErrorsAnswer>({
         const [first] = await session.call([{ tool: "logs.readPage", input: { service: SERVICE, day: DAY, page: 1 } }]);
         const totalPages = first!.value.totalPages as number;
         const rest = await session.call(
-          Array.from({ length: totalPages - 1 }, (_, index) => ({ tool: "logs.readPage", input: { service: SERVICE, day: DAY, page: index + 2 } })),
+          Array.from({ length: totalPages - 1 }, (_, index) => ({
+            tool: "logs.readPage",
+            input: { service: SERVICE, day: DAY, page: index + 2 },
+          })),
         );
         const seen = [first!, ...rest].flatMap((page) => page.value.lines as string[]);
         return { linesRead: seen.length, signatures: tally(seen) };
@@ -171,7 +209,10 @@ return { pages: first.totalPages, linesRead, signatures };`,
       programMistake: { find: "first.totalPages - 1", replace: "first.pageCount - 1" },
       answerFromOutput(output) {
         const report = output as LogErrorsAnswer;
-        return { linesRead: report.linesRead, signatures: report.signatures.map(({ signature, count }) => ({ signature, count })) };
+        return {
+          linesRead: report.linesRead,
+          signatures: report.signatures.map(({ signature, count }) => ({ signature, count })),
+        };
       },
       searchQueries: ["read a page of a service's log lines"],
       requiredTools: ["logs.readPage"],

@@ -38,7 +38,8 @@ export const singleLookup = defineTask<SingleLookupAnswer>({
     const tools = [
       defineTool({
         name: "inventory.getStock",
-        description: "Get the stock of one SKU per warehouse: units on hand and units reserved for open orders, with the time of the last update.",
+        description:
+          "Get the stock of one SKU per warehouse: units on hand and units reserved for open orders, with the time of the last update.",
         inputSchema: singleStringInput("sku", 'The SKU, e.g. "SKU-4471".'),
         outputSchema: {
           type: "object",
@@ -49,7 +50,11 @@ export const singleLookup = defineTask<SingleLookupAnswer>({
               type: "array",
               items: {
                 type: "object",
-                properties: { warehouseId: { type: "string" }, onHand: { type: "integer" }, reserved: { type: "integer" } },
+                properties: {
+                  warehouseId: { type: "string" },
+                  onHand: { type: "integer" },
+                  reserved: { type: "integer" },
+                },
                 required: ["warehouseId", "onHand", "reserved"],
               },
             },
@@ -68,14 +73,26 @@ export const singleLookup = defineTask<SingleLookupAnswer>({
         description: "List the warehouses with their id, city and country.",
         inputSchema: { type: "object", properties: {}, additionalProperties: false },
         effect: "read",
-        execute: () => ({ warehouses: [{ warehouseId: "wh_berlin", city: "Berlin", country: "DE" }, { warehouseId: "wh_rotterdam", city: "Rotterdam", country: "NL" }, { warehouseId: "wh_dallas", city: "Dallas", country: "US" }] }),
+        execute: () => ({
+          warehouses: [
+            { warehouseId: "wh_berlin", city: "Berlin", country: "DE" },
+            { warehouseId: "wh_rotterdam", city: "Rotterdam", country: "NL" },
+            { warehouseId: "wh_dallas", city: "Dallas", country: "US" },
+          ],
+        }),
       }),
       defineTool({
         name: "inventory.reserveStock",
-        description: "Reserve units of a SKU in one warehouse for an order. Fails with INSUFFICIENT_STOCK when fewer units are available.",
+        description:
+          "Reserve units of a SKU in one warehouse for an order. Fails with INSUFFICIENT_STOCK when fewer units are available.",
         inputSchema: {
           type: "object",
-          properties: { sku: { type: "string" }, warehouseId: { type: "string" }, quantity: { type: "integer", minimum: 1 }, orderId: { type: "string" } },
+          properties: {
+            sku: { type: "string" },
+            warehouseId: { type: "string" },
+            quantity: { type: "integer", minimum: 1 },
+            orderId: { type: "string" },
+          },
           required: ["sku", "warehouseId", "quantity", "orderId"],
           additionalProperties: false,
         },

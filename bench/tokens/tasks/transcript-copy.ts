@@ -9,19 +9,60 @@ import { createRandom, defineTask, pick, randomInt, singleStringInput, type Dire
 const MEETING_ID = "mtg_2026_10_q4_planning";
 const SPACE_ID = "space_eng_planning";
 const SPEAKERS = ["Ada Okafor", "Jonas Berg", "Priya Nair", "Mateo Silva", "Lena Novak", "Omar Haddad"];
-const OPENERS = ["So", "Right", "Okay", "I think", "Just to add", "Quick point", "From my side", "To be honest", "Agreed, and", "One concern:"];
-const SUBJECTS = [
-  "the checkout latency work", "the Q4 hiring plan", "the payments migration", "our on-call load", "the search relevance project",
-  "the data retention policy", "the mobile release train", "the incident from last Tuesday", "the vendor contract renewal", "the API deprecation",
+const OPENERS = [
+  "So",
+  "Right",
+  "Okay",
+  "I think",
+  "Just to add",
+  "Quick point",
+  "From my side",
+  "To be honest",
+  "Agreed, and",
+  "One concern:",
 ];
-const VERBS = ["should land before", "is blocked on", "depends on", "will slip past", "needs a review after", "can ship alongside", "has to wait for"];
+const SUBJECTS = [
+  "the checkout latency work",
+  "the Q4 hiring plan",
+  "the payments migration",
+  "our on-call load",
+  "the search relevance project",
+  "the data retention policy",
+  "the mobile release train",
+  "the incident from last Tuesday",
+  "the vendor contract renewal",
+  "the API deprecation",
+];
+const VERBS = [
+  "should land before",
+  "is blocked on",
+  "depends on",
+  "will slip past",
+  "needs a review after",
+  "can ship alongside",
+  "has to wait for",
+];
 const OBJECTS = [
-  "the October freeze", "the security review", "the new load balancer", "budget sign-off", "the design doc", "the customer pilot",
-  "the database upgrade", "the holiday traffic peak", "legal's feedback", "the staging rebuild",
+  "the October freeze",
+  "the security review",
+  "the new load balancer",
+  "budget sign-off",
+  "the design doc",
+  "the customer pilot",
+  "the database upgrade",
+  "the holiday traffic peak",
+  "legal's feedback",
+  "the staging rebuild",
 ];
 const TAILS = [
-  "and I'll write that up.", "so let's track it in the roadmap.", "which means we need an owner today.", "if nobody objects.",
-  "but the numbers are still rough.", "and finance already agreed.", "so I'd rather not commit yet.", "and that's the main risk.",
+  "and I'll write that up.",
+  "so let's track it in the roadmap.",
+  "which means we need an owner today.",
+  "if nobody objects.",
+  "but the numbers are still rough.",
+  "and finance already agreed.",
+  "so I'd rather not commit yet.",
+  "and that's the main risk.",
 ];
 
 function generateTranscript(seed: number): { title: string; transcript: string; lineCount: number } {
@@ -30,11 +71,15 @@ function generateTranscript(seed: number): { title: string; transcript: string; 
   let seconds = 0;
   for (let index = 0; index < 240; index++) {
     seconds += randomInt(random, 6, 28);
-    const stamp = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60].map((part) => String(part).padStart(2, "0")).join(":");
+    const stamp = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60]
+      .map((part) => String(part).padStart(2, "0"))
+      .join(":");
     const sentences = randomInt(random, 1, 3);
     const parts: string[] = [];
     for (let sentence = 0; sentence < sentences; sentence++) {
-      parts.push(`${pick(random, OPENERS)} ${pick(random, SUBJECTS)} ${pick(random, VERBS)} ${pick(random, OBJECTS)}, ${pick(random, TAILS)}`);
+      parts.push(
+        `${pick(random, OPENERS)} ${pick(random, SUBJECTS)} ${pick(random, VERBS)} ${pick(random, OBJECTS)}, ${pick(random, TAILS)}`,
+      );
     }
     lines.push(`[${stamp}] ${pick(random, SPEAKERS)}: ${parts.join(" ")}`);
   }
@@ -60,7 +105,8 @@ export const transcriptCopy = defineTask<TranscriptCopyAnswer>({
     const tools = [
       defineTool({
         name: "meetings.getTranscript",
-        description: "Get the full transcript of a recorded meeting: title, start time, duration, speakers, and the transcript text with one timestamped line per utterance.",
+        description:
+          "Get the full transcript of a recorded meeting: title, start time, duration, speakers, and the transcript text with one timestamped line per utterance.",
         inputSchema: singleStringInput("meetingId", 'The meeting, e.g. "mtg_2026_10_q4_planning".'),
         outputSchema: {
           type: "object",
@@ -76,13 +122,22 @@ export const transcriptCopy = defineTask<TranscriptCopyAnswer>({
         },
         effect: "read",
         execute: ({ meetingId }: { meetingId: string }) => {
-          if (meetingId !== MEETING_ID) throw new ToolError(`No meeting "${meetingId}".`, { code: "MEETING_NOT_FOUND" });
-          return { meetingId, title: meeting.title, startedAt: "2026-10-14T09:00:00Z", durationMinutes: 68, speakers: SPEAKERS, transcript: meeting.transcript };
+          if (meetingId !== MEETING_ID)
+            throw new ToolError(`No meeting "${meetingId}".`, { code: "MEETING_NOT_FOUND" });
+          return {
+            meetingId,
+            title: meeting.title,
+            startedAt: "2026-10-14T09:00:00Z",
+            durationMinutes: 68,
+            speakers: SPEAKERS,
+            transcript: meeting.transcript,
+          };
         },
       }),
       defineTool({
         name: "notes.createPage",
-        description: "Create a page in a notes space with a title and a plain-text body (stored exactly as sent). Returns the new page's id, URL and body length in characters.",
+        description:
+          "Create a page in a notes space with a title and a plain-text body (stored exactly as sent). Returns the new page's id, URL and body length in characters.",
         inputSchema: {
           type: "object",
           properties: {
@@ -114,7 +169,12 @@ export const transcriptCopy = defineTask<TranscriptCopyAnswer>({
       async solveDirect(session: DirectSession) {
         const [read] = await session.call([{ tool: "meetings.getTranscript", input: { meetingId: MEETING_ID } }]);
         const seen = read!.value as { title: string; transcript: string };
-        const [written] = await session.call([{ tool: "notes.createPage", input: { spaceId: SPACE_ID, title: `${seen.title} - transcript`, body: seen.transcript } }]);
+        const [written] = await session.call([
+          {
+            tool: "notes.createPage",
+            input: { spaceId: SPACE_ID, title: `${seen.title} - transcript`, body: seen.transcript },
+          },
+        ]);
         return { pageId: written!.value.pageId, characters: written!.value.characters };
       },
       program: `const meeting = await tools.meetings.getTranscript({ meetingId: "${MEETING_ID}" });
