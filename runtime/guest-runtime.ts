@@ -174,7 +174,7 @@ function createToolsProxy(callTool: (path: string, input: unknown) => Promise<un
   const make = (path: string): unknown => {
     const cached = cache[path];
     if (cached !== undefined) return cached;
-    const target = function () {} as unknown as object;
+    const target = (() => {}) as unknown as object;
     const proxy = new captured.Proxy(target, {
       get(_target, property) {
         // `then` would make the object a thenable that `await` unwraps; symbols are not names.

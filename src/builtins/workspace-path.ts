@@ -325,8 +325,7 @@ async function openedInside(handle: FileHandle, target: WorkspacePath): Promise<
     } catch {
       opened = undefined;
     }
-    if (opened !== undefined && opened.startsWith("/"))
-      return isInside(target.realRoot, opened.replace(/ \(deleted\)$/, ""));
+    if (opened?.startsWith("/")) return isInside(target.realRoot, opened.replace(/ \(deleted\)$/, ""));
   }
   const [openedStats, pathStats, again] = await Promise.all([
     handle.stat(),

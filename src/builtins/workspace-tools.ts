@@ -3,7 +3,7 @@
 // content moves through a verified handle; sizes are capped per call. Results name paths
 // relative to the workspace only: the host's absolute root never reaches the model.
 
-import { constants } from "node:fs";
+import { constants, type Dirent } from "node:fs";
 import { lstat, mkdir, readdir, realpath, stat, type FileHandle } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { ToolError } from "../errors.js";
@@ -726,7 +726,7 @@ async function* walk(start: WorkspacePath, maxDepth: number, signal: AbortSignal
   const prefix = start.relativePath === "." ? "" : `${start.relativePath}/`;
   async function* visit(folder: string, fromStart: string, depth: number): AsyncGenerator<WalkEntry> {
     if (signal.aborted) return;
-    let names;
+    let names: Dirent[];
     try {
       if (!isInside(start.realRoot, await realpath(folder))) return;
       names = await readdir(folder, { withFileTypes: true });

@@ -172,15 +172,13 @@ async function listenHttp(
       return;
     }
     if (sessionId !== undefined || request.method !== "POST") {
-      response
-        .writeHead(404, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({
-            jsonrpc: "2.0",
-            error: { code: -32001, message: "Session not found; initialize a new session." },
-            id: null,
-          }),
-        );
+      response.writeHead(404, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          error: { code: -32001, message: "Session not found; initialize a new session." },
+          id: null,
+        }),
+      );
       return;
     }
     const gateway = createGatewayServer(yard, gatewayOptions);

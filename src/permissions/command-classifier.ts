@@ -1867,7 +1867,7 @@ register("ssh", (call) => {
 
 // --- Interpreters and code from strings ----------------------------------------------------
 
-register([...SHELLS].join(" ") + " source .", (call) => {
+register(`${[...SHELLS].join(" ")} source .`, (call) => {
   const { args, findings, name } = call;
   if (flagNetworkCode(call, "shell code")) return;
   if (name === "source" || name === ".") {
@@ -2082,6 +2082,6 @@ register([...PACKAGE_READS.keys()].join(" "), (call) => {
   }
   call.findings.flag(
     "write",
-    `${call.name} ${subcommand ?? ""}`.trimEnd() + " modifies packages or runs project scripts",
+    `${`${call.name} ${subcommand ?? ""}`.trimEnd()} modifies packages or runs project scripts`,
   );
 });

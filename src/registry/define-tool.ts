@@ -16,6 +16,7 @@ export interface ToolContext {
 }
 
 /** A tool as its author writes it. */
+// biome-ignore lint/suspicious/noExplicitAny: an untyped execute(input) must accept any input; the schema is the check.
 export interface ToolSpec<Input = any, Output = unknown> {
   /** `namespace.name` (becomes `tools.namespace.name(...)`) or a bare `name` (`tools.name(...)`). */
   readonly name: string;
@@ -47,6 +48,7 @@ export interface ToolSpec<Input = any, Output = unknown> {
 }
 
 /** A checked, frozen tool definition. */
+// biome-ignore lint/suspicious/noExplicitAny: see ToolSpec.
 export interface ToolDefinition<Input = any, Output = unknown> extends ToolSpec<Input, Output> {
   readonly namespace: string | undefined;
   /** The name inside its namespace (the part after the first dot). */
@@ -63,6 +65,7 @@ const EFFECTS: readonly ToolEffect[] = ["read", "write", "destructive"];
  * `OPTION_INVALID`) for a malformed name, effect, timeout or missing `execute`; schemas are
  * compiled later, by the registry.
  */
+// biome-ignore lint/suspicious/noExplicitAny: see ToolSpec.
 export function defineTool<Input = any, Output = unknown>(
   spec: ToolSpec<Input, Output>,
 ): ToolDefinition<Input, Output> {

@@ -3,7 +3,7 @@
 // a handle can never name a path of its own choosing.
 
 import { randomUUID } from "node:crypto";
-import { mkdir, open, writeFile } from "node:fs/promises";
+import { type FileHandle, mkdir, open, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /** Where a spilled result went. */
@@ -51,7 +51,7 @@ export class SpillStore {
    */
   async read(handle: string, offset: number, length: number): Promise<SpillSlice | undefined> {
     if (!HANDLE_PATTERN.test(handle)) return undefined;
-    let file;
+    let file: FileHandle;
     try {
       file = await open(join(this.folder, `${handle}.json`), "r");
     } catch {

@@ -217,11 +217,11 @@ export class ProgramTypeChecker {
     const program = this.#service.getProgram();
     const wrapped = program?.getSourceFile(this.#programFileName);
     if (wrapped === undefined) throw new Error("program file missing from the compiled program");
-    const escape = syntactic.length > 0 ? undefined : wrapperEscape(wrapped);
-    if (escape !== undefined) {
+    const escapeNode = syntactic.length > 0 ? undefined : wrapperEscape(wrapped);
+    if (escapeNode !== undefined) {
       return [
         {
-          ...locateInSource(wrapped, escape, source.length),
+          ...locateInSource(wrapped, escapeNode, source.length),
           code: 1128,
           severity: "error",
           message:

@@ -134,7 +134,7 @@ function renderDeclarations(tools: readonly DeclarationTool[], toolsTypePrefix: 
     "method" in entry ? entry.method : `${INDENT}${entry.namespace}: {\n${entry.methods.join("\n")}\n${INDENT}};`,
   );
   const toolsType = members.length === 0 ? "{}" : `{\n${members.join("\n")}\n}`;
-  return [...typeDeclarations, `declare const tools: ${toolsTypePrefix}${toolsType};`].join("\n\n") + "\n";
+  return `${[...typeDeclarations, `declare const tools: ${toolsTypePrefix}${toolsType};`].join("\n\n")}\n`;
 }
 
 /** True when the input schema requires a property, so a call needs an argument. */

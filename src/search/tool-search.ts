@@ -203,7 +203,7 @@ export class ToolSearch {
     const limit = Number.isFinite(requested)
       ? Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(requested)))
       : DEFAULT_SEARCH_LIMIT;
-    let hits;
+    let hits: readonly { readonly id: string; readonly score: number }[];
     if (options.mode === "regex") {
       const result = searchByRegex(this.#documents.values(), query, limit);
       if (!result.ok) return result;

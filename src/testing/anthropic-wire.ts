@@ -22,6 +22,8 @@ function renderBlocks(response: ScriptedResponse, context: WireContext): Rendere
         const { id, name, inputText } = scriptedToolCall(block, context);
         return { block: { type: "tool_use", id, name, input: parseOrEmpty(inputText) }, inputText };
       }
+      default:
+        throw new Error(`Unknown scripted block type ${(block as { type: string }).type}`);
     }
   });
 }

@@ -67,6 +67,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
     const route = ROUTES[path];
     const raw = await readBody(req);
+    // biome-ignore lint/suspicious/noExplicitAny: request bodies are recorded as sent; tests read them loosely.
     let body: any;
     try {
       body = raw === "" ? {} : JSON.parse(raw);

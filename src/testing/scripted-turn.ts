@@ -78,6 +78,7 @@ export interface RecordedRequest {
   readonly path: string;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** The JSON body. */
+  // biome-ignore lint/suspicious/noExplicitAny: recorded as sent; tests read it loosely.
   readonly body: any;
   readonly stream: boolean;
   /** Index of the script entry that answered, or -1 (count_tokens, rejected requests). */

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspaceTools } from "../../src/builtins/workspace-tools.js";
 import type { RunResult } from "../../src/contract.js";
-import { SwitchyardError, ToolError } from "../../src/errors.js";
+import { SwitchyardError, type ToolError } from "../../src/errors.js";
 import { ToolScheduler } from "../../src/scheduler/tool-scheduler.js";
 import { Switchyard } from "../../src/switchyard.js";
 import { createWorkspaceFixture, type WorkspaceFixture } from "../helpers/workspace-fixture.js";
@@ -24,7 +24,7 @@ beforeAll(async () => {
   await writeFile(join(root, "src", "deep", "util.ts"), "export function util() {}\n");
   await writeFile(join(root, "docs", "guide.md"), "Guide\n");
   await writeFile(join(root, "image.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x00, 0x01, 0x02]));
-  await writeFile(join(root, "big.txt"), "x".repeat(3000) + "\nTODO hidden in a big file\n");
+  await writeFile(join(root, "big.txt"), `${"x".repeat(3000)}\nTODO hidden in a big file\n`);
   yard = new Switchyard({
     tools: createWorkspaceTools({
       root,

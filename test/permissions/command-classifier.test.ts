@@ -373,7 +373,7 @@ describe("classifyCommand", () => {
   });
 
   it("reports nesting deeper than 8 as destructive", () => {
-    const nest = (depth: number): string => "echo " + "$(echo ".repeat(depth) + "x" + ")".repeat(depth);
+    const nest = (depth: number): string => `echo ${"$(echo ".repeat(depth)}x${")".repeat(depth)}`;
     expect(classifyCommand(nest(8)).risk).toBe("read");
     expect(classifyCommand(nest(9))).toEqual({ risk: "destructive", reasons: ["nesting too deep"], commands: [] });
     const shells = (depth: number): string =>
@@ -407,10 +407,10 @@ describe("classifyCommand", () => {
     ["escaped backticks", "`\\`\\\\\\`".repeat(12_500), "destructive"],
     ["arithmetic openers", "$((".repeat(33_000), "destructive"],
     ["repeated find -exec", "find -exec ".repeat(9_000), "destructive"],
-    ["repeated eval", "eval ".repeat(20_000) + "ls", "destructive"],
+    ["repeated eval", `${"eval ".repeat(20_000)}ls`, "destructive"],
     ["unterminated quotes", "'\"".repeat(50_000), "write"],
-    ["repeated wrappers", "sudo ".repeat(20_000) + "ls", "read"],
-    ["a long pipeline", "ls | ".repeat(20_000) + "ls", "read"],
+    ["repeated wrappers", `${"sudo ".repeat(20_000)}ls`, "read"],
+    ["a long pipeline", `${"ls | ".repeat(20_000)}ls`, "read"],
     ["nested function definitions", "f() { ".repeat(16_000), "read"],
     ["unterminated heredocs", "cat <<EOF\n".repeat(10_000), "read"],
   ])("classifies hostile input quickly: %s", (_name, input, risk) => {

@@ -347,11 +347,15 @@ describe("Switchyard.run: the bridge", () => {
     const { yard, state, gate } = createYard();
     const running = yard.run(
       `const big = "x".repeat(300_000);
-      const settled = await Promise.allSettled(Array.from({ length: 10 }, () => tools.util.held({ big })));
+      const pending = Promise.allSettled(Array.from({ length: 10 }, () => tools.util.held({ big })));
+      // Crossings reach the host in order: once this answers, the host has seen all ten.
+      await tools.util.echo({ x: 1 });
+      const settled = await pending;
       return settled.map((entry) => (entry.status === "fulfilled" ? "ok" : (entry.reason as { code: string }).code));`,
       { limits: { maxPendingArgumentBytes: 1_000_000 } },
     );
-    await expect.poll(() => state.inFlight).toBe(3);
+    await expect.poll(() => state.calls).toBe(1);
+    expect(state.inFlight).toBe(3);
     gate.current.resolve();
     const result = await running;
     expect(result.output).toEqual(["ok", "ok", "ok", ...Array.from({ length: 7 }, () => "ARGUMENT_TOO_LARGE")]);
