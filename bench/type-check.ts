@@ -7,7 +7,7 @@ import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import type { ProgramTypeChecker } from "../src/sandbox/type-check-program.js";
+import type { ProgramTypeChecker } from "../src/program/type-check-program.js";
 // The checker modules are imported dynamically, inside the timed region: loading TypeScript
 // is part of a cold start, and the worker path's host should never load it at all.
 
@@ -345,7 +345,7 @@ async function measureInChild(path: "in-process" | "worker"): Promise<TypeCheckT
   if (path === "in-process") {
     let checker: ProgramTypeChecker | undefined;
     const coldMs = await timeAsync(async () => {
-      const { ProgramTypeChecker } = await import("../src/sandbox/type-check-program.js");
+      const { ProgramTypeChecker } = await import("../src/program/type-check-program.js");
       checker = new ProgramTypeChecker();
       expectClean(checker.check(programFor(0), text));
     });
@@ -354,7 +354,7 @@ async function measureInChild(path: "in-process" | "worker"): Promise<TypeCheckT
       warm.push(await timeAsync(async () => expectClean(checker?.check(programFor(run), text) ?? [])));
     return timing(coldMs, warm);
   }
-  const { TypeChecker } = await import("../src/sandbox/type-checker.js");
+  const { TypeChecker } = await import("../src/program/type-checker.js");
   const checker = new TypeChecker();
   try {
     const coldMs = await timeAsync(async () => expectClean(await checker.check(programFor(0), text)));
@@ -369,7 +369,7 @@ async function measureInChild(path: "in-process" | "worker"): Promise<TypeCheckT
 
 async function measureLint(): Promise<TypeCheckTiming> {
   const coldStarted = performance.now();
-  const { lintProgram } = await import("../src/sandbox/lint-program.js");
+  const { lintProgram } = await import("../src/program/lint-program.js");
   lintProgram(BENCH_PROGRAM);
   const coldMs = performance.now() - coldStarted;
   const warm: number[] = [];

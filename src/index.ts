@@ -34,7 +34,7 @@ export { DEFAULT_RUN_LIMITS, type RunLimits } from "./sandbox/run-program.js";
 // Station 1: registry.
 export { defineTool, type ToolContext, type ToolDefinition, type ToolSpec } from "./registry/define-tool.js";
 export { ToolRegistry, type CatalogSnapshot, type RegisteredTool } from "./registry/tool-registry.js";
-export { loadToolModule } from "./registry/load-tool-module.js";
+export { loadToolModule } from "./sources/load-tool-module.js";
 export {
   connectMcpSource,
   type McpSource,
@@ -42,7 +42,7 @@ export {
   type McpSourceOptions,
   type McpSourceState,
   type McpTransportOptions,
-} from "./registry/mcp-source.js";
+} from "./sources/mcp/mcp-source.js";
 
 // Built-in tools (off unless added).
 export { createWorkspaceTools, type WorkspaceToolsOptions } from "./builtins/workspace-tools.js";

@@ -18,10 +18,10 @@ import { ToolRegistry, type CatalogSnapshot, type RegisteredTool } from "./regis
 import { createReadResultTool } from "./results/read-result-tool.js";
 import type { ResultBudgetOptions } from "./results/result-budget.js";
 import { SpillStore } from "./results/spill-store.js";
-import { compileProgram } from "./sandbox/compile-program.js";
+import { compileProgram } from "./program/compile-program.js";
 import { IsolatePool } from "./sandbox/isolate-pool.js";
 import { DEFAULT_RUN_LIMITS, failedRunResult, runProgram, type RunLimits } from "./sandbox/run-program.js";
-import { TypeChecker } from "./sandbox/type-checker.js";
+import { TypeChecker } from "./program/type-checker.js";
 import { generateDeclarations, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
 import { ToolScheduler, type SchedulerOptions } from "./scheduler/tool-scheduler.js";
 import {

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { RunResult } from "../../src/contract.js";
-import { connectMcpSource, type McpSource } from "../../src/registry/mcp-source.js";
+import { connectMcpSource, type McpSource } from "../../src/sources/mcp/mcp-source.js";
 import { Switchyard } from "../../src/switchyard.js";
 
 /** What the program returns. */

@@ -13,7 +13,7 @@ import { createSwitchyardFromConfig } from "../config/create-switchyard-from-con
 import { loadConfig } from "../config/load-config.js";
 import { SwitchyardError } from "../errors.js";
 import type { ToolDefinition } from "../registry/define-tool.js";
-import { loadToolModule } from "../registry/load-tool-module.js";
+import { loadToolModule } from "../sources/load-tool-module.js";
 import { Switchyard } from "../switchyard.js";
 import { createAgentProgressView, formatUsage, type ProgressOutput } from "./agent-progress.js";
 import { approveOnTerminal } from "./terminal-approver.js";

@@ -7,7 +7,7 @@ import type { RunResult } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import { createSwitchyardFromConfig } from "../config/create-switchyard-from-config.js";
 import { loadConfig } from "../config/load-config.js";
-import { loadToolModule } from "../registry/load-tool-module.js";
+import { loadToolModule } from "../sources/load-tool-module.js";
 import { RUNTIME_DECLARATIONS } from "../schema/generate-declarations.js";
 import { Switchyard } from "../switchyard.js";
 import { JsonlTraceWriter } from "../trace/jsonl-trace-writer.js";

@@ -8,13 +8,13 @@ import { createWorkspaceTools } from "../builtins/workspace-tools.js";
 import { SwitchyardError, messageOf } from "../errors.js";
 import type { PermissionOptions, PermissionRule } from "../permissions/permission-gate.js";
 import type { ToolDefinition } from "../registry/define-tool.js";
-import { loadToolModule } from "../registry/load-tool-module.js";
+import { loadToolModule } from "../sources/load-tool-module.js";
 import {
   connectMcpSource,
   type McpSource,
   type McpSourceEvent,
   type McpSourceOptions,
-} from "../registry/mcp-source.js";
+} from "../sources/mcp/mcp-source.js";
 import { SpillStore } from "../results/spill-store.js";
 import { Switchyard, type SwitchyardOptions } from "../switchyard.js";
 import { resolveConfig, type LoadedConfig, type McpServerConfig, type SwitchyardConfig } from "./load-config.js";

@@ -8,7 +8,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import type { JsonSchema } from "../contract.js";
 import { SwitchyardError, messageOf } from "../errors.js";
 import type { PermissionDecision } from "../permissions/permission-gate.js";
-import type { McpRestartOptions } from "../registry/mcp-source.js";
+import type { McpRestartOptions } from "../sources/mcp/mcp-source.js";
 import type { RunLimits } from "../sandbox/run-program.js";
 import { compileSchema, formatViolations, type CompiledValidator } from "../schema/schema-validator.js";
 import type { TypeCheckMode } from "../switchyard.js";

@@ -8,8 +8,8 @@ import type { CallRecord, Diagnostic, JsonValue, RunError, RunErrorCode, RunResu
 import type { PipelineContext } from "../execute-tool-call.js";
 import { decodeProgramResult } from "../../runtime/wire.js";
 import type { GuestConfig } from "../../runtime/guest-runtime.js";
-import type { CompiledProgram } from "./compile-program.js";
-import { PROGRAM_FILE, toModelPosition } from "./program-wrapper.js";
+import type { CompiledProgram } from "../program/compile-program.js";
+import { PROGRAM_FILE, toModelPosition } from "../program/program-wrapper.js";
 import type { IsolatePool, PreparedIsolate } from "./isolate-pool.js";
 import { ToolBridge, type DiscoveryHandler } from "./tool-bridge.js";
 import { messageOf } from "../errors.js";

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { McpTransportOptions } from "../../src/registry/mcp-source.js";
+import type { McpTransportOptions } from "../../src/sources/mcp/mcp-source.js";
 
 const require = createRequire(import.meta.url);
 

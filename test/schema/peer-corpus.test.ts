@@ -4,8 +4,8 @@
 
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectMcpSource, type McpSource } from "../../src/registry/mcp-source.js";
-import { ProgramTypeChecker } from "../../src/sandbox/type-check-program.js";
+import { connectMcpSource, type McpSource } from "../../src/sources/mcp/mcp-source.js";
+import { ProgramTypeChecker } from "../../src/program/type-check-program.js";
 import { RUNTIME_DECLARATIONS } from "../../src/schema/generate-declarations.js";
 import { compileSchema } from "../../src/schema/schema-validator.js";
 import { Switchyard } from "../../src/switchyard.js";

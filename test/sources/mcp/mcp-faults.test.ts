@@ -2,12 +2,12 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { SwitchyardError } from "../../src/errors.js";
-import { defineTool } from "../../src/registry/define-tool.js";
-import { connectMcpSource, type McpSource, type McpSourceOptions } from "../../src/registry/mcp-source.js";
-import { ToolRegistry } from "../../src/registry/tool-registry.js";
-import { Switchyard } from "../../src/switchyard.js";
-import { isAlive, stdioServer, tempFolder, waitFor } from "../helpers/mcp-servers.js";
+import { SwitchyardError } from "../../../src/errors.js";
+import { defineTool } from "../../../src/registry/define-tool.js";
+import { connectMcpSource, type McpSource, type McpSourceOptions } from "../../../src/sources/mcp/mcp-source.js";
+import { ToolRegistry } from "../../../src/registry/tool-registry.js";
+import { Switchyard } from "../../../src/switchyard.js";
+import { isAlive, stdioServer, tempFolder, waitFor } from "../../helpers/mcp-servers.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/mcp-test-server.mjs", import.meta.url));
 const fixture = (...args: string[]): McpSourceOptions["transport"] => ({

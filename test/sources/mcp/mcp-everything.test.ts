@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defineTool } from "../../src/registry/define-tool.js";
-import { connectMcpSource, type McpSource, type McpSourceEvent } from "../../src/registry/mcp-source.js";
-import { Switchyard } from "../../src/switchyard.js";
-import { stdioServer } from "../helpers/mcp-servers.js";
+import { defineTool } from "../../../src/registry/define-tool.js";
+import { connectMcpSource, type McpSource, type McpSourceEvent } from "../../../src/sources/mcp/mcp-source.js";
+import { Switchyard } from "../../../src/switchyard.js";
+import { stdioServer } from "../../helpers/mcp-servers.js";
 
 // One server-everything for the whole file; the last test kills it and checks the restart.
 describe("an MCP source over stdio (server-everything)", () => {

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { SwitchyardError, messageOf } from "../errors.js";
-import { toToolDefinition, type ToolDefinition, type ToolSpec } from "./define-tool.js";
+import { toToolDefinition, type ToolDefinition, type ToolSpec } from "../registry/define-tool.js";
 
 /** Imports `specifier` (a path, resolved against `cwd`) and returns its tools, checked by `defineTool`. */
 export async function loadToolModule(specifier: string, cwd: string = process.cwd()): Promise<ToolDefinition[]> {

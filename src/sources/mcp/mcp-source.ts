@@ -9,12 +9,12 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { JsonSchema, ToolEffect } from "../contract.js";
-import { SwitchyardError, ToolError, messageOf } from "../errors.js";
-import { defineTool, type ToolDefinition } from "./define-tool.js";
+import type { JsonSchema, ToolEffect } from "../../contract.js";
+import { SwitchyardError, ToolError, messageOf } from "../../errors.js";
+import { defineTool, type ToolDefinition } from "../../registry/define-tool.js";
 import { errorTextOfToolResult, valueOfToolResult, type McpToolResultLike } from "./mcp-content.js";
-import { parseToolName } from "./tool-name.js";
-import { prepareTool, type ToolRegistry } from "./tool-registry.js";
+import { parseToolName } from "../../registry/tool-name.js";
+import { prepareTool, type ToolRegistry } from "../../registry/tool-registry.js";
 
 /** How to reach an MCP server: a child process over stdio, or a streamable-HTTP endpoint. */
 export type McpTransportOptions =

@@ -5,9 +5,9 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectMcpSource, type McpSource, type McpSourceEvent } from "../../src/registry/mcp-source.js";
-import { Switchyard } from "../../src/switchyard.js";
-import { waitFor } from "../helpers/mcp-servers.js";
+import { connectMcpSource, type McpSource, type McpSourceEvent } from "../../../src/sources/mcp/mcp-source.js";
+import { Switchyard } from "../../../src/switchyard.js";
+import { waitFor } from "../../helpers/mcp-servers.js";
 
 // A streamable-HTTP MCP server on 127.0.0.1, built from the SDK's server side. It pages its
 // tools/list two tools at a time, and the test can add a tool (sending tools/list_changed)

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SwitchyardError } from "../../src/errors.js";
-import { loadToolModule } from "../../src/registry/load-tool-module.js";
+import { loadToolModule } from "../../src/sources/load-tool-module.js";
 
 const folder = mkdtempSync(join(tmpdir(), "switchyard-modules-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

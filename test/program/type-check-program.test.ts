@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SwitchyardError } from "../../src/errors.js";
-import { ProgramTypeChecker, typeCheckProgram } from "../../src/sandbox/type-check-program.js";
+import { ProgramTypeChecker, typeCheckProgram } from "../../src/program/type-check-program.js";
 
 const DECLARATIONS = `
 interface OrdersSearchInput { customerId: string; cursor?: string; pageSize?: number }

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { errorTextOfToolResult, MAX_INLINE_BINARY_BYTES, valueOfToolResult } from "../../src/registry/mcp-content.js";
+import {
+  errorTextOfToolResult,
+  MAX_INLINE_BINARY_BYTES,
+  valueOfToolResult,
+} from "../../../src/sources/mcp/mcp-content.js";
 
 const base64Of = (bytes: number): string => Buffer.alloc(bytes, 7).toString("base64");
 

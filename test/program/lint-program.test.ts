@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lintProgram } from "../../src/sandbox/lint-program.js";
+import { lintProgram } from "../../src/program/lint-program.js";
 
 const codes = (source: string) => lintProgram(source).map((warning) => [warning.line, warning.code]);
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { SwitchyardError } from "../../src/errors.js";
-import { ProgramTypeChecker } from "../../src/sandbox/type-check-program.js";
-import { TypeChecker } from "../../src/sandbox/type-checker.js";
+import { ProgramTypeChecker } from "../../src/program/type-check-program.js";
+import { TypeChecker } from "../../src/program/type-checker.js";
 
 const DECLARATIONS = `
 interface OrdersSearchInput { customerId: string; cursor?: string; pageSize?: number }

@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectMcpSource, type McpSource } from "../../src/registry/mcp-source.js";
-import { Switchyard } from "../../src/switchyard.js";
-import { stdioServer, tempFolder } from "../helpers/mcp-servers.js";
+import { connectMcpSource, type McpSource } from "../../../src/sources/mcp/mcp-source.js";
+import { Switchyard } from "../../../src/switchyard.js";
+import { stdioServer, tempFolder } from "../../helpers/mcp-servers.js";
 
 describe("two MCP servers in one program (server-filesystem and server-memory)", () => {
   const folder = tempFolder("mcp-fs");

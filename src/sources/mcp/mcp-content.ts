@@ -3,7 +3,7 @@
 // payloads (images, audio, blobs) are not copied into programs beyond a small size: a program
 // gets their type and size, and the base64 `data` only up to MAX_INLINE_BINARY_BYTES.
 
-import type { JsonValue } from "../contract.js";
+import type { JsonValue } from "../../contract.js";
 
 /** Largest binary payload, in decoded bytes, whose base64 `data` is kept in a content block. */
 export const MAX_INLINE_BINARY_BYTES = 1024;
