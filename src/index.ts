@@ -34,9 +34,15 @@ export { DEFAULT_RUN_LIMITS, type RunLimits } from "./sandbox/run-program.js";
 // Station 1: registry.
 export { defineTool, type ToolContext, type ToolDefinition, type ToolSpec } from "./registry/define-tool.js";
 export { ToolRegistry, type CatalogSnapshot, type RegisteredTool } from "./registry/tool-registry.js";
+export type { SkippedTool, SourceAttachment } from "./registry/source-attachment.js";
+
+// Tool sources: one contract, attached with registry.attachSource.
+export type { SourceTool, ToolSource, ToolSourceState } from "./sources/tool-source.js";
+export { ModuleToolSource, type ModuleToolSourceOptions } from "./sources/module-source.js";
 export { loadToolModule } from "./sources/load-tool-module.js";
 export {
   connectMcpSource,
+  McpToolSource,
   type McpSource,
   type McpSourceEvent,
   type McpSourceOptions,

@@ -1,21 +1,17 @@
-// Station 1: the single source of truth for a session's tools. Registration compiles each
-// schema once and checks examples, so every later call finds a ready validator; order is
-// registration order; a namespace can be swapped atomically (MCP list_changed), which bumps
-// the catalog version. A tool not in the registry does not exist, whatever a model says.
+// Step 1 of the pipeline (see execute-tool-call.ts): the single source of truth for a
+// session's tools. Registration compiles each schema once and checks examples, so every later
+// call finds a ready validator; order is registration order; a source's tools are swapped
+// atomically (MCP list_changed), which bumps the catalog version; a namespace claimed by a
+// source belongs to it alone. A tool not in the registry does not exist, whatever a model says.
 
-import type { JsonValue } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
-import { compileSchema, formatViolations, type CompiledValidator } from "../schema/schema-validator.js";
-import { toToolDefinition, type ToolDefinition } from "./define-tool.js";
-import { parseToolName, type ParsedToolName } from "./tool-name.js";
+import type { ToolSource } from "../sources/tool-source.js";
+import type { ToolDefinition } from "./define-tool.js";
+import { prepareTool, type RegisteredTool } from "./prepare-tool.js";
+import { SourceAttachment } from "./source-attachment.js";
+import { parseToolName } from "./tool-name.js";
 
-/** A registered tool: its definition plus what registration computed once. */
-export interface RegisteredTool {
-  readonly definition: ToolDefinition;
-  readonly parsedName: ParsedToolName;
-  readonly validateInput: CompiledValidator;
-  readonly validateOutput: CompiledValidator | undefined;
-}
+export type { RegisteredTool } from "./prepare-tool.js";
 
 /** An immutable view of the catalog at one version; a run keeps the snapshot it started with. */
 export interface CatalogSnapshot {
@@ -35,8 +31,31 @@ export class ToolRegistry {
   #snapshot: CatalogSnapshot | undefined;
   readonly #listeners = new Set<CatalogListener>();
 
+  /** Namespace identifiers claimed by sources, and the source holding each. */
+  readonly #claims = new Map<string, string>();
+
   constructor(tools: readonly ToolDefinition[] = []) {
     this.addAll(tools);
+  }
+
+  /**
+   * Claims the source's namespace, starts the source, registers its tools and follows its
+   * changes until the attachment is closed. Throws SwitchyardError: `OPTION_INVALID` for a
+   * namespace that cannot be an identifier, `NAMESPACE_CONFLICT` when another source or a
+   * registered tool uses it, and whatever `source.start()` throws (the claim is then released).
+   */
+  async attachSource(source: ToolSource): Promise<SourceAttachment> {
+    const release = this.#claim(source);
+    const attachment = new SourceAttachment(this, source, release);
+    try {
+      await source.start();
+      attachment.follow();
+    } catch (error) {
+      release();
+      await source.close().catch(() => {});
+      throw error;
+    }
+    return attachment;
   }
 
   /** The catalog version; it increases with every change. */
@@ -76,8 +95,56 @@ export class ToolRegistry {
     return () => this.#listeners.delete(listener);
   }
 
+  /** A claimed namespace takes tools from its source only. */
+  #assertClaimsHeld(tools: readonly RegisteredTool[]): void {
+    if (this.#claims.size === 0) return;
+    for (const tool of tools) {
+      const holder = this.#claims.get(tool.parsedName.namespaceIdentifier ?? tool.parsedName.localIdentifier);
+      if (holder !== undefined && holder !== tool.definition.source) {
+        throw new SwitchyardError(
+          "NAMESPACE_CONFLICT",
+          `Tool "${tool.definition.name}" is in namespace "${tool.parsedName.namespaceIdentifier ?? tool.parsedName.localIdentifier}", which source ${holder} holds; rename the tool.`,
+        );
+      }
+    }
+  }
+
+  #claim(source: ToolSource): () => void {
+    if (source.namespace === undefined) return () => {};
+    let identifier: string;
+    try {
+      identifier = parseToolName(`${source.namespace}.tool`).namespaceIdentifier ?? "";
+    } catch {
+      throw new SwitchyardError(
+        "OPTION_INVALID",
+        `Source namespace ${JSON.stringify(source.namespace)} may only contain letters, digits, "_", "$" and "-".`,
+      );
+    }
+    const holder = this.#claims.get(identifier);
+    if (holder !== undefined) {
+      throw new SwitchyardError(
+        "NAMESPACE_CONFLICT",
+        `Namespace "${source.namespace}" is already used by another source in this registry (${holder}).`,
+      );
+    }
+    const owner = this.#tools.find(
+      (tool) => (tool.parsedName.namespaceIdentifier ?? tool.parsedName.localIdentifier) === identifier,
+    );
+    if (owner !== undefined) {
+      throw new SwitchyardError(
+        "NAMESPACE_CONFLICT",
+        `Namespace "${source.namespace}" is already used by tool "${owner.definition.name}" (source ${owner.definition.source}); give the source another namespace.`,
+      );
+    }
+    this.#claims.set(identifier, source.name);
+    return () => {
+      if (this.#claims.get(identifier) === source.name) this.#claims.delete(identifier);
+    };
+  }
+
   #commit(next: RegisteredTool[]): void {
     assertUnique(next);
+    this.#assertClaimsHeld(next);
     this.#tools = next;
     this.#version += 1;
     this.#snapshot = undefined;
@@ -111,31 +178,6 @@ export function closestToolNames(snapshot: CatalogSnapshot, name: string, limit 
       .slice(0, limit)
       .map((entry) => entry.name)
   );
-}
-
-/**
- * Does for one tool what registration does (name, schemas, examples), without registering it.
- * Throws the same SwitchyardError a registration would; lets a source set aside one bad tool.
- */
-export function prepareTool(input: ToolDefinition): RegisteredTool {
-  // Accept specs that did not pass through defineTool (plain objects from config files).
-  const definition = toToolDefinition(input);
-  const parsedName = parseToolName(definition.name);
-  const validateInput = compileSchema(definition.inputSchema, `Tool "${definition.name}" inputSchema`);
-  const validateOutput =
-    definition.outputSchema === undefined
-      ? undefined
-      : compileSchema(definition.outputSchema, `Tool "${definition.name}" outputSchema`);
-  (definition.inputExamples ?? []).forEach((example: JsonValue, index: number) => {
-    const violations = validateInput(example);
-    if (violations.length > 0) {
-      throw new SwitchyardError(
-        "EXAMPLE_INVALID",
-        formatViolations(`Tool "${definition.name}" inputExamples[${index}] does not match inputSchema`, violations),
-      );
-    }
-  });
-  return { definition, parsedName, validateInput, validateOutput };
 }
 
 function assertUnique(tools: readonly RegisteredTool[]): void {

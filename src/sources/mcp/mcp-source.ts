@@ -1,4 +1,4 @@
-// An MCP server as a tool source: its tools enter the registry as `<namespace>.<tool>` under
+// An MCP server as a ToolSource: its tools enter a registry as `<namespace>.<tool>` under
 // source `mcp:<namespace>`, follow the server's tools/list_changed, and survive a crash or a
 // hang (calls in flight get SOURCE_UNAVAILABLE; the server restarts on its next use, with
 // backoff). It never retries a call on its own: a call that was in flight may have had effects.
@@ -11,10 +11,11 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchema, ToolEffect } from "../../contract.js";
 import { SwitchyardError, ToolError, messageOf } from "../../errors.js";
-import { defineTool, type ToolDefinition } from "../../registry/define-tool.js";
+import type { ToolContext, ToolDefinition } from "../../registry/define-tool.js";
+import type { SkippedTool, SourceAttachment } from "../../registry/source-attachment.js";
+import type { ToolRegistry } from "../../registry/tool-registry.js";
+import type { SourceTool, ToolSource, ToolSourceState } from "../tool-source.js";
 import { errorTextOfToolResult, valueOfToolResult, type McpToolResultLike } from "./mcp-content.js";
-import { parseToolName } from "../../registry/tool-name.js";
-import { prepareTool, type ToolRegistry } from "../../registry/tool-registry.js";
 
 /** How to reach an MCP server: a child process over stdio, or a streamable-HTTP endpoint. */
 export type McpTransportOptions =
@@ -73,9 +74,8 @@ export type McpSourceEvent =
       readonly namespace: string;
       readonly reason: "start" | "list_changed" | "refresh";
       readonly tools: number;
-      /** False when the listing equalled the registered one, so the catalog did not move. */
+      /** False when the listing equalled the previous one, so the catalog did not move. */
       readonly changed: boolean;
-      readonly catalogVersion: number;
     }
   | { readonly type: "mcp-list-failed"; readonly namespace: string; readonly message: string }
   | { readonly type: "mcp-unavailable"; readonly namespace: string; readonly reason: string }
@@ -86,9 +86,9 @@ export type McpSourceEvent =
       readonly message: string;
     };
 
-export type McpSourceState = "connected" | "unavailable" | "starting" | "gave-up" | "closed";
+export type McpSourceState = ToolSourceState;
 
-/** A connected MCP server; see the module comment. */
+/** An MCP server attached to a registry by `connectMcpSource`; see the module comment. */
 export interface McpSource {
   readonly namespace: string;
   /** `mcp:<namespace>`: the `source` of every tool it registered. */
@@ -125,20 +125,59 @@ const DEFAULT_START_TIMEOUT_MS = 15_000;
 const DEFAULT_PING_TIMEOUT_MS = 2_000;
 const MAX_LIST_PAGES = 100;
 
-// Which namespaces MCP sources hold in which registry: two sources may not share one.
-const claims = new WeakMap<ToolRegistry, Set<string>>();
-
 /**
- * Starts (or connects to) an MCP server, lists its tools following `nextCursor`, and registers
- * them in `registry` with `replaceSource("mcp:<namespace>", tools)`. Throws SwitchyardError:
- * `NAMESPACE_CONFLICT` when another source already uses the namespace, `OPTION_INVALID` for a
- * bad namespace, `SOURCE_START_FAILED` (naming the command and the last lines of its stderr)
- * when the server does not start, answer the handshake or list its tools.
+ * Starts (or connects to) an MCP server, lists its tools following `nextCursor`, and attaches
+ * it to `registry` (`registry.attachSource`). Throws SwitchyardError: `NAMESPACE_CONFLICT`
+ * when another source already uses the namespace, `OPTION_INVALID` for a bad namespace or
+ * option, `SOURCE_START_FAILED` (naming the command and the last lines of its stderr) when the
+ * server does not start, answer the handshake or list its tools.
  */
 export async function connectMcpSource(registry: ToolRegistry, options: McpSourceOptions): Promise<McpSource> {
-  const source = new McpSourceImpl(registry, options);
-  await source.start();
-  return source;
+  const source = new McpToolSource(options);
+  const attachment = await registry.attachSource(source);
+  return new AttachedMcpSource(source, attachment);
+}
+
+/** The handle `connectMcpSource` returns: the source and what the registry made of its listing. */
+class AttachedMcpSource implements McpSource {
+  readonly #source: McpToolSource;
+  readonly #attachment: SourceAttachment;
+
+  constructor(source: McpToolSource, attachment: SourceAttachment) {
+    this.#source = source;
+    this.#attachment = attachment;
+  }
+
+  get namespace(): string {
+    return this.#source.namespace;
+  }
+  get sourceName(): string {
+    return this.#source.name;
+  }
+  get state(): McpSourceState {
+    return this.#source.state;
+  }
+  get pid(): number | undefined {
+    return this.#source.pid;
+  }
+  get tools(): readonly ToolDefinition[] {
+    return this.#attachment.tools;
+  }
+  get skippedTools(): readonly SkippedTool[] {
+    return this.#attachment.skippedTools;
+  }
+  get stats(): Readonly<McpSourceStats> {
+    return this.#source.stats;
+  }
+  stderrTail(): readonly string[] {
+    return this.#source.stderrTail();
+  }
+  refresh(): Promise<void> {
+    return this.#source.refresh();
+  }
+  close(): Promise<void> {
+    return this.#attachment.close();
+  }
 }
 
 interface Connection {
@@ -149,13 +188,12 @@ interface Connection {
   lost: string | undefined;
 }
 
-class McpSourceImpl implements McpSource {
+/** An MCP server as a ToolSource; attach it with `registry.attachSource` (or use `connectMcpSource`). */
+export class McpToolSource implements ToolSource {
   readonly namespace: string;
-  readonly sourceName: string;
+  readonly name: string;
   readonly stats: McpSourceStats = { starts: 0, restarts: 0, listings: 0, listChangedNotifications: 0, lastStartMs: 0 };
-  readonly #registry: ToolRegistry;
   readonly #options: McpSourceOptions;
-  readonly #namespaceIdentifier: string;
   readonly #callTimeoutMs: number;
   readonly #startTimeoutMs: number;
   readonly #pingTimeoutMs: number;
@@ -168,22 +206,13 @@ class McpSourceImpl implements McpSource {
   #listing: Promise<void> | undefined;
   #relistPending = false;
   #fingerprint: string | undefined;
-  #tools: readonly ToolDefinition[] = [];
-  #skipped: { name: string; reason: string }[] = [];
+  #listed: readonly SourceTool[] = [];
+  readonly #watchers = new Set<() => void>();
 
-  constructor(registry: ToolRegistry, options: McpSourceOptions) {
-    this.#registry = registry;
+  constructor(options: McpSourceOptions) {
     this.#options = options;
     this.namespace = options.namespace;
-    this.sourceName = `mcp:${options.namespace}`;
-    try {
-      this.#namespaceIdentifier = parseToolName(`${options.namespace}.tool`).namespaceIdentifier ?? "";
-    } catch {
-      throw new SwitchyardError(
-        "OPTION_INVALID",
-        `MCP source namespace ${JSON.stringify(options.namespace)} may only contain letters, digits, "_", "$" and "-".`,
-      );
-    }
+    this.name = `mcp:${options.namespace}`;
     // Checked here, so a bad value is an OPTION_INVALID before anything is spawned.
     this.#callTimeoutMs = positive(options.callTimeoutMs, DEFAULT_CALL_TIMEOUT_MS, "callTimeoutMs");
     this.#startTimeoutMs = positive(options.startTimeoutMs, DEFAULT_START_TIMEOUT_MS, "startTimeoutMs");
@@ -199,12 +228,17 @@ class McpSourceImpl implements McpSource {
     return transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
   }
 
-  get tools(): readonly ToolDefinition[] {
-    return this.#tools;
+  list(): readonly SourceTool[] {
+    return this.#listed;
   }
 
-  get skippedTools(): readonly { name: string; reason: string }[] {
-    return this.#skipped;
+  watch(onChange: () => void): () => void {
+    this.#watchers.add(onChange);
+    return () => this.#watchers.delete(onChange);
+  }
+
+  call(name: string, input: unknown, context: ToolContext): Promise<unknown> {
+    return this.#callTool(name, input, context.signal);
   }
 
   stderrTail(): readonly string[] {
@@ -212,12 +246,10 @@ class McpSourceImpl implements McpSource {
   }
 
   async start(): Promise<void> {
-    this.#claimNamespace();
     try {
       await this.#startConnection(false);
     } catch (error) {
       this.#state = "closed";
-      this.#releaseNamespace();
       throw error;
     }
   }
@@ -232,12 +264,8 @@ class McpSourceImpl implements McpSource {
     this.#state = "closed";
     const connection = this.#connection;
     this.#connection = undefined;
-    try {
-      this.#registry.replaceSource(this.sourceName, []);
-    } finally {
-      this.#releaseNamespace();
-      if (connection !== undefined) await this.#shutDown(connection, "closed");
-    }
+    this.#watchers.clear();
+    if (connection !== undefined) await this.#shutDown(connection, "closed");
   }
 
   // --- Starting and restarting -------------------------------------------------------------
@@ -387,14 +415,13 @@ class McpSourceImpl implements McpSource {
           const tools = await listAllTools(connection.client, timeoutMs);
           this.stats.listings += 1;
           if (this.#state === "closed" || this.#connection !== connection) return;
-          const changed = this.#register(tools);
+          const changed = this.#takeListing(tools);
           this.#emit({
             type: "mcp-tools-listed",
             namespace: this.namespace,
             reason: why,
-            tools: this.#tools.length,
+            tools: tools.length,
             changed,
-            catalogVersion: this.#registry.version,
           });
         } catch (error) {
           const message = messageOf(error);
@@ -409,8 +436,8 @@ class McpSourceImpl implements McpSource {
     return this.#listing;
   }
 
-  /** Registers a listing unless it equals the registered one; returns whether the catalog moved. */
-  #register(listed: readonly Tool[]): boolean {
+  /** Keeps a listing unless it equals the current one, and tells the watchers; returns whether it changed. */
+  #takeListing(listed: readonly Tool[]): boolean {
     const fingerprint = JSON.stringify(
       listed.map((tool) => [
         tool.name,
@@ -422,63 +449,19 @@ class McpSourceImpl implements McpSource {
       ]),
     );
     if (fingerprint === this.#fingerprint) return false;
-    const skipped: { name: string; reason: string }[] = [];
-    let definitions = this.#definitionsOf(listed, skipped);
-    try {
-      this.#registry.replaceSource(this.sourceName, definitions);
-    } catch {
-      // One bad tool (a schema ajv refuses, two names mapping to one identifier) must not
-      // hide the server's other tools: check each one, then register the survivors.
-      definitions = this.#usableDefinitions(definitions, skipped);
-      this.#registry.replaceSource(this.sourceName, definitions);
-    }
     this.#fingerprint = fingerprint;
-    this.#tools = definitions;
-    this.#skipped = skipped;
-    return true;
-  }
-
-  #definitionsOf(listed: readonly Tool[], skipped: { name: string; reason: string }[]): ToolDefinition[] {
-    const definitions: ToolDefinition[] = [];
+    // The pipeline's timeout sits a little above the call timeout, so a hung server's ping can finish.
     const timeoutMs = this.#callTimeoutMs + this.#pingTimeoutMs + 1_000;
-    for (const tool of listed) {
-      try {
-        definitions.push(
-          defineTool({
-            name: `${this.namespace}.${tool.name}`,
-            description: tool.description ?? tool.title ?? "",
-            inputSchema: tool.inputSchema as JsonSchema,
-            ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonSchema }),
-            effect: effectOf(tool),
-            source: this.sourceName,
-            timeoutMs,
-            execute: (input: unknown, context) => this.#callTool(tool.name, input, context.signal),
-          }),
-        );
-      } catch (error) {
-        skipped.push({ name: tool.name, reason: messageOf(error) });
-      }
-    }
-    return definitions;
-  }
-
-  #usableDefinitions(
-    definitions: readonly ToolDefinition[],
-    skipped: { name: string; reason: string }[],
-  ): ToolDefinition[] {
-    const usable: ToolDefinition[] = [];
-    const identifiers = new Set<string>();
-    for (const definition of definitions) {
-      try {
-        const identifier = prepareTool(definition).parsedName.identifierPath;
-        if (identifiers.has(identifier)) throw new Error(`another tool of the server also maps to tools.${identifier}`);
-        identifiers.add(identifier);
-        usable.push(definition);
-      } catch (error) {
-        skipped.push({ name: definition.localName, reason: messageOf(error) });
-      }
-    }
-    return usable;
+    this.#listed = listed.map((tool) => ({
+      name: tool.name,
+      description: tool.description ?? tool.title ?? "",
+      inputSchema: tool.inputSchema as JsonSchema,
+      ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonSchema }),
+      effect: effectOf(tool),
+      timeoutMs,
+    }));
+    for (const watcher of this.#watchers) watcher();
+    return true;
   }
 
   // --- Calling ---------------------------------------------------------------------------------
@@ -562,34 +545,6 @@ class McpSourceImpl implements McpSource {
   }
 
   // --- Bookkeeping -------------------------------------------------------------------------
-
-  #claimNamespace(): void {
-    const claimed = claims.get(this.#registry) ?? new Set<string>();
-    if (claimed.has(this.#namespaceIdentifier)) {
-      throw new SwitchyardError(
-        "NAMESPACE_CONFLICT",
-        `Namespace "${this.namespace}" is already used by another MCP source in this registry.`,
-      );
-    }
-    const owner = this.#registry
-      .snapshot()
-      .tools.find(
-        (tool) =>
-          (tool.parsedName.namespaceIdentifier ?? tool.parsedName.localIdentifier) === this.#namespaceIdentifier,
-      );
-    if (owner !== undefined) {
-      throw new SwitchyardError(
-        "NAMESPACE_CONFLICT",
-        `Namespace "${this.namespace}" is already used by tool "${owner.definition.name}" (source ${owner.definition.source}); give the MCP server another namespace.`,
-      );
-    }
-    claimed.add(this.#namespaceIdentifier);
-    claims.set(this.#registry, claimed);
-  }
-
-  #releaseNamespace(): void {
-    claims.get(this.#registry)?.delete(this.#namespaceIdentifier);
-  }
 
   #startFailureMessage(error: unknown, stderr: StderrTail | undefined): string {
     const transport = this.#options.transport;

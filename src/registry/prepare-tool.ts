@@ -1,0 +1,42 @@
+// What registration does for one tool, without registering it: the name parsed, the schemas
+// compiled once, the examples checked. The registry runs it for every tool it takes in;
+// sources run it to set one bad tool aside instead of failing the whole listing.
+
+import type { JsonValue } from "../contract.js";
+import { SwitchyardError } from "../errors.js";
+import { compileSchema, formatViolations, type CompiledValidator } from "../schema/schema-validator.js";
+import { toToolDefinition, type ToolDefinition } from "./define-tool.js";
+import { parseToolName, type ParsedToolName } from "./tool-name.js";
+
+/** A registered tool: its definition plus what registration computed once. */
+export interface RegisteredTool {
+  readonly definition: ToolDefinition;
+  readonly parsedName: ParsedToolName;
+  readonly validateInput: CompiledValidator;
+  readonly validateOutput: CompiledValidator | undefined;
+}
+
+/**
+ * Does for one tool what registration does (name, schemas, examples), without registering it.
+ * Throws the same SwitchyardError a registration would; lets a source set aside one bad tool.
+ */
+export function prepareTool(input: ToolDefinition): RegisteredTool {
+  // Accept specs that did not pass through defineTool (plain objects from config files).
+  const definition = toToolDefinition(input);
+  const parsedName = parseToolName(definition.name);
+  const validateInput = compileSchema(definition.inputSchema, `Tool "${definition.name}" inputSchema`);
+  const validateOutput =
+    definition.outputSchema === undefined
+      ? undefined
+      : compileSchema(definition.outputSchema, `Tool "${definition.name}" outputSchema`);
+  (definition.inputExamples ?? []).forEach((example: JsonValue, index: number) => {
+    const violations = validateInput(example);
+    if (violations.length > 0) {
+      throw new SwitchyardError(
+        "EXAMPLE_INVALID",
+        formatViolations(`Tool "${definition.name}" inputExamples[${index}] does not match inputSchema`, violations),
+      );
+    }
+  });
+  return { definition, parsedName, validateInput, validateOutput };
+}
