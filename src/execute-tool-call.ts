@@ -12,7 +12,7 @@ import {
   type ToolOutcome,
 } from "./contract.js";
 import { ToolError } from "./errors.js";
-import type { PermissionGate } from "./permissions/permission-gate.js";
+import type { Approver, PermissionGate } from "./permissions/permission-gate.js";
 import type { ToolContext, ToolDefinition } from "./registry/define-tool.js";
 import { closestToolNames, type CatalogSnapshot, type RegisteredTool } from "./registry/tool-registry.js";
 import {
@@ -41,6 +41,8 @@ export interface PipelineContext {
   readonly results?: ResultBudgetOptions;
   /** Tools whose `ask` was answered when the whole program was approved before it ran. */
   readonly preapprovedTools?: ReadonlySet<string>;
+  /** Answers `ask` decisions of this run or call instead of the session's approver. */
+  readonly approve?: Approver | undefined;
 }
 
 /** An outcome plus what the sandbox bridge and the run's records need. */
@@ -164,10 +166,13 @@ class CallRun {
       callId: call.id,
       effect: this.#tool.effect,
     };
-    const verdict = context.permissions.checkNow(request, context.preapprovedTools);
+    const verdict = context.permissions.checkNow(request, context.preapprovedTools, context.approve);
     if ("allowed" in verdict) return verdict.allowed ? this.schedule() : this.#denied(verdict.reason);
     this.control.armDeadline(computeDeadline(Date.now(), Number.POSITIVE_INFINITY, context.budgets ?? {}));
-    return Promise.race([context.permissions.askApprover(verdict), this.control.whenInterrupted()]).then((answer) => {
+    return Promise.race([
+      context.permissions.askApprover(verdict, context.approve),
+      this.control.whenInterrupted(),
+    ]).then((answer) => {
       if (answer instanceof Interrupt) return this.#interrupted(answer);
       return answer.allowed ? this.schedule() : this.#denied(answer.reason);
     });

@@ -83,6 +83,7 @@ export { generateDeclarations, generateToolDeclaration, RUNTIME_DECLARATIONS } f
 export {
   PermissionGate,
   type ApprovalAnswer,
+  type Approver,
   type PermissionDecision,
   type PermissionOptions,
   type PermissionRequest,
@@ -93,7 +94,6 @@ export { ToolScheduler, type SchedulerOptions } from "./scheduler/tool-scheduler
 
 // Station 5: results.
 export { SpillStore } from "./results/spill-store.js";
-export { createReadResultTool } from "./results/read-result-tool.js";
 export type { ResultBudgetOptions } from "./results/result-budget.js";
 
 // The pipeline, composed.
@@ -145,16 +145,30 @@ export {
   type AnthropicRequestBody,
 } from "./agent/anthropic-adapter.js";
 export { buildOpenAIRequest, createOpenAIAdapter, type OpenAIAdapterOptions } from "./agent/openai-adapter.js";
+
+// The model-facing tools (run_program, search_tools, describe_tools, call_tool), answered once for every surface.
 export {
-  describeProgramTool,
-  describeSearchTool,
+  answerModelToolCall,
+  MODEL_TOOL_NAMES,
+  type ModelToolAnswer,
+  type ModelToolCall,
+  type ModelToolName,
+} from "./model-tools/answer-model-tool-call.js";
+export type { ModelToolDefinition } from "./model-tools/model-tool-definition.js";
+export { describeProgramTool, RUN_PROGRAM_TOOL } from "./model-tools/run-program-tool.js";
+export { describeSearchTool, SEARCH_TOOLS_TOOL } from "./model-tools/search-tools-tool.js";
+export { describeDescribeTool, DESCRIBE_TOOLS_TOOL, type DescribeAnswer } from "./model-tools/describe-tools-tool.js";
+export { describeCallTool, CALL_TOOL_TOOL } from "./model-tools/call-tool-tool.js";
+export { createReadResultTool } from "./model-tools/read-result-tool.js";
+export {
+  renderDescribeAnswerForModel,
+  renderModelToolAnswer,
   renderRunResultForModel,
   renderSearchAnswerForModel,
   renderToolOutcomeForModel,
-  type ModelToolDefinition,
-} from "./program-tool.js";
+} from "./model-tools/render-for-model.js";
 
 // Switchyard as an MCP server (code-mode gateway).
 export { createGatewayServer, type GatewayServer, type GatewayServerOptions } from "./gateway/gateway-server.js";
-export { GatewayApprovals, CANNOT_ASK_REASON, type ApprovalAsker } from "./gateway/gateway-approvals.js";
+export { CANNOT_ASK_REASON } from "./gateway/gateway-approvals.js";
 export { serveGateway, type ServeGatewayOptions, type RunningGateway } from "./gateway/serve-gateway.js";

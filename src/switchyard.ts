@@ -10,12 +10,14 @@ import { join } from "node:path";
 import type { Diagnostic, RunError, RunResult, ToolOutcome } from "./contract.js";
 import { SwitchyardError, messageOf } from "./errors.js";
 import { executeToolCall, type PipelineContext } from "./execute-tool-call.js";
-import { PermissionGate, type PermissionOptions } from "./permissions/permission-gate.js";
+import { type Approver, PermissionGate, type PermissionOptions } from "./permissions/permission-gate.js";
 import { findReferencedTools } from "./permissions/referenced-tools.js";
-import { describeProgramTool, describeSearchTool, type ModelToolDefinition } from "./program-tool.js";
+import type { ModelToolDefinition } from "./model-tools/model-tool-definition.js";
+import { createProgramDiscovery } from "./model-tools/program-discovery.js";
+import { describeProgramTool } from "./model-tools/run-program-tool.js";
 import type { ToolDefinition } from "./registry/define-tool.js";
 import { ToolRegistry, type CatalogSnapshot, type RegisteredTool } from "./registry/tool-registry.js";
-import { createReadResultTool } from "./results/read-result-tool.js";
+import { createReadResultTool } from "./model-tools/read-result-tool.js";
 import type { ResultBudgetOptions } from "./results/result-budget.js";
 import { SpillStore } from "./results/spill-store.js";
 import { compileProgram } from "./program/compile-program.js";
@@ -68,6 +70,10 @@ export interface RunOptions {
   readonly limits?: Partial<RunLimits>;
   /** Overrides the session's `typeCheck` for this run. */
   readonly typeCheck?: TypeCheckMode;
+  /** Called with the run's program id once it is assigned, before anything is compiled or run. */
+  readonly onStart?: (programId: string) => void;
+  /** Answers the `ask` decisions of this run's calls instead of the session's approver. */
+  readonly approve?: Approver;
 }
 
 export interface CallToolOptions {
@@ -75,6 +81,8 @@ export interface CallToolOptions {
   /** The model's own call id (e.g. `tool_use.id`); generated when absent. */
   readonly callId?: string;
   readonly timeoutMs?: number;
+  /** Answers an `ask` decision for this call instead of the session's approver. */
+  readonly approve?: Approver;
 }
 
 /** A Switchyard session; see the module comment. */
@@ -159,11 +167,6 @@ export class Switchyard {
     return !this.#permissions.alwaysDenies(tool);
   }
 
-  /** The `search_tools` tool for a model; offer it when `discovery.deferring` is true. */
-  searchTool(): ModelToolDefinition {
-    return describeSearchTool();
-  }
-
   /** Searches the catalog for the host: references only, nothing is loaded. */
   searchTools(query: string, options: ToolSearchOptions = {}): SearchResult {
     return this.discovery.search(query, options);
@@ -192,6 +195,7 @@ export class Switchyard {
     const programId = `${this.#sessionId}-p${++this.#runCount}`;
     const started = Date.now();
     const text = String(source);
+    options.onStart?.(programId);
     this.trace.emit({
       type: "program-start",
       programId,
@@ -247,11 +251,11 @@ export class Switchyard {
     return runProgram(program, {
       programId,
       limits,
-      pipeline: { ...this.#pipeline(snapshot), preapprovedTools: new Set(toolNames) },
+      pipeline: { ...this.#pipeline(snapshot), preapprovedTools: new Set(toolNames), approve: options.approve },
       signal: options.signal,
       catalogVersion: snapshot.version,
       warnings: [...check.errors, ...check.warnings],
-      discovery: this.discovery.programHandler(),
+      discovery: createProgramDiscovery(this),
       isolates: this.#isolates,
     });
   }
@@ -272,7 +276,7 @@ export class Switchyard {
    */
   callTool(name: string, input: unknown, options: CallToolOptions = {}): Promise<ToolOutcome> {
     const id = options.callId ?? `${this.#sessionId}-c${++this.#callCount}`;
-    const context = { ...this.#pipeline(this.registry.snapshot()), signal: options.signal };
+    const context = { ...this.#pipeline(this.registry.snapshot()), signal: options.signal, approve: options.approve };
     return executeToolCall(
       {
         id,

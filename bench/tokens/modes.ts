@@ -3,7 +3,8 @@
 // first program the type check refuses, and one program after searching a catalog padded
 // with 224 SaaS tools. Tools, sandbox and search run for real; only the model is scripted.
 
-import { RUN_PROGRAM_TOOL, SEARCH_TOOLS_TOOL } from "../../src/program-tool.js";
+import { RUN_PROGRAM_TOOL } from "../../src/model-tools/run-program-tool.js";
+import { SEARCH_TOOLS_TOOL } from "../../src/model-tools/search-tools-tool.js";
 import { toProviderToolName } from "../../src/agent/provider-tool-names.js";
 import { runAgent, type AgentResult } from "../../src/agent/run-agent.js";
 import type { AgentMode } from "../../src/agent/agent-toolset.js";

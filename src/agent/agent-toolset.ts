@@ -4,7 +4,9 @@
 // a catalog tool not offered in this mode, resolves to nothing and is never run.
 
 import type { Switchyard } from "../switchyard.js";
-import { RUN_PROGRAM_TOOL, SEARCH_TOOLS_TOOL, type ModelToolDefinition } from "../program-tool.js";
+import type { ModelToolDefinition } from "../model-tools/model-tool-definition.js";
+import { RUN_PROGRAM_TOOL } from "../model-tools/run-program-tool.js";
+import { describeSearchTool, SEARCH_TOOLS_TOOL } from "../model-tools/search-tools-tool.js";
 import { ProviderToolNames } from "./provider-tool-names.js";
 
 /**
@@ -43,7 +45,7 @@ export function createAgentToolset(yard: Switchyard, mode: AgentMode): AgentTool
     definitions.push(yard.programTool());
     reserved.push(RUN_PROGRAM_TOOL);
     if (yard.discovery.deferring) {
-      definitions.push(yard.searchTool());
+      definitions.push(describeSearchTool());
       reserved.push(SEARCH_TOOLS_TOOL);
     }
   }

@@ -25,7 +25,7 @@ import {
   type ProviderConnectionOptions,
   type StopReason,
 } from "./model-adapter.js";
-import type { ModelToolDefinition } from "../program-tool.js";
+import type { ModelToolDefinition } from "../model-tools/model-tool-definition.js";
 import type { AgentMessage, ContentBlock } from "./transcript.js";
 
 const ANTHROPIC_PROVIDER = "anthropic";

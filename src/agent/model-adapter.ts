@@ -4,7 +4,7 @@
 // What every adapter needs alike (SDK client options, tool schemas, the context-window error)
 // lives here once.
 
-import type { ModelToolDefinition } from "../program-tool.js";
+import type { ModelToolDefinition } from "../model-tools/model-tool-definition.js";
 import type { AgentMessage, ContentBlock } from "./transcript.js";
 
 /** What the loop asks of the model for one turn. */

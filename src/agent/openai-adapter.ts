@@ -23,7 +23,7 @@ import {
   type ProviderConnectionOptions,
   type StopReason,
 } from "./model-adapter.js";
-import type { ModelToolDefinition } from "../program-tool.js";
+import type { ModelToolDefinition } from "../model-tools/model-tool-definition.js";
 import { textOf, toolCallsOf, type AgentMessage, type ContentBlock, type ToolCallBlock } from "./transcript.js";
 
 const OPENAI_PROVIDER = "openai";

@@ -10,11 +10,13 @@ import {
   type ToolDefinedCode,
   type ToolOutcome,
 } from "../contract.js";
-import { ToolError } from "../errors.js";
+import { answerModelToolCall } from "../model-tools/answer-model-tool-call.js";
+import { renderModelToolAnswer, renderToolOutcomeForModel } from "../model-tools/render-for-model.js";
+import { RUN_PROGRAM_TOOL } from "../model-tools/run-program-tool.js";
+import { SEARCH_TOOLS_TOOL } from "../model-tools/search-tools-tool.js";
 import type { Switchyard } from "../switchyard.js";
 import type { AgentEventListener } from "./agent-events.js";
 import type { AgentToolset } from "./agent-toolset.js";
-import { renderRunResultForModel, renderSearchAnswerForModel, renderToolOutcomeForModel } from "../program-tool.js";
 import type { ToolCallBlock, ToolResultBlock } from "./transcript.js";
 
 export interface ToolCallRunContext {
@@ -50,7 +52,11 @@ async function runOneCall(call: ToolCallBlock, context: ToolCallRunContext): Pro
   } else if (call.input === undefined) {
     outcome = failure(call, "INPUT_INVALID", "The tool arguments were not valid JSON; send a JSON object.");
   } else if (target.kind === "search") {
-    outcome = searchCall(call, context.yard);
+    const answer = await answerModelToolCall(context.yard, { name: SEARCH_TOOLS_TOOL, input: call.input });
+    const rendered = renderModelToolAnswer(answer);
+    outcome = rendered.isError
+      ? failure(call, answer.tool === "refused" ? answer.error.code : "TOOL_ERROR", rendered.text)
+      : { callId: call.id, tool: call.name, status: "ok", value: rendered.text };
   } else {
     outcome = await context.yard.callTool(target.tool, call.input, { callId: call.id, signal: context.signal });
   }
@@ -69,46 +75,28 @@ async function runOneCall(call: ToolCallBlock, context: ToolCallRunContext): Pro
 }
 
 async function runProgramCall(call: ToolCallBlock, context: ToolCallRunContext): Promise<ToolResultBlock> {
-  const code = (call.input as { code?: unknown } | undefined)?.code;
-  if (typeof code !== "string") {
-    const outcome = failure(
-      call,
-      "INPUT_INVALID",
-      'run_program takes { "code": string }: the TypeScript program as one string.',
-    );
-    return { type: "tool_result", callId: call.id, content: renderToolOutcomeForModel(outcome), isError: true };
-  }
-  context.emit({
-    type: "run-program-start",
-    step: context.step,
+  const answer = await answerModelToolCall(context.yard, {
+    name: RUN_PROGRAM_TOOL,
+    input: call.input,
     callId: call.id,
-    sourceBytes: Buffer.byteLength(code),
+    signal: context.signal,
+    // Only a call whose input held a program starts one.
+    onStart: () => {
+      const { code } = call.input as { code: string };
+      context.emit({
+        type: "run-program-start",
+        step: context.step,
+        callId: call.id,
+        sourceBytes: Buffer.byteLength(code),
+      });
+    },
   });
-  const result = await context.yard.run(code, { signal: context.signal });
-  context.onRun(result);
-  context.emit({ type: "run-program-end", step: context.step, callId: call.id, result });
-  return { type: "tool_result", callId: call.id, content: renderRunResultForModel(result), isError: !result.ok };
-}
-
-function searchCall(call: ToolCallBlock, yard: Switchyard): ToolOutcome {
-  const { query, pattern, limit } = (typeof call.input === "object" && call.input !== null ? call.input : {}) as Record<
-    string,
-    unknown
-  >;
-  const text = typeof pattern === "string" ? pattern : query;
-  if (typeof text !== "string" || text.trim() === "") {
-    return failure(call, "INPUT_INVALID", "search_tools needs a query (words) or a pattern (a regular expression).");
+  if (answer.tool === RUN_PROGRAM_TOOL) {
+    context.onRun(answer.run);
+    context.emit({ type: "run-program-end", step: context.step, callId: call.id, result: answer.run });
   }
-  try {
-    const answer = yard.searchAndLoad(text, {
-      mode: typeof pattern === "string" ? "regex" : "bm25",
-      ...(typeof limit === "number" ? { limit } : {}),
-    });
-    return { callId: call.id, tool: call.name, status: "ok", value: renderSearchAnswerForModel(answer) };
-  } catch (error) {
-    if (error instanceof ToolError) return failure(call, error.code, error.message);
-    throw error;
-  }
+  const { text, isError } = renderModelToolAnswer(answer);
+  return { type: "tool_result", callId: call.id, content: text, isError };
 }
 
 /** An outcome the loop answers itself, before or instead of the pipeline; no details, so it renders as one line. */

@@ -1,53 +1,12 @@
-// Routes the `ask` decisions of a session to the MCP client whose request made the call: each
-// run_program or call_tool request binds its program id or call id to an asker for as long as
-// it runs. A call nobody can be asked about is denied, never left waiting.
+// How the gateway asks an MCP client about one call (`ask` decisions): the yes/no form sent by
+// elicitation, and how the client's answer reads. Each run_program or call_tool request brings
+// its own approver (RunOptions.approve), so a decision goes to the client that made the call.
 
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
 import type { ApprovalAnswer, PermissionRequest } from "../permissions/permission-gate.js";
-import { messageOf } from "../errors.js";
-
-/** Asks one client about one call. Must resolve (a failure is a `no` with a reason). */
-export type ApprovalAsker = (request: PermissionRequest) => Promise<ApprovalAnswer>;
 
 /** The reason of a denial when the client that made the call cannot be asked. */
 export const CANNOT_ASK_REASON = "approval needed and the client cannot be asked";
-
-/**
- * The approver a gateway session is built with (`approve: approvals.approve`) and the table
- * gateway servers bind their requests in. One instance may serve several gateway servers
- * (one per HTTP session) over one Switchyard session.
- */
-export class GatewayApprovals {
-  readonly #askers = new Map<string, ApprovalAsker>();
-
-  /**
-   * The PermissionOptions `approve` callback: finds the asker bound to the call's program
-   * (or, for a direct call, to its call id) and waits for it; denies with CANNOT_ASK_REASON
-   * when none is bound. Never rejects.
-   */
-  readonly approve = async (request: PermissionRequest): Promise<ApprovalAnswer> => {
-    const asker = this.#askers.get(request.programId ?? request.callId);
-    if (asker === undefined) return { approved: false, reason: CANNOT_ASK_REASON };
-    try {
-      return await asker(request);
-    } catch (error) {
-      return { approved: false, reason: `approval needed and the client did not answer: ${messageOf(error)}` };
-    }
-  };
-
-  /** Binds a program id or call id to an asker; returns the unbind function. */
-  bind(key: string, asker: ApprovalAsker): () => void {
-    this.#askers.set(key, asker);
-    return () => {
-      if (this.#askers.get(key) === asker) this.#askers.delete(key);
-    };
-  }
-
-  /** How many requests are bound now (for tests and leak checks). */
-  get size(): number {
-    return this.#askers.size;
-  }
-}
 
 const MAX_SHOWN_INPUT_CHARS = 4_000;
 

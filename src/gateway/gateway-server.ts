@@ -9,47 +9,32 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CallToolRequestSchema,
+  type CallToolResult,
   ElicitResultSchema,
   ListToolsRequestSchema,
-  type CallToolResult,
   type ServerNotification,
   type ServerRequest,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { SEARCH_TOOLS_TOOL, RUN_PROGRAM_TOOL } from "../program-tool.js";
-import type { RunResult } from "../contract.js";
-import { ToolError, messageOf } from "../errors.js";
-import { closestToolNames } from "../registry/tool-registry.js";
+import { messageOf } from "../errors.js";
+import { answerModelToolCall, type ModelToolName } from "../model-tools/answer-model-tool-call.js";
+import { CALL_TOOL_TOOL, describeCallTool } from "../model-tools/call-tool-tool.js";
+import { DESCRIBE_TOOLS_TOOL, describeDescribeTool } from "../model-tools/describe-tools-tool.js";
+import { RUN_PROGRAM_TOOL } from "../model-tools/run-program-tool.js";
+import { describeSearchTool, SEARCH_TOOLS_TOOL } from "../model-tools/search-tools-tool.js";
+import type { Approver } from "../permissions/permission-gate.js";
 import type { Switchyard } from "../switchyard.js";
-import {
-  answerOfElicitation,
-  approvalForm,
-  CANNOT_ASK_REASON,
-  type ApprovalAsker,
-  type GatewayApprovals,
-} from "./gateway-approvals.js";
-import {
-  CALL_TOOL_TOOL,
-  DESCRIBE_TOOLS_TOOL,
-  MAX_DESCRIBED_TOOLS,
-  describeAnswerToToolResult,
-  describeCallTool,
-  describeDescribeTool,
-  errorResult,
-  inputErrorResult,
-  outcomeToToolResult,
-  runResultToToolResult,
-  searchAnswerToToolResult,
-  toMcpTool,
-} from "./gateway-tools.js";
+import { answerOfElicitation, approvalForm, CANNOT_ASK_REASON } from "./gateway-approvals.js";
+import { errorResult, modelToolAnswerToToolResult, toMcpTool } from "./gateway-tools.js";
 import { RunProgress } from "./run-progress.js";
 
 export interface GatewayServerOptions {
   /**
-   * Where `ask` decisions are routed. The session must have been built with
-   * `approve: approvals.approve`; without it, `ask` follows the session's own approver.
+   * Route the `ask` decisions of a run_program or call_tool request to the client that sent
+   * it, by elicitation (a client that cannot be asked gets a denial). Default false: `ask`
+   * follows the session's own approver.
    */
-  readonly approvals?: GatewayApprovals;
+  readonly askClient?: boolean;
   /** Expose `call_tool` for single direct calls. Default false. */
   readonly enableCallTool?: boolean;
   /** Least time between two progress notifications of one run, in ms. Default 100. */
@@ -97,7 +82,7 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
   const currentListing = (): NonNullable<typeof listing> => {
     const version = yard.registry.version;
     if (listing?.version !== version) {
-      const definitions = [yard.programTool(), yard.searchTool(), describeDescribeTool()];
+      const definitions = [yard.programTool(), describeSearchTool(), describeDescribeTool()];
       if (options.enableCallTool === true) definitions.push(describeCallTool());
       const tools = definitions.map(toMcpTool);
       listing = { version, tools, text: JSON.stringify(tools) };
@@ -125,28 +110,67 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
 
+  const offered: readonly ModelToolName[] =
+    options.enableCallTool === true
+      ? [RUN_PROGRAM_TOOL, SEARCH_TOOLS_TOOL, DESCRIBE_TOOLS_TOOL, CALL_TOOL_TOOL]
+      : [RUN_PROGRAM_TOOL, SEARCH_TOOLS_TOOL, DESCRIBE_TOOLS_TOOL];
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    switch (request.params.name) {
-      case RUN_PROGRAM_TOOL:
-        return runProgram(args, extra);
-      case SEARCH_TOOLS_TOOL:
-        return searchTools(args);
-      case DESCRIBE_TOOLS_TOOL:
-        return describeTools(args);
-      case CALL_TOOL_TOOL:
-        if (options.enableCallTool === true) return callTool(args, extra);
-        break;
+    const { name } = request.params;
+    const isRun = name === RUN_PROGRAM_TOOL;
+    const progress = isRun ? progressOf(extra) : undefined;
+    let programId: string | undefined;
+    // Progress follows this request's program only: its calls are told apart by program id.
+    const unsubscribe = progress === undefined ? undefined : yard.trace.subscribe((event) => progress.observe(event));
+    let answer: Awaited<ReturnType<typeof answerModelToolCall>>;
+    try {
+      answer = await answerModelToolCall(yard, {
+        name,
+        input: request.params.arguments ?? {},
+        offered,
+        signal: extra.signal,
+        ...(name === CALL_TOOL_TOOL ? { callId: `mcp-${randomUUID().slice(0, 8)}` } : {}),
+        ...(options.askClient === true ? { approve: askerFor(extra) } : {}),
+        onStart: (id) => {
+          programId = id;
+          progress?.follow(id);
+        },
+      });
+    } catch (error) {
+      return errorResult("INTERNAL_ERROR", messageOf(error));
+    } finally {
+      unsubscribe?.();
     }
-    const names = currentListing().tools.map((tool) => tool.name);
-    return inputErrorResult(
-      `No tool named "${String(request.params.name).slice(0, 200)}" here; the tools are ${names.join(", ")}.`,
-    );
+    if (answer.tool === RUN_PROGRAM_TOOL) {
+      const { run } = answer;
+      const summary = `${run.ok ? "ok" : `failed ${run.error?.code ?? ""}`}: ${run.stats.toolCalls} calls, ${Math.round(run.stats.wallMs)} ms`;
+      log(
+        `run_program ${programId ?? run.programId}${extra.signal.aborted ? " (cancelled by the client)" : ""}: ${summary}`,
+      );
+      // After a cancellation the SDK sends no response, and no more notifications either.
+      if (!extra.signal.aborted) await progress?.finish(summary);
+    } else if (answer.tool === CALL_TOOL_TOOL) {
+      const { outcome } = answer;
+      log(
+        `call_tool ${outcome.tool} (${outcome.callId}): ${outcome.status}${outcome.status === "ok" ? "" : ` ${outcome.error.code}`}`,
+      );
+    }
+    return modelToolAnswerToToolResult(answer, yard.registry.snapshot().version);
   });
 
-  /** Asks the client of this request by elicitation, or says it cannot be asked. */
+  const progressOf = (extra: Extra): RunProgress | undefined => {
+    const progressToken = extra._meta?.progressToken;
+    if (progressToken === undefined) return undefined;
+    return new RunProgress({
+      ...(options.progressIntervalMs === undefined ? {} : { intervalMs: options.progressIntervalMs }),
+      send: (report) =>
+        extra.sendNotification({ method: "notifications/progress", params: { progressToken, ...report } }),
+    });
+  };
+
+  /** Asks the client of this request by elicitation, or says it cannot be asked. Never rejects. */
   const askerFor =
-    (extra: Extra): ApprovalAsker =>
+    (extra: Extra): Approver =>
     async (request) => {
       const elicitation = server.getClientCapabilities()?.elicitation;
       // Form elicitation is the default when a client declares the capability without modes.
@@ -154,131 +178,21 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
         log(`ask ${request.tool} (${request.callId}): denied, the client cannot be asked`);
         return { approved: false, reason: CANNOT_ASK_REASON };
       }
-      const result = await extra.sendRequest(
-        { method: "elicitation/create", params: approvalForm(request) },
-        ElicitResultSchema,
-        {
-          timeout: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
-          signal: extra.signal,
-        },
-      );
-      const answer = answerOfElicitation(result, request.tool);
-      log(
-        `ask ${request.tool} (${request.callId}): ${answer === true ? "approved" : `denied, ${typeof answer === "object" ? answer.reason : "no"}`}`,
-      );
-      return answer;
-    };
-
-  const runProgram = async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
-    const code = args["code"];
-    if (typeof code !== "string")
-      return inputErrorResult("run_program needs { code: string }, the TypeScript program.");
-    const progressToken = extra._meta?.progressToken;
-    const progress =
-      progressToken === undefined
-        ? undefined
-        : new RunProgress({
-            ...(options.progressIntervalMs === undefined ? {} : { intervalMs: options.progressIntervalMs }),
-            send: (report) =>
-              extra.sendNotification({ method: "notifications/progress", params: { progressToken, ...report } }),
-          });
-    let programId: string | undefined;
-    let claiming = true;
-    let unbind = (): void => {};
-    // `yard.run` emits program-start synchronously, before its first await: the one event
-    // seen while `claiming` is this request's program, even with other runs in flight.
-    const unsubscribe = yard.trace.subscribe((event) => {
-      if (event.type === "program-start") {
-        if (!claiming || programId !== undefined) return;
-        programId = event.programId;
-        progress?.follow(programId);
-        if (options.approvals !== undefined) unbind = options.approvals.bind(programId, askerFor(extra));
-        return;
-      }
-      progress?.observe(event);
-    });
-    let result: RunResult;
-    try {
-      const running = yard.run(code, { signal: extra.signal });
-      claiming = false;
-      result = await running;
-    } catch (error) {
-      return errorResult("INTERNAL_ERROR", messageOf(error));
-    } finally {
-      claiming = false;
-      unsubscribe();
-      unbind();
-    }
-    const summary = `${result.ok ? "ok" : `failed ${result.error?.code ?? ""}`}: ${result.stats.toolCalls} calls, ${Math.round(result.stats.wallMs)} ms`;
-    log(`run_program ${result.programId}${extra.signal.aborted ? " (cancelled by the client)" : ""}: ${summary}`);
-    // After a cancellation the SDK sends no response, and no more notifications either.
-    if (!extra.signal.aborted) await progress?.finish(summary);
-    return runResultToToolResult(result, code);
-  };
-
-  const searchTools = (args: Record<string, unknown>): CallToolResult => {
-    const { query, pattern, limit } = args;
-    if (query !== undefined && typeof query !== "string")
-      return inputErrorResult("search_tools: query must be a string.");
-    if (pattern !== undefined && typeof pattern !== "string")
-      return inputErrorResult("search_tools: pattern must be a string.");
-    if (limit !== undefined && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 20)) {
-      return inputErrorResult("search_tools: limit must be an integer from 1 to 20.");
-    }
-    const text = pattern ?? query;
-    if (text === undefined || text.trim() === "")
-      return inputErrorResult("search_tools needs a query (words) or a pattern (a regular expression).");
-    try {
-      const answer = yard.searchAndLoad(text, {
-        mode: pattern === undefined ? "bm25" : "regex",
-        ...(limit === undefined ? {} : { limit }),
-      });
-      return searchAnswerToToolResult(answer, yard.registry.snapshot().version);
-    } catch (error) {
-      if (error instanceof ToolError) return errorResult(error.code, error.message);
-      throw error;
-    }
-  };
-
-  const describeTools = (args: Record<string, unknown>): CallToolResult => {
-    const names = args["names"];
-    if (
-      !Array.isArray(names) ||
-      names.length === 0 ||
-      names.length > MAX_DESCRIBED_TOOLS ||
-      !names.every((name) => typeof name === "string")
-    ) {
-      return inputErrorResult(
-        `describe_tools needs { names: string[] } with 1 to ${MAX_DESCRIBED_TOOLS} full tool names.`,
-      );
-    }
-    const snapshot = yard.registry.snapshot();
-    const found: { name: string; declaration: string }[] = [];
-    const unknown: { name: string; closest: string[] }[] = [];
-    for (const name of new Set(names as string[])) {
       try {
-        found.push({ name, declaration: yard.discovery.describe(name) });
+        const result = await extra.sendRequest(
+          { method: "elicitation/create", params: approvalForm(request) },
+          ElicitResultSchema,
+          { timeout: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS, signal: extra.signal },
+        );
+        const answer = answerOfElicitation(result, request.tool);
+        log(
+          `ask ${request.tool} (${request.callId}): ${answer === true ? "approved" : `denied, ${typeof answer === "object" ? answer.reason : "no"}`}`,
+        );
+        return answer;
       } catch (error) {
-        if (!(error instanceof ToolError)) throw error;
-        unknown.push({ name: name.slice(0, 200), closest: closestToolNames(snapshot, name) });
+        return { approved: false, reason: `approval needed and the client did not answer: ${messageOf(error)}` };
       }
-    }
-    return describeAnswerToToolResult({ found, unknown }, snapshot.version);
-  };
-
-  const callTool = async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
-    const { name, input } = args;
-    if (typeof name !== "string") return inputErrorResult("call_tool needs { name: string, input?: object }.");
-    const callId = `mcp-${randomUUID().slice(0, 8)}`;
-    const unbind = options.approvals?.bind(callId, askerFor(extra));
-    try {
-      const outcome = await yard.callTool(name, input ?? {}, { callId, signal: extra.signal });
-      log(`call_tool ${name} (${callId}): ${outcome.status}${outcome.status === "ok" ? "" : ` ${outcome.error.code}`}`);
-      return outcomeToToolResult(outcome, yard.registry.snapshot().version);
-    } finally {
-      unbind?.();
-    }
-  };
+    };
 
   let closed = false;
   return {

@@ -1,66 +1,23 @@
-// The fixed tool set the MCP gateway exposes and the shape of their results: run_program,
-// search_tools, describe_tools and (opt-in) call_tool. Pure functions from Switchyard values to
-// MCP tool definitions and CallToolResults; the server wires them to requests.
+// The MCP shapes of the gateway's answers: each model tool answer as a CallToolResult (text for
+// the model, structuredContent for clients that read it, isError) and each model tool as an
+// MCP Tool. Pure functions; the server wires them to requests.
 
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonValue, RunResult, ToolOutcome } from "../contract.js";
+import type { ModelToolAnswer } from "../model-tools/answer-model-tool-call.js";
+import type { DescribeAnswer } from "../model-tools/describe-tools-tool.js";
+import type { ModelToolDefinition } from "../model-tools/model-tool-definition.js";
 import {
   countCallsByStatus,
+  renderDescribeAnswerForModel,
   renderRunResultForModel,
   renderSearchAnswerForModel,
   renderToolOutcomeForModel,
-  type ModelToolDefinition,
-} from "../program-tool.js";
+} from "../model-tools/render-for-model.js";
 import type { SearchToolsAnswer } from "../search/discovery.js";
 
-export const DESCRIBE_TOOLS_TOOL = "describe_tools";
-export const CALL_TOOL_TOOL = "call_tool";
-
-/** Most names one describe_tools request may ask for. */
-export const MAX_DESCRIBED_TOOLS = 50;
 /** Most failed calls listed by name in a run_program result. */
 const MAX_LISTED_FAILURES = 20;
-
-/** The `describe_tools` tool. */
-export function describeDescribeTool(): ModelToolDefinition {
-  return {
-    name: DESCRIBE_TOOLS_TOOL,
-    description:
-      "Get the TypeScript declarations of tools by full name (e.g. 'memory.create_entities'), to call them from run_program. Unknown names are reported with the closest known names.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        names: {
-          type: "array",
-          items: { type: "string" },
-          minItems: 1,
-          maxItems: MAX_DESCRIBED_TOOLS,
-          description: "Full tool names.",
-        },
-      },
-      required: ["names"],
-      additionalProperties: false,
-    },
-  };
-}
-
-/** The `call_tool` tool: one direct call through the same pipeline programs use. */
-export function describeCallTool(): ModelToolDefinition {
-  return {
-    name: CALL_TOOL_TOOL,
-    description:
-      "Call one tool directly by full name with a JSON input, through the same validation and permissions as programs. Prefer run_program for more than one call.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        name: { type: "string", description: "Full tool name, e.g. 'memory.read_graph'." },
-        input: { type: "object", description: "The tool's input.", additionalProperties: true },
-      },
-      required: ["name"],
-      additionalProperties: false,
-    },
-  };
-}
 
 /** A model tool definition as an MCP Tool. */
 export function toMcpTool(tool: ModelToolDefinition): Tool {
@@ -156,26 +113,12 @@ export function searchAnswerToToolResult(answer: SearchToolsAnswer, catalogVersi
   };
 }
 
-/** What describe_tools found: declarations, and the unknown names with the closest known ones. */
-export interface DescribeAnswer {
-  readonly found: readonly { readonly name: string; readonly declaration: string }[];
-  readonly unknown: readonly { readonly name: string; readonly closest: readonly string[] }[];
-}
-
 /** A describe_tools answer; `isError` only when no name was known. */
 export function describeAnswerToToolResult(answer: DescribeAnswer, catalogVersion: number): CallToolResult {
-  const declarations = answer.found.map((tool) => tool.declaration.trim()).join("\n");
-  const lines: string[] = [];
-  if (declarations !== "") lines.push("```ts", declarations, "```");
-  for (const unknown of answer.unknown) {
-    const hint =
-      unknown.closest.length > 0 ? ` Did you mean ${unknown.closest.join(", ")}?` : " Find names with search_tools.";
-    lines.push(`Unknown tool "${unknown.name}".${hint}`);
-  }
   return {
-    content: [{ type: "text", text: lines.join("\n") }],
+    content: [{ type: "text", text: renderDescribeAnswerForModel(answer) }],
     structuredContent: {
-      declarations,
+      declarations: answer.found.map((tool) => tool.declaration.trim()).join("\n"),
       found: answer.found.map((tool) => tool.name),
       unknown: answer.unknown.map((unknown) => ({ name: unknown.name, closest: [...unknown.closest] })),
       catalogVersion,
@@ -208,7 +151,18 @@ export function errorResult(code: string, message: string): CallToolResult {
   return { content: [{ type: "text", text: `error ${code}: ${message}` }], isError: true };
 }
 
-/** A refused request to one of the gateway's own tools (bad arguments), as a tool error. */
-export function inputErrorResult(message: string): CallToolResult {
-  return errorResult("INPUT_INVALID", message);
+/** Any model tool answer as the CallToolResult the gateway sends. */
+export function modelToolAnswerToToolResult(answer: ModelToolAnswer, catalogVersion: number): CallToolResult {
+  switch (answer.tool) {
+    case "run_program":
+      return runResultToToolResult(answer.run, answer.source);
+    case "search_tools":
+      return searchAnswerToToolResult(answer.search, catalogVersion);
+    case "describe_tools":
+      return describeAnswerToToolResult(answer.describe, catalogVersion);
+    case "call_tool":
+      return outcomeToToolResult(answer.outcome, catalogVersion);
+    case "refused":
+      return errorResult(answer.error.code, answer.error.message);
+  }
 }

@@ -9,7 +9,6 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { createSwitchyardFromConfig, type ConfiguredSwitchyard } from "../config/create-switchyard-from-config.js";
 import { loadConfig } from "../config/load-config.js";
-import { GatewayApprovals } from "./gateway-approvals.js";
 import { createGatewayLog, redirectConsole, type GatewayLog } from "./gateway-log.js";
 import { createGatewayServer, type GatewayServer, type GatewayServerOptions } from "./gateway-server.js";
 import { messageOf } from "../errors.js";
@@ -54,12 +53,11 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Runnin
   const stdio = options.httpPort === undefined;
   const restoreConsole = stdio ? redirectConsole(log) : () => {};
   const started = Date.now();
-  const approvals = new GatewayApprovals();
   let session: ConfiguredSwitchyard;
   try {
     const config = await loadConfig(options.configPath);
+    // `ask` decisions go to the client that made the call (askClient below), never to a terminal.
     session = await createSwitchyardFromConfig(config, {
-      approve: approvals.approve,
       onMcpEvent: (event) => log(`mcp ${JSON.stringify(event)}`),
     });
   } catch (error) {
@@ -68,7 +66,7 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Runnin
   }
   const { yard } = session;
   const gatewayOptions: GatewayServerOptions = {
-    approvals,
+    askClient: true,
     log,
     ...(options.enableCallTool === true ? { enableCallTool: true } : {}),
     ...options.gateway,

@@ -38,11 +38,14 @@ export interface PermissionOptions {
   readonly rules?: readonly PermissionRule[];
   /** Decision when no rule matches. Default `allow`: tools are registered on purpose. */
   readonly default?: PermissionDecision;
-  /** Answers `ask` decisions; may be called for several calls at once. */
-  readonly approve?: (request: PermissionRequest) => Promise<ApprovalAnswer> | ApprovalAnswer;
+  /** Answers `ask` decisions; may be called for several calls at once. A run may bring its own (`RunOptions.approve`). */
+  readonly approve?: Approver;
   /** Approves a whole program once before it runs, given its source and the tools it names. */
   readonly approveProgram?: (source: string, toolNames: readonly string[]) => Promise<ApprovalAnswer> | ApprovalAnswer;
 }
+
+/** Answers one `ask` decision; may be called for several calls at once. A throw means no. */
+export type Approver = (request: PermissionRequest) => Promise<ApprovalAnswer> | ApprovalAnswer;
 
 /** The gate's verdict. */
 export type PermissionVerdict = { readonly allowed: true } | { readonly allowed: false; readonly reason: string };
@@ -137,14 +140,16 @@ export class PermissionGate {
 
   /**
    * Decides and, for `ask`, waits for the approver. `preapproved` names tools whose `ask` is
-   * already answered (by an approved program that named them); `deny` still denies. Never rejects.
+   * already answered (by an approved program that named them); `deny` still denies. `approver`
+   * answers instead of the session's (a run's own). Never rejects.
    */
   async check(
     request: Omit<PermissionRequest, "reason">,
     preapproved?: ReadonlySet<string>,
+    approver?: Approver,
   ): Promise<PermissionVerdict> {
-    const now = this.checkNow(request, preapproved);
-    return "allowed" in now ? now : await this.askApprover(now);
+    const now = this.checkNow(request, preapproved, approver);
+    return "allowed" in now ? now : await this.askApprover(now, approver);
   }
 
   /**
@@ -155,23 +160,28 @@ export class PermissionGate {
   checkNow(
     request: Omit<PermissionRequest, "reason">,
     preapproved?: ReadonlySet<string>,
+    approver?: Approver,
   ): PermissionVerdict | PermissionRequest {
     const { decision, reason } = this.decide(request);
     if (decision === "allow") return ALLOWED;
     if (decision === "ask" && preapproved?.has(request.tool) === true) return ALLOWED;
     if (decision === "deny") return { allowed: false, reason: reason ?? `calls to ${request.tool} are not permitted` };
-    if (this.#approve === undefined) {
+    if ((approver ?? this.#approve) === undefined) {
       return { allowed: false, reason: `${request.tool} needs approval and no approver is available` };
     }
     return { ...request, reason };
   }
 
-  /** Puts an `ask` decision (from `checkNow`) to the approver. Never rejects: a failing approver means no. */
-  async askApprover(request: PermissionRequest): Promise<PermissionVerdict> {
-    if (this.#approve === undefined)
+  /**
+   * Puts an `ask` decision (from `checkNow`) to `approver`, else to the session's approver.
+   * Never rejects: a failing approver means no.
+   */
+  async askApprover(request: PermissionRequest, approver?: Approver): Promise<PermissionVerdict> {
+    const approve = approver ?? this.#approve;
+    if (approve === undefined)
       return { allowed: false, reason: `${request.tool} needs approval and no approver is available` };
     try {
-      const answer = await this.#approve(request);
+      const answer = await approve(request);
       return interpretAnswer(answer, `${request.tool} was not approved`);
     } catch {
       return { allowed: false, reason: `${request.tool} needs approval and the approver failed` };

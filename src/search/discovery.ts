@@ -4,7 +4,6 @@
 // (`tools.$search`, `tools.$describe`). Loading never edits the request prefix: found
 // declarations travel in tool results, so prompt caching keeps hitting.
 
-import type { JsonValue } from "../contract.js";
 import { ToolError } from "../errors.js";
 import { globToRegExp } from "../permissions/permission-gate.js";
 import type { CatalogSnapshot, RegisteredTool } from "../registry/tool-registry.js";
@@ -144,15 +143,10 @@ export class Discovery {
     return [...this.#loaded];
   }
 
-  /** The declaration text of one tool, by full name or identifier path. Throws TOOL_NOT_FOUND. */
-  describe(name: string): string {
+  /** The declaration text of one tool, by full name or identifier path; undefined for an unknown name. */
+  declarationOf(name: string): string | undefined {
     const tool = this.#requireSnapshot().get(name);
-    if (tool === undefined) {
-      throw new ToolError(`No tool named "${name.slice(0, 200)}"; find names with tools.$search(query).`, {
-        code: "TOOL_NOT_FOUND",
-      });
-    }
-    return this.#declarationOf(tool);
+    return tool === undefined ? undefined : this.#declarationOf(tool);
   }
 
   /** Counts of the catalog and of what is loaded now, in tokens of declarations. */
@@ -170,29 +164,6 @@ export class Discovery {
       loadedTokens: this.#tokensOf([...loaded]),
       tokenizer: TOKENIZER,
       catalogVersion: snapshot.version,
-    };
-  }
-
-  /** The handler behind `tools.$search` and `tools.$describe` inside programs. */
-  programHandler(): { search(input: unknown): JsonValue; describe(input: unknown): JsonValue } {
-    return {
-      search: (input) => {
-        const { query, limit, mode } = (input ?? {}) as { query?: unknown; limit?: unknown; mode?: unknown };
-        if (typeof query !== "string")
-          throw new ToolError("tools.$search(query) needs a string query.", { code: "INPUT_INVALID" });
-        const found = this.search(query, {
-          ...(typeof limit === "number" ? { limit } : {}),
-          ...(mode === "regex" || mode === "bm25" ? { mode } : {}),
-        });
-        if (!found.ok) throw new ToolError(found.error.message, { code: "PATTERN_INVALID" });
-        return found.references.map((reference) => ({ ...reference }));
-      },
-      describe: (input) => {
-        const { name } = (input ?? {}) as { name?: unknown };
-        if (typeof name !== "string")
-          throw new ToolError("tools.$describe(name) needs a tool name.", { code: "INPUT_INVALID" });
-        return this.describe(name);
-      },
     };
   }
 

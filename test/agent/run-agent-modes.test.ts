@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SWEEP_PROGRAM } from "../../examples/orders/sweep-program.js";
-import { renderRunResultForModel } from "../../src/program-tool.js";
+import { renderRunResultForModel } from "../../src/model-tools/render-for-model.js";
 import { runAgent } from "../../src/agent/run-agent.js";
 import { unansweredToolCalls } from "../../src/agent/transcript.js";
 import { defineTool } from "../../src/registry/define-tool.js";

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ToolOutcome } from "../../src/contract.js";
 import { executeToolCall, type PipelineContext } from "../../src/execute-tool-call.js";
 import { defineTool } from "../../src/registry/define-tool.js";
-import { createReadResultTool } from "../../src/results/read-result-tool.js";
+import { createReadResultTool } from "../../src/model-tools/read-result-tool.js";
 import { applyResultBudget, serializeResult } from "../../src/results/result-budget.js";
 import { SpillStore, type SpillSlice } from "../../src/results/spill-store.js";
 import { Switchyard } from "../../src/switchyard.js";

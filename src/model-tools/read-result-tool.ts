@@ -3,7 +3,7 @@
 
 import { ToolError } from "../errors.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
-import type { SpillStore } from "./spill-store.js";
+import type { SpillStore } from "../results/spill-store.js";
 
 const MAX_SLICE_BYTES = 16 * 1024;
 

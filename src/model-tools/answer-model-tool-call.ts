@@ -1,0 +1,112 @@
+// One function answers every call to Switchyard's own model-facing tools (run_program,
+// search_tools, describe_tools, call_tool), whichever surface it came through: the agent
+// loop, the MCP gateway or a framework tool. Inputs are checked with the pipeline's JSON
+// Schema validator; every outcome, refusals included, is an answer, never a rejection.
+
+import type { CallError, RunResult, ToolOutcome } from "../contract.js";
+import { messageOf, ToolError } from "../errors.js";
+import type { Approver } from "../permissions/permission-gate.js";
+import type { SearchToolsAnswer } from "../search/discovery.js";
+import type { Switchyard } from "../switchyard.js";
+import { CALL_TOOL_TOOL, readCallToolRequest } from "./call-tool-tool.js";
+import { DESCRIBE_TOOLS_TOOL, type DescribeAnswer, describeTools, readDescribeRequest } from "./describe-tools-tool.js";
+import { readModelToolInput } from "./read-model-tool-input.js";
+import { RUN_PROGRAM_INPUT_SCHEMA, RUN_PROGRAM_TOOL, type RunProgramInput } from "./run-program-tool.js";
+import { readSearchRequest, SEARCH_TOOLS_TOOL } from "./search-tools-tool.js";
+
+/** The names of Switchyard's own model-facing tools. */
+export type ModelToolName =
+  | typeof RUN_PROGRAM_TOOL
+  | typeof SEARCH_TOOLS_TOOL
+  | typeof DESCRIBE_TOOLS_TOOL
+  | typeof CALL_TOOL_TOOL;
+
+export const MODEL_TOOL_NAMES: readonly ModelToolName[] = [
+  RUN_PROGRAM_TOOL,
+  SEARCH_TOOLS_TOOL,
+  DESCRIBE_TOOLS_TOOL,
+  CALL_TOOL_TOOL,
+];
+
+/** One call of a model-facing tool, as a surface received it. */
+export interface ModelToolCall {
+  readonly name: string;
+  /** The arguments as the model sent them: unchecked. */
+  readonly input: unknown;
+  /** The model's id for the call (e.g. `tool_use.id`); call_tool passes it on to the pipeline. */
+  readonly callId?: string;
+  /** Cancels the run or call; its calls end `CANCELLED`. */
+  readonly signal?: AbortSignal;
+  /** run_program: told the program's id before the program runs. */
+  readonly onStart?: (programId: string) => void;
+  /** Answers the `ask` decisions of the calls this request makes, instead of the session's approver. */
+  readonly approve?: Approver;
+  /** The model tools this surface offers; any other name is refused. Default: all of them. */
+  readonly offered?: readonly ModelToolName[];
+}
+
+/** What a model tool call produced; render it with `renderModelToolAnswer` or a surface's own shape. */
+export type ModelToolAnswer =
+  | { readonly tool: typeof RUN_PROGRAM_TOOL; readonly run: RunResult; readonly source: string }
+  | { readonly tool: typeof SEARCH_TOOLS_TOOL; readonly search: SearchToolsAnswer }
+  | { readonly tool: typeof DESCRIBE_TOOLS_TOOL; readonly describe: DescribeAnswer }
+  | { readonly tool: typeof CALL_TOOL_TOOL; readonly outcome: ToolOutcome }
+  | { readonly tool: "refused"; readonly name: string; readonly error: CallError };
+
+/**
+ * Answers one model tool call against `yard`: checks the input, then runs the program, searches,
+ * describes or makes the direct call. Resolves with a `refused` answer for an unknown or not
+ * offered name and for invalid input (`TOOL_NOT_FOUND`, `INPUT_INVALID`, `PATTERN_INVALID`).
+ */
+export async function answerModelToolCall(yard: Switchyard, call: ModelToolCall): Promise<ModelToolAnswer> {
+  const offered = call.offered ?? MODEL_TOOL_NAMES;
+  const refuse = (error: CallError): ModelToolAnswer => ({ tool: "refused", name: call.name, error });
+  if (!(offered as readonly string[]).includes(call.name)) {
+    return refuse({
+      code: "TOOL_NOT_FOUND",
+      message: `No tool named "${String(call.name).slice(0, 200)}" here; the tools are ${offered.join(", ")}.`,
+    });
+  }
+  switch (call.name as ModelToolName) {
+    case RUN_PROGRAM_TOOL: {
+      const read = readModelToolInput<RunProgramInput>(
+        RUN_PROGRAM_TOOL,
+        RUN_PROGRAM_INPUT_SCHEMA,
+        call.input,
+        "{ code: string }, the TypeScript program",
+      );
+      if (!read.ok) return refuse(read.error);
+      const run = await yard.run(read.value.code, {
+        ...(call.signal === undefined ? {} : { signal: call.signal }),
+        ...(call.onStart === undefined ? {} : { onStart: call.onStart }),
+        ...(call.approve === undefined ? {} : { approve: call.approve }),
+      });
+      return { tool: RUN_PROGRAM_TOOL, run, source: read.value.code };
+    }
+    case SEARCH_TOOLS_TOOL: {
+      const read = readSearchRequest(call.input);
+      if (!read.ok) return refuse(read.error);
+      try {
+        return { tool: SEARCH_TOOLS_TOOL, search: yard.searchAndLoad(read.request.text, read.request.options) };
+      } catch (error) {
+        if (error instanceof ToolError) return refuse({ code: error.code, message: error.message });
+        return refuse({ code: "TOOL_ERROR", message: messageOf(error) });
+      }
+    }
+    case DESCRIBE_TOOLS_TOOL: {
+      const read = readDescribeRequest(call.input);
+      if (!read.ok) return refuse(read.error);
+      return { tool: DESCRIBE_TOOLS_TOOL, describe: describeTools(yard, read.names) };
+    }
+    case CALL_TOOL_TOOL: {
+      const read = readCallToolRequest(call.input);
+      if (!read.ok) return refuse(read.error);
+      const outcome = await yard.callTool(read.name, read.input, {
+        ...(call.callId === undefined ? {} : { callId: call.callId }),
+        ...(call.signal === undefined ? {} : { signal: call.signal }),
+        ...(call.approve === undefined ? {} : { approve: call.approve }),
+      });
+      return { tool: CALL_TOOL_TOOL, outcome };
+    }
+  }
+}

@@ -1,0 +1,70 @@
+// The `describe_tools` tool: declarations of tools by full name, unknown names answered with
+// the closest known ones. Shared by the gateway and `tools.$describe` inside programs.
+
+import type { CallError, JsonSchema } from "../contract.js";
+import { closestToolNames } from "../registry/tool-registry.js";
+import type { Switchyard } from "../switchyard.js";
+import type { ModelToolDefinition } from "./model-tool-definition.js";
+import { readModelToolInput } from "./read-model-tool-input.js";
+
+export const DESCRIBE_TOOLS_TOOL = "describe_tools";
+
+/** Most names one describe_tools request may ask for. */
+export const MAX_DESCRIBED_TOOLS = 50;
+
+const DESCRIBE_TOOLS_INPUT_SCHEMA = {
+  type: "object",
+  properties: {
+    names: {
+      type: "array",
+      items: { type: "string" },
+      minItems: 1,
+      maxItems: MAX_DESCRIBED_TOOLS,
+      description: "Full tool names.",
+    },
+  },
+  required: ["names"],
+  additionalProperties: false,
+} as const satisfies JsonSchema;
+
+/** The `describe_tools` tool. */
+export function describeDescribeTool(): ModelToolDefinition {
+  return {
+    name: DESCRIBE_TOOLS_TOOL,
+    description:
+      "Get the TypeScript declarations of tools by full name (e.g. 'memory.create_entities'), to call them from run_program. Unknown names are reported with the closest known names.",
+    inputSchema: DESCRIBE_TOOLS_INPUT_SCHEMA,
+  };
+}
+
+/** What describe_tools found: declarations, and the unknown names with the closest known ones. */
+export interface DescribeAnswer {
+  readonly found: readonly { readonly name: string; readonly declaration: string }[];
+  readonly unknown: readonly { readonly name: string; readonly closest: readonly string[] }[];
+}
+
+/** Reads a describe_tools input: the distinct names asked for, or `INPUT_INVALID`. */
+export function readDescribeRequest(
+  input: unknown,
+): { readonly ok: true; readonly names: readonly string[] } | { readonly ok: false; readonly error: CallError } {
+  const read = readModelToolInput<{ names: string[] }>(
+    DESCRIBE_TOOLS_TOOL,
+    DESCRIBE_TOOLS_INPUT_SCHEMA,
+    input,
+    `{ names: string[] } with 1 to ${MAX_DESCRIBED_TOOLS} full tool names`,
+  );
+  return read.ok ? { ok: true, names: [...new Set(read.value.names)] } : read;
+}
+
+/** Declarations of the tools named that the model is offered; the rest are unknown, with suggestions. */
+export function describeTools(yard: Switchyard, names: readonly string[]): DescribeAnswer {
+  const snapshot = yard.registry.snapshot();
+  const found: { name: string; declaration: string }[] = [];
+  const unknown: { name: string; closest: string[] }[] = [];
+  for (const name of names) {
+    const declaration = yard.discovery.declarationOf(name);
+    if (declaration !== undefined) found.push({ name, declaration });
+    else unknown.push({ name: name.slice(0, 200), closest: closestToolNames(snapshot, name) });
+  }
+  return { found, unknown };
+}

@@ -1,0 +1,41 @@
+// `tools.$search` and `tools.$describe` inside programs: the same input readers and catalog
+// answers as the search_tools and describe_tools tools, in the shapes a program gets
+// (references; one declaration). A refusal is a ToolError with the same code a model would see.
+
+import type { JsonValue } from "../contract.js";
+import { ToolError } from "../errors.js";
+import type { DiscoveryHandler } from "../sandbox/tool-bridge.js";
+import type { Switchyard } from "../switchyard.js";
+import { describeTools } from "./describe-tools-tool.js";
+import { readSearchRequest } from "./search-tools-tool.js";
+
+/** The discovery handler a session hands to each run. */
+export function createProgramDiscovery(yard: Switchyard): DiscoveryHandler {
+  return {
+    search(input: unknown): JsonValue {
+      // The guest sends `$search(query, { limit, mode })` as `{ query, limit, mode }`.
+      const { query, limit, mode } = (input ?? {}) as { query?: unknown; limit?: unknown; mode?: unknown };
+      const read = readSearchRequest({
+        [mode === "regex" ? "pattern" : "query"]: query,
+        ...(limit === undefined ? {} : { limit }),
+      });
+      if (!read.ok) throw new ToolError(read.error.message, { code: read.error.code });
+      const found = yard.searchTools(read.request.text, read.request.options);
+      if (!found.ok) throw new ToolError(found.error.message, { code: "PATTERN_INVALID" });
+      return found.references.map((reference) => ({ ...reference }));
+    },
+    describe(input: unknown): JsonValue {
+      const { name } = (input ?? {}) as { name?: unknown };
+      if (typeof name !== "string") {
+        throw new ToolError("tools.$describe(name) needs a tool name.", { code: "INPUT_INVALID" });
+      }
+      const answer = describeTools(yard, [name]);
+      const found = answer.found[0];
+      if (found !== undefined) return found.declaration;
+      const closest = answer.unknown[0]?.closest ?? [];
+      const hint =
+        closest.length > 0 ? ` Did you mean ${closest.join(", ")}?` : " Find names with tools.$search(query).";
+      throw new ToolError(`No tool named "${name.slice(0, 200)}".${hint}`, { code: "TOOL_NOT_FOUND" });
+    },
+  };
+}
