@@ -4,12 +4,15 @@
 // It captures every intrinsic it needs up front: the program may overwrite globals later.
 
 import {
+  CLOSED_GUEST_CONFIG,
   DESCRIBE_PATH,
-  SEARCH_PATH,
   decodeCallEnvelope,
+  decodeGuestConfig,
   encodeProgramError,
   encodeProgramOutput,
+  type GuestConfig,
   type LogLevel,
+  SEARCH_PATH,
 } from "./wire.js";
 
 /** The slice of isolated-vm's Reference the guest uses. */
@@ -17,14 +20,6 @@ interface HostReference {
   apply(receiver: undefined, args: unknown[], options: { result: { promise: true; copy: true } }): Promise<unknown>;
   applyIgnored(receiver: undefined, args: unknown[]): void;
   applySync(receiver: undefined, args: unknown[]): unknown;
-}
-
-/** Limits the host passes in. */
-export interface GuestConfig {
-  readonly maxArgumentBytes: number;
-  readonly maxOutputBytes: number;
-  readonly maxLogBytes: number;
-  readonly maxLogLines: number;
 }
 
 interface GuestError extends Error {
@@ -51,16 +46,13 @@ const captured = {
   reject: Promise.reject.bind(Promise),
 };
 
-/** Until a run starts, nothing may cross: code outside the program function gets no budget. */
-const CLOSED_CONFIG: GuestConfig = { maxArgumentBytes: 0, maxOutputBytes: 0, maxLogBytes: 0, maxLogLines: 0 };
-
 /**
  * Installs `tools`, `console` and the program runner; called once by the host (ahead of the
  * run, when the isolate is prepared), then deleted. The run's limits are fetched from the
  * host when the program starts.
  */
 function install(callHost: HostReference, logHost: HostReference, configHost: HostReference): void {
-  let config = CLOSED_CONFIG;
+  let config: GuestConfig = CLOSED_GUEST_CONFIG;
   const global = globalThis as Record<string, unknown>;
   // WebAssembly memory is not counted by the isolate's memory limit.
   delete global["WebAssembly"];
@@ -134,7 +126,7 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
     configurable: true,
     value: (main: () => Promise<unknown>): Promise<string> => {
       delete global["__switchyardRun"];
-      config = captured.parse(configHost.applySync(undefined, []) as string) as GuestConfig;
+      config = decodeGuestConfig(configHost.applySync(undefined, []) as string);
       return new captured.PromiseCtor<unknown>((resolve) => resolve(main())).then(
         (value) => {
           finished = true;

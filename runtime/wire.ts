@@ -23,6 +23,32 @@ export type ProgramResult =
   | { readonly ok: true; readonly outputJson: string }
   | { readonly ok: false; readonly code: string; readonly message: string; readonly stack: string | null };
 
+/** The run's limits the host passes to the guest when the program starts. */
+export interface GuestConfig {
+  readonly maxArgumentBytes: number;
+  readonly maxOutputBytes: number;
+  readonly maxLogBytes: number;
+  readonly maxLogLines: number;
+}
+
+/** Until a run starts, nothing may cross: code outside the program function gets no budget. */
+export const CLOSED_GUEST_CONFIG: GuestConfig = Object.freeze({
+  maxArgumentBytes: 0,
+  maxOutputBytes: 0,
+  maxLogBytes: 0,
+  maxLogLines: 0,
+});
+
+/** Encodes the run's limits (host side). */
+export function encodeGuestConfig(config: GuestConfig): string {
+  return JSON.stringify(config);
+}
+
+/** Decodes the run's limits (guest side). */
+export function decodeGuestConfig(text: string): GuestConfig {
+  return JSON.parse(text) as GuestConfig;
+}
+
 /** Console levels the guest forwards. */
 export type LogLevel = "log" | "info" | "warn" | "error" | "debug";
 

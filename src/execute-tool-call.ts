@@ -1,6 +1,7 @@
 // The host pipeline in one function: every tool call, from a program or a model turn, goes
-// through these stations in this order and ends with exactly one outcome bound to its id.
-// It resolves, never rejects, for anything a model or a program can cause. Start reading here.
+// through the steps numbered below in this order and ends with exactly one outcome bound to
+// its id. It resolves, never rejects, for anything a model or a program can cause. The step
+// numbers are stated here once; other modules refer to them. Start reading here.
 
 import {
   statusForCode,
@@ -72,20 +73,14 @@ export async function executeToolCall(call: ToolCall, context: PipelineContext):
   return (await runToolCall(call, context)).outcome;
 }
 
-/** `executeToolCall` with the serialized value and the call record. */
-export function runToolCall(
-  call: ToolCall,
-  context: PipelineContext,
-  meta: { readonly inputBytes?: number } = {},
-): Promise<PipelineResult> {
-  return Promise.resolve(runToolCallNow(call, context, meta));
-}
-
 /**
- * `runToolCall` that answers synchronously when nothing had to wait: the sandbox bridge hands
- * such a result back to the isolate without a promise hop. Rejects (or throws) only for a bug.
+ * `executeToolCall` for the sandbox bridge, with the serialized value and the call record. It
+ * answers synchronously when no step had to wait (no approver, no queue, a tool that returned
+ * at once) and with a promise otherwise: the bridge hands a synchronous answer back to the
+ * isolate without a promise hop, which is most of a fast call's cost. Rejects (or throws) only
+ * for a bug.
  */
-export function runToolCallNow(
+export function runToolCall(
   call: ToolCall,
   context: PipelineContext,
   meta: { readonly inputBytes?: number } = {},

@@ -31,7 +31,7 @@ export {
 } from "./switchyard.js";
 export { DEFAULT_RUN_LIMITS, type RunLimits } from "./sandbox/run-program.js";
 
-// Station 1: registry.
+// The pipeline, step 1: the registry.
 export { defineTool, type ToolContext, type ToolDefinition, type ToolSpec } from "./registry/define-tool.js";
 export { ToolRegistry, type CatalogSnapshot, type RegisteredTool } from "./registry/tool-registry.js";
 export type { SkippedTool, SourceAttachment } from "./registry/source-attachment.js";
@@ -71,15 +71,15 @@ export {
 } from "./config/create-switchyard-from-config.js";
 export { CONFIG_SCHEMA } from "./config/config-schema.js";
 
-// Station 2: discovery.
+// Discovery: what the model is shown of the catalog.
 export { Discovery, type CatalogStats, type DiscoveryOptions, type SearchToolsAnswer } from "./search/discovery.js";
 export { ToolSearch, type SearchResult, type ToolReference, type ToolSearchOptions } from "./search/tool-search.js";
 export { countTokens, TOKENIZER } from "./search/token-count.js";
 
-// Station 3: schemas.
+// Steps 2 and 6: schemas (validation, and the declarations programs are checked against).
 export { generateDeclarations, generateToolDeclaration, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
 
-// Station 4: permissions and scheduling.
+// Steps 3 and 4: permissions and scheduling.
 export {
   PermissionGate,
   type ApprovalAnswer,
@@ -92,7 +92,7 @@ export {
 export { classifyCommand, type CommandClassification, type CommandRisk } from "./permissions/command-classifier.js";
 export { ToolScheduler, type SchedulerOptions } from "./scheduler/tool-scheduler.js";
 
-// Station 5: results.
+// Step 7: results.
 export { SpillStore } from "./results/spill-store.js";
 export type { ResultBudgetOptions } from "./results/result-budget.js";
 

@@ -1,4 +1,4 @@
-// Station 4a: decides allow / ask / deny for a call whose input is already validated. The
+// Step 3 of the pipeline (numbered in execute-tool-call.ts): decides allow / ask / deny for a call whose input is already validated. The
 // first matching rule wins, then the configured default. `ask` waits for an approver; with
 // none configured (or one that throws), the answer is no. The gate never runs a tool.
 

@@ -1,4 +1,4 @@
-// Station 5: shapes a tool's raw return value into what its caller receives. Values become
+// Step 7 of the pipeline (numbered in execute-tool-call.ts): shapes a tool's raw return value into what its caller receives. Values become
 // JSON once, here. Inside programs a result goes whole, up to a hard cap, since it never
 // touches a model's context; for direct model turns a result over the budget is spilled
 // to disk and replaced by a preview and a handle that `results.read` can page through.

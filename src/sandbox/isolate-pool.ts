@@ -4,6 +4,7 @@
 // one run would block the next). Spares are prepared while the previous run is busy.
 
 import ivm from "isolated-vm";
+import { CLOSED_GUEST_CONFIG, encodeCallFailure, encodeGuestConfig } from "../../runtime/wire.js";
 import { loadGuestRuntimeSource } from "./guest-runtime-source.js";
 
 /** What the guest runtime reaches on the host: one run's bridge, console sink and limits. */
@@ -29,10 +30,9 @@ export interface PreparedIsolate {
 const INSTALL_SNIPPET = "globalThis.__switchyardInstall($0, $1, $2); delete globalThis.__switchyardInstall;";
 
 const UNBOUND: GuestBindings = {
-  handle: () =>
-    JSON.stringify({ ok: false, callId: null, code: "RUN_FINISHED", message: "No run is attached to this sandbox." }),
+  handle: () => encodeCallFailure(null, "RUN_FINISHED", "No run is attached to this sandbox."),
   log: () => {},
-  config: () => JSON.stringify({ maxArgumentBytes: 0, maxOutputBytes: 0, maxLogBytes: 0, maxLogLines: 0 }),
+  config: () => encodeGuestConfig(CLOSED_GUEST_CONFIG),
 };
 
 const MAX_SPARE_SIZES = 4;

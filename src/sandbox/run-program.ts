@@ -2,15 +2,16 @@
 // enforces wall-clock and CPU time by disposing the isolate (isolated-vm's own `timeout`
 // does not cover code after the first `await`). When the run ends, for any reason, pending
 // calls are cancelled and each still gets its record. Nothing of the host reaches the guest
-// but two References held in the guest runtime's closure.
+// but three References (calls, console, limits) held in the guest runtime's closure.
 
-import type { CallRecord, Diagnostic, JsonValue, RunError, RunErrorCode, RunResult } from "../contract.js";
+import type { Diagnostic, JsonValue, RunError, RunErrorCode, RunResult } from "../contract.js";
 import type { PipelineContext } from "../execute-tool-call.js";
-import { decodeProgramResult } from "../../runtime/wire.js";
-import type { GuestConfig } from "../../runtime/guest-runtime.js";
+import type ivm from "isolated-vm";
+import { decodeProgramResult, encodeGuestConfig } from "../../runtime/wire.js";
 import type { CompiledProgram } from "../program/compile-program.js";
 import { PROGRAM_FILE, toModelPosition } from "../program/program-wrapper.js";
 import type { IsolatePool, PreparedIsolate } from "./isolate-pool.js";
+import { RunLog } from "./run-log.js";
 import { ToolBridge, type DiscoveryHandler } from "./tool-bridge.js";
 import { messageOf } from "../errors.js";
 
@@ -77,165 +78,208 @@ export interface RunProgramOptions {
 const WATCHDOG_INTERVAL_MS = 10;
 
 /** Runs a compiled program; resolves with its RunResult and never rejects for program faults. */
-export async function runProgram(program: CompiledProgram, options: RunProgramOptions): Promise<RunResult> {
-  const { limits } = options;
-  const startedAt = performance.now();
-  let prepared: PreparedIsolate;
-  try {
-    prepared = await options.isolates.take(limits.memoryLimitMb);
-  } catch (error) {
-    // No isolate could be made (the host is out of memory, or isolated-vm failed to load).
-    const message = `The sandbox could not be created: ${messageOf(error)}`;
-    return failedRunResult({
+export function runProgram(program: CompiledProgram, options: RunProgramOptions): Promise<RunResult> {
+  return new ProgramRun(program, options).execute();
+}
+
+/**
+ * One run, read top to bottom in `execute`: take a prepared isolate, bind this run's bridge
+ * and log to it, watch it (CPU, wall time, cancellation), run the script, release everything,
+ * and build the result. The first reason to end wins and is kept in `#ending`.
+ */
+class ProgramRun {
+  readonly #program: CompiledProgram;
+  readonly #options: RunProgramOptions;
+  readonly #limits: RunLimits;
+  readonly #startedAt = performance.now();
+  // Calls never outlive the run: their deadlines nest inside the run's.
+  readonly #deadlineAt: number;
+  /** Aborted when the run is over: calls still pending end CANCELLED, each with its record. */
+  readonly #callsController = new AbortController();
+  readonly #log: RunLog;
+  readonly #bridge: ToolBridge;
+  #isolate: ivm.Isolate | undefined;
+  #ending: RunError | undefined;
+
+  constructor(program: CompiledProgram, options: RunProgramOptions) {
+    this.#program = program;
+    this.#options = options;
+    this.#limits = options.limits;
+    this.#deadlineAt = Date.now() + options.limits.wallTimeMs;
+    this.#log = new RunLog(options.limits.maxLogLines, options.limits.maxLogBytes);
+    this.#bridge = new ToolBridge({
       programId: options.programId,
-      error: { code: "INTERNAL_ERROR", message },
-      warnings: options.warnings ?? [],
-      catalogVersion: options.catalogVersion,
-      wallMs: performance.now() - startedAt,
+      pipeline: {
+        ...options.pipeline,
+        signal: this.#callsController.signal,
+        budgets: { ...options.pipeline.budgets, runDeadlineAt: this.#deadlineAt },
+      },
+      maxToolCalls: this.#limits.maxToolCalls,
+      maxArgumentBytes: this.#limits.maxArgumentBytes,
+      maxArgumentDepth: this.#limits.maxArgumentDepth,
+      maxPendingArgumentBytes: this.#limits.maxPendingArgumentBytes,
+      onCallLimit: () =>
+        this.#end({
+          code: "TOOL_CALL_LIMIT",
+          message: `The program made more than ${this.#limits.maxToolCalls} tool calls; batch the work or narrow it.`,
+        }),
+      discovery: options.discovery,
     });
   }
-  const { isolate, context } = prepared;
-  const runController = new AbortController();
-  const logs: string[] = [];
-  let logBytes = 0;
-  let ending: RunError | undefined;
 
-  const end = (error: RunError): void => {
-    if (ending !== undefined) return;
-    ending = error;
-    if (!isolate.isDisposed) isolate.dispose();
-  };
-
-  // Calls never outlive the run: their deadlines nest inside the run's.
-  const runDeadlineAt = Date.now() + limits.wallTimeMs;
-  const wallTimeout = (): RunError => ({
-    code: "TIMEOUT",
-    message: `The program ran longer than ${limits.wallTimeMs} ms; look for an endless loop or a call that never returns.`,
-  });
-  const bridge = new ToolBridge({
-    programId: options.programId,
-    pipeline: {
-      ...options.pipeline,
-      signal: runController.signal,
-      budgets: { ...options.pipeline.budgets, runDeadlineAt },
-    },
-    maxToolCalls: limits.maxToolCalls,
-    maxArgumentBytes: limits.maxArgumentBytes,
-    maxArgumentDepth: limits.maxArgumentDepth,
-    maxPendingArgumentBytes: limits.maxPendingArgumentBytes,
-    onCallLimit: () =>
-      end({
-        code: "TOOL_CALL_LIMIT",
-        message: `The program made more than ${limits.maxToolCalls} tool calls; batch the work or narrow it.`,
-      }),
-    discovery: options.discovery,
-  });
-  // The guest bounds its logs and prefixes warn/error/debug lines with their level; this is the
-  // host's own guard against a bypass: past either budget, one marker and nothing more.
-  let logsCut = false;
-  const onLog = (_level: unknown, text: unknown): void => {
-    if (typeof text !== "string" || logsCut) return;
-    const bytes = Buffer.byteLength(text) + 1;
-    if (logs.length === limits.maxLogLines || logBytes + bytes > limits.maxLogBytes + 256) {
-      logsCut = true;
-      logs.push("[switchyard: log truncated]");
-      return;
+  async execute(): Promise<RunResult> {
+    let prepared: PreparedIsolate;
+    try {
+      prepared = await this.#options.isolates.take(this.#limits.memoryLimitMb);
+    } catch (error) {
+      // No isolate could be made (the host is out of memory, or isolated-vm failed to load).
+      return this.#failedBeforeRunning(`The sandbox could not be created: ${messageOf(error)}`);
     }
-    logBytes += bytes;
-    logs.push(text);
-  };
-  const config: GuestConfig = {
-    maxArgumentBytes: limits.maxArgumentBytes,
-    maxOutputBytes: limits.maxOutputBytes,
-    maxLogBytes: limits.maxLogBytes,
-    maxLogLines: limits.maxLogLines,
-  };
-  const configJson = JSON.stringify(config);
-  prepared.bind({ handle: bridge.handle, log: onLog, config: () => configJson });
-
-  const onAbort = (): void => end({ code: "CANCELLED", message: "The run was cancelled." });
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-  if (options.signal?.aborted) onAbort();
-
-  const watchdog = setInterval(() => {
-    if (isolate.isDisposed) return;
-    if (Number(isolate.cpuTime) / 1e6 > limits.cpuTimeMs) {
-      end({
-        code: "CPU_LIMIT",
-        message: `The program used more than ${limits.cpuTimeMs} ms of CPU time; look for an endless loop or do less work per run.`,
-      });
+    this.#isolate = prepared.isolate;
+    prepared.bind({
+      handle: this.#bridge.handle,
+      log: this.#log.append,
+      config: () =>
+        encodeGuestConfig({
+          maxArgumentBytes: this.#limits.maxArgumentBytes,
+          maxOutputBytes: this.#limits.maxOutputBytes,
+          maxLogBytes: this.#limits.maxLogBytes,
+          maxLogLines: this.#limits.maxLogLines,
+        }),
+    });
+    const stopWatching = this.#watch(prepared.isolate);
+    let resultText: unknown;
+    let cpuMs = 0;
+    try {
+      resultText = await this.#runScript(prepared);
+    } catch (error) {
+      this.#ending ??= this.#sandboxFailure(prepared.isolate, error);
+    } finally {
+      stopWatching();
+      this.#bridge.close();
+      if (!prepared.isolate.isDisposed) cpuMs = Number(prepared.isolate.cpuTime) / 1e6;
+      prepared.dispose();
+      // Cancelling after the isolate is gone: late results have nowhere to go, but each call still gets its record.
+      this.#callsController.abort();
+      await this.#bridge.settled();
     }
-  }, WATCHDOG_INTERVAL_MS);
-  const wallTimer = setTimeout(() => end(wallTimeout()), limits.wallTimeMs);
+    return this.#result(resultText, cpuMs);
+  }
 
-  let resultText: unknown;
-  let cpuMs = 0;
-  try {
-    const script = await isolate.compileScript(program.script, { filename: PROGRAM_FILE });
-    resultText = await script.run(context, { promise: true, copy: true });
+  async #runScript(prepared: PreparedIsolate): Promise<unknown> {
+    const script = await prepared.isolate.compileScript(this.#program.script, { filename: PROGRAM_FILE });
+    const resultText = await script.run(prepared.context, { promise: true, copy: true });
     // A program that only failed because a call hit the run's deadline ran out of time.
-    if (Date.now() >= runDeadlineAt) end(wallTimeout());
-  } catch (error) {
-    if (ending === undefined) {
-      // Not ended by us: the isolate ran out of memory (V8 disposed it) or failed internally.
-      const outOfMemory =
-        isolate.isDisposed || /memory limit|abandoned/i.test(String((error as Error | null)?.message ?? ""));
-      ending = outOfMemory
-        ? {
-            code: "MEMORY_LIMIT",
-            message: `The program exceeded the ${limits.memoryLimitMb} MB memory limit; keep less data in memory at once.`,
-          }
-        : {
-            code: "INTERNAL_ERROR",
-            message: `The sandbox failed: ${String((error as Error | null)?.message ?? error)}`,
-          };
-    }
-  } finally {
-    clearInterval(watchdog);
-    clearTimeout(wallTimer);
-    options.signal?.removeEventListener("abort", onAbort);
-    bridge.close();
-    if (!isolate.isDisposed) cpuMs = Number(isolate.cpuTime) / 1e6;
-    prepared.dispose();
-    // Cancelling after the isolate is gone: late results have nowhere to go, but each call still gets its record.
-    runController.abort();
-    await bridge.settled();
+    if (Date.now() >= this.#deadlineAt) this.#end(this.#wallTimeout());
+    return resultText;
   }
 
-  const calls: CallRecord[] = bridge.records;
-  const wallMs = performance.now() - startedAt;
-  const outcome = ending === undefined ? decodeProgramResult(resultText) : undefined;
-  let output: JsonValue = null;
-  let error: RunError | undefined = ending;
-  if (outcome !== undefined) {
-    if (outcome.ok) {
-      try {
-        output = JSON.parse(outcome.outputJson) as JsonValue;
-      } catch {
-        error = { code: "INTERNAL_ERROR", message: "The program's output could not be read." };
+  /** Starts the watchdog (CPU time), the wall-time timer and the cancellation listener; returns the stop function. */
+  #watch(isolate: ivm.Isolate): () => void {
+    const { signal } = this.#options;
+    const onAbort = (): void => this.#end({ code: "CANCELLED", message: "The run was cancelled." });
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    const watchdog = setInterval(() => {
+      if (isolate.isDisposed) return;
+      if (Number(isolate.cpuTime) / 1e6 > this.#limits.cpuTimeMs) {
+        this.#end({
+          code: "CPU_LIMIT",
+          message: `The program used more than ${this.#limits.cpuTimeMs} ms of CPU time; look for an endless loop or do less work per run.`,
+        });
       }
-    } else {
-      error = locateRuntimeError(outcome.code, outcome.message, outcome.stack, program);
+    }, WATCHDOG_INTERVAL_MS);
+    const wallTimer = setTimeout(() => this.#end(this.#wallTimeout()), this.#limits.wallTimeMs);
+    return () => {
+      clearInterval(watchdog);
+      clearTimeout(wallTimer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+  }
+
+  /** Ends the run for `error` unless it already ended: the isolate is disposed, so the script's promise settles. */
+  #end(error: RunError): void {
+    if (this.#ending !== undefined) return;
+    this.#ending = error;
+    if (this.#isolate !== undefined && !this.#isolate.isDisposed) this.#isolate.dispose();
+  }
+
+  #wallTimeout(): RunError {
+    return {
+      code: "TIMEOUT",
+      message: `The program ran longer than ${this.#limits.wallTimeMs} ms; look for an endless loop or a call that never returns.`,
+    };
+  }
+
+  /** The run failed without us ending it: the isolate ran out of memory (V8 disposed it) or failed internally. */
+  #sandboxFailure(isolate: ivm.Isolate, error: unknown): RunError {
+    const message = String((error as Error | null)?.message ?? error);
+    if (isolate.isDisposed || /memory limit|abandoned/i.test(message)) {
+      return {
+        code: "MEMORY_LIMIT",
+        message: `The program exceeded the ${this.#limits.memoryLimitMb} MB memory limit; keep less data in memory at once.`,
+      };
+    }
+    return { code: "INTERNAL_ERROR", message: `The sandbox failed: ${message}` };
+  }
+
+  #failedBeforeRunning(message: string): RunResult {
+    return failedRunResult({
+      programId: this.#options.programId,
+      error: { code: "INTERNAL_ERROR", message },
+      warnings: this.#options.warnings ?? [],
+      catalogVersion: this.#options.catalogVersion,
+      wallMs: performance.now() - this.#startedAt,
+    });
+  }
+
+  #result(resultText: unknown, cpuMs: number): RunResult {
+    const { output, outputBytes, error } = this.#outcome(resultText);
+    const calls = this.#bridge.records;
+    return {
+      ok: error === undefined,
+      programId: this.#options.programId,
+      output,
+      logs: this.#log.lines,
+      ...(error === undefined ? {} : { error }),
+      warnings: this.#options.warnings ?? [],
+      calls,
+      stats: {
+        wallMs: round(performance.now() - this.#startedAt),
+        cpuMs: round(cpuMs),
+        toolCalls: calls.length,
+        bytesIn: this.#bridge.bytesIn,
+        bytesOut: outputBytes + this.#log.bytes,
+      },
+      catalogVersion: this.#options.catalogVersion,
+    };
+  }
+
+  /** The program's output, or why there is none: our ending first, then what the guest reported. */
+  #outcome(resultText: unknown): { output: JsonValue; outputBytes: number; error: RunError | undefined } {
+    if (this.#ending !== undefined) return { output: null, outputBytes: 0, error: this.#ending };
+    const decoded = decodeProgramResult(resultText);
+    if (!decoded.ok) {
+      return {
+        output: null,
+        outputBytes: 0,
+        error: locateRuntimeError(decoded.code, decoded.message, decoded.stack, this.#program),
+      };
+    }
+    try {
+      return {
+        output: JSON.parse(decoded.outputJson) as JsonValue,
+        outputBytes: Buffer.byteLength(decoded.outputJson),
+        error: undefined,
+      };
+    } catch {
+      return {
+        output: null,
+        outputBytes: 0,
+        error: { code: "INTERNAL_ERROR", message: "The program's output could not be read." },
+      };
     }
   }
-  const outputBytes = error === undefined && outcome?.ok === true ? Buffer.byteLength(outcome.outputJson) : 0;
-  return {
-    ok: error === undefined,
-    programId: options.programId,
-    output,
-    logs,
-    ...(error === undefined ? {} : { error }),
-    warnings: options.warnings ?? [],
-    calls,
-    stats: {
-      wallMs: round(wallMs),
-      cpuMs: round(cpuMs),
-      toolCalls: calls.length,
-      bytesIn: bridge.bytesIn,
-      bytesOut: outputBytes + logBytes,
-    },
-    catalogVersion: options.catalogVersion,
-  };
 }
 
 /** A RunResult for a program that ended before (or without) running: no output, no calls. */

@@ -4,7 +4,7 @@
 // call with an envelope string, never a rejection, and keeps exactly one record per call.
 
 import type { CallErrorCode, CallRecord, JsonValue, ToolCall } from "../contract.js";
-import { runToolCallNow, type PipelineContext, type PipelineResult } from "../execute-tool-call.js";
+import { runToolCall, type PipelineContext, type PipelineResult } from "../execute-tool-call.js";
 import { DESCRIBE_PATH, SEARCH_PATH, encodeCallFailure, encodeCallSuccess } from "../../runtime/wire.js";
 import { messageOf } from "../errors.js";
 
@@ -124,7 +124,7 @@ export class ToolBridge {
     const call: ToolCall = { id: callId, tool: path, input, caller: "program", programId: this.#options.programId };
     let result: PipelineResult | Promise<PipelineResult>;
     try {
-      result = runToolCallNow(call, this.#options.pipeline, { inputBytes: argsJson.length });
+      result = runToolCall(call, this.#options.pipeline, { inputBytes: argsJson.length });
     } catch (error) {
       return this.#internalFailure(index, callId, path, error);
     }

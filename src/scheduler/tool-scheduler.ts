@@ -1,4 +1,4 @@
-// Station 4b: decides which calls may run at the same time. A tool's effect and declared
+// Step 4 of the pipeline (numbered in execute-tool-call.ts): decides which calls may run at the same time. A tool's effect and declared
 // resources become locks: reads share, writes to one resource take turns in call order, a
 // write never overlaps a read of the same resource, and writes that declare no resources
 // are serialized per namespace. Reads overlap up to a per-run, per-namespace limit.

@@ -1,4 +1,4 @@
-// Station 2: discovery. Keeps a search index in step with the registry, decides which tools'
+// Discovery, before the pipeline: what the model is shown of the catalog. Keeps a search index in step with the registry, decides which tools'
 // declarations are loaded up front and which wait to be found (deferred loading), and
 // answers searches from the host, from the model (`search_tools`) and from programs
 // (`tools.$search`, `tools.$describe`). Loading never edits the request prefix: found
