@@ -40,6 +40,7 @@ const captured = {
   Proxy,
   defineProperty: Object.defineProperty,
   freeze: Object.freeze,
+  create: Object.create,
   isArray: Array.isArray,
   String,
   PromiseCtor: Promise,
@@ -162,7 +163,8 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
 
 /** `tools.a.b(...)` at any depth: each property extends a dotted path; calling sends it. */
 function createToolsProxy(callTool: (path: string, input: unknown) => Promise<unknown>): unknown {
-  const cache: Record<string, unknown> = {};
+  // Without a prototype: `tools.toString` and `tools.constructor` are tool paths like any other.
+  const cache = captured.create(null) as Record<string, unknown>;
   const make = (path: string): unknown => {
     const cached = cache[path];
     if (cached !== undefined) return cached;

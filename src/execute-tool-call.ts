@@ -15,7 +15,8 @@ import {
 import { ToolError } from "./errors.js";
 import type { Approver, PermissionGate } from "./permissions/permission-gate.js";
 import type { ToolContext, ToolDefinition } from "./registry/define-tool.js";
-import { closestToolNames, type CatalogSnapshot, type RegisteredTool } from "./registry/tool-registry.js";
+import { closestToolNames, type SuggestionBudget } from "./registry/closest-tool-names.js";
+import type { CatalogSnapshot, RegisteredTool } from "./registry/tool-registry.js";
 import {
   applyResultBudget,
   serializeResult,
@@ -44,6 +45,8 @@ export interface PipelineContext {
   readonly preapprovedTools?: ReadonlySet<string>;
   /** Answers `ask` decisions of this run or call instead of the session's approver. */
   readonly approve?: Approver | undefined;
+  /** Did-you-mean lookups left to the run for unknown tool names (each costs host CPU). */
+  readonly suggestionBudget?: SuggestionBudget;
 }
 
 /** An outcome plus what the sandbox bridge and the run's records need. */
@@ -90,7 +93,9 @@ export function runToolCall(
   // 1. Registry.
   const registered = context.catalog.get(call.tool);
   if (registered === undefined) {
-    const closest = closestToolNames(context.catalog, call.tool);
+    const closest = closestToolNames(context.catalog, call.tool, {
+      ...(context.suggestionBudget === undefined ? {} : { budget: context.suggestionBudget }),
+    });
     const hint = closest.length > 0 ? ` Did you mean ${closest.map((name) => `"${name}"`).join(", ")}?` : "";
     return finish(failure(call, "TOOL_NOT_FOUND", `No tool named "${truncate(call.tool, 200)}".${hint}`, { closest }));
   }

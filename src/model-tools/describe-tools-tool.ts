@@ -2,7 +2,7 @@
 // the closest known ones. Shared by the gateway and `tools.$describe` inside programs.
 
 import type { CallError, JsonSchema } from "../contract.js";
-import { closestToolNames } from "../registry/tool-registry.js";
+import { closestToolNames } from "../registry/closest-tool-names.js";
 import type { Switchyard } from "../switchyard.js";
 import type { ModelToolDefinition } from "./model-tool-definition.js";
 import { readModelToolInput } from "./read-model-tool-input.js";

@@ -24,12 +24,39 @@ export type CompileResult =
   | { readonly ok: true; readonly program: CompiledProgram }
   | { readonly ok: false; readonly error: RunError };
 
-const FENCE = /^\s*(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)\n?[ \t]*\1[ \t]*\s*$/;
+/** Bytes a Markdown fence may add around a program at the size limit. */
+const FENCE_ALLOWANCE_BYTES = 256;
 
-/** Removes one Markdown code fence around the whole text, if there is one. */
+function tooLarge(bytes: number, options: { maxSourceBytes: number }): RunError {
+  return {
+    code: "SOURCE_TOO_LARGE",
+    message: `The program is ${bytes} bytes, over the ${options.maxSourceBytes}-byte limit; write a shorter program.`,
+  };
+}
+
+/** An opening fence line: three or more backticks or tildes, then an info string. */
+const FENCE_OPENER = /^[ \t]*(`{3,}|~{3,})[^`\n]*$/;
+
+/**
+ * Removes one Markdown code fence around the whole text, if there is one: the first non-blank
+ * line opens it, and the last non-blank line ends with the same fence. Linear in the text by
+ * construction (it looks at two lines), so hostile input cannot make it backtrack.
+ */
 export function stripCodeFence(text: string): string {
-  const match = FENCE.exec(text);
-  return match === null ? text : (match[3] ?? "");
+  const start = text.length - text.trimStart().length;
+  const openerEnd = text.indexOf("\n", start);
+  if (openerEnd === -1) return text;
+  const fence = FENCE_OPENER.exec(text.slice(start, openerEnd))?.[1];
+  if (fence === undefined) return text;
+  const end = text.trimEnd().length;
+  if (end <= openerEnd || !text.endsWith(fence, end)) return text;
+  const fenceAt = end - fence.length;
+  // A longer run is a different fence (```` does not close ```).
+  if (text[fenceAt - 1] === fence[0]) return text;
+  const lastLineStart = text.lastIndexOf("\n", fenceAt - 1) + 1;
+  const closerAlone = text.slice(lastLineStart, fenceAt).trim() === "";
+  const bodyEnd = closerAlone ? Math.max(openerEnd + 1, lastLineStart - 1) : fenceAt;
+  return bodyEnd <= openerEnd ? "" : text.slice(openerEnd + 1, bodyEnd);
 }
 
 /**
@@ -37,17 +64,13 @@ export function stripCodeFence(text: string): string {
  * with the model's line and column; never rejects for anything in the source.
  */
 export async function compileProgram(rawSource: string, options: { maxSourceBytes: number }): Promise<CompileResult> {
+  // The size is checked before any other work on the text (a fence adds a few bytes at most).
+  const rawBytes = Buffer.byteLength(rawSource);
+  if (rawBytes > options.maxSourceBytes + FENCE_ALLOWANCE_BYTES)
+    return { ok: false, error: tooLarge(rawBytes, options) };
   const source = stripCodeFence(rawSource);
   const bytes = Buffer.byteLength(source);
-  if (bytes > options.maxSourceBytes) {
-    return {
-      ok: false,
-      error: {
-        code: "SOURCE_TOO_LARGE",
-        message: `The program is ${bytes} bytes, over the ${options.maxSourceBytes}-byte limit; write a shorter program.`,
-      },
-    };
-  }
+  if (bytes > options.maxSourceBytes) return { ok: false, error: tooLarge(bytes, options) };
   const wrapped = wrapForRun(source);
   if (isPlainJavaScript(wrapped)) {
     return { ok: true, program: { source, script: wrapped, originalPosition: (position) => position } };

@@ -153,33 +153,6 @@ export class ToolRegistry {
   }
 }
 
-/**
- * The registered tools whose names are closest to `name`, best first: what a
- * `TOOL_NOT_FOUND` message suggests.
- */
-export function closestToolNames(snapshot: CatalogSnapshot, name: string, limit = 3): string[] {
-  // A hostile program may send a huge name: an edit distance on it would stall the host.
-  if (name.length > 256) return [];
-  const target = name.toLowerCase();
-  return (
-    snapshot.tools
-      .map((tool) => {
-        const candidate = tool.definition.name.toLowerCase();
-        const local = tool.parsedName.localName.toLowerCase();
-        const distance = Math.min(
-          editDistance(target, candidate),
-          editDistance(target.split(".").pop() ?? target, local) + 1,
-        );
-        return { name: tool.definition.name, distance };
-      })
-      // A suggestion must be plausibly a typo of the request, not merely another short name.
-      .filter((entry) => entry.distance <= Math.max(2, Math.floor(target.length / 4)))
-      .sort((a, b) => a.distance - b.distance)
-      .slice(0, limit)
-      .map((entry) => entry.name)
-  );
-}
-
 function assertUnique(tools: readonly RegisteredTool[]): void {
   const byName = new Map<string, string>();
   const byPath = new Map<string, string>();
@@ -221,19 +194,4 @@ function createSnapshot(version: number, tools: readonly RegisteredTool[]): Cata
   }
   const frozen = Object.freeze([...tools]);
   return Object.freeze({ version, tools: frozen, get: (name: string) => index.get(name) });
-}
-
-function editDistance(a: string, b: string): number {
-  if (a === b) return 0;
-  const previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = previous[0]!;
-    previous[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = previous[j]!;
-      previous[j] = Math.min(above + 1, previous[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return previous[b.length]!;
 }

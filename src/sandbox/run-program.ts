@@ -11,6 +11,7 @@ import { decodeProgramResult, encodeGuestConfig } from "../../runtime/wire.js";
 import type { CompiledProgram } from "../program/compile-program.js";
 import { PROGRAM_FILE, toModelPosition } from "../program/program-wrapper.js";
 import type { IsolatePool, PreparedIsolate } from "./isolate-pool.js";
+import { SUGGESTION_LOOKUPS_PER_RUN } from "../registry/closest-tool-names.js";
 import { RunLog } from "./run-log.js";
 import { ToolBridge, type DiscoveryHandler } from "./tool-bridge.js";
 import { messageOf } from "../errors.js";
@@ -113,6 +114,7 @@ class ProgramRun {
         ...options.pipeline,
         signal: this.#callsController.signal,
         budgets: { ...options.pipeline.budgets, runDeadlineAt: this.#deadlineAt },
+        suggestionBudget: { remaining: SUGGESTION_LOOKUPS_PER_RUN },
       },
       maxToolCalls: this.#limits.maxToolCalls,
       maxArgumentBytes: this.#limits.maxArgumentBytes,
@@ -167,7 +169,16 @@ class ProgramRun {
   }
 
   async #runScript(prepared: PreparedIsolate): Promise<unknown> {
-    const script = await prepared.isolate.compileScript(this.#program.script, { filename: PROGRAM_FILE });
+    let script: ivm.Script;
+    try {
+      script = await prepared.isolate.compileScript(this.#program.script, { filename: PROGRAM_FILE });
+    } catch (error) {
+      // V8's parser gave up (nesting deeper than its stack): the program's fault, not the sandbox's.
+      if (!prepared.isolate.isDisposed && /call stack/i.test(messageOf(error))) {
+        this.#end({ code: "SYNTAX_ERROR", message: "The program is nested too deeply to parse; flatten it." });
+      }
+      throw error;
+    }
     const resultText = await script.run(prepared.context, { promise: true, copy: true });
     // A program that only failed because a call hit the run's deadline ran out of time.
     if (Date.now() >= this.#deadlineAt) this.#end(this.#wallTimeout());
@@ -211,7 +222,11 @@ class ProgramRun {
     };
   }
 
-  /** The run failed without us ending it: the isolate ran out of memory (V8 disposed it) or failed internally. */
+  /**
+   * The run failed without us ending it: the isolate ran out of memory (V8 disposed it), the
+   * program left a promise rejected before its first await (isolated-vm rejects the run with
+   * that error: the program's own fault, located in its source), or the sandbox failed.
+   */
   #sandboxFailure(isolate: ivm.Isolate, error: unknown): RunError {
     const message = String((error as Error | null)?.message ?? error);
     if (isolate.isDisposed || /memory limit|abandoned/i.test(message)) {
@@ -219,6 +234,11 @@ class ProgramRun {
         code: "MEMORY_LIMIT",
         message: `The program exceeded the ${this.#limits.memoryLimitMb} MB memory limit; keep less data in memory at once.`,
       };
+    }
+    const stack = (error as Error | null)?.stack;
+    if (typeof stack === "string" && stack.includes(PROGRAM_FILE)) {
+      const name = (error as Error).name || "Error";
+      return locateRuntimeError("RUNTIME_ERROR", `Unhandled rejection: ${name}: ${message}`, stack, this.#program);
     }
     return { code: "INTERNAL_ERROR", message: `The sandbox failed: ${message}` };
   }

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { JsonSchema } from "../../src/contract.js";
 import { SwitchyardError } from "../../src/errors.js";
 import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
-import { closestToolNames, ToolRegistry } from "../../src/registry/tool-registry.js";
+import { ToolRegistry } from "../../src/registry/tool-registry.js";
 import { configErrorCode } from "../helpers/config-error.js";
 
 function tool(
@@ -163,23 +163,5 @@ describe("ToolRegistry changes", () => {
     unsubscribe();
     registry.addAll([tool("a.y")]);
     expect(listener).not.toHaveBeenCalled();
-  });
-});
-
-describe("closestToolNames", () => {
-  const snapshot = new ToolRegistry([
-    tool("orders.search"),
-    tool("orders.get"),
-    tool("billing.charge"),
-    tool("telemetry.flushAllBuffers"),
-  ]).snapshot();
-
-  it("names the closest tools first", () => {
-    expect(closestToolNames(snapshot, "orders.serch")[0]).toBe("orders.search");
-    expect(closestToolNames(snapshot, "search")[0]).toBe("orders.search");
-  });
-
-  it("names nothing for a huge name instead of computing an edit distance on it", () => {
-    expect(closestToolNames(snapshot, "x".repeat(10_000))).toEqual([]);
   });
 });

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { closestToolNames, SUGGESTION_LOOKUPS_PER_RUN } from "../../src/registry/closest-tool-names.js";
+import { defineTool } from "../../src/registry/define-tool.js";
+import { ToolRegistry } from "../../src/registry/tool-registry.js";
+import { Switchyard } from "../../src/switchyard.js";
+
+const tool = (name: string) =>
+  defineTool({
+    name,
+    description: `${name} for tests.`,
+    inputSchema: { type: "object" },
+    effect: "read",
+    execute: () => name,
+  });
+
+describe("closestToolNames", () => {
+  const snapshot = new ToolRegistry([
+    tool("orders.search"),
+    tool("orders.get"),
+    tool("billing.charge"),
+    tool("telemetry.flushAllBuffers"),
+  ]).snapshot();
+
+  it("names the closest tools first", () => {
+    expect(closestToolNames(snapshot, "orders.serch")[0]).toBe("orders.search");
+    expect(closestToolNames(snapshot, "search")[0]).toBe("orders.search");
+  });
+
+  it("names nothing for a huge name instead of computing an edit distance on it", () => {
+    expect(closestToolNames(snapshot, "x".repeat(10_000))).toEqual([]);
+  });
+
+  it("spends one lookup of a budget per name and suggests nothing once it is spent", () => {
+    const budget = { remaining: 2 };
+    expect(closestToolNames(snapshot, "orders.serch", { budget })).toEqual(["orders.search"]);
+    expect(closestToolNames(snapshot, "orders.gt", { budget })).toEqual(["orders.get"]);
+    expect(closestToolNames(snapshot, "orders.serch", { budget })).toEqual([]);
+    expect(budget.remaining).toBe(0);
+  });
+});
+
+describe("unknown tool names in a program", () => {
+  it("cost a bounded amount of host work: 999 calls to 250-character names with 500 tools registered", async () => {
+    const tools = Array.from({ length: 500 }, (_, index) => tool(`ns${index % 10}.tool_number_${index}`));
+    const yard = new Switchyard({ tools, typeCheck: "off" });
+    const result = await yard.run(`
+      const unknown = "y".repeat(240);
+      const codes = [];
+      for (let i = 0; i < 999; i++) {
+        try { await (tools as any)["ns1"][unknown + i]({}); } catch (error) { codes.push((error as any).message.includes("Did you mean")); }
+      }
+      return codes.length;`);
+    expect(result.output).toBe(999);
+    expect(result.calls.every((call) => call.code === "TOOL_NOT_FOUND")).toBe(true);
+    // Before the fix this outlived the test's 30 s timeout: an unbounded edit distance per tool per call.
+    await yard.close();
+  });
+
+  it("still get suggestions for the first typos of a run, then none", async () => {
+    const yard = new Switchyard({ tools: [tool("orders.search")], typeCheck: "off" });
+    const result = await yard.run(`
+      const hints = [];
+      for (let i = 0; i < ${SUGGESTION_LOOKUPS_PER_RUN + 2}; i++) {
+        try { await (tools as any).orders.serch({}); } catch (error) { hints.push((error as any).message.includes("orders.search")); }
+      }
+      return [hints[0], hints[${SUGGESTION_LOOKUPS_PER_RUN - 1}], hints[${SUGGESTION_LOOKUPS_PER_RUN}]];`);
+    expect(result.output).toEqual([true, true, false]);
+    await yard.close();
+  });
+});
