@@ -10,6 +10,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { createSwitchyardFromConfig, type ConfiguredSwitchyard } from "../config/create-switchyard-from-config.js";
 import { loadConfig } from "../config/load-config.js";
 import { createGatewayLog, redirectConsole, type GatewayLog } from "./gateway-log.js";
+import { type HttpSessionLimits, HttpSessions } from "./http-sessions.js";
 import { createGatewayServer, type GatewayServer, type GatewayServerOptions } from "./gateway-server.js";
 import { messageOf } from "../errors.js";
 
@@ -28,6 +29,8 @@ export interface ServeGatewayOptions {
   readonly logFile?: string;
   /** Stop waiting for downstream servers and the session after this long on shutdown, in ms. Default 5 000. */
   readonly shutdownTimeoutMs?: number;
+  /** HTTP only: most sessions open at once (default 100) and how long an idle one lives (default 30 min). */
+  readonly httpSessions?: HttpSessionLimits;
   /** Extra gateway options (progress interval, approval timeout). */
   readonly gateway?: Pick<GatewayServerOptions, "progressIntervalMs" | "approvalTimeoutMs">;
 }
@@ -123,7 +126,7 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Runnin
     };
     await gateway.server.connect(transport);
   } else {
-    const http = await listenHttp(options.httpPort!, options.httpToken, yard, gatewayOptions, gateways, log);
+    const http = await listenHttp(options, yard, gatewayOptions, gateways, log);
     url = http.url;
     closeTransport = http.close;
   }
@@ -144,15 +147,15 @@ function sameSecret(header: string | undefined, expected: Buffer): boolean {
 
 /** Streamable HTTP on 127.0.0.1: one gateway server per MCP session, one shared session of tools. */
 async function listenHttp(
-  port: number,
-  token: string | undefined,
+  options: ServeGatewayOptions,
   yard: ConfiguredSwitchyard["yard"],
   gatewayOptions: GatewayServerOptions,
   gateways: Set<GatewayServer>,
   log: GatewayLog,
 ): Promise<{ url: string; close: () => Promise<void> }> {
-  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new HttpSessions(options.httpSessions ?? {}, (id) => log(`http session ${id} expired (idle)`));
   let allowedHosts: string[] = [];
+  const token = options.httpToken;
   const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`);
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (expected !== undefined && !sameSecret(request.headers.authorization, expected)) {
@@ -164,9 +167,10 @@ async function listenHttp(
       return;
     }
     const sessionId = request.headers["mcp-session-id"];
-    const existing = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
-    if (existing !== undefined) {
-      await existing.handleRequest(request, response);
+    if (
+      typeof sessionId === "string" &&
+      (await sessions.serve(sessionId, (known) => known.handleRequest(request, response)))
+    ) {
       return;
     }
     if (sessionId !== undefined || request.method !== "POST") {
@@ -179,18 +183,29 @@ async function listenHttp(
       );
       return;
     }
+    if (sessions.full) {
+      log(`http initialize refused: ${sessions.size} sessions open (the cap is ${sessions.maxSessions})`);
+      response.writeHead(503, { "content-type": "application/json", "retry-after": "30" }).end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          error: { code: -32000, message: `Too many open sessions (${sessions.maxSessions}); retry later.` },
+          id: null,
+        }),
+      );
+      return;
+    }
     const gateway = createGatewayServer(yard, gatewayOptions);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableDnsRebindingProtection: true,
       allowedHosts,
       onsessioninitialized: (id) => {
-        transports.set(id, transport);
+        sessions.add(id, transport);
         log(`http session ${id} opened`);
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId !== undefined && transports.delete(transport.sessionId))
+      if (transport.sessionId !== undefined && sessions.delete(transport.sessionId))
         log(`http session ${transport.sessionId} closed`);
       gateways.delete(gateway);
       void gateway.close();
@@ -212,14 +227,14 @@ async function listenHttp(
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve());
+    server.listen(options.httpPort, "127.0.0.1", () => resolve());
   });
   const actualPort = (server.address() as AddressInfo).port;
   allowedHosts = [`127.0.0.1:${actualPort}`, `localhost:${actualPort}`];
   return {
     url: `http://127.0.0.1:${actualPort}/mcp`,
     close: async () => {
-      await Promise.allSettled([...transports.values()].map((transport) => transport.close()));
+      await sessions.closeAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

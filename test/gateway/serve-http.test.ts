@@ -106,3 +106,58 @@ describe("serveGateway over streamable HTTP with a token", () => {
     await client.close();
   });
 });
+
+describe("serveGateway over streamable HTTP: the session table", () => {
+  const folder = mkdtempSync(join(tmpdir(), "switchyard-gateway-sessions-"));
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    const configPath = join(folder, "switchyard.config.json");
+    writeFileSync(configPath, JSON.stringify({ tools: [SLOW_TOOLS] }));
+    gateway = await serveGateway({
+      configPath,
+      httpPort: 0,
+      logFile: join(folder, "serve.log"),
+      httpSessions: { maxSessions: 2, idleTimeoutMs: 300 },
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  const initialize = (): Promise<Response> =>
+    fetch(gateway.url!, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      }),
+    });
+
+  it("answers an initialize beyond the cap with 503 and Retry-After, and expires idle sessions", async () => {
+    const opened = [await initialize(), await initialize()];
+    expect(opened.map((response) => response.status)).toEqual([200, 200]);
+    const ids = opened.map((response) => response.headers.get("mcp-session-id"));
+    const refused = await initialize();
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("30");
+    // Idle past 300 ms, both sessions are closed and forgotten, so new ones fit again.
+    await expect.poll(async () => (await initialize()).status, { timeout: 5_000, interval: 100 }).toBe(200);
+    const stale = await fetch(gateway.url!, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": ids[0]!,
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    });
+    expect(stale.status).toBe(404);
+    expect(readFileSync(join(folder, "serve.log"), "utf8")).toMatch(/http session \S+ expired \(idle\)/);
+  });
+});

@@ -1,0 +1,91 @@
+// The gateway's table of streamable-HTTP sessions: capped in number and expired when idle, so
+// clients that initialize and walk away cannot pile up live sessions (each holds an MCP server
+// object and its transport). A session with a request in flight is never expired.
+
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+
+/** Limits of the session table. */
+export interface HttpSessionLimits {
+  /** Sessions open at once; an initialize beyond it gets 503 with Retry-After. Default 100. */
+  readonly maxSessions?: number;
+  /** A session with no request for this long is closed, in ms. Default 1 800 000 (30 min). */
+  readonly idleTimeoutMs?: number;
+}
+
+export const DEFAULT_MAX_HTTP_SESSIONS = 100;
+export const DEFAULT_HTTP_SESSION_IDLE_MS = 30 * 60_000;
+
+interface Entry {
+  readonly transport: StreamableHTTPServerTransport;
+  lastSeenAt: number;
+  inFlight: number;
+}
+
+/** Live HTTP sessions by id; see the module comment. */
+export class HttpSessions {
+  readonly maxSessions: number;
+  readonly idleTimeoutMs: number;
+  readonly #entries = new Map<string, Entry>();
+  readonly #sweeper: NodeJS.Timeout;
+  readonly #onExpired: (id: string) => void;
+
+  /** `onExpired` is told (for the log) after an idle session was closed. */
+  constructor(limits: HttpSessionLimits, onExpired: (id: string) => void) {
+    this.maxSessions = limits.maxSessions ?? DEFAULT_MAX_HTTP_SESSIONS;
+    this.idleTimeoutMs = limits.idleTimeoutMs ?? DEFAULT_HTTP_SESSION_IDLE_MS;
+    this.#onExpired = onExpired;
+    this.#sweeper = setInterval(() => this.#expireIdle(), Math.max(10, Math.min(this.idleTimeoutMs / 4, 60_000)));
+    this.#sweeper.unref();
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Whether a new session may open now. */
+  get full(): boolean {
+    return this.#entries.size >= this.maxSessions;
+  }
+
+  add(id: string, transport: StreamableHTTPServerTransport): void {
+    this.#entries.set(id, { transport, lastSeenAt: Date.now(), inFlight: 0 });
+  }
+
+  /** Forgets a session (its transport closed); true when it was known. */
+  delete(id: string): boolean {
+    return this.#entries.delete(id);
+  }
+
+  /** Runs `handle` against the session's transport, keeping the session alive while it runs. */
+  async serve(id: string, handle: (transport: StreamableHTTPServerTransport) => Promise<void>): Promise<boolean> {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) return false;
+    entry.inFlight += 1;
+    entry.lastSeenAt = Date.now();
+    try {
+      await handle(entry.transport);
+    } finally {
+      entry.inFlight -= 1;
+      entry.lastSeenAt = Date.now();
+    }
+    return true;
+  }
+
+  /** Closes every session and stops the sweeper. */
+  async closeAll(): Promise<void> {
+    clearInterval(this.#sweeper);
+    await Promise.allSettled([...this.#entries.values()].map((entry) => entry.transport.close()));
+  }
+
+  #expireIdle(): void {
+    const now = Date.now();
+    for (const [id, entry] of this.#entries) {
+      if (entry.inFlight > 0 || now - entry.lastSeenAt < this.idleTimeoutMs) continue;
+      this.#entries.delete(id);
+      void entry.transport.close().then(
+        () => this.#onExpired(id),
+        () => this.#onExpired(id),
+      );
+    }
+  }
+}
