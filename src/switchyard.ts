@@ -121,7 +121,7 @@ export class Switchyard {
     this.#permissions = new PermissionGate(options.permissions);
     this.#scheduler = new ToolScheduler(options.scheduler);
     this.registry = new ToolRegistry(withResultReader(options.tools ?? [], this.#spill));
-    this.discovery = new Discovery(options.discovery);
+    this.discovery = new Discovery(options.discovery, (name) => this.offers(name));
     this.discovery.update(this.registry.snapshot());
     this.registry.onChange((snapshot) => this.discovery.update(snapshot));
     if ((options.typeCheck ?? "error") !== "off") warmUpTypeChecker();

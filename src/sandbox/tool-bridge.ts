@@ -3,10 +3,17 @@
 // keys are dropped, and the call runs through the one pipeline. The bridge resolves every
 // call with an envelope string, never a rejection, and keeps exactly one record per call.
 
-import type { CallErrorCode, CallRecord, JsonValue, ToolCall } from "../contract.js";
+import {
+  type CallErrorCode,
+  type CallRecord,
+  type JsonValue,
+  statusForCode,
+  type ToolCall,
+  type ToolDefinedCode,
+} from "../contract.js";
 import { runToolCall, type PipelineContext, type PipelineResult } from "../execute-tool-call.js";
 import { DESCRIBE_PATH, SEARCH_PATH, encodeCallFailure, encodeCallSuccess } from "../../runtime/wire.js";
-import { messageOf } from "../errors.js";
+import { messageOf, ToolError } from "../errors.js";
 
 /** What programs can ask about the catalog at run time (`tools.$search`, `tools.$describe`). */
 export interface DiscoveryHandler {
@@ -175,7 +182,7 @@ export class ToolBridge {
   async #discover(index: number, callId: string, path: string, input: unknown, bytesIn: number): Promise<string> {
     const started = Date.now();
     const discovery = this.#options.discovery;
-    const record = (status: CallRecord["status"], bytesOut: number, code?: CallErrorCode): void => {
+    const record = (status: CallRecord["status"], bytesOut: number, code?: CallErrorCode | ToolDefinedCode): void => {
       this.#records[index] = {
         id: callId,
         tool: path,
@@ -198,8 +205,9 @@ export class ToolBridge {
       this.#bytesIn += bytes;
       return encodeCallSuccess(callId, json);
     } catch (error) {
-      const code = (error as { code?: unknown }).code === "PATTERN_INVALID" ? "PATTERN_INVALID" : "INPUT_INVALID";
-      record("invalid", 0, code);
+      // The handler refuses with the code a model would get from search_tools or describe_tools.
+      const code = error instanceof ToolError ? error.code : "INPUT_INVALID";
+      record(statusForCode(code), 0, code);
       return encodeCallFailure(callId, code, messageOf(error));
     }
   }

@@ -1,5 +1,7 @@
-// Discovery, before the pipeline: what the model is shown of the catalog. Keeps a search index in step with the registry, decides which tools'
-// declarations are loaded up front and which wait to be found (deferred loading), and
+// Discovery, before the pipeline: what the model is shown of the catalog. Keeps a search index
+// in step with the registry (leaving out tools every call to which is denied: a model would
+// only waste turns on them), decides which tools' declarations are loaded up front and which
+// wait to be found (deferred loading), and
 // answers searches from the host, from the model (`search_tools`) and from programs
 // (`tools.$search`, `tools.$describe`). Loading never edits the request prefix: found
 // declarations travel in tool results, so prompt caching keeps hitting.
@@ -59,13 +61,18 @@ export class Discovery {
   readonly #tokenCache = new WeakMap<RegisteredTool, number>();
   #snapshot: CatalogSnapshot | undefined;
 
-  constructor(options: DiscoveryOptions = {}) {
+  readonly #isOffered: (tool: string) => boolean;
+
+  /** `isOffered` says whether a model may be shown a tool (false: every call to it is denied). Default: all are. */
+  constructor(options: DiscoveryOptions = {}, isOffered: (tool: string) => boolean = () => true) {
     this.#options = options;
     this.#alwaysLoaded = (options.alwaysLoaded ?? []).map(globToRegExp);
+    this.#isOffered = isOffered;
   }
 
   /** Re-indexes after a catalog change, one source at a time (unchanged sources keep their index). */
-  update(snapshot: CatalogSnapshot): void {
+  update(catalog: CatalogSnapshot): void {
+    const snapshot = offeredView(catalog, this.#isOffered);
     const previousBySource = groupBySource(this.#snapshot?.tools ?? []);
     const bySource = groupBySource(snapshot.tools);
     this.#snapshot = snapshot;
@@ -220,4 +227,19 @@ function groupBySource(tools: readonly RegisteredTool[]): Map<string, Registered
 
 function sameTools(a: readonly RegisteredTool[], b: readonly RegisteredTool[]): boolean {
   return a.length === b.length && a.every((tool, index) => tool === b[index]);
+}
+
+/** The snapshot without the tools a model is never offered; the same snapshot when all are. */
+function offeredView(snapshot: CatalogSnapshot, isOffered: (tool: string) => boolean): CatalogSnapshot {
+  const tools = snapshot.tools.filter((tool) => isOffered(tool.definition.name));
+  if (tools.length === snapshot.tools.length) return snapshot;
+  const offered = new Set(tools);
+  return {
+    version: snapshot.version,
+    tools,
+    get: (name) => {
+      const tool = snapshot.get(name);
+      return tool !== undefined && offered.has(tool) ? tool : undefined;
+    },
+  };
 }
