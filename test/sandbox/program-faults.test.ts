@@ -3,7 +3,13 @@ import { defineTool } from "../../src/registry/define-tool.js";
 import { Switchyard } from "../../src/switchyard.js";
 
 const pathTool = (name: string) =>
-  defineTool({ name, description: "Answers with its name.", inputSchema: { type: "object" }, effect: "read", execute: () => name });
+  defineTool({
+    name,
+    description: "Answers with its name.",
+    inputSchema: { type: "object" },
+    effect: "read",
+    execute: () => name,
+  });
 
 const yard = new Switchyard({
   tools: [pathTool("toString.run"), pathTool("constructor.go"), pathTool("hasOwnProperty.check")],

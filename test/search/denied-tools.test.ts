@@ -43,6 +43,9 @@ describe("a tool every call to which is denied", () => {
 
   it("still answers a direct call with the denial and its reason", async () => {
     const outcome = await yard.callTool("files.delete_file", {});
-    expect(outcome).toMatchObject({ status: "denied", error: { message: expect.stringContaining("no deletions here") } });
+    expect(outcome).toMatchObject({
+      status: "denied",
+      error: { message: expect.stringContaining("no deletions here") },
+    });
   });
 });
