@@ -196,6 +196,19 @@ describe("createGatewayServer: results", () => {
   });
 });
 
+describe("createGatewayServer: hostile sizes", () => {
+  it("refuses a 4 MB program as SOURCE_TOO_LARGE without working on its text", async () => {
+    const { client, yard } = await connect({ tools: [echo] });
+    const events: string[] = [];
+    yard.trace.subscribe((event) => events.push(event.type));
+    const code = `\`\`\`\n${" \t".repeat(2_000_000)}`;
+    const result = (await client.callTool({ name: "run_program", arguments: { code } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ ok: false, error: { code: "SOURCE_TOO_LARGE" } });
+    expect(events).toEqual(["program-start", "program-end"]);
+  });
+});
+
 describe("createGatewayServer: approvals", () => {
   const askOnSave = { rules: [{ tools: "notes.save", decision: "ask" as const, reason: "saves" }] };
 
