@@ -140,6 +140,23 @@ export {
 } from "./agent/anthropic-adapter.js";
 export { buildOpenAIRequest, createOpenAIAdapter, type OpenAIAdapterOptions } from "./agent/openai-adapter.js";
 export {
+  billedTokensOf,
+  createPriceTable,
+  DEFAULT_MODEL_PRICES,
+  describePriceRow,
+  loadPriceRows,
+  parsePriceRows,
+  priceRequests,
+  priceTokens,
+  sumCosts,
+  type BilledCost,
+  type BilledTokens,
+  type ModelPrice,
+  type PriceTable,
+  type PriceTableOptions,
+  type TokenPrices,
+} from "./agent/model-pricing.js";
+export {
   describeProgramTool,
   describeSearchTool,
   renderRunResultForModel,
