@@ -113,6 +113,7 @@ export {
   createAgentToolset,
   type AgentMode,
   type AgentToolset,
+  type AgentToolsetOptions,
   type ToolTarget,
 } from "./agent/agent-toolset.js";
 export { decideTurn, type AgentStatus, type StopPolicy, type TurnDecision } from "./agent/stop-policy.js";
