@@ -103,16 +103,7 @@ const KEY_ENV = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" } as 
  * the model (the spend cap needs prices). A failed request ends that trial with its status.
  */
 export async function runLive(options: LiveOptions): Promise<LiveResult> {
-  const apiKey = options.apiKey ?? process.env[KEY_ENV[options.provider]];
-  if (apiKey === undefined || apiKey === "")
-    throw new LiveModeUnavailableError(
-      `Live mode needs ${KEY_ENV[options.provider]} in the environment; no request was sent and no figure was made up.`,
-    );
-  const priceRow = options.prices.find(options.model);
-  if (priceRow === undefined)
-    throw new LiveModeUnavailableError(
-      `No price row for model "${options.model}", so the spend cap cannot be kept: add one with --pricing <file>. Nothing was sent.`,
-    );
+  const { apiKey, priceRow } = checkLiveReady(options);
   const trials = options.trials ?? 3;
   if (!Number.isInteger(trials) || trials < 1)
     throw new LiveModeUnavailableError("--trials must be a positive integer.");
@@ -170,6 +161,27 @@ export async function runLive(options: LiveOptions): Promise<LiveResult> {
     capReached,
     providerCounts,
   };
+}
+
+/**
+ * The key and the price row live mode needs; throws LiveModeUnavailableError naming what is
+ * missing. Call it before anything slow, so a run that cannot go live fails at once.
+ */
+export function checkLiveReady(options: Pick<LiveOptions, "apiKey" | "provider" | "model" | "prices">): {
+  apiKey: string;
+  priceRow: ModelPrice;
+} {
+  const apiKey = options.apiKey ?? process.env[KEY_ENV[options.provider]];
+  if (apiKey === undefined || apiKey === "")
+    throw new LiveModeUnavailableError(
+      `Live mode needs ${KEY_ENV[options.provider]} in the environment; no request was sent and no figure was made up.`,
+    );
+  const priceRow = options.prices.find(options.model);
+  if (priceRow === undefined)
+    throw new LiveModeUnavailableError(
+      `No price row for model "${options.model}", so the spend cap cannot be kept: add one with --pricing <file>. Nothing was sent.`,
+    );
+  return { apiKey, priceRow };
 }
 
 async function runTrial(

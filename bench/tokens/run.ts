@@ -12,6 +12,7 @@ import { createPriceTable, loadPriceRows } from "../../src/agent/model-pricing.j
 import { calibrationSamples } from "./calibration.js";
 import { renderChartSvg } from "./chart-svg.js";
 import {
+  checkLiveReady,
   DEFAULT_LIVE_MODES,
   LIVE_MODES,
   LiveModeUnavailableError,
@@ -122,9 +123,25 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   );
   const tasks = options.tasks === undefined ? TASKS : TASKS.filter((task) => options.tasks!.includes(task.id));
   const priced = prices.find(options.model);
-  // Live mode may run a model with no row of its own (it refuses without one, for the spend
-  // cap); the offline figures then use the default row and say so.
-  const model = options.live && priced === undefined ? DEFAULT_BENCH_MODEL : benchModel(options.model, prices);
+  const provider = options.provider ?? (priced?.provider === "openai" ? "openai" : "anthropic");
+  if (options.live) {
+    try {
+      checkLiveReady({ provider, model: options.model, prices });
+    } catch (error) {
+      if (!(error instanceof LiveModeUnavailableError)) throw error;
+      console.error(error.message);
+      process.exitCode = 2;
+      return;
+    }
+  }
+  // An OpenAI model is priced by its own row, but the offline bodies are Anthropic's: they are
+  // counted and cache-modelled with the Anthropic default row unless the model is Anthropic's.
+  const model =
+    priced?.provider === "anthropic"
+      ? priced
+      : priced === undefined
+        ? benchModel(options.model, prices)
+        : DEFAULT_BENCH_MODEL;
   const out = options.out ?? freshOutFolder();
   const result = await runTokenBenchmark({
     tasks,
@@ -141,7 +158,6 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
 
   if (options.live) {
     try {
-      const provider = options.provider ?? (priced?.provider === "openai" ? "openai" : "anthropic");
       const calibration = calibrationSamples(result.rows.map((row) => row.run));
       const live = await runLive({
         tasks,
