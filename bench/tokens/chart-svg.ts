@@ -46,7 +46,7 @@ export function renderChartSvg(result: BenchmarkResult): string {
 
   // Legend, centred in one row; each item as wide as its label (about 7.5 px a character at 13 px).
   const legendLabels = modes.map((mode) => mode.label);
-  const legendWidths = legendLabels.map((label) => 20 + label.length * 6.8 + 20);
+  const legendWidths = legendLabels.map((label) => 20 + label.length * 6.2 + 14);
   let legendX = WIDTH / 2 - legendWidths.reduce((sum, width) => sum + width, 0) / 2;
   modes.forEach((mode, index) => {
     parts.push(
