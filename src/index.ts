@@ -119,6 +119,7 @@ export {
   createAgentToolset,
   type AgentMode,
   type AgentToolset,
+  type AgentToolsetOptions,
   type ToolTarget,
 } from "./agent/agent-toolset.js";
 export { decideTurn, type AgentStatus, type StopPolicy, type TurnDecision } from "./agent/stop-policy.js";
@@ -145,6 +146,25 @@ export {
   type AnthropicRequestBody,
 } from "./agent/anthropic-adapter.js";
 export { buildOpenAIRequest, createOpenAIAdapter, type OpenAIAdapterOptions } from "./agent/openai-adapter.js";
+
+// Model prices as data.
+export {
+  billedTokensOf,
+  createPriceTable,
+  DEFAULT_MODEL_PRICES,
+  describePriceRow,
+  loadPriceRows,
+  parsePriceRows,
+  priceRequests,
+  priceTokens,
+  sumCosts,
+  type BilledCost,
+  type BilledTokens,
+  type ModelPrice,
+  type PriceTable,
+  type PriceTableOptions,
+  type TokenPrices,
+} from "./agent/model-pricing.js";
 
 // The model-facing tools (run_program, search_tools, describe_tools, call_tool), answered once for every surface.
 export {

@@ -1,19 +1,21 @@
-// The five ways the benchmark runs one task: direct calls one per turn, direct calls grouped
-// per turn (the fair baseline), one program with every declaration loaded, the same with a
-// first program the type check refuses, and one program after searching a catalog padded
-// with 224 SaaS tools. Tools, sandbox and search run for real; only the model is scripted.
+// The ways the benchmark runs one task. A mode is a point in a small grid: its family (how
+// the model calls tools: direct turns or one program; a third family, the providers' hosted
+// code execution, slots in beside them), the catalog (the task's own tools, or padded with
+// 224 SaaS tools), how the catalog is loaded (every definition up front, or search first),
+// and the API (plain, or lean: field selection and server-side filters). Tools, sandbox,
+// search and the adapter's request bodies are real; only the model is scripted.
 
+import type { AgentMode } from "../../src/agent/agent-toolset.js";
 import { RUN_PROGRAM_TOOL } from "../../src/model-tools/run-program-tool.js";
 import { SEARCH_TOOLS_TOOL } from "../../src/model-tools/search-tools-tool.js";
 import { toProviderToolName } from "../../src/agent/provider-tool-names.js";
 import { runAgent, type AgentResult } from "../../src/agent/run-agent.js";
-import type { AgentMode } from "../../src/agent/agent-toolset.js";
 import { ToolError } from "../../src/errors.js";
 import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
 import { Switchyard } from "../../src/switchyard.js";
 import { saasTools } from "../search/catalog/saas-tools.js";
 import { ScriptedModel, type PolicyTurns, type RequestRecord, type ScriptedPolicy } from "./scripted-model.js";
-import { MAX_OUTPUT_TOKENS, SYSTEM_PROMPT, type ModelProfile } from "./settings.js";
+import { type BenchModel, MAX_OUTPUT_TOKENS, SYSTEM_PROMPT } from "./settings.js";
 import {
   canonicalJson,
   type BenchTask,
@@ -23,42 +25,167 @@ import {
   type TaskWorld,
 } from "./task.js";
 
-export type ModeId = "direct" | "direct-grouped" | "programmatic" | "programmatic-retry" | "programmatic-deferred";
+/** How the model calls tools. A later `hosted` family (the provider runs the program) joins here. */
+export type ModeFamily = "direct" | "programmatic";
+
+export type ModeId =
+  | "direct"
+  | "direct-grouped"
+  | "direct-lean"
+  | "direct-padded"
+  | "direct-deferred"
+  | "programmatic"
+  | "programmatic-retry"
+  | "programmatic-padded"
+  | "programmatic-deferred";
 
 export interface ModeInfo {
   readonly id: ModeId;
+  readonly family: ModeFamily;
+  /** `task`: the task's own tools; `padded`: plus the 224 SaaS tools of the search benchmark. */
+  readonly catalog: "task" | "padded";
+  /** `all`: every definition up front; `search`: the model searches before it can use a tool. */
+  readonly loading: "all" | "search";
+  /** `lean`: the task's narrower API (field selection, server-side filters) where it has one. */
+  readonly api: "plain" | "lean";
+  /** Direct family: one call per turn, or independent calls grouped in one turn. */
+  readonly grouping?: "one" | "grouped";
+  /** Programmatic family: a first program the type check refuses, then the right one. */
+  readonly retry?: boolean;
   /** Column-width label for tables and the chart legend. */
   readonly label: string;
   readonly description: string;
 }
 
 export const MODES: readonly ModeInfo[] = [
-  { id: "direct", label: "direct, 1 call/turn", description: "Direct tool calls, one per model turn." },
+  {
+    id: "direct",
+    family: "direct",
+    catalog: "task",
+    loading: "all",
+    api: "plain",
+    grouping: "one",
+    label: "direct, 1 call/turn",
+    description: "Direct tool calls, one per model turn.",
+  },
   {
     id: "direct-grouped",
+    family: "direct",
+    catalog: "task",
+    loading: "all",
+    api: "plain",
+    grouping: "grouped",
     label: "direct, grouped",
-    description: "Direct tool calls; independent calls grouped in one turn (the baseline).",
+    description: "Direct tool calls; independent calls grouped in one turn (the plain baseline).",
   },
-  { id: "programmatic", label: "program", description: "One run_program call; every declaration loaded up front." },
+  {
+    id: "direct-lean",
+    family: "direct",
+    catalog: "task",
+    loading: "all",
+    api: "lean",
+    grouping: "grouped",
+    label: "direct, lean API",
+    description:
+      "Grouped direct calls against the task's narrower API: field selection and server-side filters where a " +
+      "well-designed API would have them (the conservative baseline; same as grouped where no narrower API helps).",
+  },
+  {
+    id: "programmatic",
+    family: "programmatic",
+    catalog: "task",
+    loading: "all",
+    api: "plain",
+    label: "program",
+    description: "One run_program call; every declaration loaded up front.",
+  },
   {
     id: "programmatic-retry",
+    family: "programmatic",
+    catalog: "task",
+    loading: "all",
+    api: "plain",
+    retry: true,
     label: "program + retry",
     description: "A first program with a wrong field (TYPE_ERROR), then the corrected one.",
   },
   {
+    id: "direct-padded",
+    family: "direct",
+    catalog: "padded",
+    loading: "all",
+    api: "plain",
+    grouping: "grouped",
+    label: "direct, 228 tools",
+    description: "Grouped direct calls with the catalog padded by 224 SaaS tools, every definition sent up front.",
+  },
+  {
+    id: "direct-deferred",
+    family: "direct",
+    catalog: "padded",
+    loading: "search",
+    api: "plain",
+    grouping: "grouped",
+    label: "direct, search",
+    description:
+      "The padded catalog deferred: search_tools first, then grouped direct calls to the tools found (their definitions join the request).",
+  },
+  {
+    id: "programmatic-padded",
+    family: "programmatic",
+    catalog: "padded",
+    loading: "all",
+    api: "plain",
+    label: "program, 228 tools",
+    description: "One run_program call whose description declares all 228 tools of the padded catalog.",
+  },
+  {
     id: "programmatic-deferred",
-    label: "program, deferred",
-    description: "Catalog padded with 224 SaaS tools, deferred; search_tools first, then run_program.",
+    family: "programmatic",
+    catalog: "padded",
+    loading: "search",
+    api: "plain",
+    label: "program, search",
+    description: "The padded catalog deferred: search_tools first, then run_program.",
   },
 ];
 
-/** The baseline savings are measured against. */
+/** The info of `id`. */
+export function modeInfo(id: ModeId): ModeInfo {
+  const info = MODES.find((mode) => mode.id === id);
+  if (info === undefined) throw new Error(`Unknown mode ${id}.`);
+  return info;
+}
+
+/** The plain baseline savings are measured against, and the conservative one. */
 export const BASELINE_MODE: ModeId = "direct-grouped";
+export const LEAN_BASELINE_MODE: ModeId = "direct-lean";
+
+/**
+ * The four modes on the padded catalog that separate the effects: search alone, code
+ * execution alone, and both, each against direct calling with every definition up front.
+ */
+export const EFFECT_MODES = {
+  neither: "direct-padded",
+  search: "direct-deferred",
+  code: "programmatic-padded",
+  both: "programmatic-deferred",
+} as const satisfies Record<string, ModeId>;
 
 export interface RunModeOptions {
-  readonly profile: ModelProfile;
+  readonly model: BenchModel;
   /** Most tool calls in one grouped turn; default unlimited (the most generous baseline). */
   readonly maxCallsPerTurn?: number;
+}
+
+/** How the answer was graded. */
+export interface Grade {
+  /** The structured answer the policy reached equals the truth. */
+  readonly answerMatches: boolean;
+  /** What the task's checker found wrong with the final text (empty when right). */
+  readonly checkerProblems: readonly string[];
+  /** What the world's own check found (e.g. a page not written verbatim). */
+  readonly worldProblems: readonly string[];
 }
 
 /** Everything one task run in one mode produced. */
@@ -68,7 +195,9 @@ export interface ModeRun {
   readonly records: readonly RequestRecord[];
   readonly answer: unknown;
   readonly truth: unknown;
+  /** Graded: the answer matches, the checker accepts the final text, the world is right, the run completed. */
   readonly correct: boolean;
+  readonly grade: Grade;
   /** Why the answer is wrong, or what went unexpectedly (empty for a clean run). */
   readonly problems: readonly string[];
   readonly finalText: string;
@@ -78,6 +207,10 @@ export interface ModeRun {
   readonly toolCalls: number;
   /** Tools in the session's catalog. */
   readonly catalogTools: number;
+  /** Bytes of tool results: what direct calls put into the context, or what stayed inside programs. */
+  readonly toolResultBytes: number;
+  /** Bytes the programs returned to the model (0 for direct modes). */
+  readonly programOutputBytes: number;
 }
 
 /**
@@ -87,16 +220,84 @@ export interface ModeRun {
  */
 export const DIRECT_RESULT_LIMIT_BYTES = 4 * 1024 * 1024;
 
+/** What a family's policy gets: the world, the mode, and the way to report. */
+interface PolicyContext {
+  readonly world: TaskWorld<unknown>;
+  readonly mode: ModeInfo;
+  readonly options: RunModeOptions;
+  readonly problems: string[];
+  readonly taskId: string;
+  /** Records the structured answer and returns the text the model answers with. */
+  readonly solved: (answer: unknown) => string;
+}
+
+/** One family of modes: the agent mode it runs in and the scripted model's policy. */
+interface ModeFamilyRunner {
+  readonly agentMode: AgentMode;
+  policy(context: PolicyContext): ScriptedPolicy;
+}
+
+const FAMILIES: Record<ModeFamily, ModeFamilyRunner> = {
+  direct: {
+    agentMode: "direct",
+    policy: ({ world, mode, options, problems, solved }) => {
+      const perTurn = mode.grouping === "one" ? 1 : (options.maxCallsPerTurn ?? Number.POSITIVE_INFINITY);
+      const solve = mode.api === "lean" && world.lean !== undefined ? world.lean.solveDirect : world.solveDirect;
+      return async (turns) => {
+        if (mode.loading === "search") await discover(turns, world, problems);
+        return solved(await solve(directSession(turns, perTurn)));
+      };
+    },
+  },
+  programmatic: {
+    agentMode: "programmatic",
+    policy:
+      ({ world, mode, problems, solved, taskId }) =>
+      async (turns) => {
+        if (mode.loading === "search") await discover(turns, world, problems);
+        if (mode.retry === true) {
+          const { find, replace } = world.programMistake;
+          if (!world.program.includes(find))
+            throw new Error(`Task ${taskId}: programMistake.find does not occur in the program.`);
+          const [first] = await turns.turn([
+            { name: RUN_PROGRAM_TOOL, input: { code: world.program.replace(find, replace) } },
+          ]);
+          if (!first?.content.startsWith("error TYPE_ERROR"))
+            problems.push(`the mistaken program was not refused with TYPE_ERROR: ${first?.content.slice(0, 120)}`);
+        }
+        const [result] = await turns.turn([{ name: RUN_PROGRAM_TOOL, input: { code: world.program } }]);
+        try {
+          return solved(world.answerFromOutput(parseRenderedOutput(result?.content ?? "")));
+        } catch (error) {
+          problems.push(`no answer from the program output: ${(error as Error).message.slice(0, 200)}`);
+          return "The program did not produce a usable result, so I cannot answer reliably.";
+        }
+      },
+  },
+};
+
+/** The catalog of a mode: the task's tools (lean ones replacing plain ones by name), padded or not. */
+export function catalogOf(world: TaskWorld<unknown>, mode: ModeInfo): ToolDefinition[] {
+  const lean = mode.api === "lean" ? (world.lean?.tools ?? []) : [];
+  const leanNames = new Set(lean.map((tool) => tool.name));
+  const own = [...world.tools.filter((tool) => !leanNames.has(tool.name)), ...lean];
+  return mode.catalog === "padded" ? [...own, ...distractorTools()] : own;
+}
+
 /** Runs `task` in `mode` through `runAgent` with a scripted model, against a fresh world, and grades the answer. */
-export async function runMode(task: BenchTask, mode: ModeId, options: RunModeOptions): Promise<ModeRun> {
+export async function runMode(task: BenchTask, modeId: ModeId, options: RunModeOptions): Promise<ModeRun> {
+  const mode = modeInfo(modeId);
   const world = task.createWorld();
   const problems: string[] = [];
-  const deferred = mode === "programmatic-deferred";
-  const catalog = deferred ? [...world.tools, ...distractorTools()] : [...world.tools];
+  const catalog = catalogOf(world, mode);
   const yard = new Switchyard({
     tools: catalog,
-    discovery: { defer: deferred },
+    discovery: { defer: mode.loading === "search" },
     results: { maxDirectResultBytes: DIRECT_RESULT_LIMIT_BYTES },
+  });
+  let toolResultBytes = 0;
+  yard.trace.subscribe((event) => {
+    if (event.type === "tool-call-end") toolResultBytes += event.bytesOut;
   });
 
   let answer: unknown;
@@ -104,43 +305,16 @@ export async function runMode(task: BenchTask, mode: ModeId, options: RunModeOpt
     answer = value;
     return world.render(value);
   };
-  let policy: ScriptedPolicy;
-  let agentMode: AgentMode;
-  if (mode === "direct" || mode === "direct-grouped") {
-    agentMode = "direct";
-    const perTurn = mode === "direct-grouped" ? (options.maxCallsPerTurn ?? Number.POSITIVE_INFINITY) : 1;
-    policy = async (turns) => solved(await world.solveDirect(directSession(turns, perTurn)));
-  } else {
-    agentMode = "programmatic";
-    policy = async (turns) => {
-      if (deferred) await discover(turns, world, problems);
-      if (mode === "programmatic-retry") {
-        const { find, replace } = world.programMistake;
-        if (!world.program.includes(find))
-          throw new Error(`Task ${task.id}: programMistake.find does not occur in the program.`);
-        const [first] = await turns.turn([
-          { name: RUN_PROGRAM_TOOL, input: { code: world.program.replace(find, replace) } },
-        ]);
-        if (!first?.content.startsWith("error TYPE_ERROR"))
-          problems.push(`the mistaken program was not refused with TYPE_ERROR: ${first?.content.slice(0, 120)}`);
-      }
-      const [result] = await turns.turn([{ name: RUN_PROGRAM_TOOL, input: { code: world.program } }]);
-      try {
-        return solved(world.answerFromOutput(parseRenderedOutput(result?.content ?? "")));
-      } catch (error) {
-        problems.push(`no answer from the program output: ${(error as Error).message.slice(0, 200)}`);
-        return "The program did not produce a usable result, so I cannot answer reliably.";
-      }
-    };
-  }
-
-  const model = new ScriptedModel(policy, options.profile);
+  const family = FAMILIES[mode.family];
+  const policy = family.policy({ world, mode, options, problems, solved, taskId: task.id });
+  const model = new ScriptedModel(policy, options.model);
   const started = performance.now();
   const result: AgentResult = await runAgent({
     yard,
     model,
     task: task.question,
-    mode: agentMode,
+    mode: family.agentMode,
+    deferDirectTools: mode.family === "direct" && mode.loading === "search",
     system: SYSTEM_PROMPT,
     maxSteps: 10_000,
     maxTokens: MAX_OUTPUT_TOKENS,
@@ -154,23 +328,31 @@ export async function runMode(task: BenchTask, mode: ModeId, options: RunModeOpt
         `request ${record.index + 1} needs ${record.outputTokens} output tokens, over max_tokens ${MAX_OUTPUT_TOKENS}`,
       );
   }
-  const correct = answer !== undefined && canonicalJson(answer) === canonicalJson(world.truth);
-  if (answer !== undefined && !correct) problems.push("the answer differs from the truth");
+  const finalText = result.finalText ?? "";
+  const answerMatches = answer !== undefined && canonicalJson(answer) === canonicalJson(world.truth);
+  if (answer !== undefined && !answerMatches) problems.push("the answer differs from the truth");
+  const checkerProblems = world.checkAnswer(finalText);
+  problems.push(...checkerProblems.map((problem) => `checker: ${problem}`));
   const worldProblems = world.verifyWorld?.() ?? [];
   problems.push(...worldProblems);
-  const directCalls = agentMode === "direct" ? model.records.reduce((sum, record) => sum + record.toolCallCount, 0) : 0;
+  const directCalls =
+    family.agentMode === "direct" ? model.records.reduce((sum, record) => sum + record.toolCallCount, 0) : 0;
   return {
     taskId: task.id,
-    mode,
+    mode: modeId,
     records: model.records,
     answer,
     truth: world.truth,
-    correct: correct && worldProblems.length === 0 && result.status === "completed",
+    correct:
+      answerMatches && checkerProblems.length === 0 && worldProblems.length === 0 && result.status === "completed",
+    grade: { answerMatches, checkerProblems, worldProblems },
     problems,
-    finalText: result.finalText ?? "",
+    finalText,
     toolWallMs: Math.max(0, wallMs - model.harnessMs),
     toolCalls: directCalls + result.runs.reduce((sum, run) => sum + run.stats.toolCalls, 0),
     catalogTools: catalog.length,
+    toolResultBytes,
+    programOutputBytes: result.runs.reduce((sum, run) => sum + run.stats.bytesOut, 0),
   };
 }
 
@@ -200,9 +382,6 @@ function readResult(text: string, isError: boolean): SeenResult {
   return { ok: true, value: JSON.parse(text), code: undefined, text };
 }
 
-// ---------------------------------------------------------------------------------------
-// Programmatic calling
-
 let distractors: ToolDefinition[] | undefined;
 
 /** The 224 SaaS catalog tools as callable definitions that refuse to run (they are only found, never needed). */
@@ -225,9 +404,9 @@ export function distractorTools(): ToolDefinition[] {
 }
 
 /**
- * Deferred mode's discovery turns: every query in one turn; then, for a needed tool none of
- * the searches returned, one more turn searching its exact name by pattern, as a model that
- * knows what it is looking for would.
+ * The discovery turns of a search-first mode: every query in one turn; then, for a needed
+ * tool none of the searches returned, one more turn searching its exact name by pattern, as
+ * a model that knows what it is looking for would.
  */
 async function discover(turns: PolicyTurns, world: TaskWorld<unknown>, problems: string[]): Promise<void> {
   const found = new Set<string>();

@@ -8,7 +8,7 @@ import type { ModelAdapter, ModelRequest, ModelTurn } from "../../src/agent/mode
 import type { ContentBlock, ToolCallBlock, ToolResultBlock } from "../../src/agent/transcript.js";
 import { countTokens } from "../../src/search/token-count.js";
 import { countRequestTokens, type AnthropicRequestBody } from "./count-request.js";
-import type { ModelProfile } from "./settings.js";
+import type { BenchModel } from "./settings.js";
 
 /** One request the model received, with what it cost and what it answered. */
 export interface RequestRecord {
@@ -17,11 +17,6 @@ export interface RequestRecord {
   readonly body: AnthropicRequestBody;
   /** Body tokens plus the hidden tool-use system prompt. */
   readonly inputTokens: number;
-  /**
-   * Tokens of the cacheable prefix: the hidden prompt, tools, system and every message before
-   * the latest turn (the newest user message).
-   */
-  readonly prefixTokens: number;
   /** Tokens the model typed in its response: text, tool names and tool arguments. */
   readonly outputTokens: number;
   /** `tool_calls` when the response called tools, `final` for the answer. */
@@ -47,7 +42,7 @@ export interface PolicyTurns {
 export type ScriptedPolicy = (turns: PolicyTurns) => Promise<string>;
 
 /** What `createTurn` counts before the policy moves. */
-type RequestCount = Pick<RequestRecord, "body" | "inputTokens" | "prefixTokens">;
+type RequestCount = Pick<RequestRecord, "body" | "inputTokens">;
 
 type Move =
   | { readonly kind: "calls"; readonly blocks: ToolCallBlock[] }
@@ -59,7 +54,7 @@ export class ScriptedModel implements ModelAdapter {
   readonly provider = "anthropic";
   readonly records: RequestRecord[] = [];
   readonly #policy: ScriptedPolicy;
-  readonly #profile: ModelProfile;
+  readonly #model: BenchModel;
   #started = false;
   #callCount = 0;
   #awaitingResults: ((results: ToolResultBlock[]) => void) | undefined;
@@ -68,9 +63,9 @@ export class ScriptedModel implements ModelAdapter {
   /** Time spent inside `createTurn` (counting, policy): not part of the system under test. */
   harnessMs = 0;
 
-  constructor(policy: ScriptedPolicy, profile: ModelProfile) {
+  constructor(policy: ScriptedPolicy, model: BenchModel) {
     this.#policy = policy;
-    this.#profile = profile;
+    this.#model = model;
   }
 
   async createTurn(request: ModelRequest): Promise<ModelTurn> {
@@ -150,15 +145,8 @@ export class ScriptedModel implements ModelAdapter {
   }
 
   #count(request: ModelRequest): RequestCount {
-    const options = { model: this.#profile.id };
-    const body = buildAnthropicRequest(request, options);
-    // The prefix offers the same tools as the body, so both carry the hidden tool prompt.
-    const prefix = buildAnthropicRequest({ ...request, messages: request.messages.slice(0, -1) }, options);
-    return {
-      body,
-      inputTokens: countRequestTokens(body, this.#profile),
-      prefixTokens: countRequestTokens(prefix, this.#profile),
-    };
+    const body = buildAnthropicRequest(request, { model: this.#model.id });
+    return { body, inputTokens: countRequestTokens(body, this.#model) };
   }
 
   #finishRecord(

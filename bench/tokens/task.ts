@@ -1,7 +1,8 @@
-// What a benchmark task is: real tools over seeded data, the question, the true answer, and
-// the scripted policy a competent model would follow in each mode. Policies decide only from
-// what the model was shown (tool-result text, rendered program output), so a lost page or a
-// wrong program shows up as a wrong answer instead of being papered over by the harness.
+// What a benchmark task is: real tools over seeded data, the question, the true answer, the
+// checker that grades an answer's text, and the scripted policy a competent model would
+// follow in each mode. Policies decide only from what the model was shown (tool-result text,
+// rendered program output), so a lost page or a wrong program shows up as a wrong answer
+// instead of being papered over by the harness; live runs are graded by the same checker.
 
 import type { ToolDefinition } from "../../src/registry/define-tool.js";
 
@@ -31,9 +32,24 @@ export interface DirectSession {
   call(calls: readonly CallRequest[]): Promise<SeenResult[]>;
 }
 
+/**
+ * The same service behind a narrower API, as a well-designed one would offer: field
+ * selection and server-side filters. Only the lean direct mode uses it.
+ */
+export interface LeanApi<Answer> {
+  /** Replaces the task's tools of the same names. */
+  readonly tools: readonly ToolDefinition[];
+  /** What the narrower API offers, in a few words (for the report). */
+  readonly note: string;
+  /** The direct policy against the lean tools. */
+  solveDirect(session: DirectSession): Promise<Answer>;
+}
+
 /** A fresh instance of a task's world: its own services, so state never leaks between runs. */
 export interface TaskWorld<Answer> {
   readonly tools: readonly ToolDefinition[];
+  /** The narrower API of the same data; absent when no narrower API would help. */
+  readonly lean?: LeanApi<Answer>;
   /** The correct answer, computed from the generated data. */
   readonly truth: Answer;
   /** The direct-mode policy: the calls a competent model makes, and the answer it then gives. */
@@ -50,6 +66,11 @@ export interface TaskWorld<Answer> {
   readonly requiredTools: readonly string[];
   /** The final answer as the model would type it. */
   render(answer: Answer): string;
+  /**
+   * Grades an answer's text against the truth: what is wrong or missing, empty when it is
+   * right. The same checker grades scripted and live answers, so it reads prose, not JSON.
+   */
+  checkAnswer(text: string): string[];
   /** Problems with side effects the answer cannot show (e.g. a page not written verbatim). */
   verifyWorld?(): string[];
 }
@@ -150,4 +171,31 @@ export function formatCents(cents: number): string {
   const sign = cents < 0 ? "-" : "";
   const absolute = Math.abs(cents);
   return `${sign}${Math.floor(absolute / 100).toLocaleString("en-US")}.${String(absolute % 100).padStart(2, "0")}`;
+}
+
+// ---------------------------------------------------------------------------------------
+// Grading helpers: what an answer's text must mention
+
+/** Whether `text` mentions the integer `value`, with or without thousands separators. */
+export function mentionsNumber(text: string, value: number): boolean {
+  const plain = String(value);
+  const grouped = value.toLocaleString("en-US");
+  return [plain, grouped].some((form) => new RegExp(`(^|[^\\d.,])${escapeRegExp(form)}(?![\\d]|[.,]\\d)`).test(text));
+}
+
+/** Whether `text` mentions an amount of `cents` minor units as a decimal, with or without separators. */
+export function mentionsAmount(text: string, cents: number): boolean {
+  const grouped = formatCents(cents);
+  const plain = grouped.replace(/,/g, "");
+  return [grouped, plain].some((form) => new RegExp(`(^|[^\\d.,])${escapeRegExp(form)}(?!\\d)`).test(text));
+}
+
+/** Whether `text` contains `phrase`, ignoring case and runs of white space. */
+export function mentionsPhrase(text: string, phrase: string): boolean {
+  const normalize = (value: string) => value.toLowerCase().replace(/\s+/g, " ");
+  return normalize(text).includes(normalize(phrase));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

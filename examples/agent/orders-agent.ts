@@ -15,7 +15,7 @@ export const ORDERS_AGENT_TASK =
   "each equal to the order total) across customers cus_1001 to cus_1006, over all their orders. Report the order ids with the evidence, " +
   "the lookups that kept failing, and whether the sweep was complete.";
 
-export const DEFAULT_MODEL = "claude-sonnet-4-5";
+export const DEFAULT_MODEL = "claude-sonnet-5-5";
 
 const HOW_TO_RUN = `This example runs the orders task with a real Claude model in programmatic mode.
 

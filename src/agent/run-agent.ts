@@ -53,6 +53,8 @@ export interface RunAgentOptions {
   readonly signal?: AbortSignal;
   readonly onEvent?: AgentEventListener;
   readonly stopPolicy?: StopPolicy;
+  /** See `AgentToolsetOptions.deferDirectTools`: direct calling over a deferred catalog, search first. Default false. */
+  readonly deferDirectTools?: boolean;
 }
 
 /** Codes of the endings other than `completed`. */
@@ -148,7 +150,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const { yard, model } = options;
   const system = options.system ?? DEFAULT_AGENT_SYSTEM_PROMPT;
   const messages: AgentMessage[] = [...history, userText(options.task)];
-  let toolset: AgentToolset = createAgentToolset(yard, options.mode);
+  const toolsetOptions = { deferDirectTools: options.deferDirectTools === true };
+  let toolset: AgentToolset = createAgentToolset(yard, options.mode, toolsetOptions);
 
   // One controller for the caller's signal and the time budget, so both cancel the same way.
   const controller = new AbortController();
@@ -210,7 +213,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
         );
       }
       // A catalog change may bring a provider-name collision: a configuration error, thrown.
-      if (yard.registry.version !== toolset.catalogVersion) toolset = createAgentToolset(yard, options.mode);
+      // A search that loaded tools grows a deferred direct toolset; other toolsets ignore loads.
+      if (
+        yard.registry.version !== toolset.catalogVersion ||
+        (toolsetOptions.deferDirectTools && yard.discovery.loadedTools().length !== toolset.loadedTools)
+      )
+        toolset = createAgentToolset(yard, options.mode, toolsetOptions);
 
       steps++;
       emit({ type: "turn-start", step: steps, messages: messages.length });

@@ -7,6 +7,14 @@ import { Option, type Command } from "commander";
 import { AGENT_MODES, type AgentMode } from "../agent/agent-toolset.js";
 import { createAnthropicAdapter } from "../agent/anthropic-adapter.js";
 import type { ModelAdapter } from "../agent/model-adapter.js";
+import {
+  createPriceTable,
+  describePriceRow,
+  loadPriceRows,
+  priceRequests,
+  type BilledCost,
+  type ModelPrice,
+} from "../agent/model-pricing.js";
 import { createOpenAIAdapter } from "../agent/openai-adapter.js";
 import { runAgent, type AgentResult } from "../agent/run-agent.js";
 import { createSwitchyardFromConfig } from "../config/create-switchyard-from-config.js";
@@ -28,7 +36,8 @@ export interface AgentCommandIO {
 
 interface AgentCommandOptions {
   readonly provider: "anthropic" | "openai";
-  readonly model: string;
+  readonly model?: string;
+  readonly pricing?: string;
   readonly mode: AgentMode;
   readonly tools?: string[];
   readonly config?: string;
@@ -54,7 +63,11 @@ export function registerAgentCommand(program: Command, io: AgentCommandIO = proc
       .addOption(
         new Option("--provider <name>", "model provider").choices(["anthropic", "openai"]).makeOptionMandatory(),
       )
-      .requiredOption("--model <id>", "model id, e.g. claude-sonnet-4-5 or gpt-4.1")
+      .option(
+        "--model <id>",
+        "any model id the provider serves (default: the provider's default row of the price table, claude-sonnet-5-5 or gpt-5.6-terra)",
+      )
+      .option("--pricing <file>", "price rows (JSON) merged over the shipped table, to price other models")
       .addOption(
         new Option("--mode <mode>", "how the model calls tools").choices([...AGENT_MODES]).default("programmatic"),
       )
@@ -89,7 +102,18 @@ async function runAgentCommand(task: string, options: AgentCommandOptions, io: A
     throw new SwitchyardError("OPTION_INVALID", `Set ${env.key} to use --provider ${options.provider}.`);
   }
   const baseURL = options.baseUrl ?? (io.env[env.baseURL] || undefined);
-  const model = createAdapter(options, apiKey, baseURL);
+  const prices = createPriceTable(
+    options.pricing === undefined ? {} : { prices: await loadPriceRows(options.pricing) },
+  );
+  const modelId = options.model ?? prices.defaultFor(options.provider)?.id;
+  if (modelId === undefined) {
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      `No default model for --provider ${options.provider}: pass --model <id>, or mark a row "default" in --pricing.`,
+    );
+  }
+  const priceRow = prices.find(modelId);
+  const model = createAdapter(options, modelId, apiKey, baseURL);
 
   const tools: ToolDefinition[] = [];
   for (const module of options.tools ?? []) tools.push(...(await loadToolModule(module)));
@@ -120,20 +144,34 @@ async function runAgentCommand(task: string, options: AgentCommandOptions, io: A
     await session.close();
   }
 
+  const cost = priceRow === undefined ? undefined : priceRequests(priceRow, result.usage.requests);
   if (options.transcript !== undefined) {
-    const saved = { provider: options.provider, model: options.model, mode: options.mode, task, ...result };
+    const saved = {
+      provider: options.provider,
+      model: modelId,
+      mode: options.mode,
+      task,
+      priceRow: priceRow ?? null,
+      costUsd: cost ?? null,
+      ...result,
+    };
     await writeFile(options.transcript, `${JSON.stringify(saved, null, 2)}\n`);
   }
   io.stdout.write(`${result.status === "completed" ? result.finalText : result.lastText}\n`);
-  io.stderr.write(`\n${summarize(result)}\n`);
+  io.stderr.write(`\n${summarize(result)}\n${describeModel(modelId, priceRow, cost)}\n`);
   if (options.transcript !== undefined) io.stderr.write(`transcript: ${options.transcript}\n`);
   return result.status === "completed" ? 0 : 1;
 }
 
-function createAdapter(options: AgentCommandOptions, apiKey: string, baseURL: string | undefined): ModelAdapter {
+function createAdapter(
+  options: AgentCommandOptions,
+  model: string,
+  apiKey: string,
+  baseURL: string | undefined,
+): ModelAdapter {
   const common = {
     apiKey,
-    model: options.model,
+    model,
     stream: options.stream === true,
     ...(baseURL === undefined ? {} : { baseURL }),
   };
@@ -156,6 +194,18 @@ function summarize(result: AgentResult): string {
     );
   }
   return lines.join("\n");
+}
+
+/** Which model ran and which price row priced it, with the bill split as the provider bills it. */
+function describeModel(modelId: string, row: ModelPrice | undefined, cost: BilledCost | undefined): string {
+  if (row === undefined || cost === undefined)
+    return `model: ${modelId} (no price row for this id: pass --pricing <file> to price it)`;
+  const usd = (value: number) => `$${value.toFixed(4)}`;
+  return (
+    `model: ${modelId}; price row ${describePriceRow(row)}\n` +
+    `cost as billed: ${usd(cost.totalUsd)} (input ${usd(cost.inputUsd)}, cache write ${usd(cost.cacheWriteUsd)}, ` +
+    `cache read ${usd(cost.cacheReadUsd)}, output ${usd(cost.outputUsd)})`
+  );
 }
 
 function processIO(): AgentCommandIO {

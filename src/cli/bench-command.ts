@@ -13,11 +13,14 @@ export function registerBenchCommand(program: Command): void {
   const bench = program.command("bench").description("run a benchmark from a source checkout");
   bench
     .command("tokens")
-    .description("direct vs programmatic calling, tokens counted on real request bodies (see bench/results/)")
+    .description(
+      "direct vs programmatic calling on real request bodies, billed as the provider bills; writes a fresh bench/out/tokens-<time>/ unless --out",
+    )
     .allowUnknownOption()
     .argument(
       "[options...]",
-      "--live, --model <id>, --tasks <ids>, --modes <ids>, --max-calls-per-turn <n>, --out <dir>",
+      "--model <id>, --pricing <file>, --tasks <ids>, --modes <ids>, --max-calls-per-turn <n>, --out <dir>, " +
+        "--live, --provider <name>, --live-modes <ids>, --trials <n>, --max-spend-usd <usd> (--help-bench for details)",
     )
     .action(async (options: string[]) => {
       if (!existsSync(fileURLToPath(TOKEN_BENCH))) {
@@ -27,8 +30,21 @@ export function registerBenchCommand(program: Command): void {
         process.exitCode = 2;
         return;
       }
-      const { main } = (await import(TOKEN_BENCH.href)) as { main: (argv: readonly string[]) => Promise<void> };
-      await main(options);
+      const { main, USAGE } = (await import(TOKEN_BENCH.href)) as {
+        main: (argv: readonly string[]) => Promise<void>;
+        USAGE: string;
+      };
+      if (options.includes("--help-bench")) {
+        process.stdout.write(`${USAGE}\n`);
+        process.exit(0);
+      }
+      try {
+        await main(options);
+      } catch (error) {
+        // A mistyped option or unknown model is the user's to fix: the message, not a stack.
+        process.stderr.write(`switchyard bench tokens: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exitCode = 2;
+      }
       // The type checker's worker thread would keep the process alive.
       process.exit(process.exitCode ?? 0);
     });

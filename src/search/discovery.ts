@@ -102,6 +102,11 @@ export class Discovery {
     return this.#tokensOf(tools) > (this.#options.maxLoadedTokens ?? DEFAULT_MAX_LOADED_TOKENS);
   }
 
+  /** Whether `name` is loaded up front whatever the catalog's size (it matches `alwaysLoaded`). */
+  alwaysLoads(name: string): boolean {
+    return this.#alwaysLoaded.some((pattern) => pattern.test(name));
+  }
+
   /** Tools whose declarations go into the run_program description (the stable prefix). */
   upFrontTools(): RegisteredTool[] {
     const tools = this.#programTools();

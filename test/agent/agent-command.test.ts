@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command } from "commander";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { SWEEP_PROGRAM } from "../../examples/orders/sweep-program.js";
 import { registerAgentCommand, type AgentCommandIO } from "../../src/cli/agent-command.js";
 import { startServer } from "./agent-fixtures.js";
@@ -161,5 +161,79 @@ describe("switchyard agent", () => {
         from: "user",
       }),
     ).rejects.toThrow(/Set ANTHROPIC_API_KEY/);
+  });
+
+  it("sends the provider's current default model when --model is left out, names it and its price row, and the SDK warns of no deprecation", async () => {
+    const warn = vi.spyOn(console, "warn");
+    try {
+      const server = await startServer({
+        script: [
+          {
+            content: [{ type: "text", text: "Done." }],
+            usage: { inputTokens: 1000, cacheCreationTokens: 2000, cacheReadTokens: 3000, outputTokens: 100 },
+          },
+        ],
+      });
+      const cli = capture({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.url });
+      await cli.program.parseAsync(["agent", "--provider", "anthropic", "--tools", TOOLS_MODULE, "Hi."], {
+        from: "user",
+      });
+      expect(cli.exitCode()).toBe(0);
+      expect(server.turnRequests[0]!.body.model).toBe("claude-sonnet-5-5");
+      expect(cli.stderr()).toContain("model: claude-sonnet-5-5; price row claude-sonnet-5-5 (Claude Sonnet 5.5)");
+      // 1,000 x $2 + 2,000 x $2.50 + 3,000 x $0.10 + 100 x $10, per million.
+      expect(cli.stderr()).toContain(
+        "cost as billed: $0.0083 (input $0.0020, cache write $0.0050, cache read $0.0003, output $0.0010)",
+      );
+      expect(warn.mock.calls.flat().join(" ")).not.toMatch(/deprecated/);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it("passes any model id through, prices it from a --pricing file, and says so when no row prices it", async () => {
+    folder = await mkdtemp(join(tmpdir(), "agent-cli-"));
+    const pricing = join(folder, "prices.json");
+    await writeFile(
+      pricing,
+      JSON.stringify([
+        {
+          id: "my-finetune",
+          provider: "openai",
+          label: "My fine-tune",
+          inputPerMTok: 1,
+          cacheWritePerMTok: 1,
+          cacheReadPerMTok: 0.5,
+          outputPerMTok: 4,
+          contextWindowTokens: 128000,
+          minCacheableTokens: 1024,
+          toolUseSystemPromptTokens: 0,
+          source: "https://example.com/contract",
+          checked: "2026-11-30",
+        },
+      ]),
+    );
+    const server = await startServer({
+      script: [{ content: [{ type: "text", text: "A." }] }, { content: [{ type: "text", text: "B." }] }],
+    });
+    const priced = capture({ OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.openaiBaseURL });
+    await priced.program.parseAsync(
+      ["agent", "--provider", "openai", "--model", "my-finetune", "--pricing", pricing, "--tools", TOOLS_MODULE, "Hi."],
+      { from: "user" },
+    );
+    expect(server.turnRequests[0]!.body.model).toBe("my-finetune");
+    expect(priced.stderr()).toContain("price row my-finetune (My fine-tune): $1 input");
+    expect(priced.stderr()).toContain("https://example.com/contract, checked 2026-11-30");
+
+    const unpriced = capture({ OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.openaiBaseURL });
+    await unpriced.program.parseAsync(
+      ["agent", "--provider", "openai", "--model", "o-something-new", "--tools", TOOLS_MODULE, "Hi."],
+      { from: "user" },
+    );
+    expect(server.turnRequests[1]!.body.model).toBe("o-something-new");
+    expect(unpriced.stderr()).toContain(
+      "model: o-something-new (no price row for this id: pass --pricing <file> to price it)",
+    );
+    expect(unpriced.stderr()).not.toContain("cost as billed");
   });
 });

@@ -247,3 +247,79 @@ describe("hybrid mode", () => {
     });
   });
 });
+
+describe.each<ProviderKind>(["anthropic", "openai"])(
+  "direct mode over a deferred catalog, search first (%s)",
+  (provider) => {
+    it("offers search_tools and no catalog tool, then appends each found tool's definition, and never runs a tool not yet found", async () => {
+      const { yard } = ordersYard({ discovery: { defer: true } });
+      const server = await startServer({
+        script: [
+          // Calling a tool before finding it: not offered, so never run.
+          {
+            content: [
+              { type: "tool_use", id: "toolu_early", name: "orders__search", input: { customerId: "cus_1001" } },
+            ],
+          },
+          {
+            content: [
+              {
+                type: "tool_use",
+                id: "toolu_find",
+                name: "search_tools",
+                input: { query: "list a customer's orders", limit: 1 },
+              },
+            ],
+          },
+          {
+            content: [
+              {
+                type: "tool_use",
+                id: "toolu_page",
+                name: "orders__search",
+                input: { customerId: "cus_1001", pageSize: 2 },
+              },
+            ],
+          },
+          { content: [{ type: "text", text: "Two orders." }] },
+        ],
+      });
+      const calls: string[] = [];
+      yard.trace.subscribe((event) => {
+        if (event.type === "tool-call-start") calls.push(event.tool);
+      });
+      const result = await runAgent({
+        yard,
+        model: adapterFor(server, provider),
+        task: "List two orders of cus_1001.",
+        mode: "direct",
+        deferDirectTools: true,
+      });
+      expect(result.status).toBe("completed");
+      const offered = server.turnRequests.map(toolNamesOf);
+      // results.read is session plumbing a program cannot call: discovery never defers it.
+      expect(offered).toEqual([
+        ["search_tools", "results__read"],
+        ["search_tools", "results__read"],
+        ["search_tools", "results__read", "orders__search"],
+        ["search_tools", "results__read", "orders__search"],
+      ]);
+      const [early] = lastToolResults(server.turnRequests[1]!.body, provider);
+      expect(early!.content).toMatch(/^error TOOL_NOT_FOUND/);
+      const [page] = lastToolResults(server.turnRequests[3]!.body, provider);
+      expect(JSON.parse(page!.content).orders).toHaveLength(2);
+      expect(calls).toEqual(["orders.search"]);
+    });
+
+    it("offers every tool up front without the option, deferred catalog or not", async () => {
+      const { yard } = ordersYard({ discovery: { defer: true } });
+      const server = await startServer({ script: [{ content: [{ type: "text", text: "ok" }] }] });
+      await runAgent({ yard, model: adapterFor(server, provider), task: "t", mode: "direct" });
+      expect(toolNamesOf(server.turnRequests[0]!)).toEqual([
+        "orders__search",
+        "orders__getPaymentContext",
+        "results__read",
+      ]);
+    });
+  },
+);

@@ -4,7 +4,7 @@
 
 import { ToolError } from "../../../src/errors.js";
 import { defineTool } from "../../../src/registry/define-tool.js";
-import { defineTask, singleStringInput, type DirectSession } from "../task.js";
+import { defineTask, mentionsPhrase, singleStringInput, type DirectSession } from "../task.js";
 
 const EMAIL = "dana.kim@example.com";
 
@@ -183,6 +183,13 @@ export const dependentChain = defineTask<ChainAnswer>({
           { tool: "facilities.getBuilding", input: { buildingId: office!.value.buildingId } },
         ]);
         return { managerName: record!.value.name, receptionPhone: building!.value.receptionPhone };
+      },
+      checkAnswer(text) {
+        const problems: string[] = [];
+        if (!mentionsPhrase(text, "Rafael Ortega")) problems.push("does not name the manager, Rafael Ortega");
+        if (!text.replace(/[\s()-]/g, "").includes("+351215550187"))
+          problems.push("does not give the reception phone, +351 21 555 0187");
+        return problems;
       },
       program: `const person = await tools.directory.findPerson({ email: "${EMAIL}" });
 const { managerId } = await tools.directory.getManager({ personId: person.personId });

@@ -166,6 +166,18 @@ export const documentSummary = defineTask<SummaryAnswer>({
         const [doc] = await session.call([{ tool: "library.getDocument", input: { docId: DOC_ID } }]);
         return summarize(doc!.value.sections as Section[]);
       },
+      checkAnswer(text) {
+        // Every section, in the document's order: each heading found after the previous one.
+        const lower = text.toLowerCase();
+        const problems: string[] = [];
+        let from = 0;
+        for (const section of sections) {
+          const at = lower.indexOf(section.heading.toLowerCase(), from);
+          if (at < 0) problems.push(`misses the section "${section.heading}" (or gives it out of order)`);
+          else from = at + section.heading.length;
+        }
+        return problems;
+      },
       program: `// The summary needs the whole text: return it as it is.
 const doc = await tools.library.getDocument({ docId: "${DOC_ID}" });
 return { title: doc.title, sections: doc.sections.map((s) => ({ heading: s.heading, text: s.text })) };`,

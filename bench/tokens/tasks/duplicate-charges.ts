@@ -10,7 +10,8 @@ import {
   sweepProgramFor,
   type SweepReport,
 } from "../../../examples/orders/sweep-program.js";
-import { callWithRetries, defineTask, type CallRequest, type DirectSession } from "../task.js";
+import { leanTool, oneOfFilter } from "../lean-api.js";
+import { callWithRetries, defineTask, mentionsNumber, type CallRequest, type DirectSession } from "../task.js";
 
 const CUSTOMERS = ["cus_1004", "cus_1006"] as const;
 const PAGE_SIZE = 100;
@@ -43,36 +44,50 @@ export const duplicateCharges = defineTask<DuplicateChargeAnswer>({
       unchecked: [...truthData.permanentFailures].sort(),
       ordersChecked: truthData.orderCount,
     };
+    const tools = createOrdersTools(service);
     return {
-      tools: createOrdersTools(service),
+      tools,
       truth,
-      async solveDirect(session: DirectSession) {
-        const orderIds = await listAllOrders(session);
-        const lookups = await callWithRetries(
-          session,
-          orderIds.map((orderId): CallRequest => ({ tool: "orders.getPaymentContext", input: { orderId } })),
-          (result) => result.code === "UPSTREAM_UNAVAILABLE",
-          MAX_ATTEMPTS,
-        );
-        const duplicates: { orderId: string; refunded: boolean }[] = [];
-        const unchecked: string[] = [];
-        lookups.forEach((result, index) => {
-          if (!result.ok) {
-            unchecked.push(orderIds[index]!);
-            return;
-          }
-          const context = result.value as PaymentContext;
-          const charges = context.payments.filter(
-            (payment) =>
-              (payment.status === "captured" || payment.status === "refunded") && payment.amount === context.amount,
-          );
-          if (charges.length >= 2)
-            duplicates.push({
-              orderId: context.orderId,
-              refunded: charges.some((payment) => payment.status === "refunded"),
-            });
-        });
-        return { duplicates: duplicates.sort(byOrderId), unchecked: unchecked.sort(), ordersChecked: orderIds.length };
+      solveDirect: (session: DirectSession) => solveDirect(session, {}, {}),
+      lean: {
+        note: "order fields on request; payments filtered by status, two fields each",
+        tools: [
+          leanTool(tools[0], {
+            listField: "orders",
+            itemFields: ["orderId", "customerId", "createdAt", "currency", "amount", "itemCount"],
+            description: `${tools[0].description} Optional: fields (which order fields to return).`,
+          }),
+          leanTool(tools[1], {
+            listField: "payments",
+            itemFields: ["id", "amount", "status", "capturedAt", "refundId"],
+            filters: [
+              oneOfFilter(
+                "statuses",
+                "status",
+                ["captured", "failed", "refunded"],
+                "Only payments with these statuses.",
+              ),
+            ],
+            description: `${tools[1].description} Optional: statuses (which payments to return), fields (which payment fields).`,
+          }),
+        ],
+        solveDirect: (session: DirectSession) =>
+          solveDirect(
+            session,
+            { fields: ["orderId"] },
+            { statuses: ["captured", "refunded"], fields: ["amount", "status"] },
+          ),
+      },
+      checkAnswer(text) {
+        const problems: string[] = [];
+        const mentioned = new Set(text.match(/\bord_[a-z0-9]+/g) ?? []);
+        const expected = new Set([...truth.duplicates.map((duplicate) => duplicate.orderId), ...truth.unchecked]);
+        for (const id of expected) if (!mentioned.has(id)) problems.push(`does not mention ${id}`);
+        for (const id of mentioned)
+          if (!expected.has(id)) problems.push(`names ${id}, which is neither charged twice nor unchecked`);
+        if (!mentionsNumber(text, truth.ordersChecked))
+          problems.push(`does not say that ${truth.ordersChecked} orders were checked`);
+        return problems;
       },
       program: PROGRAM,
       programMistake: { find: "page.nextCursor === null", replace: "page.next_cursor === null" },
@@ -104,8 +119,43 @@ export const duplicateCharges = defineTask<DuplicateChargeAnswer>({
   },
 });
 
+/** Lists every order, looks each one's payments up with retries, and finds the orders charged twice. */
+async function solveDirect(
+  session: DirectSession,
+  searchExtras: Record<string, unknown>,
+  paymentExtras: Record<string, unknown>,
+): Promise<DuplicateChargeAnswer> {
+  const orderIds = await listAllOrders(session, searchExtras);
+  const lookups = await callWithRetries(
+    session,
+    orderIds.map(
+      (orderId): CallRequest => ({ tool: "orders.getPaymentContext", input: { orderId, ...paymentExtras } }),
+    ),
+    (result) => result.code === "UPSTREAM_UNAVAILABLE",
+    MAX_ATTEMPTS,
+  );
+  const duplicates: { orderId: string; refunded: boolean }[] = [];
+  const unchecked: string[] = [];
+  lookups.forEach((result, index) => {
+    if (!result.ok) {
+      unchecked.push(orderIds[index]!);
+      return;
+    }
+    const context = result.value as Pick<PaymentContext, "orderId" | "amount"> & {
+      payments: { amount: number; status: string }[];
+    };
+    const charges = context.payments.filter(
+      (payment) =>
+        (payment.status === "captured" || payment.status === "refunded") && payment.amount === context.amount,
+    );
+    if (charges.length >= 2)
+      duplicates.push({ orderId: context.orderId, refunded: charges.some((payment) => payment.status === "refunded") });
+  });
+  return { duplicates: duplicates.sort(byOrderId), unchecked: unchecked.sort(), ordersChecked: orderIds.length };
+}
+
 /** Pages every customer to the end; the customers' pages are independent of each other. */
-async function listAllOrders(session: DirectSession): Promise<string[]> {
+async function listAllOrders(session: DirectSession, extras: Record<string, unknown>): Promise<string[]> {
   const orderIds: string[] = [];
   let open = CUSTOMERS.map((customerId) => ({ customerId, cursor: undefined as string | undefined }));
   while (open.length > 0) {
@@ -118,13 +168,14 @@ async function listAllOrders(session: DirectSession): Promise<string[]> {
           to: SWEEP_WINDOW.to,
           pageSize: PAGE_SIZE,
           ...(cursor === undefined ? {} : { cursor }),
+          ...extras,
         },
       })),
     );
     const next: typeof open = [];
     pages.forEach((result, index) => {
       if (!result.ok) throw new Error(`orders.search failed: ${result.text}`);
-      const page = result.value as SearchOrdersPage;
+      const page = result.value as Pick<SearchOrdersPage, "nextCursor"> & { orders: { orderId: string }[] };
       for (const order of page.orders) orderIds.push(order.orderId);
       if (page.nextCursor !== null) next.push({ customerId: open[index]!.customerId, cursor: page.nextCursor });
     });

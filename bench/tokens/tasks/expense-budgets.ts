@@ -1,13 +1,18 @@
-// Team expense budget compliance: 24 members at five levels, 14-48 expense lines each for the
-// quarter, one budget per level. Who spent more than their level's limit, counting approved
-// and pending expenses but not rejected ones? Every expense line passes through direct mode.
+// Team expense budget compliance: members at five levels, a few dozen expense lines each for
+// the quarter, one budget per level. Who spent more than their level's limit, counting
+// approved and pending expenses but not rejected ones? Every expense line passes through
+// direct mode. The same task at Anthropic's published parameters (20 members, 50-100 lines
+// each) is the published workload the report shows on a line of its own.
 
 import { ToolError } from "../../../src/errors.js";
 import { defineTool } from "../../../src/registry/define-tool.js";
+import { leanTool, oneOfFilter } from "../lean-api.js";
 import {
   createRandom,
   defineTask,
   formatCents,
+  mentionsAmount,
+  mentionsNumber,
   pick,
   randomId,
   randomInt,
@@ -100,9 +105,9 @@ export interface ExpenseAnswer {
   readonly membersChecked: number;
 }
 
-function generate(seed: number) {
+function generate(seed: number, teamSize: number, linesPerMember: readonly [number, number]) {
   const random = createRandom(seed);
-  const members: Member[] = FIRST.map((first, index) => {
+  const members: Member[] = FIRST.slice(0, teamSize).map((first, index) => {
     const level = LEVELS[index % LEVELS.length]!;
     const last = pick(random, LAST);
     return {
@@ -124,7 +129,7 @@ function generate(seed: number) {
     const limit = LIMITS_CENTS[member.level];
     // Aim around the limit, so some land over and some under.
     const target = Math.round(limit * (0.6 + random() * 0.7));
-    const count = randomInt(random, 14, 48);
+    const count = randomInt(random, linesPerMember[0], linesPerMember[1]);
     const list: Expense[] = [];
     for (let index = 0; index < count; index++) {
       const category = pick(random, CATEGORIES);
@@ -182,136 +187,185 @@ const EXPENSE_SCHEMA = {
   required: ["expenseId", "date", "category", "merchant", "amountCents", "currency", "status", "description"],
 } as const;
 
-export const expenseBudgets = defineTask<ExpenseAnswer>({
-  id: "expense-budgets",
-  title: "Team expense budgets",
-  question:
-    `Which members of team ${TEAM_ID} are over their ${QUARTER} expense budget? Count approved and pending expenses, not ` +
-    "rejected ones; the budget depends on each member's level. Give each one's spend and limit.",
-  control: false,
-  note: "24 members, ~750 expense lines, 5 level budgets",
-  createWorld() {
-    const { members, expenses } = generate(20260930);
-    const tools = [
-      defineTool({
-        name: "people.listTeamMembers",
-        description:
-          "List the members of a team with their member id, name, career level (L1-L5), job title and email.",
-        inputSchema: singleStringInput("teamId", 'The team, e.g. "team_platform".'),
-        outputSchema: {
-          type: "object",
-          properties: { teamId: { type: "string" }, members: { type: "array", items: MEMBER_SCHEMA } },
-          required: ["teamId", "members"],
-        },
-        effect: "read",
-        execute: ({ teamId }: { teamId: string }) => {
-          if (teamId !== TEAM_ID) throw new ToolError(`No team "${teamId}".`, { code: "TEAM_NOT_FOUND" });
-          return { teamId, members };
-        },
-      }),
-      defineTool({
-        name: "expenses.listExpenses",
-        description:
-          "List one member's expense claims submitted in a date range, oldest first: date, category, merchant, amount in euro cents " +
-          "and approval status (approved, pending, rejected).",
-        inputSchema: {
-          type: "object",
-          properties: {
-            memberId: { type: "string", description: 'The member, e.g. "mem_001".' },
-            from: { type: "string", description: "First day, YYYY-MM-DD (inclusive)." },
-            to: { type: "string", description: "Last day, YYYY-MM-DD (inclusive)." },
+/** The parameters of one expense-budget task. */
+export interface ExpenseTaskParameters {
+  readonly id: string;
+  readonly title: string;
+  readonly note: string;
+  /** At most 24. */
+  readonly teamSize: number;
+  /** Expense lines per member, inclusive range. */
+  readonly linesPerMember: readonly [number, number];
+  readonly seed: number;
+}
+
+/** The budget-compliance task with `parameters`; see the module comment. */
+export function createExpenseBudgetTask(parameters: ExpenseTaskParameters) {
+  return defineTask<ExpenseAnswer>({
+    id: parameters.id,
+    title: parameters.title,
+    question:
+      `Which members of team ${TEAM_ID} are over their ${QUARTER} expense budget? Count approved and pending expenses, not ` +
+      "rejected ones; the budget depends on each member's level. Give each one's spend and limit.",
+    control: false,
+    note: parameters.note,
+    createWorld() {
+      const { members, expenses } = generate(parameters.seed, parameters.teamSize, parameters.linesPerMember);
+      const tools = [
+        defineTool({
+          name: "people.listTeamMembers",
+          description:
+            "List the members of a team with their member id, name, career level (L1-L5), job title and email.",
+          inputSchema: singleStringInput("teamId", 'The team, e.g. "team_platform".'),
+          outputSchema: {
+            type: "object",
+            properties: { teamId: { type: "string" }, members: { type: "array", items: MEMBER_SCHEMA } },
+            required: ["teamId", "members"],
           },
-          required: ["memberId", "from", "to"],
-          additionalProperties: false,
-        },
-        outputSchema: {
-          type: "object",
-          properties: { memberId: { type: "string" }, expenses: { type: "array", items: EXPENSE_SCHEMA } },
-          required: ["memberId", "expenses"],
-        },
-        effect: "read",
-        execute: ({ memberId, from, to }: { memberId: string; from: string; to: string }) => {
-          const list = expenses.get(memberId);
-          if (list === undefined) throw new ToolError(`No member "${memberId}".`, { code: "MEMBER_NOT_FOUND" });
-          return { memberId, expenses: list.filter((expense) => expense.date >= from && expense.date <= to) };
-        },
-      }),
-      defineTool({
-        name: "policy.getExpenseBudget",
-        description:
-          "Get the quarterly expense budget for a career level: the limit in euro cents and which statuses count against it.",
-        inputSchema: {
-          type: "object",
-          properties: {
-            level: { type: "string", enum: [...LEVELS], description: "Career level." },
-            quarter: { type: "string", pattern: "^\\d{4}-Q[1-4]$", description: 'The quarter, e.g. "2026-Q3".' },
+          effect: "read",
+          execute: ({ teamId }: { teamId: string }) => {
+            if (teamId !== TEAM_ID) throw new ToolError(`No team "${teamId}".`, { code: "TEAM_NOT_FOUND" });
+            return { teamId, members };
           },
-          required: ["level", "quarter"],
-          additionalProperties: false,
-        },
-        outputSchema: {
-          type: "object",
-          properties: {
-            level: { type: "string" },
-            quarter: { type: "string" },
-            limitCents: { type: "integer", description: "Budget in euro cents." },
-            countsStatuses: {
-              type: "array",
-              items: { type: "string" },
-              description: "Expense statuses that count against the budget.",
-            },
-          },
-          required: ["level", "quarter", "limitCents", "countsStatuses"],
-        },
-        effect: "read",
-        execute: ({ level, quarter }: { level: Level; quarter: string }) => ({
-          level,
-          quarter,
-          limitCents: LIMITS_CENTS[level],
-          countsStatuses: ["approved", "pending"],
         }),
-      }),
-    ];
-    const truth: ExpenseAnswer = {
-      overBudget: members
-        .map((member) => ({
-          memberId: member.memberId,
-          spentCents: spentCents(expenses.get(member.memberId)!),
-          limitCents: LIMITS_CENTS[member.level],
-        }))
-        .filter((row) => row.spentCents > row.limitCents),
-      membersChecked: members.length,
-    };
-    const names = new Map(members.map((member) => [member.memberId, member.name]));
-    return {
-      tools,
-      truth,
-      async solveDirect(session: DirectSession) {
-        const [team] = await session.call([{ tool: "people.listTeamMembers", input: { teamId: TEAM_ID } }]);
-        const roster = (team!.value as { members: Member[] }).members;
-        const levels = [...new Set(roster.map((member) => member.level))].sort();
-        const results = await session.call([
-          ...levels.map((level) => ({ tool: "policy.getExpenseBudget", input: { level, quarter: QUARTER } })),
-          ...roster.map((member) => ({
-            tool: "expenses.listExpenses",
-            input: { memberId: member.memberId, ...QUARTER_RANGE },
-          })),
-        ]);
-        const limits = new Map(
-          results
-            .slice(0, levels.length)
-            .map((result) => [result.value.level as string, result.value.limitCents as number]),
-        );
-        const overBudget = roster
-          .map((member, index) => ({
+        defineTool({
+          name: "expenses.listExpenses",
+          description:
+            "List one member's expense claims submitted in a date range, oldest first: date, category, merchant, amount in euro cents " +
+            "and approval status (approved, pending, rejected).",
+          inputSchema: {
+            type: "object",
+            properties: {
+              memberId: { type: "string", description: 'The member, e.g. "mem_001".' },
+              from: { type: "string", description: "First day, YYYY-MM-DD (inclusive)." },
+              to: { type: "string", description: "Last day, YYYY-MM-DD (inclusive)." },
+            },
+            required: ["memberId", "from", "to"],
+            additionalProperties: false,
+          },
+          outputSchema: {
+            type: "object",
+            properties: { memberId: { type: "string" }, expenses: { type: "array", items: EXPENSE_SCHEMA } },
+            required: ["memberId", "expenses"],
+          },
+          effect: "read",
+          execute: ({ memberId, from, to }: { memberId: string; from: string; to: string }) => {
+            const list = expenses.get(memberId);
+            if (list === undefined) throw new ToolError(`No member "${memberId}".`, { code: "MEMBER_NOT_FOUND" });
+            return { memberId, expenses: list.filter((expense) => expense.date >= from && expense.date <= to) };
+          },
+        }),
+        defineTool({
+          name: "policy.getExpenseBudget",
+          description:
+            "Get the quarterly expense budget for a career level: the limit in euro cents and which statuses count against it.",
+          inputSchema: {
+            type: "object",
+            properties: {
+              level: { type: "string", enum: [...LEVELS], description: "Career level." },
+              quarter: { type: "string", pattern: "^\\d{4}-Q[1-4]$", description: 'The quarter, e.g. "2026-Q3".' },
+            },
+            required: ["level", "quarter"],
+            additionalProperties: false,
+          },
+          outputSchema: {
+            type: "object",
+            properties: {
+              level: { type: "string" },
+              quarter: { type: "string" },
+              limitCents: { type: "integer", description: "Budget in euro cents." },
+              countsStatuses: {
+                type: "array",
+                items: { type: "string" },
+                description: "Expense statuses that count against the budget.",
+              },
+            },
+            required: ["level", "quarter", "limitCents", "countsStatuses"],
+          },
+          effect: "read",
+          execute: ({ level, quarter }: { level: Level; quarter: string }) => ({
+            level,
+            quarter,
+            limitCents: LIMITS_CENTS[level],
+            countsStatuses: ["approved", "pending"],
+          }),
+        }),
+      ];
+      const truth: ExpenseAnswer = {
+        overBudget: members
+          .map((member) => ({
             memberId: member.memberId,
-            spentCents: spentCents((results[levels.length + index]!.value as { expenses: Expense[] }).expenses),
-            limitCents: limits.get(member.level)!,
+            spentCents: spentCents(expenses.get(member.memberId)!),
+            limitCents: LIMITS_CENTS[member.level],
           }))
-          .filter((row) => row.spentCents > row.limitCents);
-        return { overBudget, membersChecked: roster.length };
-      },
-      program: `const team = await tools.people.listTeamMembers({ teamId: "${TEAM_ID}" });
+          .filter((row) => row.spentCents > row.limitCents),
+        membersChecked: members.length,
+      };
+      const names = new Map(members.map((member) => [member.memberId, member.name]));
+      return {
+        tools,
+        truth,
+        solveDirect: (session: DirectSession) => solveDirect(session, {}, {}),
+        lean: {
+          note: "member fields on request; expenses filtered by status, amount only",
+          tools: [
+            leanTool(tools[0]!, {
+              listField: "members",
+              itemFields: ["memberId", "name", "level", "title", "email"],
+              description: `${tools[0]!.description} Optional: fields (which member fields to return).`,
+            }),
+            leanTool(tools[1]!, {
+              listField: "expenses",
+              itemFields: [
+                "expenseId",
+                "date",
+                "category",
+                "merchant",
+                "amountCents",
+                "currency",
+                "status",
+                "description",
+              ],
+              filters: [
+                oneOfFilter(
+                  "statuses",
+                  "status",
+                  ["approved", "pending", "rejected"],
+                  "Only expenses with these approval statuses.",
+                ),
+              ],
+              description: `${tools[1]!.description} Optional: statuses (which expenses to return), fields (which expense fields).`,
+            }),
+            tools[2]!,
+          ],
+          solveDirect: (session: DirectSession) =>
+            solveDirect(
+              session,
+              { fields: ["memberId", "level"] },
+              { statuses: ["approved", "pending"], fields: ["amountCents", "status"] },
+            ),
+        },
+        checkAnswer(text) {
+          const problems: string[] = [];
+          const over = new Set(truth.overBudget.map((row) => row.memberId));
+          const named = (member: Member) => text.includes(member.memberId) || mentionsPhraseOf(text, member.name);
+          for (const member of members) {
+            const row = truth.overBudget.find((candidate) => candidate.memberId === member.memberId);
+            if (row === undefined) {
+              if (named(member)) problems.push(`names ${member.memberId} (${member.name}), who is within budget`);
+              continue;
+            }
+            if (!named(member)) problems.push(`misses ${member.memberId} (${member.name})`);
+            else if (!mentionsAmount(text, row.spentCents))
+              problems.push(`does not give ${member.memberId}'s spend of ${formatCents(row.spentCents)}`);
+          }
+          if (over.size === 0 && !/\bno(ne| member| one)\b/i.test(text))
+            problems.push("does not say that nobody is over");
+          if (!mentionsNumber(text, truth.membersChecked) && over.size === 0)
+            problems.push(`does not say how many members were checked`);
+          return problems;
+        },
+        program: `const team = await tools.people.listTeamMembers({ teamId: "${TEAM_ID}" });
 const levels = [...new Set(team.members.map((m) => m.level))];
 const budgets = await Promise.all(levels.map((level) => tools.policy.getExpenseBudget({ level, quarter: "${QUARTER}" })));
 const limitByLevel = new Map(budgets.map((b) => [b.level, { limit: b.limitCents, counts: new Set(b.countsStatuses) }]));
@@ -323,38 +377,96 @@ const rows = await Promise.all(team.members.map(async (m) => {
 }));
 const overBudget = rows.filter((r) => r.spentCents > r.limitCents);
 return { membersChecked: rows.length, overBudget };`,
-      programMistake: { find: "e.amountCents", replace: "e.amount" },
-      answerFromOutput(output) {
-        const report = output as {
-          membersChecked: number;
-          overBudget: { memberId: string; spentCents: number; limitCents: number }[];
-        };
-        return {
-          overBudget: report.overBudget.map(({ memberId, spentCents, limitCents }) => ({
-            memberId,
-            spentCents,
-            limitCents,
-          })),
-          membersChecked: report.membersChecked,
-        };
-      },
-      searchQueries: [
-        "list the members of a team",
-        "list a member's expense claims",
-        "expense budget limit for a level",
-      ],
-      requiredTools: ["people.listTeamMembers", "expenses.listExpenses", "policy.getExpenseBudget"],
-      render(answer) {
-        const lines = [
-          `${answer.overBudget.length} of ${answer.membersChecked} members of ${TEAM_ID} are over their ${QUARTER} budget (approved + pending):`,
-        ];
-        for (const row of answer.overBudget) {
-          lines.push(
-            `- ${names.get(row.memberId) ?? row.memberId} (${row.memberId}): EUR ${formatCents(row.spentCents)} against EUR ${formatCents(row.limitCents)}, over by EUR ${formatCents(row.spentCents - row.limitCents)}`,
-          );
-        }
-        return lines.join("\n");
-      },
-    };
-  },
+        programMistake: { find: "e.amountCents", replace: "e.amount" },
+        answerFromOutput(output) {
+          const report = output as {
+            membersChecked: number;
+            overBudget: { memberId: string; spentCents: number; limitCents: number }[];
+          };
+          return {
+            overBudget: report.overBudget.map(({ memberId, spentCents, limitCents }) => ({
+              memberId,
+              spentCents,
+              limitCents,
+            })),
+            membersChecked: report.membersChecked,
+          };
+        },
+        searchQueries: [
+          "list the members of a team",
+          "list a member's expense claims",
+          "expense budget limit for a level",
+        ],
+        requiredTools: ["people.listTeamMembers", "expenses.listExpenses", "policy.getExpenseBudget"],
+        render(answer) {
+          const lines = [
+            `${answer.overBudget.length} of ${answer.membersChecked} members of ${TEAM_ID} are over their ${QUARTER} budget (approved + pending):`,
+          ];
+          for (const row of answer.overBudget) {
+            lines.push(
+              `- ${names.get(row.memberId) ?? row.memberId} (${row.memberId}): EUR ${formatCents(row.spentCents)} against EUR ${formatCents(row.limitCents)}, over by EUR ${formatCents(row.spentCents - row.limitCents)}`,
+            );
+          }
+          return lines.join("\n");
+        },
+      };
+    },
+  });
+}
+
+/** The team budget task of the main table: 24 members, 14-48 expense lines each. */
+export const expenseBudgets = createExpenseBudgetTask({
+  id: "expense-budgets",
+  title: "Team expense budgets",
+  note: "24 members, ~750 expense lines, 5 level budgets",
+  teamSize: 24,
+  linesPerMember: [14, 48],
+  seed: 20260930,
 });
+
+/**
+ * Anthropic's budget-compliance example at its published parameters: a team of 20, each
+ * member with 50-100 expense line items for the quarter.
+ */
+export const publishedBudgetCompliance = createExpenseBudgetTask({
+  id: "budget-compliance-published",
+  title: "Budget compliance at Anthropic's published parameters",
+  note: "20 members x 50-100 expense lines (Anthropic's advanced-tool-use example)",
+  teamSize: 20,
+  linesPerMember: [50, 100],
+  seed: 20251124,
+});
+
+/** Lists the team, its level budgets and every member's expenses (`extras` narrow a lean API's answers). */
+async function solveDirect(
+  session: DirectSession,
+  memberExtras: Record<string, unknown>,
+  expenseExtras: Record<string, unknown>,
+): Promise<ExpenseAnswer> {
+  const [team] = await session.call([{ tool: "people.listTeamMembers", input: { teamId: TEAM_ID, ...memberExtras } }]);
+  const roster = (team!.value as { members: Pick<Member, "memberId" | "level">[] }).members;
+  const levels = [...new Set(roster.map((member) => member.level))].sort();
+  const results = await session.call([
+    ...levels.map((level) => ({ tool: "policy.getExpenseBudget", input: { level, quarter: QUARTER } })),
+    ...roster.map((member) => ({
+      tool: "expenses.listExpenses",
+      input: { memberId: member.memberId, ...QUARTER_RANGE, ...expenseExtras },
+    })),
+  ]);
+  const limits = new Map(
+    results.slice(0, levels.length).map((result) => [result.value.level as string, result.value.limitCents as number]),
+  );
+  const overBudget = roster
+    .map((member, index) => ({
+      memberId: member.memberId,
+      spentCents: spentCents((results[levels.length + index]!.value as { expenses: Expense[] }).expenses),
+      limitCents: limits.get(member.level)!,
+    }))
+    .filter((row) => row.spentCents > row.limitCents);
+  return { overBudget, membersChecked: roster.length };
+}
+
+/** A member named in full (first and last name). */
+function mentionsPhraseOf(text: string, name: string): boolean {
+  return text.toLowerCase().includes(name.toLowerCase());
+}

@@ -4,7 +4,17 @@
 
 import { ToolError } from "../../../src/errors.js";
 import { defineTool } from "../../../src/registry/define-tool.js";
-import { createRandom, defineTask, formatCents, pick, randomId, randomInt, type DirectSession } from "../task.js";
+import {
+  createRandom,
+  defineTask,
+  formatCents,
+  mentionsAmount,
+  mentionsNumber,
+  pick,
+  randomId,
+  randomInt,
+  type DirectSession,
+} from "../task.js";
 
 const INVOICE_COUNT = 1000;
 const MAX_LIMIT = 100;
@@ -173,9 +183,123 @@ export const invoiceSweep = defineTask<InvoiceSweepAnswer>({
       }),
     ];
     const byRegion = aggregate(invoices);
+    const leanList = defineTool({
+      name: "receivables.listInvoices",
+      description:
+        `${tools[0]!.description} Optional server-side filters, applied before paging: status, dueBefore (due strictly ` +
+        "before this date); fields picks which invoice fields to return. totalCount counts the filtered listing, " +
+        "unfilteredCount every invoice.",
+      inputSchema: {
+        type: "object",
+        properties: {
+          limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT, default: 50 },
+          cursor: { type: "string", description: "nextCursor of the previous page of the same query." },
+          status: { type: "string", enum: ["paid", "open", "void"] },
+          dueBefore: { type: "string", description: "YYYY-MM-DD; only invoices due strictly before it." },
+          fields: {
+            type: "array",
+            items: {
+              type: "string",
+              enum: ["invoiceId", "customerName", "region", "issuedOn", "dueOn", "amountCents", "currency", "status"],
+            },
+            minItems: 1,
+            uniqueItems: true,
+          },
+        },
+        additionalProperties: false,
+      },
+      effect: "read",
+      execute: ({
+        limit = 50,
+        cursor,
+        status,
+        dueBefore,
+        fields,
+      }: {
+        limit?: number;
+        cursor?: string;
+        status?: string;
+        dueBefore?: string;
+        fields?: (keyof Invoice)[];
+      }) => {
+        const matching = invoices.filter(
+          (invoice) =>
+            (status === undefined || invoice.status === status) &&
+            (dueBefore === undefined || invoice.dueOn < dueBefore),
+        );
+        let offset = 0;
+        if (cursor !== undefined) {
+          const match = /^f_(\d+)$/.exec(cursor);
+          if (match === null) throw new ToolError("cursor is not one this API issued.", { code: "CURSOR_INVALID" });
+          offset = Number(match[1]);
+        }
+        const end = offset + limit;
+        return {
+          invoices: matching
+            .slice(offset, end)
+            .map((invoice) =>
+              fields === undefined ? invoice : Object.fromEntries(fields.map((field) => [field, invoice[field]])),
+            ),
+          nextCursor: end < matching.length ? `f_${end}` : null,
+          totalCount: matching.length,
+          unfilteredCount: invoices.length,
+        };
+      },
+    });
+    const overdueBefore = new Date(Date.parse(`${AS_OF}T00:00:00Z`) - OVERDUE_DAYS * DAY_MS).toISOString().slice(0, 10);
     return {
       tools,
       truth: { invoicesRead: INVOICE_COUNT, byRegion },
+      lean: {
+        note: "status and due-date filters before paging; region and amount only",
+        tools: [leanList],
+        async solveDirect(session: DirectSession) {
+          const seen: Pick<Invoice, "region" | "amountCents">[] = [];
+          let cursor: string | undefined;
+          let unfiltered = 0;
+          for (;;) {
+            const [page] = await session.call([
+              {
+                tool: "receivables.listInvoices",
+                input: {
+                  limit: MAX_LIMIT,
+                  status: "open",
+                  dueBefore: overdueBefore,
+                  fields: ["region", "amountCents"],
+                  ...(cursor === undefined ? {} : { cursor }),
+                },
+              },
+            ]);
+            seen.push(...(page!.value.invoices as Pick<Invoice, "region" | "amountCents">[]));
+            unfiltered = page!.value.unfilteredCount as number;
+            if (page!.value.nextCursor === null) break;
+            cursor = page!.value.nextCursor as string;
+          }
+          return {
+            invoicesRead: unfiltered,
+            byRegion: REGIONS.map((region) => {
+              const matching = seen.filter((invoice) => invoice.region === region);
+              return {
+                region,
+                count: matching.length,
+                totalCents: matching.reduce((sum, invoice) => sum + invoice.amountCents, 0),
+              };
+            }),
+          };
+        },
+      },
+      checkAnswer(text) {
+        const problems: string[] = [];
+        if (!mentionsNumber(text, INVOICE_COUNT))
+          problems.push(`does not say that all ${INVOICE_COUNT} invoices were read`);
+        for (const row of byRegion) {
+          if (!text.includes(row.region)) problems.push(`does not name ${row.region}`);
+          if (!mentionsNumber(text, row.count)) problems.push(`misses ${row.region}'s count of ${row.count}`);
+          if (!mentionsAmount(text, row.totalCents))
+            problems.push(`misses ${row.region}'s total of ${formatCents(row.totalCents)}`);
+        }
+        return problems;
+      },
       async solveDirect(session: DirectSession) {
         const seen: Invoice[] = [];
         let cursor: string | undefined;

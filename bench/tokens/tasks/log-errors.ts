@@ -4,7 +4,16 @@
 
 import { ToolError } from "../../../src/errors.js";
 import { defineTool } from "../../../src/registry/define-tool.js";
-import { createRandom, defineTask, pick, randomId, randomInt, type DirectSession } from "../task.js";
+import {
+  createRandom,
+  defineTask,
+  mentionsNumber,
+  mentionsPhrase,
+  pick,
+  randomId,
+  randomInt,
+  type DirectSession,
+} from "../task.js";
 
 const SERVICE = "checkout-api";
 const DAY = "2026-10-14";
@@ -172,9 +181,71 @@ export const logErrors = defineTask<LogErrorsAnswer>({
       linesRead: LINE_COUNT,
       signatures: rankSignatures(counts),
     };
+    const leanRead = defineTool({
+      name: "logs.readPage",
+      description:
+        `${tools[0]!.description} Optional: level (only lines of that level, filtered before paging); the result also ` +
+        "says how many lines the day has in all.",
+      inputSchema: {
+        type: "object",
+        properties: {
+          service: { type: "string", description: 'The service, e.g. "checkout-api".' },
+          day: { type: "string", description: "The day, YYYY-MM-DD (UTC)." },
+          page: { type: "integer", minimum: 1, default: 1, description: "Page number, starting at 1." },
+          level: { type: "string", enum: ["DEBUG", "INFO", "WARN", "ERROR"], description: "Only lines of this level." },
+        },
+        required: ["service", "day"],
+        additionalProperties: false,
+      },
+      effect: "read",
+      execute: ({ service, day, page = 1, level }: { service: string; day: string; page?: number; level?: string }) => {
+        if (service !== SERVICE || day !== DAY)
+          throw new ToolError(`No logs for ${service} on ${day}.`, { code: "LOGS_NOT_FOUND" });
+        const matching = level === undefined ? lines : lines.filter((line) => line.split(" ", 3)[1] === level);
+        const totalPages = Math.max(1, Math.ceil(matching.length / PAGE_SIZE));
+        if (page > totalPages)
+          throw new ToolError(`page ${page} is past the last page (${totalPages}).`, { code: "INPUT_INVALID" });
+        return {
+          page,
+          totalPages,
+          totalLines: lines.length,
+          lines: matching.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE),
+        };
+      },
+    });
     return {
       tools,
       truth,
+      lean: {
+        note: "a level filter before paging: only ERROR lines",
+        tools: [leanRead],
+        async solveDirect(session: DirectSession) {
+          const input = { service: SERVICE, day: DAY, level: "ERROR" };
+          const [first] = await session.call([{ tool: "logs.readPage", input: { ...input, page: 1 } }]);
+          const rest = await session.call(
+            Array.from({ length: (first!.value.totalPages as number) - 1 }, (_, index) => ({
+              tool: "logs.readPage",
+              input: { ...input, page: index + 2 },
+            })),
+          );
+          const seen = [first!, ...rest].flatMap((page) => page.value.lines as string[]);
+          return { linesRead: first!.value.totalLines as number, signatures: tally(seen) };
+        },
+      },
+      checkAnswer(text) {
+        const problems: string[] = [];
+        if (!mentionsNumber(text, LINE_COUNT)) problems.push(`does not say that ${LINE_COUNT} lines were read`);
+        for (const { signature, count } of truth.signatures) {
+          // The longest literal part of the signature: how a reader recognises it, however the blanks are written.
+          const phrase = signature
+            .split(/<id>|<n>/)
+            .map((part) => part.trim())
+            .sort((a, b) => b.length - a.length)[0]!;
+          if (!mentionsPhrase(text, phrase)) problems.push(`misses the signature "${signature}"`);
+          else if (!mentionsNumber(text, count)) problems.push(`misses the count ${count} of "${signature}"`);
+        }
+        return problems;
+      },
       async solveDirect(session: DirectSession) {
         const [first] = await session.call([{ tool: "logs.readPage", input: { service: SERVICE, day: DAY, page: 1 } }]);
         const totalPages = first!.value.totalPages as number;

@@ -3,7 +3,7 @@
 
 import { ToolError } from "../../../src/errors.js";
 import { defineTool } from "../../../src/registry/define-tool.js";
-import { defineTask, singleStringInput, type DirectSession } from "../task.js";
+import { defineTask, mentionsNumber, singleStringInput, type DirectSession } from "../task.js";
 
 const SKU = "SKU-4471";
 
@@ -108,6 +108,10 @@ export const singleLookup = defineTask<SingleLookupAnswer>({
       async solveDirect(session: DirectSession) {
         const [stock] = await session.call([{ tool: "inventory.getStock", input: { sku: SKU } }]);
         return { sku: SKU, available: availableOf(stock!.value as typeof STOCK) };
+      },
+      checkAnswer(text) {
+        const available = availableOf(STOCK);
+        return mentionsNumber(text, available) ? [] : [`does not give the ${available} units available`];
       },
       program: `const stock = await tools.inventory.getStock({ sku: "${SKU}" });
 const perWarehouse = stock.warehouses.map((w) => ({ warehouseId: w.warehouseId, available: Math.max(0, w.onHand - w.reserved) }));

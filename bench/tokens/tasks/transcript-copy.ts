@@ -4,7 +4,15 @@
 
 import { ToolError } from "../../../src/errors.js";
 import { defineTool } from "../../../src/registry/define-tool.js";
-import { createRandom, defineTask, pick, randomInt, singleStringInput, type DirectSession } from "../task.js";
+import {
+  createRandom,
+  defineTask,
+  mentionsNumber,
+  pick,
+  randomInt,
+  singleStringInput,
+  type DirectSession,
+} from "../task.js";
 
 const MEETING_ID = "mtg_2026_10_q4_planning";
 const SPACE_ID = "space_eng_planning";
@@ -176,6 +184,13 @@ export const transcriptCopy = defineTask<TranscriptCopyAnswer>({
           },
         ]);
         return { pageId: written!.value.pageId, characters: written!.value.characters };
+      },
+      checkAnswer(text) {
+        const problems: string[] = [];
+        if (!/\bpage_0001\b/.test(text)) problems.push("does not give the new page id, page_0001");
+        if (!mentionsNumber(text, meeting.transcript.length))
+          problems.push(`does not give the page's ${meeting.transcript.length} characters`);
+        return problems;
       },
       program: `const meeting = await tools.meetings.getTranscript({ meetingId: "${MEETING_ID}" });
 const page = await tools.notes.createPage({ spaceId: "${SPACE_ID}", title: meeting.title + " - transcript", body: meeting.transcript });
