@@ -102,7 +102,49 @@ export const CONFIG_SCHEMA = {
     },
     shell: {
       type: "object",
-      properties: { enabled: { type: "boolean" }, timeoutMs: positiveNumber },
+      description:
+        "The shell.run tool (needs workspace). Commands run in a bubblewrap sandbox; without one the session does not start unless unsandboxed is true.",
+      properties: {
+        enabled: { type: "boolean" },
+        timeoutMs: positiveNumber,
+        network: {
+          enum: ["none", "host"],
+          description: 'Network of commands: "none" (default, an empty network namespace) or "host".',
+        },
+        unsandboxed: {
+          type: "boolean",
+          description:
+            "Run commands without an OS sandbox: they can read and write everything the host user can. Default false.",
+        },
+        readOnlyPaths: {
+          type: "array",
+          description: "Extra host folders made visible read-only inside the sandbox, e.g. a toolchain.",
+          items: { type: "string", minLength: 1 },
+        },
+        limits: {
+          type: "object",
+          description: "Per-command resource limits inside the sandbox.",
+          properties: {
+            cpuSeconds: { type: "integer", minimum: 1, description: "CPU seconds per process. Default 30." },
+            maxFileBytes: {
+              type: "integer",
+              minimum: 1,
+              description: "Largest file written, in bytes. Default 64 MiB.",
+            },
+            maxProcesses: {
+              type: "integer",
+              minimum: 1,
+              description: "Most processes at once (not enforced for root). Default 256.",
+            },
+            maxTmpBytes: {
+              type: "integer",
+              minimum: 1,
+              description: "Size of the private /tmp, in bytes. Default 64 MiB.",
+            },
+          },
+          additionalProperties: false,
+        },
+      },
       additionalProperties: false,
     },
     http: {

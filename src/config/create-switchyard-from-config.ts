@@ -42,8 +42,10 @@ export interface ConfiguredSwitchyard {
 
 /**
  * Builds the session a config describes. Throws SwitchyardError: `CONFIG_INVALID` for a bad
- * config or tool module, `SOURCE_START_FAILED` when an MCP server does not start (naming each
- * one that failed), `NAMESPACE_CONFLICT` when a server's namespace is taken by a tool.
+ * config or tool module, `SANDBOX_UNAVAILABLE` when the shell is enabled where no sandbox can
+ * be made (and `shell.unsandboxed` is not true), `SOURCE_START_FAILED` when an MCP server does
+ * not start (naming each one that failed), `NAMESPACE_CONFLICT` when a server's namespace is
+ * taken by a tool.
  */
 export async function createSwitchyardFromConfig(
   config: SwitchyardConfig | LoadedConfig,
@@ -55,12 +57,8 @@ export async function createSwitchyardFromConfig(
   tools.push(...(options.tools ?? []));
   if (loaded.workspace !== undefined) tools.push(...createWorkspaceTools({ root: loaded.workspace }));
   if (loaded.shell?.enabled === true && loaded.workspace !== undefined) {
-    tools.push(
-      createShellTool({
-        workspace: loaded.workspace,
-        ...(loaded.shell.timeoutMs === undefined ? {} : { timeoutMs: loaded.shell.timeoutMs }),
-      }),
-    );
+    const { enabled: _enabled, ...shell } = loaded.shell;
+    tools.push(createShellTool({ workspace: loaded.workspace, ...shell }));
   }
   if (loaded.http?.enabled === true) tools.push(createHttpFetchTool({ allowHosts: loaded.http.allowHosts ?? [] }));
   // The session registers `results.read` for its spill store itself, this one or its default.
