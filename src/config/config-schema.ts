@@ -152,6 +152,11 @@ export const CONFIG_SCHEMA = {
       properties: {
         enabled: { type: "boolean" },
         allowHosts: { type: "array", items: { type: "string", minLength: 1 } },
+        allowPrivateAddresses: {
+          type: "boolean",
+          description:
+            "Let a granted host name resolve to a loopback or private address. Default false (ADDRESS_NOT_ALLOWED).",
+        },
       },
       additionalProperties: false,
     },

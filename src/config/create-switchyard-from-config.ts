@@ -60,7 +60,16 @@ export async function createSwitchyardFromConfig(
     const { enabled: _enabled, ...shell } = loaded.shell;
     tools.push(createShellTool({ workspace: loaded.workspace, ...shell }));
   }
-  if (loaded.http?.enabled === true) tools.push(createHttpFetchTool({ allowHosts: loaded.http.allowHosts ?? [] }));
+  if (loaded.http?.enabled === true) {
+    tools.push(
+      createHttpFetchTool({
+        allowHosts: loaded.http.allowHosts ?? [],
+        ...(loaded.http.allowPrivateAddresses === undefined
+          ? {}
+          : { allowPrivateAddresses: loaded.http.allowPrivateAddresses }),
+      }),
+    );
+  }
   // The session registers `results.read` for its spill store itself, this one or its default.
   const spill = loaded.spill === undefined ? undefined : new SpillStore(loaded.spill);
 

@@ -60,7 +60,11 @@ export interface SwitchyardConfig {
     readonly readOnlyPaths?: readonly string[];
     readonly limits?: ShellLimits;
   };
-  readonly http?: { readonly enabled?: boolean; readonly allowHosts?: readonly string[] };
+  readonly http?: {
+    readonly enabled?: boolean;
+    readonly allowHosts?: readonly string[];
+    readonly allowPrivateAddresses?: boolean;
+  };
   readonly spill?: string;
   readonly typeCheck?: TypeCheckMode;
   readonly discovery?: { readonly defer?: "auto" | boolean; readonly alwaysLoaded?: readonly string[] };
