@@ -100,6 +100,23 @@ export const CONFIG_SCHEMA = {
       minLength: 1,
       description: "Folder the built-in workspace tools are confined to; enables them.",
     },
+    workspaceQuota: {
+      type: "object",
+      description: "What one program run may write through the workspace tools in all.",
+      properties: {
+        maxWriteBytesPerRun: {
+          type: "integer",
+          minimum: 1,
+          description: "Bytes per program run. Default 104857600 (100 MB).",
+        },
+        maxFilesWrittenPerRun: {
+          type: "integer",
+          minimum: 1,
+          description: "Distinct files per program run. Default 1000.",
+        },
+      },
+      additionalProperties: false,
+    },
     shell: {
       type: "object",
       description:

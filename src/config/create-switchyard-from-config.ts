@@ -55,7 +55,9 @@ export async function createSwitchyardFromConfig(
   const tools: ToolDefinition[] = [];
   for (const module of loaded.tools ?? []) tools.push(...(await loadToolModule(module, loaded.baseDir)));
   tools.push(...(options.tools ?? []));
-  if (loaded.workspace !== undefined) tools.push(...createWorkspaceTools({ root: loaded.workspace }));
+  if (loaded.workspace !== undefined) {
+    tools.push(...createWorkspaceTools({ root: loaded.workspace, ...loaded.workspaceQuota }));
+  }
   if (loaded.shell?.enabled === true && loaded.workspace !== undefined) {
     const { enabled: _enabled, ...shell } = loaded.shell;
     tools.push(createShellTool({ workspace: loaded.workspace, ...shell }));

@@ -52,6 +52,7 @@ export interface SwitchyardConfig {
     }[];
   };
   readonly workspace?: string;
+  readonly workspaceQuota?: { readonly maxWriteBytesPerRun?: number; readonly maxFilesWrittenPerRun?: number };
   readonly shell?: {
     readonly enabled?: boolean;
     readonly timeoutMs?: number;

@@ -81,7 +81,8 @@ describe("createSwitchyardFromConfig", () => {
         shell: { enabled: true, network: "none", readOnlyPaths: ["toolchain"], limits: { maxProcesses: 77 } },
         permissions: { default: "allow" },
       },
-      { baseDir: folder },
+      // Reading /proc/self/limits is rated write by the classifier, so it asks.
+      { baseDir: folder, approve: () => true },
     );
     try {
       const outcome = await session.yard.callTool("shell.run", {
@@ -90,6 +91,24 @@ describe("createSwitchyardFromConfig", () => {
       expect(outcome.status).toBe("ok");
       const value = (outcome as { value: { stdout: string } }).value;
       expect(value.stdout).toMatch(/^toolchain 1\.0\nMax processes +77\n\/tmp\n$/);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("passes the workspace write quota to the workspace tools", async () => {
+    const folder = join(temp.path, "quota");
+    mkdirSync(join(folder, "work"), { recursive: true });
+    const session = await createSwitchyardFromConfig(
+      { workspace: "work", workspaceQuota: { maxFilesWrittenPerRun: 1 }, permissions: { default: "allow" } },
+      { baseDir: folder },
+    );
+    try {
+      const result = await session.yard.run(
+        `const write = (path: string) => tools.workspace.writeFile({ path, content: "x" }).then(() => "ok", (error) => error.code);
+         return [await write("a.txt"), await write("b.txt")];`,
+      );
+      expect(result.output).toEqual(["ok", "WRITE_QUOTA_EXCEEDED"]);
     } finally {
       await session.close();
     }
