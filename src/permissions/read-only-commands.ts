@@ -108,14 +108,15 @@ function join(...specs: readonly OptionSpec[]): OptionSpec {
 
 /**
  * Whether a word may be an option once the shell has expanded it: a literal `-x`, or a word
- * whose value is known only at run time and does not start with a literal character
- * (`"$x"`, `*`, `{-O,x}`: a file named `--pre=sh` matches `*`). `$!`, `$$`, `$?` and `$#` are numbers.
+ * whose value is known only at run time and does not start with a literal character that
+ * cannot become `-` (`"$x"`, `*`, `{-O,x}`, `$'\x2d…'`: a file named `--pre=sh` matches `*`).
+ * `$!`, `$$`, `$?` and `$#` are numbers.
  */
 function optionKind(word: Word): "operand" | "option" | "unknown" {
   const text = word.text;
   if (text.startsWith("-") && text !== "-") return word.dynamic || word.glob ? "unknown" : "option";
   if (/^\$[!$?#]$/.test(text)) return "operand";
-  if ((word.dynamic || word.glob) && "$`*?[{".includes(text.charAt(0))) return "unknown";
+  if ((word.dynamic || word.glob) && !/^[A-Za-z0-9_./~+:,@%=]/.test(text)) return "unknown";
   return "operand";
 }
 
@@ -761,8 +762,13 @@ function checkCd(call: ParsedCall): string | undefined {
   if (target === undefined) return undefined;
   if (target.dynamic || target.glob) return `${call.name} to a folder computed at run time`;
   if (target.text === "-") return `${call.name} - goes back to a folder not known here`;
-  if (target.text.startsWith("/") && posix.normalize(target.text) === "/") {
+  const normalized = posix.normalize(target.text);
+  if (target.text.startsWith("/") && normalized === "/") {
     return `${call.name} / makes relative paths reach the whole file system, /proc included`;
+  }
+  // /dev/fd/.. is /proc/self: relative paths from there read a process's secrets.
+  if (/^\/(?:dev|proc|sys)(?:\/|$)/.test(normalized) || target.text.includes("/dev/")) {
+    return `${call.name} into ${clip(target.text)} makes relative paths reach process information`;
   }
   return undefined;
 }
