@@ -50,6 +50,7 @@ export interface SandboxPolicy {
   readonly env: Readonly<Record<string, string>>;
 }
 
+/** The limits a command gets when ShellToolOptions.limits leaves one out. */
 export const DEFAULT_SHELL_LIMITS: Required<ShellLimits> = {
   cpuSeconds: 30,
   maxFileBytes: 64 * 1024 * 1024,

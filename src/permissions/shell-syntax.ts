@@ -40,18 +40,22 @@ export interface Word {
   readonly substitutions: readonly Script[];
 }
 
+/** The control operators that end a command. */
 export type OperatorText = "|" | "|&" | "&&" | "||" | ";" | "&" | ";;" | ")";
 
+/** A control operator between commands. */
 export interface Operator {
   readonly kind: "operator";
   readonly operator: OperatorText;
 }
 
+/** A heredoc body and the command substitutions the shell would expand in it. */
 export interface Heredoc {
   readonly body: string;
   readonly substitutions: readonly Script[];
 }
 
+/** A redirection: operator, file descriptor, target word and, for `<<`, its heredoc. */
 export interface Redirect {
   readonly kind: "redirect";
   readonly operator: string;
@@ -61,12 +65,15 @@ export interface Redirect {
   heredoc: Heredoc | undefined;
 }
 
+/** A subshell `( … )`: its tokens. */
 export interface Group {
   readonly kind: "group";
   readonly tokens: Script;
 }
 
+/** One token of a command line. */
 export type Token = Word | Operator | Redirect | Group;
+/** The tokens of a command line or of a nested script (substitution, subshell). */
 export type Script = readonly Token[];
 
 interface ParseState {
