@@ -29,6 +29,7 @@ export type CallErrorCode =
   | "SOURCE_UNAVAILABLE"
   | "PATH_OUTSIDE_WORKSPACE"
   | "PATTERN_INVALID"
+  | "WRITE_QUOTA_EXCEEDED"
   | "RUN_FINISHED";
 
 /** A code chosen by a tool author through `ToolError` (SCREAMING_SNAKE by convention). */

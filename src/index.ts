@@ -53,7 +53,13 @@ export {
 // Built-in tools (off unless added).
 export { createWorkspaceTools, type WorkspaceToolsOptions } from "./builtins/workspace-tools.js";
 export { resolveInWorkspace } from "./builtins/workspace-path.js";
-export { createShellTool, shellPermissionRules, type ShellToolOptions } from "./builtins/shell-tool.js";
+export {
+  createShellTool,
+  type ShellLimits,
+  type ShellNetwork,
+  shellPermissionRules,
+  type ShellToolOptions,
+} from "./builtins/shell-tool.js";
 export { createHttpFetchTool, type HttpFetchToolOptions } from "./builtins/http-fetch-tool.js";
 
 // Configuration file.

@@ -1,26 +1,69 @@
-// The built-in `shell.run` tool: runs one command line with /bin/sh in the workspace folder,
-// with a scrubbed environment, a timeout that kills the whole process group, and capped
-// output. Permission comes from `shellPermissionRules` (read: allow, write: ask, destructive:
-// deny); the tool refuses destructive commands itself as well, in case the rules are missing.
-// It is not a sandbox: a command can still reach anything the host user can (see createShellTool).
+// The built-in `shell.run` tool: runs one command line with /bin/sh in an OS sandbox
+// (bubblewrap, see shell-sandbox.ts): the system read-only, the workspace the only writable
+// folder, a private /tmp, no network unless granted, a fixed environment and resource limits.
+// Permission comes from `shellPermissionRules` (read: allow, write: ask, destructive: deny) and
+// the tool refuses destructive commands itself as well; the classifier is not the only wall.
+// Where no sandbox can be made, the tool refuses to be created unless `unsandboxed: true`.
 
 import { spawn } from "node:child_process";
+import { realpathSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { isAbsolute, join } from "node:path";
 import { SwitchyardError, ToolError } from "../errors.js";
 import { classifyCommand, type CommandClassification } from "../permissions/command-classifier.js";
 import type { PermissionRule } from "../permissions/permission-gate.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
 import { DRAFT_2020_12, existingFolderOption, positiveIntegerOption } from "./builtin-support.js";
+import {
+  DEFAULT_SHELL_LIMITS,
+  detectShellSandbox,
+  findPrlimit,
+  limitedCommand,
+  SANDBOX_HOME,
+  type SandboxPolicy,
+  type ShellLimits,
+  type ShellNetwork,
+  type ShellSandbox,
+  sandboxedCommand,
+} from "./shell-sandbox.js";
+
+export type { ShellLimits, ShellNetwork } from "./shell-sandbox.js";
 
 /** Options of `createShellTool`. */
 export interface ShellToolOptions {
-  /** The folder commands run in (and their HOME). It must exist. */
+  /** The folder commands run in; the only folder they may write. It must exist and not be `/`. */
   readonly workspace: string;
-  /** Wall-clock limit per command in ms; the process group is killed when it runs out. Default 30 000. */
+  /** Wall-clock limit per command in ms; the sandbox (or process group) is killed when it runs out. Default 30 000. */
   readonly timeoutMs?: number;
   /** Most bytes kept of stdout and of stderr each; the middle is cut with a marker. Default 65 536. */
   readonly maxOutputBytes?: number;
-  /** Extra environment variables, added to (and overriding) PATH, HOME and LANG. */
+  /**
+   * Extra environment variables. Nothing of the host's environment reaches a command: it gets
+   * PATH (the standard system folders), HOME (a private folder, never the workspace), LANG
+   * (C.UTF-8), TMPDIR, GIT_CONFIG_NOSYSTEM=1 and GIT_CONFIG_GLOBAL=/dev/null, plus these.
+   * PATH and LANG may be overridden; HOME, TMPDIR and GIT_CONFIG* may not (OPTION_INVALID).
+   */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * `"none"` (default): commands run in an empty network namespace (not even the host's
+   * loopback). `"host"`: they share the host's network. bwrap alone cannot allow single
+   * hosts; use the `http.fetch` tool with `allowHosts` for that.
+   */
+  readonly network?: ShellNetwork;
+  /** Per-command resource limits; see ShellLimits for the defaults and what the kernel enforces. */
+  readonly limits?: ShellLimits;
+  /** Host folders or files (absolute, existing) made visible read-only, e.g. a toolchain under /opt. */
+  readonly readOnlyPaths?: readonly string[];
+  /**
+   * Runs commands WITHOUT an OS sandbox: they can read and write whatever the host user can,
+   * reach the network, and see the host's processes. Only the environment is scrubbed, HOME
+   * is a fresh empty folder, and the limits apply where prlimit exists. Without this flag,
+   * createShellTool throws SANDBOX_UNAVAILABLE where bubblewrap cannot run (macOS, Windows,
+   * Linux without bubblewrap or user namespaces). `network` and `readOnlyPaths` cannot be
+   * combined with it (OPTION_INVALID): there is nothing to enforce them with. Default false.
+   */
+  readonly unsandboxed?: boolean;
 }
 
 export interface ShellRunInput {
@@ -28,9 +71,13 @@ export interface ShellRunInput {
 }
 
 export interface ShellRunResult {
-  /** The exit code; null when the shell was killed by a signal. */
+  /**
+   * The exit code; null when the command was killed by a signal from outside (a timeout).
+   * Inside the sandbox a command killed by a signal (say SIGXCPU at the CPU limit) reports
+   * 128 + the signal number, as a shell does.
+   */
   exitCode: number | null;
-  /** The signal that ended the shell (e.g. SIGKILL after a timeout); null after a normal exit. */
+  /** The signal that ended the command (e.g. SIGKILL after a timeout); null after a normal exit. */
   signal: string | null;
   stdout: string;
   stderr: string;
@@ -49,34 +96,75 @@ const MAX_COMMAND_LENGTH = 65_536;
 const DRAIN_AFTER_EXIT_MS = 1_000;
 // The pipeline's own timeout sits this far behind the tool's, so the tool reports timedOut itself.
 const PIPELINE_GRACE_MS = 2_000;
-const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
+const FIXED_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+const OWNER = "createShellTool";
 
 /**
- * Creates `shell.run`: `/bin/sh -c <command>` with cwd = the workspace (real path), stdin
- * closed, and an environment of only PATH (the host's), HOME (= the workspace), LANG (the
- * host's or C.UTF-8) plus `options.env`. After `timeoutMs` (default 30 s), or when the call is
- * aborted, the command's whole process group gets SIGKILL; background processes left when the
- * shell exits are killed too. stdout and stderr are each capped at `maxOutputBytes`
- * (default 64 KB), keeping the first and last halves around a truncation marker. A non-zero
- * exit is a result, not an error. Effect `write`, so calls run one at a time.
- * Destructive commands (by `classifyCommand`) are refused with `PERMISSION_DENIED` before
- * anything runs; `SHELL_UNAVAILABLE` when the shell cannot start.
- * Limits: this confines the working directory and environment, not the file system or the
- * network: pair it with `shellPermissionRules()` and an approver, and run the host as a user
- * with no more rights than the agent should have. A process that leaves the process group
- * (setsid) escapes the kill.
- * Throws SwitchyardError `OPTION_INVALID` for a missing workspace or a bad limit.
+ * Creates `shell.run`: `/bin/sh -c <command>` in a bubblewrap sandbox (see ShellToolOptions
+ * and README "The shell sandbox"): the workspace (real path) is the working folder and the
+ * only writable one, the system is read-only, /tmp is private, the network is off unless
+ * `network: "host"`, other processes are invisible, the environment is fixed, and CPU time,
+ * file size and process count are limited. stdin is empty. After `timeoutMs` (default 30 s),
+ * or when the call is aborted, the sandbox is killed with everything in it. stdout and stderr
+ * are each capped at `maxOutputBytes` (default 64 KB), keeping the first and last halves
+ * around a truncation marker. A non-zero exit is a result, not an error. Effect `write`, so
+ * calls run one at a time. Destructive commands (by `classifyCommand`) are refused with
+ * `PERMISSION_DENIED` before anything runs; `SHELL_UNAVAILABLE` when the shell cannot start.
+ * Throws SwitchyardError `SANDBOX_UNAVAILABLE` where no sandbox can be made (with the reason
+ * and what to install) unless `unsandboxed: true`; `OPTION_INVALID` for a missing workspace,
+ * a bad limit, a refused environment variable or a bad read-only path.
  */
 export function createShellTool(options: ShellToolOptions): ToolDefinition<ShellRunInput, ShellRunResult> {
-  const workspace = existingFolderOption(options.workspace, "createShellTool", "workspace");
-  const timeoutMs = positiveIntegerOption(options.timeoutMs, DEFAULT_TIMEOUT_MS, "createShellTool", "timeoutMs");
+  const workspace = existingFolderOption(options.workspace, OWNER, "workspace");
+  if (workspace === "/") {
+    throw new SwitchyardError("OPTION_INVALID", `${OWNER}: workspace "/" would make the whole file system writable.`);
+  }
+  const timeoutMs = positiveIntegerOption(options.timeoutMs, DEFAULT_TIMEOUT_MS, OWNER, "timeoutMs");
   const maxOutputBytes = positiveIntegerOption(
     options.maxOutputBytes,
     DEFAULT_MAX_OUTPUT_BYTES,
-    "createShellTool",
+    OWNER,
     "maxOutputBytes",
   );
+  const limits = checkLimits(options.limits);
   const extraEnv = checkEnv(options.env);
+  const unsandboxed = options.unsandboxed === true;
+  if (unsandboxed && (options.network !== undefined || options.readOnlyPaths !== undefined)) {
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      `${OWNER}: network and readOnlyPaths need the sandbox; with unsandboxed: true commands reach the whole network and file system.`,
+    );
+  }
+  const network = checkNetwork(options.network);
+  const readOnlyPaths = (options.readOnlyPaths ?? []).map((path, index) =>
+    existingPathOption(path, `readOnlyPaths[${index}]`),
+  );
+  let sandbox: ShellSandbox | undefined;
+  if (!unsandboxed) {
+    const found = detectShellSandbox(network);
+    if ("unavailable" in found) {
+      throw new SwitchyardError(
+        "SANDBOX_UNAVAILABLE",
+        `${OWNER}: ${found.unavailable}. Commands are never run without a sandbox unless you pass unsandboxed: true (they can then reach everything the host user can).`,
+      );
+    }
+    sandbox = found;
+  }
+  const prlimitPath = findPrlimit();
+  const baseEnv = (home: string): Record<string, string> => ({
+    PATH: FIXED_PATH,
+    LANG: "C.UTF-8",
+    ...extraEnv,
+    HOME: home,
+    TMPDIR: sandbox === undefined ? tmpdir() : "/tmp",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+  });
+  const isolation =
+    sandbox === undefined
+      ? "It runs WITHOUT a sandbox: it can reach everything the host user can."
+      : `It runs in a sandbox: only the workspace (${workspace}) is writable, /tmp is private and empty, the rest of the system is read-only, ` +
+        `${network === "none" ? "there is no network, " : ""}other processes are invisible, and each process gets ${limits.cpuSeconds} s of CPU and files up to ${limits.maxFileBytes} bytes.`;
 
   return defineTool<ShellRunInput, ShellRunResult>({
     name: SHELL_TOOL_NAME,
@@ -85,7 +173,7 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
       `Read-only commands (ls, cat, grep, git status …) run directly; commands that change files or the system need approval; ` +
       `destructive ones (rm -r, force pushes, writes outside the workspace …) are refused with PERMISSION_DENIED. ` +
       `Each command times out after ${timeoutMs} ms (timedOut: true); stdout and stderr are each cut to ${maxOutputBytes} bytes (truncated: true). ` +
-      `The environment holds only PATH, HOME (the workspace) and LANG; stdin is empty. A non-zero exitCode is a result, not an error.`,
+      `${isolation} The environment holds only PATH, HOME, LANG and TMPDIR; stdin is empty. A non-zero exitCode is a result, not an error.`,
     source: "builtin",
     effect: "write",
     timeoutMs: timeoutMs + PIPELINE_GRACE_MS,
@@ -146,13 +234,35 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
           },
         );
       }
-      const env: Record<string, string> = {
-        PATH: process.env["PATH"] ?? DEFAULT_PATH,
-        HOME: workspace,
-        LANG: process.env["LANG"] ?? "C.UTF-8",
-        ...extraEnv,
-      };
-      return runShell(input.command, { cwd: workspace, env, timeoutMs, maxOutputBytes, signal: context.signal });
+      if (sandbox !== undefined) {
+        const policy: SandboxPolicy = { workspace, network, limits, readOnlyPaths, env: baseEnv(SANDBOX_HOME) };
+        const { file, args } = sandboxedCommand(sandbox, policy, input.command);
+        return runShell(file, args, {
+          cwd: workspace,
+          env: policy.env,
+          timeoutMs,
+          maxOutputBytes,
+          signal: context.signal,
+        });
+      }
+      // No sandbox: HOME is still never the workspace, but a fresh empty folder per call.
+      const home = await mkdtemp(join(tmpdir(), "switchyard-shell-home-"));
+      try {
+        const argv =
+          prlimitPath === undefined
+            ? ["/bin/sh", "-c", input.command]
+            : limitedCommand(prlimitPath, limits, input.command);
+        const [file = "/bin/sh", ...args] = argv;
+        return await runShell(file, args, {
+          cwd: workspace,
+          env: baseEnv(home),
+          timeoutMs,
+          maxOutputBytes,
+          signal: context.signal,
+        });
+      } finally {
+        await rm(home, { recursive: true, force: true });
+      }
     },
   });
 }
@@ -206,16 +316,17 @@ interface RunShellOptions {
   readonly signal: AbortSignal;
 }
 
-function runShell(command: string, options: RunShellOptions): Promise<ShellRunResult> {
+function runShell(file: string, args: readonly string[], options: RunShellOptions): Promise<ShellRunResult> {
   return new Promise<ShellRunResult>((resolve, reject) => {
     if (options.signal.aborted) {
       reject(new ToolError("The command was cancelled before it started.", { code: "CANCELLED" }));
       return;
     }
-    const child = spawn("/bin/sh", ["-c", command], {
+    const child = spawn(file, args, {
       cwd: options.cwd,
       env: options.env,
-      // Its own process group, so a timeout kills the shell and everything it started.
+      // Its own process group, so a timeout kills the shell (or bwrap, whose PID namespace then
+      // dies with everything in it) and everything it started.
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
       windowsHide: true,
@@ -327,16 +438,59 @@ class CappedOutput {
   }
 }
 
+const FIXED_VARIABLES = new Set(["HOME", "TMPDIR", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"]);
+
 function checkEnv(env: Readonly<Record<string, string>> | undefined): Record<string, string> {
   const checked: Record<string, string> = {};
   for (const [name, value] of Object.entries(env ?? {})) {
     if (typeof value !== "string" || name === "" || name.includes("=") || name.includes("\0") || value.includes("\0")) {
       throw new SwitchyardError(
         "OPTION_INVALID",
-        `createShellTool: env ${JSON.stringify(name)} must be a string without NUL bytes, named without "=".`,
+        `${OWNER}: env ${JSON.stringify(name)} must be a string without NUL bytes, named without "=".`,
+      );
+    }
+    // GIT_CONFIG_COUNT/KEY_n/VALUE_n and GIT_CONFIG_PARAMETERS set git options that run programs.
+    if (FIXED_VARIABLES.has(name) || name.startsWith("GIT_CONFIG")) {
+      throw new SwitchyardError(
+        "OPTION_INVALID",
+        `${OWNER}: env ${name} is fixed by the shell tool (HOME, TMPDIR and git's configuration cannot be chosen).`,
       );
     }
     checked[name] = value;
   }
   return checked;
+}
+
+function checkNetwork(network: ShellNetwork | undefined): ShellNetwork {
+  if (network === undefined || network === "none" || network === "host") return network ?? "none";
+  throw new SwitchyardError(
+    "OPTION_INVALID",
+    `${OWNER}: network must be "none" or "host", got ${JSON.stringify(network)}.`,
+  );
+}
+
+function checkLimits(limits: ShellLimits | undefined): Required<ShellLimits> {
+  const given = limits ?? {};
+  const limit = (name: keyof ShellLimits): number =>
+    positiveIntegerOption(given[name], DEFAULT_SHELL_LIMITS[name], OWNER, `limits.${name}`);
+  return {
+    cpuSeconds: limit("cpuSeconds"),
+    maxFileBytes: limit("maxFileBytes"),
+    maxProcesses: limit("maxProcesses"),
+    maxTmpBytes: limit("maxTmpBytes"),
+  };
+}
+
+function existingPathOption(path: string, name: string): string {
+  if (typeof path === "string" && isAbsolute(path)) {
+    try {
+      return realpathSync(path);
+    } catch {
+      // Reported below.
+    }
+  }
+  throw new SwitchyardError(
+    "OPTION_INVALID",
+    `${OWNER}: ${name} ${JSON.stringify(path)} is not an existing absolute path.`,
+  );
 }

@@ -14,6 +14,9 @@
 //   path is resolved again and must still name the same device and inode. File contents are
 //   read and written only through such verified handles, and writers truncate only after
 //   the check, so an escaped open is closed before a byte moves.
+// Hard links: a file with more than one link may be the same file as one outside the
+// workspace (`ln /outside/secret ws/x`), which no path check can see; `openInWorkspace`
+// refuses regular files with a link count above one, on the open handle.
 // Left open: a swapped folder between check and open can still make an O_CREAT open create
 // an empty file outside (it is then refused, not written); `mkdir -p` and directory listings
 // are check-then-use (a racing swap can create empty folders outside or reveal names and
@@ -148,7 +151,8 @@ function relativeToWorkspace(realRoot: string, realPath: string): string {
 /**
  * Opens a path `resolveWorkspacePath` returned with O_NOFOLLOW and O_NONBLOCK added to
  * `flags`, then verifies the open file is still inside the workspace (see the module
- * comment); on failure the handle is closed and ToolError `PATH_OUTSIDE_WORKSPACE` thrown.
+ * comment) and, for a regular file, that it has exactly one hard link; on failure the handle
+ * is closed (before a byte is read or written) and ToolError `PATH_OUTSIDE_WORKSPACE` thrown.
  * File-system errors become ToolErrors named after `displayPath` (`NOT_FOUND`, `NOT_A_FILE`…).
  */
 export async function openInWorkspace(
@@ -166,6 +170,13 @@ export async function openInWorkspace(
   try {
     if (!(await openedInside(handle, target))) {
       throw outside(displayPath, "the path changed while it was being opened");
+    }
+    const stats = await handle.stat();
+    if (stats.isFile() && stats.nlink > 1) {
+      throw new ToolError(
+        `"${display(displayPath)}" has ${stats.nlink} hard links; another link to the same file may lie outside the workspace, so it is neither read nor written.`,
+        { code: "PATH_OUTSIDE_WORKSPACE", details: { hardLinks: stats.nlink } },
+      );
     }
   } catch (error) {
     await handle.close().catch(() => {});

@@ -1,7 +1,8 @@
 // The built-in `workspace` tools: read, write, list, search and stat files inside one
 // workspace folder. Every path is confined by real path (workspace-path.ts) and every file
-// content moves through a verified handle; sizes are capped per call. Results name paths
-// relative to the workspace only: the host's absolute root never reaches the model.
+// content moves through a verified handle; sizes are capped per call, and the bytes and files
+// one program run may write are capped too. Results name paths relative to the workspace
+// only: the host's absolute root never reaches the model.
 
 import { constants, type Dirent } from "node:fs";
 import { lstat, mkdir, readdir, realpath, stat, type FileHandle } from "node:fs/promises";
@@ -38,6 +39,15 @@ export interface WorkspaceToolsOptions {
   readonly maxListEntries?: number;
   /** Most results one `search` returns (its `maxResults` may ask for fewer). Default 200. */
   readonly maxSearchResults?: number;
+  /**
+   * Most bytes `writeFile` may write in one program run, over all its calls (keyed by the
+   * call's programId; an overwrite counts all its bytes, not the growth). Past it a call fails
+   * with `WRITE_QUOTA_EXCEEDED` and writes nothing. A direct call, outside any program, is
+   * checked on its own: a model turn is the unit a person sees. Default 100 MB (100 × 2^20).
+   */
+  readonly maxWriteBytesPerRun?: number;
+  /** Most distinct files `writeFile` may write in one program run; see maxWriteBytesPerRun. Default 1000. */
+  readonly maxFilesWrittenPerRun?: number;
 }
 
 export interface ReadFileInput {
@@ -131,6 +141,11 @@ const DEFAULT_MAX_READ_BYTES = 1024 * 1024;
 const DEFAULT_MAX_WRITE_BYTES = 1024 * 1024;
 const DEFAULT_MAX_LIST_ENTRIES = 1000;
 const DEFAULT_MAX_SEARCH_RESULTS = 200;
+const DEFAULT_MAX_WRITE_BYTES_PER_RUN = 100 * 1024 * 1024;
+const DEFAULT_MAX_FILES_WRITTEN_PER_RUN = 1000;
+// Runs whose usage is remembered; the oldest is forgotten past this (a run that long-lived
+// would get a fresh quota, a bounded leak rather than an unbounded map).
+const MAX_TRACKED_RUNS = 1000;
 const DEFAULT_LIST_DEPTH = 20;
 const MAX_DEPTH = 64;
 const MAX_PATH_LENGTH = 4096;
@@ -165,6 +180,9 @@ const ENTRY_TYPE = {
  * `read`, `writeFile` has `write`. Lock keys are `file:<absolute lexical path>`, so two calls
  * naming one file the same way are ordered by the scheduler (writes one at a time, never
  * during a read); confinement is checked separately, by real path, on every call.
+ * `writeFile` counts bytes and files per program run against `maxWriteBytesPerRun` and
+ * `maxFilesWrittenPerRun` (`WRITE_QUOTA_EXCEEDED`). Files with more than one hard link are
+ * neither read nor written (`PATH_OUTSIDE_WORKSPACE`).
  * Throws SwitchyardError `OPTION_INVALID` when the root is not an existing folder or a limit
  * is not a positive integer.
  */
@@ -183,6 +201,15 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
     DEFAULT_MAX_SEARCH_RESULTS,
     OWNER,
     "maxSearchResults",
+  );
+  const quota = new WriteQuota(
+    positiveIntegerOption(options.maxWriteBytesPerRun, DEFAULT_MAX_WRITE_BYTES_PER_RUN, OWNER, "maxWriteBytesPerRun"),
+    positiveIntegerOption(
+      options.maxFilesWrittenPerRun,
+      DEFAULT_MAX_FILES_WRITTEN_PER_RUN,
+      OWNER,
+      "maxFilesWrittenPerRun",
+    ),
   );
   const fileKey = (path: string | undefined): string[] => [`file:${lexicalWorkspacePath(root.path, path ?? ".")}`];
 
@@ -283,6 +310,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       `Write text or base64-encoded bytes to a file in the workspace. Paths are relative to the workspace root. ` +
       `mode "overwrite" (default) replaces the file or creates it, "append" adds to its end or creates it, "create" fails with ALREADY_EXISTS if it exists. ` +
       `A missing parent folder fails with NOT_FOUND unless createDirectories is true. At most ${maxWriteBytes} bytes per call; write larger files in parts with mode "append". ` +
+      `One program run may write at most ${quota.maxBytes} bytes to at most ${quota.maxFiles} files in all (WRITE_QUOTA_EXCEEDED). ` +
       `Calls writing one path run one at a time, in call order.`,
     source: "builtin",
     effect: "write",
@@ -335,7 +363,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       { path: "notes/summary.md", content: "# Summary\n", createDirectories: true },
       { path: "log.txt", content: "step 3 done\n", mode: "append" },
     ],
-    execute: async (input) => {
+    execute: async (input, context) => {
       const bytes = encodeContent(input.content, input.encoding ?? "utf8");
       if (bytes.length > maxWriteBytes) {
         throw new ToolError(
@@ -345,6 +373,10 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       }
       let target = await resolveWorkspacePath(root, input.path, { mustExist: false });
       if (target.relativePath === ".") throw notAFile(input.path, true);
+      // Charged before any folder is made or file opened, synchronously after the last await,
+      // so parallel writes of one run cannot all pass the check. A write that then fails is
+      // not refunded.
+      quota.charge(context.programId, target.realPath, bytes.length, input.path);
       if (input.createDirectories === true && !target.exists) {
         try {
           await mkdir(dirname(target.realPath), { recursive: true });
@@ -854,6 +886,52 @@ function previewOf(line: string, column: number): string {
   const start = Math.max(0, Math.min(column - 60, line.length - PREVIEW_CHARS));
   const body = line.slice(start, start + PREVIEW_CHARS);
   return `${start > 0 ? "…" : ""}${body}${start + PREVIEW_CHARS < line.length ? "…" : ""}`;
+}
+
+/** Bytes and distinct files written per program run; see WorkspaceToolsOptions.maxWriteBytesPerRun. */
+class WriteQuota {
+  readonly #runs = new Map<string, { bytes: number; files: Set<string> }>();
+
+  constructor(
+    readonly maxBytes: number,
+    readonly maxFiles: number,
+  ) {}
+
+  /** Adds a write to its run's usage, or throws ToolError WRITE_QUOTA_EXCEEDED and adds nothing. */
+  charge(programId: string | undefined, realPath: string, bytes: number, displayPath: string): void {
+    const usage =
+      programId === undefined
+        ? { bytes: 0, files: new Set<string>() }
+        : (this.#runs.get(programId) ?? this.#track(programId));
+    const newFile = !usage.files.has(realPath);
+    if (usage.bytes + bytes > this.maxBytes || (newFile && usage.files.size + 1 > this.maxFiles)) {
+      throw new ToolError(
+        `Writing ${bytes} bytes to "${display(displayPath)}" would pass this run's write quota: it has written ${usage.bytes} bytes ` +
+          `to ${usage.files.size} files, and a program run may write at most ${this.maxBytes} bytes to ${this.maxFiles} files. Nothing was written.`,
+        {
+          code: "WRITE_QUOTA_EXCEEDED",
+          details: {
+            bytesWritten: usage.bytes,
+            filesWritten: usage.files.size,
+            maxBytes: this.maxBytes,
+            maxFiles: this.maxFiles,
+          },
+        },
+      );
+    }
+    usage.bytes += bytes;
+    usage.files.add(realPath);
+  }
+
+  #track(programId: string): { bytes: number; files: Set<string> } {
+    if (this.#runs.size >= MAX_TRACKED_RUNS) {
+      const oldest = this.#runs.keys().next().value;
+      if (oldest !== undefined) this.#runs.delete(oldest);
+    }
+    const usage = { bytes: 0, files: new Set<string>() };
+    this.#runs.set(programId, usage);
+    return usage;
+  }
 }
 
 /** The root as configured (absolute, for lock keys) and its real path, resolved once; see WorkspaceToolsOptions.root. */

@@ -100,9 +100,68 @@ export const CONFIG_SCHEMA = {
       minLength: 1,
       description: "Folder the built-in workspace tools are confined to; enables them.",
     },
+    workspaceQuota: {
+      type: "object",
+      description: "What one program run may write through the workspace tools in all.",
+      properties: {
+        maxWriteBytesPerRun: {
+          type: "integer",
+          minimum: 1,
+          description: "Bytes per program run. Default 104857600 (100 MB).",
+        },
+        maxFilesWrittenPerRun: {
+          type: "integer",
+          minimum: 1,
+          description: "Distinct files per program run. Default 1000.",
+        },
+      },
+      additionalProperties: false,
+    },
     shell: {
       type: "object",
-      properties: { enabled: { type: "boolean" }, timeoutMs: positiveNumber },
+      description:
+        "The shell.run tool (needs workspace). Commands run in a bubblewrap sandbox; without one the session does not start unless unsandboxed is true.",
+      properties: {
+        enabled: { type: "boolean" },
+        timeoutMs: positiveNumber,
+        network: {
+          enum: ["none", "host"],
+          description: 'Network of commands: "none" (default, an empty network namespace) or "host".',
+        },
+        unsandboxed: {
+          type: "boolean",
+          description:
+            "Run commands without an OS sandbox: they can read and write everything the host user can. Default false.",
+        },
+        readOnlyPaths: {
+          type: "array",
+          description: "Extra host folders made visible read-only inside the sandbox, e.g. a toolchain.",
+          items: { type: "string", minLength: 1 },
+        },
+        limits: {
+          type: "object",
+          description: "Per-command resource limits inside the sandbox.",
+          properties: {
+            cpuSeconds: { type: "integer", minimum: 1, description: "CPU seconds per process. Default 30." },
+            maxFileBytes: {
+              type: "integer",
+              minimum: 1,
+              description: "Largest file written, in bytes. Default 64 MiB.",
+            },
+            maxProcesses: {
+              type: "integer",
+              minimum: 1,
+              description: "Most processes at once (not enforced for root). Default 256.",
+            },
+            maxTmpBytes: {
+              type: "integer",
+              minimum: 1,
+              description: "Size of the private /tmp, in bytes. Default 64 MiB.",
+            },
+          },
+          additionalProperties: false,
+        },
+      },
       additionalProperties: false,
     },
     http: {
@@ -110,6 +169,11 @@ export const CONFIG_SCHEMA = {
       properties: {
         enabled: { type: "boolean" },
         allowHosts: { type: "array", items: { type: "string", minLength: 1 } },
+        allowPrivateAddresses: {
+          type: "boolean",
+          description:
+            "Let a granted host name resolve to a loopback or private address. Default false (ADDRESS_NOT_ALLOWED).",
+        },
       },
       additionalProperties: false,
     },

@@ -42,8 +42,10 @@ export interface ConfiguredSwitchyard {
 
 /**
  * Builds the session a config describes. Throws SwitchyardError: `CONFIG_INVALID` for a bad
- * config or tool module, `SOURCE_START_FAILED` when an MCP server does not start (naming each
- * one that failed), `NAMESPACE_CONFLICT` when a server's namespace is taken by a tool.
+ * config or tool module, `SANDBOX_UNAVAILABLE` when the shell is enabled where no sandbox can
+ * be made (and `shell.unsandboxed` is not true), `SOURCE_START_FAILED` when an MCP server does
+ * not start (naming each one that failed), `NAMESPACE_CONFLICT` when a server's namespace is
+ * taken by a tool.
  */
 export async function createSwitchyardFromConfig(
   config: SwitchyardConfig | LoadedConfig,
@@ -53,16 +55,23 @@ export async function createSwitchyardFromConfig(
   const tools: ToolDefinition[] = [];
   for (const module of loaded.tools ?? []) tools.push(...(await loadToolModule(module, loaded.baseDir)));
   tools.push(...(options.tools ?? []));
-  if (loaded.workspace !== undefined) tools.push(...createWorkspaceTools({ root: loaded.workspace }));
+  if (loaded.workspace !== undefined) {
+    tools.push(...createWorkspaceTools({ root: loaded.workspace, ...loaded.workspaceQuota }));
+  }
   if (loaded.shell?.enabled === true && loaded.workspace !== undefined) {
+    const { enabled: _enabled, ...shell } = loaded.shell;
+    tools.push(createShellTool({ workspace: loaded.workspace, ...shell }));
+  }
+  if (loaded.http?.enabled === true) {
     tools.push(
-      createShellTool({
-        workspace: loaded.workspace,
-        ...(loaded.shell.timeoutMs === undefined ? {} : { timeoutMs: loaded.shell.timeoutMs }),
+      createHttpFetchTool({
+        allowHosts: loaded.http.allowHosts ?? [],
+        ...(loaded.http.allowPrivateAddresses === undefined
+          ? {}
+          : { allowPrivateAddresses: loaded.http.allowPrivateAddresses }),
       }),
     );
   }
-  if (loaded.http?.enabled === true) tools.push(createHttpFetchTool({ allowHosts: loaded.http.allowHosts ?? [] }));
   // The session registers `results.read` for its spill store itself, this one or its default.
   const spill = loaded.spill === undefined ? undefined : new SpillStore(loaded.spill);
 

@@ -9,6 +9,7 @@ import type { JsonSchema } from "../contract.js";
 import { SwitchyardError, messageOf } from "../errors.js";
 import type { PermissionDecision } from "../permissions/permission-gate.js";
 import type { McpRestartOptions } from "../sources/mcp/mcp-source.js";
+import type { ShellLimits, ShellNetwork } from "../builtins/shell-sandbox.js";
 import type { RunLimits } from "../sandbox/run-program.js";
 import { compileSchema, formatViolations, type CompiledValidator } from "../schema/schema-validator.js";
 import type { TypeCheckMode } from "../switchyard.js";
@@ -51,8 +52,20 @@ export interface SwitchyardConfig {
     }[];
   };
   readonly workspace?: string;
-  readonly shell?: { readonly enabled?: boolean; readonly timeoutMs?: number };
-  readonly http?: { readonly enabled?: boolean; readonly allowHosts?: readonly string[] };
+  readonly workspaceQuota?: { readonly maxWriteBytesPerRun?: number; readonly maxFilesWrittenPerRun?: number };
+  readonly shell?: {
+    readonly enabled?: boolean;
+    readonly timeoutMs?: number;
+    readonly network?: ShellNetwork;
+    readonly unsandboxed?: boolean;
+    readonly readOnlyPaths?: readonly string[];
+    readonly limits?: ShellLimits;
+  };
+  readonly http?: {
+    readonly enabled?: boolean;
+    readonly allowHosts?: readonly string[];
+    readonly allowPrivateAddresses?: boolean;
+  };
   readonly spill?: string;
   readonly typeCheck?: TypeCheckMode;
   readonly discovery?: { readonly defer?: "auto" | boolean; readonly alwaysLoaded?: readonly string[] };
@@ -136,6 +149,9 @@ export function resolveConfig(
     ...(mcpServers === undefined ? {} : { mcpServers }),
     ...(config.workspace === undefined ? {} : { workspace: at(config.workspace) }),
     ...(config.spill === undefined ? {} : { spill: at(config.spill) }),
+    ...(config.shell?.readOnlyPaths === undefined
+      ? {}
+      : { shell: { ...config.shell, readOnlyPaths: config.shell.readOnlyPaths.map(at) } }),
     configPath: options.configPath,
     baseDir,
   };

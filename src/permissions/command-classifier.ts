@@ -1,9 +1,21 @@
 // Classifies a shell command line as read-only, write or destructive, for the permission
-// checks of shell-like tools. It parses quoting, operators, substitutions and wrappers
-// itself in linear time and bounded depth, never throws, and over-approximates: anything it
-// cannot analyze is at least write. It never runs, expands or resolves anything.
+// checks of shell-like tools. It fails closed by construction: a command is `read` only when it
+// matches a shape in the allow-list of read-only commands (read-only-commands.ts); everything
+// else is at least `write`, and deny rules raise recoverable-looking harm to `destructive`. It
+// parses in linear time and bounded depth, never throws, and never runs or expands anything.
 
 import { posix } from "node:path";
+import { hasReadOnlyShape, isPlainVariableName, readOnlyProblem } from "./read-only-commands.js";
+import {
+  checkDepth,
+  NestingTooDeepError,
+  type OperatorText,
+  parseShell,
+  type Redirect,
+  type Script,
+  type Token,
+  type Word,
+} from "./shell-syntax.js";
 
 /** How much harm a command line can do, from least to most severe. */
 export type CommandRisk = "read" | "write" | "destructive";
@@ -29,8 +41,17 @@ export interface CommandClassification {
 
 /**
  * Classifies a shell command line by what it may do: `read` (only reads or prints), `write`
- * (changes files, the network or the system in ways that are usually recoverable) or
- * `destructive` (irrecoverable loss, root writes, code downloaded and run).
+ * (anything not proven read-only: changes files, the network or the system, or runs code that
+ * is not analyzed) or `destructive` (irrecoverable loss, root writes, code downloaded and run).
+ *
+ * Read means: every command matches the allow-list of read-only shapes (program, permitted
+ * options, checked operands), every assignment is to a plain lower-case variable, every
+ * redirection writes nowhere (or to /dev/null), and no construct evaluates code hidden in a
+ * value. So these are write, though they look harmless: upper-case assignments (`FOO=1 ls`:
+ * PATH, LD_PRELOAD, BASH_ENV, GIT_CONFIG_* and PAGER are upper case), arithmetic over
+ * variables (`(( x ))`, `$((i+1))`, `[[ $x -eq 1 ]]`: bash evaluates a value `a[$(cmd)]` and
+ * runs cmd), `declare`/`let`/`export`/`printf -v`, an option that may appear at run time
+ * (`rg $x`, `cmd *` where a file is named `--pre=sh`), reads under /proc.
  *
  * Decisions where the rules could go either way:
  * - An empty or blank line is `read` with the reason `"empty"`.
@@ -49,9 +70,11 @@ export interface CommandClassification {
  * - Nesting of subshells, substitutions and `sh -c` deeper than 8 is destructive.
  *
  * Limits: relative paths are not resolved (the working directory is unknown), so
- * `../../etc/passwd` counts as an ordinary path; a heredoc body is classified as commands only
- * when fed to a shell (its `$(…)` always); `>` inside `[[ ]]` or an awk program counts as a
- * write. Time is linear in the input length; input longer than 1 MiB is destructive unparsed.
+ * `../../etc/passwd` counts as an ordinary path; `git` reads the repository's own
+ * `.git/config`, which can name programs (core.fsmonitor), so run shell tools in the sandbox
+ * (createShellTool) rather than trusting `read` alone; `>` inside `[[ ]]` or an awk program
+ * counts as a write. Time is linear in the input length; input longer than 1 MiB is
+ * destructive unparsed.
  */
 export function classifyCommand(commandLine: string): CommandClassification {
   if (commandLine.trim() === "") return { risk: "read", reasons: ["empty"], commands: [] };
@@ -78,537 +101,9 @@ export function classifyCommand(commandLine: string): CommandClassification {
   }
 }
 
-const MAX_NESTING_DEPTH = 8;
 const MAX_INPUT_LENGTH = 1_048_576;
-const UNTERMINATED_QUOTE = "unterminated quote: cannot be parsed reliably";
 
 const RISK_ORDER: Readonly<Record<CommandRisk, number>> = { read: 0, write: 1, destructive: 2 };
-
-class NestingTooDeepError extends Error {}
-
-function checkDepth(depth: number): void {
-  if (depth > MAX_NESTING_DEPTH) throw new NestingTooDeepError();
-}
-
-// ---------------------------------------------------------------------------------------
-// Tokens
-
-/** One shell word after quote removal; expansions are kept verbatim and mark it dynamic. */
-interface Word {
-  readonly kind: "word";
-  readonly text: string;
-  readonly quoted: boolean;
-  /** Contains a parameter expansion or a substitution: its value is known only at run time. */
-  readonly dynamic: boolean;
-  /** Contains an unquoted `*`, `?`, `[…]` or a `{…}` brace expansion. */
-  readonly glob: boolean;
-  /** Length of `text` before the first quoted character, to recognise `NAME=value`. */
-  readonly unquotedPrefixLength: number;
-  /** An arithmetic command `(( … ))`: evaluates, runs nothing but its substitutions. */
-  readonly arithmetic: boolean;
-  readonly substitutions: readonly Script[];
-}
-
-type OperatorText = "|" | "|&" | "&&" | "||" | ";" | "&" | ";;" | ")";
-
-interface Operator {
-  readonly kind: "operator";
-  readonly operator: OperatorText;
-}
-
-interface Heredoc {
-  readonly body: string;
-  readonly substitutions: readonly Script[];
-}
-
-interface Redirect {
-  readonly kind: "redirect";
-  readonly operator: string;
-  readonly fd: string;
-  readonly target: Word | undefined;
-  // Filled in when the scanner reaches the end of the line the heredoc starts on.
-  heredoc: Heredoc | undefined;
-}
-
-interface Group {
-  readonly kind: "group";
-  readonly tokens: Script;
-}
-
-type Token = Word | Operator | Redirect | Group;
-type Script = readonly Token[];
-
-interface ParseState {
-  readonly problems: Set<string>;
-}
-
-interface PendingHeredoc {
-  readonly redirect: Redirect;
-  readonly delimiter: string;
-  readonly stripTabs: boolean;
-  readonly expands: boolean;
-  readonly depth: number;
-}
-
-const WORD_BREAK = " \t\r\n;&|()<>";
-const REDIRECT_OPERATORS = ["&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">>", ">|", ">&", "<", ">"];
-
-class WordBuilder {
-  text = "";
-  quoted = false;
-  dynamic = false;
-  glob = false;
-  unquotedPrefixLength = -1;
-  readonly substitutions: Script[] = [];
-  braceOpen = false;
-  bracketOpen = false;
-
-  markQuoted(): void {
-    if (!this.quoted) {
-      this.quoted = true;
-      this.unquotedPrefixLength = this.text.length;
-    }
-  }
-
-  build(arithmetic = false): Word {
-    return {
-      kind: "word",
-      text: this.text,
-      quoted: this.quoted,
-      dynamic: this.dynamic,
-      glob: this.glob,
-      unquotedPrefixLength: this.quoted ? this.unquotedPrefixLength : this.text.length,
-      arithmetic,
-      substitutions: this.substitutions,
-    };
-  }
-}
-
-/**
- * A single left-to-right pass over the input. Nested constructs recurse on the same scanner,
- * so each character is consumed once; only backtick bodies, heredoc bodies and a failed
- * `$((` attempt are scanned again, and those rescans are bounded by the nesting depth.
- */
-class Scanner {
-  private position = 0;
-  private readonly pendingHeredocs: PendingHeredoc[] = [];
-
-  constructor(
-    private readonly input: string,
-    private readonly state: ParseState,
-  ) {}
-
-  parseScript(depth: number, closedByParen: boolean): Token[] {
-    checkDepth(depth);
-    const tokens: Token[] = [];
-    const input = this.input;
-    for (;;) {
-      this.skipBlanks();
-      if (this.position >= input.length) {
-        if (closedByParen) {
-          this.state.problems.add("unterminated subshell or command substitution: cannot be parsed reliably");
-        }
-        return tokens;
-      }
-      const char = input.charAt(this.position);
-      const next = input.charAt(this.position + 1);
-      if (char === "#") {
-        const end = input.indexOf("\n", this.position);
-        this.position = end === -1 ? input.length : end;
-      } else if (char === "\n") {
-        this.position++;
-        tokens.push(operator(";"));
-        this.readHeredocBodies();
-      } else if (char === ")") {
-        this.position++;
-        if (closedByParen) return tokens;
-        tokens.push(operator(")"));
-      } else if (char === "(") {
-        if (next === "(") {
-          const start = this.position;
-          const substitutions = this.tryArithmetic(this.position + 2, depth + 1);
-          if (substitutions !== undefined) {
-            const builder = new WordBuilder();
-            builder.text = input.slice(start, this.position);
-            builder.substitutions.push(...substitutions);
-            tokens.push(builder.build(true));
-            continue;
-          }
-        }
-        this.position++;
-        tokens.push({ kind: "group", tokens: this.parseScript(depth + 1, true) });
-      } else if (char === ";") {
-        if (next === ";" || next === "&") {
-          this.position += 2;
-          if (input.charAt(this.position) === "&") this.position++;
-          tokens.push(operator(";;"));
-        } else {
-          this.position++;
-          tokens.push(operator(";"));
-        }
-      } else if (char === "&") {
-        if (next === "&") {
-          this.position += 2;
-          tokens.push(operator("&&"));
-        } else if (next === ">") {
-          tokens.push(this.parseRedirect("", depth));
-        } else {
-          this.position++;
-          tokens.push(operator("&"));
-        }
-      } else if (char === "|") {
-        if (next === "|" || next === "&") {
-          this.position += 2;
-          tokens.push(operator(next === "|" ? "||" : "|&"));
-        } else {
-          this.position++;
-          tokens.push(operator("|"));
-        }
-      } else if ((char === "<" || char === ">") && next !== "(") {
-        tokens.push(this.parseRedirect("", depth));
-      } else {
-        const word = this.parseWord(depth);
-        const after = input.charAt(this.position);
-        const isFd = /^[0-9]+$/.test(word.text) && !word.quoted;
-        if (isFd && (after === "<" || after === ">") && input.charAt(this.position + 1) !== "(") {
-          tokens.push(this.parseRedirect(word.text, depth));
-        } else {
-          tokens.push(word);
-        }
-      }
-    }
-  }
-
-  /** Finds `$(`, backticks and `${` in a heredoc body, which the shell expands. */
-  scanExpansions(depth: number): Script[] {
-    const builder = new WordBuilder();
-    while (this.position < this.input.length) {
-      const char = this.input.charAt(this.position);
-      if (char === "\\") this.position += 2;
-      else if (char === "$") this.handleDollar(builder, depth, true);
-      else if (char === "`") this.handleBacktick(builder, depth);
-      else this.position++;
-    }
-    return builder.substitutions;
-  }
-
-  private skipBlanks(): void {
-    const input = this.input;
-    for (;;) {
-      const char = input.charAt(this.position);
-      if (char === " " || char === "\t" || char === "\r") this.position++;
-      else if (char === "\\" && input.charAt(this.position + 1) === "\n") this.position += 2;
-      else return;
-    }
-  }
-
-  private parseRedirect(fd: string, depth: number): Redirect {
-    const input = this.input;
-    const found = REDIRECT_OPERATORS.find((candidate) => input.startsWith(candidate, this.position)) ?? ">";
-    this.position += found.length;
-    this.skipBlanks();
-    const char = input.charAt(this.position);
-    const next = input.charAt(this.position + 1);
-    const startsWord = char !== "" && (!WORD_BREAK.includes(char) || ((char === "<" || char === ">") && next === "("));
-    const target = startsWord ? this.parseWord(depth) : undefined;
-    const redirect: Redirect = { kind: "redirect", operator: found, fd, target, heredoc: undefined };
-    if ((found === "<<" || found === "<<-") && target !== undefined) {
-      this.pendingHeredocs.push({
-        redirect,
-        delimiter: target.text,
-        stripTabs: found === "<<-",
-        expands: !target.quoted,
-        depth,
-      });
-    }
-    return redirect;
-  }
-
-  private readHeredocBodies(): void {
-    const input = this.input;
-    for (const pending of this.pendingHeredocs.splice(0)) {
-      const bodyStart = this.position;
-      let body: string | undefined;
-      while (body === undefined) {
-        if (this.position >= input.length) {
-          body = input.slice(bodyStart);
-          break;
-        }
-        const newline = input.indexOf("\n", this.position);
-        const lineEnd = newline === -1 ? input.length : newline;
-        let line = input.slice(this.position, lineEnd);
-        if (pending.stripTabs) line = line.replace(/^\t+/, "");
-        if (line === pending.delimiter) body = input.slice(bodyStart, this.position);
-        this.position = newline === -1 ? input.length : newline + 1;
-      }
-      const substitutions = pending.expands ? new Scanner(body, this.state).scanExpansions(pending.depth) : [];
-      pending.redirect.heredoc = { body, substitutions };
-    }
-  }
-
-  private parseWord(depth: number): Word {
-    const input = this.input;
-    const builder = new WordBuilder();
-    while (this.position < input.length) {
-      const char = input.charAt(this.position);
-      if (WORD_BREAK.includes(char)) {
-        const isProcessSubstitution =
-          (char === "<" || char === ">") &&
-          input.charAt(this.position + 1) === "(" &&
-          builder.text === "" &&
-          !builder.quoted;
-        if (!isProcessSubstitution) break;
-        const start = this.position;
-        this.position += 2;
-        builder.dynamic = true;
-        builder.substitutions.push(this.parseScript(depth + 1, true));
-        builder.text += input.slice(start, this.position);
-      } else if (char === "\\") {
-        const next = input.charAt(this.position + 1);
-        this.position += 2;
-        if (next !== "\n") {
-          builder.markQuoted();
-          builder.text += next;
-        }
-      } else if (char === "'") {
-        builder.markQuoted();
-        const end = input.indexOf("'", this.position + 1);
-        if (end === -1) {
-          this.state.problems.add(UNTERMINATED_QUOTE);
-          builder.text += input.slice(this.position + 1);
-          this.position = input.length;
-        } else {
-          builder.text += input.slice(this.position + 1, end);
-          this.position = end + 1;
-        }
-      } else if (char === '"') {
-        builder.markQuoted();
-        this.position++;
-        this.scanDoubleQuoted(builder, depth);
-      } else if (char === "$") {
-        this.handleDollar(builder, depth, false);
-      } else if (char === "`") {
-        this.handleBacktick(builder, depth);
-      } else {
-        // `[` alone is the test command; only `[…]` is a pattern.
-        if (char === "*" || char === "?" || (char === "]" && builder.bracketOpen)) builder.glob = true;
-        if (char === "[") builder.bracketOpen = true;
-        // Brace expansion turns one word into several, like a glob: `{rm,-rf,/}` is rm -rf /.
-        if (char === "{") builder.braceOpen = true;
-        if (char === "}" && builder.braceOpen) builder.glob = true;
-        builder.text += char;
-        this.position++;
-      }
-    }
-    return builder.build();
-  }
-
-  private scanDoubleQuoted(builder: WordBuilder, depth: number): void {
-    const input = this.input;
-    while (this.position < input.length) {
-      const char = input.charAt(this.position);
-      if (char === '"') {
-        this.position++;
-        return;
-      }
-      if (char === "\\") {
-        const next = input.charAt(this.position + 1);
-        if (next === "$" || next === "`" || next === '"' || next === "\\") {
-          builder.text += next;
-          this.position += 2;
-        } else if (next === "\n") {
-          this.position += 2;
-        } else {
-          builder.text += "\\";
-          this.position++;
-        }
-      } else if (char === "$") {
-        this.handleDollar(builder, depth, true);
-      } else if (char === "`") {
-        this.handleBacktick(builder, depth);
-      } else {
-        builder.text += char;
-        this.position++;
-      }
-    }
-    this.state.problems.add(UNTERMINATED_QUOTE);
-  }
-
-  private handleDollar(builder: WordBuilder, depth: number, inDoubleQuotes: boolean): void {
-    const input = this.input;
-    const start = this.position;
-    const next = input.charAt(this.position + 1);
-    if (next === "(") {
-      builder.dynamic = true;
-      if (input.charAt(this.position + 2) === "(") {
-        const substitutions = this.tryArithmetic(this.position + 3, depth + 1);
-        if (substitutions !== undefined) {
-          builder.substitutions.push(...substitutions);
-          builder.text += input.slice(start, this.position);
-          return;
-        }
-      }
-      this.position += 2;
-      builder.substitutions.push(this.parseScript(depth + 1, true));
-      builder.text += input.slice(start, this.position);
-    } else if (next === "{") {
-      builder.dynamic = true;
-      this.position += 2;
-      this.scanBraced(builder, depth + 1, inDoubleQuotes);
-      builder.text += input.slice(start, this.position);
-    } else if (next === "'" && !inDoubleQuotes) {
-      this.position += 2;
-      this.scanAnsiC(builder);
-    } else if (next === '"' && !inDoubleQuotes) {
-      // $"…" is a translatable string: the same as "…" for our purposes.
-      this.position++;
-    } else if (/[A-Za-z_]/.test(next)) {
-      builder.dynamic = true;
-      this.position += 2;
-      while (/[A-Za-z0-9_]/.test(input.charAt(this.position))) this.position++;
-      builder.text += input.slice(start, this.position);
-    } else if (next !== "" && "0123456789@*#?$!-".includes(next)) {
-      builder.dynamic = true;
-      this.position += 2;
-      builder.text += input.slice(start, this.position);
-    } else {
-      builder.text += "$";
-      this.position++;
-    }
-  }
-
-  private scanAnsiC(builder: WordBuilder): void {
-    const input = this.input;
-    builder.markQuoted();
-    while (this.position < input.length) {
-      const char = input.charAt(this.position);
-      if (char === "'") {
-        this.position++;
-        return;
-      }
-      if (char === "\\") {
-        const next = input.charAt(this.position + 1);
-        const simple: Record<string, string> = { n: "\n", t: "\t", "\\": "\\", "'": "'", '"': '"' };
-        const decoded = simple[next];
-        // \x72, octal and \u escapes can spell any program name: treat the word as unknown.
-        if (decoded === undefined) builder.dynamic = true;
-        builder.text += decoded ?? `\\${next}`;
-        this.position += 2;
-      } else {
-        builder.text += char;
-        this.position++;
-      }
-    }
-    this.state.problems.add(UNTERMINATED_QUOTE);
-  }
-
-  private scanBraced(builder: WordBuilder, depth: number, inDoubleQuotes: boolean): void {
-    checkDepth(depth);
-    const input = this.input;
-    while (this.position < input.length) {
-      const char = input.charAt(this.position);
-      if (char === "}") {
-        this.position++;
-        return;
-      }
-      if (char === "\\") {
-        this.position += 2;
-      } else if (char === "'" && !inDoubleQuotes) {
-        const end = input.indexOf("'", this.position + 1);
-        this.position = end === -1 ? input.length : end + 1;
-      } else if (char === '"') {
-        this.position++;
-        this.scanDoubleQuoted(builder, depth);
-      } else if (char === "$") {
-        this.handleDollar(builder, depth, true);
-      } else if (char === "`") {
-        this.handleBacktick(builder, depth);
-      } else {
-        this.position++;
-      }
-    }
-    this.state.problems.add("unterminated ${…}: cannot be parsed reliably");
-  }
-
-  private handleBacktick(builder: WordBuilder, depth: number): void {
-    const input = this.input;
-    const start = this.position;
-    builder.dynamic = true;
-    this.position++;
-    let content = "";
-    let runStart = this.position;
-    let closed = false;
-    while (this.position < input.length) {
-      const char = input.charAt(this.position);
-      if (char === "\\") {
-        const next = input.charAt(this.position + 1);
-        if (next === "`" || next === "\\" || next === "$") {
-          content += input.slice(runStart, this.position) + next;
-          this.position += 2;
-          runStart = this.position;
-        } else {
-          this.position += 2;
-        }
-      } else if (char === "`") {
-        closed = true;
-        break;
-      } else {
-        this.position++;
-      }
-    }
-    this.position = Math.min(this.position, input.length);
-    content += input.slice(runStart, this.position);
-    if (closed) this.position++;
-    else this.state.problems.add("unterminated backtick: cannot be parsed reliably");
-    builder.text += input.slice(start, this.position);
-    builder.substitutions.push(new Scanner(content, this.state).parseScript(depth + 1, false));
-  }
-
-  /**
-   * Reads `(( … ))` arithmetic starting after the opening parentheses. Returns the command
-   * substitutions inside, or undefined (position restored) when the text is not arithmetic
-   * after all, such as `$((cd x) && ls)`, so the caller reads it as nested subshells.
-   */
-  private tryArithmetic(start: number, depth: number): Script[] | undefined {
-    checkDepth(depth);
-    const input = this.input;
-    const saved = this.position;
-    const builder = new WordBuilder();
-    let parentheses = 0;
-    this.position = start;
-    while (this.position < input.length) {
-      const char = input.charAt(this.position);
-      if (char === "(") {
-        parentheses++;
-        this.position++;
-      } else if (char === ")") {
-        if (parentheses > 0) {
-          parentheses--;
-          this.position++;
-        } else if (input.charAt(this.position + 1) === ")") {
-          this.position += 2;
-          return builder.substitutions;
-        } else {
-          break;
-        }
-      } else if (char === "$") {
-        this.handleDollar(builder, depth, true);
-      } else if (char === "`") {
-        this.handleBacktick(builder, depth);
-      } else if (char === "\\") {
-        this.position += 2;
-      } else {
-        this.position++;
-      }
-    }
-    this.position = saved;
-    return undefined;
-  }
-}
-
-function operator(text: OperatorText): Operator {
-  return { kind: "operator", operator: text };
-}
 
 // ---------------------------------------------------------------------------------------
 // Findings
@@ -648,11 +143,9 @@ function newContext(): Context {
 }
 
 function analyzeText(text: string, depth: number, argumentsUnknown: boolean, context: Context): Findings {
-  checkDepth(depth);
-  const state: ParseState = { problems: new Set() };
-  const tokens = new Scanner(text, state).parseScript(depth, false);
+  const { tokens, problems } = parseShell(text, depth);
   const findings = analyzeScript(tokens, depth, argumentsUnknown, context);
-  for (const problem of state.problems) findings.flag("write", problem);
+  for (const problem of problems) findings.flag("write", problem);
   return findings;
 }
 
@@ -750,7 +243,7 @@ function analyzeStage(
   const findings = new Findings();
   const nested = new Findings();
   const redirects: Redirect[] = [];
-  const ordered: (Word | Group)[] = [];
+  const ordered: (Word | { readonly kind: "group"; readonly tokens: Script })[] = [];
 
   for (const item of items) {
     if (item.kind === "word") {
@@ -859,50 +352,34 @@ function analyzeStage(
 function classifyRedirect(redirect: Redirect, findings: Findings): void {
   const { operator: op, target } = redirect;
   const label = `redirection ${redirect.fd}${op}`;
-  if (op === "<" || op === "<<" || op === "<<-" || op === "<<<") return;
+  if (op === "<<" || op === "<<-" || op === "<<<") return;
   if (target === undefined) {
     findings.flag("write", `${label} has no target: cannot be parsed reliably`);
     return;
   }
   // `<&…` only reads; `>&2`, `2>&1`, `>&-` duplicate or close descriptors and open no file.
   if (op === "<&") return;
+  if (op === "<") {
+    if (target.text.split("/").some((component) => component === "proc" || component === "environ")) {
+      findings.flag("write", `${label} reads process information under /proc (${target.text})`);
+    }
+    return;
+  }
   if (op === ">&" && /^(?:[0-9]+-?|-)$/.test(target.text) && !target.dynamic) return;
+  if (/^\/dev\/(?:tcp|udp)\//.test(target.text)) {
+    findings.flag("write", `${label} opens a network connection (${target.text})`);
+    return;
+  }
   classifyWriteTarget(findings, target.text, target.dynamic, label);
 }
 
 // ---------------------------------------------------------------------------------------
 // Paths
 
-const SYSTEM_DIRECTORIES = new Set([
-  "etc",
-  "boot",
-  "dev",
-  "usr",
-  "bin",
-  "sbin",
-  "lib",
-  "lib32",
-  "lib64",
-  "libx32",
-  "sys",
-  "proc",
-  "root",
-  "System",
-]);
-const SENSITIVE_HOME_ENTRIES = new Set([
-  ".bashrc",
-  ".bash_profile",
-  ".bash_login",
-  ".profile",
-  ".zshrc",
-  ".zprofile",
-  ".zshenv",
-  ".zlogin",
-  ".ssh",
-  ".gnupg",
-  ".aws",
-  ".gitconfig",
-]);
+const SYSTEM_DIRECTORIES = new Set("etc boot dev usr bin sbin lib lib32 lib64 libx32 sys proc root System".split(" "));
+const SENSITIVE_HOME_ENTRIES = new Set(
+  ".bashrc .bash_profile .bash_login .profile .zshrc .zprofile .zshenv .zlogin .ssh .gnupg .aws .gitconfig".split(" "),
+);
 const DISCARD_PATHS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
 
 type PathKind = "discard" | "protected" | "ordinary";
@@ -953,7 +430,7 @@ interface CommandResult {
   readonly readsStdinAsCode: string | undefined;
 }
 
-/** What a handler sees of one command, after wrappers and assignments are stripped. */
+/** What a deny rule sees of one command, after wrappers and assignments are stripped. */
 interface Call {
   readonly name: string;
   readonly args: readonly Word[];
@@ -964,52 +441,24 @@ interface Call {
   readsStdinAsCode: string | undefined;
 }
 
-const SENSITIVE_VARIABLES = new Set([
-  "PATH",
-  "LD_PRELOAD",
-  "LD_LIBRARY_PATH",
-  "LD_AUDIT",
-  "DYLD_INSERT_LIBRARIES",
-  "DYLD_LIBRARY_PATH",
-  "BASH_ENV",
-  "ENV",
-  "PROMPT_COMMAND",
-  "IFS",
-  "SHELLOPTS",
-  "PS4",
-  "PAGER",
-  "GIT_PAGER",
-  "MANPAGER",
-  "EDITOR",
-  "VISUAL",
-  "GIT_EDITOR",
-  "GIT_EXTERNAL_DIFF",
-  "GIT_SSH",
-  "GIT_SSH_COMMAND",
-  "GIT_ASKPASS",
-  "SSH_ASKPASS",
-  "LESSOPEN",
-  "LESSCLOSE",
-  "PYTHONSTARTUP",
-  "PYTHONPATH",
-  "NODE_OPTIONS",
-  "PERL5OPT",
-  "PERL5LIB",
-  "RUBYOPT",
-]);
-
+/** The name a word assigns (`name=…`, `name+=…`, `name[i]=…`, subscript kept), or undefined. */
 function assignmentName(word: Word): string | undefined {
   if (word.arithmetic) return undefined;
   const equals = word.text.indexOf("=");
   if (equals <= 0 || equals >= word.unquotedPrefixLength) return undefined;
   const name = word.text.slice(0, equals).replace(/\+$/, "");
-  return /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?$/.test(name) ? name.replace(/\[.*$/, "") : undefined;
+  return /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?$/.test(name) ? name : undefined;
 }
 
 function flagAssignment(word: Word, findings: Findings): void {
   const name = assignmentName(word);
-  if (name !== undefined && SENSITIVE_VARIABLES.has(name)) {
-    findings.flag("write", `assignment to ${name} can change which program runs`);
+  if (name !== undefined && !isPlainVariableName(name)) {
+    findings.flag(
+      "write",
+      name.includes("[")
+        ? `assignment to ${name}: an array subscript is evaluated as arithmetic, which can run commands`
+        : `assignment to ${name}: upper-case variables configure programs (PATH, LD_PRELOAD, BASH_ENV, GIT_CONFIG_*, PAGER …)`,
+    );
   }
 }
 
@@ -1021,36 +470,50 @@ function programName(text: string): string {
 }
 
 /**
- * Skips options from `index` and returns the index of the first operand. `valueLetters` are
- * short options that take a value (attached or in the next word); `valueLongs` are long
- * options that take one in the next word when written without `=`.
+ * Reads a wrapper's options from `start`: the flags as written (`-u`, `--user`) and the index
+ * of the wrapped command. `valueLetters` and `valueLongs` take a value in the next word when
+ * not attached.
  */
+function wrapperOptions(
+  words: readonly Word[],
+  start: number,
+  valueLetters: string,
+  valueLongs: readonly string[] = [],
+): { flags: string[]; next: number } {
+  const flags: string[] = [];
+  let index = start;
+  while (index < words.length) {
+    const word = words[index] as Word;
+    const text = word.text;
+    if (word.dynamic) break;
+    if (text === "--") return { flags, next: index + 1 };
+    if (text.startsWith("--")) {
+      const name = text.split("=")[0] ?? text;
+      flags.push(name);
+      index += !text.includes("=") && valueLongs.includes(name) ? 2 : 1;
+    } else if (text.startsWith("-") && text.length > 1) {
+      index++;
+      for (let position = 1; position < text.length; position++) {
+        const letter = text.charAt(position);
+        flags.push(`-${letter}`);
+        if (valueLetters.includes(letter)) {
+          if (position === text.length - 1) index++;
+          break;
+        }
+      }
+    } else break;
+  }
+  return { flags, next: index };
+}
+
+/** Skips options from `index` and returns the index of the first operand; see wrapperOptions. */
 function skipOptions(
   args: readonly Word[],
   index: number,
   valueLetters: string,
   valueLongs: readonly string[] = [],
 ): number {
-  while (index < args.length) {
-    const word = args[index];
-    if (word === undefined || word.dynamic) return index;
-    const text = word.text;
-    if (text === "--") return index + 1;
-    if (text.startsWith("--")) {
-      index += !text.includes("=") && valueLongs.includes(text) ? 2 : 1;
-    } else if (text.startsWith("-") && text.length > 1) {
-      index++;
-      for (let position = 1; position < text.length; position++) {
-        if (valueLetters.includes(text.charAt(position))) {
-          if (position === text.length - 1) index++;
-          break;
-        }
-      }
-    } else {
-      return index;
-    }
-  }
-  return index;
+  return wrapperOptions(args, index, valueLetters, valueLongs).next;
 }
 
 /** Values of the given short letters and long options, attached or separate, with dynamism. */
@@ -1126,6 +589,33 @@ function hasFlag(args: readonly Word[], letters: string, longs: readonly string[
   return false;
 }
 
+/** Options of each wrapper that keep a wrapped read a read; any other option makes it write. */
+const WRAPPER_READ_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  sudo: ["-u", "-g", "-n", "-H", "--user", "--group", "--non-interactive", "--set-home"],
+  doas: ["-u", "-n"],
+  // `nice -10` reads as the flags -1 and -0.
+  nice: ["-n", "--adjustment", ..."0123456789".split("").map((digit) => `-${digit}`)],
+  ionice: ["-c", "-n", "-t", "--class", "--classdata", "--ignore"],
+  timeout: ["-s", "-k", "-v", "--signal", "--kill-after", "--preserve-status", "--foreground", "--verbose"],
+  setsid: ["-c", "-f", "-w", "--ctty", "--fork", "--wait"],
+  stdbuf: ["-i", "-o", "-e", "--input", "--output", "--error"],
+  command: ["-p"],
+  exec: ["-a", "-c", "-l"],
+  time: ["-p", "-v", "-f", "--format", "--portability", "--verbose", "--quiet"],
+  xargs: [
+    ..."-0 -r -t -x -p -d -E -I -L -n -P -s -a -i -l -e".split(" "),
+    ..."--null --delimiter --max-args --max-procs --max-chars --arg-file --no-run-if-empty --verbose --exit".split(" "),
+    ..."--interactive --open-tty --replace --max-lines --eof --show-limits".split(" "),
+  ],
+};
+
+function flagWrapperOptions(name: string, flags: readonly string[], findings: Findings): void {
+  const allowed = WRAPPER_READ_OPTIONS[name] ?? [];
+  for (const flag of flags) {
+    if (!allowed.includes(flag)) findings.flag("write", `${name} option ${flag} is not known to be read-only`);
+  }
+}
+
 function classifySimpleCommand(words: readonly Word[], environment: StageEnvironment): CommandResult {
   const findings = new Findings();
   const { context } = environment;
@@ -1155,10 +645,9 @@ function classifySimpleCommand(words: readonly Word[], environment: StageEnviron
     }
     const name = programName(word.text);
     const start = index + 1;
-    const optionsUpTo = (end: number): readonly Word[] => words.slice(start, end);
     let next: number;
     if (name === "sudo" || name === "doas") {
-      next = skipOptions(words, start, name === "sudo" ? "ugCDprtTU" : "uC", [
+      const options = wrapperOptions(words, start, name === "sudo" ? "ugCDprtTUhR" : "uC", [
         "--user",
         "--group",
         "--close-from",
@@ -1170,14 +659,14 @@ function classifySimpleCommand(words: readonly Word[], environment: StageEnviron
         "--other-user",
         "--host",
       ]);
-      const options = optionsUpTo(next);
-      if (hasFlag(options, "e", ["--edit"])) {
+      next = options.next;
+      if (options.flags.some((flag) => flag === "-e" || flag === "--edit")) {
         findings.flag("destructive", `${name} -e edits files as root`);
         return finish();
       }
-      if (next >= words.length && hasFlag(options, "si", ["--shell", "--login"])) {
-        findings.flag("destructive", `${name} without a command opens a root shell`);
-      }
+      const shell = options.flags.some((flag) => ["-s", "-i", "--shell", "--login"].includes(flag));
+      if (next >= words.length && shell) findings.flag("destructive", `${name} without a command opens a root shell`);
+      flagWrapperOptions(name, options.flags, findings);
       elevated = true;
     } else if (name === "env") {
       next = start;
@@ -1197,16 +686,22 @@ function classifySimpleCommand(words: readonly Word[], environment: StageEnviron
             .slice(next + 1)
             .map((rest) => rest.text)
             .join(" ");
+          findings.flag("write", "env -S splits a string into a command line, which is not analyzed as written");
           findings.merge(analyzeText(`${inline} ${remainder}`, environment.depth + 1, argumentsUnknown, context));
           return finish();
         }
-        if (text === "-u" || text === "--unset" || text === "-C" || text === "--chdir") next++;
-        else if (text.startsWith("-") && !text.includes("=")) continue;
+        if (text === "-u" || text === "--unset") next++;
+        else if (text.startsWith("--unset=")) continue;
+        else if (text === "-C" || text === "--chdir" || text.startsWith("--chdir=")) {
+          findings.flag("write", "env -C runs the command in another folder");
+          if (!text.includes("=")) next++;
+        } else if (/^-[i0v]*$/.test(text) || ["--ignore-environment", "--null", "--debug"].includes(text)) continue;
+        else if (text.startsWith("-")) findings.flag("write", `env option ${text} is not known to be read-only`);
         else if (assignmentName(argument) !== undefined) flagAssignment(argument, findings);
         else break;
       }
     } else if (name === "nice" || name === "ionice") {
-      next = skipOptions(words, start, name === "nice" ? "n" : "cnpPu", [
+      const options = wrapperOptions(words, start, name === "nice" ? "n" : "cnpPu", [
         "--adjustment",
         "--class",
         "--classdata",
@@ -1214,40 +709,54 @@ function classifySimpleCommand(words: readonly Word[], environment: StageEnviron
         "--pgid",
         "--uid",
       ]);
-      if (name === "ionice" && hasFlag(optionsUpTo(next), "pPu", ["--pid", "--pgid", "--uid"])) {
+      next = options.next;
+      if (
+        name === "ionice" &&
+        options.flags.some((flag) => ["-p", "-P", "-u", "--pid", "--pgid", "--uid"].includes(flag))
+      ) {
         findings.flag("write", "ionice -p changes the I/O priority of running processes");
         return finish();
       }
+      flagWrapperOptions(name, options.flags, findings);
     } else if (name === "timeout") {
+      const options = wrapperOptions(words, start, "sk", ["--signal", "--kill-after"]);
+      flagWrapperOptions(name, options.flags, findings);
       // The first operand is the duration; the command follows it.
-      next = skipOptions(words, start, "sk", ["--signal", "--kill-after"]) + 1;
+      next = options.next + 1;
     } else if (name === "nohup" || name === "builtin" || name === "coproc") {
       next = start;
-    } else if (name === "setsid") {
-      next = skipOptions(words, start, "");
-    } else if (name === "stdbuf") {
-      next = skipOptions(words, start, "ioe", ["--input", "--output", "--error"]);
-    } else if (name === "command") {
-      if (hasFlag(optionsUpTo(start + 1), "vV")) return finish();
-      next = skipOptions(words, start, "");
-    } else if (name === "exec") {
+    } else if (name === "setsid" || name === "stdbuf" || name === "exec") {
+      const options = wrapperOptions(words, start, name === "stdbuf" ? "ioe" : name === "exec" ? "a" : "", [
+        "--input",
+        "--output",
+        "--error",
+      ]);
       // `exec >log` only redirects the shell's own descriptors, classified with the stage.
-      next = skipOptions(words, start, "a");
+      flagWrapperOptions(name, options.flags, findings);
+      next = options.next;
+    } else if (name === "command") {
+      const options = wrapperOptions(words, start, "");
+      if (options.flags.includes("-v") || options.flags.includes("-V")) return finish();
+      flagWrapperOptions(name, options.flags, findings);
+      next = options.next;
     } else if (name === "time") {
-      next = skipOptions(words, start, "fo", ["--format", "--output"]);
-      for (const target of optionValues(optionsUpTo(next), "fo", "o", ["--output"])) {
+      const options = wrapperOptions(words, start, "fo", ["--format", "--output"]);
+      next = options.next;
+      for (const target of optionValues(words.slice(start, next), "fo", "o", ["--output"])) {
         classifyWriteTarget(findings, target.text, target.dynamic, "time -o");
       }
+      flagWrapperOptions(name, options.flags, findings);
     } else if (name === "xargs") {
-      next = skipOptions(words, start, "ILnPdEsa", [
+      const options = wrapperOptions(words, start, "ILnPdEsa", [
         "--max-args",
         "--max-procs",
         "--delimiter",
-        "--eof",
         "--max-chars",
         "--arg-file",
-        "--max-lines",
+        "--process-slot-var",
       ]);
+      flagWrapperOptions(name, options.flags, findings);
+      next = options.next;
       // With no command xargs runs echo, which only prints.
       argumentsUnknown = true;
     } else {
@@ -1276,19 +785,21 @@ function classifySimpleCommand(words: readonly Word[], environment: StageEnviron
     }
     // Otherwise its body was classified where it was defined.
   } else {
-    const handler = HANDLERS.get(name);
-    if (handler !== undefined) handler(call);
-    else if (READ_ONLY.has(name)) {
-      // Reads and prints only; its redirections were classified with the stage.
-    } else if (DESTRUCTIVE.has(name) || name.startsWith("mkfs")) {
+    DENY_RULES.get(name)?.(call);
+    if (DESTRUCTIVE.has(name) || name.startsWith("mkfs")) {
       commandFindings.flag("destructive", `${name} ${DESTRUCTIVE.get(name) ?? "formats a file system"}`);
-    } else if (KNOWN_WRITE.has(name)) {
-      commandFindings.flag("write", `${name} can change files or system state`);
-    } else if (NETWORK.has(name)) {
+    }
+    if (NETWORK.has(name)) {
       commandFindings.flag("write", `${name} accesses the network`);
       call.network = true;
-    } else {
-      commandFindings.flag("write", `unknown command "${nameWord.text}"`);
+    }
+    // The allow-list decides read; a deny rule that already found harm has said why.
+    if (commandFindings.risk === "read") {
+      const reason = hasReadOnlyShape(name)
+        ? readOnlyProblem({ name, args: call.args, argumentsUnknown })
+        : (STATE_BUILTINS.get(name) ??
+          (KNOWN_WRITE.has(name) ? `${name} can change files or system state` : `unknown command "${nameWord.text}"`));
+      if (reason !== undefined) commandFindings.flag("write", reason);
     }
   }
 
@@ -1307,19 +818,15 @@ function normalizeProgram(name: string): string {
 }
 
 // ---------------------------------------------------------------------------------------
-// Command tables
+// Command tables: what is never read, with the reason a person is shown
 
-const READ_ONLY = new Set(
-  (
-    "ls cat head tail grep egrep fgrep zgrep ag ack wc cut tr echo printf pwd whoami stat file du df which " +
-    "whereis type jq printenv uname id groups ps top htop less more most diff cmp comm md5sum sha1sum " +
-    "sha224sum sha256sum sha384sum sha512sum shasum b2sum cksum sum basename dirname realpath readlink test " +
-    "[ [[ true false : nl paste column fold rev tac od hexdump strings seq sleep expr cd pushd popd dirs " +
-    "unset read shift return exit wait jobs man help info whatis apropos locale nproc getconf tty free " +
-    "uptime w who users last lsof lsblk lscpu lsusb lspci vmstat iostat netstat ss ping dig nslookup host " +
-    "base64 base32 numfmt fmt pr expand unexpand zcat bzcat xzcat look join tput clear yes let shopt ulimit " +
-    "set logname arch hash tsort factor bc cal history unalias fc-list"
-  ).split(" "),
+const STATE_BUILTINS = new Map<string, string>(
+  "export declare typeset local readonly let alias unalias mapfile readarray getopts enable"
+    .split(" ")
+    .map((name) => [
+      name,
+      `${name} changes the shell's variables or commands (and may evaluate arithmetic, which can run commands)`,
+    ]),
 );
 
 const DESTRUCTIVE = new Map<string, string>([
@@ -1354,15 +861,19 @@ const KNOWN_WRITE = new Set(
   (
     "make cmake ninja docker podman docker-compose kubectl helm terraform gcc g++ cc clang clang++ rustc javac " +
     "tsc esbuild vite webpack zip unzip gzip gunzip bzip2 bunzip2 xz unxz 7z split csplit patch scp open " +
-    "xdg-open code vim vi nvim nano emacs ed service mount umount iptables ufw useradd usermod groupadd passwd " +
+    "xdg-open code vim vi nvim nano emacs ed ex service mount umount iptables ufw useradd usermod groupadd passwd " +
     "chpasswd ssh-keygen ssh-add gpg sqlite3 psql mysql redis-cli mongosh pytest jest vitest java npx bunx " +
     "pnpx chattr setfacl sysctl modprobe insmod rmmod"
   ).split(" "),
 );
 
-const NETWORK = new Set("http https xh aria2c nc ncat netcat socat telnet ftp sftp tftp fetch lynx w3m".split(" "));
+const NETWORK = new Set(
+  "http https xh aria2c nc ncat netcat socat telnet ftp sftp tftp fetch lynx w3m ping dig nslookup host".split(" "),
+);
 
 const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"]);
+// Only these are analyzed as shells: the others read start-up files or treat names differently (zsh's `path`).
+const ANALYZED_SHELLS = new Set(["sh", "bash", "dash"]);
 const INTERPRETERS = new Map<string, string>([
   ["python", "Python"],
   ["pypy", "Python"],
@@ -1384,12 +895,16 @@ const INTERPRETERS = new Map<string, string>([
   ["irb", "Ruby"],
 ]);
 
-type Handler = (call: Call) => void;
+// ---------------------------------------------------------------------------------------
+// Deny rules: what makes a command destructive, files it writes, code it runs. They never
+// decide `read`; that is the allow-list's job.
 
-const HANDLERS = new Map<string, Handler>();
+type DenyRule = (call: Call) => void;
 
-function register(names: string, handler: Handler): void {
-  for (const name of names.split(" ")) HANDLERS.set(name, handler);
+const DENY_RULES = new Map<string, DenyRule>();
+
+function deny(names: string, rule: DenyRule): void {
+  for (const name of names.split(" ")) DENY_RULES.set(name, rule);
 }
 
 function nested(call: Call, text: string, argumentsUnknown = call.argumentsUnknown): Findings {
@@ -1406,7 +921,7 @@ function flagNetworkCode(call: Call, what: string): boolean {
 
 // --- Deleting and file changes -----------------------------------------------------------
 
-register("rm", (call) => {
+deny("rm", (call) => {
   const { args, findings } = call;
   let recursive = false;
   let force = false;
@@ -1440,7 +955,7 @@ register("rm", (call) => {
   if (findings.risk === "read") findings.flag("write", "rm deletes files");
 });
 
-register("rmdir unlink", (call) => {
+deny("rmdir unlink", (call) => {
   for (const target of operands(call.args, "")) {
     const protectedPath = !target.dynamic && classifyPath(target.text) === "protected";
     call.findings.flag(protectedPath ? "destructive" : "write", `${call.name} deletes ${target.text}`);
@@ -1448,8 +963,7 @@ register("rmdir unlink", (call) => {
   if (call.findings.risk === "read") call.findings.flag("write", `${call.name} deletes files`);
 });
 
-register("mkdir touch mktemp", (call) => {
-  if (call.name === "mktemp" && hasFlag(call.args, "u", ["--dry-run"])) return;
+deny("mkdir touch mktemp", (call) => {
   const valueLetters = call.name === "touch" ? "dtr" : call.name === "mkdir" ? "m" : "p";
   for (const target of operands(call.args, valueLetters, ["--date", "--reference", "--mode", "--tmpdir"])) {
     const protectedPath = !target.dynamic && classifyPath(target.text) === "protected";
@@ -1458,7 +972,7 @@ register("mkdir touch mktemp", (call) => {
   if (call.findings.risk === "read") call.findings.flag("write", `${call.name} creates files`);
 });
 
-register("cp mv ln install rsync", (call) => {
+deny("cp mv ln install rsync", (call) => {
   const { name, args, findings } = call;
   const valueLetters = name === "install" ? "gmoStT" : name === "rsync" ? "efT" : "St";
   const files = operands(args, valueLetters, ["--suffix", "--target-directory", "--mode", "--owner", "--group"]);
@@ -1480,7 +994,7 @@ register("cp mv ln install rsync", (call) => {
   findings.flag("write", `${name} writes ${destinations.map((target) => target.text).join(" ") || "files"}`);
 });
 
-register("chmod chown chgrp", (call) => {
+deny("chmod chown chgrp", (call) => {
   const { name, args, findings } = call;
   const what = name === "chmod" ? "permissions" : "ownership";
   const isOption = (text: string): boolean => /^-[cfvRHLPh]+$/.test(text) || text.startsWith("--");
@@ -1499,87 +1013,52 @@ register("chmod chown chgrp", (call) => {
   findings.flag("write", `${name} changes file ${what}`);
 });
 
-register("dd", (call) => {
+deny("dd", (call) => {
   for (const word of call.args) {
     if (!word.text.startsWith("of=")) continue;
     const target = word.text.slice(3);
     if (!word.dynamic && classifyPath(target) === "discard") continue;
     call.findings.flag("destructive", `dd of=${target} overwrites it with raw data`);
   }
+  call.findings.flag("write", "dd copies raw data");
 });
 
-register("tee", (call) => {
+// Commands that write a file named in their arguments: a system path there is destructive.
+deny("tee", (call) => {
   for (const target of operands(call.args, "", [])) {
     classifyWriteTarget(call.findings, target.text, target.dynamic, "tee");
   }
 });
 
-register("sort", (call) => {
+deny("sort", (call) => {
   for (const target of optionValues(call.args, "kStToy", "o", ["--output"])) {
     classifyWriteTarget(call.findings, target.text, target.dynamic, "sort -o");
   }
-  if (call.args.some((word) => word.text.startsWith("--compress-program"))) {
-    call.findings.flag("write", "sort --compress-program runs a program");
-  }
 });
 
-register("uniq xxd", (call) => {
-  const files = operands(call.args, call.name === "uniq" ? "fsw" : "cgloOs");
-  const output = files[1];
+deny("uniq", (call) => {
+  const output = operands(call.args, "fsw")[1];
   if (output !== undefined) classifyWriteTarget(call.findings, output.text, output.dynamic, call.name);
 });
 
-register("tree", (call) => {
+deny("tree", (call) => {
   for (const target of optionValues(call.args, "oLPIH", "o", [])) {
     classifyWriteTarget(call.findings, target.text, target.dynamic, "tree -o");
   }
 });
 
-register("date", (call) => {
-  // Exact match: `-Iseconds` is a format, not -s.
-  if (call.args.some((word) => word.text === "-s" || word.text.startsWith("--set"))) {
-    call.findings.flag("write", "date -s sets the system clock");
+deny("sed gsed", (call) => {
+  const { args, findings, name } = call;
+  if (!args.some((word) => /^-[A-Za-z]*i/.test(word.text) || word.text.startsWith("--in-place"))) return;
+  const files = operands(args, "efl", ["--expression", "--file", "--line-length"]);
+  const hasScriptOption = optionValues(args, "efl", "ef", ["--expression", "--file"]).length > 0;
+  for (const target of hasScriptOption ? files : files.slice(1)) {
+    classifyWriteTarget(findings, target.text, target.dynamic, `${name} -i`);
   }
+  findings.flag("write", `${name} -i edits files in place`);
 });
 
-register("hostname", (call) => {
-  if (call.args.some((word) => !word.text.startsWith("-")) || hasFlag(call.args, "bF", ["--file", "--boot"])) {
-    call.findings.flag("write", "hostname NAME renames the host");
-  }
-});
-
-register("less more", (call) => {
-  // `+!cmd` and `+|cmd` run shell commands from inside the pager at start-up.
-  if (call.args.some((word) => word.text.startsWith("+") && /[!|]/.test(word.text))) {
-    call.findings.flag("write", `${call.name} +! runs a shell command`);
-  }
-});
-
-register("man", (call) => {
-  if (call.args.some((word) => /^(?:-[A-Za-z]*[PH]|--pager|--html)/.test(word.text))) {
-    call.findings.flag("write", "man -P runs a chosen pager program");
-  }
-});
-
-register("rg", (call) => {
-  if (call.args.some((word) => word.text.startsWith("--pre"))) {
-    call.findings.flag("write", "rg --pre runs a program on every file");
-  }
-});
-
-register("tar", (call) => {
-  const first = call.args[0]?.text ?? "";
-  let letters = first.startsWith("-") ? "" : first;
-  for (const word of call.args) if (/^-[A-Za-z]+$/.test(word.text)) letters += word.text.slice(1);
-  const longs = call.args.map((word) => word.text.split("=")[0] ?? "");
-  const listing = (letters.includes("t") || longs.includes("--list")) && !/[cxruA]/.test(letters);
-  const writingLongs = ["--create", "--extract", "--get", "--append", "--update", "--delete", "--to-command"];
-  if (!listing || longs.some((option) => writingLongs.includes(option))) {
-    call.findings.flag("write", "tar creates or extracts files");
-  }
-});
-
-register("find", (call) => {
+deny("find", (call) => {
   const { args, findings } = call;
   for (let index = 0; index < args.length; index++) {
     const text = (args[index] as Word).text;
@@ -1606,69 +1085,13 @@ register("find", (call) => {
   }
 });
 
-// --- Text processors with an embedded language -----------------------------------------
-
-register("awk gawk mawk nawk", (call) => {
-  const { args, findings, name } = call;
-  const programFiles = optionValues(args, "Fvf", "f", ["--file"]);
-  if (programFiles.length > 0) {
-    findings.flag("write", `${name} -f runs a program file that is not analyzed`);
-    return;
-  }
-  const program = operands(args, "Fv", ["--assign", "--field-separator"])[0];
-  if (program === undefined) return;
-  if (program.dynamic) findings.flag("write", `${name} program is computed at run time`);
-  else if (/system\s*\(|>|\||getline/.test(program.text)) {
-    findings.flag("write", `${name} program may run commands or write files (system(), > or |)`);
-  }
-});
-
-register("sed gsed", (call) => {
-  const { args, findings, name } = call;
-  const inPlace = args.some((word) => /^-[A-Za-z]*i/.test(word.text) || word.text.startsWith("--in-place"));
-  if (inPlace) {
-    const files = operands(args, "efl", ["--expression", "--file", "--line-length"]);
-    const hasScriptOption = optionValues(args, "efl", "ef", ["--expression", "--file"]).length > 0;
-    const targets = hasScriptOption ? files : files.slice(1);
-    for (const target of targets) {
-      classifyWriteTarget(findings, target.text, target.dynamic, `${name} -i`);
-    }
-    findings.flag("write", `${name} -i edits files in place`);
-    return;
-  }
-  if (optionValues(args, "efl", "f", ["--file"]).length > 0) {
-    findings.flag("write", `${name} -f runs a script file that is not analyzed`);
-    return;
-  }
-  const expressions = optionValues(args, "efl", "e", ["--expression"]);
-  const scripts = expressions.length > 0 ? expressions : operands(args, "efl").slice(0, 1);
-  for (const script of scripts) {
-    // The `w` command and `w`/`e` flags write files or run commands; false positives only cost a prompt.
-    if (script.dynamic || /(?:^|[;\n{}/])\s*[wWe](?:\s|$)/.test(script.text)) {
-      findings.flag("write", `${name} script may write files or run commands (w or e)`);
-    }
-  }
-});
-
 // --- Version control -----------------------------------------------------------------------
 
-const GIT_READ = new Set(
-  (
-    "status log diff show rev-parse ls-files ls-tree ls-remote blame annotate describe shortlog grep cat-file " +
-    "rev-list version help whatchanged name-rev merge-base for-each-ref show-ref show-branch count-objects " +
-    "check-ignore check-attr check-ref-format var cherry range-diff diff-tree diff-files diff-index " +
-    "verify-commit verify-tag fsck"
-  ).split(" "),
-);
-
-register("git", (call) => {
+deny("git", (call) => {
   const { args, findings } = call;
   let index = 0;
   while (index < args.length) {
     const text = (args[index] as Word).text;
-    if (text === "-c" || text === "--config-env" || text.startsWith("--config-env=")) {
-      findings.flag("write", "git -c sets configuration that can run programs (core.pager, core.fsmonitor …)");
-    }
     if (["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"].includes(text))
       index += 2;
     else if (text.startsWith("-")) index++;
@@ -1680,14 +1103,9 @@ register("git", (call) => {
   const texts = rest.map((word) => word.text);
   const has = (...options: string[]): boolean => texts.some((text) => options.includes(text.split("=")[0] ?? ""));
   const positional = texts.filter((text) => !text.startsWith("-"));
-  const write = (): void => findings.flag("write", `git ${subcommand} modifies the repository`);
   const destroy = (reason: string): void => findings.flag("destructive", `git ${reason}`);
-
-  if (GIT_READ.has(subcommand)) {
-    for (const target of optionValues(rest, "", "", ["--output"])) {
-      classifyWriteTarget(findings, target.text, target.dynamic, `git ${subcommand} --output`);
-    }
-    return;
+  for (const target of optionValues(rest, "", "", ["--output"])) {
+    classifyWriteTarget(findings, target.text, target.dynamic, `git ${subcommand} --output`);
   }
   switch (subcommand) {
     case "push":
@@ -1701,107 +1119,45 @@ register("git", (call) => {
       ) {
         destroy("push with --delete, --prune, +refspec or :refspec deletes or rewrites remote refs");
       }
-      write();
       return;
     case "reset":
       if (has("--hard")) destroy("reset --hard discards uncommitted changes");
-      write();
       return;
     case "clean":
       if (has("--dry-run") || hasFlag(rest, "n")) return;
       if (has("--force") || hasFlag(rest, "f")) destroy("clean -f deletes untracked files");
-      write();
       return;
     case "checkout":
       if (has("--force") || hasFlag(rest, "f")) destroy("checkout -f discards uncommitted changes");
       if (texts.includes("--") || texts.includes(".")) destroy("checkout -- <paths> discards uncommitted changes");
-      write();
       return;
     case "switch":
       if (has("--discard-changes", "--force") || hasFlag(rest, "f"))
         destroy("switch --discard-changes discards uncommitted changes");
-      write();
       return;
     case "restore": {
       // Only `--staged` alone leaves the working tree alone; anything else overwrites edits.
       const stagedOnly = (has("--staged") || hasFlag(rest, "S")) && !has("--worktree") && !hasFlag(rest, "W");
       if (!stagedOnly) destroy("restore discards uncommitted changes in the working tree");
-      write();
       return;
     }
     case "rm":
       if (has("--force") || hasFlag(rest, "f")) destroy("rm -f deletes files with uncommitted changes");
-      write();
       return;
-    case "branch": {
-      const deleting = has("--delete") || hasFlag(rest, "d");
-      if (hasFlag(rest, "D") || (deleting && (has("--force") || hasFlag(rest, "f")))) {
+    case "branch":
+      if (hasFlag(rest, "D") || ((has("--delete") || hasFlag(rest, "d")) && (has("--force") || hasFlag(rest, "f")))) {
         destroy("branch -D deletes a branch even if it is not merged");
       }
-      const changing = [
-        "--delete",
-        "--move",
-        "--copy",
-        "--force",
-        "--set-upstream-to",
-        "--unset-upstream",
-        "--edit-description",
-        "--track",
-        "--no-track",
-      ];
-      const listing = [
-        "--list",
-        "--all",
-        "--remotes",
-        "--contains",
-        "--no-contains",
-        "--merged",
-        "--no-merged",
-        "--points-at",
-        "--show-current",
-      ];
-      if (has(...changing) || hasFlag(rest, "dDmMcCfu")) write();
-      else if (positional.length > 0 && !has(...listing) && !hasFlag(rest, "lar")) {
-        findings.flag("write", "git branch NAME creates a branch");
-      }
-      return;
-    }
-    case "tag":
-      if (positional.length === 0 || has("--list") || hasFlag(rest, "ln")) {
-        if (!hasFlag(rest, "dfasmu")) return;
-      }
-      write();
       return;
     case "stash":
-      if (positional[0] === "list" || positional[0] === "show") return;
-      if (positional[0] === "drop" || positional[0] === "clear")
+      if (positional[0] === "drop" || positional[0] === "clear") {
         destroy(`stash ${positional[0]} discards stashed changes`);
-      write();
-      return;
-    case "remote":
-      if (positional.length === 0 || positional[0] === "show" || positional[0] === "get-url") return;
-      write();
-      return;
-    case "config":
-      if (has("--get", "--get-all", "--get-regexp", "--list", "--get-urlmatch") || hasFlag(rest, "l")) return;
-      if (
-        positional.length === 1 &&
-        !has("--unset", "--unset-all", "--add", "--replace-all", "--edit", "--rename-section", "--remove-section")
-      )
-        return;
-      write();
-      return;
-    case "worktree":
-    case "notes":
-    case "submodule":
-      if (positional[0] === "list" || positional[0] === "show" || positional[0] === "status") return;
-      write();
+      }
       return;
     case "reflog":
-      if (positional[0] === "expire" || positional[0] === "delete")
+      if (positional[0] === "expire" || positional[0] === "delete") {
         destroy(`reflog ${positional[0]} deletes history needed for recovery`);
-      else if (positional.length === 0 || positional[0] === "show" || positional[0] === "exists") return;
-      write();
+      }
       return;
     case "filter-branch":
     case "filter-repo":
@@ -1809,23 +1165,21 @@ register("git", (call) => {
       return;
     case "update-ref":
       if (hasFlag(rest, "d")) destroy("update-ref -d deletes a ref");
-      write();
       return;
     case "prune":
       destroy("prune deletes unreachable objects");
       return;
     case "gc":
       if (texts.some((text) => text.startsWith("--prune"))) destroy("gc --prune deletes unreachable objects");
-      write();
       return;
     default:
-      write();
+      return;
   }
 });
 
 // --- Network ------------------------------------------------------------------------------
 
-register("curl", (call) => {
+deny("curl", (call) => {
   call.network = true;
   call.findings.flag("write", "curl accesses the network (it may upload or download data)");
   const values = optionValues(call.args, "AbcCdDeEFHKmoPQrtTuUwxXyYz", "oDc", [
@@ -1838,7 +1192,7 @@ register("curl", (call) => {
   }
 });
 
-register("wget", (call) => {
+deny("wget", (call) => {
   call.network = true;
   call.findings.flag("write", "wget accesses the network (it may upload or download data)");
   const values = optionValues(call.args, "aABDeiIlOoPQRtTUwX", "OoaP", [
@@ -1852,7 +1206,7 @@ register("wget", (call) => {
   }
 });
 
-register("ssh", (call) => {
+deny("ssh", (call) => {
   call.network = true;
   const operand = skipOptions(call.args, 0, "BbcDEeFIiJLlmOoPpQRSWw");
   const host = call.args[operand];
@@ -1867,13 +1221,15 @@ register("ssh", (call) => {
 
 // --- Interpreters and code from strings ----------------------------------------------------
 
-register(`${[...SHELLS].join(" ")} source .`, (call) => {
+deny(`${[...SHELLS].join(" ")} source .`, (call) => {
   const { args, findings, name } = call;
   if (flagNetworkCode(call, "shell code")) return;
   if (name === "source" || name === ".") {
     findings.flag("write", `${name} runs ${args[0]?.text ?? "a script"} in the current shell, which is not analyzed`);
     return;
   }
+  if (!ANALYZED_SHELLS.has(name))
+    findings.flag("write", `${name} is not analyzed as a shell (only sh, bash and dash are)`);
   let commandMode = false;
   let stdinMode = false;
   let index = 0;
@@ -1907,8 +1263,10 @@ register(`${[...SHELLS].join(" ")} source .`, (call) => {
   }
   const source = call.environment.stdinRedirect;
   if (source?.heredoc !== undefined) {
+    findings.flag("write", `${name} runs commands from a heredoc`);
     nested(call, source.heredoc.body);
   } else if (source?.operator === "<<<" && source.target !== undefined) {
+    findings.flag("write", `${name} runs commands from a here-string`);
     if (source.target.dynamic) findings.flag("destructive", `${name} runs a here-string computed at run time`);
     else nested(call, source.target.text);
   } else if (source !== undefined) {
@@ -1922,7 +1280,7 @@ register(`${[...SHELLS].join(" ")} source .`, (call) => {
   }
 });
 
-register([...INTERPRETERS.keys()].join(" "), (call) => {
+deny([...INTERPRETERS.keys()].join(" "), (call) => {
   const language = INTERPRETERS.get(call.name) ?? "interpreted";
   if (flagNetworkCode(call, `${language} code`)) return;
   call.findings.flag("write", `${call.name} runs ${language} code that is not analyzed`);
@@ -1935,7 +1293,7 @@ register([...INTERPRETERS.keys()].join(" "), (call) => {
   }
 });
 
-register("eval", (call) => {
+deny("eval", (call) => {
   if (flagNetworkCode(call, "code")) return;
   if (call.args.some((word) => word.dynamic)) {
     call.findings.flag("destructive", "eval runs text computed at run time, which cannot be analyzed");
@@ -1945,7 +1303,7 @@ register("eval", (call) => {
   nested(call, call.args.map((word) => word.text).join(" "));
 });
 
-register("su", (call) => {
+deny("su", (call) => {
   const commands = optionValues(call.args, "cgGsw", "c", ["--command"]);
   const command = commands[0];
   if (command === undefined) {
@@ -1960,39 +1318,27 @@ register("su", (call) => {
   if (inner.risk === "write")
     inner.flag("destructive", "su runs the command as another user: write escalated to destructive");
   call.findings.merge(inner);
+  call.findings.flag("write", "su runs a command as another user");
 });
 
-register("trap", (call) => {
+deny("trap", (call) => {
   const action = call.args[0];
+  call.findings.flag("write", "trap installs a handler that runs later");
   if (action === undefined || call.args.length < 2 || action.text.startsWith("-")) return;
-  if (action.dynamic) call.findings.flag("write", "trap installs a handler computed at run time");
-  else nested(call, action.text);
+  if (!action.dynamic) nested(call, action.text);
 });
 
-register("watch", (call) => {
+deny("watch", (call) => {
   const operand = skipOptions(call.args, 0, "nq", ["--interval"]);
   const command = call.args.slice(operand);
+  call.findings.flag("write", "watch runs a command repeatedly");
   if (command.length > 0) nested(call, command.map((word) => word.text).join(" "));
-});
-
-// --- Variables and the shell's own state ---------------------------------------------------
-
-register("export declare typeset local readonly", (call) => {
-  for (const word of call.args) flagAssignment(word, call.findings);
-});
-
-register("alias", (call) => {
-  if (call.args.some((word) => word.text.includes("="))) {
-    call.findings.flag("write", "alias redefines what a command name runs");
-  }
 });
 
 // --- Processes and the system ------------------------------------------------------------
 
-register("kill", (call) => {
+deny("kill", (call) => {
   const { args, findings } = call;
-  // Exact match: `-KILL` is a signal, not a cluster containing -L.
-  if (["-l", "-L", "--list", "--table"].includes(args[0]?.text ?? "")) return;
   let signal: string | undefined;
   let index = 0;
   for (; index < args.length; index++) {
@@ -2007,12 +1353,12 @@ register("kill", (call) => {
   }
   const normalized = (signal ?? "TERM").toUpperCase().replace(/^SIG/, "");
   if (normalized === "9" || normalized === "KILL") findings.flag("destructive", "kill -9 force-kills processes");
-  if (args.slice(index).some((word) => word.text === "-1"))
+  if (args.slice(index).some((word) => word.text === "-1")) {
     findings.flag("destructive", "kill -1 signals every process");
-  findings.flag("write", "kill sends a signal to processes");
+  }
 });
 
-register("systemctl", (call) => {
+deny("systemctl", (call) => {
   const subcommand = operands(call.args, "HMnopst", [
     "--host",
     "--machine",
@@ -2023,65 +1369,18 @@ register("systemctl", (call) => {
     "--type",
     "--state",
   ])[0]?.text;
-  const reads =
-    "status show cat list-units list-unit-files list-timers list-sockets list-dependencies is-active is-enabled is-failed is-system-running get-default help";
   const destroys = "poweroff reboot halt kexec suspend hibernate hybrid-sleep emergency rescue isolate";
-  if (subcommand === undefined || reads.split(" ").includes(subcommand)) return;
-  if (destroys.split(" ").includes(subcommand))
+  if (subcommand !== undefined && destroys.split(" ").includes(subcommand))
     call.findings.flag("destructive", `systemctl ${subcommand} stops or restarts the machine`);
-  else call.findings.flag("write", `systemctl ${subcommand} changes system services`);
 });
 
-register("init telinit", (call) => {
+deny("init telinit", (call) => {
   const level = call.args[0]?.text;
   if (level === "0" || level === "6")
     call.findings.flag("destructive", `${call.name} ${level} stops or restarts the machine`);
   else call.findings.flag("write", `${call.name} changes the run level`);
 });
 
-register("crontab", (call) => {
+deny("crontab", (call) => {
   if (hasFlag(call.args, "r")) call.findings.flag("destructive", "crontab -r removes every cron job");
-  else if (!hasFlag(call.args, "l")) call.findings.flag("write", "crontab replaces scheduled jobs");
-});
-
-// --- Package managers --------------------------------------------------------------------
-
-const PACKAGE_READS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
-  Object.entries({
-    npm: "ls list ll la view info show v outdated search help root prefix bin whoami explain why fund audit",
-    pnpm: "ls list outdated why view info root help",
-    yarn: "list info why outdated help",
-    pip: "list show freeze check search help index inspect",
-    pipx: "list",
-    cargo: "tree metadata search help version verify-project locate-project",
-    gem: "list search info help contents environment",
-    brew: "list ls info search outdated doctor config deps leaves uses help desc",
-    apt: "list show search policy depends rdepends",
-    "apt-cache": "show search policy depends rdepends showpkg madison pkgnames stats dump",
-    "apt-get": "",
-    dnf: "list info search provides repolist",
-    yum: "list info search provides repolist",
-    go: "version env list doc help",
-    poetry: "show check",
-    uv: "tree",
-    composer: "show info outdated search why",
-    conda: "list info search",
-    bundle: "list info outdated",
-  }).map(([manager, reads]) => [manager, new Set(reads.split(" "))]),
-);
-
-register([...PACKAGE_READS.keys()].join(" "), (call) => {
-  const subcommand = call.args.find((word) => !word.text.startsWith("-"))?.text;
-  const first = call.args[0]?.text ?? "";
-  if (["--version", "-v", "-V", "--help", "-h", "version"].includes(first)) return;
-  if (subcommand !== undefined && PACKAGE_READS.get(call.name)?.has(subcommand) === true) {
-    if (call.name === "npm" && call.args.some((word) => word.text === "fix")) {
-      call.findings.flag("write", "npm audit fix modifies packages");
-    }
-    return;
-  }
-  call.findings.flag(
-    "write",
-    `${`${call.name} ${subcommand ?? ""}`.trimEnd()} modifies packages or runs project scripts`,
-  );
 });

@@ -76,7 +76,20 @@ export function applyResultBudget(
 }
 
 async function spillResult(json: string, store: SpillStore, previewBytes: number): Promise<ShapedResult> {
-  const spilled = await store.spill(json);
+  let spilled: Awaited<ReturnType<SpillStore["spill"]>>;
+  try {
+    spilled = await store.spill(json);
+  } catch {
+    // A full disk or a refused folder: the pipeline resolves to an outcome, and the host's
+    // paths stay out of it.
+    return {
+      ok: false,
+      error: {
+        code: "RESULT_TOO_LARGE",
+        message: `The result is ${Buffer.byteLength(json)} bytes, too large for the context, and could not be spilled to disk; ask for less (a smaller page, fewer fields).`,
+      },
+    };
+  }
   const preview: JsonValue = {
     spilled: true,
     bytes: spilled.bytes,

@@ -1,9 +1,10 @@
 // Keeps results that are too large for a model's context on disk, under one folder, and
 // reads them back in slices. Handles are opaque ids that map to files this store wrote;
-// a handle can never name a path of its own choosing.
+// a handle can never name a path of its own choosing. Results may hold anything a tool
+// returned, so the folder is private (0700) and each file readable by its owner only (0600).
 
 import { randomUUID } from "node:crypto";
-import { type FileHandle, mkdir, open, writeFile } from "node:fs/promises";
+import { chmod, type FileHandle, lstat, mkdir, open, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /** Where a spilled result went. */
@@ -25,7 +26,12 @@ export interface SpillSlice {
 
 const HANDLE_PATTERN = /^result-[0-9a-f-]{36}$/;
 
-/** Writes and reads spilled results in `folder` (created on first use). */
+/**
+ * Writes and reads spilled results in `folder`, created on first use with mode 0700 (a
+ * folder that already exists is tightened to 0700 when this process's user owns it). Each
+ * result is a new file with mode 0600. `spill` rejects when the folder is a symbolic link,
+ * not a folder, or owned by another user: results are never written where others can read them.
+ */
 export class SpillStore {
   readonly folder: string;
 
@@ -33,13 +39,29 @@ export class SpillStore {
     this.folder = folder;
   }
 
-  /** Writes `text` (UTF-8) to a new file and returns its handle. */
+  /** Writes `text` (UTF-8) to a new file (mode 0600) and returns its handle. */
   async spill(text: string): Promise<SpilledResult> {
-    await mkdir(this.folder, { recursive: true });
+    await this.#preparePrivateFolder();
     const handle = `result-${randomUUID()}`;
     const path = join(this.folder, `${handle}.json`);
-    await writeFile(path, text, { encoding: "utf8", flag: "wx" });
+    await writeFile(path, text, { encoding: "utf8", flag: "wx", mode: 0o600 });
     return { handle, path, bytes: Buffer.byteLength(text) };
+  }
+
+  async #preparePrivateFolder(): Promise<void> {
+    await mkdir(this.folder, { recursive: true, mode: 0o700 });
+    // In a shared temp folder another user may have made this path first: check what is there.
+    const stats = await lstat(this.folder);
+    if (!stats.isDirectory()) {
+      throw new Error(
+        `The spill folder ${this.folder} is not a folder (a symbolic link or a file); results are not written there.`,
+      );
+    }
+    const uid = process.getuid?.();
+    if (uid !== undefined && stats.uid !== uid) {
+      throw new Error(`The spill folder ${this.folder} belongs to another user; results are not written there.`);
+    }
+    if ((stats.mode & 0o077) !== 0) await chmod(this.folder, 0o700);
   }
 
   /**

@@ -1,7 +1,12 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createHttpFetchTool, isHostAllowed, type HttpFetchResult } from "../../src/builtins/http-fetch-tool.js";
+import {
+  createHttpFetchTool,
+  type HttpFetchResult,
+  isHostAllowed,
+  isNonPublicAddress,
+} from "../../src/builtins/http-fetch-tool.js";
 import type { ToolOutcome } from "../../src/contract.js";
 import { SwitchyardError } from "../../src/errors.js";
 import { Switchyard } from "../../src/switchyard.js";
@@ -185,6 +190,85 @@ describe("http.fetch", () => {
     const failure = errorOf(await yardWith().callTool("http.fetch", { url: `http://127.0.0.1:${closedPort}/` }));
     expect(failure.code).toBe("HTTP_REQUEST_FAILED");
     expect(failure.message).toMatch(/ECONNREFUSED/);
+  });
+});
+
+describe("http.fetch and DNS", () => {
+  /** A resolver that gives `answers` in turn (the last one repeats) and counts its calls. */
+  function resolverAnswering(...answers: (readonly string[])[]): {
+    resolveHost: (hostname: string) => Promise<readonly string[]>;
+    calls: string[];
+  } {
+    const calls: string[] = [];
+    return {
+      calls,
+      resolveHost: async (hostname) => {
+        calls.push(hostname);
+        return answers[Math.min(calls.length - 1, answers.length - 1)] ?? [];
+      },
+    };
+  }
+
+  it("connects to the address it resolved and checked, once, even if the next answer differs (DNS rebinding)", async () => {
+    // A rebinding server answers the check with one address and the connection with another:
+    // here the second answer is unroutable, so a second lookup would fail the call.
+    const resolver = resolverAnswering(["127.0.0.1"], ["192.0.2.1"]);
+    const yard = yardWith({ allowHosts: ["rebind.test"], allowPrivateAddresses: true, ...resolver, timeoutMs: 2_000 });
+    const response = valueOf(await yard.callTool("http.fetch", { url: `http://rebind.test:${port}/hello` }));
+    expect(response.body).toBe('{"hello":"world"}');
+    expect(resolver.calls).toEqual(["rebind.test"]);
+    // The original host travels in the Host header; only the socket goes to the pinned address.
+    expect(requests.map((request) => request.headers.host)).toEqual([`rebind.test:${port}`]);
+  });
+
+  it("never follows a later answer to loopback: the first, checked address is the one connected to", async () => {
+    const resolver = resolverAnswering(["192.0.2.10"], ["127.0.0.1"]);
+    const yard = yardWith({ allowHosts: ["rebind.test"], ...resolver, timeoutMs: 300 });
+    const failure = errorOf(await yard.callTool("http.fetch", { url: `http://rebind.test:${port}/hello` }));
+    expect(["HTTP_TIMEOUT", "HTTP_REQUEST_FAILED"]).toContain(failure.code);
+    expect(resolver.calls).toEqual(["rebind.test"]);
+    expect(requests).toEqual([]);
+    expect(connections).toBe(0);
+  });
+
+  it("refuses a granted name that resolves to a loopback or private address, before connecting", async () => {
+    for (const answer of [["127.0.0.1"], ["10.1.2.3"], ["169.254.169.254"], ["203.0.113.7", "::1"]]) {
+      const yard = yardWith({ allowHosts: ["api.test"], ...resolverAnswering(answer) });
+      const failure = errorOf(await yard.callTool("http.fetch", { url: `http://api.test:${port}/hello` }));
+      expect(failure.code, answer.join(",")).toBe("ADDRESS_NOT_ALLOWED");
+    }
+    expect(connections).toBe(0);
+  });
+
+  it("resolves each redirect hop again and checks it", async () => {
+    const resolver = resolverAnswering(["127.0.0.1"]);
+    const yard = yardWith({ allowHosts: ["rebind.test"], allowPrivateAddresses: true, ...resolver });
+    const response = valueOf(await yard.callTool("http.fetch", { url: `http://rebind.test:${port}/hop` }));
+    expect(response.body).toBe('{"hello":"world"}');
+    expect(resolver.calls).toEqual(["rebind.test", "rebind.test"]);
+  });
+
+  it("tells public addresses from the others", () => {
+    for (const address of [
+      "127.0.0.1",
+      "10.0.0.1",
+      "172.16.5.4",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "::1",
+      "fe80::1",
+      "fd00::1",
+      "::ffff:127.0.0.1",
+      "::ffff:7f00:1",
+      "not an ip",
+    ]) {
+      expect(isNonPublicAddress(address), address).toBe(true);
+    }
+    for (const address of ["8.8.8.8", "203.0.113.7", "2606:4700:4700::1111"]) {
+      expect(isNonPublicAddress(address), address).toBe(false);
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -31,6 +31,18 @@ function valueOf(outcome: ToolOutcome): ShellRunResult {
 function errorOf(outcome: ToolOutcome): { status: string; code: string; message: string } {
   if (outcome.status === "ok") throw new Error(`expected a failure, got ${JSON.stringify(outcome.value)}`);
   return { status: outcome.status, code: outcome.error.code, message: outcome.error.message };
+}
+
+/** Host processes (not zombies) whose command line contains `text`. */
+async function processesRunning(text: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    const pid = Number(entry);
+    const commandLine = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    if (commandLine.replaceAll("\0", " ").includes(text) && (await isRunning(pid))) found.push(pid);
+  }
+  return found;
 }
 
 /** Whether a process runs; a zombie (killed, not yet reaped by its new parent) does not. */
@@ -136,15 +148,17 @@ describe("shell.run on its own", () => {
 
   it("kills a command that runs out of time, with its background children, quickly", async () => {
     const started = Date.now();
+    // A duration no other process on the host uses, to find leftovers by their command line.
+    const marker = `${100 + Math.floor(Math.random() * 1000)}.${process.pid}`;
     const result = valueOf(
-      await yardWithoutRules({ timeoutMs: 300 }).callTool("shell.run", { command: "sleep 100 & echo $!; sleep 100" }),
+      await yardWithoutRules({ timeoutMs: 300 }).callTool("shell.run", {
+        command: `sleep ${marker} & echo started; sleep ${marker}`,
+      }),
     );
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(result).toMatchObject({ timedOut: true, exitCode: null, signal: "SIGKILL" });
-    const backgroundPid = Number(result.stdout.trim());
-    expect(backgroundPid).toBeGreaterThan(0);
+    expect(result).toMatchObject({ timedOut: true, exitCode: null, signal: "SIGKILL", stdout: "started\n" });
     expect(await isRunning(process.pid)).toBe(true);
-    await expect.poll(() => isRunning(backgroundPid), { timeout: 2_000 }).toBe(false);
+    await expect.poll(() => processesRunning(`sleep ${marker}`), { timeout: 2_000 }).toEqual([]);
   });
 
   it("kills the command when the call is cancelled", async () => {
@@ -166,7 +180,7 @@ describe("shell.run on its own", () => {
     expect(Buffer.byteLength(result.stdout)).toBeLessThan(1100);
   });
 
-  it("scrubs the environment: a secret of the parent is not visible, HOME is the workspace", async () => {
+  it("gives a fixed environment: a secret of the parent is not visible, HOME is not the workspace", async () => {
     process.env["SWITCHYARD_TEST_SECRET"] = "hunter2";
     try {
       const result = valueOf(
@@ -174,8 +188,11 @@ describe("shell.run on its own", () => {
       );
       expect(result.stdout).not.toContain("hunter2");
       expect(result.stdout).not.toContain("SWITCHYARD_TEST_SECRET");
-      expect(result.stdout).toContain(`HOME=${workspace}`);
+      expect(result.stdout).toContain("HOME=/tmp\n");
+      expect(result.stdout).not.toContain(`HOME=${workspace}`);
       expect(result.stdout).toContain("GREETING=hello");
+      expect(result.stdout).toContain("GIT_CONFIG_NOSYSTEM=1");
+      expect(result.stdout).toContain("GIT_CONFIG_GLOBAL=/dev/null");
       const names = result.stdout
         .trim()
         .split("\n")
@@ -183,7 +200,20 @@ describe("shell.run on its own", () => {
       // sh itself may add PWD, SHLVL and _; nothing else of the parent comes through.
       expect(
         names.filter(
-          (name) => !["PATH", "HOME", "LANG", "GREETING", "PWD", "SHLVL", "_", "OLDPWD"].includes(name ?? ""),
+          (name) =>
+            ![
+              "PATH",
+              "HOME",
+              "LANG",
+              "TMPDIR",
+              "GIT_CONFIG_NOSYSTEM",
+              "GIT_CONFIG_GLOBAL",
+              "GREETING",
+              "PWD",
+              "SHLVL",
+              "_",
+              "OLDPWD",
+            ].includes(name ?? ""),
         ),
       ).toEqual([]);
     } finally {
@@ -197,5 +227,15 @@ describe("shell.run on its own", () => {
     expect(() => createShellTool({ workspace: "" })).toThrow(SwitchyardError);
     expect(() => createShellTool({ workspace, timeoutMs: -1 })).toThrow(/timeoutMs/);
     expect(() => createShellTool({ workspace, env: { "A=B": "x" } })).toThrow(/env/);
+    expect(() => createShellTool({ workspace: "/" })).toThrow(/whole file system/);
+    expect(() => createShellTool({ workspace, limits: { cpuSeconds: 0 } })).toThrow(/limits.cpuSeconds/);
+    expect(() => createShellTool({ workspace, network: "some" as "none" })).toThrow(/network/);
+    expect(() => createShellTool({ workspace, readOnlyPaths: ["relative/path"] })).toThrow(/readOnlyPaths\[0\]/);
+  });
+
+  it("refuses to let git configuration or HOME come in through env", () => {
+    for (const name of ["HOME", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL"]) {
+      expect(() => createShellTool({ workspace, env: { [name]: "x" } }), name).toThrow(/fixed by the shell tool/);
+    }
   });
 });

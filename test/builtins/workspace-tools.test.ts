@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, symlink, writeFile } from "node:fs/promises";
+import { link, mkdir, readFile, rename, stat, symlink, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspaceTools } from "../../src/builtins/workspace-tools.js";
@@ -316,5 +316,86 @@ describe("workspace tools in a program", () => {
       appended: { path: "note.txt", bytesWritten: 5, size: 11, created: false },
       content: "short\nmore\n",
     });
+  });
+});
+
+describe("workspace tools and hard links", () => {
+  it("neither reads nor writes a file hard-linked to a file outside the workspace", async () => {
+    const secret = join(outside, "linked-secret.txt");
+    await writeFile(secret, "outside only\n");
+    await link(secret, join(root, "hard-link.txt"));
+    const result = await run(`
+      const read = await tools.workspace.readFile({ path: "hard-link.txt" }).then((value) => value.content, (error) => error.code);
+      const overwrite = await tools.workspace.writeFile({ path: "hard-link.txt", content: "pwned" }).then(() => "written", (error) => error.code);
+      const append = await tools.workspace.writeFile({ path: "hard-link.txt", content: "pwned", mode: "append" }).then(() => "written", (error) => error.code);
+      const found = await tools.workspace.search({ text: "outside only" });
+      return { read, overwrite, append, results: found.results.length, unreadable: found.skipped.unreadable };
+    `);
+    expect(result.output).toEqual({
+      read: "PATH_OUTSIDE_WORKSPACE",
+      overwrite: "PATH_OUTSIDE_WORKSPACE",
+      append: "PATH_OUTSIDE_WORKSPACE",
+      results: 0,
+      unreadable: 1,
+    });
+    expect(await readFile(secret, "utf8")).toBe("outside only\n");
+    await unlink(join(root, "hard-link.txt"));
+  });
+});
+
+describe("the per-run write quota", () => {
+  let quotaRoot: string;
+  let quotaYard: Switchyard;
+
+  beforeAll(async () => {
+    quotaRoot = join(base, "quota");
+    await mkdir(quotaRoot);
+    quotaYard = new Switchyard({
+      tools: createWorkspaceTools({ root: quotaRoot, maxWriteBytesPerRun: 1000, maxFilesWrittenPerRun: 3 }),
+      typeCheck: "off",
+    });
+  });
+
+  const write = (path: string, bytes: number): string =>
+    `await tools.workspace.writeFile({ path: "${path}", content: "x".repeat(${bytes}) }).then(() => "ok", (error) => error.code)`;
+
+  it("stops a run past its bytes with WRITE_QUOTA_EXCEEDED, writes nothing more, and gives the next run a fresh quota", async () => {
+    const first = await quotaYard.run(
+      `return [${write("a.txt", 400)}, ${write("b.txt", 400)}, ${write("c.txt", 400)}];`,
+    );
+    expect(first.output).toEqual(["ok", "ok", "WRITE_QUOTA_EXCEEDED"]);
+    await expect(stat(join(quotaRoot, "c.txt"))).rejects.toThrow();
+    const second = await quotaYard.run(`return [${write("c.txt", 400)}];`);
+    expect(second.output).toEqual(["ok"]);
+  });
+
+  it("counts distinct files: rewriting a file already written is no new file", async () => {
+    const result = await quotaYard.run(
+      `return [${write("f1", 1)}, ${write("f2", 1)}, ${write("f3", 1)}, ${write("f3", 1)}, ${write("f4", 1)}];`,
+    );
+    expect(result.output).toEqual(["ok", "ok", "ok", "ok", "WRITE_QUOTA_EXCEEDED"]);
+  });
+
+  it("holds for parallel writes of one run", async () => {
+    const result = await quotaYard.run(
+      `return await Promise.all(Array.from({ length: 10 }, (_, i) => tools.workspace.writeFile({ path: "p" + (i % 2), content: "x".repeat(150) }).then(() => "ok", (error) => error.code)));`,
+    );
+    const outcomes = result.output as string[];
+    expect(outcomes.filter((outcome) => outcome === "ok")).toHaveLength(6);
+    expect(outcomes.filter((outcome) => outcome === "WRITE_QUOTA_EXCEEDED")).toHaveLength(4);
+  });
+
+  it("checks a direct call on its own", async () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const outcome = await quotaYard.callTool("workspace.writeFile", { path: "direct.txt", content: "x".repeat(900) });
+      expect(outcome.status).toBe("ok");
+    }
+  });
+
+  it("refuses a quota that is not a positive integer", () => {
+    expect(() => createWorkspaceTools({ root: quotaRoot, maxWriteBytesPerRun: 0 })).toThrow(/maxWriteBytesPerRun/);
+    expect(() => createWorkspaceTools({ root: quotaRoot, maxFilesWrittenPerRun: 1.5 })).toThrow(
+      /maxFilesWrittenPerRun/,
+    );
   });
 });

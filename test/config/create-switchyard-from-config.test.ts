@@ -70,6 +70,61 @@ describe("createSwitchyardFromConfig", () => {
     }
   });
 
+  it("creates the sandboxed shell with the config's network, limits and read-only paths", async () => {
+    const folder = join(temp.path, "shell");
+    mkdirSync(join(folder, "work"), { recursive: true });
+    mkdirSync(join(folder, "toolchain"), { recursive: true });
+    writeFileSync(join(folder, "toolchain", "version.txt"), "toolchain 1.0\n");
+    const session = await createSwitchyardFromConfig(
+      {
+        workspace: "work",
+        shell: { enabled: true, network: "none", readOnlyPaths: ["toolchain"], limits: { maxProcesses: 77 } },
+        permissions: { default: "allow" },
+      },
+      // Reading /proc/self/limits is rated write by the classifier, so it asks.
+      { baseDir: folder, approve: () => true },
+    );
+    try {
+      const outcome = await session.yard.callTool("shell.run", {
+        command: `cat ${join(folder, "toolchain", "version.txt")}; grep -o 'Max processes *[0-9]*' /proc/self/limits; echo $HOME`,
+      });
+      expect(outcome.status).toBe("ok");
+      const value = (outcome as { value: { stdout: string } }).value;
+      expect(value.stdout).toMatch(/^toolchain 1\.0\nMax processes +77\n\/tmp\n$/);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("passes the workspace write quota to the workspace tools", async () => {
+    const folder = join(temp.path, "quota");
+    mkdirSync(join(folder, "work"), { recursive: true });
+    const session = await createSwitchyardFromConfig(
+      { workspace: "work", workspaceQuota: { maxFilesWrittenPerRun: 1 }, permissions: { default: "allow" } },
+      { baseDir: folder },
+    );
+    try {
+      const result = await session.yard.run(
+        `const write = (path: string) => tools.workspace.writeFile({ path, content: "x" }).then(() => "ok", (error) => error.code);
+         return [await write("a.txt"), await write("b.txt")];`,
+      );
+      expect(result.output).toEqual(["ok", "WRITE_QUOTA_EXCEEDED"]);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("refuses a config whose shell asks for network without the sandbox", async () => {
+    const error = await createSwitchyardFromConfig(
+      { workspace: ".", shell: { enabled: true, unsandboxed: true, network: "host" } },
+      { baseDir: temp.path },
+    ).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect((error as SwitchyardError).code).toBe("OPTION_INVALID");
+  });
+
   it("orders the catalog by the config's server order, whichever server came up first", async () => {
     const memory = (name: string) => ({
       command: process.execPath,

@@ -39,7 +39,7 @@ describe("loadConfig", () => {
       limits: { wallTimeMs: 5000, maxToolCalls: 50 },
       permissions: { default: "ask", rules: [{ tools: ["memory.*"], decision: "allow", reason: "local graph" }] },
       workspace: "work",
-      shell: { enabled: true, timeoutMs: 2000 },
+      shell: { enabled: true, timeoutMs: 2000, network: "host", readOnlyPaths: ["tools"], limits: { cpuSeconds: 5 } },
       http: { enabled: true, allowHosts: ["api.example.com"] },
       spill: ".switchyard/spill",
       typeCheck: "warn",
@@ -52,6 +52,13 @@ describe("loadConfig", () => {
     expect(config.tools).toEqual([join(base, "tools/orders.ts"), join(base, "tools/more.js"), "some-package"]);
     expect(config.workspace).toBe(join(base, "work"));
     expect(config.spill).toBe(join(base, ".switchyard/spill"));
+    expect(config.shell).toEqual({
+      enabled: true,
+      timeoutMs: 2000,
+      network: "host",
+      readOnlyPaths: [join(base, "tools")],
+      limits: { cpuSeconds: 5 },
+    });
     expect(config.mcpServers?.["memory"]).toMatchObject({ command: "node", cwd: base });
     expect(config.mcpServers?.["remote"]).toEqual({
       url: "http://127.0.0.1:9/mcp",

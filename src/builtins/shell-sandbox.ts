@@ -1,0 +1,239 @@
+// Builds the bubblewrap (bwrap) command line that runs one shell command in an OS sandbox on
+// Linux: the system folders read-only, the workspace the only writable bind, a private /tmp,
+// new user/PID/IPC/UTS/cgroup (and, unless granted, network) namespaces, a fixed environment
+// and resource limits set with prlimit inside. It refuses to pretend: where bwrap is missing or
+// cannot create namespaces, `detectShellSandbox` says why and the caller must not run anything.
+//
+// Why bwrap directly rather than @anthropic-ai/sandbox-runtime: that package declares Node
+// >= 22.12 (Switchyard supports Node 20), is at 0.0.x, and filters hosts with an HTTP/SOCKS
+// proxy plus socat and seccomp: more moving parts than an on/off network switch needs. bwrap
+// is one Debian package (`bubblewrap`), and the argument list below is the whole policy.
+
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import { existsSync, lstatSync, mkdtempSync, readlinkSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** Whether commands may use the network: `none` (a new, empty network namespace) or `host`. */
+export type ShellNetwork = "none" | "host";
+
+/** Per-command resource limits, applied inside the sandbox with prlimit (setrlimit). */
+export interface ShellLimits {
+  /** CPU seconds each process may use (RLIMIT_CPU, per process); then it is killed. Default 30. */
+  readonly cpuSeconds?: number;
+  /** Largest file a process may write, in bytes (RLIMIT_FSIZE); past it the write fails with SIGXFSZ. Default 64 MiB. */
+  readonly maxFileBytes?: number;
+  /**
+   * Most processes of the user at once (RLIMIT_NPROC). Default 256. The kernel does not
+   * enforce this for the root user: when the host runs as root it is set but has no effect.
+   */
+  readonly maxProcesses?: number;
+  /** Size of the private /tmp (a tmpfs, held in memory), in bytes. Default 64 MiB. */
+  readonly maxTmpBytes?: number;
+}
+
+/** Where the sandbox's programs are; found once by `detectShellSandbox`. */
+export interface ShellSandbox {
+  readonly bwrapPath: string;
+  readonly prlimitPath: string;
+}
+
+/** Everything one sandboxed command depends on. */
+export interface SandboxPolicy {
+  /** Real path of the workspace: bound read-write at the same path, and the working folder. */
+  readonly workspace: string;
+  readonly network: ShellNetwork;
+  readonly limits: Required<ShellLimits>;
+  /** Extra host folders or files made visible read-only (absolute paths). */
+  readonly readOnlyPaths: readonly string[];
+  /** The complete environment of the command. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** The limits a command gets when ShellToolOptions.limits leaves one out. */
+export const DEFAULT_SHELL_LIMITS: Required<ShellLimits> = {
+  cpuSeconds: 30,
+  maxFileBytes: 64 * 1024 * 1024,
+  maxProcesses: 256,
+  maxTmpBytes: 64 * 1024 * 1024,
+};
+
+/** HOME inside the sandbox: the private /tmp, never the workspace (a planted .gitconfig stays unread). */
+export const SANDBOX_HOME = "/tmp";
+
+// Only these locations are trusted to hold the real programs: never the host's PATH.
+const BWRAP_LOCATIONS = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
+const PRLIMIT_LOCATIONS = ["/usr/bin/prlimit", "/bin/prlimit"];
+// The system as programs need it; /home, /root, /var, /run, /srv and /work stay invisible.
+const SYSTEM_PATHS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"];
+// Secrets in /etc that a process of the host's user (often root in containers) could read.
+const MASKED_FILES = ["/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers"];
+const MASKED_FOLDERS = ["/etc/ssh", "/etc/sudoers.d", "/etc/ssl/private"];
+
+const probes = new Map<string, string | undefined>();
+
+/**
+ * Finds bwrap and prlimit in the standard system folders and checks, once per process and
+ * network mode, that bwrap can really create its namespaces here (a run of `/bin/true`).
+ * Returns the sandbox, or the reason there is none (not Linux, bwrap missing, user
+ * namespaces disabled …), with what to install. Never throws.
+ */
+export function detectShellSandbox(network: ShellNetwork): ShellSandbox | { readonly unavailable: string } {
+  if (process.platform !== "linux") {
+    return {
+      unavailable: `no shell sandbox on ${process.platform}: only Linux (bubblewrap) is supported; macOS sandbox-exec is deprecated and not used`,
+    };
+  }
+  const bwrapPath = BWRAP_LOCATIONS.find((path) => existsSync(path));
+  if (bwrapPath === undefined) {
+    return { unavailable: "bubblewrap is not installed (apt-get install -y bubblewrap)" };
+  }
+  const prlimitPath = PRLIMIT_LOCATIONS.find((path) => existsSync(path));
+  if (prlimitPath === undefined) {
+    return { unavailable: "prlimit is not installed (apt-get install -y util-linux)" };
+  }
+  const sandbox = { bwrapPath, prlimitPath };
+  const key = `${bwrapPath}\0${network}`;
+  if (!probes.has(key)) probes.set(key, probe(sandbox, network));
+  const failure = probes.get(key);
+  return failure === undefined ? sandbox : { unavailable: failure };
+}
+
+/**
+ * The program and arguments that run `/bin/sh -c <commandLine>` under `policy`. The command
+ * sees: the system folders read-only (with /etc/shadow and similar masked), `readOnlyPaths`
+ * read-only, the workspace read-write at its real path (its working folder), a private /tmp
+ * of `maxTmpBytes`, a fresh /dev and /proc (its own processes only), no network unless
+ * `host`, and the limits. bwrap is killed with its parent (`--die-with-parent`), and the whole
+ * PID namespace dies with it. The command inherits bwrap's environment, so spawn bwrap with
+ * exactly `policy.env`: never the host's, which the sandbox's PID 1 (a copy of bwrap) would
+ * show in /proc/1/environ. (Not `--setenv`: its values would be visible in the host's `ps`.)
+ */
+export function sandboxedCommand(
+  sandbox: ShellSandbox,
+  policy: SandboxPolicy,
+  commandLine: string,
+): { file: string; args: string[] } {
+  return {
+    file: sandbox.bwrapPath,
+    args: [
+      ...isolationArguments(policy),
+      "--bind",
+      policy.workspace,
+      policy.workspace,
+      // bwrap's own root is a writable tmpfs: nothing outside the binds may be written.
+      "--remount-ro",
+      "/",
+      "--chdir",
+      policy.workspace,
+      "--",
+      ...limitedCommand(sandbox.prlimitPath, policy.limits, commandLine),
+    ],
+  };
+}
+
+/** `prlimit <limits> -- /bin/sh -c <commandLine>`: also what the unsandboxed shell runs. */
+export function limitedCommand(prlimitPath: string, limits: Required<ShellLimits>, commandLine: string): string[] {
+  return [
+    prlimitPath,
+    `--cpu=${limits.cpuSeconds}`,
+    `--fsize=${limits.maxFileBytes}`,
+    `--nproc=${limits.maxProcesses}`,
+    "--core=0",
+    "--",
+    "/bin/sh",
+    "-c",
+    commandLine,
+  ];
+}
+
+/** prlimit where it is installed, for the unsandboxed shell; undefined elsewhere. */
+export function findPrlimit(): string | undefined {
+  return process.platform === "linux" ? PRLIMIT_LOCATIONS.find((path) => existsSync(path)) : undefined;
+}
+
+function isolationArguments({ network, readOnlyPaths, limits }: SandboxPolicy): string[] {
+  const args = [
+    "--die-with-parent",
+    // setsid: a command cannot push keystrokes into a terminal of the host (TIOCSTI).
+    "--new-session",
+    "--unshare-user",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    ...(network === "none" ? ["--unshare-net"] : []),
+    "--hostname",
+    "sandbox",
+  ];
+  for (const path of SYSTEM_PATHS) args.push(...mirror(path));
+  for (const path of MASKED_FILES) if (isFile(path)) args.push("--ro-bind", "/dev/null", path);
+  for (const path of MASKED_FOLDERS) if (isFolder(path)) args.push("--tmpfs", path, "--remount-ro", path);
+  if (network === "host") args.push(...resolverFiles());
+  // /tmp before the binds that may lie under it, or the tmpfs would hide them.
+  args.push("--dev", "/dev", "--proc", "/proc", "--size", String(limits.maxTmpBytes), "--tmpfs", "/tmp");
+  for (const path of readOnlyPaths) args.push("--ro-bind", path, path);
+  return args;
+}
+
+/** A top-level system path as the host has it: a symlink stays a symlink (usrmerge), a folder is bound read-only. */
+function mirror(path: string): string[] {
+  try {
+    const stats = lstatSync(path);
+    if (stats.isSymbolicLink()) return ["--symlink", readlinkSync(path), path];
+    if (stats.isDirectory()) return ["--ro-bind", path, path];
+  } catch {
+    // Absent on this distribution.
+  }
+  return [];
+}
+
+/** /etc/resolv.conf often links into /run, which is not visible: bind its target for DNS. */
+function resolverFiles(): string[] {
+  try {
+    const target = realpathSync("/etc/resolv.conf");
+    if (target.startsWith("/etc/")) return [];
+    return ["--ro-bind", target, target];
+  } catch {
+    return [];
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Runs `/bin/true` in a sandbox like the real ones; returns why it failed, or undefined. */
+function probe(sandbox: ShellSandbox, network: ShellNetwork): string | undefined {
+  const workspace = realpathSync(mkdtempSync(join(tmpdir(), "switchyard-sandbox-probe-")));
+  let result: SpawnSyncReturns<string>;
+  try {
+    const env = { PATH: "/usr/bin:/bin" };
+    const policy = { workspace, network, limits: DEFAULT_SHELL_LIMITS, readOnlyPaths: [], env };
+    const { args } = sandboxedCommand(sandbox, policy, "true");
+    result = spawnSync(sandbox.bwrapPath, args, {
+      env,
+      stdio: ["ignore", "ignore", "pipe"],
+      timeout: 10_000,
+      encoding: "utf8",
+    });
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+  if (result.status === 0) return undefined;
+  const detail = (result.stderr ?? "").trim().split("\n")[0] ?? "";
+  const why = result.error?.message ?? (detail || `exit ${result.status ?? result.signal}`);
+  return `bubblewrap is installed but cannot create a sandbox here (${why.slice(0, 300)}); user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap)`;
+}
