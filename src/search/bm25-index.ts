@@ -3,6 +3,7 @@
 // costs work proportional to the tools that changed, never a full rebuild. Results are
 // deterministic: equal scores keep the order in which documents were first added.
 
+import type { QueryConcept } from "./query-expansion.js";
 import { tokenize } from "./tokenize.js";
 
 /** The searchable fields of a tool document. */
@@ -156,40 +157,105 @@ export class Bm25Index {
   /**
    * Ranks documents for a natural-language query; returns at most `limit` hits with a
    * positive score, best first, ties in insertion order. A query without searchable terms
-   * (empty, only stop words) returns no hits.
+   * (empty, only stop words) returns no hits. No expansion: see `searchConcepts`.
    */
   search(query: string, limit: number): SearchHit[] {
-    const queryTerms = [...new Set(tokenize(query))];
+    const concepts = [...new Set(tokenize(query))].map((term) => ({ terms: [term], exact: true, alternatives: [] }));
+    return this.searchConcepts(concepts, limit);
+  }
+
+  /**
+   * Ranks documents for expanded query concepts. A concept scores a document by the better of
+   * its exact term's BM25F contribution and `alternativeWeight` times the best alternative's,
+   * where an alternative's IDF is capped at the concept's own (a synonym is never more telling
+   * than the word the user typed) and a phrase alternative counts only when all its words occur,
+   * at its weakest word. So one concept adds at most `alternativeWeight · idf` through
+   * alternatives, less than a name hit of the exact term (about 0.6–0.7 · idf at k1 = 1.2, name
+   * weight 3, for names up to six times the average length): expansion cannot lift a tool
+   * above one whose name holds the query's words. Default weight 0.5.
+   */
+  searchConcepts(concepts: readonly QueryConcept[], limit: number, alternativeWeight = 0.5): SearchHit[] {
     const count = this.#documents.size;
-    if (queryTerms.length === 0 || count === 0 || !(limit > 0)) return [];
+    if (concepts.length === 0 || count === 0 || !(limit > 0)) return [];
     const averageLengths = this.#totalLengths.map((total) => total / count);
     const scores = new Map<string, number>();
-    for (const term of queryTerms) {
-      const ids = this.#postings.get(term);
-      if (ids === undefined) continue;
-      const idf = Math.log(1 + (count - ids.size + 0.5) / (ids.size + 0.5));
-      for (const id of ids) {
-        const indexed = this.#documents.get(id);
-        const frequencies = indexed?.terms.get(term);
-        if (indexed === undefined || frequencies === undefined) continue;
-        let weighted = 0;
-        SEARCH_FIELDS.forEach((field, index) => {
-          const frequency = frequencies[index] ?? 0;
-          if (frequency === 0) return;
-          const average = averageLengths[index] ?? 0;
-          const b = this.#b[index] ?? 0;
-          const norm = average > 0 ? 1 - b + (b * indexed.lengths[field]) / average : 1;
-          weighted += ((this.#weights[index] ?? 0) * frequency) / norm;
-        });
-        if (weighted === 0) continue;
-        scores.set(id, (scores.get(id) ?? 0) + (idf * weighted) / (this.#k1 + weighted));
+    for (const concept of concepts) {
+      const conceptScores = new Map<string, number>();
+      if (concept.exact && concept.terms.length === 1) {
+        const term = concept.terms[0] as string;
+        const ids = this.#postings.get(term);
+        if (ids !== undefined) {
+          const idf = this.#idf(ids.size, count);
+          for (const id of ids) {
+            const saturated = this.#saturated(term, id, averageLengths);
+            if (saturated > 0) conceptScores.set(id, idf * saturated);
+          }
+        }
       }
+      if (concept.alternatives.length > 0 && alternativeWeight > 0) {
+        let ceiling = Number.POSITIVE_INFINITY;
+        for (const term of concept.terms) ceiling = Math.min(ceiling, this.#idf(this.#postings.get(term)?.size ?? 0, count));
+        for (const alternative of concept.alternatives) {
+          this.#scoreAlternative(alternative, ceiling, alternativeWeight, averageLengths, conceptScores);
+        }
+      }
+      for (const [id, score] of conceptScores) scores.set(id, (scores.get(id) ?? 0) + score);
     }
     return [...scores]
       .map(([id, score]) => ({ id, score, ordinal: this.#documents.get(id)?.ordinal ?? 0 }))
       .sort((left, right) => right.score - left.score || left.ordinal - right.ordinal)
       .slice(0, Math.floor(limit))
       .map(({ id, score }) => ({ id, score }));
+  }
+
+  // Raises `scores` to weight × the alternative's score where that is higher.
+  #scoreAlternative(
+    alternative: readonly string[],
+    ceiling: number,
+    weight: number,
+    averageLengths: readonly number[],
+    scores: Map<string, number>,
+  ): void {
+    const count = this.#documents.size;
+    let rarest: Set<string> | undefined;
+    for (const term of alternative) {
+      const ids = this.#postings.get(term);
+      if (ids === undefined) return;
+      if (rarest === undefined || ids.size < rarest.size) rarest = ids;
+    }
+    if (rarest === undefined) return;
+    let idf = ceiling;
+    for (const term of alternative) idf = Math.min(idf, this.#idf(this.#postings.get(term)?.size ?? 0, count));
+    for (const id of rarest) {
+      let weakest = Number.POSITIVE_INFINITY;
+      for (const term of alternative) weakest = Math.min(weakest, this.#saturated(term, id, averageLengths));
+      if (!(weakest > 0)) continue;
+      const score = weight * idf * weakest;
+      if (score > (scores.get(id) ?? 0)) scores.set(id, score);
+    }
+  }
+
+  // Lucene-style IDF, never negative; a term no document has gets the largest value.
+  #idf(documentFrequency: number, count: number): number {
+    return Math.log(1 + (count - documentFrequency + 0.5) / (documentFrequency + 0.5));
+  }
+
+  // The BM25F term weight without IDF: length-normalized, field-weighted frequency, saturated.
+  #saturated(term: string, id: string, averageLengths: readonly number[]): number {
+    const indexed = this.#documents.get(id);
+    const frequencies = indexed?.terms.get(term);
+    if (indexed === undefined || frequencies === undefined) return 0;
+    let weighted = 0;
+    for (let index = 0; index < SEARCH_FIELDS.length; index++) {
+      const frequency = frequencies[index] ?? 0;
+      if (frequency === 0) continue;
+      const average = averageLengths[index] ?? 0;
+      const b = this.#b[index] ?? 0;
+      const length = indexed.lengths[SEARCH_FIELDS[index] as SearchField];
+      const norm = average > 0 ? 1 - b + (b * length) / average : 1;
+      weighted += ((this.#weights[index] ?? 0) * frequency) / norm;
+    }
+    return weighted === 0 ? 0 : weighted / (this.#k1 + weighted);
   }
 
   #insert(document: SearchDocument, ordinal: number): void {

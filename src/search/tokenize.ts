@@ -17,6 +17,11 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
   ).split(" "),
 );
 
+/** True for a function word that carries no tool-selecting signal (`the`, `to`, `how`). */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
+}
+
 /**
  * Splits text into raw lower-case words at identifier boundaries, without stemming or
  * stop-word removal: `getHTTPResponse_v2` → `get http response v 2`.

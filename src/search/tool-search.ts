@@ -5,6 +5,7 @@
 
 import type { JsonSchema } from "../contract.js";
 import { Bm25Index, type Bm25Options, type SearchDocument } from "./bm25-index.js";
+import { QueryExpander } from "./query-expansion.js";
 import { type PatternError, searchByRegex } from "./regex-search.js";
 
 /** What search needs of a tool; a `ToolDefinition` fits. */
@@ -47,6 +48,8 @@ export const MAX_SUMMARY_LENGTH = 160;
 export const MAX_SCHEMA_DEPTH = 6;
 /** Most parameters indexed per tool, so a huge schema cannot dominate the index. */
 export const MAX_INDEXED_PARAMETERS = 200;
+/** Most enum values indexed per parameter: a list of 200 country codes says little about the tool. */
+export const MAX_INDEXED_ENUM_VALUES = 20;
 
 /** The first sentence of a description, whitespace-collapsed, cut to 160 characters. */
 export function summarize(description: string): string {
@@ -58,26 +61,36 @@ export function summarize(description: string): string {
 }
 
 /**
- * Collects parameter names and descriptions from a JSON Schema: `properties` at any depth,
- * `items`, `prefixItems`, `additionalProperties`, `anyOf`/`oneOf`/`allOf`, and `$defs` /
- * `definitions`, to depth 6 and at most 200 parameters. `$ref` is not followed (the
- * definitions it points to are indexed where they are declared), so cycles cannot loop.
+ * Collects what a JSON Schema says about a tool's inputs: parameter names, schema `title`s and
+ * string `enum`/`const` values (at most 20 per parameter) as `names`, and `description`s.
+ * Visits `properties` at any depth, `items`, `prefixItems`, `additionalProperties`,
+ * `anyOf`/`oneOf`/`allOf`, and `$defs` / `definitions`, to depth 6 and at most 200 parameters.
+ * `$ref` is not followed (the definitions it points to are indexed where they are declared),
+ * so cycles cannot loop.
  */
 export function extractParameters(schema: JsonSchema): { names: string[]; descriptions: string[] } {
   const names: string[] = [];
   const descriptions: string[] = [];
+  let parameters = 0;
   const visit = (node: unknown, depth: number): void => {
-    if (depth > MAX_SCHEMA_DEPTH || node === null || typeof node !== "object" || names.length >= MAX_INDEXED_PARAMETERS)
+    if (depth > MAX_SCHEMA_DEPTH || node === null || typeof node !== "object" || parameters >= MAX_INDEXED_PARAMETERS)
       return;
     if (Array.isArray(node)) {
       for (const item of node) visit(item, depth);
       return;
     }
     const record = node as Record<string, unknown>;
+    const title = record["title"];
+    if (typeof title === "string") names.push(title);
+    const values = [...(Array.isArray(record["enum"]) ? record["enum"] : []), record["const"]];
+    for (const value of values.filter((value) => typeof value === "string").slice(0, MAX_INDEXED_ENUM_VALUES)) {
+      names.push(value);
+    }
     const properties = record["properties"];
     if (properties !== null && typeof properties === "object" && !Array.isArray(properties)) {
       for (const [name, property] of Object.entries(properties as Record<string, unknown>)) {
-        if (names.length >= MAX_INDEXED_PARAMETERS) return;
+        if (parameters >= MAX_INDEXED_PARAMETERS) return;
+        parameters += 1;
         names.push(name);
         if (property !== null && typeof property === "object") {
           const description = (property as Record<string, unknown>)["description"];
@@ -98,6 +111,21 @@ export function extractParameters(schema: JsonSchema): { names: string[]; descri
   };
   visit(schema, 0);
   return { names, descriptions };
+}
+
+/** How a ToolSearch indexes and expands. */
+export interface ToolSearchIndexOptions extends Bm25Options {
+  /** Expand BM25 queries with the vocabulary table. Default true. */
+  readonly expansion?: boolean;
+  /** Weight of a vocabulary alternative against the query's own word, in (0, 1). Default 0.5. */
+  readonly alternativeWeight?: number;
+}
+
+let expander: QueryExpander | undefined;
+
+// The table is compiled once per process: every session searches with the same vocabulary.
+function sharedExpander(): QueryExpander {
+  return (expander ??= new QueryExpander());
 }
 
 function toDocument(tool: SearchableTool): SearchDocument {
@@ -130,8 +158,17 @@ export class ToolSearch {
   readonly #groupOf = new Map<string, string>();
   readonly #groups = new Map<string, Set<string>>();
 
-  constructor(options: Bm25Options = {}) {
+  readonly #expander: QueryExpander | undefined;
+  readonly #alternativeWeight: number | undefined;
+
+  /**
+   * `expansion` (default true) matches a BM25 query's words and their vocabulary alternatives
+   * (`CONCEPT_GROUPS`, weighted `alternativeWeight`, default 0.5); false matches the words alone.
+   */
+  constructor(options: ToolSearchIndexOptions = {}) {
     this.#index = new Bm25Index(options);
+    this.#expander = options.expansion === false ? undefined : sharedExpander();
+    this.#alternativeWeight = options.alternativeWeight;
   }
 
   /** The number of tools indexed. */
@@ -209,7 +246,11 @@ export class ToolSearch {
       if (!result.ok) return result;
       hits = result.hits;
     } else {
-      hits = this.#index.search(typeof query === "string" ? query.slice(0, MAX_QUERY_LENGTH) : "", limit);
+      const text = typeof query === "string" ? query.slice(0, MAX_QUERY_LENGTH) : "";
+      hits =
+        this.#expander === undefined
+          ? this.#index.search(text, limit)
+          : this.#index.searchConcepts(this.#expander.expand(text), limit, this.#alternativeWeight);
     }
     return {
       ok: true,
