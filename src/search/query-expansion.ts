@@ -9,9 +9,12 @@ import { CONCEPT_GROUPS } from "./vocabulary.js";
 
 /** One unit of meaning of a query, as the index scores it. */
 export interface QueryConcept {
-  /** The stems this concept stands for: one query term, or a matched phrase's content words. */
+  /**
+   * The stems this concept stands for: one query term, or the content words of a phrase of the
+   * table found in the query ("money back"), which match only together.
+   */
   readonly terms: readonly string[];
-  /** True for a single query term, which is also matched itself at full weight. */
+  /** True when the terms themselves are matched at full weight (always, from `expand`). */
   readonly exact: boolean;
   /** Related terms from the vocabulary; each is one stem or a phrase of stems that must all occur. */
   readonly alternatives: readonly (readonly string[])[];
@@ -31,7 +34,9 @@ function keyOf(words: readonly string[]): string {
 
 /**
  * Expands queries with a table of concept groups (default `CONCEPT_GROUPS`). A group's entries
- * all stand for one another; a word in several groups expands to all of them.
+ * all stand for one another; a word in several groups expands to all of them. A phrase of the
+ * table found in a query is one concept: its words match together or not at all, so "money
+ * back" does not find a tool for going back a page.
  */
 export class QueryExpander {
   /** Trigger (stemmed words, stop words kept, joined by spaces) → indexes of its groups. */
@@ -63,32 +68,32 @@ export class QueryExpander {
   }
 
   /**
-   * Splits a query into concepts: each distinct content word is an exact concept; each table
-   * entry found in the query (longest phrase first) adds its groups' other entries as
-   * alternatives, to the word itself or, for a phrase, to a concept of the phrase's own.
+   * Splits a query into concepts: table entries found in the query (longest phrase first) and
+   * the remaining content words, each matched exactly; a table entry also brings its groups'
+   * other entries as alternatives.
    */
   expand(query: string): QueryConcept[] {
     const words = splitWords(query);
     const stems = words.map(stemUnlessStopWord);
-    const concepts = new Map<string, { terms: string[]; exact: boolean; alternatives: Map<string, readonly string[]> }>();
-    const conceptOf = (terms: string[], exact: boolean) => {
-      const key = `${exact ? "=" : "~"}${keyOf(terms)}`;
+    const concepts = new Map<string, { terms: string[]; alternatives: Map<string, readonly string[]> }>();
+    const conceptOf = (terms: string[]) => {
+      const key = keyOf(terms);
       let concept = concepts.get(key);
       if (concept === undefined) {
-        concept = { terms, exact, alternatives: new Map() };
+        concept = { terms, alternatives: new Map() };
         concepts.set(key, concept);
       }
       return concept;
     };
     let index = 0;
     while (index < words.length) {
-      let matched = 0;
+      let span = 1;
       for (let length = Math.min(MAX_PHRASE_WORDS, words.length - index); length >= 1; length--) {
         const groups = this.#triggers.get(keyOf(stems.slice(index, index + length)));
         if (groups === undefined) continue;
-        matched = length;
+        span = length;
         const content = tokenize(words.slice(index, index + length).join(" "));
-        const concept = conceptOf(content, length === 1);
+        const concept = conceptOf(content);
         const own = new Set(content);
         for (const group of groups) {
           for (const alternative of this.#alternatives[group] ?? []) {
@@ -99,16 +104,12 @@ export class QueryExpander {
         }
         break;
       }
-      const span = Math.max(1, matched);
-      // Words of a matched phrase, and unmatched words, are still matched exactly.
-      for (const word of words.slice(index, index + span)) {
-        if (!isStopWord(word)) conceptOf([stem(word)], true);
-      }
+      if (span === 1 && !isStopWord(words[index] as string)) conceptOf([stem(words[index] as string)]);
       index += span;
     }
     return [...concepts.values()].map((concept) => ({
       terms: concept.terms,
-      exact: concept.exact,
+      exact: true,
       alternatives: [...concept.alternatives.values()],
     }));
   }

@@ -199,8 +199,8 @@ export function checkPattern(pattern: string): PatternCheckResult {
 // What the regex sees of a document's name: the full name and its words, so "list invoice"
 // and "list.*invoice" both find `billing.listInvoices`.
 function nameHaystack(document: SearchDocument): string {
-  const fullName = document.namespace === "" ? document.name : `${document.namespace}.${document.name}`;
-  return `${fullName} ${splitWords(fullName).join(" ")}`;
+  // The id is the tool's full name as registered; the name fields may be normalized for BM25.
+  return `${document.id} ${splitWords(document.id).join(" ")}`;
 }
 
 interface WeightedText {

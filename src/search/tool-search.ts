@@ -6,6 +6,7 @@
 import type { JsonSchema } from "../contract.js";
 import { Bm25Index, type Bm25Options, type SearchDocument } from "./bm25-index.js";
 import { QueryExpander } from "./query-expansion.js";
+import { splitWords, tokenize } from "./tokenize.js";
 import { type PatternError, searchByRegex } from "./regex-search.js";
 
 /** What search needs of a tool; a `ToolDefinition` fits. */
@@ -128,16 +129,53 @@ function sharedExpander(): QueryExpander {
   return (expander ??= new QueryExpander());
 }
 
-function toDocument(tool: SearchableTool): SearchDocument {
+function namespaceOf(tool: SearchableTool): string {
   const dot = tool.name.indexOf(".");
-  const namespace = tool.namespace ?? (dot === -1 ? "" : tool.name.slice(0, dot));
-  const localName =
-    namespace !== "" && tool.name.startsWith(`${namespace}.`) ? tool.name.slice(namespace.length + 1) : tool.name;
+  return tool.namespace ?? (dot === -1 ? "" : tool.name.slice(0, dot));
+}
+
+function localNameOf(tool: SearchableTool, namespace: string): string {
+  return namespace !== "" && tool.name.startsWith(`${namespace}.`) ? tool.name.slice(namespace.length + 1) : tool.name;
+}
+
+/** A namespace needs this many tools before words all their names share count as its marker. */
+const MIN_TOOLS_FOR_MARKERS = 3;
+
+/**
+ * Words every tool name of a namespace repeats (`slack_post_message`, `browser_click`,
+ * `API-post-page`): they name the server, not what a tool does, so they are indexed with the
+ * namespace rather than as name words, where they would outrank the words that tell tools apart.
+ */
+export function namespaceMarkers(tools: readonly SearchableTool[]): Map<string, Set<string>> {
+  const byNamespace = new Map<string, string[][]>();
+  for (const tool of tools) {
+    const namespace = namespaceOf(tool);
+    const names = byNamespace.get(namespace) ?? [];
+    names.push(tokenize(localNameOf(tool, namespace)));
+    byNamespace.set(namespace, names);
+  }
+  const markers = new Map<string, Set<string>>();
+  for (const [namespace, names] of byNamespace) {
+    if (names.length < MIN_TOOLS_FOR_MARKERS) continue;
+    const shared = new Set(names[0]);
+    for (const name of names.slice(1)) for (const term of [...shared]) if (!name.includes(term)) shared.delete(term);
+    if (shared.size > 0) markers.set(namespace, shared);
+  }
+  return markers;
+}
+
+function toDocument(tool: SearchableTool, markers: ReadonlySet<string> = new Set()): SearchDocument {
+  const namespace = namespaceOf(tool);
+  const localName = localNameOf(tool, namespace);
   const parameters = extractParameters(tool.inputSchema);
+  const words = splitWords(localName);
+  const isMarker = (word: string): boolean => markers.has(tokenize(word)[0] ?? "");
+  const nameWords = words.filter((word) => !isMarker(word));
   return {
     id: tool.name,
-    namespace,
-    name: localName,
+    // A name made only of markers keeps them: it must still be found by its own words.
+    namespace: nameWords.length === 0 ? namespace : [namespace, ...words.filter(isMarker)].join(" "),
+    name: nameWords.length === 0 ? localName : nameWords.join(" "),
     description: tool.description,
     parameterNames: parameters.names.join(" "),
     parameterDescriptions: parameters.descriptions.join("\n"),
@@ -157,6 +195,8 @@ export class ToolSearch {
   readonly #summaries = new Map<string, string>();
   readonly #groupOf = new Map<string, string>();
   readonly #groups = new Map<string, Set<string>>();
+  /** Namespace → its marker words, as last computed by `setTools`; `upsert` alone keeps them. */
+  readonly #markers = new Map<string, Set<string>>();
 
   readonly #expander: QueryExpander | undefined;
   readonly #alternativeWeight: number | undefined;
@@ -186,12 +226,16 @@ export class ToolSearch {
     for (const name of [...(this.#groups.get(group) ?? [])]) {
       if (!keep.has(name)) this.remove(name);
     }
+    for (const [namespace, markers] of namespaceMarkers(tools)) this.#markers.set(namespace, markers);
     for (const tool of tools) this.upsert(tool, group);
   }
 
-  /** Adds or replaces one tool; a replaced tool keeps its place in tie order. Default group: `default`. */
+  /**
+   * Adds or replaces one tool; a replaced tool keeps its place in tie order. Default group:
+   * `default`. Its namespace's marker words are those `setTools` last found.
+   */
   upsert(tool: SearchableTool, group = "default"): void {
-    const document = toDocument(tool);
+    const document = toDocument(tool, this.#markers.get(namespaceOf(tool)));
     this.#index.replace(document);
     this.#documents.set(document.id, document);
     this.#summaries.set(document.id, summarize(tool.description));
