@@ -50,7 +50,7 @@ async function runOneCall(call: ToolCallBlock, context: ToolCallRunContext): Pro
   } else if (call.input === undefined) {
     outcome = failure(call, "INPUT_INVALID", "The tool arguments were not valid JSON; send a JSON object.");
   } else if (target.kind === "search") {
-    outcome = searchCall(call, context.yard);
+    outcome = await searchCall(call, context.yard);
   } else {
     outcome = await context.yard.callTool(target.tool, call.input, { callId: call.id, signal: context.signal });
   }
@@ -90,7 +90,7 @@ async function runProgramCall(call: ToolCallBlock, context: ToolCallRunContext):
   return { type: "tool_result", callId: call.id, content: renderRunResultForModel(result), isError: !result.ok };
 }
 
-function searchCall(call: ToolCallBlock, yard: Switchyard): ToolOutcome {
+async function searchCall(call: ToolCallBlock, yard: Switchyard): Promise<ToolOutcome> {
   const { query, pattern, limit } = (typeof call.input === "object" && call.input !== null ? call.input : {}) as Record<
     string,
     unknown
@@ -100,7 +100,7 @@ function searchCall(call: ToolCallBlock, yard: Switchyard): ToolOutcome {
     return failure(call, "INPUT_INVALID", "search_tools needs a query (words) or a pattern (a regular expression).");
   }
   try {
-    const answer = yard.searchAndLoad(text, {
+    const answer = await yard.findAndLoad(text, {
       mode: typeof pattern === "string" ? "regex" : "bm25",
       ...(typeof limit === "number" ? { limit } : {}),
     });

@@ -216,7 +216,7 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
     return runResultToToolResult(result, code);
   };
 
-  const searchTools = (args: Record<string, unknown>): CallToolResult => {
+  const searchTools = async (args: Record<string, unknown>): Promise<CallToolResult> => {
     const { query, pattern, limit } = args;
     if (query !== undefined && typeof query !== "string")
       return inputErrorResult("search_tools: query must be a string.");
@@ -229,7 +229,7 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
     if (text === undefined || text.trim() === "")
       return inputErrorResult("search_tools needs a query (words) or a pattern (a regular expression).");
     try {
-      const answer = yard.searchAndLoad(text, {
+      const answer = await yard.findAndLoad(text, {
         mode: pattern === undefined ? "bm25" : "regex",
         ...(limit === undefined ? {} : { limit }),
       });
@@ -253,17 +253,16 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
       );
     }
     const snapshot = yard.registry.snapshot();
-    const found: { name: string; declaration: string }[] = [];
-    const unknown: { name: string; closest: string[] }[] = [];
-    for (const name of new Set(names as string[])) {
-      try {
-        found.push({ name, declaration: yard.discovery.describe(name) });
-      } catch (error) {
-        if (!(error instanceof ToolError)) throw error;
-        unknown.push({ name: name.slice(0, 200), closest: closestToolNames(snapshot, name) });
-      }
-    }
-    return describeAnswerToToolResult({ found, unknown }, snapshot.version);
+    // One `declare const tools` wrapper for all the names found.
+    const described = yard.discovery.describeMany(names as string[]);
+    const unknown = described.unknown.map((name) => ({
+      name: name.slice(0, 200),
+      closest: closestToolNames(snapshot, name),
+    }));
+    return describeAnswerToToolResult(
+      { found: described.found, declarations: described.declarations, unknown },
+      snapshot.version,
+    );
   };
 
   const callTool = async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {

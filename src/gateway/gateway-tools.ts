@@ -158,13 +158,16 @@ export function searchAnswerToToolResult(answer: SearchToolsAnswer, catalogVersi
 
 /** What describe_tools found: declarations, and the unknown names with the closest known ones. */
 export interface DescribeAnswer {
-  readonly found: readonly { readonly name: string; readonly declaration: string }[];
+  /** Full names described, in the order asked. */
+  readonly found: readonly string[];
+  /** Their declarations in one `declare const tools` wrapper. */
+  readonly declarations: string;
   readonly unknown: readonly { readonly name: string; readonly closest: readonly string[] }[];
 }
 
 /** A describe_tools answer; `isError` only when no name was known. */
 export function describeAnswerToToolResult(answer: DescribeAnswer, catalogVersion: number): CallToolResult {
-  const declarations = answer.found.map((tool) => tool.declaration.trim()).join("\n");
+  const declarations = answer.declarations.trim();
   const lines: string[] = [];
   if (declarations !== "") lines.push("```ts", declarations, "```");
   for (const unknown of answer.unknown) {
@@ -176,7 +179,7 @@ export function describeAnswerToToolResult(answer: DescribeAnswer, catalogVersio
     content: [{ type: "text", text: lines.join("\n") }],
     structuredContent: {
       declarations,
-      found: answer.found.map((tool) => tool.name),
+      found: [...answer.found],
       unknown: answer.unknown.map((unknown) => ({ name: unknown.name, closest: [...unknown.closest] })),
       catalogVersion,
     },

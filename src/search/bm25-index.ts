@@ -278,7 +278,13 @@ export class Bm25Index {
         postings.push(posting);
       }
     }
-    const result = { slots: [] as number[], sums: [] as number[], weakest: [] as number[], named: [] as boolean[], idfSum };
+    const result = {
+      slots: [] as number[],
+      sums: [] as number[],
+      weakest: [] as number[],
+      named: [] as boolean[],
+      idfSum,
+    };
     if (missing || postings.length === 0) return result;
     let rarest = postings[0] as WeightedPosting;
     for (const posting of postings) if (posting.slots.length < rarest.slots.length) rarest = posting;
@@ -318,8 +324,7 @@ export class Bm25Index {
     scores: Float64Array,
     touched: number[],
   ): void {
-    const matched =
-      alternative.length === 1 ? this.#single(alternative[0] as string) : this.#matchAll(alternative);
+    const matched = alternative.length === 1 ? this.#single(alternative[0] as string) : this.#matchAll(alternative);
     if (matched === undefined || matched.slots.length === 0) return;
     const factor = weight * Math.min(ceiling, this.#idf(matched.slots.length, this.#documents.size));
     for (let index = 0; index < matched.slots.length; index++) {

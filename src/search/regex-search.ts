@@ -203,7 +203,7 @@ function nameHaystack(document: SearchDocument): string {
   return `${document.id} ${splitWords(document.id).join(" ")}`;
 }
 
-interface WeightedText {
+export interface WeightedText {
   readonly text: string;
   readonly weight: number;
 }
@@ -212,7 +212,8 @@ interface WeightedText {
 // split and cut once, not on every search; weak keys let replaced documents go.
 const haystacks = new WeakMap<SearchDocument, readonly WeightedText[]>();
 
-function haystacksOf(document: SearchDocument): readonly WeightedText[] {
+/** The texts a pattern is tested against for one document, each with its score weight; cached per document. */
+export function haystacksOf(document: SearchDocument): readonly WeightedText[] {
   let fields = haystacks.get(document);
   if (fields === undefined) {
     fields = [

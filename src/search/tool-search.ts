@@ -8,6 +8,7 @@ import { Bm25Index, type Bm25Options, type SearchDocument } from "./bm25-index.j
 import { QueryExpander } from "./query-expansion.js";
 import { splitWords, tokenize } from "./tokenize.js";
 import { type PatternError, searchByRegex } from "./regex-search.js";
+import { RegexSearchWorker } from "./regex-search-worker.js";
 
 /** What search needs of a tool; a `ToolDefinition` fits. */
 export interface SearchableTool {
@@ -114,6 +115,12 @@ export function extractParameters(schema: JsonSchema): { names: string[]; descri
   return { names, descriptions };
 }
 
+function clampLimit(requested: number | undefined = DEFAULT_SEARCH_LIMIT): number {
+  return Number.isFinite(requested)
+    ? Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(requested)))
+    : DEFAULT_SEARCH_LIMIT;
+}
+
 /** How a ToolSearch indexes and expands. */
 export interface ToolSearchIndexOptions extends Bm25Options {
   /** Expand BM25 queries with the vocabulary table. Default true. */
@@ -199,6 +206,9 @@ export class ToolSearch {
   readonly #markers = new Map<string, Set<string>>();
 
   readonly #expander: QueryExpander | undefined;
+  /** Bumped by every change, so the regex worker knows when its copy of the texts is stale. */
+  #version = 0;
+  #regexWorker: RegexSearchWorker | undefined;
   readonly #alternativeWeight: number | undefined;
 
   /**
@@ -236,6 +246,7 @@ export class ToolSearch {
    */
   upsert(tool: SearchableTool, group = "default"): void {
     const document = toDocument(tool, this.#markers.get(namespaceOf(tool)));
+    this.#version += 1;
     this.#index.replace(document);
     this.#documents.set(document.id, document);
     this.#summaries.set(document.id, summarize(tool.description));
@@ -253,6 +264,7 @@ export class ToolSearch {
   /** Removes one tool by full name; returns false when it was not indexed. */
   remove(name: string): boolean {
     if (!this.#documents.has(name)) return false;
+    this.#version += 1;
     this.#index.remove(name);
     this.#documents.delete(name);
     this.#summaries.delete(name);
@@ -280,10 +292,7 @@ export class ToolSearch {
    * pattern and fails with `PATTERN_INVALID` for a refused one (see `checkPattern`).
    */
   search(query: string, options: ToolSearchOptions = {}): SearchResult {
-    const requested = options.limit ?? DEFAULT_SEARCH_LIMIT;
-    const limit = Number.isFinite(requested)
-      ? Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(requested)))
-      : DEFAULT_SEARCH_LIMIT;
+    const limit = clampLimit(options.limit);
     let hits: readonly { readonly id: string; readonly score: number }[];
     if (options.mode === "regex") {
       const result = searchByRegex(this.#documents.values(), query, limit);
@@ -296,6 +305,37 @@ export class ToolSearch {
           ? this.#index.search(text, limit)
           : this.#index.searchConcepts(this.#expander.expand(text), limit, this.#alternativeWeight);
     }
+    return this.#answer(hits);
+  }
+
+  /**
+   * Like `search`, for queries from models and programs: a regex runs on a worker thread with a
+   * hard deadline (`REGEX_WORKER_DEADLINE_MS`), so no pattern can hold the host's event loop;
+   * one that runs past it fails with `PATTERN_INVALID`. BM25 queries answer as `search` does.
+   */
+  async searchOffThread(query: string, options: ToolSearchOptions = {}): Promise<SearchResult> {
+    if (options.mode !== "regex") return this.search(query, options);
+    this.#regexWorker ??= new RegexSearchWorker();
+    const result = await this.#regexWorker.search(
+      () => this.#documents.values(),
+      this.#version,
+      query,
+      clampLimit(options.limit),
+    );
+    return result.ok ? this.#answer(result.hits) : result;
+  }
+
+  /** The summary of an indexed tool, or undefined. */
+  summaryOf(name: string): string | undefined {
+    return this.#summaries.get(name);
+  }
+
+  /** Stops the regex worker, if one was started; searching later starts a new one. */
+  async close(): Promise<void> {
+    await this.#regexWorker?.close();
+  }
+
+  #answer(hits: readonly { readonly id: string; readonly score: number }[]): SearchResult {
     return {
       ok: true,
       references: hits.map(({ id, score }) => ({

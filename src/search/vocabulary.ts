@@ -14,7 +14,7 @@ export const CONCEPT_GROUPS: readonly (readonly string[])[] = [
   ["open", "raise", "lodge", "submit", "file a", "create", "report"],
   ["get", "fetch", "retrieve", "read", "obtain", "look up", "load", "show", "view", "display", "see", "give"],
   ["list", "enumerate", "browse", "show all", "all", "overview", "index"],
-  ["search", "find", "look for", "locate", "query", "lookup", "discover", "seek", "hunt"],
+  ["search", "find", "look for", "look up", "locate", "query", "lookup", "discover", "seek", "hunt"],
   ["filter", "narrow", "criteria", "condition", "where", "matching"],
   ["update", "edit", "modify", "change", "alter", "patch", "amend", "adjust", "revise", "tweak"],
   ["set", "assign", "configure", "specify", "apply"],

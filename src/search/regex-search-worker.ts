@@ -1,0 +1,135 @@
+// Runs regex searches on a worker thread with a hard deadline, so no pattern a model or a
+// program sends can hold the host's event loop: the host only checks the pattern and posts it;
+// a search that outlives its deadline is stopped by terminating the worker (V8 interrupts a
+// running regular expression) and answers PATTERN_INVALID. The catalog's texts are posted once
+// per catalog version. Searches run one at a time, so a slow one never costs another its budget.
+
+import { Worker } from "node:worker_threads";
+import type { SearchDocument, SearchHit } from "./bm25-index.js";
+import { checkPattern, haystacksOf, type RegexSearchResult } from "./regex-search.js";
+
+/** Default deadline of one search on the worker, in milliseconds. */
+export const REGEX_WORKER_DEADLINE_MS = 250;
+
+// Plain JavaScript, evaluated as the worker: no imports, so it runs the same from source and from dist.
+const WORKER_SOURCE = `
+const { parentPort } = require("node:worker_threads");
+let documents = [];
+parentPort.on("message", (message) => {
+  if (message.type === "catalog") { documents = message.documents; return; }
+  const regex = new RegExp(message.pattern, "i");
+  const hits = [];
+  documents.forEach(([id, fields], ordinal) => {
+    let score = 0;
+    for (const [text, weight] of fields) if (regex.test(text)) score += weight;
+    if (score > 0) hits.push({ id, score, ordinal });
+  });
+  hits.sort((left, right) => right.score - left.score || left.ordinal - right.ordinal);
+  parentPort.postMessage({ id: message.id, hits: hits.slice(0, message.limit).map(({ id, score }) => ({ id, score })) });
+});
+`;
+
+interface Pending {
+  readonly id: number;
+  readonly resolve: (hits: SearchHit[]) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/** A worker thread that runs regex searches over one catalog; see the module comment. */
+export class RegexSearchWorker {
+  readonly #deadlineMs: number;
+  #worker: Worker | undefined;
+  #sentVersion: number | undefined;
+  #pending: Pending | undefined;
+  #nextId = 0;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  /** `deadlineMs` bounds one search's time on the worker (default 250). */
+  constructor(options: { deadlineMs?: number } = {}) {
+    this.#deadlineMs = options.deadlineMs ?? REGEX_WORKER_DEADLINE_MS;
+  }
+
+  /**
+   * Searches `documents` (the catalog at `version`) for `pattern`, case-insensitively, scoring
+   * like `searchByRegex`. Resolves `PATTERN_INVALID` for a pattern `checkPattern` refuses, or one
+   * that runs past the deadline; never rejects for a pattern.
+   */
+  search(
+    documents: () => Iterable<SearchDocument>,
+    version: number,
+    pattern: string,
+    limit: number,
+  ): Promise<RegexSearchResult> {
+    const checked = checkPattern(pattern);
+    if (!checked.ok) return Promise.resolve(checked);
+    const run = this.#queue.then(() => this.#run(documents, version, pattern, limit));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Stops the worker; a later search starts a new one. */
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    this.#worker = undefined;
+    this.#sentVersion = undefined;
+    await worker?.terminate();
+  }
+
+  async #run(
+    documents: () => Iterable<SearchDocument>,
+    version: number,
+    pattern: string,
+    limit: number,
+  ): Promise<RegexSearchResult> {
+    const worker = this.#start();
+    if (this.#sentVersion !== version) {
+      const texts = [...documents()].map((document) => [
+        document.id,
+        haystacksOf(document).map(({ text, weight }) => [text, weight]),
+      ]);
+      worker.postMessage({ type: "catalog", documents: texts });
+      this.#sentVersion = version;
+    }
+    const id = this.#nextId++;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const hits = await new Promise<SearchHit[]>((resolve, reject) => {
+        this.#pending = { id, resolve, reject };
+        timer = setTimeout(() => reject(new Error("deadline")), this.#deadlineMs);
+        worker.postMessage({ type: "search", id, pattern, limit: Math.max(0, Math.floor(limit)) });
+      });
+      return { ok: true, hits };
+    } catch (error) {
+      // The worker may be mid-match: only terminating it stops the pattern.
+      await this.close();
+      const reason =
+        error instanceof Error && error.message === "deadline"
+          ? `The pattern took over ${this.#deadlineMs} ms to run over the catalog; send a simpler pattern.`
+          : `The pattern could not be run: ${error instanceof Error ? error.message : String(error)}.`;
+      return { ok: false, error: { code: "PATTERN_INVALID", message: reason } };
+    } finally {
+      clearTimeout(timer);
+      this.#pending = undefined;
+    }
+  }
+
+  #start(): Worker {
+    if (this.#worker !== undefined) return this.#worker;
+    const worker = new Worker(WORKER_SOURCE, { eval: true });
+    // An idle search worker must not keep the host process alive.
+    worker.unref();
+    worker.on("message", (message: { id: number; hits: SearchHit[] }) => {
+      if (this.#pending?.id === message.id) this.#pending.resolve(message.hits);
+    });
+    worker.on("error", (error) => this.#pending?.reject(error));
+    worker.on("exit", () => {
+      if (this.#worker === worker) {
+        this.#worker = undefined;
+        this.#sentVersion = undefined;
+      }
+      this.#pending?.reject(new Error("the search worker stopped"));
+    });
+    this.#worker = worker;
+    return worker;
+  }
+}
