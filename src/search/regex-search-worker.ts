@@ -8,7 +8,13 @@ import { Worker } from "node:worker_threads";
 import type { SearchDocument, SearchHit } from "./bm25-index.js";
 import { checkPattern, haystacksOf, type RegexSearchResult } from "./regex-search.js";
 
-/** Default deadline of one search on the worker, in milliseconds. */
+/** Documents copied to the worker per event-loop turn. */
+const CATALOG_SLICE = 20;
+
+/** Longest wait for the worker to start a search (thread start, catalog copy), in milliseconds. */
+const WORKER_START_TIMEOUT_MS = 10_000;
+
+/** Default deadline of one search on the worker, from the moment it starts matching, in milliseconds. */
 export const REGEX_WORKER_DEADLINE_MS = 250;
 
 // Plain JavaScript, evaluated as the worker: no imports, so it runs the same from source and from dist.
@@ -17,6 +23,8 @@ const { parentPort } = require("node:worker_threads");
 let documents = [];
 parentPort.on("message", (message) => {
   if (message.type === "catalog") { documents = message.documents; return; }
+  if (message.type === "more") { documents.push(...message.documents); return; }
+  parentPort.postMessage({ id: message.id, started: true });
   const regex = new RegExp(message.pattern, "i");
   const hits = [];
   documents.forEach(([id, fields], ordinal) => {
@@ -31,6 +39,8 @@ parentPort.on("message", (message) => {
 
 interface Pending {
   readonly id: number;
+  /** Called when the worker begins the search: the deadline counts from there. */
+  readonly started: () => void;
   readonly resolve: (hits: SearchHit[]) => void;
   readonly reject: (error: Error) => void;
 }
@@ -83,19 +93,31 @@ export class RegexSearchWorker {
   ): Promise<RegexSearchResult> {
     const worker = this.#start();
     if (this.#sentVersion !== version) {
-      const texts = [...documents()].map((document) => [
-        document.id,
-        haystacksOf(document).map(({ text, weight }) => [text, weight]),
-      ]);
-      worker.postMessage({ type: "catalog", documents: texts });
+      // Copying a large catalog to the worker is done in slices, yielding between them, so
+      // even that stays far below the event-loop budget.
+      const all = [...documents()];
+      worker.postMessage({ type: "catalog", documents: [] });
+      for (let start = 0; start < all.length; start += CATALOG_SLICE) {
+        if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+        const texts = all
+          .slice(start, start + CATALOG_SLICE)
+          .map((document) => [document.id, haystacksOf(document).map(({ text, weight }) => [text, weight])]);
+        worker.postMessage({ type: "more", documents: texts });
+      }
       this.#sentVersion = version;
     }
     const id = this.#nextId++;
     let timer: NodeJS.Timeout | undefined;
     try {
       const hits = await new Promise<SearchHit[]>((resolve, reject) => {
-        this.#pending = { id, resolve, reject };
-        timer = setTimeout(() => reject(new Error("deadline")), this.#deadlineMs);
+        // Starting a worker and copying the catalog can be slow on a loaded machine; only the
+        // match itself is held to the deadline, the rest to a generous bound.
+        timer = setTimeout(() => reject(new Error("the search worker did not start")), WORKER_START_TIMEOUT_MS);
+        const started = (): void => {
+          clearTimeout(timer);
+          timer = setTimeout(() => reject(new Error("deadline")), this.#deadlineMs);
+        };
+        this.#pending = { id, started, resolve, reject };
         worker.postMessage({ type: "search", id, pattern, limit: Math.max(0, Math.floor(limit)) });
       });
       return { ok: true, hits };
@@ -118,8 +140,10 @@ export class RegexSearchWorker {
     const worker = new Worker(WORKER_SOURCE, { eval: true });
     // An idle search worker must not keep the host process alive.
     worker.unref();
-    worker.on("message", (message: { id: number; hits: SearchHit[] }) => {
-      if (this.#pending?.id === message.id) this.#pending.resolve(message.hits);
+    worker.on("message", (message: { id: number; started?: true; hits?: SearchHit[] }) => {
+      if (this.#pending?.id !== message.id) return;
+      if (message.started === true) this.#pending.started();
+      else this.#pending.resolve(message.hits ?? []);
     });
     worker.on("error", (error) => this.#pending?.reject(error));
     worker.on("exit", () => {
