@@ -178,10 +178,17 @@ function toDocument(tool: SearchableTool, markers: ReadonlySet<string> = new Set
   const words = splitWords(localName);
   const isMarker = (word: string): boolean => markers.has(tokenize(word)[0] ?? "");
   const nameWords = words.filter((word) => !isMarker(word));
+  // A marker that repeats the namespace itself (`slack.slack_post_message`) is not counted twice.
+  const namespaceTerms = new Set(tokenize(namespace));
   return {
     id: tool.name,
     // A name made only of markers keeps them: it must still be found by its own words.
-    namespace: nameWords.length === 0 ? namespace : [namespace, ...words.filter(isMarker)].join(" "),
+    namespace:
+      nameWords.length === 0
+        ? namespace
+        : [namespace, ...words.filter((word) => isMarker(word) && !namespaceTerms.has(tokenize(word)[0] ?? ""))].join(
+            " ",
+          ),
     name: nameWords.length === 0 ? localName : nameWords.join(" "),
     description: tool.description,
     parameterNames: parameters.names.join(" "),
