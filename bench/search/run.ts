@@ -273,6 +273,9 @@ async function loopLagDuring(work: () => Promise<unknown>): Promise<number> {
 }
 
 async function measureRegexStall(search: ToolSearch, catalogSize: number): Promise<RegexStallFigures> {
+  // A harmless pattern first starts the worker and copies the catalog to it, as any first
+  // regex search of a session would; the row measures the hostile input itself.
+  await search.searchOffThread("refund", { mode: "regex", limit: 5 });
   let searchMs = 0;
   let outcome = "";
   // The path models and programs take (search_tools, tools.$search): off the event loop.

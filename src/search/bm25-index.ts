@@ -74,6 +74,10 @@ export const DEFAULT_FIELD_B: Readonly<Record<SearchField, number>> = {
   parameterDescriptions: 0.75,
 };
 
+const CORE_FIELDS: ReadonlySet<number> = new Set(
+  (["namespace", "name", "description"] as const).map((field) => SEARCH_FIELDS.indexOf(field)),
+);
+
 interface WeightedPosting {
   /** Dense numbers (see `DenseView`) of the documents holding the term. */
   readonly slots: Int32Array;
@@ -81,9 +85,13 @@ interface WeightedPosting {
   readonly weights: Float64Array;
   /** 1 where the term is in the document's name or namespace. */
   readonly inName: Uint8Array;
+  /** The weights counting only name, namespace and description: what alternatives match. */
+  readonly coreWeights: Float64Array;
   readonly idf: number;
   /** slot → weight over all documents, built when a phrase first needs it. */
   bySlot?: Float64Array;
+  /** The same of `coreWeights`. */
+  coreBySlot?: Float64Array;
   /** slot → inName over all documents, built when a phrase first needs it. */
   namedBySlot?: Uint8Array;
 }
@@ -200,16 +208,16 @@ export class Bm25Index {
   /**
    * Ranks documents for expanded query concepts. A concept's exact part is its terms' BM25F
    * contributions summed, counted only where all of them occur (one term, or a phrase). Its
-   * alternatives score `alternativeWeight · min(ceiling, idf) · weight`, where a phrase
-   * alternative counts only where all its words occur, at its weakest word, with the IDF of
-   * that conjunction, and the ceiling is the concept's own IDF (a synonym is never more telling
-   * than the words the user typed). A document takes the better of the two per concept. So
-   * alternatives add at most `alternativeWeight · idf` per concept, less than a name hit of the
-   * exact term (about 0.6–0.7 · idf at k1 = 1.2, name weight 3, for names up to six times the
-   * average length): expansion cannot lift a tool above one whose name holds the query's words.
-   * Default weight 0.5.
+   * alternatives score `alternativeWeight · min(ceiling, idf) · weight`, where the weight counts
+   * the name, namespace and description only (a synonym met in a parameter says little), a
+   * phrase alternative counts only where all its words occur, at its weakest word, with the IDF
+   * of that conjunction, and the ceiling is the concept's own IDF (a synonym is never more telling
+   * than the words the user typed). A document takes the better of the two per concept, and a
+   * document whose name (or namespace) holds every concept exactly ranks above all others, so
+   * expansion never outranks an exact name match. Default weight 0.8 (chosen on the tuning part
+   * of the search benchmark's user-phrased queries).
    */
-  searchConcepts(concepts: readonly QueryConcept[], limit: number, alternativeWeight = 0.7): SearchHit[] {
+  searchConcepts(concepts: readonly QueryConcept[], limit: number, alternativeWeight = 0.8): SearchHit[] {
     const count = this.#documents.size;
     if (concepts.length === 0 || count === 0 || !(limit > 0)) return [];
     const dense = this.#denseView();
@@ -257,7 +265,10 @@ export class Bm25Index {
    * contributions and the weakest term's weight in each; `idfSum` adds the terms' IDFs (a term
    * no document has counts the largest IDF).
    */
-  #matchAll(terms: readonly string[]): {
+  #matchAll(
+    terms: readonly string[],
+    core = false,
+  ): {
     slots: number[];
     sums: number[];
     weakest: number[];
@@ -290,10 +301,10 @@ export class Bm25Index {
     for (const posting of postings) if (posting.slots.length < rarest.slots.length) rarest = posting;
     const others = postings
       .filter((posting) => posting !== rarest)
-      .map((posting) => [posting, this.#bySlot(posting), this.#namedBySlot(posting)] as const);
+      .map((posting) => [posting, this.#bySlot(posting, core), this.#namedBySlot(posting)] as const);
     for (let index = 0; index < rarest.slots.length; index++) {
       const slot = rarest.slots[index] as number;
-      const weight = rarest.weights[index] as number;
+      const weight = (core ? rarest.coreWeights : rarest.weights)[index] as number;
       let sum = rarest.idf * weight;
       let weakest = weight;
       let named = rarest.inName[index] === 1;
@@ -341,7 +352,7 @@ export class Bm25Index {
   // A single term's posting in the shape #matchAll returns, without copying.
   #single(term: string): { slots: Int32Array; weakest: Float64Array } | undefined {
     const posting = this.#posting(term);
-    return posting === undefined ? undefined : { slots: posting.slots, weakest: posting.weights };
+    return posting === undefined ? undefined : { slots: posting.slots, weakest: posting.coreWeights };
   }
 
   #namedBySlot(posting: WeightedPosting): Uint8Array {
@@ -355,14 +366,18 @@ export class Bm25Index {
     return posting.namedBySlot;
   }
 
-  #bySlot(posting: WeightedPosting): Float64Array {
-    if (posting.bySlot === undefined) {
-      posting.bySlot = new Float64Array(this.#denseView().ids.length);
+  #bySlot(posting: WeightedPosting, core: boolean): Float64Array {
+    const key = core ? "coreBySlot" : "bySlot";
+    let bySlot = posting[key];
+    if (bySlot === undefined) {
+      bySlot = new Float64Array(this.#denseView().ids.length);
+      const weights = core ? posting.coreWeights : posting.weights;
       posting.slots.forEach((slot, index) => {
-        (posting.bySlot as Float64Array)[slot] = posting.weights[index] as number;
+        (bySlot as Float64Array)[slot] = weights[index] as number;
       });
+      posting[key] = bySlot;
     }
-    return posting.bySlot;
+    return bySlot;
   }
 
   #invalidate(): void {
@@ -399,6 +414,7 @@ export class Bm25Index {
     posting = {
       slots: Int32Array.from(list, (id) => slotOf.get(id) ?? 0),
       weights: Float64Array.from(list, (id) => this.#saturated(term, id, averageLengths)),
+      coreWeights: Float64Array.from(list, (id) => this.#saturated(term, id, averageLengths, CORE_FIELDS)),
       inName: Uint8Array.from(list, (id) => {
         const frequencies = this.#documents.get(id)?.terms.get(term);
         return nameFields.some((field) => (frequencies?.[field] ?? 0) > 0) ? 1 : 0;
@@ -415,14 +431,14 @@ export class Bm25Index {
   }
 
   // The BM25F term weight without IDF: length-normalized, field-weighted frequency, saturated.
-  #saturated(term: string, id: string, averageLengths: readonly number[]): number {
+  #saturated(term: string, id: string, averageLengths: readonly number[], fields?: ReadonlySet<number>): number {
     const indexed = this.#documents.get(id);
     const frequencies = indexed?.terms.get(term);
     if (indexed === undefined || frequencies === undefined) return 0;
     let weighted = 0;
     for (let index = 0; index < SEARCH_FIELDS.length; index++) {
       const frequency = frequencies[index] ?? 0;
-      if (frequency === 0) continue;
+      if (frequency === 0 || (fields !== undefined && !fields.has(index))) continue;
       const average = averageLengths[index] ?? 0;
       const b = this.#b[index] ?? 0;
       const length = indexed.lengths[SEARCH_FIELDS[index] as SearchField];

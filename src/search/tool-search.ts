@@ -125,7 +125,7 @@ function clampLimit(requested: number | undefined = DEFAULT_SEARCH_LIMIT): numbe
 export interface ToolSearchIndexOptions extends Bm25Options {
   /** Expand BM25 queries with the vocabulary table. Default true. */
   readonly expansion?: boolean;
-  /** Weight of a vocabulary alternative against the query's own word, in (0, 1). Default 0.5. */
+  /** Weight of a vocabulary alternative against the query's own word, in (0, 1). Default 0.8. */
   readonly alternativeWeight?: number;
 }
 
@@ -220,7 +220,7 @@ export class ToolSearch {
 
   /**
    * `expansion` (default true) matches a BM25 query's words and their vocabulary alternatives
-   * (`CONCEPT_GROUPS`, weighted `alternativeWeight`, default 0.5); false matches the words alone.
+   * (`CONCEPT_GROUPS`, weighted `alternativeWeight`, default 0.8); false matches the words alone.
    */
   constructor(options: ToolSearchIndexOptions = {}) {
     this.#index = new Bm25Index(options);

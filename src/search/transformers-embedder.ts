@@ -53,7 +53,11 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     transformers = (await import(/* @vite-ignore */ TRANSFORMERS_PACKAGE)) as TransformersModule;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") throw error;
+    const notFound =
+      code === "ERR_MODULE_NOT_FOUND" ||
+      code === "MODULE_NOT_FOUND" ||
+      (error instanceof Error && error.message.includes(TRANSFORMERS_PACKAGE) && /resolve|find/i.test(error.message));
+    if (!notFound) throw error;
     throw new SwitchyardError(
       "DEPENDENCY_MISSING",
       `createTransformersEmbedder needs the optional package ${TRANSFORMERS_PACKAGE}; install it with: npm install ${TRANSFORMERS_PACKAGE}`,
