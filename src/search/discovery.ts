@@ -123,7 +123,9 @@ export class Discovery {
    * embedder's ranking when `embed` is configured (falling back to BM25 alone if it fails).
    */
   async find(query: string, options: ToolSearchOptions = {}): Promise<SearchResult> {
-    if (options.mode === "regex" || this.#embeddings === undefined) return this.#search.searchOffThread(query, options);
+    if (options.mode === "regex" || this.#embeddings === undefined || query.trim() === "") {
+      return this.#search.searchOffThread(query, options);
+    }
     const lexical = this.#search.search(query, { ...options, limit: FUSION_DEPTH });
     if (!lexical.ok) return lexical;
     const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(options.limit ?? 5)));

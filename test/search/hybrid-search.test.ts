@@ -75,6 +75,7 @@ describe("hybrid search in a session", () => {
     const hybrid = await yard.discovery.find("zorp", { limit: 3 });
     expect(hybrid.ok && names(hybrid.references)[0]).toBe("trade.getTariff");
     expect(yard.searchTools("zorp").ok && yard.searchTools("zorp")).toEqual({ ok: true, references: [] });
+    expect(await yard.discovery.find("   ")).toEqual({ ok: true, references: [] });
     const both = await yard.discovery.find("create contact", { limit: 3 });
     expect(both.ok && names(both.references)[0]).toBe("crm.createContact");
     await yard.close();
