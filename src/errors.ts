@@ -16,7 +16,8 @@ export type ConfigErrorCode =
   | "NAMESPACE_CONFLICT"
   | "CONFIG_INVALID"
   | "SOURCE_START_FAILED"
-  | "SANDBOX_UNAVAILABLE";
+  | "SANDBOX_UNAVAILABLE"
+  | "DEPENDENCY_MISSING";
 
 /** A configuration error: thrown to the integrator before any model or program sees the setup. */
 export class SwitchyardError extends Error {

@@ -78,12 +78,34 @@ export {
 export { CONFIG_SCHEMA } from "./config/config-schema.js";
 
 // Discovery: what the model is shown of the catalog.
-export { Discovery, type CatalogStats, type DiscoveryOptions, type SearchToolsAnswer } from "./search/discovery.js";
-export { ToolSearch, type SearchResult, type ToolReference, type ToolSearchOptions } from "./search/tool-search.js";
+export {
+  Discovery,
+  DEFAULT_MAX_LOADED_TOKENS,
+  type CatalogStats,
+  type DiscoveryOptions,
+  type SearchToolsAnswer,
+} from "./search/discovery.js";
+export {
+  ToolSearch,
+  type SearchResult,
+  type ToolReference,
+  type ToolSearchIndexOptions,
+  type ToolSearchOptions,
+} from "./search/tool-search.js";
+export { CONCEPT_GROUPS } from "./search/vocabulary.js";
+export { QueryExpander, type QueryConcept } from "./search/query-expansion.js";
+export { type Embedder, EmbeddingIndex, fuseByReciprocalRank } from "./search/embedding-index.js";
+export { createOpenAIEmbedder, type OpenAIEmbedderOptions } from "./search/openai-embedder.js";
+export { createTransformersEmbedder, type TransformersEmbedderOptions } from "./search/transformers-embedder.js";
 export { countTokens, TOKENIZER } from "./search/token-count.js";
 
 // Steps 2 and 6: schemas (validation, and the declarations programs are checked against).
-export { generateDeclarations, generateToolDeclaration, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
+export {
+  generateDeclarations,
+  generateToolDeclaration,
+  generateToolDeclarations,
+  RUNTIME_DECLARATIONS,
+} from "./schema/generate-declarations.js";
 
 // Steps 3 and 4: permissions and scheduling.
 export {

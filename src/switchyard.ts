@@ -180,6 +180,15 @@ export class Switchyard {
     return this.discovery.searchAndLoad(query, options);
   }
 
+  /**
+   * `searchAndLoad` for model-facing search tools: a regex runs off the event loop with a hard
+   * deadline, and words are fused with the embedder's ranking when `discovery.embed` is set.
+   * Rejects with ToolError PATTERN_INVALID for a refused or too slow pattern.
+   */
+  findAndLoad(query: string, options: ToolSearchOptions = {}): Promise<SearchToolsAnswer> {
+    return this.discovery.findAndLoad(query, options);
+  }
+
   /** Tools in the catalog, tokens of all their declarations and of those loaded now. */
   catalogStats(): CatalogStats {
     return this.discovery.stats();
@@ -267,6 +276,7 @@ export class Switchyard {
    */
   async close(): Promise<void> {
     await this.#isolates.close();
+    await this.discovery.close();
     if (this.#ownsSpill && this.#spill !== undefined) await rm(this.#spill.folder, { recursive: true, force: true });
   }
 

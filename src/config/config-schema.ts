@@ -189,6 +189,12 @@ export const CONFIG_SCHEMA = {
       properties: {
         defer: { enum: ["auto", true, false] },
         alwaysLoaded: { type: "array", items: { type: "string", minLength: 1 } },
+        maxLoadedTokens: {
+          type: "integer",
+          minimum: 0,
+          description:
+            "Under defer 'auto', the catalog is deferred when its declarations exceed this many tokens. Default 8000.",
+        },
       },
       additionalProperties: false,
     },

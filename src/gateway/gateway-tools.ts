@@ -118,8 +118,8 @@ export function describeAnswerToToolResult(answer: DescribeAnswer, catalogVersio
   return {
     content: [{ type: "text", text: renderDescribeAnswerForModel(answer) }],
     structuredContent: {
-      declarations: answer.found.map((tool) => tool.declaration.trim()).join("\n"),
-      found: answer.found.map((tool) => tool.name),
+      declarations: answer.declarations.trim(),
+      found: [...answer.found],
       unknown: answer.unknown.map((unknown) => ({ name: unknown.name, closest: [...unknown.closest] })),
       catalogVersion,
     },

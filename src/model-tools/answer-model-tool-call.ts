@@ -87,7 +87,7 @@ export async function answerModelToolCall(yard: Switchyard, call: ModelToolCall)
       const read = readSearchRequest(call.input);
       if (!read.ok) return refuse(read.error);
       try {
-        return { tool: SEARCH_TOOLS_TOOL, search: yard.searchAndLoad(read.request.text, read.request.options) };
+        return { tool: SEARCH_TOOLS_TOOL, search: await yard.findAndLoad(read.request.text, read.request.options) };
       } catch (error) {
         if (error instanceof ToolError) return refuse({ code: error.code, message: error.message });
         return refuse({ code: "TOOL_ERROR", message: messageOf(error) });

@@ -39,7 +39,10 @@ export function describeDescribeTool(): ModelToolDefinition {
 
 /** What describe_tools found: declarations, and the unknown names with the closest known ones. */
 export interface DescribeAnswer {
-  readonly found: readonly { readonly name: string; readonly declaration: string }[];
+  /** Full names described, in the order asked. */
+  readonly found: readonly string[];
+  /** Their declarations in one `declare const tools` wrapper. */
+  readonly declarations: string;
   readonly unknown: readonly { readonly name: string; readonly closest: readonly string[] }[];
 }
 
@@ -56,15 +59,13 @@ export function readDescribeRequest(
   return read.ok ? { ok: true, names: [...new Set(read.value.names)] } : read;
 }
 
-/** Declarations of the tools named that the model is offered; the rest are unknown, with suggestions. */
+/** Declarations of the tools named that the model is offered, in one wrapper; the rest are unknown, with suggestions. */
 export function describeTools(yard: Switchyard, names: readonly string[]): DescribeAnswer {
   const snapshot = yard.registry.snapshot();
-  const found: { name: string; declaration: string }[] = [];
-  const unknown: { name: string; closest: string[] }[] = [];
-  for (const name of names) {
-    const declaration = yard.discovery.declarationOf(name);
-    if (declaration !== undefined) found.push({ name, declaration });
-    else unknown.push({ name: name.slice(0, 200), closest: closestToolNames(snapshot, name) });
-  }
-  return { found, unknown };
+  const described = yard.discovery.describeMany(names);
+  const unknown = described.unknown.map((name) => ({
+    name: name.slice(0, 200),
+    closest: closestToolNames(snapshot, name),
+  }));
+  return { found: described.found, declarations: described.declarations, unknown };
 }

@@ -12,7 +12,7 @@ import { readSearchRequest } from "./search-tools-tool.js";
 /** The discovery handler a session hands to each run. */
 export function createProgramDiscovery(yard: Switchyard): DiscoveryHandler {
   return {
-    search(input: unknown): JsonValue {
+    async search(input: unknown): Promise<JsonValue> {
       // The guest sends `$search(query, { limit, mode })` as `{ query, limit, mode }`.
       const { query, limit, mode } = (input ?? {}) as { query?: unknown; limit?: unknown; mode?: unknown };
       const read = readSearchRequest({
@@ -20,7 +20,8 @@ export function createProgramDiscovery(yard: Switchyard): DiscoveryHandler {
         ...(limit === undefined ? {} : { limit }),
       });
       if (!read.ok) throw new ToolError(read.error.message, { code: read.error.code });
-      const found = yard.searchTools(read.request.text, read.request.options);
+      // The model-facing search: regex off the host's loop with a deadline, words fused with an embedder if any.
+      const found = await yard.discovery.find(read.request.text, read.request.options);
       if (!found.ok) throw new ToolError(found.error.message, { code: "PATTERN_INVALID" });
       return found.references.map((reference) => ({ ...reference }));
     },
@@ -30,8 +31,7 @@ export function createProgramDiscovery(yard: Switchyard): DiscoveryHandler {
         throw new ToolError("tools.$describe(name) needs a tool name.", { code: "INPUT_INVALID" });
       }
       const answer = describeTools(yard, [name]);
-      const found = answer.found[0];
-      if (found !== undefined) return found.declaration;
+      if (answer.found.length > 0) return answer.declarations;
       const closest = answer.unknown[0]?.closest ?? [];
       const hint =
         closest.length > 0 ? ` Did you mean ${closest.join(", ")}?` : " Find names with tools.$search(query).";

@@ -79,7 +79,7 @@ export function renderSearchAnswerForModel(answer: SearchToolsAnswer): string {
 
 /** A describe_tools answer as a model reads it: the declarations found, then one line per unknown name. */
 export function renderDescribeAnswerForModel(answer: DescribeAnswer): string {
-  const declarations = answer.found.map((tool) => tool.declaration.trim()).join("\n");
+  const declarations = answer.declarations.trim();
   const lines: string[] = [];
   if (declarations !== "") lines.push("```ts", declarations, "```");
   for (const unknown of answer.unknown) {

@@ -94,6 +94,15 @@ export function generateToolDeclaration(tool: DeclarationTool): string {
   return renderDeclarations([tool], "");
 }
 
+/**
+ * Renders several tools as `tools.$describe` and search answers return them: their types,
+ * then one `declare const tools` holding all their methods by namespace, with JSDoc.
+ * Self-contained like `generateToolDeclaration`; an empty list renders an empty string.
+ */
+export function generateToolDeclarations(tools: readonly DeclarationTool[]): string {
+  return tools.length === 0 ? "" : renderDeclarations(tools, "");
+}
+
 type RootEntry = { readonly namespace: string; readonly methods: string[] } | { readonly method: string };
 
 function renderDeclarations(tools: readonly DeclarationTool[], toolsTypePrefix: string): string {

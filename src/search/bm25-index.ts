@@ -3,6 +3,7 @@
 // costs work proportional to the tools that changed, never a full rebuild. Results are
 // deterministic: equal scores keep the order in which documents were first added.
 
+import type { QueryConcept } from "./query-expansion.js";
 import { tokenize } from "./tokenize.js";
 
 /** The searchable fields of a tool document. */
@@ -73,6 +74,39 @@ export const DEFAULT_FIELD_B: Readonly<Record<SearchField, number>> = {
   parameterDescriptions: 0.75,
 };
 
+const CORE_FIELDS: ReadonlySet<number> = new Set(
+  (["namespace", "name", "description"] as const).map((field) => SEARCH_FIELDS.indexOf(field)),
+);
+
+interface WeightedPosting {
+  /** Dense numbers (see `DenseView`) of the documents holding the term. */
+  readonly slots: Int32Array;
+  /** Saturated BM25F weight of the term in each of them, without IDF, in (0, 1). */
+  readonly weights: Float64Array;
+  /** 1 where the term is in the document's name or namespace. */
+  readonly inName: Uint8Array;
+  /** The weights counting only name, namespace and description: what alternatives match. */
+  readonly coreWeights: Float64Array;
+  readonly idf: number;
+  /** slot → weight over all documents, built when a phrase first needs it. */
+  bySlot?: Float64Array;
+  /** The same of `coreWeights`. */
+  coreBySlot?: Float64Array;
+  /** slot → inName over all documents, built when a phrase first needs it. */
+  namedBySlot?: Uint8Array;
+}
+
+/** The documents numbered 0..n-1 for one catalog state, with scratch space for scoring. */
+interface DenseView {
+  readonly ids: readonly string[];
+  readonly ordinals: Int32Array;
+  readonly slotOf: ReadonlyMap<string, number>;
+  readonly total: Float64Array;
+  readonly concept: Float64Array;
+  /** Per document, how many of the query's concepts its name holds exactly. */
+  readonly named: Int32Array;
+}
+
 interface IndexedDocument {
   readonly ordinal: number;
   readonly lengths: Record<SearchField, number>;
@@ -93,6 +127,13 @@ export class Bm25Index {
   /** term → ids of documents containing it in any field. */
   readonly #postings = new Map<string, Set<string>>();
   readonly #totalLengths: number[] = SEARCH_FIELDS.map(() => 0);
+  /**
+   * term → its documents with their saturated term weights, computed on first use. Average field
+   * lengths change with every add or remove, so any change clears it; searches, which vastly
+   * outnumber changes, then read plain arrays.
+   */
+  readonly #weightedPostings = new Map<string, WeightedPosting>();
+  #dense: DenseView | undefined;
   #nextOrdinal = 0;
 
   /** Throws `RangeError` for a negative k1, a negative weight or a b outside [0, 1]. */
@@ -127,6 +168,7 @@ export class Bm25Index {
   remove(id: string): boolean {
     const indexed = this.#documents.get(id);
     if (indexed === undefined) return false;
+    this.#invalidate();
     this.#documents.delete(id);
     for (const term of indexed.terms.keys()) {
       const ids = this.#postings.get(term);
@@ -156,43 +198,258 @@ export class Bm25Index {
   /**
    * Ranks documents for a natural-language query; returns at most `limit` hits with a
    * positive score, best first, ties in insertion order. A query without searchable terms
-   * (empty, only stop words) returns no hits.
+   * (empty, only stop words) returns no hits. No expansion: see `searchConcepts`.
    */
   search(query: string, limit: number): SearchHit[] {
-    const queryTerms = [...new Set(tokenize(query))];
+    const concepts = [...new Set(tokenize(query))].map((term) => ({ terms: [term], exact: true, alternatives: [] }));
+    return this.searchConcepts(concepts, limit);
+  }
+
+  /**
+   * Ranks documents for expanded query concepts. A concept's exact part is its terms' BM25F
+   * contributions summed, counted only where all of them occur (one term, or a phrase). Its
+   * alternatives score `alternativeWeight · min(ceiling, idf) · weight`, where the weight counts
+   * the name, namespace and description only (a synonym met in a parameter says little), a
+   * phrase alternative counts only where all its words occur, at its weakest word, with the IDF
+   * of that conjunction, and the ceiling is the concept's own IDF (a synonym is never more telling
+   * than the words the user typed). A document takes the better of the two per concept, and a
+   * document whose name (or namespace) holds every concept exactly ranks above all others, so
+   * expansion never outranks an exact name match. Default weight 0.8 (chosen on the tuning part
+   * of the search benchmark's user-phrased queries).
+   */
+  searchConcepts(concepts: readonly QueryConcept[], limit: number, alternativeWeight = 0.8): SearchHit[] {
     const count = this.#documents.size;
-    if (queryTerms.length === 0 || count === 0 || !(limit > 0)) return [];
-    const averageLengths = this.#totalLengths.map((total) => total / count);
-    const scores = new Map<string, number>();
-    for (const term of queryTerms) {
-      const ids = this.#postings.get(term);
-      if (ids === undefined) continue;
-      const idf = Math.log(1 + (count - ids.size + 0.5) / (ids.size + 0.5));
-      for (const id of ids) {
-        const indexed = this.#documents.get(id);
-        const frequencies = indexed?.terms.get(term);
-        if (indexed === undefined || frequencies === undefined) continue;
-        let weighted = 0;
-        SEARCH_FIELDS.forEach((field, index) => {
-          const frequency = frequencies[index] ?? 0;
-          if (frequency === 0) return;
-          const average = averageLengths[index] ?? 0;
-          const b = this.#b[index] ?? 0;
-          const norm = average > 0 ? 1 - b + (b * indexed.lengths[field]) / average : 1;
-          weighted += ((this.#weights[index] ?? 0) * frequency) / norm;
-        });
-        if (weighted === 0) continue;
-        scores.set(id, (scores.get(id) ?? 0) + (idf * weighted) / (this.#k1 + weighted));
+    if (concepts.length === 0 || count === 0 || !(limit > 0)) return [];
+    const dense = this.#denseView();
+    const { total, concept: conceptScores, named } = dense;
+    const touched: number[] = [];
+    const conceptTouched: number[] = [];
+    let exactConcepts = 0;
+    for (const concept of concepts) {
+      const matched = this.#matchAll(concept.terms);
+      if (concept.exact) {
+        exactConcepts += 1;
+        for (let index = 0; index < matched.slots.length; index++) {
+          const slot = matched.slots[index] as number;
+          conceptScores[slot] = matched.sums[index] as number;
+          conceptTouched.push(slot);
+          if (matched.named[index] === true) named[slot] = (named[slot] as number) + 1;
+        }
+      }
+      if (concept.alternatives.length > 0 && alternativeWeight > 0) {
+        // A phrase is as telling as its words together, never more than their sum.
+        const ceiling = Math.min(this.#idf(matched.slots.length, count), matched.idfSum);
+        for (const alternative of concept.alternatives) {
+          this.#scoreAlternative(alternative, alternativeWeight, ceiling, conceptScores, conceptTouched);
+        }
+      }
+      for (const slot of conceptTouched) {
+        const score = conceptScores[slot] as number;
+        if (score === 0) continue; // already moved: a slot can be listed twice
+        if (total[slot] === 0) touched.push(slot);
+        total[slot] = (total[slot] as number) + score;
+        conceptScores[slot] = 0;
+      }
+      conceptTouched.length = 0;
+    }
+    const hits = topHits(touched, total, dense, Math.floor(limit), exactConcepts);
+    for (const slot of touched) {
+      total[slot] = 0;
+      named[slot] = 0;
+    }
+    return hits;
+  }
+
+  /**
+   * The documents holding every one of `terms`, with the sum of the terms' IDF-weighted
+   * contributions and the weakest term's weight in each; `idfSum` adds the terms' IDFs (a term
+   * no document has counts the largest IDF).
+   */
+  #matchAll(
+    terms: readonly string[],
+    core = false,
+  ): {
+    slots: number[];
+    sums: number[];
+    weakest: number[];
+    named: boolean[];
+    idfSum: number;
+  } {
+    const count = this.#documents.size;
+    const postings: WeightedPosting[] = [];
+    let idfSum = 0;
+    let missing = false;
+    for (const term of terms) {
+      const posting = this.#posting(term);
+      if (posting === undefined) {
+        idfSum += this.#idf(0, count);
+        missing = true;
+      } else {
+        idfSum += posting.idf;
+        postings.push(posting);
       }
     }
-    return [...scores]
-      .map(([id, score]) => ({ id, score, ordinal: this.#documents.get(id)?.ordinal ?? 0 }))
-      .sort((left, right) => right.score - left.score || left.ordinal - right.ordinal)
-      .slice(0, Math.floor(limit))
-      .map(({ id, score }) => ({ id, score }));
+    const result = {
+      slots: [] as number[],
+      sums: [] as number[],
+      weakest: [] as number[],
+      named: [] as boolean[],
+      idfSum,
+    };
+    if (missing || postings.length === 0) return result;
+    let rarest = postings[0] as WeightedPosting;
+    for (const posting of postings) if (posting.slots.length < rarest.slots.length) rarest = posting;
+    const others = postings
+      .filter((posting) => posting !== rarest)
+      .map((posting) => [posting, this.#bySlot(posting, core), this.#namedBySlot(posting)] as const);
+    for (let index = 0; index < rarest.slots.length; index++) {
+      const slot = rarest.slots[index] as number;
+      const weight = (core ? rarest.coreWeights : rarest.weights)[index] as number;
+      let sum = rarest.idf * weight;
+      let weakest = weight;
+      let named = rarest.inName[index] === 1;
+      for (const [posting, bySlot, namedBySlot] of others) {
+        const other = bySlot[slot] as number;
+        if (other === 0) {
+          weakest = 0;
+          break;
+        }
+        sum += posting.idf * other;
+        weakest = Math.min(weakest, other);
+        named &&= namedBySlot[slot] === 1;
+      }
+      if (weakest === 0) continue;
+      result.slots.push(slot);
+      result.sums.push(sum);
+      result.weakest.push(weakest);
+      result.named.push(named);
+    }
+    return result;
+  }
+
+  // Raises concept scores to weight · min(ceiling, idf) · weakest word's weight where higher.
+  #scoreAlternative(
+    alternative: readonly string[],
+    weight: number,
+    ceiling: number,
+    scores: Float64Array,
+    touched: number[],
+  ): void {
+    const matched = alternative.length === 1 ? this.#single(alternative[0] as string) : this.#matchAll(alternative);
+    if (matched === undefined || matched.slots.length === 0) return;
+    const factor = weight * Math.min(ceiling, this.#idf(matched.slots.length, this.#documents.size));
+    for (let index = 0; index < matched.slots.length; index++) {
+      const slot = matched.slots[index] as number;
+      const score = factor * (matched.weakest[index] as number);
+      const current = scores[slot] as number;
+      if (score > current) {
+        if (current === 0) touched.push(slot);
+        scores[slot] = score;
+      }
+    }
+  }
+
+  // A single term's posting in the shape #matchAll returns, without copying.
+  #single(term: string): { slots: Int32Array; weakest: Float64Array } | undefined {
+    const posting = this.#posting(term);
+    return posting === undefined ? undefined : { slots: posting.slots, weakest: posting.coreWeights };
+  }
+
+  #namedBySlot(posting: WeightedPosting): Uint8Array {
+    if (posting.namedBySlot === undefined) {
+      const named = new Uint8Array(this.#denseView().ids.length);
+      posting.slots.forEach((slot, index) => {
+        named[slot] = posting.inName[index] as number;
+      });
+      posting.namedBySlot = named;
+    }
+    return posting.namedBySlot;
+  }
+
+  #bySlot(posting: WeightedPosting, core: boolean): Float64Array {
+    const key = core ? "coreBySlot" : "bySlot";
+    let bySlot = posting[key];
+    if (bySlot === undefined) {
+      bySlot = new Float64Array(this.#denseView().ids.length);
+      const weights = core ? posting.coreWeights : posting.weights;
+      posting.slots.forEach((slot, index) => {
+        (bySlot as Float64Array)[slot] = weights[index] as number;
+      });
+      posting[key] = bySlot;
+    }
+    return bySlot;
+  }
+
+  #invalidate(): void {
+    this.#weightedPostings.clear();
+    this.#dense = undefined;
+  }
+
+  #denseView(): DenseView {
+    if (this.#dense === undefined) {
+      const ids = [...this.#documents.keys()];
+      this.#dense = {
+        ids,
+        ordinals: Int32Array.from(ids, (id) => this.#documents.get(id)?.ordinal ?? 0),
+        slotOf: new Map(ids.map((id, slot) => [id, slot])),
+        total: new Float64Array(ids.length),
+        concept: new Float64Array(ids.length),
+        named: new Int32Array(ids.length),
+      };
+    }
+    return this.#dense;
+  }
+
+  // The term's documents with their saturated weights; built once per catalog state.
+  #posting(term: string): WeightedPosting | undefined {
+    let posting = this.#weightedPostings.get(term);
+    if (posting !== undefined) return posting;
+    const ids = this.#postings.get(term);
+    if (ids === undefined) return undefined;
+    const count = this.#documents.size;
+    const averageLengths = this.#totalLengths.map((total) => total / count);
+    const { slotOf } = this.#denseView();
+    const list = [...ids];
+    const nameFields = [SEARCH_FIELDS.indexOf("name"), SEARCH_FIELDS.indexOf("namespace")];
+    posting = {
+      slots: Int32Array.from(list, (id) => slotOf.get(id) ?? 0),
+      weights: Float64Array.from(list, (id) => this.#saturated(term, id, averageLengths)),
+      coreWeights: Float64Array.from(list, (id) => this.#saturated(term, id, averageLengths, CORE_FIELDS)),
+      inName: Uint8Array.from(list, (id) => {
+        const frequencies = this.#documents.get(id)?.terms.get(term);
+        return nameFields.some((field) => (frequencies?.[field] ?? 0) > 0) ? 1 : 0;
+      }),
+      idf: this.#idf(ids.size, count),
+    };
+    this.#weightedPostings.set(term, posting);
+    return posting;
+  }
+
+  // Lucene-style IDF, never negative; a term no document has gets the largest value.
+  #idf(documentFrequency: number, count: number): number {
+    return Math.log(1 + (count - documentFrequency + 0.5) / (documentFrequency + 0.5));
+  }
+
+  // The BM25F term weight without IDF: length-normalized, field-weighted frequency, saturated.
+  #saturated(term: string, id: string, averageLengths: readonly number[], fields?: ReadonlySet<number>): number {
+    const indexed = this.#documents.get(id);
+    const frequencies = indexed?.terms.get(term);
+    if (indexed === undefined || frequencies === undefined) return 0;
+    let weighted = 0;
+    for (let index = 0; index < SEARCH_FIELDS.length; index++) {
+      const frequency = frequencies[index] ?? 0;
+      if (frequency === 0 || (fields !== undefined && !fields.has(index))) continue;
+      const average = averageLengths[index] ?? 0;
+      const b = this.#b[index] ?? 0;
+      const length = indexed.lengths[SEARCH_FIELDS[index] as SearchField];
+      const norm = average > 0 ? 1 - b + (b * length) / average : 1;
+      weighted += ((this.#weights[index] ?? 0) * frequency) / norm;
+    }
+    return weighted === 0 ? 0 : weighted / (this.#k1 + weighted);
   }
 
   #insert(document: SearchDocument, ordinal: number): void {
+    this.#invalidate();
     const terms = new Map<string, number[]>();
     const lengths = {} as Record<SearchField, number>;
     SEARCH_FIELDS.forEach((field, index) => {
@@ -218,4 +475,40 @@ export class Bm25Index {
       ids.add(document.id);
     }
   }
+}
+
+// The `limit` best hits among `slots`, best first: documents whose name holds every concept of
+// the query exactly come first (what the user named outranks what expansion found), then by
+// score, ties by insertion order. Reported scores are made non-increasing down the list.
+function topHits(
+  slots: readonly number[],
+  scores: Float64Array,
+  dense: DenseView,
+  limit: number,
+  exactConcepts: number,
+): SearchHit[] {
+  const top: number[] = [];
+  const isNamed = (slot: number): boolean => exactConcepts > 0 && dense.named[slot] === exactConcepts;
+  const before = (left: number, right: number): boolean => {
+    const leftNamed = isNamed(left);
+    if (leftNamed !== isNamed(right)) return leftNamed;
+    const difference = (scores[left] as number) - (scores[right] as number);
+    return difference > 0 || (difference === 0 && (dense.ordinals[left] as number) < (dense.ordinals[right] as number));
+  };
+  for (const slot of slots) {
+    if (!((scores[slot] as number) > 0)) continue;
+    const last = top[top.length - 1];
+    if (top.length === limit && last !== undefined && !before(slot, last)) continue;
+    let position = top.length;
+    while (position > 0 && before(slot, top[position - 1] as number)) position -= 1;
+    top.splice(position, 0, slot);
+    if (top.length > limit) top.pop();
+  }
+  const hits = top.map((slot) => ({ id: dense.ids[slot] as string, score: scores[slot] as number }));
+  for (let index = hits.length - 2; index >= 0; index--) {
+    const hit = hits[index] as SearchHit;
+    const next = hits[index + 1] as SearchHit;
+    if (hit.score < next.score) hits[index] = { id: hit.id, score: next.score };
+  }
+  return hits;
 }

@@ -9,21 +9,41 @@
 import { ToolError } from "../errors.js";
 import { globToRegExp } from "../permissions/permission-gate.js";
 import type { CatalogSnapshot, RegisteredTool } from "../registry/tool-registry.js";
-import { generateToolDeclaration, type DeclarationTool } from "../schema/generate-declarations.js";
+import {
+  type DeclarationTool,
+  generateToolDeclaration,
+  generateToolDeclarations,
+} from "../schema/generate-declarations.js";
+import { type Embedder, EmbeddingIndex, fuseByReciprocalRank } from "./embedding-index.js";
 import { countTokens, TOKENIZER } from "./token-count.js";
-import { ToolSearch, type SearchResult, type ToolReference, type ToolSearchOptions } from "./tool-search.js";
+import {
+  extractParameters,
+  MAX_SEARCH_LIMIT,
+  type SearchResult,
+  ToolSearch,
+  type ToolReference,
+  type ToolSearchOptions,
+} from "./tool-search.js";
 
 export interface DiscoveryOptions {
   /**
-   * `auto` (default): everything is loaded while the catalog is small (at most
-   * `maxLoadedTools` tools and `maxLoadedTokens` tokens of declarations), else deferred.
-   * `true` defers every tool not in `alwaysLoaded`; `false` loads everything.
+   * `auto` (default): everything is loaded while the declarations of the catalog fit in
+   * `maxLoadedTokens`, else deferred (the number of tools does not matter). `true` defers every
+   * tool not in `alwaysLoaded`; `false` loads everything.
    */
   readonly defer?: "auto" | boolean;
   /** Globs of tool names that are always loaded, e.g. core tools. */
   readonly alwaysLoaded?: readonly string[];
-  readonly maxLoadedTools?: number;
+  /** Token budget (o200k) of the declarations loaded up front under `auto`. Default 8,000. */
   readonly maxLoadedTokens?: number;
+  /**
+   * Optional embedder for hybrid retrieval: word queries from models and programs are ranked by
+   * BM25 (with the vocabulary) and by embedding similarity, fused by reciprocal rank fusion.
+   * Vectors are cached per tool text and catalog version; if the embedder fails, the lexical
+   * ranking answers alone. `yard.searchTools` and `searchAndLoad` stay lexical and synchronous.
+   * See `createOpenAIEmbedder` and `createTransformersEmbedder`.
+   */
+  readonly embed?: Embedder;
   /** List the names of deferred tools in the run_program description. Default true up to 200 tools. */
   readonly listDeferredNames?: boolean;
 }
@@ -46,9 +66,11 @@ export interface SearchToolsAnswer {
   readonly declarations: string;
 }
 
-const DEFAULT_MAX_LOADED_TOOLS = 10;
-const DEFAULT_MAX_LOADED_TOKENS = 10_000;
+/** Default token budget of up-front declarations under `defer: "auto"`. */
+export const DEFAULT_MAX_LOADED_TOKENS = 8_000;
 const MAX_LISTED_NAMES = 200;
+/** How many of each ranking enter the fusion. */
+const FUSION_DEPTH = MAX_SEARCH_LIMIT;
 
 /** The discovery station of one session. */
 export class Discovery {
@@ -59,7 +81,10 @@ export class Discovery {
   // Keyed weakly by tool: a tool replaced by a catalog change drops out with its entries.
   readonly #declarationCache = new WeakMap<RegisteredTool, string>();
   readonly #tokenCache = new WeakMap<RegisteredTool, number>();
+  readonly #embeddings: EmbeddingIndex | undefined;
   #snapshot: CatalogSnapshot | undefined;
+  /** The last embedder failure, kept for the host to inspect; searches fell back to BM25. */
+  lastEmbeddingError: Error | undefined;
 
   readonly #isOffered: (tool: string) => boolean;
 
@@ -68,6 +93,7 @@ export class Discovery {
     this.#options = options;
     this.#alwaysLoaded = (options.alwaysLoaded ?? []).map(globToRegExp);
     this.#isOffered = isOffered;
+    this.#embeddings = options.embed === undefined ? undefined : new EmbeddingIndex(options.embed);
   }
 
   /** Re-indexes after a catalog change, one source at a time (unchanged sources keep their index). */
@@ -88,18 +114,63 @@ export class Discovery {
     for (const name of this.#loaded) if (snapshot.get(name) === undefined) this.#loaded.delete(name);
   }
 
-  /** Searches the catalog: references only. A bad regex is `{ ok: false, error: PATTERN_INVALID }`. */
+  /**
+   * Searches the catalog: references only, lexical, on the calling thread. A bad regex is
+   * `{ ok: false, error: PATTERN_INVALID }`. For the host's own queries; model and program
+   * queries go through `find`, which cannot stall the event loop.
+   */
   search(query: string, options: ToolSearchOptions = {}): SearchResult {
     return this.#search.search(query, options);
   }
 
-  /** Whether the catalog is deferred (too large to load whole) under the options. */
+  /**
+   * Searches for a model or a program. A regex runs on a worker thread with a hard deadline
+   * (PATTERN_INVALID past it); words are ranked by BM25 with the vocabulary, fused with the
+   * embedder's ranking when `embed` is configured (falling back to BM25 alone if it fails).
+   */
+  async find(query: string, options: ToolSearchOptions = {}): Promise<SearchResult> {
+    if (options.mode === "regex" || this.#embeddings === undefined || query.trim() === "") {
+      return this.#search.searchOffThread(query, options);
+    }
+    const lexical = this.#search.search(query, { ...options, limit: FUSION_DEPTH });
+    if (!lexical.ok) return lexical;
+    const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(options.limit ?? 5)));
+    const snapshot = this.#requireSnapshot();
+    let semantic: readonly { name: string }[];
+    try {
+      semantic = await this.#embeddings.rank(
+        query.slice(0, 1_000),
+        () => this.#programTools().map((tool) => ({ name: tool.definition.name, text: embeddingTextOf(tool) })),
+        snapshot.version,
+        FUSION_DEPTH,
+      );
+    } catch (error) {
+      this.lastEmbeddingError = error instanceof Error ? error : new Error(String(error));
+      return { ok: true, references: lexical.references.slice(0, limit) };
+    }
+    const byName = new Map(lexical.references.map((reference) => [reference.name, reference]));
+    const fused = fuseByReciprocalRank([
+      lexical.references.map((reference) => reference.name),
+      semantic.map(({ name }) => name),
+    ]);
+    const references: ToolReference[] = [];
+    for (const { name, score } of fused.slice(0, limit)) {
+      const tool = snapshot.get(name);
+      if (tool === undefined) continue;
+      const summary = byName.get(name)?.summary ?? this.#search.summaryOf(name) ?? "";
+      references.push({ name, summary, score: Math.round(score * 10_000) / 10_000 });
+    }
+    return { ok: true, references };
+  }
+
+  /**
+   * Whether the catalog is deferred under the options: with `auto`, when its declarations take
+   * more than `maxLoadedTokens` (default 8,000) o200k tokens, however many tools that is.
+   */
   get deferring(): boolean {
     const defer = this.#options.defer ?? "auto";
     if (defer !== "auto") return defer;
-    const tools = this.#programTools();
-    if (tools.length > (this.#options.maxLoadedTools ?? DEFAULT_MAX_LOADED_TOOLS)) return true;
-    return this.#tokensOf(tools) > (this.#options.maxLoadedTokens ?? DEFAULT_MAX_LOADED_TOKENS);
+    return this.#tokensOf(this.#programTools()) > (this.#options.maxLoadedTokens ?? DEFAULT_MAX_LOADED_TOKENS);
   }
 
   /** Whether `name` is loaded up front whatever the catalog's size (it matches `alwaysLoaded`). */
@@ -137,17 +208,26 @@ export class Discovery {
    * declarations, and `loadedTools()` includes them from now on.
    */
   searchAndLoad(query: string, options: ToolSearchOptions = {}): SearchToolsAnswer {
-    const found = this.search(query, options);
+    return this.#load(this.search(query, options));
+  }
+
+  /**
+   * `searchAndLoad` through `find`: the regex off the event loop, words fused with the embedder's
+   * ranking when one is configured. What model-facing search tools answer with.
+   */
+  async findAndLoad(query: string, options: ToolSearchOptions = {}): Promise<SearchToolsAnswer> {
+    return this.#load(await this.find(query, options));
+  }
+
+  // The found tools' declarations in one `declare const tools` wrapper; they count as loaded.
+  #load(found: SearchResult): SearchToolsAnswer {
     if (!found.ok) throw new ToolError(found.error.message, { code: "PATTERN_INVALID" });
     const snapshot = this.#requireSnapshot();
-    const declarations = found.references
+    const tools = found.references
       .map((reference) => snapshot.get(reference.name))
-      .filter((tool): tool is RegisteredTool => tool !== undefined)
-      .map((tool) => {
-        this.#loaded.add(tool.definition.name);
-        return this.#declarationOf(tool);
-      });
-    return { references: found.references, declarations: declarations.join("\n") };
+      .filter((tool): tool is RegisteredTool => tool !== undefined);
+    for (const tool of tools) this.#loaded.add(tool.definition.name);
+    return { references: found.references, declarations: this.#declarationsOf(tools) };
   }
 
   /** Names loaded by searches so far in this session. */
@@ -159,6 +239,31 @@ export class Discovery {
   declarationOf(name: string): string | undefined {
     const tool = this.#requireSnapshot().get(name);
     return tool === undefined ? undefined : this.#declarationOf(tool);
+  }
+
+  /**
+   * The declarations of several tools in one `declare const tools` wrapper, by full name; names
+   * not in the catalog are returned apart. Duplicates are described once.
+   */
+  describeMany(names: readonly string[]): { declarations: string; found: string[]; unknown: string[] } {
+    const snapshot = this.#requireSnapshot();
+    const tools: RegisteredTool[] = [];
+    const unknown: string[] = [];
+    for (const name of new Set(names)) {
+      const tool = snapshot.get(name);
+      if (tool === undefined) unknown.push(name);
+      else tools.push(tool);
+    }
+    return {
+      declarations: this.#declarationsOf(tools),
+      found: tools.map((tool) => tool.definition.name),
+      unknown,
+    };
+  }
+
+  /** Stops the regex search worker, if any; searching later starts it again. */
+  async close(): Promise<void> {
+    await this.#search.close();
   }
 
   /** Counts of the catalog and of what is loaded now, in tokens of declarations. */
@@ -192,6 +297,11 @@ export class Discovery {
     return total;
   }
 
+  #declarationsOf(tools: readonly RegisteredTool[]): string {
+    if (tools.length === 1) return this.#declarationOf(tools[0] as RegisteredTool);
+    return generateToolDeclarations(tools.map(declarationToolOf));
+  }
+
   #declarationOf(tool: RegisteredTool): string {
     let declaration = this.#declarationCache.get(tool);
     if (declaration === undefined) {
@@ -218,6 +328,12 @@ export function declarationToolOf(tool: RegisteredTool): DeclarationTool {
     ...(tool.definition.outputSchema === undefined ? {} : { outputSchema: tool.definition.outputSchema }),
     ...(tool.definition.inputExamples === undefined ? {} : { inputExamples: tool.definition.inputExamples }),
   };
+}
+
+// What an embedder sees of a tool: its name, description and parameter names.
+function embeddingTextOf(tool: RegisteredTool): string {
+  const parameters = extractParameters(tool.definition.inputSchema).names.join(", ");
+  return `${tool.definition.name}: ${tool.definition.description}${parameters === "" ? "" : `\nParameters: ${parameters}`}`;
 }
 
 function groupBySource(tools: readonly RegisteredTool[]): Map<string, RegisteredTool[]> {

@@ -199,11 +199,11 @@ export function checkPattern(pattern: string): PatternCheckResult {
 // What the regex sees of a document's name: the full name and its words, so "list invoice"
 // and "list.*invoice" both find `billing.listInvoices`.
 function nameHaystack(document: SearchDocument): string {
-  const fullName = document.namespace === "" ? document.name : `${document.namespace}.${document.name}`;
-  return `${fullName} ${splitWords(fullName).join(" ")}`;
+  // The id is the tool's full name as registered; the name fields may be normalized for BM25.
+  return `${document.id} ${splitWords(document.id).join(" ")}`;
 }
 
-interface WeightedText {
+export interface WeightedText {
   readonly text: string;
   readonly weight: number;
 }
@@ -212,7 +212,8 @@ interface WeightedText {
 // split and cut once, not on every search; weak keys let replaced documents go.
 const haystacks = new WeakMap<SearchDocument, readonly WeightedText[]>();
 
-function haystacksOf(document: SearchDocument): readonly WeightedText[] {
+/** The texts a pattern is tested against for one document, each with its score weight; cached per document. */
+export function haystacksOf(document: SearchDocument): readonly WeightedText[] {
   let fields = haystacks.get(document);
   if (fields === undefined) {
     fields = [

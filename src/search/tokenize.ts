@@ -13,9 +13,16 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
     "a an the of for to in on at by with and or from into onto as is are was were be been being " +
     "this that these those it its i me my we our us you your he she they them their there here " +
     "do does did can could should would will shall may might must please want wants need needs " +
-    "some any which what who whom whose when where how than then so such via per about"
+    "some any which what who whom whose when where how than then so such via per about not " +
+    // Auxiliaries and the remains of contractions ("what's" → what s, "don't" → don t).
+    "have has had having s t d ll re ve m don doesn didn isn aren wasn won"
   ).split(" "),
 );
+
+/** True for a function word that carries no tool-selecting signal (`the`, `to`, `how`). */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
+}
 
 /**
  * Splits text into raw lower-case words at identifier boundaries, without stemming or

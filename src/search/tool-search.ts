@@ -5,7 +5,10 @@
 
 import type { JsonSchema } from "../contract.js";
 import { Bm25Index, type Bm25Options, type SearchDocument } from "./bm25-index.js";
+import { QueryExpander } from "./query-expansion.js";
+import { splitWords, tokenize } from "./tokenize.js";
 import { type PatternError, searchByRegex } from "./regex-search.js";
+import { RegexSearchWorker } from "./regex-search-worker.js";
 
 /** What search needs of a tool; a `ToolDefinition` fits. */
 export interface SearchableTool {
@@ -47,6 +50,8 @@ export const MAX_SUMMARY_LENGTH = 160;
 export const MAX_SCHEMA_DEPTH = 6;
 /** Most parameters indexed per tool, so a huge schema cannot dominate the index. */
 export const MAX_INDEXED_PARAMETERS = 200;
+/** Most enum values indexed per parameter: a list of 200 country codes says little about the tool. */
+export const MAX_INDEXED_ENUM_VALUES = 20;
 
 /** The first sentence of a description, whitespace-collapsed, cut to 160 characters. */
 export function summarize(description: string): string {
@@ -58,26 +63,36 @@ export function summarize(description: string): string {
 }
 
 /**
- * Collects parameter names and descriptions from a JSON Schema: `properties` at any depth,
- * `items`, `prefixItems`, `additionalProperties`, `anyOf`/`oneOf`/`allOf`, and `$defs` /
- * `definitions`, to depth 6 and at most 200 parameters. `$ref` is not followed (the
- * definitions it points to are indexed where they are declared), so cycles cannot loop.
+ * Collects what a JSON Schema says about a tool's inputs: parameter names, schema `title`s and
+ * string `enum`/`const` values (at most 20 per parameter) as `names`, and `description`s.
+ * Visits `properties` at any depth, `items`, `prefixItems`, `additionalProperties`,
+ * `anyOf`/`oneOf`/`allOf`, and `$defs` / `definitions`, to depth 6 and at most 200 parameters.
+ * `$ref` is not followed (the definitions it points to are indexed where they are declared),
+ * so cycles cannot loop.
  */
 export function extractParameters(schema: JsonSchema): { names: string[]; descriptions: string[] } {
   const names: string[] = [];
   const descriptions: string[] = [];
+  let parameters = 0;
   const visit = (node: unknown, depth: number): void => {
-    if (depth > MAX_SCHEMA_DEPTH || node === null || typeof node !== "object" || names.length >= MAX_INDEXED_PARAMETERS)
+    if (depth > MAX_SCHEMA_DEPTH || node === null || typeof node !== "object" || parameters >= MAX_INDEXED_PARAMETERS)
       return;
     if (Array.isArray(node)) {
       for (const item of node) visit(item, depth);
       return;
     }
     const record = node as Record<string, unknown>;
+    const title = record["title"];
+    if (typeof title === "string") names.push(title);
+    const values = [...(Array.isArray(record["enum"]) ? record["enum"] : []), record["const"]];
+    for (const value of values.filter((value) => typeof value === "string").slice(0, MAX_INDEXED_ENUM_VALUES)) {
+      names.push(value);
+    }
     const properties = record["properties"];
     if (properties !== null && typeof properties === "object" && !Array.isArray(properties)) {
       for (const [name, property] of Object.entries(properties as Record<string, unknown>)) {
-        if (names.length >= MAX_INDEXED_PARAMETERS) return;
+        if (parameters >= MAX_INDEXED_PARAMETERS) return;
+        parameters += 1;
         names.push(name);
         if (property !== null && typeof property === "object") {
           const description = (property as Record<string, unknown>)["description"];
@@ -100,16 +115,81 @@ export function extractParameters(schema: JsonSchema): { names: string[]; descri
   return { names, descriptions };
 }
 
-function toDocument(tool: SearchableTool): SearchDocument {
+function clampLimit(requested: number | undefined = DEFAULT_SEARCH_LIMIT): number {
+  return Number.isFinite(requested)
+    ? Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(requested)))
+    : DEFAULT_SEARCH_LIMIT;
+}
+
+/** How a ToolSearch indexes and expands. */
+export interface ToolSearchIndexOptions extends Bm25Options {
+  /** Expand BM25 queries with the vocabulary table. Default true. */
+  readonly expansion?: boolean;
+  /** Weight of a vocabulary alternative against the query's own word, in (0, 1). Default 0.8. */
+  readonly alternativeWeight?: number;
+}
+
+let expander: QueryExpander | undefined;
+
+// The table is compiled once per process: every session searches with the same vocabulary.
+function sharedExpander(): QueryExpander {
+  return (expander ??= new QueryExpander());
+}
+
+function namespaceOf(tool: SearchableTool): string {
   const dot = tool.name.indexOf(".");
-  const namespace = tool.namespace ?? (dot === -1 ? "" : tool.name.slice(0, dot));
-  const localName =
-    namespace !== "" && tool.name.startsWith(`${namespace}.`) ? tool.name.slice(namespace.length + 1) : tool.name;
+  return tool.namespace ?? (dot === -1 ? "" : tool.name.slice(0, dot));
+}
+
+function localNameOf(tool: SearchableTool, namespace: string): string {
+  return namespace !== "" && tool.name.startsWith(`${namespace}.`) ? tool.name.slice(namespace.length + 1) : tool.name;
+}
+
+/** A namespace needs this many tools before words all their names share count as its marker. */
+const MIN_TOOLS_FOR_MARKERS = 3;
+
+/**
+ * Words every tool name of a namespace repeats (`slack_post_message`, `browser_click`,
+ * `API-post-page`): they name the server, not what a tool does, so they are indexed with the
+ * namespace rather than as name words, where they would outrank the words that tell tools apart.
+ */
+export function namespaceMarkers(tools: readonly SearchableTool[]): Map<string, Set<string>> {
+  const byNamespace = new Map<string, string[][]>();
+  for (const tool of tools) {
+    const namespace = namespaceOf(tool);
+    const names = byNamespace.get(namespace) ?? [];
+    names.push(tokenize(localNameOf(tool, namespace)));
+    byNamespace.set(namespace, names);
+  }
+  const markers = new Map<string, Set<string>>();
+  for (const [namespace, names] of byNamespace) {
+    if (names.length < MIN_TOOLS_FOR_MARKERS) continue;
+    const shared = new Set(names[0]);
+    for (const name of names.slice(1)) for (const term of [...shared]) if (!name.includes(term)) shared.delete(term);
+    if (shared.size > 0) markers.set(namespace, shared);
+  }
+  return markers;
+}
+
+function toDocument(tool: SearchableTool, markers: ReadonlySet<string> = new Set()): SearchDocument {
+  const namespace = namespaceOf(tool);
+  const localName = localNameOf(tool, namespace);
   const parameters = extractParameters(tool.inputSchema);
+  const words = splitWords(localName);
+  const isMarker = (word: string): boolean => markers.has(tokenize(word)[0] ?? "");
+  const nameWords = words.filter((word) => !isMarker(word));
+  // A marker that repeats the namespace itself (`slack.slack_post_message`) is not counted twice.
+  const namespaceTerms = new Set(tokenize(namespace));
   return {
     id: tool.name,
-    namespace,
-    name: localName,
+    // A name made only of markers keeps them: it must still be found by its own words.
+    namespace:
+      nameWords.length === 0
+        ? namespace
+        : [namespace, ...words.filter((word) => isMarker(word) && !namespaceTerms.has(tokenize(word)[0] ?? ""))].join(
+            " ",
+          ),
+    name: nameWords.length === 0 ? localName : nameWords.join(" "),
     description: tool.description,
     parameterNames: parameters.names.join(" "),
     parameterDescriptions: parameters.descriptions.join("\n"),
@@ -129,9 +209,23 @@ export class ToolSearch {
   readonly #summaries = new Map<string, string>();
   readonly #groupOf = new Map<string, string>();
   readonly #groups = new Map<string, Set<string>>();
+  /** Namespace → its marker words, as last computed by `setTools`; `upsert` alone keeps them. */
+  readonly #markers = new Map<string, Set<string>>();
 
-  constructor(options: Bm25Options = {}) {
+  readonly #expander: QueryExpander | undefined;
+  /** Bumped by every change, so the regex worker knows when its copy of the texts is stale. */
+  #version = 0;
+  #regexWorker: RegexSearchWorker | undefined;
+  readonly #alternativeWeight: number | undefined;
+
+  /**
+   * `expansion` (default true) matches a BM25 query's words and their vocabulary alternatives
+   * (`CONCEPT_GROUPS`, weighted `alternativeWeight`, default 0.8); false matches the words alone.
+   */
+  constructor(options: ToolSearchIndexOptions = {}) {
     this.#index = new Bm25Index(options);
+    this.#expander = options.expansion === false ? undefined : sharedExpander();
+    this.#alternativeWeight = options.alternativeWeight;
   }
 
   /** The number of tools indexed. */
@@ -149,12 +243,17 @@ export class ToolSearch {
     for (const name of [...(this.#groups.get(group) ?? [])]) {
       if (!keep.has(name)) this.remove(name);
     }
+    for (const [namespace, markers] of namespaceMarkers(tools)) this.#markers.set(namespace, markers);
     for (const tool of tools) this.upsert(tool, group);
   }
 
-  /** Adds or replaces one tool; a replaced tool keeps its place in tie order. Default group: `default`. */
+  /**
+   * Adds or replaces one tool; a replaced tool keeps its place in tie order. Default group:
+   * `default`. Its namespace's marker words are those `setTools` last found.
+   */
   upsert(tool: SearchableTool, group = "default"): void {
-    const document = toDocument(tool);
+    const document = toDocument(tool, this.#markers.get(namespaceOf(tool)));
+    this.#version += 1;
     this.#index.replace(document);
     this.#documents.set(document.id, document);
     this.#summaries.set(document.id, summarize(tool.description));
@@ -172,6 +271,7 @@ export class ToolSearch {
   /** Removes one tool by full name; returns false when it was not indexed. */
   remove(name: string): boolean {
     if (!this.#documents.has(name)) return false;
+    this.#version += 1;
     this.#index.remove(name);
     this.#documents.delete(name);
     this.#summaries.delete(name);
@@ -199,18 +299,50 @@ export class ToolSearch {
    * pattern and fails with `PATTERN_INVALID` for a refused one (see `checkPattern`).
    */
   search(query: string, options: ToolSearchOptions = {}): SearchResult {
-    const requested = options.limit ?? DEFAULT_SEARCH_LIMIT;
-    const limit = Number.isFinite(requested)
-      ? Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(requested)))
-      : DEFAULT_SEARCH_LIMIT;
+    const limit = clampLimit(options.limit);
     let hits: readonly { readonly id: string; readonly score: number }[];
     if (options.mode === "regex") {
       const result = searchByRegex(this.#documents.values(), query, limit);
       if (!result.ok) return result;
       hits = result.hits;
     } else {
-      hits = this.#index.search(typeof query === "string" ? query.slice(0, MAX_QUERY_LENGTH) : "", limit);
+      const text = typeof query === "string" ? query.slice(0, MAX_QUERY_LENGTH) : "";
+      hits =
+        this.#expander === undefined
+          ? this.#index.search(text, limit)
+          : this.#index.searchConcepts(this.#expander.expand(text), limit, this.#alternativeWeight);
     }
+    return this.#answer(hits);
+  }
+
+  /**
+   * Like `search`, for queries from models and programs: a regex runs on a worker thread with a
+   * hard deadline (`REGEX_WORKER_DEADLINE_MS`), so no pattern can hold the host's event loop;
+   * one that runs past it fails with `PATTERN_INVALID`. BM25 queries answer as `search` does.
+   */
+  async searchOffThread(query: string, options: ToolSearchOptions = {}): Promise<SearchResult> {
+    if (options.mode !== "regex") return this.search(query, options);
+    this.#regexWorker ??= new RegexSearchWorker();
+    const result = await this.#regexWorker.search(
+      () => this.#documents.values(),
+      this.#version,
+      query,
+      clampLimit(options.limit),
+    );
+    return result.ok ? this.#answer(result.hits) : result;
+  }
+
+  /** The summary of an indexed tool, or undefined. */
+  summaryOf(name: string): string | undefined {
+    return this.#summaries.get(name);
+  }
+
+  /** Stops the regex worker, if one was started; searching later starts a new one. */
+  async close(): Promise<void> {
+    await this.#regexWorker?.close();
+  }
+
+  #answer(hits: readonly { readonly id: string; readonly score: number }[]): SearchResult {
     return {
       ok: true,
       references: hits.map(({ id, score }) => ({

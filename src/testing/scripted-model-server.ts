@@ -1,7 +1,8 @@
 // A real HTTP server on 127.0.0.1 that plays a model: it speaks the Anthropic Messages API
 // (POST /v1/messages, /v1/messages/count_tokens) and OpenAI Chat Completions
-// (POST /v1/chat/completions), JSON or SSE, answering each request with the next script entry
-// and recording every body it received. For tests and demos only: no model, no network.
+// (POST /v1/chat/completions), JSON or SSE, answering each request with the next script entry,
+// and OpenAI embeddings (POST /v1/embeddings) from an `embed` function, recording every body it
+// received. For tests and demos only: no model, no network.
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -17,6 +18,11 @@ export interface ScriptedModelServerOptions {
     | ((request: RecordedRequest, index: number) => ScriptedAnswer | Promise<ScriptedAnswer>);
   /** When set, a request must carry this key (`x-api-key` or `Authorization: Bearer`). */
   readonly apiKey?: string;
+  /**
+   * Answers POST /v1/embeddings: one vector per input, in order. Embedding requests do not
+   * consume script entries. Without it the route answers 404.
+   */
+  readonly embed?: (inputs: readonly string[], model: string) => number[][] | Promise<number[][]>;
 }
 
 export interface ScriptedModelServer {
@@ -36,6 +42,7 @@ const ROUTES: Record<string, { protocol: ScriptedProtocol; endpoint: RecordedReq
   "/v1/messages": { protocol: "anthropic", endpoint: "messages" },
   "/v1/messages/count_tokens": { protocol: "anthropic", endpoint: "count_tokens" },
   "/v1/chat/completions": { protocol: "openai", endpoint: "chat.completions" },
+  "/v1/embeddings": { protocol: "openai", endpoint: "embeddings" },
 };
 
 /**
@@ -83,8 +90,9 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       );
 
     // Decided before recording, so a rejected request is recorded with turnIndex -1.
-    const rejection = rejectionOf(req, path, route !== undefined, body !== undefined, options.apiKey);
-    const consumes = rejection === undefined && route?.endpoint !== "count_tokens";
+    const routed = route !== undefined && (route.endpoint !== "embeddings" || options.embed !== undefined);
+    const rejection = rejectionOf(req, path, routed, body !== undefined, options.apiKey);
+    const consumes = rejection === undefined && route?.endpoint !== "count_tokens" && route?.endpoint !== "embeddings";
     const recorded: RecordedRequest = {
       protocol,
       endpoint: route?.endpoint ?? "messages",
@@ -97,6 +105,9 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     requests.push(recorded);
     if (rejection !== undefined) return sendError(...rejection);
     if (route?.endpoint === "count_tokens") return sendJson(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
+    if (route?.endpoint === "embeddings" && options.embed !== undefined) {
+      return sendJson(res, 200, await embeddingsAnswer(body, options.embed));
+    }
 
     const answer = await answerOf(recorded, recorded.turnIndex);
     if ("error" in answer)
@@ -158,6 +169,29 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+// The OpenAI embeddings response; `encoding_format: "base64"` (the SDK's default) packs each
+// vector as little-endian float32, as the API does.
+async function embeddingsAnswer(
+  // biome-ignore lint/suspicious/noExplicitAny: the request body as the client sent it.
+  body: any,
+  embed: NonNullable<ScriptedModelServerOptions["embed"]>,
+): Promise<unknown> {
+  const inputs: string[] = Array.isArray(body.input) ? body.input.map(String) : [String(body.input ?? "")];
+  const model = typeof body.model === "string" ? body.model : "scripted-embedding";
+  const vectors = await embed(inputs, model);
+  const base64 = body.encoding_format === "base64";
+  return {
+    object: "list",
+    model,
+    data: vectors.map((vector, index) => ({
+      object: "embedding",
+      index,
+      embedding: base64 ? Buffer.from(Float32Array.from(vector).buffer).toString("base64") : vector,
+    })),
+    usage: { prompt_tokens: inputs.join(" ").length, total_tokens: inputs.join(" ").length },
   };
 }
 

@@ -74,7 +74,7 @@ export type ScriptedProtocol = "anthropic" | "openai";
 export interface RecordedRequest {
   readonly protocol: ScriptedProtocol;
   /** `messages`, `count_tokens` or `chat.completions`. */
-  readonly endpoint: "messages" | "count_tokens" | "chat.completions";
+  readonly endpoint: "messages" | "count_tokens" | "chat.completions" | "embeddings";
   readonly path: string;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** The JSON body. */

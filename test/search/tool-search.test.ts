@@ -54,7 +54,8 @@ describe("ToolSearch", () => {
   });
 
   it("updates one tool in place with upsert and forgets it with remove", () => {
-    const search = new ToolSearch();
+    // Without expansion: the vocabulary relates "pipeline" to "opportunities", and this is about the old text.
+    const search = new ToolSearch({ expansion: false });
     search.setTools("crm", crmTools);
     search.upsert(tool("crm.listDeals", "Show the open opportunities."), "crm");
     expect(names(search, "opportunities")).toEqual(["crm.listDeals"]);
@@ -141,5 +142,39 @@ describe("summarize", () => {
     const summary = summarize("word ".repeat(100));
     expect(summary.length).toBeLessThanOrEqual(160);
     expect(summary.endsWith("…")).toBe(true);
+  });
+
+  it("indexes enum values and schema titles with the parameter names", () => {
+    const schema = {
+      type: "object",
+      title: "Dialog options",
+      properties: {
+        action: { type: "string", enum: ["accept", "dismiss"] },
+        mode: { const: "headless" },
+        colorScheme: { type: "string", enum: Array.from({ length: 30 }, (_, index) => `scheme${index}`) },
+      },
+    };
+    const { names } = extractParameters(schema);
+    expect(names).toEqual(expect.arrayContaining(["Dialog options", "action", "accept", "dismiss", "headless"]));
+    // At most 20 values of one enum.
+    expect(names.filter((name) => name.startsWith("scheme"))).toHaveLength(20);
+    const search = new ToolSearch({ expansion: false });
+    search.setTools("browser", [tool("browser.handle", "Handle it.", schema.properties)]);
+    expect(search.search("dismiss")).toMatchObject({ ok: true, references: [{ name: "browser.handle" }] });
+  });
+
+  it("indexes a word every tool name of a namespace repeats with the namespace, not as a name word", () => {
+    const search = new ToolSearch({ expansion: false });
+    search.setTools("slack", [
+      tool("slack.slack_post_message", "Post a message to a channel."),
+      tool("slack.slack_list_channels", "List channels."),
+      tool("slack.slack_get_users", "Get users."),
+    ]);
+    search.setTools("notes", [tool("notes.slack_off", "Take a break from work.")]);
+    // "slack" names the server of three tools and is a name word of one: the name word wins.
+    expect(names(search, "slack")[0]).toBe("notes.slack_off");
+    expect(names(search, "slack post message")[0]).toBe("slack.slack_post_message");
+    // Regex still sees the full names.
+    expect(names(search, "slack_post", "regex")).toEqual(["slack.slack_post_message"]);
   });
 });

@@ -1,0 +1,116 @@
+// Query expansion for the lexical search: turns a query into concepts, each the query's own
+// term (matched at full weight) plus the related terms the vocabulary table lists for it
+// (matched at a lower weight by the index). Phrases of the table ("look up", "pull request") are
+// matched in the query before single words, and a word inside a matched phrase does not expand
+// on its own. Pure and deterministic; the table is compiled once per expander.
+
+import { isStopWord, splitWords, stem, tokenize } from "./tokenize.js";
+import { CONCEPT_GROUPS } from "./vocabulary.js";
+
+/** One unit of meaning of a query, as the index scores it. */
+export interface QueryConcept {
+  /**
+   * The stems this concept stands for: one query term, or the content words of a phrase of the
+   * table found in the query ("money back"), which match only together.
+   */
+  readonly terms: readonly string[];
+  /** True when the terms themselves are matched at full weight (always, from `expand`). */
+  readonly exact: boolean;
+  /** Related terms from the vocabulary; each is one stem or a phrase of stems that must all occur. */
+  readonly alternatives: readonly (readonly string[])[];
+}
+
+/** Longest table phrase matched in a query, in words. */
+const MAX_PHRASE_WORDS = 4;
+
+// Stop words stay as they are inside phrases ("sign in", "how many"), on both sides alike.
+function stemUnlessStopWord(word: string): string {
+  return isStopWord(word) ? word : stem(word);
+}
+
+function keyOf(words: readonly string[]): string {
+  return words.join(" ");
+}
+
+/**
+ * Expands queries with a table of concept groups (default `CONCEPT_GROUPS`). A group's entries
+ * all stand for one another; a word in several groups expands to all of them. A phrase of the
+ * table found in a query is one concept: its words match together or not at all, so "money
+ * back" does not find a tool for going back a page.
+ */
+export class QueryExpander {
+  /** Trigger (stemmed words, stop words kept, joined by spaces) → indexes of its groups. */
+  readonly #triggers = new Map<string, number[]>();
+  /** Per group: its entries as content stems, the alternatives a trigger brings in. */
+  readonly #alternatives: (readonly string[])[][] = [];
+
+  constructor(groups: readonly (readonly string[])[] = CONCEPT_GROUPS) {
+    groups.forEach((group, index) => {
+      const alternatives = new Map<string, readonly string[]>();
+      for (const entry of group) {
+        const words = splitWords(entry).map(stemUnlessStopWord);
+        // A trigger needs a content word: "to" or "by" alone would expand half of all queries.
+        if (words.length === 0 || words.length > MAX_PHRASE_WORDS || words.every(isStopWord)) continue;
+        const key = keyOf(words);
+        const indexes = this.#triggers.get(key);
+        if (indexes === undefined) this.#triggers.set(key, [index]);
+        else if (!indexes.includes(index)) indexes.push(index);
+        const content = tokenize(entry);
+        if (content.length > 0) alternatives.set(keyOf(content), content);
+      }
+      this.#alternatives.push([...alternatives.values()]);
+    });
+  }
+
+  /** The number of concept groups in the table. */
+  get groupCount(): number {
+    return this.#alternatives.length;
+  }
+
+  /**
+   * Splits a query into concepts: table entries found in the query (longest phrase first) and
+   * the remaining content words, each matched exactly; a table entry also brings its groups'
+   * other entries as alternatives.
+   */
+  expand(query: string): QueryConcept[] {
+    const words = splitWords(query);
+    const stems = words.map(stemUnlessStopWord);
+    const concepts = new Map<string, { terms: string[]; alternatives: Map<string, readonly string[]> }>();
+    const conceptOf = (terms: string[]) => {
+      const key = keyOf(terms);
+      let concept = concepts.get(key);
+      if (concept === undefined) {
+        concept = { terms, alternatives: new Map() };
+        concepts.set(key, concept);
+      }
+      return concept;
+    };
+    let index = 0;
+    while (index < words.length) {
+      let span = 1;
+      for (let length = Math.min(MAX_PHRASE_WORDS, words.length - index); length >= 1; length--) {
+        const groups = this.#triggers.get(keyOf(stems.slice(index, index + length)));
+        if (groups === undefined) continue;
+        span = length;
+        const content = tokenize(words.slice(index, index + length).join(" "));
+        const concept = conceptOf(content);
+        const own = new Set(content);
+        for (const group of groups) {
+          for (const alternative of this.#alternatives[group] ?? []) {
+            // An alternative made only of the concept's own words would count them twice.
+            if (alternative.every((term) => own.has(term))) continue;
+            concept.alternatives.set(keyOf(alternative), alternative);
+          }
+        }
+        break;
+      }
+      if (span === 1 && !isStopWord(words[index] as string)) conceptOf([stem(words[index] as string)]);
+      index += span;
+    }
+    return [...concepts.values()].map((concept) => ({
+      terms: concept.terms,
+      exact: true,
+      alternatives: [...concept.alternatives.values()],
+    }));
+  }
+}

@@ -1,0 +1,134 @@
+// Query expansion: the vocabulary table, how a query becomes concepts, and the ranking rule that
+// matters most: what the user typed beats what expansion found.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { QueryExpander } from "../../src/search/query-expansion.js";
+import { stem, tokenize } from "../../src/search/tokenize.js";
+import { type SearchableTool, ToolSearch } from "../../src/search/tool-search.js";
+import { CONCEPT_GROUPS } from "../../src/search/vocabulary.js";
+
+const tool = (name: string, description: string, properties: Record<string, unknown> = {}): SearchableTool => ({
+  name,
+  description,
+  inputSchema: { type: "object", properties },
+});
+
+const ranked = (search: ToolSearch, query: string): string[] => {
+  const result = search.search(query, { limit: 50 });
+  return result.ok ? result.references.map((reference) => reference.name) : [];
+};
+
+describe("the vocabulary table", () => {
+  it("holds at least 300 groups of two or more entries, all searchable words", () => {
+    expect(CONCEPT_GROUPS.length).toBeGreaterThanOrEqual(300);
+    for (const group of CONCEPT_GROUPS) {
+      expect(group.length, group.join(", ")).toBeGreaterThanOrEqual(2);
+      expect(
+        group.every((entry) => tokenize(entry).length > 0 || entry.split(" ").length > 1),
+        group.join(", "),
+      ).toBe(true);
+    }
+    expect(new QueryExpander().groupCount).toBe(CONCEPT_GROUPS.length);
+  });
+});
+
+describe("QueryExpander", () => {
+  const expander = new QueryExpander([
+    ["delete", "remove", "erase"],
+    ["money back", "refund"],
+    ["back", "previous page"],
+    ["to", "destination"],
+  ]);
+
+  it("gives each content word its group's other entries as alternatives", () => {
+    expect(expander.expand("delete the file")).toEqual([
+      { terms: ["delet"], exact: true, alternatives: [["remov"], ["eras"]] },
+      { terms: ["fil"], exact: true, alternatives: [] },
+    ]);
+  });
+
+  it("matches a phrase of the table as one concept whose words do not expand alone", () => {
+    expect(expander.expand("give me my money back")).toEqual([
+      { terms: ["giv"], exact: true, alternatives: [] },
+      { terms: ["money", "back"], exact: true, alternatives: [["refund"]] },
+    ]);
+  });
+
+  it("ignores a table entry that is only a stop word", () => {
+    expect(expander.expand("go to page")).toEqual([
+      { terms: ["go"], exact: true, alternatives: [] },
+      { terms: ["pag"], exact: true, alternatives: [] },
+    ]);
+  });
+
+  it("returns no concepts for a query of stop words", () => {
+    expect(expander.expand("what is it to them")).toEqual([]);
+  });
+});
+
+describe("expanded ranking", () => {
+  it("finds a tool by a word only the vocabulary relates to its name", () => {
+    const search = new ToolSearch();
+    search.setTools("fs", [
+      tool("fs.create_directory", "Create a directory."),
+      tool("fs.read_file", "Read a file."),
+      tool("fs.write_file", "Write a file."),
+    ]);
+    expect(ranked(search, "make a new folder")[0]).toBe("fs.create_directory");
+    expect(new ToolSearch({ expansion: false }).search("folder")).toEqual({ ok: true, references: [] });
+  });
+
+  it("ranks a tool whose name is the query above one found through synonyms everywhere", () => {
+    const search = new ToolSearch();
+    search.setTools("files", [
+      tool("files.remove_document", "Remove a document. Removes the document and erases its copies.", {
+        document: { type: "string", description: "The document to remove." },
+      }),
+      tool("files.delete_file", "Deletes an entry."),
+      tool("files.list_files", "List every file and document."),
+    ]);
+    expect(ranked(search, "delete file")[0]).toBe("files.delete_file");
+    expect(ranked(search, "delete_file")[0]).toBe("files.delete_file");
+  });
+
+  // Single-word entries of the table, grouped, for generated catalogs.
+  const groups = CONCEPT_GROUPS.map((group) => [
+    ...new Set(group.filter((entry) => /^[a-z]{4,}$/.test(entry) && tokenize(entry).length === 1)),
+  ]).filter((words) => words.length >= 2);
+  const fillers = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"];
+
+  it("never lets expansion outrank an exact name match (property, random catalogs from the table)", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: groups.length - 1 }),
+        fc.integer({ min: 0, max: groups.length - 1 }),
+        fc.nat(),
+        fc.nat(),
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(fc.constantFrom(...fillers), { minLength: 0, maxLength: 3 }),
+        fc.array(fc.tuple(fc.constantFrom(...fillers), fc.constantFrom(...fillers)), { maxLength: 12 }),
+        (first, second, pickA, pickB, repeats, extra, others) => {
+          const [g1, g2] = [groups[first] as string[], groups[second] as string[]];
+          const q1 = g1[pickA % g1.length] as string;
+          const q2 = g2[pickB % g2.length] as string;
+          const s1 = g1.find((word) => stem(word) !== stem(q1) && stem(word) !== stem(q2));
+          const s2 = g2.find((word) => stem(word) !== stem(q1) && stem(word) !== stem(q2));
+          if (s1 === undefined || s2 === undefined || stem(q1) === stem(q2)) return;
+          const synonyms = `${s1} ${s2} `.repeat(repeats);
+          const catalog = [
+            tool(`lib.${q1}_${q2}${extra.map((word) => `_${word}`).join("")}`, "Does one thing."),
+            tool(`lib.${s1}_${s2}`, `${synonyms}for everything.`, { [s1]: { type: "string", description: synonyms } }),
+            ...others.map(([a, b], index) => tool(`lib.${a}_${b}_${index}`, `${a} ${b} ${index % 2 === 0 ? q1 : s2}.`)),
+          ];
+          const search = new ToolSearch();
+          search.setTools("lib", catalog);
+          for (const query of [`${q1} ${q2}`, `${q1}_${q2}`]) {
+            const order = ranked(search, query);
+            expect(order.indexOf(catalog[0]?.name as string), `${query}: ${order.join(", ")}`).toBe(0);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
