@@ -75,6 +75,7 @@ export class ToolBridge {
       this.#records[index] = {
         id: callId,
         tool,
+        caller: "program",
         status: code === "RUN_FINISHED" ? "cancelled" : "invalid",
         code,
         durationMs: 0,
@@ -156,6 +157,7 @@ export class ToolBridge {
     this.#records[index] = {
       id: callId,
       tool,
+      caller: "program",
       status: "error",
       code: "TOOL_ERROR",
       durationMs: 0,
@@ -179,6 +181,7 @@ export class ToolBridge {
       this.#records[index] = {
         id: callId,
         tool: path,
+        caller: "program",
         status,
         ...(code === undefined ? {} : { code }),
         durationMs: Date.now() - started,
