@@ -1,6 +1,7 @@
 // Scripted responses in the OpenAI Chat Completions wire format: the JSON of a completion,
 // the `data:` chunks of a streaming one (ending in a usage chunk when asked, then [DONE]),
-// and errors. Anthropic-only blocks are skipped; a refusal travels in `message.refusal`.
+// and errors. Blocks Chat Completions has no shape for (raw provider blocks, hosted programs,
+// reasoning, tool searches) are skipped; a refusal travels in `message.refusal`.
 
 import type { ScriptedResponse, ScriptedStopReason } from "./scripted-turn.js";
 import { pieces, scriptedTokens, scriptedToolCall, stopReasonOf, type WireContext } from "./wire-context.js";
