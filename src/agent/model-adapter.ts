@@ -41,15 +41,21 @@ export interface ModelRequest {
 }
 
 /**
- * Why the model stopped, the same for every provider:
- * - `end_turn`: a finished answer (OpenAI `stop`);
- * - `tool_use`: it wants its tool calls run (OpenAI `tool_calls`);
- * - `max_tokens`: cut at the output limit (OpenAI `length`); anything unfinished is partial;
+ * Why the model stopped, the same for every provider (Chat Completions `finish_reason`;
+ * Responses API `status` with `incomplete_details.reason`, raw as `status[:reason]`):
+ * - `end_turn`: a finished answer (Chat `stop`; Responses `completed` without calls);
+ * - `tool_use`: it wants its tool calls run (Chat `tool_calls`; Responses `completed` with
+ *   function or client tool-search calls);
+ * - `max_tokens`: cut at the output limit (Chat `length`; Responses
+ *   `incomplete:max_output_tokens`); anything unfinished is partial;
  * - `stop_sequence`: a caller's stop sequence matched;
  * - `pause_turn`: a long server-side turn paused; send it back to continue;
- * - `refusal`: the model declined (OpenAI `content_filter` or a `refusal` message);
+ * - `refusal`: the model declined (Chat `content_filter` or a `refusal` message; Responses a
+ *   `refusal` content part or `incomplete:content_filter`);
  * - `context_exceeded`: the context window is full (Anthropic `model_context_window_exceeded`);
- * - `unknown`: anything else, kept in `rawStopReason`.
+ * - `unknown`: anything else, kept in `rawStopReason` (Responses `incomplete` without a reason,
+ *   `cancelled`, `queued`, `in_progress`). A `failed` response is a failed request, not a turn.
+ * `decideTurn` (stop-policy.ts) gives each one its policy.
  */
 export type StopReason =
   | "end_turn"
