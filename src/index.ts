@@ -9,6 +9,7 @@ export type {
   CallStatus,
   CallerKind,
   Diagnostic,
+  HostedCaller,
   JsonSchema,
   JsonValue,
   RunError,
@@ -123,11 +124,13 @@ export {
 } from "./agent/agent-toolset.js";
 export { decideTurn, type AgentStatus, type StopPolicy, type TurnDecision } from "./agent/stop-policy.js";
 export {
+  ContainerExpiredError,
   ContextWindowExceededError,
   type ModelAdapter,
   type ModelRequest,
   type ModelTurn,
   type ModelUsage,
+  type ProviderToolDefinition,
   type StopReason,
 } from "./agent/model-adapter.js";
 export { ProviderToolNames, toProviderToolName } from "./agent/provider-tool-names.js";
@@ -135,6 +138,8 @@ export {
   unansweredToolCalls,
   type AgentMessage,
   type ContentBlock,
+  type HostedCallerBlock,
+  type ProviderContainer,
   type ToolCallBlock,
   type ToolResultBlock,
 } from "./agent/transcript.js";
@@ -145,6 +150,11 @@ export {
   type AnthropicRequestBody,
 } from "./agent/anthropic-adapter.js";
 export { buildOpenAIRequest, createOpenAIAdapter, type OpenAIAdapterOptions } from "./agent/openai-adapter.js";
+export {
+  buildOpenAIResponsesRequest,
+  createOpenAIResponsesAdapter,
+  type OpenAIResponsesAdapterOptions,
+} from "./agent/openai-responses-adapter.js";
 
 // The model-facing tools (run_program, search_tools, describe_tools, call_tool), answered once for every surface.
 export {

@@ -197,12 +197,17 @@ describe("executeToolCall outcomes", () => {
       tool("admin.reset", execute, { callers: ["direct"] }),
       tool("admin.audit", () => "audited", { callers: ["hosted-program"] }),
     ]);
-    const hosted = { caller: "hosted-program" as const, hostedCaller: { provider: "openai-responses", toolId: "prog_1" } };
+    const hosted = {
+      caller: "hosted-program" as const,
+      hostedCaller: { provider: "openai-responses", toolId: "prog_1" },
+    };
     const refused = await executeToolCall(makeCall("admin.reset", {}, hosted), context);
     expect(refused).toMatchObject({ status: "invalid", error: { code: "TOOL_NOT_FOUND" } });
     expect(errorOf(refused).message).toContain("the provider's hosted program");
     expect(execute).not.toHaveBeenCalled();
-    await expect(executeToolCall(makeCall("admin.audit", {}, hosted), context)).resolves.toMatchObject({ status: "ok" });
+    await expect(executeToolCall(makeCall("admin.audit", {}, hosted), context)).resolves.toMatchObject({
+      status: "ok",
+    });
     // Limited to hosted programs: Switchyard's own sandbox may not call it.
     await expect(executeToolCall(makeCall("admin.audit", {}, { caller: "program" }), context)).resolves.toMatchObject({
       error: { code: "TOOL_NOT_FOUND" },

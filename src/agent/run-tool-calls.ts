@@ -137,11 +137,15 @@ function searchForProvider(
   const result = context.yard.searchTools(read.request.text, read.request.options);
   if (!result.ok) return { outcome: failure(call, result.error.code, result.error.message) };
   const deferred = new Set(
-    context.toolset.definitions.filter((definition) => definition.deferLoading === true).map((definition) => definition.name),
+    context.toolset.definitions
+      .filter((definition) => definition.deferLoading === true)
+      .map((definition) => definition.name),
   );
   const found = result.references.flatMap((reference) => {
     const providerName = context.toolset.names.toProvider(reference.name);
-    return providerName !== undefined && deferred.has(providerName) ? [{ providerName, summary: reference.summary }] : [];
+    return providerName !== undefined && deferred.has(providerName)
+      ? [{ providerName, summary: reference.summary }]
+      : [];
   });
   const text =
     found.length === 0
@@ -182,5 +186,3 @@ async function runProgramCall(call: ToolCallBlock, context: ToolCallRunContext):
 function failure(call: ToolCallBlock, code: CallErrorCode | ToolDefinedCode, message: string): ToolOutcome {
   return { callId: call.id, tool: call.name, status: statusForCode(code), error: { code, message } };
 }
-
-

@@ -8,6 +8,7 @@ import { AGENT_MODES, type AgentMode } from "../agent/agent-toolset.js";
 import { createAnthropicAdapter } from "../agent/anthropic-adapter.js";
 import type { ModelAdapter } from "../agent/model-adapter.js";
 import { createOpenAIAdapter } from "../agent/openai-adapter.js";
+import { createOpenAIResponsesAdapter } from "../agent/openai-responses-adapter.js";
 import { runAgent, type AgentResult } from "../agent/run-agent.js";
 import { createSwitchyardFromConfig } from "../config/create-switchyard-from-config.js";
 import { loadConfig } from "../config/load-config.js";
@@ -27,7 +28,7 @@ export interface AgentCommandIO {
 }
 
 interface AgentCommandOptions {
-  readonly provider: "anthropic" | "openai";
+  readonly provider: "anthropic" | "openai" | "openai-responses";
   readonly model: string;
   readonly mode: AgentMode;
   readonly tools?: string[];
@@ -42,6 +43,7 @@ interface AgentCommandOptions {
 const PROVIDER_ENV = {
   anthropic: { key: "ANTHROPIC_API_KEY", baseURL: "ANTHROPIC_BASE_URL" },
   openai: { key: "OPENAI_API_KEY", baseURL: "OPENAI_BASE_URL" },
+  "openai-responses": { key: "OPENAI_API_KEY", baseURL: "OPENAI_BASE_URL" },
 } as const;
 
 /** Registers `agent` on `program`. */
@@ -52,7 +54,12 @@ export function registerAgentCommand(program: Command, io: AgentCommandIO = proc
       .description("run an agent loop with a real model over the tools of a module or a config file")
       .argument("<task>", "what the agent should do")
       .addOption(
-        new Option("--provider <name>", "model provider").choices(["anthropic", "openai"]).makeOptionMandatory(),
+        new Option(
+          "--provider <name>",
+          "model provider (openai: Chat Completions; openai-responses: the Responses API)",
+        )
+          .choices(["anthropic", "openai", "openai-responses"])
+          .makeOptionMandatory(),
       )
       .requiredOption("--model <id>", "model id, e.g. claude-sonnet-4-5 or gpt-4.1")
       .addOption(
@@ -137,7 +144,8 @@ function createAdapter(options: AgentCommandOptions, apiKey: string, baseURL: st
     stream: options.stream === true,
     ...(baseURL === undefined ? {} : { baseURL }),
   };
-  return options.provider === "anthropic" ? createAnthropicAdapter(common) : createOpenAIAdapter(common);
+  if (options.provider === "anthropic") return createAnthropicAdapter(common);
+  return options.provider === "openai" ? createOpenAIAdapter(common) : createOpenAIResponsesAdapter(common);
 }
 
 /** The run in a few lines: status, steps, tokens, program runs. */

@@ -29,7 +29,9 @@ function renderBlocks(response: ScriptedResponse, context: WireContext): Rendere
         // ToolUseBlock; `caller` is ServerToolCaller20260120 (or the version the request offered) or DirectCaller.
         const { id, name, inputText } = scriptedToolCall(block, context);
         const caller =
-          block.hostedBy === undefined ? DIRECT_CALLER : { type: codeExecutionVersion(context), tool_id: block.hostedBy };
+          block.hostedBy === undefined
+            ? DIRECT_CALLER
+            : { type: codeExecutionVersion(context), tool_id: block.hostedBy };
         return [{ block: { type: "tool_use", id, name, input: parseOrEmpty(inputText), caller }, inputText }];
       }
       case "hosted_program": {
@@ -37,7 +39,13 @@ function renderBlocks(response: ScriptedResponse, context: WireContext): Rendere
         const inputText = JSON.stringify({ code: block.code });
         return [
           {
-            block: { type: "server_tool_use", id: block.id, name: "code_execution", input: { code: block.code }, caller: DIRECT_CALLER },
+            block: {
+              type: "server_tool_use",
+              id: block.id,
+              name: "code_execution",
+              input: { code: block.code },
+              caller: DIRECT_CALLER,
+            },
             inputText,
           },
         ];
@@ -62,7 +70,13 @@ function renderBlocks(response: ScriptedResponse, context: WireContext): Rendere
       case "reasoning":
         // ThinkingBlock
         return [
-          { block: { type: "thinking", thinking: block.summary ?? "", signature: block.encryptedContent ?? "scripted-signature" } },
+          {
+            block: {
+              type: "thinking",
+              thinking: block.summary ?? "",
+              signature: block.encryptedContent ?? "scripted-signature",
+            },
+          },
         ];
       case "tool_search": {
         const id = block.id ?? context.nextId(block.execution === "server" ? "srvtoolu_s" : "toolu_s");
@@ -70,20 +84,29 @@ function renderBlocks(response: ScriptedResponse, context: WireContext): Rendere
         if (block.execution === "client") {
           // ToolUseBlock of the client-side `tool_search` tool.
           return [
-            { block: { type: "tool_use", id, name: "tool_search", input, caller: DIRECT_CALLER }, inputText: JSON.stringify(input) },
+            {
+              block: { type: "tool_use", id, name: "tool_search", input, caller: DIRECT_CALLER },
+              inputText: JSON.stringify(input),
+            },
           ];
         }
         // ServerToolUseBlock + ToolSearchToolResultBlock with ToolReferenceBlocks.
         const name = serverSearchName(context);
         return [
-          { block: { type: "server_tool_use", id, name, input, caller: DIRECT_CALLER }, inputText: JSON.stringify(input) },
+          {
+            block: { type: "server_tool_use", id, name, input, caller: DIRECT_CALLER },
+            inputText: JSON.stringify(input),
+          },
           {
             block: {
               type: "tool_search_tool_result",
               tool_use_id: id,
               content: {
                 type: "tool_search_tool_search_result",
-                tool_references: (block.found ?? []).map((toolName) => ({ type: "tool_reference", tool_name: toolName })),
+                tool_references: (block.found ?? []).map((toolName) => ({
+                  type: "tool_reference",
+                  tool_name: toolName,
+                })),
               },
             },
           },
@@ -103,7 +126,9 @@ function codeExecutionVersion(context: WireContext): string {
 
 function serverSearchName(context: WireContext): string {
   const tools: { name?: string }[] = Array.isArray(context.request?.tools) ? context.request.tools : [];
-  return tools.some((tool) => tool.name === "tool_search_tool_regex") ? "tool_search_tool_regex" : "tool_search_tool_bm25";
+  return tools.some((tool) => tool.name === "tool_search_tool_regex")
+    ? "tool_search_tool_regex"
+    : "tool_search_tool_bm25";
 }
 
 /**

@@ -141,7 +141,8 @@ function statusOf(response: ScriptedResponse): {
   return {
     status,
     incomplete: status === "incomplete" && reason !== null ? { reason } : null,
-    error: status === "failed" ? (response.responseError ?? { code: "server_error", message: "scripted failure" }) : null,
+    error:
+      status === "failed" ? (response.responseError ?? { code: "server_error", message: "scripted failure" }) : null,
   };
 }
 
@@ -210,7 +211,8 @@ export function openAIResponseEventStream(response: ScriptedResponse, context: W
           send("response.refusal.done", { ...at, refusal: part.refusal });
         } else {
           send("response.content_part.added", { ...at, part: { ...part, text: "" } });
-          for (const piece of pieces(part.text)) send("response.output_text.delta", { ...at, delta: piece, logprobs: [] });
+          for (const piece of pieces(part.text))
+            send("response.output_text.delta", { ...at, delta: piece, logprobs: [] });
           send("response.output_text.done", { ...at, text: part.text, logprobs: [] });
         }
         send("response.content_part.done", { ...at, part });
@@ -234,7 +236,11 @@ export function openAIResponseEventStream(response: ScriptedResponse, context: W
   });
   // ResponseCompletedEvent, ResponseIncompleteEvent, ResponseFailedEvent
   const terminal =
-    full.status === "incomplete" ? "response.incomplete" : full.status === "failed" ? "response.failed" : "response.completed";
+    full.status === "incomplete"
+      ? "response.incomplete"
+      : full.status === "failed"
+        ? "response.failed"
+        : "response.completed";
   send(terminal, { response: full });
   return events.join("");
 }

@@ -2,7 +2,14 @@
 // count or write to disk. Emitting never throws into the pipeline: a failing subscriber is
 // detached from that event, not allowed to break a call.
 
-import type { CallErrorCode, CallStatus, CallerKind, HostedCaller, RunErrorCode, ToolDefinedCode } from "../contract.js";
+import type {
+  CallErrorCode,
+  CallStatus,
+  CallerKind,
+  HostedCaller,
+  RunErrorCode,
+  ToolDefinedCode,
+} from "../contract.js";
 
 export interface ToolCallStartEvent {
   readonly type: "tool-call-start";

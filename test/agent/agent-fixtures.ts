@@ -47,7 +47,13 @@ export async function startServer(options: ScriptedModelServerOptions): Promise<
 /** An adapter of `provider` on the real SDK client, pointed at `server`, with retries off. */
 export function adapterFor(server: ScriptedModelServer, provider: ProviderKind, stream = false): ModelAdapter {
   if (provider === "anthropic")
-    return createAnthropicAdapter({ apiKey: "test-key", baseURL: server.url, model: "claude-test", stream, maxRetries: 0 });
+    return createAnthropicAdapter({
+      apiKey: "test-key",
+      baseURL: server.url,
+      model: "claude-test",
+      stream,
+      maxRetries: 0,
+    });
   const connection = { apiKey: "test-key", baseURL: server.openaiBaseURL, model: "gpt-test", stream, maxRetries: 0 };
   return provider === "openai" ? createOpenAIAdapter(connection) : createOpenAIResponsesAdapter(connection);
 }

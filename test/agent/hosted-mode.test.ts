@@ -20,7 +20,9 @@ const HOSTED: readonly { provider: ProviderKind; stream: boolean; label: string 
 const NO_ERRORS = { unanswered: [], duplicated: [], orphaned: [] };
 
 /** The hosted program's tool results in a recorded request, in the order sent, as the provider shaped them. */
-function hostedResults(request: RecordedRequest): { id: string; content: string; isError: boolean | undefined; caller?: unknown }[] {
+function hostedResults(
+  request: RecordedRequest,
+): { id: string; content: string; isError: boolean | undefined; caller?: unknown }[] {
   if (request.protocol === "anthropic") {
     return request.body.messages
       .at(-1)
@@ -65,7 +67,9 @@ describe.each(HOSTED)("hosted mode ($label)", ({ provider, stream }) => {
     const { tools } = server.turnRequests[0]!.body;
     if (provider === "anthropic") {
       expect(tools[0]).toEqual({ type: "code_execution_20260120", name: "code_execution" });
-      expect(tools.find((tool: any) => tool.name === "items__get").allowed_callers).toEqual(["code_execution_20260120"]);
+      expect(tools.find((tool: any) => tool.name === "items__get").allowed_callers).toEqual([
+        "code_execution_20260120",
+      ]);
       expect(tools.find((tool: any) => tool.name === "notes__add").allowed_callers).toEqual(["direct"]);
     } else {
       expect(tools[0]).toEqual({ type: "programmatic_tool_calling" });
@@ -95,7 +99,15 @@ describe.each(HOSTED)("hosted mode ($label)", ({ provider, stream }) => {
         {
           content: [
             program("prog_1"),
-            ...ids.map((id, n): ScriptedBlock => ({ type: "tool_use", id, name: "items__get", input: { n }, hostedBy: "prog_1" })),
+            ...ids.map(
+              (id, n): ScriptedBlock => ({
+                type: "tool_use",
+                id,
+                name: "items__get",
+                input: { n },
+                hostedBy: "prog_1",
+              }),
+            ),
           ],
         },
         {
@@ -126,7 +138,11 @@ describe.each(HOSTED)("hosted mode ($label)", ({ provider, stream }) => {
     const ends = trace.filter((event) => event.type === "tool-call-end");
     expect(ends).toHaveLength(30);
     for (const end of ends) {
-      expect(end).toMatchObject({ caller: "hosted-program", hostedCaller: { provider, toolId: "prog_1" }, status: "ok" });
+      expect(end).toMatchObject({
+        caller: "hosted-program",
+        hostedCaller: { provider, toolId: "prog_1" },
+        status: "ok",
+      });
     }
     const starts = events.filter((event) => event.type === "tool-call-start");
     expect(starts.every((event) => event.type === "tool-call-start" && event.caller === "hosted-program")).toBe(true);
@@ -139,8 +155,13 @@ describe.each(HOSTED)("hosted mode ($label)", ({ provider, stream }) => {
       expect(body.messages.at(-2).content[0]).toMatchObject({ type: "server_tool_use", id: "prog_1" });
     } else {
       const input = server.turnRequests[1]!.body.input;
-      expect(input.find((item: any) => item.type === "program")).toMatchObject({ call_id: "prog_1", fingerprint: "fp-prog_1" });
-      expect(answers.every((answer) => JSON.stringify(answer.caller) === '{"type":"program","caller_id":"prog_1"}')).toBe(true);
+      expect(input.find((item: any) => item.type === "program")).toMatchObject({
+        call_id: "prog_1",
+        fingerprint: "fp-prog_1",
+      });
+      expect(
+        answers.every((answer) => JSON.stringify(answer.caller) === '{"type":"program","caller_id":"prog_1"}'),
+      ).toBe(true);
       const calls = input.filter((item: any) => item.type === "function_call");
       expect(calls.map((call: any) => call.call_id)).toEqual(ids);
       expect(calls[0].caller).toEqual({ type: "program", caller_id: "prog_1" });
@@ -173,7 +194,12 @@ describe.each(HOSTED)("hosted mode ($label)", ({ provider, stream }) => {
             { type: "tool_use", id: "call_denied", name: "items__get", input: { n: 1 }, hostedBy: "prog_d" },
           ],
         },
-        { content: [{ type: "hosted_program_result", id: "prog_d", output: "denied" }, { type: "text", text: "Could not." }] },
+        {
+          content: [
+            { type: "hosted_program_result", id: "prog_d", output: "denied" },
+            { type: "text", text: "Could not." },
+          ],
+        },
       ],
     });
     const result = await runAgent({ yard, model: adapterFor(server, provider, stream), task: "t", mode: "hosted" });
@@ -227,7 +253,9 @@ describe.each(HOSTED)("hosted mode ($label)", ({ provider, stream }) => {
     });
     await runAgent({ yard, model: adapterFor(server, provider, stream), task: "t", mode: "hosted" });
     expect(execute).not.toHaveBeenCalled();
-    expect(hostedResults(server.turnRequests[1]!)[0]!.content).toContain("cannot be called from the provider's hosted program");
+    expect(hostedResults(server.turnRequests[1]!)[0]!.content).toContain(
+      "cannot be called from the provider's hosted program",
+    );
   });
 
   it("leaves a valid transcript when cancelled while the hosted program's calls are running", async () => {
@@ -316,7 +344,12 @@ describe.each([false, true])("Anthropic containers (stream %s)", (stream) => {
     const server = await startServer({
       script: [
         hostedTurn("prog_1", "call_1"),
-        { content: [{ type: "hosted_program_result", id: "prog_1", output: "one" }, { type: "text", text: "First." }] },
+        {
+          content: [
+            { type: "hosted_program_result", id: "prog_1", output: "one" },
+            { type: "text", text: "First." },
+          ],
+        },
         { content: [{ type: "text", text: "Second." }] },
       ],
     });
@@ -339,14 +372,22 @@ describe.each([false, true])("Anthropic containers (stream %s)", (stream) => {
     const server = await startServer({
       script: [
         { content: [program("prog_p")], stopReason: "pause_turn" },
-        { content: [{ type: "hosted_program_result", id: "prog_p", output: "done" }, { type: "text", text: "Resumed." }] },
+        {
+          content: [
+            { type: "hosted_program_result", id: "prog_p", output: "done" },
+            { type: "text", text: "Resumed." },
+          ],
+        },
       ],
     });
     const result = await runAgent({ yard, model: adapterFor(server, "anthropic", stream), task: "t", mode: "hosted" });
     expect(result).toMatchObject({ status: "completed", finalText: "Resumed.", steps: 2 });
     const resumed = server.turnRequests[1]!.body;
     expect(resumed.container).toBe(result.container?.id);
-    expect(resumed.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ type: "server_tool_use", id: "prog_p" }] });
+    expect(resumed.messages.at(-1)).toMatchObject({
+      role: "assistant",
+      content: [{ type: "server_tool_use", id: "prog_p" }],
+    });
   });
 
   it("starts a new container when the one in use expired, drops the lost program and says so", async () => {

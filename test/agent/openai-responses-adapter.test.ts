@@ -19,7 +19,11 @@ const CLOSED = {
 };
 
 const TOOLS: ModelRequest["tools"] = [
-  { name: "a__strict", description: "Strict.", inputSchema: { $schema: "https://json-schema.org/draft/2020-12/schema", ...CLOSED } },
+  {
+    name: "a__strict",
+    description: "Strict.",
+    inputSchema: { $schema: "https://json-schema.org/draft/2020-12/schema", ...CLOSED },
+  },
   { name: "b__loose", description: "Loose.", inputSchema: { type: "object", properties: { q: { type: "string" } } } },
 ];
 
@@ -28,9 +32,20 @@ const HISTORY: ModelRequest["messages"] = [
   {
     role: "assistant",
     content: [
-      { type: "provider", provider: "openai-responses", block: { type: "reasoning", id: "rs_1", summary: [], encrypted_content: "enc-1" } },
+      {
+        type: "provider",
+        provider: "openai-responses",
+        block: { type: "reasoning", id: "rs_1", summary: [], encrypted_content: "enc-1" },
+      },
       { type: "text", text: "Looking.", providerItemId: "msg_1" },
-      { type: "tool_call", id: "call_1", name: "a__strict", input: { id: "x" }, inputText: '{"id":"x"}', providerItemId: "fc_1" },
+      {
+        type: "tool_call",
+        id: "call_1",
+        name: "a__strict",
+        input: { id: "x" },
+        inputText: '{"id":"x"}',
+        providerItemId: "fc_1",
+      },
       { type: "provider", provider: "anthropic", block: { type: "thinking", thinking: "not for openai" } },
     ],
     responseId: "resp_1",
@@ -122,7 +137,13 @@ describe("buildOpenAIResponsesRequest", () => {
 
   it("ignores callers outside hosted mode", () => {
     const body = buildOpenAIResponsesRequest(
-      { system: undefined, messages: [], tools: [{ ...TOOLS[0]!, callers: ["program"] }], maxTokens: 10, mode: "direct" },
+      {
+        system: undefined,
+        messages: [],
+        tools: [{ ...TOOLS[0]!, callers: ["program"] }],
+        maxTokens: 10,
+        mode: "direct",
+      },
       { model: "m" },
     );
     expect(JSON.stringify(body)).not.toContain("allowed_callers");
@@ -149,7 +170,12 @@ describe("the Responses adapter through the real SDK", () => {
     defineTool({
       name: "lookup.find",
       description: "Find a key.",
-      inputSchema: { type: "object", properties: { key: { type: "string" } }, required: ["key"], additionalProperties: false },
+      inputSchema: {
+        type: "object",
+        properties: { key: { type: "string" } },
+        required: ["key"],
+        additionalProperties: false,
+      },
       effect: "read",
       execute: (input: { key: string }) => ({ found: input.key }),
     });
@@ -171,13 +197,25 @@ describe("the Responses adapter through the real SDK", () => {
         ],
       });
       const yard = new Switchyard({ tools: [lookup()] });
-      const result = await runAgent({ yard, model: adapterFor(server, "openai-responses", stream), task: "t", mode: "direct" });
+      const result = await runAgent({
+        yard,
+        model: adapterFor(server, "openai-responses", stream),
+        task: "t",
+        mode: "direct",
+      });
       expect(result).toMatchObject({ status: "completed", finalText: "Found both." });
       expect(result.usage.requests[0]).toEqual({ input: 500, output: 20, cacheRead: 400, cacheCreation: 0 });
       const second = server.turnRequests[1]!.body;
       expect(second.store).toBe(false);
       const kinds = second.input.map((item: any) => item.type ?? item.role);
-      expect(kinds).toEqual(["user", "reasoning", "function_call", "function_call", "function_call_output", "function_call_output"]);
+      expect(kinds).toEqual([
+        "user",
+        "reasoning",
+        "function_call",
+        "function_call",
+        "function_call_output",
+        "function_call_output",
+      ]);
       expect(second.input[1]).toMatchObject({ id: "rs_a", encrypted_content: "gAAAA-secret" });
       expect(second.input[2].id).toMatch(/^fc_s/);
       expect(second.input.slice(4).map((item: any) => JSON.parse(item.output).found)).toEqual(["k1", "k2"]);
@@ -211,7 +249,15 @@ describe("the Responses adapter through the real SDK", () => {
 
   it("reports a prompt too long for the context window as context_exceeded", async () => {
     const server = await startServer({
-      script: [{ error: { status: 400, message: "Your input exceeds the context window of this model.", code: "context_length_exceeded" } }],
+      script: [
+        {
+          error: {
+            status: 400,
+            message: "Your input exceeds the context window of this model.",
+            code: "context_length_exceeded",
+          },
+        },
+      ],
     });
     const yard = new Switchyard({ tools: [lookup()] });
     const result = await runAgent({ yard, model: adapterFor(server, "openai-responses"), task: "t", mode: "direct" });

@@ -13,7 +13,7 @@ const NO_ERRORS = { unanswered: [], duplicated: [], orphaned: [] };
 /** A catalog whose every tool but `core.ping` is deferred; `billing.refund` is what the model needs. */
 function deferredYard() {
   const refund = vi.fn((input: { chargeId: string }) => ({ refunded: input.chargeId }));
-  const tool = (name: string, description: string, execute: (input: never) => unknown = () => "ok") =>
+  const tool = (name: string, description: string, execute: (input: { chargeId: string }) => unknown = () => "ok") =>
     defineTool({
       name,
       description,
@@ -39,11 +39,23 @@ function deferredYard() {
   return { yard, refund };
 }
 
-const refundCall = { type: "tool_use" as const, id: "call_refund", name: "billing__refund", input: { chargeId: "ch_1" } };
+const refundCall = {
+  type: "tool_use" as const,
+  id: "call_refund",
+  name: "billing__refund",
+  input: { chargeId: "ch_1" },
+};
 const done = { content: [{ type: "text" as const, text: "Refunded." }] };
 
 function anthropic(server: ScriptedModelServer, toolSearch: "bm25" | "regex" | "client", stream: boolean) {
-  return createAnthropicAdapter({ apiKey: "k", baseURL: server.url, model: "claude-test", maxRetries: 0, stream, toolSearch });
+  return createAnthropicAdapter({
+    apiKey: "k",
+    baseURL: server.url,
+    model: "claude-test",
+    maxRetries: 0,
+    stream,
+    toolSearch,
+  });
 }
 
 function responses(server: ScriptedModelServer, toolSearch: "server" | "client", stream: boolean) {
@@ -61,12 +73,28 @@ describe.each([false, true])("Anthropic tool search (stream %s)", (stream) => {
   it("sends deferred tools with defer_loading and the server-side BM25 search, and keeps the tools prefix fixed", async () => {
     const server = await startServer({
       script: [
-        { content: [{ type: "tool_search", id: "srvtoolu_s", query: "refund a charge", execution: "server", found: ["billing__refund"] }, refundCall] },
+        {
+          content: [
+            {
+              type: "tool_search",
+              id: "srvtoolu_s",
+              query: "refund a charge",
+              execution: "server",
+              found: ["billing__refund"],
+            },
+            refundCall,
+          ],
+        },
         done,
       ],
     });
     const { yard, refund } = deferredYard();
-    const result = await runAgent({ yard, model: anthropic(server, "bm25", stream), task: "Refund ch_1.", mode: "direct" });
+    const result = await runAgent({
+      yard,
+      model: anthropic(server, "bm25", stream),
+      task: "Refund ch_1.",
+      mode: "direct",
+    });
     expect(result.status).toBe("completed");
     expect(refund).toHaveBeenCalledOnce();
     const [first, second] = server.turnRequests.map((request) => request.body);
@@ -80,7 +108,11 @@ describe.each([false, true])("Anthropic tool search (stream %s)", (stream) => {
     // The search and its references go back verbatim; the tools never change, so the cache keeps hitting.
     expect(second.tools).toEqual(first.tools);
     const replayed = second.messages.at(-2).content;
-    expect(replayed.map((block: any) => block.type)).toEqual(["server_tool_use", "tool_search_tool_result", "tool_use"]);
+    expect(replayed.map((block: any) => block.type)).toEqual([
+      "server_tool_use",
+      "tool_search_tool_result",
+      "tool_use",
+    ]);
     expect(replayed[1].content.tool_references).toEqual([{ type: "tool_reference", tool_name: "billing__refund" }]);
   });
 
@@ -96,10 +128,19 @@ describe.each([false, true])("Anthropic tool search (stream %s)", (stream) => {
 
   it("answers a client-side tool_search with tool_reference blocks from Switchyard's own search", async () => {
     const server = await startServer({
-      script: [{ content: [{ type: "tool_search", id: "toolu_search", query: "refund charge", execution: "client" }] }, { content: [refundCall] }, done],
+      script: [
+        { content: [{ type: "tool_search", id: "toolu_search", query: "refund charge", execution: "client" }] },
+        { content: [refundCall] },
+        done,
+      ],
     });
     const { yard, refund } = deferredYard();
-    const result = await runAgent({ yard, model: anthropic(server, "client", stream), task: "Refund ch_1.", mode: "direct" });
+    const result = await runAgent({
+      yard,
+      model: anthropic(server, "client", stream),
+      task: "Refund ch_1.",
+      mode: "direct",
+    });
     expect(result.status).toBe("completed");
     expect(refund).toHaveBeenCalledOnce();
     const [first, second, third] = server.turnRequests.map((request) => request.body);
@@ -119,17 +160,29 @@ describe.each([false, true])("OpenAI Responses tool search (stream %s)", (stream
   it("sends deferred functions with defer_loading and the hosted tool_search, and replays its items", async () => {
     const server = await startServer({
       script: [
-        { content: [{ type: "tool_search", query: "refund", execution: "server", found: ["billing__refund"] }, refundCall] },
+        {
+          content: [
+            { type: "tool_search", query: "refund", execution: "server", found: ["billing__refund"] },
+            refundCall,
+          ],
+        },
         done,
       ],
     });
     const { yard, refund } = deferredYard();
-    const result = await runAgent({ yard, model: responses(server, "server", stream), task: "Refund ch_1.", mode: "direct" });
+    const result = await runAgent({
+      yard,
+      model: responses(server, "server", stream),
+      task: "Refund ch_1.",
+      mode: "direct",
+    });
     expect(result.status).toBe("completed");
     expect(refund).toHaveBeenCalledOnce();
     const [first, second] = server.turnRequests.map((request) => request.body);
     expect(first.tools.at(-1)).toEqual({ type: "tool_search" });
-    const byName = Object.fromEntries(first.tools.filter((tool: any) => tool.type === "function").map((tool: any) => [tool.name, tool]));
+    const byName = Object.fromEntries(
+      first.tools.filter((tool: any) => tool.type === "function").map((tool: any) => [tool.name, tool]),
+    );
     expect(byName.core__ping.defer_loading).toBeUndefined();
     expect(byName.billing__refund.defer_loading).toBe(true);
     expect(second.tools).toEqual(first.tools);
@@ -139,17 +192,28 @@ describe.each([false, true])("OpenAI Responses tool search (stream %s)", (stream
 
   it("answers a client-executed tool_search_call with a tool_search_output of the found definitions", async () => {
     const server = await startServer({
-      script: [{ content: [{ type: "tool_search", id: "call_ts", query: "refund charge", execution: "client" }] }, { content: [refundCall] }, done],
+      script: [
+        { content: [{ type: "tool_search", id: "call_ts", query: "refund charge", execution: "client" }] },
+        { content: [refundCall] },
+        done,
+      ],
     });
     const { yard, refund } = deferredYard();
-    const result = await runAgent({ yard, model: responses(server, "client", stream), task: "Refund ch_1.", mode: "direct" });
+    const result = await runAgent({
+      yard,
+      model: responses(server, "client", stream),
+      task: "Refund ch_1.",
+      mode: "direct",
+    });
     expect(result.status).toBe("completed");
     expect(refund).toHaveBeenCalledOnce();
     const [first, second, third] = server.turnRequests.map((request) => request.body);
     const searchTool = first.tools.find((tool: any) => tool.type === "tool_search");
     expect(searchTool).toMatchObject({ execution: "client", parameters: { type: "object" } });
     // Deferred tools are not sent until found.
-    expect(first.tools.filter((tool: any) => tool.type === "function").map((tool: any) => tool.name)).toEqual(["core__ping"]);
+    expect(first.tools.filter((tool: any) => tool.type === "function").map((tool: any) => tool.name)).toEqual([
+      "core__ping",
+    ]);
     const call = second.input.find((item: any) => item.type === "tool_search_call");
     expect(call).toMatchObject({ call_id: "call_ts", execution: "client", arguments: { query: "refund charge" } });
     const output = second.input.find((item: any) => item.type === "tool_search_output");

@@ -25,7 +25,14 @@ const CASES: readonly {
   policy?: StopPolicy;
   toolRuns: number;
 }[] = [
-  { label: "completed with text", script: [done], raw: "completed", stopReason: "end_turn", status: "completed", toolRuns: 0 },
+  {
+    label: "completed with text",
+    script: [done],
+    raw: "completed",
+    stopReason: "end_turn",
+    status: "completed",
+    toolRuns: 0,
+  },
   {
     label: "completed with function calls",
     script: [{ content: [call] }, done],
@@ -61,7 +68,9 @@ const CASES: readonly {
   },
   {
     label: "incomplete for content_filter",
-    script: [{ content: [{ type: "text", text: "Par" }], responseStatus: "incomplete", incompleteReason: "content_filter" }],
+    script: [
+      { content: [{ type: "text", text: "Par" }], responseStatus: "incomplete", incompleteReason: "content_filter" },
+    ],
     raw: "incomplete:content_filter",
     stopReason: "refusal",
     status: "refused",
