@@ -12,6 +12,7 @@ const COLORS: Record<ModeId, string> = {
   programmatic: "#27ae60",
   "programmatic-retry": "#82c99a",
   "programmatic-deferred": "#2e6fb7",
+  hosted: "#8e44ad",
 };
 
 const WIDTH = 1280;

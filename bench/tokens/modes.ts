@@ -12,6 +12,7 @@ import { ToolError } from "../../src/errors.js";
 import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
 import { Switchyard } from "../../src/switchyard.js";
 import { saasTools } from "../search/catalog/saas-tools.js";
+import { HOSTED_MODE, runHostedMode } from "./hosted-mode.js";
 import { ScriptedModel, type PolicyTurns, type RequestRecord, type ScriptedPolicy } from "./scripted-model.js";
 import { MAX_OUTPUT_TOKENS, SYSTEM_PROMPT, type ModelProfile } from "./settings.js";
 import {
@@ -23,7 +24,13 @@ import {
   type TaskWorld,
 } from "./task.js";
 
-export type ModeId = "direct" | "direct-grouped" | "programmatic" | "programmatic-retry" | "programmatic-deferred";
+export type ModeId =
+  | "direct"
+  | "direct-grouped"
+  | "programmatic"
+  | "programmatic-retry"
+  | "programmatic-deferred"
+  | "hosted";
 
 export interface ModeInfo {
   readonly id: ModeId;
@@ -50,6 +57,7 @@ export const MODES: readonly ModeInfo[] = [
     label: "program, deferred",
     description: "Catalog padded with 224 SaaS tools, deferred; search_tools first, then run_program.",
   },
+  HOSTED_MODE,
 ];
 
 /** The baseline savings are measured against. */
@@ -89,6 +97,7 @@ export const DIRECT_RESULT_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /** Runs `task` in `mode` through `runAgent` with a scripted model, against a fresh world, and grades the answer. */
 export async function runMode(task: BenchTask, mode: ModeId, options: RunModeOptions): Promise<ModeRun> {
+  if (mode === "hosted") return runHostedMode(task, options);
   const world = task.createWorld();
   const problems: string[] = [];
   const deferred = mode === "programmatic-deferred";

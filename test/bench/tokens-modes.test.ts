@@ -75,7 +75,9 @@ describe("every task in every mode", () => {
         answers.add(canonicalJson(run.answer));
         const figures = summarizeRun(run, profile);
         expect(figures.inputTokens).toBe(run.records.reduce((sum, record) => sum + record.inputTokens, 0));
-        for (const record of run.records) expect(record.inputTokens).toBe(countRequestTokens(record.body, profile));
+        // Hosted mode counts the context without the container's traffic (tokens-hosted.test.ts).
+        if (mode !== "hosted")
+          for (const record of run.records) expect(record.inputTokens).toBe(countRequestTokens(record.body, profile));
       }
       expect(answers.size, task.id).toBe(1);
     }
