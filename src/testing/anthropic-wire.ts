@@ -150,6 +150,7 @@ function containerOf(response: ScriptedResponse, context: WireContext): Record<s
   return { id, expires_at: new Date(Date.now() + CONTAINER_IDLE_MS).toISOString(), skills: null };
 }
 
+/** `Usage`: input tokens exclude cache reads and writes. */
 function usageOf(response: ScriptedResponse, context: WireContext): Record<string, unknown> {
   const tokens = scriptedTokens(response, context);
   return {
@@ -229,7 +230,7 @@ export function anthropicEventStream(response: ScriptedResponse, context: WireCo
   return events.join("");
 }
 
-/** The body of an Anthropic error response. */
+/** The body of an Anthropic error response (`ErrorResponse`: `{ type: "error", error: { type, message } }`). */
 export function anthropicError(status: number, message: string, type?: string): Record<string, unknown> {
   return { type: "error", error: { type: type ?? anthropicErrorType(status), message } };
 }

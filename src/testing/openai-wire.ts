@@ -54,7 +54,7 @@ function usageOf(response: ScriptedResponse, context: WireContext): Record<strin
   };
 }
 
-/** The JSON body of a non-streaming chat completion. */
+/** The JSON body of a non-streaming chat completion (`ChatCompletion`, usage `CompletionUsage`). */
 export function openAICompletion(response: ScriptedResponse, context: WireContext): Record<string, unknown> {
   const message = renderMessage(response, context);
   return {
@@ -79,7 +79,7 @@ export function openAICompletion(response: ScriptedResponse, context: WireContex
   };
 }
 
-/** The SSE stream of a streaming chat completion, as one string. */
+/** The SSE stream of a streaming chat completion (`ChatCompletionChunk`s, then `[DONE]`), as one string. */
 export function openAIEventStream(response: ScriptedResponse, context: WireContext, includeUsage: boolean): string {
   const message = renderMessage(response, context);
   const created = Math.floor(Date.now() / 1000);
@@ -107,7 +107,7 @@ export function openAIEventStream(response: ScriptedResponse, context: WireConte
   return lines.join("");
 }
 
-/** The body of an OpenAI error response. */
+/** The body of an OpenAI error response (the shape `APIError` reads: `{ error: { message, type, param, code } }`). */
 export function openAIError(status: number, message: string, type?: string, code?: string): Record<string, unknown> {
   return {
     error: {
