@@ -11,8 +11,20 @@ export type JsonSchema = { [keyword: string]: unknown } | boolean;
 /** How a tool touches the world; it decides scheduling and default permission. */
 export type ToolEffect = "read" | "write" | "destructive";
 
-/** Who asked for a call: a model turn directly, or a sandboxed program. */
-export type CallerKind = "direct" | "program";
+/**
+ * Who asked for a call: a model turn directly, a program in Switchyard's sandbox, or a program
+ * the provider runs itself (Anthropic code execution, OpenAI programmatic tool calling) whose
+ * tool calls come back to the client.
+ */
+export type CallerKind = "direct" | "program" | "hosted-program";
+
+/** The provider program a `hosted-program` call came from. */
+export interface HostedCaller {
+  /** `anthropic`, `openai-responses`, ...: the adapter's provider. */
+  readonly provider: string;
+  /** The provider's id of the running program: Anthropic `caller.tool_id`, OpenAI `caller.caller_id`. */
+  readonly toolId: string;
+}
 
 /** Codes of calls the model or program can fix or react to. Returned, never thrown. */
 export type CallErrorCode =
@@ -65,6 +77,8 @@ export interface ToolCall {
   readonly caller: CallerKind;
   /** Set when the call comes from a program run. */
   readonly programId?: string;
+  /** Set when the call comes from a provider's hosted program (`caller: "hosted-program"`). */
+  readonly hostedCaller?: HostedCaller;
   /** Overrides the tool's own timeout, still capped by the run's and session's budgets. */
   readonly timeoutMs?: number;
 }
@@ -95,6 +109,9 @@ export type ToolOutcome =
 export interface CallRecord {
   readonly id: string;
   readonly tool: string;
+  readonly caller: CallerKind;
+  /** The provider program that made the call, for `caller: "hosted-program"`. */
+  readonly hostedCaller?: HostedCaller;
   readonly status: CallStatus;
   readonly code?: CallErrorCode | ToolDefinedCode;
   readonly durationMs: number;

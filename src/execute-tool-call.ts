@@ -5,6 +5,7 @@
 
 import {
   statusForCode,
+  type CallerKind,
   type CallError,
   type CallErrorCode,
   type CallRecord,
@@ -100,13 +101,9 @@ export function runToolCall(
     return finish(failure(call, "TOOL_NOT_FOUND", `No tool named "${truncate(call.tool, 200)}".${hint}`, { closest }));
   }
   const tool = registered.definition;
-  if (!tool.callers.includes(call.caller)) {
+  if (!acceptsCaller(tool.callers, call.caller)) {
     return finish(
-      failure(
-        call,
-        "TOOL_NOT_FOUND",
-        `Tool "${tool.name}" cannot be called from a ${call.caller === "program" ? "program" : "direct tool call"}.`,
-      ),
+      failure(call, "TOOL_NOT_FOUND", `Tool "${tool.name}" cannot be called from ${CALLER_PHRASES[call.caller]}.`),
     );
   }
 
@@ -136,6 +133,20 @@ export function runToolCall(
   if (result instanceof Promise) return result.finally(() => control.dispose());
   control.dispose();
   return result;
+}
+
+const CALLER_PHRASES: Readonly<Record<CallerKind, string>> = {
+  direct: "a direct tool call",
+  program: "a program",
+  "hosted-program": "the provider's hosted program",
+};
+
+/**
+ * Whether a tool's `callers` admit `caller`. `program` admits both kinds of program (Switchyard's
+ * sandbox and the provider's hosted one); `hosted-program` alone admits only the hosted one.
+ */
+export function acceptsCaller(callers: readonly CallerKind[], caller: CallerKind): boolean {
+  return callers.includes(caller) || (caller === "hosted-program" && callers.includes("program"));
 }
 
 type Finish = (outcome: ToolOutcome, json?: string, startedAt?: number) => PipelineResult;
@@ -264,7 +275,11 @@ class CallRun {
     const budget =
       tool.maxDirectResultBytes === undefined
         ? (context.results ?? {})
-        : { ...context.results, maxDirectResultBytes: tool.maxDirectResultBytes };
+        : {
+            ...context.results,
+            maxDirectResultBytes: tool.maxDirectResultBytes,
+            maxHostedResultBytes: tool.maxDirectResultBytes,
+          };
     const shaped = applyResultBudget(value, serialized.json, call.caller, budget);
     return shaped instanceof Promise ? shaped.then((done) => this.#shaped(done)) : this.#shaped(shaped);
   }
@@ -328,6 +343,7 @@ function startRecord(call: ToolCall, trace: TraceBus, bytesIn: number): Finish {
       tool: call.tool,
       caller: call.caller,
       programId: call.programId,
+      ...(call.hostedCaller === undefined ? {} : { hostedCaller: call.hostedCaller }),
       queuedAt,
     });
   }
@@ -337,6 +353,8 @@ function startRecord(call: ToolCall, trace: TraceBus, bytesIn: number): Finish {
     const record: CallRecord = {
       id: call.id,
       tool: call.tool,
+      caller: call.caller,
+      ...(call.hostedCaller === undefined ? {} : { hostedCaller: call.hostedCaller }),
       status: outcome.status,
       ...(outcome.status === "ok" ? {} : { code: outcome.error.code }),
       durationMs: endedAt - queuedAt,
@@ -350,6 +368,7 @@ function startRecord(call: ToolCall, trace: TraceBus, bytesIn: number): Finish {
         tool: call.tool,
         caller: call.caller,
         programId: call.programId,
+        ...(call.hostedCaller === undefined ? {} : { hostedCaller: call.hostedCaller }),
         queuedAt,
         startedAt,
         endedAt,

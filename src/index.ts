@@ -9,6 +9,7 @@ export type {
   CallStatus,
   CallerKind,
   Diagnostic,
+  HostedCaller,
   JsonSchema,
   JsonValue,
   RunError,
@@ -152,11 +153,13 @@ export {
 } from "./agent/agent-toolset.js";
 export { decideTurn, type AgentStatus, type StopPolicy, type TurnDecision } from "./agent/stop-policy.js";
 export {
+  ContainerExpiredError,
   ContextWindowExceededError,
   type ModelAdapter,
   type ModelRequest,
   type ModelTurn,
   type ModelUsage,
+  type ProviderToolDefinition,
   type StopReason,
 } from "./agent/model-adapter.js";
 export { ProviderToolNames, toProviderToolName } from "./agent/provider-tool-names.js";
@@ -164,6 +167,8 @@ export {
   unansweredToolCalls,
   type AgentMessage,
   type ContentBlock,
+  type HostedCallerBlock,
+  type ProviderContainer,
   type ToolCallBlock,
   type ToolResultBlock,
 } from "./agent/transcript.js";
@@ -174,6 +179,11 @@ export {
   type AnthropicRequestBody,
 } from "./agent/anthropic-adapter.js";
 export { buildOpenAIRequest, createOpenAIAdapter, type OpenAIAdapterOptions } from "./agent/openai-adapter.js";
+export {
+  buildOpenAIResponsesRequest,
+  createOpenAIResponsesAdapter,
+  type OpenAIResponsesAdapterOptions,
+} from "./agent/openai-responses-adapter.js";
 
 // Model prices as data.
 export {

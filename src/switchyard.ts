@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Diagnostic, RunError, RunResult, ToolOutcome } from "./contract.js";
+import type { Diagnostic, HostedCaller, RunError, RunResult, ToolOutcome } from "./contract.js";
 import { SwitchyardError, messageOf } from "./errors.js";
 import { executeToolCall, type PipelineContext } from "./execute-tool-call.js";
 import { type Approver, PermissionGate, type PermissionOptions } from "./permissions/permission-gate.js";
@@ -83,6 +83,12 @@ export interface CallToolOptions {
   readonly timeoutMs?: number;
   /** Answers an `ask` decision for this call instead of the session's approver. */
   readonly approve?: Approver;
+  /**
+   * The provider's hosted program that made the call (Anthropic code execution, OpenAI
+   * programmatic tool calling): the call is then made as `caller: "hosted-program"`, which
+   * the tool's `callers` must admit, and its result gets the hosted budget. Default: a direct call.
+   */
+  readonly hostedCaller?: HostedCaller;
 }
 
 /** A Switchyard session; see the module comment. */
@@ -281,8 +287,9 @@ export class Switchyard {
   }
 
   /**
-   * Runs one direct call (a model's tool_use) through the same pipeline programs use.
-   * Resolves with exactly one outcome carrying `callId`; never rejects.
+   * Runs one call from a model turn (a `tool_use`), or from a provider's hosted program with
+   * `hostedCaller`, through the same pipeline programs use. Resolves with exactly one outcome
+   * carrying `callId`; never rejects.
    */
   callTool(name: string, input: unknown, options: CallToolOptions = {}): Promise<ToolOutcome> {
     const id = options.callId ?? `${this.#sessionId}-c${++this.#callCount}`;
@@ -292,7 +299,9 @@ export class Switchyard {
         id,
         tool: name,
         input,
-        caller: "direct",
+        ...(options.hostedCaller === undefined
+          ? { caller: "direct" as const }
+          : { caller: "hosted-program" as const, hostedCaller: options.hostedCaller }),
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       },
       context,

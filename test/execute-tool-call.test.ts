@@ -182,6 +182,38 @@ describe("executeToolCall outcomes", () => {
     expect(execute).not.toHaveBeenCalled();
   });
 
+  it("admits a hosted program's call to a tool callable from programs, and says so in the record and the trace", async () => {
+    const { context, events } = createTestContext([tool("items.get", () => ({ n: 1 }))]);
+    const hostedCaller = { provider: "anthropic", toolId: "srvtoolu_1" };
+    const result = await runToolCall(makeCall("items.get", {}, { caller: "hosted-program", hostedCaller }), context);
+    expect(result.outcome.status).toBe("ok");
+    expect(result.record).toMatchObject({ caller: "hosted-program", hostedCaller });
+    expect(endsOf(events)[0]).toMatchObject({ caller: "hosted-program", hostedCaller });
+  });
+
+  it("refuses a hosted program's call to a tool only a model turn may call, and admits one limited to hosted programs", async () => {
+    const execute = vi.fn(() => "ran");
+    const { context } = createTestContext([
+      tool("admin.reset", execute, { callers: ["direct"] }),
+      tool("admin.audit", () => "audited", { callers: ["hosted-program"] }),
+    ]);
+    const hosted = {
+      caller: "hosted-program" as const,
+      hostedCaller: { provider: "openai-responses", toolId: "prog_1" },
+    };
+    const refused = await executeToolCall(makeCall("admin.reset", {}, hosted), context);
+    expect(refused).toMatchObject({ status: "invalid", error: { code: "TOOL_NOT_FOUND" } });
+    expect(errorOf(refused).message).toContain("the provider's hosted program");
+    expect(execute).not.toHaveBeenCalled();
+    await expect(executeToolCall(makeCall("admin.audit", {}, hosted), context)).resolves.toMatchObject({
+      status: "ok",
+    });
+    // Limited to hosted programs: Switchyard's own sandbox may not call it.
+    await expect(executeToolCall(makeCall("admin.audit", {}, { caller: "program" }), context)).resolves.toMatchObject({
+      error: { code: "TOOL_NOT_FOUND" },
+    });
+  });
+
   it("answers OUTPUT_INVALID when the result does not match the outputSchema", async () => {
     const { context } = createTestContext([
       tool("svc.count", () => ({ count: "three" }), {

@@ -16,6 +16,7 @@ const COLORS: Record<ModeId, string> = {
   "direct-deferred": "#c39bd3",
   "programmatic-padded": "#1f4e79",
   "programmatic-deferred": "#2e6fb7",
+  hosted: "#8e44ad",
 };
 
 const WIDTH = 1280;

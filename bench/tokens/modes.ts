@@ -14,6 +14,7 @@ import { ToolError } from "../../src/errors.js";
 import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
 import { Switchyard } from "../../src/switchyard.js";
 import { saasTools } from "../search/catalog/saas-tools.js";
+import { HOSTED_MODE, runHostedMode } from "./hosted-mode.js";
 import { ScriptedModel, type PolicyTurns, type RequestRecord, type ScriptedPolicy } from "./scripted-model.js";
 import { type BenchModel, MAX_OUTPUT_TOKENS, SYSTEM_PROMPT } from "./settings.js";
 import {
@@ -25,8 +26,8 @@ import {
   type TaskWorld,
 } from "./task.js";
 
-/** How the model calls tools. A later `hosted` family (the provider runs the program) joins here. */
-export type ModeFamily = "direct" | "programmatic";
+/** How the model calls tools: direct turns, one program in Switchyard's sandbox, or one program the provider runs. */
+export type ModeFamily = "direct" | "programmatic" | "hosted";
 
 export type ModeId =
   | "direct"
@@ -37,7 +38,8 @@ export type ModeId =
   | "programmatic"
   | "programmatic-retry"
   | "programmatic-padded"
-  | "programmatic-deferred";
+  | "programmatic-deferred"
+  | "hosted";
 
 export interface ModeInfo {
   readonly id: ModeId;
@@ -148,6 +150,7 @@ export const MODES: readonly ModeInfo[] = [
     label: "program, search",
     description: "The padded catalog deferred: search_tools first, then run_program.",
   },
+  HOSTED_MODE,
 ];
 
 /** The info of `id`. */
@@ -237,7 +240,8 @@ interface ModeFamilyRunner {
   policy(context: PolicyContext): ScriptedPolicy;
 }
 
-const FAMILIES: Record<ModeFamily, ModeFamilyRunner> = {
+// The hosted family has no scripted policy: runHostedMode emulates the provider's container.
+const FAMILIES: Record<Exclude<ModeFamily, "hosted">, ModeFamilyRunner> = {
   direct: {
     agentMode: "direct",
     policy: ({ world, mode, options, problems, solved }) => {
@@ -287,6 +291,7 @@ export function catalogOf(world: TaskWorld<unknown>, mode: ModeInfo): ToolDefini
 /** Runs `task` in `mode` through `runAgent` with a scripted model, against a fresh world, and grades the answer. */
 export async function runMode(task: BenchTask, modeId: ModeId, options: RunModeOptions): Promise<ModeRun> {
   const mode = modeInfo(modeId);
+  if (mode.family === "hosted") return runHostedMode(task, options);
   const world = task.createWorld();
   const problems: string[] = [];
   const catalog = catalogOf(world, mode);
@@ -305,7 +310,7 @@ export async function runMode(task: BenchTask, modeId: ModeId, options: RunModeO
     answer = value;
     return world.render(value);
   };
-  const family = FAMILIES[mode.family];
+  const family = FAMILIES[mode.family as Exclude<ModeFamily, "hosted">];
   const policy = family.policy({ world, mode, options, problems, solved, taskId: task.id });
   const model = new ScriptedModel(policy, options.model);
   const started = performance.now();

@@ -1,7 +1,7 @@
 // What an agent run reports while it works, for live views and logs. Events are noun-then-verb
 // with start/end pairs; a listener that throws is ignored, so a broken view cannot break a run.
 
-import type { CallStatus, RunResult } from "../contract.js";
+import type { CallerKind, CallStatus, HostedCaller, RunResult } from "../contract.js";
 import type { ModelUsage, StopReason } from "./model-adapter.js";
 import type { AgentStatus } from "./stop-policy.js";
 
@@ -24,6 +24,9 @@ export type AgentEvent =
       readonly callId: string;
       readonly name: string;
       readonly tool: string | undefined;
+      /** `direct` for a model turn's call, `hosted-program` for a call the provider's program made. */
+      readonly caller: CallerKind;
+      readonly hostedCaller?: HostedCaller;
     }
   | {
       readonly type: "tool-call-end";
@@ -31,6 +34,8 @@ export type AgentEvent =
       readonly callId: string;
       readonly name: string;
       readonly tool: string | undefined;
+      readonly caller: CallerKind;
+      readonly hostedCaller?: HostedCaller;
       readonly status: CallStatus;
       readonly isError: boolean;
       readonly durationMs: number;
@@ -45,6 +50,19 @@ export type AgentEvent =
     }
   | { readonly type: "run-program-start"; readonly step: number; readonly callId: string; readonly sourceBytes: number }
   | { readonly type: "run-program-end"; readonly step: number; readonly callId: string; readonly result: RunResult }
+  /** The provider started a code execution container; later turns reuse it. */
+  | { readonly type: "container-start"; readonly step: number; readonly provider: string; readonly containerId: string }
+  /**
+   * The container expired: the next request starts a new one. `lostCalls` are the hosted
+   * program's calls whose results could not be delivered (they ran, the program did not finish).
+   */
+  | {
+      readonly type: "container-expired";
+      readonly step: number;
+      readonly provider: string;
+      readonly containerId: string;
+      readonly lostCalls: readonly string[];
+    }
   | { readonly type: "stop"; readonly step: number; readonly status: AgentStatus; readonly reason: string | undefined };
 
 export type AgentEventListener = (event: AgentEvent) => void;

@@ -1,11 +1,15 @@
 // The Anthropic Messages API behind ModelAdapter, through @anthropic-ai/sdk: tool calls are
 // `tool_use` blocks, results go back as `tool_result` blocks (all of a turn in one user
-// message), and prompt-cache breakpoints mark the stable prefix. `buildAnthropicRequest` is
-// the exact body sent, so token benchmarks can count real requests without a server.
+// message), and prompt-cache breakpoints mark the stable prefix. In `hosted` mode the code
+// execution tool runs Claude's program and its calls (`tool_use` with a `caller`) come back
+// here, in a container reused across turns; deferred tools load through tool search
+// (`defer_loading`, `tool_reference`). `buildAnthropicRequest` is the exact body sent.
 
 import Anthropic from "@anthropic-ai/sdk";
 import type {
   CacheControlEphemeral,
+  CodeExecutionTool20250825,
+  CodeExecutionTool20260120,
   ContentBlock as AnthropicContentBlock,
   ContentBlockParam,
   Message,
@@ -13,8 +17,13 @@ import type {
   MessageParam,
   TextBlockParam,
   Tool,
+  ToolSearchToolBm25_20251119,
+  ToolSearchToolRegex20251119,
+  ToolUseBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
+import { AGENT_MODES } from "./agent-toolset.js";
 import {
+  containerExpiredErrorOf,
   contextWindowErrorOf,
   providerInputSchema,
   sdkClientOptions,
@@ -23,9 +32,9 @@ import {
   type ModelTurn,
   type ModelUsage,
   type ProviderConnectionOptions,
+  type ProviderToolDefinition,
   type StopReason,
 } from "./model-adapter.js";
-import type { ModelToolDefinition } from "../model-tools/model-tool-definition.js";
 import type { AgentMessage, ContentBlock } from "./transcript.js";
 
 const ANTHROPIC_PROVIDER = "anthropic";
@@ -42,7 +51,26 @@ export interface AnthropicRequestOptions {
   /** Send tools' `inputExamples` as `input_examples`. Default true. */
   readonly inputExamples?: boolean;
   readonly stopSequences?: readonly string[];
+  /**
+   * The code execution tool version `hosted` mode offers; programmatic tool calling needs
+   * `code_execution_20260120` on current models. Default `code_execution_20260120`.
+   */
+  readonly codeExecutionTool?: AnthropicCodeExecutionVersion;
+  /**
+   * Load deferred tools through Anthropic's tool search: the server-side search tool (`bm25`
+   * or `regex` variant), or `client`, a `tool_search` tool Switchyard answers with
+   * `tool_reference` blocks from its own search. Deferred tools are sent with
+   * `defer_loading: true`, so the request prefix stays the same and cacheable. Which tools are
+   * deferred is discovery's choice (`SwitchyardOptions.discovery`). Default: none (every
+   * offered tool is loaded).
+   */
+  readonly toolSearch?: "bm25" | "regex" | "client";
 }
+
+/** The code execution tool versions whose programs can call client tools. */
+export type AnthropicCodeExecutionVersion = "code_execution_20250825" | "code_execution_20260120";
+
+const DEFAULT_CODE_EXECUTION: AnthropicCodeExecutionVersion = "code_execution_20260120";
 
 /** `stream` goes through the SDK's `messages.stream` helper. */
 export interface AnthropicAdapterOptions extends AnthropicRequestOptions, ProviderConnectionOptions {
@@ -52,10 +80,19 @@ export interface AnthropicAdapterOptions extends AnthropicRequestOptions, Provid
   readonly client?: Anthropic;
 }
 
-/** The body `buildAnthropicRequest` builds: custom tools only, the system prompt as text blocks. */
-export type AnthropicRequestBody = Omit<MessageCreateParamsNonStreaming, "tools" | "system"> & {
-  tools?: Tool[];
+/** A tool the adapter sends: a custom tool, the code execution tool, or a server tool search. */
+export type AnthropicRequestTool =
+  | Tool
+  | CodeExecutionTool20250825
+  | CodeExecutionTool20260120
+  | ToolSearchToolBm25_20251119
+  | ToolSearchToolRegex20251119;
+
+/** The body `buildAnthropicRequest` builds: the system prompt as text blocks, the container as its id. */
+export type AnthropicRequestBody = Omit<MessageCreateParamsNonStreaming, "tools" | "system" | "container"> & {
+  tools?: AnthropicRequestTool[];
   system?: TextBlockParam[];
+  container?: string;
 };
 
 const EPHEMERAL: CacheControlEphemeral = { type: "ephemeral" };
@@ -66,11 +103,25 @@ const EPHEMERAL: CacheControlEphemeral = { type: "ephemeral" };
  */
 export function buildAnthropicRequest(request: ModelRequest, options: AnthropicRequestOptions): AnthropicRequestBody {
   const cache = options.cache ?? true;
-  const tools = request.tools.map((tool) => toAnthropicTool(tool, options.inputExamples ?? true));
+  const hosted = request.mode === "hosted";
+  const codeExecution = options.codeExecutionTool ?? DEFAULT_CODE_EXECUTION;
+  const tools: AnthropicRequestTool[] = [];
+  // Server tools first: they never change, so they start the cacheable prefix.
+  if (hosted) tools.push({ type: codeExecution, name: "code_execution" });
+  const deferring = request.tools.some((tool) => tool.deferLoading === true);
+  if (deferring && options.toolSearch === "bm25")
+    tools.push({ type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" });
+  if (deferring && options.toolSearch === "regex")
+    tools.push({ type: "tool_search_tool_regex_20251119", name: "tool_search_tool_regex" });
+  for (const tool of request.tools) {
+    tools.push(toAnthropicTool(tool, { inputExamples: options.inputExamples ?? true, hosted, codeExecution }));
+  }
   const messages = toAnthropicMessages(request.messages);
   if (cache) {
-    const lastTool = tools.at(-1);
-    if (lastTool !== undefined) tools[tools.length - 1] = { ...lastTool, cache_control: EPHEMERAL };
+    // A deferred tool is not part of the prompt until found: the breakpoint goes on the last loaded one.
+    let lastLoaded = tools.length - 1;
+    while (lastLoaded >= 0 && tools[lastLoaded]!.defer_loading === true) lastLoaded--;
+    if (lastLoaded !== -1) tools[lastLoaded] = { ...tools[lastLoaded]!, cache_control: EPHEMERAL };
     // The last user message is where this request's prefix ends; the one before it is where
     // the previous request's ended: marking both keeps a cache hit even when one turn adds
     // more than the 20 blocks the API looks back over.
@@ -90,6 +141,7 @@ export function buildAnthropicRequest(request: ModelRequest, options: AnthropicR
     ...(options.stopSequences === undefined || options.stopSequences.length === 0
       ? {}
       : { stop_sequences: [...options.stopSequences] }),
+    ...(request.container === undefined ? {} : { container: request.container }),
   };
 }
 
@@ -119,21 +171,47 @@ function toAnthropicBlock(block: ContentBlock): ContentBlockParam | undefined {
     case "text":
       return block.text === "" ? undefined : { type: "text", text: block.text };
     case "tool_call":
-      return { type: "tool_use", id: block.id, name: block.name, input: block.input ?? {} };
+      return {
+        type: "tool_use",
+        id: block.id,
+        name: block.name,
+        input: block.input ?? {},
+        ...(block.hostedCaller?.provider === ANTHROPIC_PROVIDER
+          ? { caller: block.hostedCaller.wire as NonNullable<ToolUseBlockParam["caller"]> }
+          : {}),
+      };
     case "tool_result":
-      return { type: "tool_result", tool_use_id: block.callId, content: block.content, is_error: block.isError };
+      return {
+        type: "tool_result",
+        tool_use_id: block.callId,
+        // Found tools go back as references: the API loads their deferred definitions itself.
+        content:
+          block.toolReferences === undefined || block.toolReferences.length === 0
+            ? block.content
+            : block.toolReferences.map((name) => ({ type: "tool_reference" as const, tool_name: name })),
+        is_error: block.isError,
+      };
     case "provider":
       return block.provider === ANTHROPIC_PROVIDER ? (block.block as ContentBlockParam) : undefined;
   }
 }
 
-function toAnthropicTool(tool: ModelToolDefinition, inputExamples: boolean): Tool {
-  const examples = inputExamples ? (tool.inputExamples ?? []).filter(isPlainObject) : [];
+function toAnthropicTool(
+  tool: ProviderToolDefinition,
+  options: { inputExamples: boolean; hosted: boolean; codeExecution: AnthropicCodeExecutionVersion },
+): Tool {
+  const examples = options.inputExamples ? (tool.inputExamples ?? []).filter(isPlainObject) : [];
+  const callers =
+    options.hosted && tool.callers !== undefined
+      ? tool.callers.map((caller) => (caller === "direct" ? ("direct" as const) : options.codeExecution))
+      : undefined;
   return {
     name: tool.name,
     description: tool.description,
     input_schema: providerInputSchema(tool) as Tool["input_schema"],
     ...(examples.length === 0 ? {} : { input_examples: examples }),
+    ...(callers === undefined ? {} : { allowed_callers: callers }),
+    ...(tool.deferLoading === true ? { defer_loading: true } : {}),
   };
 }
 
@@ -152,9 +230,17 @@ export function fromAnthropicMessage(message: Message): ModelTurn {
   const content: ContentBlock[] = [];
   for (const block of message.content as AnthropicContentBlock[]) {
     if (block.type === "text") content.push({ type: "text", text: block.text });
-    else if (block.type === "tool_use")
-      content.push({ type: "tool_call", id: block.id, name: block.name, input: safeInput(block) });
-    else content.push({ type: "provider", provider: ANTHROPIC_PROVIDER, block: { ...block } });
+    else if (block.type === "tool_use") {
+      const caller = (block as { caller?: { type: string; tool_id?: string } }).caller;
+      const hosted = caller !== undefined && caller.type !== "direct" && typeof caller.tool_id === "string";
+      content.push({
+        type: "tool_call",
+        id: block.id,
+        name: block.name,
+        input: safeInput(block),
+        ...(hosted ? { hostedCaller: { provider: ANTHROPIC_PROVIDER, toolId: caller.tool_id!, wire: caller } } : {}),
+      });
+    } else content.push({ type: "provider", provider: ANTHROPIC_PROVIDER, block: { ...block } });
   }
   return {
     content,
@@ -164,6 +250,15 @@ export function fromAnthropicMessage(message: Message): ModelTurn {
     usage: usageOf(message.usage),
     responseId: message.id,
     model: message.model,
+    ...(message.container === null || message.container === undefined
+      ? {}
+      : {
+          container: {
+            provider: ANTHROPIC_PROVIDER,
+            id: message.container.id,
+            ...(typeof message.container.expires_at === "string" ? { expiresAt: message.container.expires_at } : {}),
+          },
+        }),
   };
 }
 
@@ -219,6 +314,8 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
     });
   return {
     provider: ANTHROPIC_PROVIDER,
+    modes: AGENT_MODES,
+    ...(options.toolSearch === undefined ? {} : { toolSearch: options.toolSearch === "client" ? "client" : "server" }),
     async createTurn(request) {
       const body = buildAnthropicRequest(request, options);
       const requestOptions = request.signal === undefined ? {} : { signal: request.signal };
@@ -229,7 +326,9 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
             : await client.messages.create(body, requestOptions);
         return fromAnthropicMessage(message);
       } catch (error) {
-        throw error instanceof Anthropic.APIError ? (contextWindowErrorOf(error) ?? error) : error;
+        throw error instanceof Anthropic.APIError
+          ? (contextWindowErrorOf(error) ?? containerExpiredErrorOf(error, request.container) ?? error)
+          : error;
       }
     },
   };

@@ -5,29 +5,57 @@
 // lives here once.
 
 import type { ModelToolDefinition } from "../model-tools/model-tool-definition.js";
-import type { AgentMessage, ContentBlock } from "./transcript.js";
+import type { AgentMode } from "./agent-toolset.js";
+import type { AgentMessage, ContentBlock, ProviderContainer } from "./transcript.js";
+
+/** A tool as the loop offers it to a provider: its definition plus how the provider may load and call it. */
+export interface ProviderToolDefinition extends ModelToolDefinition {
+  /**
+   * Who may call it in `hosted` mode: the model's turn (`direct`) and/or the provider's hosted
+   * program (`program`); the adapter sends them as `allowed_callers`. Ignored in other modes.
+   */
+  readonly callers?: readonly ("direct" | "program")[];
+  /**
+   * Load it only when the provider's tool search finds it (`defer_loading: true`); set only
+   * when the adapter searches natively (`ModelAdapter.toolSearch`) and discovery defers it.
+   */
+  readonly deferLoading?: boolean;
+}
 
 /** What the loop asks of the model for one turn. */
 export interface ModelRequest {
   readonly system: string | undefined;
   readonly messages: readonly AgentMessage[];
   /** Tools under their provider names (see ProviderToolNames). */
-  readonly tools: readonly ModelToolDefinition[];
+  readonly tools: readonly ProviderToolDefinition[];
   /** Most output tokens of this one response. */
   readonly maxTokens: number;
   readonly signal?: AbortSignal | undefined;
+  /**
+   * The agent mode; `hosted` asks the adapter to offer the provider's own code execution and
+   * to mark each tool's allowed callers. Default `direct` behaviour (tools as given).
+   */
+  readonly mode?: AgentMode | undefined;
+  /** The provider container to reuse (Anthropic `container`), from an earlier turn. */
+  readonly container?: string | undefined;
 }
 
 /**
- * Why the model stopped, the same for every provider:
- * - `end_turn`: a finished answer (OpenAI `stop`);
- * - `tool_use`: it wants its tool calls run (OpenAI `tool_calls`);
- * - `max_tokens`: cut at the output limit (OpenAI `length`); anything unfinished is partial;
+ * Why the model stopped, the same for every provider (Chat Completions `finish_reason`;
+ * Responses API `status` with `incomplete_details.reason`, raw as `status[:reason]`):
+ * - `end_turn`: a finished answer (Chat `stop`; Responses `completed` without calls);
+ * - `tool_use`: it wants its tool calls run (Chat `tool_calls`; Responses `completed` with
+ *   function or client tool-search calls);
+ * - `max_tokens`: cut at the output limit (Chat `length`; Responses
+ *   `incomplete:max_output_tokens`); anything unfinished is partial;
  * - `stop_sequence`: a caller's stop sequence matched;
  * - `pause_turn`: a long server-side turn paused; send it back to continue;
- * - `refusal`: the model declined (OpenAI `content_filter` or a `refusal` message);
+ * - `refusal`: the model declined (Chat `content_filter` or a `refusal` message; Responses a
+ *   `refusal` content part or `incomplete:content_filter`);
  * - `context_exceeded`: the context window is full (Anthropic `model_context_window_exceeded`);
- * - `unknown`: anything else, kept in `rawStopReason`.
+ * - `unknown`: anything else, kept in `rawStopReason` (Responses `incomplete` without a reason,
+ *   `cancelled`, `queued`, `in_progress`). A `failed` response is a failed request, not a turn.
+ * `decideTurn` (stop-policy.ts) gives each one its policy.
  */
 export type StopReason =
   | "end_turn"
@@ -63,12 +91,33 @@ export interface ModelTurn {
   /** The provider's response id and model, when given. */
   readonly responseId?: string;
   readonly model?: string;
+  /**
+   * Set by adapters that can continue from a stored response (OpenAI Responses with
+   * `store: true`): the id to send as `previous_response_id`. The loop keeps it on the message.
+   */
+  readonly chainId?: string;
+  /** The code execution container the turn ran in, when the provider reports one. */
+  readonly container?: ProviderContainer;
 }
+
+/** The modes an adapter supports when it does not say: everything but the provider's hosted execution. */
+export const DEFAULT_ADAPTER_MODES: readonly AgentMode[] = ["direct", "programmatic", "hybrid"];
 
 /** A model API behind one method; see the module comment. */
 export interface ModelAdapter {
   /** `anthropic`, `openai`, ...: names the provider blocks this adapter can send back. */
   readonly provider: string;
+  /**
+   * The agent modes it can serve; `runAgent` refuses any other before the first request.
+   * Default DEFAULT_ADAPTER_MODES (`hosted` needs the provider's own code execution).
+   */
+  readonly modes?: readonly AgentMode[];
+  /**
+   * How the provider searches deferred tools itself, when it does: `server` (the provider's
+   * hosted search) or `client` (a search tool the loop answers with tool references from
+   * Switchyard's own search). Undefined: Switchyard's `search_tools` only.
+   */
+  readonly toolSearch?: "server" | "client";
   /**
    * Sends one request and resolves with the turn. Rejects with ContextWindowExceededError
    * when the provider refuses the prompt as too long, with the SDK's abort error when
@@ -86,6 +135,33 @@ export class ContextWindowExceededError extends Error {
     super(message, { cause: options.cause });
     this.status = options.status;
   }
+}
+
+/**
+ * The provider no longer has the code execution container the request named (it expired).
+ * The loop starts a new container and tells the model what was lost.
+ */
+export class ContainerExpiredError extends Error {
+  override readonly name = "ContainerExpiredError";
+  readonly containerId: string | undefined;
+
+  constructor(message: string, options: { containerId?: string | undefined; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.containerId = options.containerId;
+  }
+}
+
+const CONTAINER_EXPIRED_MESSAGE = /container.*(expired|not found|no longer)|expired container/i;
+
+/** A provider SDK's 400/404 error as ContainerExpiredError when it says the named container is gone. */
+export function containerExpiredErrorOf(
+  error: { readonly status: number | undefined; readonly message: string },
+  containerId: string | undefined,
+): ContainerExpiredError | undefined {
+  if (containerId === undefined || (error.status !== 400 && error.status !== 404)) return undefined;
+  return CONTAINER_EXPIRED_MESSAGE.test(error.message)
+    ? new ContainerExpiredError(error.message, { containerId, cause: error })
+    : undefined;
 }
 
 export const ZERO_USAGE: ModelUsage = Object.freeze({ input: 0, output: 0, cacheRead: 0, cacheCreation: 0 });

@@ -10,7 +10,9 @@ import type { AgentEvent, AgentEventListener } from "./agent-events.js";
 import { createAgentToolset, AGENT_MODES, type AgentMode, type AgentToolset } from "./agent-toolset.js";
 import {
   addUsage,
+  ContainerExpiredError,
   ContextWindowExceededError,
+  DEFAULT_ADAPTER_MODES,
   ZERO_USAGE,
   type ModelAdapter,
   type ModelTurn,
@@ -24,7 +26,9 @@ import {
   unansweredToolCalls,
   userText,
   type AgentMessage,
+  type AssistantMessage,
   type ContentBlock,
+  type ProviderContainer,
   type UserMessage,
 } from "./transcript.js";
 
@@ -55,6 +59,11 @@ export interface RunAgentOptions {
   readonly stopPolicy?: StopPolicy;
   /** See `AgentToolsetOptions.deferDirectTools`: direct calling over a deferred catalog, search first. Default false. */
   readonly deferDirectTools?: boolean;
+  /**
+   * The provider container to reuse (hosted mode), e.g. from an earlier run's `container`.
+   * Default: the last one recorded in `messages`, if it belongs to this adapter's provider.
+   */
+  readonly container?: ProviderContainer;
 }
 
 /** Codes of the endings other than `completed`. */
@@ -89,8 +98,10 @@ export interface AgentResult {
   /** Model requests made. */
   readonly steps: number;
   readonly usage: AgentUsage;
-  /** Every program run, in completion order. */
+  /** Every program run in Switchyard's sandbox, in completion order. */
   readonly runs: readonly RunResult[];
+  /** The provider's code execution container in use at the end (hosted mode), to reuse in a later run. */
+  readonly container?: ProviderContainer;
 }
 
 export const DEFAULT_AGENT_SYSTEM_PROMPT =
@@ -114,13 +125,15 @@ const STOP_CODES: Record<Exclude<AgentStatus, "completed">, AgentStopCode> = {
 
 /**
  * Runs the agent loop until the model finishes, a stop policy ends it, or a limit is hit.
- * Throws only for bad options (SwitchyardError OPTION_INVALID, including a `messages`
- * history with an unanswered tool call) and for tool names that collide as provider names
- * (TOOL_NAME_COLLISION), both before the first request.
+ * Throws only for bad options (SwitchyardError OPTION_INVALID, including a mode the adapter
+ * does not support and a `messages` history with an unanswered tool call) and for tool names
+ * that collide as provider names (TOOL_NAME_COLLISION), all before the first request.
  *
  * 1. Append the task to the history; build the mode's toolset (names mapped for providers).
- * 2. Each step: check cancellation and budgets, then send the transcript and tools.
- * 3. A failed request ends the run: `context_exceeded`, `cancelled` or `model_error`.
+ * 2. Each step: check cancellation and budgets; start a new provider container if the one in
+ *    use has expired; then send the transcript, tools and container.
+ * 3. A failed request ends the run: `context_exceeded`, `cancelled` or `model_error`; an
+ *    expired container instead drops what was lost with it and asks again in a new one.
  * 4. Decide from the stop reason (stop-policy.ts):
  *    - `tool_use`: append the turn, run its calls concurrently, append all results in one
  *      user message in call order, and go on;
@@ -139,6 +152,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       `mode must be one of ${AGENT_MODES.join(", ")}, got ${JSON.stringify(options.mode)}.`,
     );
   }
+  const supported = options.model.modes ?? DEFAULT_ADAPTER_MODES;
+  if (!supported.includes(options.mode)) {
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      `The ${options.model.provider} adapter does not support mode "${options.mode}"; it supports ${supported.join(", ")}.`,
+      { provider: options.model.provider, mode: options.mode, supported: [...supported] },
+    );
+  }
   const history = options.messages ?? [];
   const broken = unansweredToolCalls(history);
   if (broken.unanswered.length + broken.duplicated.length + broken.orphaned.length > 0) {
@@ -150,8 +171,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const { yard, model } = options;
   const system = options.system ?? DEFAULT_AGENT_SYSTEM_PROMPT;
   const messages: AgentMessage[] = [...history, userText(options.task)];
-  const toolsetOptions = { deferDirectTools: options.deferDirectTools === true };
+  const toolsetOptions = { deferDirectTools: options.deferDirectTools === true, toolSearch: model.toolSearch };
   let toolset: AgentToolset = createAgentToolset(yard, options.mode, toolsetOptions);
+  let container = options.container ?? lastContainerOf(history, model.provider);
 
   // One controller for the caller's signal and the time budget, so both cancel the same way.
   const controller = new AbortController();
@@ -194,6 +216,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       steps,
       usage: { requests, total },
       runs,
+      ...(container === undefined ? {} : { container }),
     };
   };
   const cancelled = (): AgentResult =>
@@ -219,6 +242,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
         (toolsetOptions.deferDirectTools && yard.discovery.loadedTools().length !== toolset.loadedTools)
       )
         toolset = createAgentToolset(yard, options.mode, toolsetOptions);
+      if (container?.expiresAt !== undefined && Date.parse(container.expiresAt) <= Date.now()) {
+        dropExpiredContainer(messages, container, steps, emit);
+        container = undefined;
+      }
 
       steps++;
       emit({ type: "turn-start", step: steps, messages: messages.length });
@@ -230,10 +257,17 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
           tools: toolset.definitions,
           maxTokens,
           signal,
+          mode: options.mode,
+          container: container?.id,
         });
       } catch (error) {
         if (signal.aborted) return cancelled();
         if (error instanceof ContextWindowExceededError) return finish("context_exceeded", error.message);
+        if (error instanceof ContainerExpiredError && container !== undefined) {
+          dropExpiredContainer(messages, container, steps, emit);
+          container = undefined;
+          continue;
+        }
         return finish(
           "model_error",
           `The model request failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -241,6 +275,17 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       }
       requests.push(turn.usage);
       total = addUsage(total, turn.usage);
+      if (turn.container !== undefined) {
+        if (turn.container.id !== container?.id)
+          emit({ type: "container-start", step: steps, provider: model.provider, containerId: turn.container.id });
+        container = turn.container;
+      }
+      const received: AssistantMessage = {
+        role: "assistant",
+        content: turn.content,
+        ...(container === undefined ? {} : { container }),
+        ...(turn.chainId === undefined ? {} : { responseId: turn.chainId }),
+      };
       const calls = toolCallsOf({ role: "assistant", content: turn.content });
       lastText = textOf({ role: "assistant", content: turn.content });
       emit({
@@ -258,7 +303,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       consecutiveTruncations = turn.stopReason === "max_tokens" ? consecutiveTruncations + 1 : 0;
       switch (decision.action) {
         case "run-tools": {
-          messages.push({ role: "assistant", content: turn.content });
+          messages.push(received);
           const results = await runToolCalls(calls, {
             yard,
             toolset,
@@ -272,12 +317,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
           continue;
         }
         case "resume":
-          messages.push({ role: "assistant", content: turn.content });
+          messages.push(received);
           continue;
         case "continue-truncated":
           appendWithoutToolCalls(
             messages,
-            turn,
+            received,
             emit,
             steps,
             "The response was cut at the output token limit; a cut tool call is never run.",
@@ -287,7 +332,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
         case "finish":
           appendWithoutToolCalls(
             messages,
-            turn,
+            received,
             emit,
             steps,
             `The turn ended with ${turn.rawStopReason ?? turn.stopReason}, not tool use.`,
@@ -298,7 +343,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
             turn.stopSequence === undefined ? {} : { stopSequence: turn.stopSequence },
           );
         case "stop":
-          appendWithoutToolCalls(messages, turn, emit, steps, decision.reason);
+          appendWithoutToolCalls(messages, received, emit, steps, decision.reason);
           return finish(decision.status, decision.reason);
       }
     }
@@ -312,11 +357,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
 /**
  * Appends a turn whose tool calls will not run, without them: a call in the transcript must
  * have a result, and inventing one for a call never made would mislead the model. A turn
- * left empty is not appended (providers refuse empty messages).
+ * left empty is not appended (providers refuse empty messages); a turn that lost a call is
+ * no longer the provider's response, so it loses its response id.
  */
 function appendWithoutToolCalls(
   messages: AgentMessage[],
-  turn: ModelTurn,
+  turn: AssistantMessage,
   emit: AgentEventListener,
   step: number,
   reason: string,
@@ -327,7 +373,81 @@ function appendWithoutToolCalls(
       emit({ type: "tool-call-dropped", step, callId: block.id, name: block.name, reason });
     else kept.push(block);
   }
-  if (kept.length > 0) messages.push({ role: "assistant", content: kept });
+  if (kept.length === 0) return;
+  const { responseId: _responseId, ...rest } = turn;
+  messages.push(kept.length === turn.content.length ? turn : { ...rest, content: kept });
+}
+
+/** The last container recorded in `messages` for `provider`. */
+function lastContainerOf(messages: readonly AgentMessage[], provider: string): ProviderContainer | undefined {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.role === "assistant" && message.container !== undefined)
+      return message.container.provider === provider ? message.container : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Forgets an expired container: its program is gone, so the hosted program's calls still
+ * waiting in it (the last assistant turn's hosted calls, answered in the last user message)
+ * can no longer be delivered. They are removed with the program's own blocks, and the model
+ * is told which calls ran, so the transcript stays valid and nothing is silently lost.
+ */
+function dropExpiredContainer(
+  messages: AgentMessage[],
+  container: ProviderContainer,
+  step: number,
+  emit: AgentEventListener,
+): void {
+  let lastAssistant = messages.length - 1;
+  while (lastAssistant >= 0 && messages[lastAssistant]!.role !== "assistant") lastAssistant--;
+  const turn = messages[lastAssistant] as AssistantMessage | undefined;
+  const lost =
+    turn === undefined
+      ? []
+      : toolCallsOf(turn).filter((call) => call.hostedCaller !== undefined && lastAssistant < messages.length - 1);
+  emit({
+    type: "container-expired",
+    step,
+    provider: container.provider,
+    containerId: container.id,
+    lostCalls: lost.map((call) => call.id),
+  });
+  if (turn === undefined || lost.length === 0) return;
+  const lostIds = new Set(lost.map((call) => call.id));
+  const programIds = new Set(lost.map((call) => call.hostedCaller!.toolId));
+  const kept = turn.content.filter(
+    (block) =>
+      !(block.type === "tool_call" && lostIds.has(block.id)) &&
+      !(block.type === "provider" && providerBlockIds(block.block).some((id) => programIds.has(id))),
+  );
+  const results = messages.slice(lastAssistant + 1).flatMap((message) => message.content);
+  const statuses = results.flatMap((block) =>
+    block.type === "tool_result" && lostIds.has(block.callId) ? [block.isError ? "failed" : "ok"] : [],
+  );
+  const note =
+    `The code execution container ${container.id} expired before the program's ${lost.length} tool calls could be returned to it ` +
+    `(${statuses.filter((status) => status === "ok").length} succeeded, ${statuses.filter((status) => status === "failed").length} failed); ` +
+    "the program did not finish and its results are lost. Calls with side effects did happen. Run the program again in a new container if you still need it.";
+  const rest = messages
+    .slice(lastAssistant + 1)
+    .map((message) => ({
+      ...message,
+      content: message.content.filter((block) => !(block.type === "tool_result" && lostIds.has(block.callId))),
+    }))
+    .filter((message) => message.content.length > 0);
+  const { responseId: _responseId, container: _container, ...bare } = turn;
+  const replaced: AgentMessage[] = kept.length === 0 ? [] : [{ ...bare, content: kept }];
+  messages.splice(lastAssistant, messages.length - lastAssistant, ...replaced, ...rest);
+  appendUserText(messages, note);
+}
+
+/** The provider's ids of a provider block (`id`, `call_id`), for matching it to a hosted call's program. */
+function providerBlockIds(block: unknown): string[] {
+  if (typeof block !== "object" || block === null) return [];
+  const record = block as { id?: unknown; call_id?: unknown };
+  return [record.id, record.call_id].filter((id): id is string => typeof id === "string");
 }
 
 /** Adds text for the model as a user message, or to the last one when it is already the user's. */

@@ -7,6 +7,20 @@
 export interface TextBlock {
   readonly type: "text";
   readonly text: string;
+  /** The provider's id of the item that carried the text (OpenAI Responses `msg_…`), sent back with it. */
+  readonly providerItemId?: string;
+}
+
+/**
+ * The provider's hosted program that made a tool call (Anthropic `caller` of type
+ * `code_execution_*`, OpenAI `caller` of type `program`). `wire` is the provider's own caller
+ * object, sent back verbatim with the call.
+ */
+export interface HostedCallerBlock {
+  readonly provider: string;
+  /** Anthropic `caller.tool_id`, OpenAI `caller.caller_id`: the program's id. */
+  readonly toolId: string;
+  readonly wire: unknown;
 }
 
 /** A tool call the model made, under the provider name it used and the provider's id. */
@@ -20,6 +34,15 @@ export interface ToolCallBlock {
   readonly input: unknown;
   /** The arguments exactly as the model sent them, when they came as text (OpenAI, streaming). */
   readonly inputText?: string;
+  /** Set when the provider's hosted program made the call rather than the model's turn. */
+  readonly hostedCaller?: HostedCallerBlock;
+  /**
+   * What kind of call it is when it is not a function call: `tool_search` for a provider's
+   * client-executed tool search (OpenAI `tool_search_call`), answered with tool references.
+   */
+  readonly callKind?: "tool_search";
+  /** The provider's id of the item that carried the call (OpenAI Responses `fc_…`), sent back with it. */
+  readonly providerItemId?: string;
 }
 
 /** The one result of one tool call. */
@@ -29,6 +52,12 @@ export interface ToolResultBlock {
   /** What the model reads: JSON for a direct call, the rendered RunResult for a program. */
   readonly content: string;
   readonly isError: boolean;
+  /**
+   * Provider names of tools a tool search found, for a provider that loads deferred tools by
+   * reference (Anthropic `tool_reference` blocks, OpenAI `tool_search_output`); `content` is
+   * the same answer as text for any other provider.
+   */
+  readonly toolReferences?: readonly string[];
 }
 
 /**
@@ -51,6 +80,24 @@ export interface UserMessage {
 export interface AssistantMessage {
   readonly role: "assistant";
   readonly content: readonly ContentBlock[];
+  /**
+   * The provider's code execution container this turn ran in (Anthropic `container`): the
+   * next request reuses it until it expires.
+   */
+  readonly container?: ProviderContainer;
+  /**
+   * The provider's id of the response this message is, when the message is exactly that
+   * response (OpenAI Responses `resp_…`, for `previous_response_id`).
+   */
+  readonly responseId?: string;
+}
+
+/** A provider's code execution container, reused across turns until it expires. */
+export interface ProviderContainer {
+  readonly provider: string;
+  readonly id: string;
+  /** When the provider drops it, as the provider sent it (ISO 8601); absent when unknown. */
+  readonly expiresAt?: string;
 }
 
 export type AgentMessage = UserMessage | AssistantMessage;

@@ -16,6 +16,7 @@ import {
   type ModelPrice,
 } from "../agent/model-pricing.js";
 import { createOpenAIAdapter } from "../agent/openai-adapter.js";
+import { createOpenAIResponsesAdapter } from "../agent/openai-responses-adapter.js";
 import { runAgent, type AgentResult } from "../agent/run-agent.js";
 import { createSwitchyardFromConfig } from "../config/create-switchyard-from-config.js";
 import { loadConfig } from "../config/load-config.js";
@@ -35,7 +36,7 @@ export interface AgentCommandIO {
 }
 
 interface AgentCommandOptions {
-  readonly provider: "anthropic" | "openai";
+  readonly provider: "anthropic" | "openai" | "openai-responses";
   readonly model?: string;
   readonly pricing?: string;
   readonly mode: AgentMode;
@@ -51,6 +52,7 @@ interface AgentCommandOptions {
 const PROVIDER_ENV = {
   anthropic: { key: "ANTHROPIC_API_KEY", baseURL: "ANTHROPIC_BASE_URL" },
   openai: { key: "OPENAI_API_KEY", baseURL: "OPENAI_BASE_URL" },
+  "openai-responses": { key: "OPENAI_API_KEY", baseURL: "OPENAI_BASE_URL" },
 } as const;
 
 /** Registers `agent` on `program`. */
@@ -61,7 +63,12 @@ export function registerAgentCommand(program: Command, io: AgentCommandIO = proc
       .description("run an agent loop with a real model over the tools of a module or a config file")
       .argument("<task>", "what the agent should do")
       .addOption(
-        new Option("--provider <name>", "model provider").choices(["anthropic", "openai"]).makeOptionMandatory(),
+        new Option(
+          "--provider <name>",
+          "model provider (openai: Chat Completions; openai-responses: the Responses API)",
+        )
+          .choices(["anthropic", "openai", "openai-responses"])
+          .makeOptionMandatory(),
       )
       .option(
         "--model <id>",
@@ -105,7 +112,8 @@ async function runAgentCommand(task: string, options: AgentCommandOptions, io: A
   const prices = createPriceTable(
     options.pricing === undefined ? {} : { prices: await loadPriceRows(options.pricing) },
   );
-  const modelId = options.model ?? prices.defaultFor(options.provider)?.id;
+  const modelId =
+    options.model ?? prices.defaultFor(options.provider === "openai-responses" ? "openai" : options.provider)?.id;
   if (modelId === undefined) {
     throw new SwitchyardError(
       "OPTION_INVALID",
@@ -175,7 +183,8 @@ function createAdapter(
     stream: options.stream === true,
     ...(baseURL === undefined ? {} : { baseURL }),
   };
-  return options.provider === "anthropic" ? createAnthropicAdapter(common) : createOpenAIAdapter(common);
+  if (options.provider === "anthropic") return createAnthropicAdapter(common);
+  return options.provider === "openai" ? createOpenAIAdapter(common) : createOpenAIResponsesAdapter(common);
 }
 
 /** The run in a few lines: status, steps, tokens, program runs. */

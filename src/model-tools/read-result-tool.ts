@@ -7,7 +7,10 @@ import type { SpillStore } from "../results/spill-store.js";
 
 const MAX_SLICE_BYTES = 16 * 1024;
 
-/** Creates `results.read` over `store`, for direct callers. A Switchyard session registers it itself. */
+/**
+ * Creates `results.read` over `store`, for direct callers and providers' hosted programs (the
+ * two whose results are spilled). A Switchyard session registers it itself.
+ */
 export function createReadResultTool(store: SpillStore): ToolDefinition {
   return defineTool({
     name: "results.read",
@@ -15,8 +18,8 @@ export function createReadResultTool(store: SpillStore): ToolDefinition {
       "Read part of a large tool result that was saved to disk instead of being shown in full. Pass the handle from the result's preview and a byte offset; read on from offset + length until done is true.",
     source: "builtin",
     effect: "read",
-    // Programs get results whole; only a model's direct calls are ever spilled.
-    callers: ["direct"],
+    // Sandboxed programs get results whole; only direct calls and hosted programs' calls are spilled.
+    callers: ["direct", "hosted-program"],
     // A slice is at most 16 KB of text, but JSON escaping can grow it up to six-fold; a
     // slice must never be spilled again.
     maxDirectResultBytes: 8 * MAX_SLICE_BYTES,

@@ -35,11 +35,16 @@ export interface ToolSpec<Input = any, Output = unknown> {
   /** Keys of the resources a call touches (e.g. a real file path); writes to one key are serialized. */
   readonly resources?: (input: Input) => readonly string[];
   /**
-   * Largest result, in bytes of JSON, a direct call puts into the model's context before it
-   * is spilled; overrides the session's `results.maxDirectResultBytes` for this tool.
+   * Largest result, in bytes of JSON, a direct call puts into the model's context (or a call
+   * hands a provider's hosted program) before it is spilled; overrides the session's
+   * `results.maxDirectResultBytes` and `maxHostedResultBytes` for this tool.
    */
   readonly maxDirectResultBytes?: number;
-  /** Who may call the tool in hybrid mode. Default: both. */
+  /**
+   * Who may call the tool: `direct` (a model turn), `program` (any program: Switchyard's sandbox
+   * or a provider's hosted one), `hosted-program` (only a provider's hosted program). In
+   * hosted mode these become the provider's `allowed_callers`. Default `["direct", "program"]`.
+   */
   readonly callers?: readonly CallerKind[];
   /** Where the tool came from, for listings (`code`, `builtin`, `mcp:<server>`). */
   readonly source?: string;

@@ -1,9 +1,10 @@
 // Step 7 of the pipeline (numbered in execute-tool-call.ts): shapes a tool's raw return value into what its caller receives. Values become
-// JSON once, here. Inside programs a result goes whole, up to a hard cap, since it never
-// touches a model's context; for direct model turns a result over the budget is spilled
-// to disk and replaced by a preview and a handle that `results.read` can page through.
+// JSON once, here. Inside sandboxed programs a result goes whole, up to a hard cap, since it
+// never touches a model's context; for direct model turns (and a provider's hosted program,
+// whose results travel in every later request) a result over the budget is spilled to disk
+// and replaced by a preview and a handle that `results.read` can page through.
 
-import type { CallError, JsonValue } from "../contract.js";
+import type { CallError, CallerKind, JsonValue } from "../contract.js";
 import { utf8Prefix, type SpillStore } from "./spill-store.js";
 import { messageOf } from "../errors.js";
 
@@ -12,6 +13,12 @@ export interface ResultBudgetOptions {
   readonly maxProgramResultBytes?: number;
   /** Largest result put into a model's context by a direct call, in bytes. Default 16 KB. */
   readonly maxDirectResultBytes?: number;
+  /**
+   * Largest result handed to a provider's hosted program, in bytes of JSON, before it is
+   * spilled like a direct one. It never enters the model's context, but it travels in every
+   * later request of the run (stateless transcripts resend it). Default 64 KB.
+   */
+  readonly maxHostedResultBytes?: number;
   /** Bytes of the preview kept in context when a direct result is spilled. Default 2 KB. */
   readonly previewBytes?: number;
   /** Where oversized direct results go; without it they are refused with RESULT_TOO_LARGE. */
@@ -20,6 +27,7 @@ export interface ResultBudgetOptions {
 
 export const DEFAULT_MAX_PROGRAM_RESULT_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_MAX_DIRECT_RESULT_BYTES = 16 * 1024;
+export const DEFAULT_MAX_HOSTED_RESULT_BYTES = 64 * 1024;
 const DEFAULT_PREVIEW_BYTES = 2 * 1024;
 
 /** A shaped result: the value to hand over and its JSON text, or an error. */
@@ -52,14 +60,16 @@ export function serializeResult(value: unknown): { ok: true; json: string } | { 
 export function applyResultBudget(
   value: unknown,
   json: string,
-  caller: "direct" | "program",
+  caller: CallerKind,
   options: ResultBudgetOptions,
 ): ShapedResult | Promise<ShapedResult> {
   // UTF-16 length bounds UTF-8 bytes from below and 3x from above: skip the exact count when safe.
   const limit =
     caller === "program"
       ? (options.maxProgramResultBytes ?? DEFAULT_MAX_PROGRAM_RESULT_BYTES)
-      : (options.maxDirectResultBytes ?? DEFAULT_MAX_DIRECT_RESULT_BYTES);
+      : caller === "hosted-program"
+        ? (options.maxHostedResultBytes ?? DEFAULT_MAX_HOSTED_RESULT_BYTES)
+        : (options.maxDirectResultBytes ?? DEFAULT_MAX_DIRECT_RESULT_BYTES);
   const bytes = json.length * 3 <= limit ? json.length : Buffer.byteLength(json);
   if (bytes <= limit) return { ok: true, value, json, spilled: false };
   if (caller === "program" || options.spill === undefined) {

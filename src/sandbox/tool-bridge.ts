@@ -82,6 +82,7 @@ export class ToolBridge {
       this.#records[index] = {
         id: callId,
         tool,
+        caller: "program",
         status: code === "RUN_FINISHED" ? "cancelled" : "invalid",
         code,
         durationMs: 0,
@@ -163,6 +164,7 @@ export class ToolBridge {
     this.#records[index] = {
       id: callId,
       tool,
+      caller: "program",
       status: "error",
       code: "TOOL_ERROR",
       durationMs: 0,
@@ -186,6 +188,7 @@ export class ToolBridge {
       this.#records[index] = {
         id: callId,
         tool: path,
+        caller: "program",
         status,
         ...(code === undefined ? {} : { code }),
         durationMs: Date.now() - started,

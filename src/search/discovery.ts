@@ -185,6 +185,14 @@ export class Discovery {
     return tools.filter((tool) => this.#alwaysLoaded.some((pattern) => pattern.test(tool.definition.name)));
   }
 
+  /**
+   * Whether a provider that searches natively should load `name` only when its search finds it:
+   * the catalog is deferred and `name` matches none of `alwaysLoaded`.
+   */
+  defersTool(name: string): boolean {
+    return this.deferring && !this.#alwaysLoaded.some((pattern) => pattern.test(name));
+  }
+
   /** Names of tools that must be searched for before use; empty when nothing is deferred. */
   deferredNames(): string[] {
     const upFront = new Set(this.upFrontTools());

@@ -1,6 +1,7 @@
 // Scripted responses in the OpenAI Chat Completions wire format: the JSON of a completion,
 // the `data:` chunks of a streaming one (ending in a usage chunk when asked, then [DONE]),
-// and errors. Anthropic-only blocks are skipped; a refusal travels in `message.refusal`.
+// and errors. Blocks Chat Completions has no shape for (raw provider blocks, hosted programs,
+// reasoning, tool searches) are skipped; a refusal travels in `message.refusal`.
 
 import type { ScriptedResponse, ScriptedStopReason } from "./scripted-turn.js";
 import { pieces, scriptedTokens, scriptedToolCall, stopReasonOf, type WireContext } from "./wire-context.js";
@@ -53,7 +54,7 @@ function usageOf(response: ScriptedResponse, context: WireContext): Record<strin
   };
 }
 
-/** The JSON body of a non-streaming chat completion. */
+/** The JSON body of a non-streaming chat completion (`ChatCompletion`, usage `CompletionUsage`). */
 export function openAICompletion(response: ScriptedResponse, context: WireContext): Record<string, unknown> {
   const message = renderMessage(response, context);
   return {
@@ -78,7 +79,7 @@ export function openAICompletion(response: ScriptedResponse, context: WireContex
   };
 }
 
-/** The SSE stream of a streaming chat completion, as one string. */
+/** The SSE stream of a streaming chat completion (`ChatCompletionChunk`s, then `[DONE]`), as one string. */
 export function openAIEventStream(response: ScriptedResponse, context: WireContext, includeUsage: boolean): string {
   const message = renderMessage(response, context);
   const created = Math.floor(Date.now() / 1000);
@@ -106,7 +107,7 @@ export function openAIEventStream(response: ScriptedResponse, context: WireConte
   return lines.join("");
 }
 
-/** The body of an OpenAI error response. */
+/** The body of an OpenAI error response (the shape `APIError` reads: `{ error: { message, type, param, code } }`). */
 export function openAIError(status: number, message: string, type?: string, code?: string): Record<string, unknown> {
   return {
     error: {

@@ -1,12 +1,14 @@
 // A real HTTP server on 127.0.0.1 that plays a model: it speaks the Anthropic Messages API
-// (POST /v1/messages, /v1/messages/count_tokens) and OpenAI Chat Completions
-// (POST /v1/chat/completions), JSON or SSE, answering each request with the next script entry,
+// (POST /v1/messages, /v1/messages/count_tokens), OpenAI Chat Completions
+// (POST /v1/chat/completions) and the OpenAI Responses API (POST /v1/responses), JSON or SSE,
+// hosted code execution shapes included, answering each request with the next script entry,
 // and OpenAI embeddings (POST /v1/embeddings) from an `embed` function, recording every body it
 // received. For tests and demos only: no model, no network.
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { anthropicError, anthropicEventStream, anthropicMessage } from "./anthropic-wire.js";
+import { openAIResponse, openAIResponseEventStream } from "./openai-responses-wire.js";
 import { openAICompletion, openAIError, openAIEventStream } from "./openai-wire.js";
 import type { RecordedRequest, ScriptedAnswer, ScriptedProtocol, ScriptedTurn } from "./scripted-turn.js";
 import type { WireContext } from "./wire-context.js";
@@ -43,6 +45,7 @@ const ROUTES: Record<string, { protocol: ScriptedProtocol; endpoint: RecordedReq
   "/v1/messages/count_tokens": { protocol: "anthropic", endpoint: "count_tokens" },
   "/v1/chat/completions": { protocol: "openai", endpoint: "chat.completions" },
   "/v1/embeddings": { protocol: "openai", endpoint: "embeddings" },
+  "/v1/responses": { protocol: "openai-responses", endpoint: "responses" },
 };
 
 /**
@@ -55,6 +58,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   let turnIndex = 0;
   let callCounter = 0;
   let responseCounter = 0;
+  let itemCounter = 0;
 
   const answerOf = async (request: RecordedRequest, index: number): Promise<ScriptedAnswer> => {
     if (typeof options.script === "function") return options.script(request, index);
@@ -86,7 +90,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       sendJson(
         res,
         status,
-        protocol === "openai" ? openAIError(status, message, type, code) : anthropicError(status, message, type),
+        protocol === "anthropic" ? anthropicError(status, message, type) : openAIError(status, message, type, code),
       );
 
     // Decided before recording, so a rejected request is recorded with turnIndex -1.
@@ -120,15 +124,19 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     if (answer.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
     const context: WireContext = {
       model: typeof body.model === "string" ? body.model : "scripted-model",
-      responseId: protocol === "openai" ? `chatcmpl-s${++responseCounter}` : `msg_s${++responseCounter}`,
-      nextCallId: () => (protocol === "openai" ? `call_s${++callCounter}` : `toolu_s${++callCounter}`),
+      responseId: `${RESPONSE_ID_PREFIXES[protocol]}${++responseCounter}`,
+      nextCallId: () => (protocol === "anthropic" ? `toolu_s${++callCounter}` : `call_s${++callCounter}`),
       requestBytes: raw.length,
+      request: body,
+      nextId: (prefix) => `${prefix}${++itemCounter}`,
     };
     if (recorded.stream) {
       const text =
         protocol === "openai"
           ? openAIEventStream(answer, context, body.stream_options?.include_usage === true)
-          : anthropicEventStream(answer, context);
+          : protocol === "openai-responses"
+            ? openAIResponseEventStream(answer, context)
+            : anthropicEventStream(answer, context);
       res.writeHead(200, {
         "content-type": "text/event-stream",
         "cache-control": "no-cache",
@@ -137,7 +145,15 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       res.end(text);
       return;
     }
-    sendJson(res, 200, protocol === "openai" ? openAICompletion(answer, context) : anthropicMessage(answer, context));
+    sendJson(
+      res,
+      200,
+      protocol === "openai"
+        ? openAICompletion(answer, context)
+        : protocol === "openai-responses"
+          ? openAIResponse(answer, context)
+          : anthropicMessage(answer, context),
+    );
   };
 
   const server = createServer((req, res) => {
@@ -194,6 +210,12 @@ async function embeddingsAnswer(
     usage: { prompt_tokens: inputs.join(" ").length, total_tokens: inputs.join(" ").length },
   };
 }
+
+const RESPONSE_ID_PREFIXES: Record<ScriptedProtocol, string> = {
+  anthropic: "msg_s",
+  openai: "chatcmpl-s",
+  "openai-responses": "resp_s",
+};
 
 /** Why the server refuses a request, as [status, message]; undefined when it answers it. */
 function rejectionOf(

@@ -1,6 +1,7 @@
 // The script a scripted model server answers from: one entry per model request, written once
-// and rendered in either protocol (Anthropic Messages or OpenAI Chat Completions). A turn can
-// be data, a function of the request it answers, an HTTP error, or a verbatim recorded payload.
+// and rendered in any protocol (Anthropic Messages, OpenAI Chat Completions, OpenAI Responses).
+// A turn can be data, a function of the request it answers, an HTTP error, or a verbatim
+// recorded payload. Blocks a protocol has no shape for are left out of its rendering.
 
 import type { StopReason } from "@anthropic-ai/sdk/resources/messages/messages";
 
@@ -16,6 +17,43 @@ export type ScriptedBlock =
       readonly input?: unknown;
       /** The arguments as raw JSON text, sent instead of `input`: may be cut mid-way. */
       readonly inputText?: string;
+      /**
+       * The id of the hosted program making the call (a `hosted_program` block's `id`):
+       * Anthropic `caller: { type: "code_execution_…", tool_id }`, OpenAI Responses
+       * `caller: { type: "program", caller_id }`. Absent: the model's own call.
+       */
+      readonly hostedBy?: string;
+    }
+  /**
+   * The provider's hosted program starting: Anthropic `server_tool_use` named `code_execution`
+   * with `input.code`; OpenAI Responses `program` item (`call_id` = `id`, with a fingerprint).
+   */
+  | { readonly type: "hosted_program"; readonly id: string; readonly code: string; readonly fingerprint?: string }
+  /**
+   * The hosted program's end: Anthropic `code_execution_tool_result` (stdout = `output`);
+   * OpenAI Responses `program_output` (`result` = `output`).
+   */
+  | {
+      readonly type: "hosted_program_result";
+      readonly id: string;
+      readonly output: string;
+      readonly status?: "completed" | "incomplete";
+    }
+  /** Reasoning: Anthropic `thinking` (signature = `encryptedContent`); OpenAI Responses `reasoning` item. */
+  | { readonly type: "reasoning"; readonly id?: string; readonly summary?: string; readonly encryptedContent?: string }
+  /**
+   * A tool search. `server`: Anthropic `server_tool_use` + `tool_search_tool_result` with
+   * `tool_reference`s; OpenAI Responses `tool_search_call` + `tool_search_output` with the
+   * found tools' definitions taken from the request. `client`: Anthropic `tool_use` of the
+   * `tool_search` tool; OpenAI Responses `tool_search_call` with `execution: "client"`.
+   */
+  | {
+      readonly type: "tool_search";
+      readonly id?: string;
+      readonly query: string;
+      readonly execution: "server" | "client";
+      /** Provider tool names the server search finds. */
+      readonly found?: readonly string[];
     }
   /** A provider block sent verbatim (thinking, server_tool_use, ...); Anthropic only, skipped on OpenAI. */
   | { readonly type: "raw"; readonly block: Record<string, unknown> };
@@ -44,6 +82,20 @@ export interface ScriptedResponse {
   readonly usage?: ScriptedUsage;
   /** Wait this long before answering, in ms. */
   readonly delayMs?: number;
+  /**
+   * Anthropic `container`. Default: the container the request named, else a new one when the
+   * response holds a hosted program or a hosted call, else null; it expires 4.5 minutes on.
+   */
+  readonly container?: { readonly id: string; readonly expiresAt: string } | null;
+  /**
+   * OpenAI Responses `status`. Default: `incomplete` for `max_tokens` and for
+   * `model_context_window_exceeded`, else `completed`.
+   */
+  readonly responseStatus?: "completed" | "incomplete" | "failed" | "cancelled" | "queued" | "in_progress";
+  /** OpenAI Responses `incomplete_details.reason`. Default `max_output_tokens` for `max_tokens`. */
+  readonly incompleteReason?: "max_output_tokens" | "content_filter" | null;
+  /** OpenAI Responses `error` of a failed response. */
+  readonly responseError?: { readonly code: string; readonly message: string };
 }
 
 /** An HTTP error in the protocol's own error shape. */
@@ -68,13 +120,13 @@ export type ScriptedAnswer = ScriptedResponse | ScriptedHttpError | ScriptedRawR
 /** One entry of the script: an answer, or a function of the request it answers. */
 export type ScriptedTurn = ScriptedAnswer | ((request: RecordedRequest) => ScriptedAnswer | Promise<ScriptedAnswer>);
 
-export type ScriptedProtocol = "anthropic" | "openai";
+export type ScriptedProtocol = "anthropic" | "openai" | "openai-responses";
 
 /** A request the server received, as parsed JSON. */
 export interface RecordedRequest {
   readonly protocol: ScriptedProtocol;
-  /** `messages`, `count_tokens` or `chat.completions`. */
-  readonly endpoint: "messages" | "count_tokens" | "chat.completions" | "embeddings";
+  /** `messages`, `count_tokens`, `chat.completions`, `responses` or `embeddings`. */
+  readonly endpoint: "messages" | "count_tokens" | "chat.completions" | "responses" | "embeddings";
   readonly path: string;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** The JSON body. */

@@ -12,12 +12,22 @@ export interface WireContext {
   readonly nextCallId: () => string;
   /** Default input tokens: a quarter of the request's bytes. */
   readonly requestBytes: number;
+  /** The parsed request body: the tools and container it named. */
+  // biome-ignore lint/suspicious/noExplicitAny: a recorded request body, read loosely.
+  readonly request: any;
+  /** Gives a new provider item or container id with `prefix` (`msg_`, `fc_`, `container_`...). */
+  readonly nextId: (prefix: string) => string;
 }
 
 /** The scripted stop reason; default `tool_use` when the content has a tool call, else `end_turn`. */
 export function stopReasonOf(response: ScriptedResponse): ScriptedStopReason {
   return (
-    response.stopReason ?? (response.content?.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn")
+    response.stopReason ??
+    (response.content?.some(
+      (block) => block.type === "tool_use" || (block.type === "tool_search" && block.execution === "client"),
+    )
+      ? "tool_use"
+      : "end_turn")
   );
 }
 

@@ -2,7 +2,14 @@
 // count or write to disk. Emitting never throws into the pipeline: a failing subscriber is
 // detached from that event, not allowed to break a call.
 
-import type { CallErrorCode, CallStatus, CallerKind, RunErrorCode, ToolDefinedCode } from "../contract.js";
+import type {
+  CallErrorCode,
+  CallStatus,
+  CallerKind,
+  HostedCaller,
+  RunErrorCode,
+  ToolDefinedCode,
+} from "../contract.js";
 
 export interface ToolCallStartEvent {
   readonly type: "tool-call-start";
@@ -10,6 +17,8 @@ export interface ToolCallStartEvent {
   readonly tool: string;
   readonly caller: CallerKind;
   readonly programId: string | undefined;
+  /** The provider program that made the call, for `caller: "hosted-program"`. */
+  readonly hostedCaller?: HostedCaller;
   /** Epoch ms when the call entered the pipeline. */
   readonly queuedAt: number;
 }
@@ -20,6 +29,8 @@ export interface ToolCallEndEvent {
   readonly tool: string;
   readonly caller: CallerKind;
   readonly programId: string | undefined;
+  /** The provider program that made the call, for `caller: "hosted-program"`. */
+  readonly hostedCaller?: HostedCaller;
   readonly queuedAt: number;
   /** Epoch ms when execution began; undefined if the call never ran. */
   readonly startedAt: number | undefined;

@@ -116,6 +116,52 @@ describe("switchyard agent", () => {
     expect(server.turnRequests[0]!.headers.authorization).toBe("Bearer k");
   });
 
+  it("runs hosted mode on the Responses API with --provider openai-responses", async () => {
+    const server = await startServer({
+      script: [
+        {
+          content: [
+            { type: "hosted_program", id: "prog_cli", code: "const page = await tools.orders.search({});" },
+            {
+              type: "tool_use",
+              id: "call_h",
+              name: "orders__search",
+              input: { customerId: "cus_1001", pageSize: 1 },
+              hostedBy: "prog_cli",
+            },
+          ],
+        },
+        {
+          content: [
+            { type: "hosted_program_result", id: "prog_cli", output: "1 order" },
+            { type: "text", text: "One order." },
+          ],
+        },
+      ],
+    });
+    const cli = capture({ OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.openaiBaseURL });
+    await cli.program.parseAsync(
+      [
+        "agent",
+        "--provider",
+        "openai-responses",
+        "--model",
+        "gpt-test",
+        "--tools",
+        TOOLS_MODULE,
+        "--mode",
+        "hosted",
+        "t",
+      ],
+      { from: "user" },
+    );
+    expect(cli.exitCode()).toBe(0);
+    expect(cli.stdout()).toBe("One order.\n");
+    expect(server.turnRequests[0]!.path).toBe("/v1/responses");
+    expect(server.turnRequests[0]!.body.tools[0]).toEqual({ type: "programmatic_tool_calling" });
+    expect(JSON.parse(server.turnRequests[1]!.body.input.at(-1).output).orders).toHaveLength(1);
+  });
+
   it("builds the session from --config, with the config's permission rules", async () => {
     folder = await mkdtemp(join(tmpdir(), "agent-cli-"));
     const config = join(folder, "switchyard.config.json");

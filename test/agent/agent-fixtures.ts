@@ -7,6 +7,7 @@ import { createOrdersTools } from "../../examples/orders/orders-tools.js";
 import { createAnthropicAdapter } from "../../src/agent/anthropic-adapter.js";
 import type { ModelAdapter } from "../../src/agent/model-adapter.js";
 import { createOpenAIAdapter } from "../../src/agent/openai-adapter.js";
+import { createOpenAIResponsesAdapter } from "../../src/agent/openai-responses-adapter.js";
 import { Switchyard, type SwitchyardOptions } from "../../src/switchyard.js";
 import {
   startScriptedModelServer,
@@ -14,7 +15,8 @@ import {
   type ScriptedModelServerOptions,
 } from "../../src/testing/index.js";
 
-export type ProviderKind = "anthropic" | "openai";
+/** `openai` is Chat Completions; `openai-responses` the Responses API. */
+export type ProviderKind = "anthropic" | "openai" | "openai-responses";
 
 /** Every provider and transport combination, for `describe.each`. */
 export const TRANSPORTS: readonly {
@@ -26,6 +28,8 @@ export const TRANSPORTS: readonly {
   { provider: "anthropic", stream: true, label: "anthropic sse" },
   { provider: "openai", stream: false, label: "openai json" },
   { provider: "openai", stream: true, label: "openai sse" },
+  { provider: "openai-responses", stream: false, label: "openai responses json" },
+  { provider: "openai-responses", stream: true, label: "openai responses sse" },
 ];
 
 const servers: ScriptedModelServer[] = [];
@@ -42,15 +46,16 @@ export async function startServer(options: ScriptedModelServerOptions): Promise<
 
 /** An adapter of `provider` on the real SDK client, pointed at `server`, with retries off. */
 export function adapterFor(server: ScriptedModelServer, provider: ProviderKind, stream = false): ModelAdapter {
-  return provider === "anthropic"
-    ? createAnthropicAdapter({ apiKey: "test-key", baseURL: server.url, model: "claude-test", stream, maxRetries: 0 })
-    : createOpenAIAdapter({
-        apiKey: "test-key",
-        baseURL: server.openaiBaseURL,
-        model: "gpt-test",
-        stream,
-        maxRetries: 0,
-      });
+  if (provider === "anthropic")
+    return createAnthropicAdapter({
+      apiKey: "test-key",
+      baseURL: server.url,
+      model: "claude-test",
+      stream,
+      maxRetries: 0,
+    });
+  const connection = { apiKey: "test-key", baseURL: server.openaiBaseURL, model: "gpt-test", stream, maxRetries: 0 };
+  return provider === "openai" ? createOpenAIAdapter(connection) : createOpenAIResponsesAdapter(connection);
 }
 
 /** A session over the orders demo tools. */
@@ -72,6 +77,14 @@ export function lastToolResults(
     return last.content
       .filter((block: any) => block.type === "tool_result")
       .map((block: any) => ({ id: block.tool_use_id, content: block.content, isError: block.is_error }));
+  }
+  if (provider === "openai-responses") {
+    const results = [];
+    for (let index = body.input.length - 1; index >= 0 && body.input[index].type === "function_call_output"; index--) {
+      const item = body.input[index];
+      results.unshift({ id: item.call_id, content: item.output, isError: undefined });
+    }
+    return results;
   }
   const results = [];
   for (let index = body.messages.length - 1; index >= 0 && body.messages[index].role === "tool"; index--) {

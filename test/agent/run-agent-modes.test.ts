@@ -18,9 +18,9 @@ import {
 } from "./agent-fixtures.js";
 
 function toolNamesOf(request: RecordedRequest): string[] {
-  return request.protocol === "anthropic"
-    ? request.body.tools.map((tool: any) => tool.name)
-    : request.body.tools.map((tool: any) => tool.function.name);
+  return request.protocol === "openai"
+    ? request.body.tools.map((tool: any) => tool.function.name)
+    : request.body.tools.map((tool: any) => tool.name);
 }
 
 describe.each(TRANSPORTS)("programmatic mode ($label)", ({ provider, stream }) => {
@@ -67,7 +67,7 @@ describe.each(TRANSPORTS)("programmatic mode ($label)", ({ provider, stream }) =
   });
 });
 
-describe.each<ProviderKind>(["anthropic", "openai"])("direct mode (%s)", (provider) => {
+describe.each<ProviderKind>(["anthropic", "openai", "openai-responses"])("direct mode (%s)", (provider) => {
   it("calls orders.search, then getPaymentContext for a few orders, each through the pipeline", async () => {
     let orderIds: string[] = [];
     const server = await startServer({

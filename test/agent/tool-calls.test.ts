@@ -24,63 +24,71 @@ function answeredOnce(request: RecordedRequest): boolean {
   );
 }
 
-describe.each<ProviderKind>(["anthropic", "openai"])("a turn with 30 parallel tool calls (%s)", (provider) => {
-  it("runs them concurrently and returns 30 results in one message, in call order, whatever order they finish in", async () => {
-    const started: string[] = [];
-    const gates = new Map<string, ReturnType<typeof createDeferred<void>>>();
-    const allStarted = createDeferred<void>();
-    const tool = defineTool({
-      name: "items.get",
-      description: "Get an item.",
-      inputSchema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
-      effect: "read",
-      execute: async (input: { n: number }) => {
-        const gate = createDeferred<void>();
-        gates.set(String(input.n), gate);
-        started.push(String(input.n));
-        if (started.length === 30) allStarted.resolve();
-        await gate.promise;
-        return { n: input.n };
-      },
-    });
-    const yard = new Switchyard({ tools: [tool] });
-    const ids = Array.from({ length: 30 }, (_, n) => `call_${String(n).padStart(2, "0")}`);
-    const server = await startServer({
-      script: [
-        { content: ids.map((id, n) => ({ type: "tool_use" as const, id, name: "items__get", input: { n } })) },
-        { content: [{ type: "text", text: "Got them all." }] },
-      ],
-    });
-    const running = runAgent({ yard, model: adapterFor(server, provider), task: "Get 30 items.", mode: "direct" });
-    await allStarted.promise;
-    // Every call is in flight at once; finish them last-first.
-    for (let n = 29; n >= 0; n--) gates.get(String(n))!.resolve();
-    const result = await running;
+describe.each<ProviderKind>(["anthropic", "openai", "openai-responses"])(
+  "a turn with 30 parallel tool calls (%s)",
+  (provider) => {
+    it("runs them concurrently and returns 30 results in one message, in call order, whatever order they finish in", async () => {
+      const started: string[] = [];
+      const gates = new Map<string, ReturnType<typeof createDeferred<void>>>();
+      const allStarted = createDeferred<void>();
+      const tool = defineTool({
+        name: "items.get",
+        description: "Get an item.",
+        inputSchema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+        effect: "read",
+        execute: async (input: { n: number }) => {
+          const gate = createDeferred<void>();
+          gates.set(String(input.n), gate);
+          started.push(String(input.n));
+          if (started.length === 30) allStarted.resolve();
+          await gate.promise;
+          return { n: input.n };
+        },
+      });
+      const yard = new Switchyard({ tools: [tool] });
+      const ids = Array.from({ length: 30 }, (_, n) => `call_${String(n).padStart(2, "0")}`);
+      const server = await startServer({
+        script: [
+          { content: ids.map((id, n) => ({ type: "tool_use" as const, id, name: "items__get", input: { n } })) },
+          { content: [{ type: "text", text: "Got them all." }] },
+        ],
+      });
+      const running = runAgent({ yard, model: adapterFor(server, provider), task: "Get 30 items.", mode: "direct" });
+      await allStarted.promise;
+      // Every call is in flight at once; finish them last-first.
+      for (let n = 29; n >= 0; n--) gates.get(String(n))!.resolve();
+      const result = await running;
 
-    expect(result.status).toBe("completed");
-    const next = server.turnRequests[1]!.body;
-    const answers = lastToolResults(next, provider);
-    expect(answers.map((answer) => answer.id)).toEqual(ids);
-    expect(answers.map((answer) => JSON.parse(answer.content).n)).toEqual(ids.map((_, n) => n));
-    if (provider === "anthropic") {
-      // One user message holds all 30, and it directly follows the assistant turn with the 30 calls.
-      expect(next.messages.at(-1).role).toBe("user");
-      expect(next.messages.at(-1).content.filter((block: any) => block.type === "tool_result")).toHaveLength(30);
-      expect(
-        next.messages
-          .at(-2)
-          .content.filter((block: any) => block.type === "tool_use")
-          .map((block: any) => block.id),
-      ).toEqual(ids);
-    } else {
-      expect(next.messages.slice(-30).every((message: any) => message.role === "tool")).toBe(true);
-      expect(next.messages.at(-31).tool_calls.map((call: any) => call.id)).toEqual(ids);
-    }
-  });
-});
+      expect(result.status).toBe("completed");
+      const next = server.turnRequests[1]!.body;
+      const answers = lastToolResults(next, provider);
+      expect(answers.map((answer) => answer.id)).toEqual(ids);
+      expect(answers.map((answer) => JSON.parse(answer.content).n)).toEqual(ids.map((_, n) => n));
+      if (provider === "anthropic") {
+        // One user message holds all 30, and it directly follows the assistant turn with the 30 calls.
+        expect(next.messages.at(-1).role).toBe("user");
+        expect(next.messages.at(-1).content.filter((block: any) => block.type === "tool_result")).toHaveLength(30);
+        expect(
+          next.messages
+            .at(-2)
+            .content.filter((block: any) => block.type === "tool_use")
+            .map((block: any) => block.id),
+        ).toEqual(ids);
+      } else if (provider === "openai") {
+        expect(next.messages.slice(-30).every((message: any) => message.role === "tool")).toBe(true);
+        expect(next.messages.at(-31).tool_calls.map((call: any) => call.id)).toEqual(ids);
+      } else {
+        // The 30 function_call items, in order, then their 30 outputs in the same order.
+        expect(next.input.slice(-60, -30).map((item: any) => [item.type, item.call_id])).toEqual(
+          ids.map((id) => ["function_call", id]),
+        );
+      }
+    });
+  },
+);
 
 describe("a denied call", () => {
-  it.each<ProviderKind>(["anthropic", "openai"])(
+  it.each<ProviderKind>(["anthropic", "openai", "openai-responses"])(
     "comes back as an error result without running the tool, and the loop goes on (%s)",
     async (provider) => {
       const execute = vi.fn(() => "deleted");

@@ -80,7 +80,9 @@ describe("every task in every mode", () => {
         answers.add(canonicalJson(run.answer));
         const figures = summarizeRun(run, model);
         expect(figures.inputTokens).toBe(run.records.reduce((sum, record) => sum + record.inputTokens, 0));
-        for (const record of run.records) expect(record.inputTokens).toBe(countRequestTokens(record.body, model));
+        // Hosted mode also counts the program's stdout on its last request (tokens-hosted.test.ts).
+        if (mode !== "hosted")
+          for (const record of run.records) expect(record.inputTokens).toBe(countRequestTokens(record.body, model));
       }
       expect(answers.size, task.id).toBe(1);
     }

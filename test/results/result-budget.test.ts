@@ -77,6 +77,21 @@ describe("serializeResult", () => {
 });
 
 describe("applyResultBudget", () => {
+  it("gives a hosted program's result its own budget: whole above the direct limit, spilled above its own", async () => {
+    const store = new SpillStore(folder);
+    const json = JSON.stringify("x".repeat(20_000));
+    const options = { spill: store, maxDirectResultBytes: 16_384, maxHostedResultBytes: 65_536 };
+    expect(await budgetOf("x".repeat(20_000), json, "direct", options)).toMatchObject({ ok: true, spilled: true });
+    expect(await budgetOf("x".repeat(20_000), json, "hosted-program", options)).toMatchObject({
+      ok: true,
+      spilled: false,
+      json,
+    });
+    const big = JSON.stringify("y".repeat(70_000));
+    const spilled = await budgetOf("y".repeat(70_000), big, "hosted-program", options);
+    expect(spilled).toMatchObject({ ok: true, spilled: true });
+  });
+
   it("hands a result at or under the limit over unchanged", async () => {
     const json = JSON.stringify("x".repeat(98));
     await expect(budgetOf("x".repeat(98), json, "program", { maxProgramResultBytes: 100 })).resolves.toEqual({
