@@ -13,6 +13,8 @@ import {
 } from "./contract.js";
 import { ToolError } from "./errors.js";
 import type { PermissionGate } from "./permissions/permission-gate.js";
+import { emitRedactions, redactCallError, type LocatedRedaction } from "./redaction/redact-results.js";
+import { countByKind, type Redactor } from "./redaction/redactor.js";
 import type { ToolContext, ToolDefinition } from "./registry/define-tool.js";
 import { closestToolNames, type CatalogSnapshot, type RegisteredTool } from "./registry/tool-registry.js";
 import {
@@ -41,6 +43,8 @@ export interface PipelineContext {
   readonly results?: ResultBudgetOptions;
   /** Tools whose `ask` was answered when the whole program was approved before it ran. */
   readonly preapprovedTools?: ReadonlySet<string>;
+  /** Redacts the results and errors of direct calls (a model's); programs' calls are never redacted. */
+  readonly redactor?: Redactor | undefined;
 }
 
 /** An outcome plus what the sandbox bridge and the run's records need. */
@@ -64,7 +68,8 @@ const MAX_ERROR_MESSAGE_CHARS = 2_000;
  * 5. Execution: run under the earliest of the tool, run and session deadlines →
  *    `TOOL_TIMEOUT`; cancellation → `CANCELLED`; a throw → `TOOL_ERROR` or the ToolError's code.
  * 6. Output validation against `outputSchema` → `OUTPUT_INVALID`.
- * 7. Result: serialize once and apply the caller's size budget (spill or `RESULT_TOO_LARGE`).
+ * 7. Result: serialize once; for a direct call, redact secrets (`[REDACTED:<kind>]`) in the
+ *    value and in any error; then apply the caller's size budget (spill or `RESULT_TOO_LARGE`).
  */
 export async function executeToolCall(call: ToolCall, context: PipelineContext): Promise<ToolOutcome> {
   return (await runToolCall(call, context)).outcome;
@@ -256,18 +261,48 @@ class CallRun {
     }
     const serialized = serializeResult(value);
     if (!serialized.ok) return this.#end(failure(call, serialized.error.code, serialized.error.message));
+    let shapedValue = value;
+    let json = serialized.json;
+    // Redaction comes before the budget, so a spilled file, its preview and the pages
+    // results.read serves from it hold no secret either, and no page boundary can cut one.
+    const redacted = this.#redactor()?.redactJson(json);
+    if (redacted !== undefined) {
+      shapedValue = redacted.value;
+      json = redacted.json;
+      for (const redaction of redacted.redactions) this.#redactions.push({ ...redaction, location: "call-result" });
+    }
     const budget =
       tool.maxDirectResultBytes === undefined
         ? (context.results ?? {})
         : { ...context.results, maxDirectResultBytes: tool.maxDirectResultBytes };
-    const shaped = applyResultBudget(value, serialized.json, call.caller, budget);
+    const shaped = applyResultBudget(shapedValue, json, call.caller, budget);
     return shaped instanceof Promise ? shaped.then((done) => this.#shaped(done)) : this.#shaped(shaped);
   }
 
   #startedAt: number | undefined;
+  readonly #redactions: LocatedRedaction[] = [];
+
+  /** The session's redactor, for a direct call to a tool that did not opt out. */
+  #redactor(): Redactor | undefined {
+    return this.call.caller === "direct" && this.#tool.redaction !== false ? this.context.redactor : undefined;
+  }
 
   #end(outcome: ToolOutcome, json?: string): PipelineResult {
-    return this.finish(outcome, json, this.#startedAt);
+    const redactor = this.#redactor();
+    if (redactor === undefined) return this.finish(outcome, json, this.#startedAt);
+    let ended = outcome;
+    if (ended.status !== "ok") {
+      const redacted = redactCallError(redactor, ended.error);
+      if (redacted.redactions.length > 0) {
+        ended = { ...ended, error: redacted.error };
+        this.#redactions.push(...redacted.redactions);
+      }
+    }
+    if (this.#redactions.length > 0) {
+      ended = { ...ended, redactions: countByKind(this.#redactions) };
+      emitRedactions(this.context.trace, this.#redactions, { callId: this.call.id, tool: this.call.tool });
+    }
+    return this.finish(ended, json, this.#startedAt);
   }
 
   #shaped(shaped: ShapedResult): PipelineResult {

@@ -17,6 +17,9 @@ export function createReadResultTool(store: SpillStore): ToolDefinition {
     effect: "read",
     // Programs get results whole; only a model's direct calls are ever spilled.
     callers: ["direct"],
+    // A spilled file is written after redaction (or deliberately without it, for a tool that
+    // opted out): it holds exactly what the model may see, so its pages are not redacted again.
+    redaction: false,
     // A slice is at most 16 KB of text, but JSON escaping can grow it up to six-fold; a
     // slice must never be spilled again.
     maxDirectResultBytes: 8 * MAX_SLICE_BYTES,
