@@ -9,6 +9,7 @@ export type {
   CallStatus,
   CallerKind,
   Diagnostic,
+  RedactionCounts,
   JsonSchema,
   JsonValue,
   RunError,
@@ -30,6 +31,18 @@ export {
   type TypeCheckMode,
 } from "./switchyard.js";
 export { DEFAULT_RUN_LIMITS, type RunLimits } from "./sandbox/run-program.js";
+
+// Redaction: secrets replaced before anything reaches a model.
+export {
+  Redactor,
+  countByKind,
+  type RedactedJson,
+  type RedactedText,
+  type Redaction,
+  type RedactionOptions,
+} from "./redaction/redactor.js";
+export type { KnownSecret } from "./redaction/known-secrets.js";
+export type { RedactionPattern } from "./redaction/user-patterns.js";
 
 // Station 1: registry.
 export { defineTool, type ToolContext, type ToolDefinition, type ToolSpec } from "./registry/define-tool.js";
@@ -94,7 +107,13 @@ export type { ResultBudgetOptions } from "./results/result-budget.js";
 export { executeToolCall, type PipelineContext } from "./execute-tool-call.js";
 
 // Trace.
-export { TraceBus, type TraceEvent, type TraceListener } from "./trace/trace-events.js";
+export {
+  TraceBus,
+  type RedactionEvent,
+  type RedactionLocation,
+  type TraceEvent,
+  type TraceListener,
+} from "./trace/trace-events.js";
 export { JsonlTraceWriter } from "./trace/jsonl-trace-writer.js";
 
 // The agent loop and provider adapters.

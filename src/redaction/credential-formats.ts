@@ -18,6 +18,8 @@ const TOKEN68 = "[A-Za-z0-9\\-._~+/]+=*";
 export function looksLikeToken(value: string, minLength = 12): boolean {
   if (value.length < minLength) return false;
   if (/^\$|^\{|^<|^%|REDACTED|^x+$|^X+$|^\*+$/.test(value)) return false;
+  // A property access (`process.env.API_KEY`, `config.apiKey`): code, not a credential.
+  if (/^(?:[A-Za-z_$][A-Za-z_$]*\.)+[A-Za-z_$][A-Za-z0-9_$]*$/.test(value)) return false;
   const digit = /[0-9]/.test(value);
   const letter = /[A-Za-z]/.test(value);
   if (digit && letter) return true;
@@ -204,9 +206,13 @@ export const privateKeyBlockRule: KeywordRule = {
     if (begin === -1 || at - begin > 48 || !/^-----BEGIN[ A-Z0-9]*$/.test(text.slice(begin, at))) return at + 1;
     HEADER_END.lastIndex = at + "PRIVATE KEY".length;
     if (!HEADER_END.test(text)) return at + 1;
-    BODY.lastIndex = HEADER_END.lastIndex;
+    const bodyStart = HEADER_END.lastIndex;
+    BODY.lastIndex = bodyStart;
     BODY.test(text);
     let end = BODY.lastIndex;
+    // Key material: a base64 line (40 characters and more) soon after the header. Prose that
+    // merely names the header has none; the first 40 characters of a key are its ASN.1 prefix.
+    if (!/[A-Za-z0-9+/]{40}/.test(text.slice(bodyStart, Math.min(end, bodyStart + 400)))) return at + 1;
     FOOTER.lastIndex = end;
     if (FOOTER.test(text)) end = FOOTER.lastIndex;
     else while (end > begin && /\s/.test(text[end - 1]!)) end--;
