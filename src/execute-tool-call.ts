@@ -213,7 +213,7 @@ class CallRun {
       returned = this.#tool.execute(call.input, toolContext);
     } catch (error) {
       release();
-      return this.#end(errorOutcome(call, error));
+      return this.#thrown(error);
     }
     if (!isThenable(returned)) {
       release();
@@ -241,7 +241,7 @@ class CallRun {
         });
         return this.#interrupted(settled);
       }
-      return settled.ok ? this.shape(settled.value) : this.#end(errorOutcome(call, settled.error));
+      return settled.ok ? this.shape(settled.value) : this.#thrown(settled.error);
     });
   }
 
@@ -285,6 +285,18 @@ class CallRun {
   /** The session's redactor, for a direct call to a tool that did not opt out. */
   #redactor(): Redactor | undefined {
     return this.call.caller === "direct" && this.#tool.redaction !== false ? this.context.redactor : undefined;
+  }
+
+  /** A tool's throw as an outcome; for a direct call redacted before its message is cut to length. */
+  #thrown(error: unknown): PipelineResult {
+    const parts = errorParts(error);
+    const redactor = this.#redactor();
+    if (redactor === undefined) return this.#end(failure(this.call, parts.code, parts.message, parts.details));
+    // Cutting first could leave the head of a token that no rule recognises any more.
+    const redacted = redactCallError(redactor, parts);
+    this.#redactions.push(...redacted.redactions);
+    const { code, message, details } = redacted.error;
+    return this.#end(failure(this.call, code, message, details));
   }
 
   #end(outcome: ToolOutcome, json?: string): PipelineResult {
@@ -420,11 +432,18 @@ function resourceKeysOf(registered: RegisteredTool, input: unknown): readonly st
   }
 }
 
-function errorOutcome(call: ToolCall, error: unknown): ToolOutcome {
-  if (error instanceof ToolError) return failure(call, error.code, error.message, error.details);
+/** The code, whole message and details of what a tool threw. */
+function errorParts(error: unknown): CallError {
+  if (error instanceof ToolError) {
+    return {
+      code: error.code,
+      message: error.message,
+      ...(error.details === undefined ? {} : { details: error.details }),
+    };
+  }
   const message =
     error instanceof Error ? error.message : typeof error === "string" ? error : "The tool failed without a message.";
-  return failure(call, "TOOL_ERROR", message);
+  return { code: "TOOL_ERROR", message };
 }
 
 function failure(

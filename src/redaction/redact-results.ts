@@ -5,7 +5,7 @@
 
 import type { CallError, JsonValue, RedactionCounts, RunResult } from "../contract.js";
 import type { RedactionLocation, TraceBus } from "../trace/trace-events.js";
-import { countByKind, type Redaction, type Redactor } from "./redactor.js";
+import { countByKind, type RedactedText, type Redaction, type Redactor } from "./redactor.js";
 
 /** Most `redaction` trace events for one result; the result's counts stay exact beyond it. */
 export const MAX_REDACTION_EVENTS = 100;
@@ -29,7 +29,7 @@ export function redactRunResult(redactor: Redactor, result: RunResult, trace?: T
   for (const redaction of output.redactions) found.push({ ...redaction, location: "program-output" });
   let logs = result.logs;
   result.logs.forEach((line, index) => {
-    const redacted = redactor.redactText(line);
+    const redacted = redactCutLine(redactor, line);
     if (redacted.kinds.length === 0) return;
     if (logs === result.logs) logs = [...result.logs];
     (logs as string[])[index] = redacted.text;
@@ -51,6 +51,24 @@ export function redactRunResult(redactor: Redactor, result: RunResult, trace?: T
     logs,
     ...(error === undefined ? {} : { error }),
     redactions: mergeCounts(result.redactions, countByKind(found))!,
+  };
+}
+
+/** How the sandbox marks a console line it cut at its length limit. */
+const CUT_LINE = /([A-Za-z0-9_\-+/=.]{8,})(… \[line cut at \d+ characters\])$/;
+
+/**
+ * A log line redacted; when the sandbox cut it at its length limit in the middle of a token, no
+ * rule recognises the token's head any more, so a token-like run ending at the cut goes too.
+ */
+function redactCutLine(redactor: Redactor, line: string): RedactedText {
+  const redacted = redactor.redactText(line);
+  const cut = CUT_LINE.exec(redacted.text);
+  // Any run that is not a plain word: the head of a token may be short and without digits.
+  if (cut === null || /^[a-z]+$|^[A-Z]+$/.test(cut[1]!) || cut[1]!.includes("REDACTED")) return redacted;
+  return {
+    text: `${redacted.text.slice(0, cut.index)}[REDACTED:cut-secret]${cut[2]}`,
+    kinds: [...redacted.kinds, "cut-secret"],
   };
 }
 

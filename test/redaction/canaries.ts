@@ -11,7 +11,24 @@ export interface Canary {
   readonly secret: string;
   /** A line of text carrying the secret as tools print it. */
   readonly text: string;
+  /**
+   * Whether the secret is recognisable alone, by its format. An AWS secret key, a password or a
+   * Bearer token is 40 random characters without the name or header before it: those are
+   * found in context only (or when listed as known secrets).
+   */
+  readonly standalone: boolean;
 }
+
+/** Kinds recognised only with the text around the secret. */
+const CONTEXTUAL_KINDS = new Set([
+  "aws-secret-access-key",
+  "url-password",
+  "bearer-token",
+  "basic-auth",
+  "authorization-header",
+  "api-key-header",
+  "password",
+]);
 
 /** A deterministic generator, so a failing canary can be reproduced. */
 function randomSource(seed: number): (alphabet: string, count: number) => string {
@@ -107,18 +124,19 @@ export function createCanaries(seed = 22): Canary[] {
     ["grafana-token", `gl${"sa"}_${random(BASE62, 32)}_${random(HEX, 8)}`, (secret) => `GRAFANA=${secret}`],
     ["shopify-token", `shp${"at"}_${random(HEX, 32)}`, (secret) => `X-Shopify-Access-Token: ${secret}`],
   ];
-  return list.map(([kind, secret, text]) => ({ kind, secret, text: text(secret) }));
-}
-
-/** Every canary's secret, also the pieces a model must not see: whole values only (a prefix alone is harmless). */
-export function secretsOf(canaries: readonly Canary[]): string[] {
-  return canaries.map((canary) => canary.secret);
+  return list.map(([kind, secret, text]) => ({
+    kind,
+    secret,
+    text: text(secret),
+    standalone: !CONTEXTUAL_KINDS.has(kind),
+  }));
 }
 
 /** The canaries' secrets that occur in `text` (a private key is checked by its base64 body lines). */
 export function leakedSecrets(text: string, canaries: readonly Canary[]): string[] {
   const leaked: string[] = [];
   for (const { secret, kind } of canaries) {
+    if (secret.length < 8) continue;
     if (kind === "private-key") {
       const body = secret.split("\n").filter((line) => line !== "" && !line.startsWith("-----"));
       if (body.some((line) => text.includes(line))) leaked.push(secret);

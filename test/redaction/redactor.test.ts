@@ -55,7 +55,9 @@ describe("Redactor: credential formats", () => {
     expect(redacted.text).toBe("log: [REDACTED:private-key]");
     const escaped = JSON.stringify({ private_key: key });
     expect(
-      leakedSecrets(new Redactor().redactText(escaped).text, [{ kind: "private-key", secret: key, text: "" }]),
+      leakedSecrets(new Redactor().redactText(escaped).text, [
+        { kind: "private-key", secret: key, text: "", standalone: true },
+      ]),
     ).toEqual([]);
   });
 

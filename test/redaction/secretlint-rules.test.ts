@@ -14,9 +14,9 @@ const canaries = createCanaries();
 
 /** Runs one preset rule the way secretlint does, over a whole text, and returns the reported values. */
 function reportedByPreset(ruleId: string, text: string, options: Record<string, unknown>, filePath?: string): string[] {
-  const creator = (presetRules as unknown as { meta: { id: string }; create: Function }[]).find(
-    (rule) => rule.meta.id === `@secretlint/secretlint-rule-${ruleId}`,
-  )!;
+  const creator = (
+    presetRules as unknown as { meta: { id: string }; create: (context: unknown, options: unknown) => any }[]
+  ).find((rule) => rule.meta.id === `@secretlint/secretlint-rule-${ruleId}`)!;
   const values: string[] = [];
   const handlers = creator.create(
     {
