@@ -17,7 +17,12 @@ export interface CorpusDocument {
   readonly text: string;
 }
 
-const REPOSITORY = join(dirname(fileURLToPath(import.meta.url)), "..");
+/** The checkout: the nearest folder up from this file with a lock file (also from a compiled copy in dist-bench/). */
+const REPOSITORY = ((): string => {
+  let folder = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(folder, "package-lock.json")) && dirname(folder) !== folder) folder = dirname(folder);
+  return folder;
+})();
 const NPM_DOCS = "/usr/lib/node_modules/npm/docs/content";
 /** Characters per category; four categories make about 1.2 MB. */
 const DEFAULT_CHARS_PER_CATEGORY = 300_000;

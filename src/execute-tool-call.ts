@@ -269,6 +269,7 @@ class CallRun {
     if (redacted !== undefined) {
       shapedValue = redacted.value;
       json = redacted.json;
+      this.#redactions ??= [];
       for (const redaction of redacted.redactions) this.#redactions.push({ ...redaction, location: "call-result" });
     }
     const budget =
@@ -280,7 +281,8 @@ class CallRun {
   }
 
   #startedAt: number | undefined;
-  readonly #redactions: LocatedRedaction[] = [];
+  /** What was redacted in this call's result and error; allocated on the first one. */
+  #redactions: LocatedRedaction[] | undefined;
 
   /** The session's redactor, for a direct call to a tool that did not opt out. */
   #redactor(): Redactor | undefined {
@@ -294,7 +296,7 @@ class CallRun {
     if (redactor === undefined) return this.#end(failure(this.call, parts.code, parts.message, parts.details));
     // Cutting first could leave the head of a token that no rule recognises any more.
     const redacted = redactCallError(redactor, parts);
-    this.#redactions.push(...redacted.redactions);
+    (this.#redactions ??= []).push(...redacted.redactions);
     const { code, message, details } = redacted.error;
     return this.#end(failure(this.call, code, message, details));
   }
@@ -307,10 +309,10 @@ class CallRun {
       const redacted = redactCallError(redactor, ended.error);
       if (redacted.redactions.length > 0) {
         ended = { ...ended, error: redacted.error };
-        this.#redactions.push(...redacted.redactions);
+        (this.#redactions ??= []).push(...redacted.redactions);
       }
     }
-    if (this.#redactions.length > 0) {
+    if (this.#redactions !== undefined && this.#redactions.length > 0) {
       ended = { ...ended, redactions: countByKind(this.#redactions) };
       emitRedactions(this.context.trace, this.#redactions, { callId: this.call.id, tool: this.call.tool });
     }

@@ -28,7 +28,9 @@ export function redactRunResult(redactor: Redactor, result: RunResult, trace?: T
   const output = redactor.redactValue(result.output);
   for (const redaction of output.redactions) found.push({ ...redaction, location: "program-output" });
   let logs = result.logs;
+  const mayHaveSecrets = result.logs.length > 0 && redactor.mayHaveSecrets(result.logs.join("\n"));
   result.logs.forEach((line, index) => {
+    if (!mayHaveSecrets && !line.endsWith(" characters]")) return;
     const redacted = redactCutLine(redactor, line);
     if (redacted.kinds.length === 0) return;
     if (logs === result.logs) logs = [...result.logs];

@@ -83,6 +83,15 @@ export class Redactor {
     this.#patterns = compilePatterns(options.patterns ?? []);
   }
 
+  /**
+   * False when `text` certainly holds no secret: no keyword of any rule and no known value (in
+   * any form) occurs in it. Always true when the session has patterns of its own. One pass; for
+   * JSON text too, since no keyword or listed form has characters JSON escapes.
+   */
+  mayHaveSecrets(text: string): boolean {
+    return this.#patterns.length > 0 || this.#scanner.mayMatch(text);
+  }
+
   /** `text` with every secret replaced by `[REDACTED:<kind>]`; the same string when none was found. */
   redactText(text: string): RedactedText {
     if (text.length === 0) return { text, kinds: NO_KINDS };
@@ -99,6 +108,8 @@ export class Redactor {
    * (functions, class instances) are left as they are.
    */
   redactValue<T>(value: T, root = "$"): { readonly value: T; readonly redactions: readonly Redaction[] } {
+    if (typeof value === "object" && value !== null && !this.#mayHaveSecretsIn(value))
+      return { value, redactions: NO_REDACTIONS };
     const redactions: Redaction[] = [];
     const path: (string | number)[] = [];
     const redacted = this.#walk(value, path, root, redactions);
@@ -111,7 +122,7 @@ export class Redactor {
    * parse, no walk). A value too deeply nested to walk is redacted as text and becomes a string.
    */
   redactJson(json: string): RedactedJson | undefined {
-    if (this.#patterns.length === 0 && !this.#scanner.mayMatch(json)) return undefined;
+    if (!this.mayHaveSecrets(json)) return undefined;
     let result: { readonly value: unknown; readonly redactions: readonly Redaction[] };
     try {
       result = this.redactValue(JSON.parse(json) as JsonValue);
@@ -127,6 +138,19 @@ export class Redactor {
     }
     if (result.redactions.length === 0) return undefined;
     return { value: result.value as JsonValue, json: JSON.stringify(result.value), redactions: result.redactions };
+  }
+
+  /** `mayHaveSecrets` of a value's JSON text: one pass instead of one scan per string. */
+  #mayHaveSecretsIn(value: object): boolean {
+    if (this.#patterns.length > 0) return true;
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(value);
+    } catch {
+      // A cycle or a BigInt: the walk decides, string by string.
+      return true;
+    }
+    return json === undefined || this.#scanner.mayMatch(json);
   }
 
   #walk(value: unknown, path: (string | number)[], root: string, redactions: Redaction[]): unknown {
