@@ -76,10 +76,11 @@ export class Redactor {
    * characters, a pattern that does not compile or matches the empty string, or a bad kind.
    */
   constructor(options: RedactionOptions = {}) {
-    const rules: KeywordRule[] = [];
-    if (options.credentialFormats !== false)
-      rules.push(...secretlintKeywordRules(), ...CREDENTIAL_FORMAT_RULES, urlPasswordRule);
-    this.#scanner = new KeywordScanner(rules, literalFormsOf(options.secrets ?? []));
+    const literals = literalFormsOf(options.secrets ?? []);
+    const formats = options.credentialFormats !== false;
+    // Sessions without secrets of their own share one scanner: scans are synchronous and reset its state.
+    if (literals.length === 0 && formats) this.#scanner = (sharedScanner ??= new KeywordScanner(credentialRules()));
+    else this.#scanner = new KeywordScanner(formats ? credentialRules() : [], literals);
     this.#patterns = compilePatterns(options.patterns ?? []);
   }
 
@@ -194,6 +195,12 @@ export class Redactor {
     }
     return copy;
   }
+}
+
+let sharedScanner: KeywordScanner | undefined;
+
+function credentialRules(): KeywordRule[] {
+  return [...secretlintKeywordRules(), ...CREDENTIAL_FORMAT_RULES, urlPasswordRule];
 }
 
 /** `text` with the merged findings replaced, and their kinds. */
