@@ -79,7 +79,7 @@ export class Redactor {
     const literals = literalFormsOf(options.secrets ?? []);
     const formats = options.credentialFormats !== false;
     // Sessions without secrets of their own share one scanner: scans are synchronous and reset its state.
-    if (literals.length === 0 && formats) this.#scanner = (sharedScanner ??= new KeywordScanner(credentialRules()));
+    if (literals.length === 0 && formats) this.#scanner = sharedScanner ??= new KeywordScanner(credentialRules());
     else this.#scanner = new KeywordScanner(formats ? credentialRules() : [], literals);
     this.#patterns = compilePatterns(options.patterns ?? []);
   }
@@ -95,6 +95,8 @@ export class Redactor {
 
   /** `text` with every secret replaced by `[REDACTED:<kind>]`; the same string when none was found. */
   redactText(text: string): RedactedText {
+    // No keyword and no listed form is shorter than 3 characters.
+    if (text.length < 3 && this.#patterns.length === 0) return { text, kinds: NO_KINDS };
     if (text.length === 0) return { text, kinds: NO_KINDS };
     const found: Finding[] = [];
     this.#scanner.scan(text, found);
@@ -111,9 +113,12 @@ export class Redactor {
   redactValue<T>(value: T, root = "$"): { readonly value: T; readonly redactions: readonly Redaction[] } {
     if (typeof value === "object" && value !== null && !this.#mayHaveSecretsIn(value))
       return { value, redactions: NO_REDACTIONS };
+    return this.#walkRoot(value, root);
+  }
+
+  #walkRoot<T>(value: T, root: string): { readonly value: T; readonly redactions: readonly Redaction[] } {
     const redactions: Redaction[] = [];
-    const path: (string | number)[] = [];
-    const redacted = this.#walk(value, path, root, redactions);
+    const redacted = this.#walk(value, [], root, redactions);
     return { value: redacted as T, redactions: redactions.length === 0 ? NO_REDACTIONS : redactions };
   }
 
@@ -126,7 +131,8 @@ export class Redactor {
     if (!this.mayHaveSecrets(json)) return undefined;
     let result: { readonly value: unknown; readonly redactions: readonly Redaction[] };
     try {
-      result = this.redactValue(JSON.parse(json) as JsonValue);
+      // The text was checked above: walk the parsed value without serializing it again.
+      result = this.#walkRoot(JSON.parse(json) as JsonValue, "$");
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
       const text = this.redactText(json);
