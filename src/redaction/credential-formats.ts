@@ -44,13 +44,29 @@ function stickyRule(name: string, kind: string, keywords: readonly string[], sou
   };
 }
 
-/** A JWS/JWT in compact form: header and claims are both JSON objects, so both start with `eyJ`. */
-export const jwtRule = stickyRule(
-  "jwt",
-  "jwt",
-  ["eyJ"],
-  "eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*(?![A-Za-z0-9_-])",
-);
+/**
+ * A JWS/JWT in compact form: header and claims are both JSON objects, so both start with `eyJ`.
+ * Every `eyJ` in one base64url run shares the run's end as its header's end, so the run is
+ * tried once: `-eyJ-eyJ-eyJ...` cannot make the scan quadratic.
+ */
+export const jwtRule: KeywordRule = {
+  name: "jwt",
+  keywords: ["eyJ"],
+  scan(text, at, found) {
+    if (at > 0 && /[A-Za-z0-9]/.test(text[at - 1]!)) return at + 1;
+    BASE64URL_RUN.lastIndex = at;
+    BASE64URL_RUN.test(text);
+    const runEnd = BASE64URL_RUN.lastIndex;
+    if (text[runEnd] !== ".") return runEnd;
+    JWT.lastIndex = at;
+    const match = JWT.exec(text);
+    if (match === null) return runEnd;
+    found.push({ start: at, end: at + match[0].length, kind: "jwt" });
+    return at + match[0].length;
+  },
+};
+const BASE64URL_RUN = /[A-Za-z0-9_-]*/y;
+const JWT = /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?![A-Za-z0-9_-])/y;
 
 /** Stripe secret and restricted keys, live and test, and webhook signing secrets (publishable `pk_` keys are public). */
 export const stripeKeyRule = stickyRule(
