@@ -93,16 +93,30 @@ export interface CallError {
 }
 
 /**
+ * How many secrets of each kind were replaced by `[REDACTED:<kind>]` in what a model sees,
+ * e.g. `{ "github-token": 2, jwt: 1 }`. Absent when nothing was redacted.
+ */
+export type RedactionCounts = Readonly<Record<string, number>>;
+
+/**
  * The one result of one call, bound to its id. An ok `value` is untrusted data from the tool's
- * system: it is handed on as data and never interpreted as instructions by Switchyard.
+ * system: it is handed on as data and never interpreted as instructions by Switchyard. A direct
+ * call's value and error have their secrets redacted (see `redactions`); a program's are whole.
  */
 export type ToolOutcome =
-  | { readonly callId: string; readonly tool: string; readonly status: "ok"; readonly value: unknown }
+  | {
+      readonly callId: string;
+      readonly tool: string;
+      readonly status: "ok";
+      readonly value: unknown;
+      readonly redactions?: RedactionCounts;
+    }
   | {
       readonly callId: string;
       readonly tool: string;
       readonly status: Exclude<CallStatus, "ok">;
       readonly error: CallError;
+      readonly redactions?: RedactionCounts;
     };
 
 /** What a run remembers of each call it made. */
@@ -165,6 +179,8 @@ export interface RunResult {
   readonly stats: RunStats;
   /** The catalog version the run was compiled against. */
   readonly catalogVersion: number;
+  /** Secrets replaced in the output, logs and error message by kind; absent when none. */
+  readonly redactions?: RedactionCounts;
 }
 
 /** Maps a failed outcome's code to the status recorded for it. */

@@ -15,6 +15,8 @@ import {
 } from "./contract.js";
 import { ToolError } from "./errors.js";
 import type { Approver, PermissionGate } from "./permissions/permission-gate.js";
+import { emitRedactions, redactCallError, type LocatedRedaction } from "./redaction/redact-results.js";
+import { countByKind, type Redactor } from "./redaction/redactor.js";
 import type { ToolContext, ToolDefinition } from "./registry/define-tool.js";
 import { closestToolNames, type SuggestionBudget } from "./registry/closest-tool-names.js";
 import type { CatalogSnapshot, RegisteredTool } from "./registry/tool-registry.js";
@@ -48,6 +50,8 @@ export interface PipelineContext {
   readonly approve?: Approver | undefined;
   /** Did-you-mean lookups left to the run for unknown tool names (each costs host CPU). */
   readonly suggestionBudget?: SuggestionBudget;
+  /** Redacts the results and errors of direct and hosted-program calls; sandboxed programs' calls are never redacted. */
+  readonly redactor?: Redactor | undefined;
 }
 
 /** An outcome plus what the sandbox bridge and the run's records need. */
@@ -71,7 +75,8 @@ const MAX_ERROR_MESSAGE_CHARS = 2_000;
  * 5. Execution: run under the earliest of the tool, run and session deadlines →
  *    `TOOL_TIMEOUT`; cancellation → `CANCELLED`; a throw → `TOOL_ERROR` or the ToolError's code.
  * 6. Output validation against `outputSchema` → `OUTPUT_INVALID`.
- * 7. Result: serialize once and apply the caller's size budget (spill or `RESULT_TOO_LARGE`).
+ * 7. Result: serialize once; for a direct call, redact secrets (`[REDACTED:<kind>]`) in the
+ *    value and in any error; then apply the caller's size budget (spill or `RESULT_TOO_LARGE`).
  */
 export async function executeToolCall(call: ToolCall, context: PipelineContext): Promise<ToolOutcome> {
   return (await runToolCall(call, context)).outcome;
@@ -224,7 +229,7 @@ class CallRun {
       returned = this.#tool.execute(call.input, toolContext);
     } catch (error) {
       release();
-      return this.#end(errorOutcome(call, error));
+      return this.#thrown(error);
     }
     if (!isThenable(returned)) {
       release();
@@ -252,7 +257,7 @@ class CallRun {
         });
         return this.#interrupted(settled);
       }
-      return settled.ok ? this.shape(settled.value) : this.#end(errorOutcome(call, settled.error));
+      return settled.ok ? this.shape(settled.value) : this.#thrown(settled.error);
     });
   }
 
@@ -272,6 +277,17 @@ class CallRun {
     }
     const serialized = serializeResult(value);
     if (!serialized.ok) return this.#end(failure(call, serialized.error.code, serialized.error.message));
+    let shapedValue = value;
+    let json = serialized.json;
+    // Redaction comes before the budget, so a spilled file, its preview and the pages
+    // results.read serves from it hold no secret either, and no page boundary can cut one.
+    const redacted = this.#redactor()?.redactJson(json);
+    if (redacted !== undefined) {
+      shapedValue = redacted.value;
+      json = redacted.json;
+      this.#redactions ??= [];
+      for (const redaction of redacted.redactions) this.#redactions.push({ ...redaction, location: "call-result" });
+    }
     const budget =
       tool.maxDirectResultBytes === undefined
         ? (context.results ?? {})
@@ -280,14 +296,51 @@ class CallRun {
             maxDirectResultBytes: tool.maxDirectResultBytes,
             maxHostedResultBytes: tool.maxDirectResultBytes,
           };
-    const shaped = applyResultBudget(value, serialized.json, call.caller, budget);
+    const shaped = applyResultBudget(shapedValue, json, call.caller, budget);
     return shaped instanceof Promise ? shaped.then((done) => this.#shaped(done)) : this.#shaped(shaped);
   }
 
   #startedAt: number | undefined;
+  /** What was redacted in this call's result and error; allocated on the first one. */
+  #redactions: LocatedRedaction[] | undefined;
+
+  /**
+   * The session's redactor, for a call whose result leaves for the model's provider (a model's
+   * direct call, or a hosted program's, whose results go to the provider's container) to a
+   * tool that did not opt out. A sandboxed program's calls are never redacted: its output is.
+   */
+  #redactor(): Redactor | undefined {
+    return this.call.caller !== "program" && this.#tool.redaction !== false ? this.context.redactor : undefined;
+  }
+
+  /** A tool's throw as an outcome; for a direct call redacted before its message is cut to length. */
+  #thrown(error: unknown): PipelineResult {
+    const parts = errorParts(error);
+    const redactor = this.#redactor();
+    if (redactor === undefined) return this.#end(failure(this.call, parts.code, parts.message, parts.details));
+    // Cutting first could leave the head of a token that no rule recognises any more.
+    const redacted = redactCallError(redactor, parts);
+    (this.#redactions ??= []).push(...redacted.redactions);
+    const { code, message, details } = redacted.error;
+    return this.#end(failure(this.call, code, message, details));
+  }
 
   #end(outcome: ToolOutcome, json?: string): PipelineResult {
-    return this.finish(outcome, json, this.#startedAt);
+    const redactor = this.#redactor();
+    if (redactor === undefined) return this.finish(outcome, json, this.#startedAt);
+    let ended = outcome;
+    if (ended.status !== "ok") {
+      const redacted = redactCallError(redactor, ended.error);
+      if (redacted.redactions.length > 0) {
+        ended = { ...ended, error: redacted.error };
+        (this.#redactions ??= []).push(...redacted.redactions);
+      }
+    }
+    if (this.#redactions !== undefined && this.#redactions.length > 0) {
+      ended = { ...ended, redactions: countByKind(this.#redactions) };
+      emitRedactions(this.context.trace, this.#redactions, { callId: this.call.id, tool: this.call.tool });
+    }
+    return this.finish(ended, json, this.#startedAt);
   }
 
   #shaped(shaped: ShapedResult): PipelineResult {
@@ -409,11 +462,18 @@ function resourceKeysOf(registered: RegisteredTool, input: unknown): readonly st
   }
 }
 
-function errorOutcome(call: ToolCall, error: unknown): ToolOutcome {
-  if (error instanceof ToolError) return failure(call, error.code, error.message, error.details);
+/** The code, whole message and details of what a tool threw. */
+function errorParts(error: unknown): CallError {
+  if (error instanceof ToolError) {
+    return {
+      code: error.code,
+      message: error.message,
+      ...(error.details === undefined ? {} : { details: error.details }),
+    };
+  }
   const message =
     error instanceof Error ? error.message : typeof error === "string" ? error : "The tool failed without a message.";
-  return failure(call, "TOOL_ERROR", message);
+  return { code: "TOOL_ERROR", message };
 }
 
 function failure(

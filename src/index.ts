@@ -10,6 +10,7 @@ export type {
   CallerKind,
   Diagnostic,
   HostedCaller,
+  RedactionCounts,
   JsonSchema,
   JsonValue,
   RunError,
@@ -31,6 +32,18 @@ export {
   type TypeCheckMode,
 } from "./switchyard.js";
 export { DEFAULT_RUN_LIMITS, type RunLimits } from "./sandbox/run-program.js";
+
+// Redaction: secrets replaced before anything reaches a model.
+export {
+  Redactor,
+  countByKind,
+  type RedactedJson,
+  type RedactedText,
+  type Redaction,
+  type RedactionOptions,
+} from "./redaction/redactor.js";
+export type { KnownSecret } from "./redaction/known-secrets.js";
+export type { RedactionPattern } from "./redaction/user-patterns.js";
 
 // The pipeline, step 1: the registry.
 export { defineTool, type ToolContext, type ToolDefinition, type ToolSpec } from "./registry/define-tool.js";
@@ -129,7 +142,13 @@ export type { ResultBudgetOptions } from "./results/result-budget.js";
 export { executeToolCall, type PipelineContext } from "./execute-tool-call.js";
 
 // Trace.
-export { TraceBus, type TraceEvent, type TraceListener } from "./trace/trace-events.js";
+export {
+  TraceBus,
+  type RedactionEvent,
+  type RedactionLocation,
+  type TraceEvent,
+  type TraceListener,
+} from "./trace/trace-events.js";
 export { JsonlTraceWriter } from "./trace/jsonl-trace-writer.js";
 
 // The agent loop and provider adapters.

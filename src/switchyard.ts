@@ -15,6 +15,8 @@ import { findReferencedTools } from "./permissions/referenced-tools.js";
 import type { ModelToolDefinition } from "./model-tools/model-tool-definition.js";
 import { createProgramDiscovery } from "./model-tools/program-discovery.js";
 import { describeProgramTool } from "./model-tools/run-program-tool.js";
+import { redactRunResult } from "./redaction/redact-results.js";
+import { Redactor, type RedactionOptions } from "./redaction/redactor.js";
 import type { ToolDefinition } from "./registry/define-tool.js";
 import { ToolRegistry, type CatalogSnapshot, type RegisteredTool } from "./registry/tool-registry.js";
 import { createReadResultTool } from "./model-tools/read-result-tool.js";
@@ -60,6 +62,13 @@ export interface SwitchyardOptions {
   readonly typeCheck?: TypeCheckMode;
   /** Deferred loading and search; see DiscoveryOptions. */
   readonly discovery?: DiscoveryOptions;
+  /**
+   * Secrets are replaced by `[REDACTED:<kind>]` in everything that goes to a model: direct
+   * call results and errors, and a program's output, logs and error. On by default (common
+   * credential formats); add `secrets` and `patterns`, or pass `false` to turn it off.
+   * Programs still get whole values from their calls.
+   */
+  readonly redaction?: RedactionOptions | false;
 }
 
 export type TypeCheckMode = "error" | "warn" | "off";
@@ -112,6 +121,8 @@ export class Switchyard {
   readonly #spill: SpillStore | undefined;
   /** True for the default temp-folder store, which the session removes on close. */
   readonly #ownsSpill: boolean;
+  /** Undefined when the session's redaction is off. */
+  readonly #redactor: Redactor | undefined;
 
   constructor(options: SwitchyardOptions = {}) {
     this.#options = options;
@@ -124,6 +135,7 @@ export class Switchyard {
         ? undefined
         : (spill ?? new SpillStore(join(tmpdir(), `switchyard-spill-${process.pid}-${this.#sessionId}`)));
     this.#limits = resolveLimits(DEFAULT_RUN_LIMITS, options.limits, "limits");
+    this.#redactor = options.redaction === false ? undefined : new Redactor(options.redaction ?? {});
     this.#permissions = new PermissionGate(options.permissions);
     this.#scheduler = new ToolScheduler(options.scheduler);
     this.registry = new ToolRegistry(withResultReader(options.tools ?? [], this.#spill));
@@ -218,7 +230,9 @@ export class Switchyard {
       sourceBytes: Buffer.byteLength(text),
       catalogVersion: snapshot.version,
     });
-    const result = await this.#compileCheckAndRun(text, { programId, snapshot, limits, started, options });
+    const ran = await this.#compileCheckAndRun(text, { programId, snapshot, limits, started, options });
+    // What leaves the run for a model: inside it, the program had every value whole.
+    const result = this.#redactor === undefined ? ran : redactRunResult(this.#redactor, ran, this.trace);
     this.trace.emit({
       type: "program-end",
       programId,
@@ -339,6 +353,7 @@ export class Switchyard {
         ? {}
         : { defaultTimeoutMs: this.#options.defaultToolTimeoutMs }),
       results: resultBudgetOf(this.#options.results, this.#spill),
+      redactor: this.#redactor,
     };
   }
 }

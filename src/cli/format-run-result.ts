@@ -1,5 +1,5 @@
 // Renders a RunResult for a person at a terminal: the output first, then logs, errors with
-// their source line, and a one-line account of the calls and bytes. Formatting only.
+// their source line, and a one-line account of the calls, bytes and redacted secrets. Formatting only.
 
 import type { RunResult } from "../contract.js";
 
@@ -37,8 +37,16 @@ export function summarizeRun(result: RunResult): string {
   return (
     `calls: ${stats.toolCalls}${statuses === "" ? "" : ` (${statuses})`}; ` +
     `${stats.wallMs.toFixed(0)} ms wall, ${stats.cpuMs.toFixed(0)} ms cpu; ` +
-    `${formatBytes(stats.bytesIn)} of tool results stayed in the sandbox, ${formatBytes(stats.bytesOut)} returned`
+    `${formatBytes(stats.bytesIn)} of tool results stayed in the sandbox, ${formatBytes(stats.bytesOut)} returned` +
+    formatRedactions(result.redactions)
   );
+}
+
+/** `; redacted: 2 github-token, 1 jwt`, or nothing when no secret was redacted. */
+export function formatRedactions(redactions: RunResult["redactions"]): string {
+  if (redactions === undefined) return "";
+  const parts = Object.entries(redactions).map(([kind, count]) => `${count} ${kind}`);
+  return parts.length === 0 ? "" : `; redacted: ${parts.join(", ")}`;
 }
 
 export function formatBytes(bytes: number): string {

@@ -184,6 +184,49 @@ export const CONFIG_SCHEMA = {
         "Folder for results too large for a model's context, paged back with results.read. Default: a private temp folder removed when the session closes.",
     },
     typeCheck: { enum: ["error", "warn", "off"] },
+    redaction: {
+      description:
+        "Secrets are replaced by [REDACTED:<kind>] in what reaches the model (direct results, program output, logs, errors). On by default; false turns it off. Every ${env:NAME} value of 8 or more characters used in this file is redacted too.",
+      oneOf: [
+        { const: false },
+        {
+          type: "object",
+          properties: {
+            secrets: {
+              type: "array",
+              description: "Literal secret values, usually ${env:NAME} placeholders; at least 4 characters each.",
+              items: { type: "string", minLength: 4 },
+            },
+            patterns: {
+              type: "array",
+              description:
+                "Regular expressions (JavaScript syntax) for secrets no rule knows; a named group `secret` narrows the replacement.",
+              items: {
+                oneOf: [
+                  { type: "string", minLength: 1 },
+                  {
+                    type: "object",
+                    properties: {
+                      pattern: { type: "string", minLength: 1 },
+                      flags: { type: "string", pattern: "^[imsu]*$" },
+                      kind: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$" },
+                    },
+                    required: ["pattern"],
+                    additionalProperties: false,
+                  },
+                ],
+              },
+            },
+            credentialFormats: {
+              type: "boolean",
+              description:
+                "Detect common credential formats (tokens, keys, JWTs, private keys, passwords in URLs, Authorization headers). Default true.",
+            },
+          },
+          additionalProperties: false,
+        },
+      ],
+    },
     discovery: {
       type: "object",
       properties: {

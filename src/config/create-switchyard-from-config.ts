@@ -7,6 +7,7 @@ import { createShellTool, shellPermissionRules } from "../builtins/shell-tool.js
 import { createWorkspaceTools } from "../builtins/workspace-tools.js";
 import { SwitchyardError, messageOf } from "../errors.js";
 import type { PermissionOptions, PermissionRule } from "../permissions/permission-gate.js";
+import type { RedactionOptions } from "../redaction/redactor.js";
 import type { ToolDefinition } from "../registry/define-tool.js";
 import { loadToolModule } from "../sources/load-tool-module.js";
 import {
@@ -82,6 +83,7 @@ export async function createSwitchyardFromConfig(
     ...(loaded.typeCheck === undefined ? {} : { typeCheck: loaded.typeCheck }),
     ...(loaded.discovery === undefined ? {} : { discovery: loaded.discovery }),
     ...(spill === undefined ? {} : { results: { spill } }),
+    redaction: redactionOf(loaded),
   };
   const yard = new Switchyard(yardOptions);
 
@@ -165,6 +167,23 @@ function mcpSourceOptions(
       ...(server.env === undefined ? {} : { env: server.env }),
       ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
     },
+  };
+}
+
+/**
+ * The session's redaction: the config's `redaction` key, plus every `${env:NAME}` value the
+ * config used (the tokens it keeps out of the file), each of kind `env:NAME`.
+ */
+function redactionOf(config: LoadedConfig): RedactionOptions | false {
+  if (config.redaction === false) return false;
+  const fromEnvironment = config.environmentSecrets.map(({ name, value }) => ({ value, kind: `env:${name}` }));
+  return {
+    ...(config.redaction?.patterns === undefined ? {} : { patterns: config.redaction.patterns }),
+    ...(config.redaction?.credentialFormats === undefined
+      ? {}
+      : { credentialFormats: config.redaction.credentialFormats }),
+    // Environment values first: a value listed both ways is named after its variable.
+    secrets: [...fromEnvironment, ...(config.redaction?.secrets ?? [])],
   };
 }
 

@@ -69,7 +69,21 @@ export interface SwitchyardConfig {
   readonly spill?: string;
   readonly typeCheck?: TypeCheckMode;
   readonly discovery?: { readonly defer?: "auto" | boolean; readonly alwaysLoaded?: readonly string[] };
+  readonly redaction?: false | RedactionConfig;
 }
+
+/** The `redaction` key: see CONFIG_SCHEMA. */
+export interface RedactionConfig {
+  readonly secrets?: readonly string[];
+  readonly patterns?: readonly (
+    | string
+    | { readonly pattern: string; readonly flags?: string; readonly kind?: string }
+  )[];
+  readonly credentialFormats?: boolean;
+}
+
+/** Values of `${env:NAME}` placeholders shorter than this are not treated as secrets (`PORT`, `DEBUG=1`). */
+export const MIN_ENVIRONMENT_SECRET_LENGTH = 8;
 
 /** A validated config whose paths (tool modules, workspace, spill, server cwd) are absolute. */
 export interface LoadedConfig extends SwitchyardConfig {
@@ -77,6 +91,11 @@ export interface LoadedConfig extends SwitchyardConfig {
   readonly configPath: string | undefined;
   /** The folder relative paths were resolved against. */
   readonly baseDir: string;
+  /**
+   * The values `${env:NAME}` placeholders resolved to (at least 8 characters), by variable:
+   * tokens kept out of the file, redacted from everything a model sees as `env:NAME`.
+   */
+  readonly environmentSecrets: readonly { readonly name: string; readonly value: string }[];
 }
 
 /**
@@ -136,15 +155,21 @@ export function resolveConfig(
   }
   const baseDir = resolve(options.baseDir);
   const at = (path: string): string => resolve(baseDir, path);
-  const expand = (text: string, key: string): string => expandPlaceholders(text, baseDir, `${label}: ${key}`);
+  const environment = new Map<string, string>();
+  const expand = (text: string, key: string): string =>
+    expandPlaceholders(text, baseDir, `${label}: ${key}`, (name, value) => {
+      if (value.length >= MIN_ENVIRONMENT_SECRET_LENGTH && !environment.has(name)) environment.set(name, value);
+    });
   const mcpServers =
     config.mcpServers === undefined
       ? undefined
       : mapValues(config.mcpServers, (server, namespace) =>
           resolveServer(server, `/mcpServers/${namespace}`, expand, at),
         );
+  const redaction = config.redaction === undefined ? undefined : resolveRedaction(config.redaction, expand, label);
   return {
     ...config,
+    ...(redaction === undefined ? {} : { redaction }),
     ...(config.tools === undefined ? {} : { tools: config.tools.map((module) => modulePath(module, baseDir)) }),
     ...(mcpServers === undefined ? {} : { mcpServers }),
     ...(config.workspace === undefined ? {} : { workspace: at(config.workspace) }),
@@ -154,7 +179,28 @@ export function resolveConfig(
       : { shell: { ...config.shell, readOnlyPaths: config.shell.readOnlyPaths.map(at) } }),
     configPath: options.configPath,
     baseDir,
+    environmentSecrets: [...environment].map(([name, value]) => ({ name, value })),
   };
+}
+
+/** The `redaction` key with its secrets' placeholders expanded; a secret that expands to under 4 characters is refused. */
+function resolveRedaction(
+  redaction: false | RedactionConfig,
+  expand: (text: string, key: string) => string,
+  label: string,
+): false | RedactionConfig {
+  if (redaction === false || redaction.secrets === undefined) return redaction;
+  const secrets = redaction.secrets.map((secret, index) => {
+    const value = expand(secret, `/redaction/secrets/${index}`);
+    if (value.length < 4) {
+      throw new SwitchyardError(
+        "CONFIG_INVALID",
+        `${label}: /redaction/secrets/${index}: a secret must be at least 4 characters once expanded.`,
+      );
+    }
+    return value;
+  });
+  return { ...redaction, secrets };
 }
 
 /** One server entry with its placeholders expanded; a stdio server's cwd is made absolute (default: the base folder). */
@@ -188,16 +234,23 @@ const PLACEHOLDER = /\$\{(configDir|env:([A-Za-z_][A-Za-z0-9_]*))\}/g;
 
 /**
  * Expands `${configDir}` (the config file's folder) and `${env:NAME}` (an environment
- * variable) in MCP server commands, arguments, env values, urls and headers, so secrets stay
- * out of the file and paths can be absolute. An unset variable is a CONFIG_INVALID naming the key.
+ * variable) in MCP server commands, arguments, env values, urls and headers and in
+ * `redaction.secrets`, so secrets stay out of the file and paths can be absolute; each env value
+ * goes to `onEnvironment`. An unset variable is a CONFIG_INVALID naming the key.
  */
-function expandPlaceholders(text: string, configDir: string, where: string): string {
+function expandPlaceholders(
+  text: string,
+  configDir: string,
+  where: string,
+  onEnvironment: (name: string, value: string) => void,
+): string {
   return text.replace(PLACEHOLDER, (_match, _whole: string, variable: string | undefined) => {
     if (variable === undefined) return configDir;
     const value = process.env[variable];
     if (value === undefined) {
       throw new SwitchyardError("CONFIG_INVALID", `${where}: the environment variable ${variable} is not set.`);
     }
+    onEnvironment(variable, value);
     return value;
   });
 }

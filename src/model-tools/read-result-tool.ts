@@ -20,6 +20,9 @@ export function createReadResultTool(store: SpillStore): ToolDefinition {
     effect: "read",
     // Sandboxed programs get results whole; only direct calls and hosted programs' calls are spilled.
     callers: ["direct", "hosted-program"],
+    // A spilled file is written after redaction (or deliberately without it, for a tool that
+    // opted out): it holds exactly what the model may see, so its pages are not redacted again.
+    redaction: false,
     // A slice is at most 16 KB of text, but JSON escaping can grow it up to six-fold; a
     // slice must never be spilled again.
     maxDirectResultBytes: 8 * MAX_SLICE_BYTES,

@@ -41,6 +41,12 @@ export interface ToolSpec<Input = any, Output = unknown> {
    */
   readonly maxDirectResultBytes?: number;
   /**
+   * `false` exempts this tool's direct results and errors from the session's redaction (a tool
+   * whose output is known to hold no secrets, or must reach the model whole). Default true.
+   * Programs' output is redacted as a whole whatever their tools say.
+   */
+  readonly redaction?: boolean;
+  /**
    * Who may call the tool: `direct` (a model turn), `program` (any program: Switchyard's sandbox
    * or a provider's hosted one), `hosted-program` (only a provider's hosted program). In
    * hosted mode these become the provider's `allowed_callers`. Default `["direct", "program"]`.
@@ -93,6 +99,9 @@ export function defineTool<Input = any, Output = unknown>(
     !(Number.isFinite(spec.maxDirectResultBytes) && spec.maxDirectResultBytes > 0)
   ) {
     throw new SwitchyardError("OPTION_INVALID", `Tool "${spec.name}": maxDirectResultBytes must be a positive number.`);
+  }
+  if (spec.redaction !== undefined && typeof spec.redaction !== "boolean") {
+    throw new SwitchyardError("OPTION_INVALID", `Tool "${spec.name}": redaction must be a boolean.`);
   }
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {
     throw new SwitchyardError("OPTION_INVALID", `Tool "${spec.name}": timeoutMs must be a positive number.`);

@@ -68,12 +68,31 @@ export interface ProgramEndEvent {
   readonly toolCalls: number;
 }
 
+/** Where a redacted secret was: a direct call's result or error, or a program's output, logs or error. */
+export type RedactionLocation = "call-result" | "call-error" | "program-output" | "program-logs" | "program-error";
+
+/** One secret replaced by `[REDACTED:<kind>]` before reaching a model; never carries the value. */
+export interface RedactionEvent {
+  readonly type: "redaction";
+  readonly at: number;
+  readonly kind: string;
+  readonly location: RedactionLocation;
+  /** Set for a direct call. */
+  readonly callId: string | undefined;
+  readonly tool: string | undefined;
+  /** Set for a program run. */
+  readonly programId: string | undefined;
+  /** Where in it: a JSON path (`$.rows[2].token`, keys already redacted) or a log line (`logs[3]`). */
+  readonly path: string;
+}
+
 export type TraceEvent =
   | ToolCallStartEvent
   | ToolCallEndEvent
   | ToolCallLateResultEvent
   | ProgramStartEvent
-  | ProgramEndEvent;
+  | ProgramEndEvent
+  | RedactionEvent;
 
 export type TraceListener = (event: TraceEvent) => void;
 

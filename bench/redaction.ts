@@ -1,0 +1,262 @@
+// Redaction benchmark: what the boundary to the model costs, measured side by side in one
+// process. Rows: a 1 MB tool result (its JSON, as the pipeline has it after serializing a
+// direct call's value) and a typical 2 KB program output, against their targets; the same
+// 1 MB text through secretlint's preset run as published, for scale; and the per-call figure
+// of programs with the session's redaction on and off (their calls are never redacted, so
+// the two must match). The machine is shared and noisy: variants run in rounds, back to back;
+// figures are medians. Prints PASS/MISS against the issue's targets; always exits 0.
+// Run: npm run bench:redaction   (compiled with tsc first, like bench:runtime).
+
+import { pathToFileURL } from "node:url";
+import { rules as presetRules } from "@secretlint/secretlint-rule-preset-recommend";
+import { redactRunResult } from "../src/redaction/redact-results.js";
+import { Redactor } from "../src/redaction/redactor.js";
+import { defineTool } from "../src/registry/define-tool.js";
+import { Switchyard } from "../src/switchyard.js";
+import type { RunResult } from "../src/contract.js";
+import { buildRedactionCorpus } from "./redaction-corpus.js";
+
+const TARGET_LARGE_MS = 5;
+const TARGET_SMALL_MS = 0.05;
+const LARGE_BYTES = 1024 * 1024;
+const ROUNDS = 15;
+const SMALL_REPEATS = 2_000;
+const BRIDGE_CALLS = 2_000;
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function timeMs(run: () => void, repeats = 1): number {
+  const started = performance.now();
+  for (let index = 0; index < repeats; index++) run();
+  return (performance.now() - started) / repeats;
+}
+
+/** A 1 MB tool result made of the corpus: code, prose, API answers and logs, as one JSON value. */
+function largeToolResult(): { value: unknown; json: string; text: string } {
+  const documents: { name: string; text: string }[] = [];
+  let size = 0;
+  for (const document of buildRedactionCorpus()) {
+    const text = document.text.slice(0, LARGE_BYTES - size);
+    documents.push({ name: document.name, text });
+    size += text.length + document.name.length + 20;
+    if (size >= LARGE_BYTES) break;
+  }
+  const value = { documents };
+  return { value, json: JSON.stringify(value), text: documents.map((document) => document.text).join("\n") };
+}
+
+/** A program's answer as the demo's sweep returns it: about 2 KB of ids, amounts and a log. */
+function typicalRunResult(): RunResult {
+  const candidates = Array.from({ length: 12 }, (_, index) => ({
+    orderId: `ord_${1000 + index}`,
+    customerId: `c_${index % 6}`,
+    chargeIds: [`ch_3Pq${index}x81AbC`, `ch_3Pq${index}y92DeF`],
+    amountCents: 1299 + index * 100,
+    reason: "same amount and card within 5 minutes",
+  }));
+  const output = {
+    checked: 612,
+    candidates,
+    failed: [{ orderId: "ord_0042", code: "PAYMENT_LOOKUP_FAILED" }],
+    complete: true,
+  };
+  return {
+    ok: true,
+    programId: "bench-p1",
+    output,
+    logs: ["customer c_0: 3 pages, 104 orders", "customer c_1: 2 pages, 97 orders", "retried 18 payment lookups"],
+    warnings: [],
+    calls: [],
+    stats: { wallMs: 67, cpuMs: 20, toolCalls: 651, bytesIn: 185_000, bytesOut: 2_200 },
+    catalogVersion: 1,
+  };
+}
+
+/** secretlint's preset as published: every rule over the whole text. */
+function runPresetWhole(text: string): number {
+  let reports = 0;
+  const context = {
+    report: () => reports++,
+    ignore: () => {},
+    createTranslator: () => () => "",
+    sharedOptions: {},
+  };
+  for (const rule of presetRules as unknown as {
+    create: (context: unknown, options: unknown) => { file?(source: unknown): void };
+  }[]) {
+    rule.create(context, { enableIDScanRule: true }).file?.({ content: text, contentType: "text" });
+  }
+  return reports;
+}
+
+const noop = defineTool({
+  name: "bench.noop",
+  description: "Does nothing.",
+  effect: "read",
+  inputSchema: { type: "object" },
+  execute: () => null,
+});
+
+async function perCallUs(yard: Switchyard): Promise<number> {
+  const program = (calls: number): string =>
+    `let count = 0;\nfor (let i = 0; i < ${calls}; i++) { await tools.bench.noop({}); count++; }\nreturn count;`;
+  const run = async (calls: number): Promise<number> => {
+    const started = performance.now();
+    const result = await yard.run(program(calls), { typeCheck: "off", limits: { maxToolCalls: calls + 1 } });
+    if (result.output !== calls) throw new Error(`bench program failed: ${result.error?.message}`);
+    return performance.now() - started;
+  };
+  const fixed = await run(0);
+  const full = await run(BRIDGE_CALLS);
+  return ((full - fixed) * 1000) / BRIDGE_CALLS;
+}
+
+interface Row {
+  readonly what: string;
+  readonly median: string;
+  readonly target: string;
+  readonly verdict: string;
+}
+
+function formatTable(rows: readonly Row[]): string {
+  const all = [{ what: "what", median: "median", target: "target", verdict: "verdict" }, ...rows];
+  const width = (key: keyof Row): number => Math.max(...all.map((row) => row[key].length));
+  return all
+    .map((row, index) => {
+      const line = [
+        row.what.padEnd(width("what")),
+        row.median.padStart(width("median")),
+        row.target.padEnd(width("target")),
+        row.verdict,
+      ]
+        .join("  ")
+        .trimEnd();
+      return index === 0 ? `${line}\n${"-".repeat(line.length + 4)}` : line;
+    })
+    .join("\n");
+}
+
+/** Runs the benchmark and returns its table. */
+export async function measureRedaction(): Promise<string> {
+  const redactor = new Redactor();
+  const large = largeToolResult();
+  const small = typicalRunResult();
+  const found = redactor.redactJson(large.json);
+  if (found !== undefined) throw new Error(`the corpus holds ${found.redactions.length} secrets; it must hold none`);
+
+  // Warm-up, so every regex is compiled and every function optimized before timing.
+  for (let index = 0; index < 3; index++) {
+    redactor.redactJson(large.json);
+    redactor.redactValue(large.value);
+    redactor.redactText(large.text);
+    runPresetWhole(large.text);
+  }
+  for (let index = 0; index < 5_000; index++) redactRunResult(redactor, small);
+
+  const json: number[] = [];
+  const walk: number[] = [];
+  const text: number[] = [];
+  const preset: number[] = [];
+  const output: number[] = [];
+  const stringify: number[] = [];
+  const outputStringify: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    // The baselines: serializing the same value, which the pipeline does for every result anyway.
+    stringify.push(timeMs(() => JSON.stringify(large.value)));
+    outputStringify.push(timeMs(() => JSON.stringify(small), SMALL_REPEATS));
+    json.push(timeMs(() => redactor.redactJson(large.json)));
+    walk.push(timeMs(() => redactor.redactValue(large.value)));
+    text.push(timeMs(() => redactor.redactText(large.text)));
+    preset.push(timeMs(() => runPresetWhole(large.text)));
+    output.push(timeMs(() => redactRunResult(redactor, small), SMALL_REPEATS));
+  }
+
+  const on = new Switchyard({ tools: [noop], typeCheck: "off" });
+  const off = new Switchyard({ tools: [noop], typeCheck: "off", redaction: false });
+  const callsOn: number[] = [];
+  const callsOff: number[] = [];
+  try {
+    await perCallUs(on);
+    await perCallUs(off);
+    // Alternating which goes first, so neither always inherits the other's garbage.
+    for (let round = 0; round < 8; round++) {
+      if (round % 2 === 0) {
+        callsOn.push(await perCallUs(on));
+        callsOff.push(await perCallUs(off));
+      } else {
+        callsOff.push(await perCallUs(off));
+        callsOn.push(await perCallUs(on));
+      }
+    }
+  } finally {
+    await Promise.all([on.close(), off.close()]);
+  }
+
+  const ms = (value: number): string => `${value.toFixed(value < 0.1 ? 4 : 2)} ms`;
+  const verdict = (pass: boolean): string => (pass ? "PASS" : "MISS");
+  const largeMs = median(json);
+  const smallMs = median(output);
+  const onUs = median(callsOn);
+  const offUs = median(callsOff);
+  const times = (value: number, baseline: number): string => `${(value / baseline).toFixed(1)}x JSON.stringify`;
+  const rows: Row[] = [
+    {
+      what: `1 MB tool result (${(large.json.length / 1024).toFixed(0)} KB of JSON, direct call), ${times(largeMs, median(stringify))}`,
+      median: ms(largeMs),
+      target: `≤ ${TARGET_LARGE_MS} ms`,
+      verdict: verdict(largeMs <= TARGET_LARGE_MS),
+    },
+    {
+      what: `typical 2 KB program output (${(JSON.stringify(small.output).length / 1024).toFixed(1)} KB + logs), ${times(smallMs, median(outputStringify))}`,
+      median: ms(smallMs),
+      target: `≤ ${TARGET_SMALL_MS} ms`,
+      verdict: verdict(smallMs <= TARGET_SMALL_MS),
+    },
+    { what: "  same 1 MB value walked string by string", median: ms(median(walk)), target: "", verdict: "" },
+    { what: "  same 1 MB as one text", median: ms(median(text)), target: "", verdict: "" },
+    {
+      what: `  secretlint preset as published on it (${(median(preset) / median(text)).toFixed(1)}x)`,
+      median: ms(median(preset)),
+      target: "",
+      verdict: "",
+    },
+    {
+      what: "bridge per call, session redaction on",
+      median: `${onUs.toFixed(1)} µs`,
+      target: "",
+      verdict: "",
+    },
+    {
+      what: "bridge per call, session redaction off",
+      median: `${offUs.toFixed(1)} µs`,
+      target: "",
+      verdict: "",
+    },
+    {
+      what: `  per-call overhead of redaction (${BRIDGE_CALLS} calls a run)`,
+      median: `${(onUs - offUs).toFixed(1)} µs`,
+      target: "none: calls are not redacted",
+      verdict: "",
+    },
+  ];
+  return formatTable(rows);
+}
+
+const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (invokedDirectly) {
+  const started = performance.now();
+  try {
+    console.log(
+      `Node ${process.version}; ${ROUNDS} rounds after a warm-up, variants back to back; medians. Load average: ${(await import("node:os")).loadavg()[0]!.toFixed(1)} on ${(await import("node:os")).availableParallelism()} cores.`,
+    );
+    console.log(await measureRedaction());
+  } catch (error) {
+    console.error("redaction bench failed:", error);
+  }
+  console.log(`(bench took ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  process.exitCode = 0;
+}

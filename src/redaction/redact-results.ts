@@ -1,0 +1,130 @@
+// Applies a session's Redactor at the boundary to the model: a program's output, logs and
+// error message once its run is over, and a direct call's error. Counts what it replaced by
+// kind and tells the trace where (kind and path, never the value), at most
+// MAX_REDACTION_EVENTS events per result; the counts are always complete.
+
+import type { CallError, JsonValue, RedactionCounts, RunResult } from "../contract.js";
+import type { RedactionLocation, TraceBus } from "../trace/trace-events.js";
+import { countByKind, type RedactedText, type Redaction, type Redactor } from "./redactor.js";
+
+/** Most `redaction` trace events for one result; the result's counts stay exact beyond it. */
+export const MAX_REDACTION_EVENTS = 100;
+
+/** Who the redacted text belonged to, for the trace. */
+export interface RedactionOwner {
+  readonly callId?: string | undefined;
+  readonly tool?: string | undefined;
+  readonly programId?: string | undefined;
+}
+
+/** A located redaction, ready for the trace. */
+export interface LocatedRedaction extends Redaction {
+  readonly location: RedactionLocation;
+}
+
+/** `result` with its output, logs and error message redacted, and `redactions` set when anything was. */
+export function redactRunResult(redactor: Redactor, result: RunResult, trace?: TraceBus): RunResult {
+  const found: LocatedRedaction[] = [];
+  const output = redactor.redactValue(result.output);
+  for (const redaction of output.redactions) found.push({ ...redaction, location: "program-output" });
+  let logs = result.logs;
+  const mayHaveSecrets = result.logs.length > 0 && redactor.mayHaveSecrets(result.logs.join("\n"));
+  result.logs.forEach((line, index) => {
+    if (!mayHaveSecrets && !line.endsWith(" characters]")) return;
+    const redacted = redactCutLine(redactor, line);
+    if (redacted.kinds.length === 0) return;
+    if (logs === result.logs) logs = [...result.logs];
+    (logs as string[])[index] = redacted.text;
+    for (const kind of redacted.kinds) found.push({ kind, path: `logs[${index}]`, location: "program-logs" });
+  });
+  let error = result.error;
+  if (error !== undefined) {
+    const message = redactor.redactText(error.message);
+    if (message.kinds.length > 0) {
+      error = { ...error, message: message.text };
+      for (const kind of message.kinds) found.push({ kind, path: "error.message", location: "program-error" });
+    }
+  }
+  if (found.length === 0) return result;
+  emitRedactions(trace, found, { programId: result.programId });
+  return {
+    ...result,
+    output: output.value as JsonValue,
+    logs,
+    ...(error === undefined ? {} : { error }),
+    redactions: mergeCounts(result.redactions, countByKind(found))!,
+  };
+}
+
+/** How the sandbox marks a console line it cut at its length limit. */
+const CUT_LINE = /([A-Za-z0-9_\-+/=.]{8,})(… \[line cut at \d+ characters\])$/;
+
+/**
+ * A log line redacted; when the sandbox cut it at its length limit in the middle of a token, no
+ * rule recognises the token's head any more, so a token-like run ending at the cut goes too.
+ */
+function redactCutLine(redactor: Redactor, line: string): RedactedText {
+  const redacted = redactor.redactText(line);
+  const cut = CUT_LINE.exec(redacted.text);
+  // Any run that is not a plain word: the head of a token may be short and without digits.
+  if (cut === null || /^[a-z]+$|^[A-Z]+$/.test(cut[1]!) || cut[1]!.includes("REDACTED")) return redacted;
+  return {
+    text: `${redacted.text.slice(0, cut.index)}[REDACTED:cut-secret]${cut[2]}`,
+    kinds: [...redacted.kinds, "cut-secret"],
+  };
+}
+
+/** A direct call's error with its message and details redacted, and what was replaced. */
+export function redactCallError(
+  redactor: Redactor,
+  error: CallError,
+): { readonly error: CallError; readonly redactions: readonly LocatedRedaction[] } {
+  const found: LocatedRedaction[] = [];
+  const message = redactor.redactText(error.message);
+  for (const kind of message.kinds) found.push({ kind, path: "error.message", location: "call-error" });
+  const details = error.details === undefined ? undefined : redactor.redactValue(error.details, "error.details");
+  for (const redaction of details?.redactions ?? []) found.push({ ...redaction, location: "call-error" });
+  if (found.length === 0) return { error, redactions: found };
+  return {
+    error: {
+      ...error,
+      message: message.text,
+      ...(details === undefined ? {} : { details: details.value }),
+    },
+    redactions: found,
+  };
+}
+
+/** One `redaction` event per replacement, up to MAX_REDACTION_EVENTS; nothing when nobody listens. */
+export function emitRedactions(
+  trace: TraceBus | undefined,
+  redactions: readonly LocatedRedaction[],
+  owner: RedactionOwner,
+): void {
+  if (trace === undefined || !trace.active) return;
+  const at = Date.now();
+  for (const redaction of redactions.slice(0, MAX_REDACTION_EVENTS)) {
+    trace.emit({
+      type: "redaction",
+      at,
+      kind: redaction.kind,
+      location: redaction.location,
+      callId: owner.callId,
+      tool: owner.tool,
+      programId: owner.programId,
+      path: redaction.path,
+    });
+  }
+}
+
+/** The sum of two count records; undefined when both are. */
+export function mergeCounts(
+  first: RedactionCounts | undefined,
+  second: RedactionCounts | undefined,
+): RedactionCounts | undefined {
+  if (first === undefined) return second;
+  if (second === undefined) return first;
+  const merged: Record<string, number> = { ...first };
+  for (const [kind, count] of Object.entries(second)) merged[kind] = (merged[kind] ?? 0) + count;
+  return merged;
+}

@@ -1,0 +1,251 @@
+// The Redactor: built once per session from its options, it replaces every secret in a text or
+// a JSON value with `[REDACTED:<kind>]`. One keyword pass finds the known secret values and the
+// keywords of every credential rule (secretlint's preset, then the formats it lacks); user
+// patterns run after it. It reports kinds and JSON paths, never the values it removed.
+
+import type { JsonValue } from "../contract.js";
+import { CREDENTIAL_FORMAT_RULES } from "./credential-formats.js";
+import type { Finding, KeywordRule } from "./keyword-rule.js";
+import { KeywordScanner } from "./keyword-scanner.js";
+import { type KnownSecret, literalFormsOf } from "./known-secrets.js";
+import { secretlintKeywordRules } from "./secretlint-rules.js";
+import { urlPasswordRule } from "./url-password.js";
+import { type CompiledPattern, compilePatterns, findPatterns, type RedactionPattern } from "./user-patterns.js";
+
+/** What a session redacts; `redaction: false` on the session turns all of it off. */
+export interface RedactionOptions {
+  /**
+   * Literal secret values (at least 4 characters), redacted wherever they appear, also
+   * URL-encoded, JSON-escaped and in base64 or base64url (inside longer base64 text too).
+   * A plain string is of kind `secret`.
+   */
+  readonly secrets?: readonly (string | KnownSecret)[];
+  /** Extra regular expressions; a named group `secret` narrows the replacement. Kind `pattern` by default. */
+  readonly patterns?: readonly (string | RegExp | RedactionPattern)[];
+  /**
+   * Detect common credential formats: cloud and code-hosting tokens, chat, payment and LLM
+   * provider keys, JWTs, PEM private keys, passwords in URLs and assignments, Authorization
+   * and API-key headers. Default true.
+   */
+  readonly credentialFormats?: boolean;
+}
+
+/** One replaced value: its kind and where it was (`$.rows[2].token`, `logs[3]`); never the value. */
+export interface Redaction {
+  readonly kind: string;
+  readonly path: string;
+}
+
+/** A redacted text and the kinds of its replacements, in order. */
+export interface RedactedText {
+  readonly text: string;
+  readonly kinds: readonly string[];
+}
+
+/** A redacted JSON value with its JSON text and what was replaced. */
+export interface RedactedJson {
+  readonly value: JsonValue | string;
+  readonly json: string;
+  readonly redactions: readonly Redaction[];
+}
+
+const NO_KINDS: readonly string[] = Object.freeze([]);
+const NO_REDACTIONS: readonly Redaction[] = Object.freeze([]);
+
+/**
+ * Kinds that a more specific rule may also report for the same characters (`Bearer ghp_...`
+ * is a Bearer token and a GitHub token): on a tie the specific kind names the replacement.
+ */
+const GENERIC_KINDS: ReadonlySet<string> = new Set([
+  "bearer-token",
+  "basic-auth",
+  "authorization-header",
+  "api-key-header",
+  "password",
+  "url-password",
+  "pattern",
+]);
+
+/** Replaces secrets in texts and JSON values; see the module comment. */
+export class Redactor {
+  readonly #scanner: KeywordScanner;
+  readonly #patterns: readonly CompiledPattern[];
+
+  /**
+   * Compiles the options. Throws SwitchyardError OPTION_INVALID for a secret shorter than 4
+   * characters, a pattern that does not compile or matches the empty string, or a bad kind.
+   */
+  constructor(options: RedactionOptions = {}) {
+    const literals = literalFormsOf(options.secrets ?? []);
+    const formats = options.credentialFormats !== false;
+    // Sessions without secrets of their own share one scanner: scans are synchronous and reset its state.
+    if (literals.length === 0 && formats) this.#scanner = sharedScanner ??= new KeywordScanner(credentialRules());
+    else this.#scanner = new KeywordScanner(formats ? credentialRules() : [], literals);
+    this.#patterns = compilePatterns(options.patterns ?? []);
+  }
+
+  /**
+   * False when `text` certainly holds no secret: no keyword of any rule and no known value (in
+   * any form) occurs in it. Always true when the session has patterns of its own. One pass; for
+   * JSON text too, since no keyword or listed form has characters JSON escapes.
+   */
+  mayHaveSecrets(text: string): boolean {
+    return this.#patterns.length > 0 || this.#scanner.mayMatch(text);
+  }
+
+  /** `text` with every secret replaced by `[REDACTED:<kind>]`; the same string when none was found. */
+  redactText(text: string): RedactedText {
+    // No keyword and no listed form is shorter than 3 characters.
+    if (text.length < 3 && this.#patterns.length === 0) return { text, kinds: NO_KINDS };
+    if (text.length === 0) return { text, kinds: NO_KINDS };
+    const found: Finding[] = [];
+    this.#scanner.scan(text, found);
+    if (this.#patterns.length > 0) findPatterns(this.#patterns, text, found);
+    if (found.length === 0) return { text, kinds: NO_KINDS };
+    return replaceFindings(text, found);
+  }
+
+  /**
+   * `value` with every string in it (object keys too) redacted, copied only where something
+   * changed, and the path of each replacement under `root`. Values other than JSON data
+   * (functions, class instances) are left as they are.
+   */
+  redactValue<T>(value: T, root = "$"): { readonly value: T; readonly redactions: readonly Redaction[] } {
+    if (typeof value === "object" && value !== null && !this.#mayHaveSecretsIn(value))
+      return { value, redactions: NO_REDACTIONS };
+    return this.#walkRoot(value, root);
+  }
+
+  #walkRoot<T>(value: T, root: string): { readonly value: T; readonly redactions: readonly Redaction[] } {
+    const redactions: Redaction[] = [];
+    const redacted = this.#walk(value, [], root, redactions);
+    return { value: redacted as T, redactions: redactions.length === 0 ? NO_REDACTIONS : redactions };
+  }
+
+  /**
+   * Redacts a serialized JSON value. Undefined when there is nothing to redact, decided from
+   * the text itself in one pass when the session has no user patterns (the common case: no
+   * parse, no walk). A value too deeply nested to walk is redacted as text and becomes a string.
+   */
+  redactJson(json: string): RedactedJson | undefined {
+    if (!this.mayHaveSecrets(json)) return undefined;
+    let result: { readonly value: unknown; readonly redactions: readonly Redaction[] };
+    try {
+      // The text was checked above: walk the parsed value without serializing it again.
+      result = this.#walkRoot(JSON.parse(json) as JsonValue, "$");
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      const text = this.redactText(json);
+      if (text.kinds.length === 0) return undefined;
+      return {
+        value: text.text,
+        json: JSON.stringify(text.text),
+        redactions: text.kinds.map((kind) => ({ kind, path: "$" })),
+      };
+    }
+    if (result.redactions.length === 0) return undefined;
+    return { value: result.value as JsonValue, json: JSON.stringify(result.value), redactions: result.redactions };
+  }
+
+  /** `mayHaveSecrets` of a value's JSON text: one pass instead of one scan per string. */
+  #mayHaveSecretsIn(value: object): boolean {
+    if (this.#patterns.length > 0) return true;
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(value);
+    } catch {
+      // A cycle or a BigInt: the walk decides, string by string.
+      return true;
+    }
+    return json === undefined || this.#scanner.mayMatch(json);
+  }
+
+  #walk(value: unknown, path: (string | number)[], root: string, redactions: Redaction[]): unknown {
+    if (typeof value === "string") {
+      const redacted = this.redactText(value);
+      for (const kind of redacted.kinds) redactions.push({ kind, path: formatPath(root, path) });
+      return redacted.text;
+    }
+    if (typeof value !== "object" || value === null) return value;
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      for (let index = 0; index < value.length; index++) {
+        path.push(index);
+        const item = this.#walk(value[index], path, root, redactions);
+        path.pop();
+        if (item !== value[index]) (copy ??= [...value])[index] = item;
+      }
+      return copy ?? value;
+    }
+    const prototype = Object.getPrototypeOf(value) as unknown;
+    if (prototype !== Object.prototype && prototype !== null) return value;
+    const walked: [string, unknown][] = [];
+    let changed = false;
+    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+      const redactedKey = this.redactText(key);
+      path.push(redactedKey.text);
+      for (const kind of redactedKey.kinds) redactions.push({ kind, path: formatPath(root, path) });
+      const redactedItem = this.#walk(item, path, root, redactions);
+      path.pop();
+      walked.push([redactedKey.text, redactedItem]);
+      if (redactedKey.text !== key || redactedItem !== item) changed = true;
+    }
+    if (!changed) return value;
+    const copy: Record<string, unknown> = {};
+    for (const [key, item] of walked) {
+      // Two keys that differed only by a secret now read the same: keep both.
+      let name = key;
+      for (let suffix = 2; Object.hasOwn(copy, name); suffix++) name = `${key}#${suffix}`;
+      // defineProperty: a `__proto__` key must stay a key, not become the prototype.
+      Object.defineProperty(copy, name, { value: item, enumerable: true, writable: true, configurable: true });
+    }
+    return copy;
+  }
+}
+
+let sharedScanner: KeywordScanner | undefined;
+
+function credentialRules(): KeywordRule[] {
+  return [...secretlintKeywordRules(), ...CREDENTIAL_FORMAT_RULES, urlPasswordRule];
+}
+
+/** `text` with the merged findings replaced, and their kinds. */
+function replaceFindings(text: string, found: Finding[]): RedactedText {
+  found.sort(
+    (a, b) =>
+      a.start - b.start || b.end - a.end || Number(GENERIC_KINDS.has(a.kind)) - Number(GENERIC_KINDS.has(b.kind)),
+  );
+  const parts: string[] = [];
+  const kinds: string[] = [];
+  let written = 0;
+  let index = 0;
+  while (index < found.length) {
+    const first = found[index]!;
+    let end = first.end;
+    // Overlapping findings become one replacement, named after the first (the widest, the most specific).
+    while (++index < found.length && found[index]!.start < end) end = Math.max(end, found[index]!.end);
+    parts.push(text.slice(written, first.start), `[REDACTED:${first.kind}]`);
+    kinds.push(first.kind);
+    written = end;
+  }
+  parts.push(text.slice(written));
+  return { text: parts.join(""), kinds };
+}
+
+/** `$.rows[2].token`, `$["a key"]`: a JSON path built from already redacted keys. */
+function formatPath(root: string, path: readonly (string | number)[]): string {
+  let text = root;
+  for (const segment of path) {
+    if (typeof segment === "number") text += `[${segment}]`;
+    else if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(segment)) text += `.${segment}`;
+    else text += `[${JSON.stringify(segment)}]`;
+  }
+  return text;
+}
+
+/** Counts redactions by kind: `{ "github-token": 2, jwt: 1 }`. */
+export function countByKind(redactions: readonly { readonly kind: string }[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { kind } of redactions) counts[kind] = (counts[kind] ?? 0) + 1;
+  return counts;
+}
