@@ -32,6 +32,7 @@ import {
   type SearchToolsAnswer,
 } from "./search/discovery.js";
 import type { SearchResult, ToolSearchOptions } from "./search/tool-search.js";
+import { SwitchyardTelemetry, type TelemetryOptions } from "./telemetry/switchyard-telemetry.js";
 import { TraceBus } from "./trace/trace-events.js";
 
 export interface SwitchyardOptions {
@@ -58,6 +59,11 @@ export interface SwitchyardOptions {
   readonly typeCheck?: TypeCheckMode;
   /** Deferred loading and search; see DiscoveryOptions. */
   readonly discovery?: DiscoveryOptions;
+  /**
+   * OpenTelemetry spans of runs and calls. Default: the globally registered tracer provider, so
+   * spans appear once one is registered and cost nothing before; `false` turns them off.
+   */
+  readonly telemetry?: TelemetryOptions | false;
 }
 
 export type TypeCheckMode = "error" | "warn" | "off";
@@ -68,6 +74,8 @@ export interface RunOptions {
   readonly limits?: Partial<RunLimits>;
   /** Overrides the session's `typeCheck` for this run. */
   readonly typeCheck?: TypeCheckMode;
+  /** The model's id for the `run_program` call this run answers; recorded on the run's span. */
+  readonly toolCallId?: string;
 }
 
 export interface CallToolOptions {
@@ -82,6 +90,8 @@ export class Switchyard {
   readonly registry: ToolRegistry;
   readonly trace = new TraceBus();
   readonly discovery: Discovery;
+  /** OpenTelemetry spans of this session's runs and calls; see SwitchyardOptions.telemetry. */
+  readonly telemetry: SwitchyardTelemetry;
   readonly #limits: RunLimits;
   readonly #permissions: PermissionGate;
   readonly #scheduler: ToolScheduler;
@@ -101,6 +111,7 @@ export class Switchyard {
 
   constructor(options: SwitchyardOptions = {}) {
     this.#options = options;
+    this.telemetry = new SwitchyardTelemetry(this.trace, options.telemetry);
     const spill = options.results?.spill;
     // By default a session spills to a private temporary folder, created on first use, so a
     // large direct result becomes a preview and a handle rather than an error.
@@ -192,11 +203,18 @@ export class Switchyard {
     const programId = `${this.#sessionId}-p${++this.#runCount}`;
     const started = Date.now();
     const text = String(source);
+    const sourceBytes = Buffer.byteLength(text);
+    const endSpan = this.telemetry.startRun({
+      programId,
+      catalogVersion: snapshot.version,
+      sourceBytes,
+      toolCallId: options.toolCallId,
+    });
     this.trace.emit({
       type: "program-start",
       programId,
       at: started,
-      sourceBytes: Buffer.byteLength(text),
+      sourceBytes,
       catalogVersion: snapshot.version,
     });
     const result = await this.#compileCheckAndRun(text, { programId, snapshot, limits, started, options });
@@ -209,6 +227,7 @@ export class Switchyard {
       wallMs: result.stats.wallMs,
       toolCalls: result.stats.toolCalls,
     });
+    endSpan?.(result);
     return result;
   }
 
@@ -273,16 +292,14 @@ export class Switchyard {
   callTool(name: string, input: unknown, options: CallToolOptions = {}): Promise<ToolOutcome> {
     const id = options.callId ?? `${this.#sessionId}-c${++this.#callCount}`;
     const context = { ...this.#pipeline(this.registry.snapshot()), signal: options.signal };
-    return executeToolCall(
-      {
-        id,
-        tool: name,
-        input,
-        caller: "direct",
-        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      },
-      context,
-    );
+    const call = {
+      id,
+      tool: name,
+      input,
+      caller: "direct" as const,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    };
+    return this.telemetry.traceDirectCall(name, id, () => executeToolCall(call, context));
   }
 
   async #typeCheck(source: string): Promise<{ errors: Diagnostic[]; warnings: Diagnostic[] }> {

@@ -3,9 +3,11 @@
 // policy ends it. It never rejects for what the model or a tool does: every ending is a
 // status on the result, and the returned transcript is always valid to send again.
 
+import { context as otelContext } from "@opentelemetry/api";
 import type { RunResult } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
+import { startAgentTelemetry } from "../telemetry/agent-telemetry.js";
 import type { AgentEvent, AgentEventListener } from "./agent-events.js";
 import { createAgentToolset, AGENT_MODES, type AgentMode, type AgentToolset } from "./agent-toolset.js";
 import {
@@ -165,7 +167,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
         }, options.budgets.timeMs);
   const signal = controller.signal;
 
+  // Spans come from the events; tool calls and program runs run under the agent's span.
+  const telemetry = startAgentTelemetry(yard.telemetry.tracer, {
+    provider: model.provider,
+    mode: options.mode,
+    maxTokens,
+  });
   const emit = (event: AgentEvent): void => {
+    telemetry?.onEvent(event);
     try {
       options.onEvent?.(event);
     } catch {
@@ -216,13 +225,16 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       emit({ type: "turn-start", step: steps, messages: messages.length });
       let turn: ModelTurn;
       try {
-        turn = await model.createTurn({
+        const request = {
           system: system === "" ? undefined : system,
           messages: [...messages],
           tools: toolset.definitions,
           maxTokens,
           signal,
-        });
+        };
+        turn = await (telemetry === undefined
+          ? model.createTurn(request)
+          : otelContext.with(telemetry.turnContext(), () => model.createTurn(request)));
       } catch (error) {
         if (signal.aborted) return cancelled();
         if (error instanceof ContextWindowExceededError) return finish("context_exceeded", error.message);
@@ -244,6 +256,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
         totalUsage: total,
         toolCalls: calls.length,
         text: lastText,
+        model: turn.model,
+        responseId: turn.responseId,
       });
 
       const decision = decideTurn(turn, options.stopPolicy, consecutiveTruncations);
@@ -251,14 +265,17 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       switch (decision.action) {
         case "run-tools": {
           messages.push({ role: "assistant", content: turn.content });
-          const results = await runToolCalls(calls, {
+          const callContext = {
             yard,
             toolset,
             signal,
             step: steps,
             emit,
-            onRun: (result) => runs.push(result),
-          });
+            onRun: (result: RunResult) => runs.push(result),
+          };
+          const results = await (telemetry === undefined
+            ? runToolCalls(calls, callContext)
+            : otelContext.with(telemetry.agentContext(), () => runToolCalls(calls, callContext)));
           messages.push({ role: "user", content: results });
           if (signal.aborted) return cancelled();
           continue;
@@ -296,6 +313,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     }
     return finish("step_limit", `The run reached its limit of ${maxSteps} model requests.`);
   } finally {
+    telemetry?.end();
     if (timer !== undefined) clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
   }

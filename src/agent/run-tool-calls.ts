@@ -84,7 +84,7 @@ async function runProgramCall(call: ToolCallBlock, context: ToolCallRunContext):
     callId: call.id,
     sourceBytes: Buffer.byteLength(code),
   });
-  const result = await context.yard.run(code, { signal: context.signal });
+  const result = await context.yard.run(code, { signal: context.signal, toolCallId: call.id });
   context.onRun(result);
   context.emit({ type: "run-program-end", step: context.step, callId: call.id, result });
   return { type: "tool_result", callId: call.id, content: renderRunResultForModel(result), isError: !result.ok };

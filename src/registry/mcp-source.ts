@@ -15,6 +15,7 @@ import { defineTool, type ToolDefinition } from "./define-tool.js";
 import { errorTextOfToolResult, valueOfToolResult, type McpToolResultLike } from "./mcp-content.js";
 import { parseToolName } from "./tool-name.js";
 import { prepareTool, type ToolRegistry } from "./tool-registry.js";
+import { traceContextMeta } from "../telemetry/switchyard-telemetry.js";
 
 /** How to reach an MCP server: a child process over stdio, or a streamable-HTTP endpoint. */
 export type McpTransportOptions =
@@ -452,7 +453,7 @@ class McpSourceImpl implements McpSource {
             effect: effectOf(tool),
             source: this.sourceName,
             timeoutMs,
-            execute: (input: unknown, context) => this.#callTool(tool.name, input, context.signal),
+            execute: (input: unknown, context) => this.#callTool(tool.name, input, context.signal, context.callId),
           }),
         );
       } catch (error) {
@@ -483,12 +484,14 @@ class McpSourceImpl implements McpSource {
 
   // --- Calling ---------------------------------------------------------------------------------
 
-  async #callTool(name: string, input: unknown, signal: AbortSignal): Promise<unknown> {
+  async #callTool(name: string, input: unknown, signal: AbortSignal, callId: string): Promise<unknown> {
     const connection = await this.#ensureConnected(signal);
     let result: McpToolResultLike & { toolResult?: unknown };
+    // The call's span context (W3C `traceparent`) lets a traced server continue the trace.
+    const meta = traceContextMeta(callId);
     try {
       result = await connection.client.callTool(
-        { name, arguments: (input ?? {}) as Record<string, unknown> },
+        { name, arguments: (input ?? {}) as Record<string, unknown>, ...(meta === undefined ? {} : { _meta: meta }) },
         undefined,
         // The signal makes the SDK send notifications/cancelled when the pipeline gives up.
         { signal, timeout: this.#callTimeoutMs },
