@@ -15,7 +15,8 @@ export type ConfigErrorCode =
   | "OPTION_INVALID"
   | "NAMESPACE_CONFLICT"
   | "CONFIG_INVALID"
-  | "SOURCE_START_FAILED";
+  | "SOURCE_START_FAILED"
+  | "PEER_DEPENDENCY_MISSING";
 
 /** A configuration error: thrown to the integrator before any model or program sees the setup. */
 export class SwitchyardError extends Error {
