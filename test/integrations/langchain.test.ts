@@ -122,7 +122,7 @@ describe("switchyard/langchain: the code-mode tool in createAgent's loop", () =>
     const text = await createCodeModeTool(yard).invoke({
       code: "return (await tools.inventory.list({})).skus.length;",
     });
-    expect(text).toBe("output: 12\ncalls: 1 (1 ok), " + text.split(", ").at(-1));
+    expect(text).toMatch(/^output: 12\ncalls: 1 \(1 ok\), \d+ ms$/);
   });
 });
 
