@@ -226,6 +226,9 @@ export class Switchyard {
       code: result.error?.code,
       wallMs: result.stats.wallMs,
       toolCalls: result.stats.toolCalls,
+      ...(result.error === undefined
+        ? {}
+        : { line: result.error.line, message: result.error.message.slice(0, MAX_TRACED_ERROR_CHARS) }),
     });
     endSpan?.(result);
     return result;
@@ -401,6 +404,8 @@ function warmUpTypeChecker(): void {
 }
 
 const MAX_REPORTED_DIAGNOSTICS = 10;
+/** Characters of a failed run's message kept in its program-end trace event. */
+const MAX_TRACED_ERROR_CHARS = 500;
 
 function typeErrorOf(errors: readonly Diagnostic[], source: string): RunError {
   const lines = source.split("\n");

@@ -55,6 +55,10 @@ export interface ProgramEndEvent {
   readonly code: RunErrorCode | undefined;
   readonly wallMs: number;
   readonly toolCalls: number;
+  /** The line of the model's source the run failed at, when known. */
+  readonly line?: number | undefined;
+  /** The first 500 characters of the run's error message, when it failed. */
+  readonly message?: string | undefined;
 }
 
 export type TraceEvent =
