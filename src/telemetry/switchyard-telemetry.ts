@@ -7,6 +7,7 @@
 import {
   context,
   propagation,
+  ProxyTracerProvider,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -52,6 +53,8 @@ const openToolSpans = new Map<string, Span>();
 export class SwitchyardTelemetry {
   readonly #bus: TraceBus;
   readonly #tracer: Tracer | undefined;
+  /** True when the provider was passed in options: no need to ask the global one. */
+  readonly #ownProvider: boolean;
   /** Recording run spans by program id: the parents of their calls' spans. */
   readonly #runs = new Map<string, Span>();
   /** Calls of those runs whose span is open, by call id. */
@@ -61,6 +64,7 @@ export class SwitchyardTelemetry {
   /** `false` turns spans off for the session whatever provider is registered. */
   constructor(bus: TraceBus, options: TelemetryOptions | false | undefined) {
     this.#bus = bus;
+    this.#ownProvider = options !== false && options?.tracerProvider !== undefined;
     this.#tracer =
       options === false ? undefined : (options?.tracerProvider ?? trace.getTracerProvider()).getTracer(TRACER_NAME);
   }
@@ -76,7 +80,7 @@ export class SwitchyardTelemetry {
    * (no provider, or not sampled): then nothing else is done for the run.
    */
   startRun(run: RunSpanStart): ((result: RunResult) => void) | undefined {
-    if (this.#tracer === undefined) return undefined;
+    if (this.#tracer === undefined || !this.#providerRegistered()) return undefined;
     const span = this.#tracer.startSpan(`execute_tool ${RUN_PROGRAM}`, {
       kind: SpanKind.INTERNAL,
       attributes: {
@@ -104,7 +108,7 @@ export class SwitchyardTelemetry {
    * span) and ends the span with the outcome. Calls `execute` as is when tracing is off.
    */
   traceDirectCall(tool: string, callId: string, execute: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
-    if (this.#tracer === undefined) return execute();
+    if (this.#tracer === undefined || !this.#providerRegistered()) return execute();
     const span = this.#tracer.startSpan(`execute_tool ${tool}`, {
       kind: SpanKind.INTERNAL,
       attributes: toolSpanAttributes(tool, callId, "direct"),
@@ -125,6 +129,16 @@ export class SwitchyardTelemetry {
         throw error;
       },
     );
+  }
+
+  /**
+   * False while the global provider is the API's default proxy with nothing registered behind
+   * it: then not even a non-recording span is made, so a direct call pays one lookup.
+   */
+  #providerRegistered(): boolean {
+    if (this.#ownProvider) return true;
+    const global = trace.getTracerProvider();
+    return !(global instanceof ProxyTracerProvider) || global.getDelegateTracer(TRACER_NAME) !== undefined;
   }
 
   readonly #onTraceEvent = (event: TraceEvent): void => {
