@@ -69,9 +69,9 @@ export class SwitchyardTelemetry {
       options === false ? undefined : (options?.tracerProvider ?? trace.getTracerProvider()).getTracer(TRACER_NAME);
   }
 
-  /** The tracer spans are made with; undefined when telemetry is turned off. */
+  /** The tracer spans are made with; undefined while telemetry is off (turned off, or no provider registered). */
   get tracer(): Tracer | undefined {
-    return this.#tracer;
+    return this.#tracer !== undefined && this.#providerRegistered() ? this.#tracer : undefined;
   }
 
   /**
