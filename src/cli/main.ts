@@ -18,8 +18,6 @@ import { registerAgentCommand } from "./agent-command.js";
 import { registerServeCommand } from "./serve-command.js";
 import { registerBenchCommand } from "./bench-command.js";
 import { registerTraceCommand } from "./trace-command.js";
-import { buildTimeline } from "../timeline/build-timeline.js";
-import { writeTimelinePage } from "../timeline/render-timeline-page.js";
 import type { TraceEvent } from "../trace/trace-events.js";
 
 const program = new Command("switchyard")
@@ -60,6 +58,9 @@ program
         stopRecording?.();
         await writer?.close();
         if (options.report !== undefined) {
+          // Loaded only when asked for: most runs never draw a page.
+          const { buildTimeline } = await import("../timeline/build-timeline.js");
+          const { writeTimelinePage } = await import("../timeline/render-timeline-page.js");
           const title = `Switchyard run: ${file === "-" ? "stdin" : file}`;
           await writeTimelinePage(options.report, buildTimeline(events, { title, sources: source }));
           process.stderr.write(`timeline: ${options.report}\n`);

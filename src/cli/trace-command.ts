@@ -3,9 +3,6 @@
 
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
-import { buildTimeline } from "../timeline/build-timeline.js";
-import { readTraceFile } from "../timeline/read-trace-file.js";
-import { writeTimelinePage } from "../timeline/render-timeline-page.js";
 
 /** Adds `trace view <file> [--out <file>] [--program <file>]` to the program. */
 export function registerTraceCommand(program: Command): void {
@@ -17,6 +14,9 @@ export function registerTraceCommand(program: Command): void {
     .option("--out <file>", "where to write the page (default: the trace's name with .html)")
     .option("--program <file>", "the program's source, shown with its failing lines marked")
     .action(async (file: string, options: { out?: string; program?: string }) => {
+      const { buildTimeline } = await import("../timeline/build-timeline.js");
+      const { readTraceFile } = await import("../timeline/read-trace-file.js");
+      const { writeTimelinePage } = await import("../timeline/render-timeline-page.js");
       const { events, skippedLines } = await readTraceFile(file);
       const source = options.program === undefined ? undefined : await readFile(options.program, "utf8");
       const data = buildTimeline(events, {
