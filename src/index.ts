@@ -141,7 +141,7 @@ export type { ResultBudgetOptions } from "./results/result-budget.js";
 // The pipeline, composed.
 export { executeToolCall, type PipelineContext } from "./execute-tool-call.js";
 
-// Trace.
+// Trace, OpenTelemetry and the run timeline page.
 export {
   TraceBus,
   type RedactionEvent,
@@ -150,6 +150,22 @@ export {
   type TraceListener,
 } from "./trace/trace-events.js";
 export { JsonlTraceWriter } from "./trace/jsonl-trace-writer.js";
+export {
+  SwitchyardTelemetry,
+  traceContextMeta,
+  type RunSpanStart,
+  type TelemetryOptions,
+} from "./telemetry/switchyard-telemetry.js";
+export { buildTimeline, type BuildTimelineOptions } from "./timeline/build-timeline.js";
+export { parseTraceLines, readTraceFile } from "./timeline/read-trace-file.js";
+export { renderTimelinePage, writeTimelinePage } from "./timeline/render-timeline-page.js";
+export type {
+  SourceMark,
+  TimelineCall,
+  TimelineCallStatus,
+  TimelineData,
+  TimelineRun,
+} from "../browser/timeline-data.js";
 
 // The agent loop and provider adapters.
 export {

@@ -36,6 +36,7 @@ import {
   type SearchToolsAnswer,
 } from "./search/discovery.js";
 import type { SearchResult, ToolSearchOptions } from "./search/tool-search.js";
+import { SwitchyardTelemetry, type TelemetryOptions } from "./telemetry/switchyard-telemetry.js";
 import { TraceBus } from "./trace/trace-events.js";
 
 export interface SwitchyardOptions {
@@ -69,6 +70,11 @@ export interface SwitchyardOptions {
    * Programs still get whole values from their calls.
    */
   readonly redaction?: RedactionOptions | false;
+  /**
+   * OpenTelemetry spans of runs and calls. Default: the globally registered tracer provider, so
+   * spans appear once one is registered and cost nothing before; `false` turns them off.
+   */
+  readonly telemetry?: TelemetryOptions | false;
 }
 
 export type TypeCheckMode = "error" | "warn" | "off";
@@ -83,6 +89,8 @@ export interface RunOptions {
   readonly onStart?: (programId: string) => void;
   /** Answers the `ask` decisions of this run's calls instead of the session's approver. */
   readonly approve?: Approver;
+  /** The model's id for the `run_program` call this run answers; recorded on the run's span. */
+  readonly toolCallId?: string;
 }
 
 export interface CallToolOptions {
@@ -105,6 +113,8 @@ export class Switchyard {
   readonly registry: ToolRegistry;
   readonly trace = new TraceBus();
   readonly discovery: Discovery;
+  /** OpenTelemetry spans of this session's runs and calls; see SwitchyardOptions.telemetry. */
+  readonly telemetry: SwitchyardTelemetry;
   readonly #limits: RunLimits;
   readonly #permissions: PermissionGate;
   readonly #scheduler: ToolScheduler;
@@ -126,6 +136,7 @@ export class Switchyard {
 
   constructor(options: SwitchyardOptions = {}) {
     this.#options = options;
+    this.telemetry = new SwitchyardTelemetry(this.trace, options.telemetry);
     const spill = options.results?.spill;
     // By default a session spills to a private temporary folder, created on first use, so a
     // large direct result becomes a preview and a handle rather than an error.
@@ -223,11 +234,18 @@ export class Switchyard {
     const started = Date.now();
     const text = String(source);
     options.onStart?.(programId);
+    const sourceBytes = Buffer.byteLength(text);
+    const endSpan = this.telemetry.startRun({
+      programId,
+      catalogVersion: snapshot.version,
+      sourceBytes,
+      toolCallId: options.toolCallId,
+    });
     this.trace.emit({
       type: "program-start",
       programId,
       at: started,
-      sourceBytes: Buffer.byteLength(text),
+      sourceBytes,
       catalogVersion: snapshot.version,
     });
     const ran = await this.#compileCheckAndRun(text, { programId, snapshot, limits, started, options });
@@ -241,7 +259,11 @@ export class Switchyard {
       code: result.error?.code,
       wallMs: result.stats.wallMs,
       toolCalls: result.stats.toolCalls,
+      ...(result.error === undefined
+        ? {}
+        : { line: result.error.line, message: result.error.message.slice(0, MAX_TRACED_ERROR_CHARS) }),
     });
+    endSpan?.(result);
     return result;
   }
 
@@ -308,18 +330,16 @@ export class Switchyard {
   callTool(name: string, input: unknown, options: CallToolOptions = {}): Promise<ToolOutcome> {
     const id = options.callId ?? `${this.#sessionId}-c${++this.#callCount}`;
     const context = { ...this.#pipeline(this.registry.snapshot()), signal: options.signal, approve: options.approve };
-    return executeToolCall(
-      {
-        id,
-        tool: name,
-        input,
-        ...(options.hostedCaller === undefined
-          ? { caller: "direct" as const }
-          : { caller: "hosted-program" as const, hostedCaller: options.hostedCaller }),
-        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      },
-      context,
-    );
+    const call = {
+      id,
+      tool: name,
+      input,
+      ...(options.hostedCaller === undefined
+        ? { caller: "direct" as const }
+        : { caller: "hosted-program" as const, hostedCaller: options.hostedCaller }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    };
+    return this.telemetry.traceDirectCall(name, id, () => executeToolCall(call, context));
   }
 
   async #typeCheck(source: string): Promise<{ errors: Diagnostic[]; warnings: Diagnostic[] }> {
@@ -422,6 +442,8 @@ function warmUpTypeChecker(): void {
 }
 
 const MAX_REPORTED_DIAGNOSTICS = 10;
+/** Characters of a failed run's message kept in its program-end trace event. */
+const MAX_TRACED_ERROR_CHARS = 500;
 
 function typeErrorOf(errors: readonly Diagnostic[], source: string): RunError {
   const lines = source.split("\n");

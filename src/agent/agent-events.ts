@@ -17,6 +17,9 @@ export type AgentEvent =
       readonly totalUsage: ModelUsage;
       readonly toolCalls: number;
       readonly text: string;
+      /** The model that answered and the provider's response id, when the provider said. */
+      readonly model?: string | undefined;
+      readonly responseId?: string | undefined;
     }
   | {
       readonly type: "tool-call-start";

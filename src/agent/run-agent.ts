@@ -3,9 +3,11 @@
 // policy ends it. It never rejects for what the model or a tool does: every ending is a
 // status on the result, and the returned transcript is always valid to send again.
 
+import { context as otelContext } from "@opentelemetry/api";
 import type { RunResult } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
+import { startAgentTelemetry } from "../telemetry/agent-telemetry.js";
 import type { AgentEvent, AgentEventListener } from "./agent-events.js";
 import { createAgentToolset, AGENT_MODES, type AgentMode, type AgentToolset } from "./agent-toolset.js";
 import {
@@ -190,7 +192,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
         }, options.budgets.timeMs);
   const signal = controller.signal;
 
+  // Spans come from the events; tool calls and program runs run under the agent's span.
+  const telemetry = startAgentTelemetry(yard.telemetry.tracer, {
+    provider: model.provider,
+    mode: options.mode,
+    maxTokens,
+  });
   const emit = (event: AgentEvent): void => {
+    telemetry?.onEvent(event);
     try {
       options.onEvent?.(event);
     } catch {
@@ -251,7 +260,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       emit({ type: "turn-start", step: steps, messages: messages.length });
       let turn: ModelTurn;
       try {
-        turn = await model.createTurn({
+        const request = {
           system: system === "" ? undefined : system,
           messages: [...messages],
           tools: toolset.definitions,
@@ -259,7 +268,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
           signal,
           mode: options.mode,
           container: container?.id,
-        });
+        };
+        turn = await (telemetry === undefined
+          ? model.createTurn(request)
+          : otelContext.with(telemetry.turnContext(), () => model.createTurn(request)));
       } catch (error) {
         if (signal.aborted) return cancelled();
         if (error instanceof ContextWindowExceededError) return finish("context_exceeded", error.message);
@@ -297,6 +309,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
         totalUsage: total,
         toolCalls: calls.length,
         text: lastText,
+        model: turn.model,
+        responseId: turn.responseId,
       });
 
       const decision = decideTurn(turn, options.stopPolicy, consecutiveTruncations);
@@ -304,14 +318,17 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       switch (decision.action) {
         case "run-tools": {
           messages.push(received);
-          const results = await runToolCalls(calls, {
+          const callContext = {
             yard,
             toolset,
             signal,
             step: steps,
             emit,
-            onRun: (result) => runs.push(result),
-          });
+            onRun: (result: RunResult) => runs.push(result),
+          };
+          const results = await (telemetry === undefined
+            ? runToolCalls(calls, callContext)
+            : otelContext.with(telemetry.agentContext(), () => runToolCalls(calls, callContext)));
           messages.push({ role: "user", content: results });
           if (signal.aborted) return cancelled();
           continue;
@@ -349,6 +366,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     }
     return finish("step_limit", `The run reached its limit of ${maxSteps} model requests.`);
   } finally {
+    telemetry?.end();
     if (timer !== undefined) clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
   }

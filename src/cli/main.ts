@@ -17,6 +17,8 @@ import { approveOnTerminal } from "./terminal-approver.js";
 import { registerAgentCommand } from "./agent-command.js";
 import { registerServeCommand } from "./serve-command.js";
 import { registerBenchCommand } from "./bench-command.js";
+import { registerTraceCommand } from "./trace-command.js";
+import type { TraceEvent } from "../trace/trace-events.js";
 
 const program = new Command("switchyard")
   .description("Run model-written TypeScript against typed, validated, permissioned tools in an isolated V8 sandbox.")
@@ -33,6 +35,7 @@ program
   )
   .option("--json", "print the RunResult as JSON")
   .option("--trace <file>", "append trace events to a JSONL file")
+  .option("--report <file>", "write the run's timeline page (one self-contained HTML file)")
   .addOption(
     new Option("--type-check <mode>", "type-check before running (default: the config's, else error)").choices([
       "error",
@@ -43,13 +46,25 @@ program
   .action(
     async (
       file: string,
-      options: SessionFlags & { json?: boolean; trace?: string; typeCheck?: "error" | "warn" | "off" },
+      options: SessionFlags & { json?: boolean; trace?: string; report?: string; typeCheck?: "error" | "warn" | "off" },
     ) => {
       const source = file === "-" ? await readStdin() : await readFile(file, "utf8");
       await withSession(options, true, async (yard) => {
         const writer = options.trace === undefined ? undefined : new JsonlTraceWriter(yard.trace, options.trace);
+        const events: TraceEvent[] = [];
+        const stopRecording =
+          options.report === undefined ? undefined : yard.trace.subscribe((event) => events.push(event));
         const result = await runCancellable(yard, source, options.typeCheck);
+        stopRecording?.();
         await writer?.close();
+        if (options.report !== undefined) {
+          // Loaded only when asked for: most runs never draw a page.
+          const { buildTimeline } = await import("../timeline/build-timeline.js");
+          const { writeTimelinePage } = await import("../timeline/render-timeline-page.js");
+          const title = `Switchyard run: ${file === "-" ? "stdin" : file}`;
+          await writeTimelinePage(options.report, buildTimeline(events, { title, sources: source }));
+          process.stderr.write(`timeline: ${options.report}\n`);
+        }
         printResult(result, options.json === true);
         process.exitCode = result.ok ? 0 : 1;
       });
@@ -173,6 +188,7 @@ async function readStdin(): Promise<string> {
 registerAgentCommand(program);
 registerServeCommand(program);
 registerBenchCommand(program);
+registerTraceCommand(program);
 
 try {
   await program.parseAsync(process.argv);

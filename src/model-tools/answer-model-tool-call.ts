@@ -6,6 +6,7 @@
 import type { CallError, RunResult, ToolOutcome } from "../contract.js";
 import { messageOf, ToolError } from "../errors.js";
 import type { Approver } from "../permissions/permission-gate.js";
+import type { RunLimits } from "../sandbox/run-program.js";
 import type { SearchToolsAnswer } from "../search/discovery.js";
 import type { Switchyard } from "../switchyard.js";
 import { CALL_TOOL_TOOL, readCallToolRequest } from "./call-tool-tool.js";
@@ -37,6 +38,8 @@ export interface ModelToolCall {
   readonly callId?: string;
   /** Cancels the run or call; its calls end `CANCELLED`. */
   readonly signal?: AbortSignal;
+  /** run_program: limits of the run; default the session's. */
+  readonly limits?: Partial<RunLimits>;
   /** run_program: told the program's id before the program runs. */
   readonly onStart?: (programId: string) => void;
   /** Answers the `ask` decisions of the calls this request makes, instead of the session's approver. */
@@ -77,7 +80,9 @@ export async function answerModelToolCall(yard: Switchyard, call: ModelToolCall)
       );
       if (!read.ok) return refuse(read.error);
       const run = await yard.run(read.value.code, {
+        ...(call.callId === undefined ? {} : { toolCallId: call.callId }),
         ...(call.signal === undefined ? {} : { signal: call.signal }),
+        ...(call.limits === undefined ? {} : { limits: call.limits }),
         ...(call.onStart === undefined ? {} : { onStart: call.onStart }),
         ...(call.approve === undefined ? {} : { approve: call.approve }),
       });

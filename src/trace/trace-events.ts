@@ -66,6 +66,10 @@ export interface ProgramEndEvent {
   readonly code: RunErrorCode | undefined;
   readonly wallMs: number;
   readonly toolCalls: number;
+  /** The line of the model's source the run failed at, when known. */
+  readonly line?: number | undefined;
+  /** The first 500 characters of the run's error message, when it failed. */
+  readonly message?: string | undefined;
 }
 
 /** Where a redacted secret was: a direct call's result or error, or a program's output, logs or error. */

@@ -16,6 +16,7 @@ import type { SkippedTool, SourceAttachment } from "../../registry/source-attach
 import type { ToolRegistry } from "../../registry/tool-registry.js";
 import type { SourceTool, ToolSource, ToolSourceState } from "../tool-source.js";
 import { errorTextOfToolResult, valueOfToolResult, type McpToolResultLike } from "./mcp-content.js";
+import { traceContextMeta } from "../../telemetry/switchyard-telemetry.js";
 
 /** How to reach an MCP server: a child process over stdio, or a streamable-HTTP endpoint. */
 export type McpTransportOptions =
@@ -238,7 +239,7 @@ export class McpToolSource implements ToolSource {
   }
 
   call(name: string, input: unknown, context: ToolContext): Promise<unknown> {
-    return this.#callTool(name, input, context.signal);
+    return this.#callTool(name, input, context.signal, context.callId);
   }
 
   stderrTail(): readonly string[] {
@@ -466,12 +467,14 @@ export class McpToolSource implements ToolSource {
 
   // --- Calling ---------------------------------------------------------------------------------
 
-  async #callTool(name: string, input: unknown, signal: AbortSignal): Promise<unknown> {
+  async #callTool(name: string, input: unknown, signal: AbortSignal, callId: string): Promise<unknown> {
     const connection = await this.#ensureConnected(signal);
     let result: McpToolResultLike & { toolResult?: unknown };
+    // The call's span context (W3C `traceparent`) lets a traced server continue the trace.
+    const meta = traceContextMeta(callId);
     try {
       result = await connection.client.callTool(
-        { name, arguments: (input ?? {}) as Record<string, unknown> },
+        { name, arguments: (input ?? {}) as Record<string, unknown>, ...(meta === undefined ? {} : { _meta: meta }) },
         undefined,
         // The signal makes the SDK send notifications/cancelled when the pipeline gives up.
         { signal, timeout: this.#callTimeoutMs },

@@ -1,0 +1,53 @@
+// The data a timeline page is drawn from, shared by the host that writes the page
+// (src/timeline) and the script that draws it in the browser (timeline-page.ts). Plain JSON:
+// times are epoch milliseconds as the trace recorded them.
+
+/** The single outcome of one call, as the trace recorded it. */
+export type TimelineCallStatus = "ok" | "error" | "invalid" | "denied" | "timeout" | "cancelled";
+
+/** One tool call: queued from `queuedAt`, running from `startedAt` (null if it never ran) to `endedAt`. */
+export interface TimelineCall {
+  readonly id: string;
+  readonly tool: string;
+  readonly status: TimelineCallStatus;
+  readonly code: string | null;
+  readonly queuedAt: number;
+  readonly startedAt: number | null;
+  readonly endedAt: number;
+  readonly bytesIn: number;
+  readonly bytesOut: number;
+}
+
+/** A line of the program's source worth a reader's eye. */
+export interface SourceMark {
+  /** 1-based line in the source the model wrote. */
+  readonly line: number;
+  /** `error`: the run failed here; `failed-calls`: the line calls a tool some of whose calls failed. */
+  readonly kind: "error" | "failed-calls";
+  readonly note: string;
+}
+
+/** One program run (or, with `programId` null, the direct calls outside any program). */
+export interface TimelineRun {
+  readonly programId: string | null;
+  readonly startedAt: number;
+  readonly endedAt: number;
+  /** Null while the trace has no program-end for the run (cut short), and for direct calls. */
+  readonly ok: boolean | null;
+  readonly code: string | null;
+  readonly message: string | null;
+  readonly catalogVersion: number | null;
+  readonly calls: readonly TimelineCall[];
+  /** The program's source when it was given; null otherwise. */
+  readonly source: string | null;
+  readonly marks: readonly SourceMark[];
+}
+
+export interface TimelineData {
+  readonly title: string;
+  /** ISO time the page was written. */
+  readonly generatedAt: string;
+  readonly runs: readonly TimelineRun[];
+  /** Lines of the trace file that were not trace events, skipped. */
+  readonly skippedLines: number;
+}

@@ -1,0 +1,132 @@
+// Switchyard for the Vercel AI SDK (`switchyard/ai-sdk`, AI SDK 6: the newest major that runs on
+// Node 20). `createCodeModeTool` is an AI SDK tool that runs model-written programs;
+// `toolsFromAiSdk` turns an AI SDK tool set into Switchyard tools programs can call. The `ai`
+// package is an optional peer: importing this module without it fails with the install command.
+
+import type { FlexibleSchema, Tool, ToolExecutionOptions, ToolSet } from "ai";
+import type { JsonSchema, RunResult } from "../contract.js";
+import { SwitchyardError, ToolError } from "../errors.js";
+import { renderRunResultForModel } from "../model-tools/render-for-model.js";
+import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
+import type { Switchyard } from "../switchyard.js";
+import { runCodeModeProgram, type CodeModeToolOptions } from "./code-mode-run.js";
+import { importPeer } from "./import-peer.js";
+import {
+  finalValueOf,
+  importedToolFields,
+  importedToolName,
+  refuseUnapproved,
+  type ImportToolsOptions,
+} from "./imported-tools.js";
+
+export type { CodeModeToolOptions } from "./code-mode-run.js";
+export type { ImportToolsOptions } from "./imported-tools.js";
+
+const ai = await importPeer(() => import("ai"), { name: "ai", version: "6", neededBy: "switchyard/ai-sdk" });
+
+/** The input of the code-mode tool. */
+export interface ProgramInput {
+  readonly code: string;
+}
+
+/**
+ * The code-mode tool as the AI SDK sees it: its output is the whole RunResult (read it from
+ * `steps[n].toolResults`), while the model reads the result rendered as compact text.
+ */
+export type CodeModeTool = Tool<ProgramInput, RunResult>;
+
+/**
+ * An AI SDK tool that runs the program the model writes in `yard`: put it in `tools` under the
+ * name `run_program`. Its description is `yard.programTool()`'s (instructions and the
+ * TypeScript declarations of the catalog), read afresh each step, so catalog changes show. A
+ * failed run reaches the model as an error result with the code and the failing line.
+ */
+export function createCodeModeTool(yard: Switchyard, options: CodeModeToolOptions = {}): CodeModeTool {
+  return ai.tool<ProgramInput, RunResult>({
+    get description(): string {
+      return yard.programTool().description;
+    },
+    inputSchema: ai.jsonSchema<ProgramInput>(yard.programTool().inputSchema as Parameters<typeof ai.jsonSchema>[0]),
+    execute: (input, { toolCallId, abortSignal }) =>
+      runCodeModeProgram(yard, input, { toolCallId, signal: abortSignal }, options),
+    toModelOutput: ({ output }) => ({
+      type: output.ok ? "text" : "error-text",
+      value: renderRunResultForModel(output),
+    }),
+  });
+}
+
+/**
+ * Switchyard tools (`<namespace>.<key>`) that run the AI SDK tools of `tools` with their own
+ * `execute`, so programs can call an existing tool set. Each keeps its JSON Schema as the AI
+ * SDK converts it (zod included); the tool's own validation (zod defaults and transforms) runs
+ * before its `execute`. A call the tool's `needsApproval` wants approved ends PERMISSION_DENIED.
+ * Throws SwitchyardError OPTION_INVALID for a tool without `execute`, a provider-defined tool,
+ * or a schema whose JSON Schema is only available asynchronously.
+ */
+export function toolsFromAiSdk(tools: ToolSet, options: ImportToolsOptions): ToolDefinition[] {
+  return Object.entries(tools).map(([name, tool]) => importTool(name, tool, options));
+}
+
+/** The parts of an AI SDK tool an import reads; `ToolSet`'s union of tool types, flattened. */
+interface ImportableTool {
+  readonly type?: string;
+  readonly description?: string;
+  readonly title?: string;
+  readonly inputSchema: FlexibleSchema<unknown>;
+  readonly outputSchema?: FlexibleSchema<unknown>;
+  readonly needsApproval?:
+    | boolean
+    | ((input: unknown, options: ToolExecutionOptions) => boolean | PromiseLike<boolean>);
+  readonly execute?: (input: unknown, options: ToolExecutionOptions) => unknown;
+}
+
+function importTool(name: string, entry: ToolSet[string], options: ImportToolsOptions): ToolDefinition {
+  const tool = entry as ImportableTool;
+  const fullName = importedToolName(options, name);
+  const execute = tool.execute;
+  if (tool.type === "provider" || typeof execute !== "function") {
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      `AI SDK tool "${name}" cannot be called from programs: it ${tool.type === "provider" ? "is run by the model provider" : "has no execute function"}.`,
+    );
+  }
+  const input = ai.asSchema(tool.inputSchema);
+  const output = tool.outputSchema === undefined ? undefined : ai.asSchema(tool.outputSchema);
+  return defineTool({
+    name: fullName,
+    description: tool.description ?? tool.title ?? "",
+    inputSchema: jsonSchemaOf(input.jsonSchema, name),
+    ...(output === undefined ? {} : { outputSchema: jsonSchemaOf(output.jsonSchema, name) }),
+    ...importedToolFields(options, name),
+    source: "ai-sdk",
+    execute: async (raw: unknown, context) => {
+      const validated =
+        input.validate === undefined ? { success: true as const, value: raw } : await input.validate(raw);
+      if (!validated.success) {
+        throw new ToolError(`Invalid input for ${fullName}: ${validated.error.message}`, { code: "INPUT_INVALID" });
+      }
+      const callOptions: ToolExecutionOptions = {
+        toolCallId: context.callId,
+        messages: [],
+        abortSignal: context.signal,
+      };
+      const needsApproval =
+        typeof tool.needsApproval === "function"
+          ? await tool.needsApproval(validated.value, callOptions)
+          : tool.needsApproval === true;
+      if (needsApproval) refuseUnapproved(fullName);
+      return finalValueOf(execute(validated.value, callOptions));
+    },
+  });
+}
+
+function jsonSchemaOf(schema: unknown, name: string): JsonSchema {
+  if (schema !== null && typeof schema === "object" && typeof (schema as PromiseLike<unknown>).then === "function") {
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      `AI SDK tool "${name}": its JSON Schema is only available asynchronously; pass jsonSchema({...}) or a zod schema.`,
+    );
+  }
+  return schema as JsonSchema;
+}

@@ -1,0 +1,57 @@
+// The one thing every framework's code-mode tool does when the model calls it: run the program
+// in the session and hand the whole RunResult to the caller, while the framework gets what the
+// model should read. Shared so the three integrations behave alike.
+
+import type { RunResult } from "../contract.js";
+import { answerModelToolCall } from "../model-tools/answer-model-tool-call.js";
+import { renderModelToolAnswer } from "../model-tools/render-for-model.js";
+import { RUN_PROGRAM_TOOL } from "../model-tools/run-program-tool.js";
+import type { RunLimits } from "../sandbox/run-program.js";
+import type { Switchyard } from "../switchyard.js";
+
+/** Options of a framework's code-mode (run_program) tool. */
+export interface CodeModeToolOptions {
+  /**
+   * Receives every run's whole RunResult (output, logs, error, every call's record, stats) with
+   * the framework's id of the tool call. Called before the model sees the result; an error it
+   * throws is ignored, so a broken observer cannot change what the model is told.
+   */
+  readonly onRun?: (result: RunResult, call: { readonly toolCallId: string | undefined }) => void;
+  /** Limits of each run; default the session's. */
+  readonly limits?: Partial<RunLimits>;
+}
+
+/** The framework's side of one call of the tool. */
+export interface CodeModeCall {
+  readonly toolCallId?: string | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * Runs the `code` of a run_program input in `yard` (through `answerModelToolCall`, as every
+ * surface does) and reports the result to `onRun`. Resolves with the RunResult whatever the
+ * program does; throws an Error with the model-facing refusal (`error INPUT_INVALID: …`) when
+ * the input is not `{ code: string }` (frameworks pass such an error to the model as the tool's error).
+ */
+export async function runCodeModeProgram(
+  yard: Switchyard,
+  input: unknown,
+  call: CodeModeCall,
+  options: CodeModeToolOptions,
+): Promise<RunResult> {
+  const answer = await answerModelToolCall(yard, {
+    name: RUN_PROGRAM_TOOL,
+    input,
+    offered: [RUN_PROGRAM_TOOL],
+    ...(call.toolCallId === undefined ? {} : { callId: call.toolCallId }),
+    ...(call.signal === undefined ? {} : { signal: call.signal }),
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+  });
+  if (answer.tool !== RUN_PROGRAM_TOOL) throw new Error(renderModelToolAnswer(answer).text);
+  try {
+    options.onRun?.(answer.run, { toolCallId: call.toolCallId });
+  } catch {
+    // An observer's failure must not change the model's result.
+  }
+  return answer.run;
+}
