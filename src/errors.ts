@@ -2,6 +2,8 @@
 // bad configuration, found as early as possible and never shown to a model. ToolError is
 // for tool authors: thrown from `execute`, it becomes a returned outcome with the code and
 // message the author chose, and nothing else of the host (no stack, no path) leaves with it.
+// Both are recognised by a registered brand (`Symbol.for`), never by class identity: a tool
+// module may import a second copy of the package (an installed build beside a checkout).
 
 import type { CallErrorCode, JsonValue, ToolDefinedCode } from "./contract.js";
 
@@ -17,7 +19,19 @@ export type ConfigErrorCode =
   | "CONFIG_INVALID"
   | "SOURCE_START_FAILED"
   | "SANDBOX_UNAVAILABLE"
-  | "DEPENDENCY_MISSING";
+  | "OPTIONAL_DEPENDENCY_MISSING";
+
+const SWITCHYARD_ERROR_BRAND = Symbol.for("switchyard.SwitchyardError");
+const TOOL_ERROR_BRAND = Symbol.for("switchyard.ToolError");
+
+/** Marks `error` with `brand`: not enumerable, so it never shows in logs or JSON. */
+function brand(error: Error, mark: symbol): void {
+  Object.defineProperty(error, mark, { value: true, enumerable: false });
+}
+
+function hasBrand(value: unknown, mark: symbol): boolean {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[mark] === true;
+}
 
 /** A configuration error: thrown to the integrator before any model or program sees the setup. */
 export class SwitchyardError extends Error {
@@ -29,13 +43,19 @@ export class SwitchyardError extends Error {
     super(message);
     this.code = code;
     this.details = details;
+    brand(this, SWITCHYARD_ERROR_BRAND);
+  }
+
+  /** True for a SwitchyardError from any copy of the package (`instanceof` sees only this copy's). */
+  static isInstance(value: unknown): value is SwitchyardError {
+    return hasBrand(value, SWITCHYARD_ERROR_BRAND);
   }
 }
 
 /**
  * An error a tool throws on purpose. Its `code` (default `TOOL_ERROR`) and `message` are what
  * the model or program sees; any other thrown value is reported as `TOOL_ERROR` with its
- * message only.
+ * message only. A ToolError from another copy of the package counts too (`ToolError.isInstance`).
  */
 export class ToolError extends Error {
   override readonly name = "ToolError";
@@ -46,6 +66,12 @@ export class ToolError extends Error {
     super(message);
     this.code = options.code ?? "TOOL_ERROR";
     this.details = options.details;
+    brand(this, TOOL_ERROR_BRAND);
+  }
+
+  /** True for a ToolError from any copy of the package (`instanceof` sees only this copy's). */
+  static isInstance(value: unknown): value is ToolError {
+    return hasBrand(value, TOOL_ERROR_BRAND);
   }
 }
 

@@ -464,10 +464,11 @@ function resourceKeysOf(registered: RegisteredTool, input: unknown): readonly st
 
 /** The code, whole message and details of what a tool threw. */
 function errorParts(error: unknown): CallError {
-  if (error instanceof ToolError) {
+  // By brand, not class: a tool module may have thrown the ToolError of another copy of the package.
+  if (ToolError.isInstance(error) && typeof error.code === "string") {
     return {
       code: error.code,
-      message: error.message,
+      message: String(error.message),
       ...(error.details === undefined ? {} : { details: error.details }),
     };
   }

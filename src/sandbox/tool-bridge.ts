@@ -209,7 +209,7 @@ export class ToolBridge {
       return encodeCallSuccess(callId, json);
     } catch (error) {
       // The handler refuses with the code a model would get from search_tools or describe_tools.
-      const code = error instanceof ToolError ? error.code : "INPUT_INVALID";
+      const code = ToolError.isInstance(error) ? error.code : "INPUT_INVALID";
       record(statusForCode(code), 0, code);
       return encodeCallFailure(callId, code, messageOf(error));
     }
