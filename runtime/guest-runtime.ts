@@ -9,6 +9,7 @@ import {
   decodeCallEnvelope,
   decodeGuestConfig,
   encodeProgramError,
+  encodeProgramNothing,
   encodeProgramOutput,
   type GuestConfig,
   type LogLevel,
@@ -131,15 +132,10 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
       return new captured.PromiseCtor<unknown>((resolve) => resolve(main())).then(
         (value) => {
           finished = true;
+          if (value === undefined) return encodeProgramNothing();
           try {
             return encodeProgramOutput(
-              serialize(
-                value === undefined ? null : value,
-                config.maxOutputBytes,
-                "OUTPUT_TOO_LARGE",
-                "OUTPUT_NOT_SERIALIZABLE",
-                "output",
-              ),
+              serialize(value, config.maxOutputBytes, "OUTPUT_TOO_LARGE", "OUTPUT_NOT_SERIALIZABLE", "output"),
             );
           } catch (error) {
             const failure = toGuestError(error, undefined);

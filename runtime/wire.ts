@@ -18,9 +18,12 @@ export type CallEnvelope =
       readonly details?: unknown;
     };
 
-/** A program's end, host-bound: its output JSON, or the error that ended it. */
+/**
+ * A program's end, host-bound: its output JSON, or the error that ended it. A program that
+ * returned `undefined` (no `return`) has output `null` and `returnedNothing` set.
+ */
 export type ProgramResult =
-  | { readonly ok: true; readonly outputJson: string }
+  | { readonly ok: true; readonly outputJson: string; readonly returnedNothing?: true }
   | { readonly ok: false; readonly code: string; readonly message: string; readonly stack: string | null };
 
 /** The run's limits the host passes to the guest when the program starts. */
@@ -75,6 +78,11 @@ export function encodeProgramOutput(outputJson: string): string {
   return `o${outputJson}`;
 }
 
+/** Encodes the end of a program that returned `undefined` (guest side). */
+export function encodeProgramNothing(): string {
+  return "u";
+}
+
 export function encodeProgramError(code: string, message: string, stack: string | null): string {
   return `e${JSON.stringify({ code, message, stack })}`;
 }
@@ -85,6 +93,7 @@ export function decodeProgramResult(text: unknown): ProgramResult {
     return { ok: false, code: "INTERNAL_ERROR", message: "The program ended without a result.", stack: null };
   }
   if (text[0] === "o") return { ok: true, outputJson: text.slice(1) };
+  if (text === "u") return { ok: true, outputJson: "null", returnedNothing: true };
   try {
     const parsed = JSON.parse(text.slice(1)) as { code?: unknown; message?: unknown; stack?: unknown };
     return {

@@ -23,6 +23,7 @@ import { createReadResultTool } from "./model-tools/read-result-tool.js";
 import type { ResultBudgetOptions } from "./results/result-budget.js";
 import { SpillStore } from "./results/spill-store.js";
 import { compileProgram } from "./program/compile-program.js";
+import type { ProgramForm } from "./program/program-wrapper.js";
 import { IsolatePool } from "./sandbox/isolate-pool.js";
 import { DEFAULT_RUN_LIMITS, failedRunResult, runProgram, type RunLimits } from "./sandbox/run-program.js";
 import { TypeChecker } from "./program/type-checker.js";
@@ -287,7 +288,7 @@ export class Switchyard {
     const program = compiled.program;
 
     const mode = options.typeCheck ?? this.#options.typeCheck ?? "error";
-    const check = mode === "off" ? { errors: [], warnings: [] } : await this.#typeCheck(program.source);
+    const check = mode === "off" ? { errors: [], warnings: [] } : await this.#typeCheck(program.source, program.form);
     if (mode === "error" && check.errors.length > 0)
       return failed(typeErrorOf(check.errors, program.source), check.warnings);
 
@@ -342,10 +343,11 @@ export class Switchyard {
     return this.telemetry.traceDirectCall(name, id, () => executeToolCall(call, context));
   }
 
-  async #typeCheck(source: string): Promise<{ errors: Diagnostic[]; warnings: Diagnostic[] }> {
+  async #typeCheck(source: string, form: ProgramForm): Promise<{ errors: Diagnostic[]; warnings: Diagnostic[] }> {
     try {
       const diagnostics = await sharedTypeChecker().check(source, `${RUNTIME_DECLARATIONS}\n${this.declarations()}`, {
         lint: true,
+        form,
       });
       return {
         errors: diagnostics.filter((diagnostic) => diagnostic.severity === "error"),

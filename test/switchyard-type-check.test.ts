@@ -52,6 +52,31 @@ return ids;`);
     expect(result.error).toMatchObject({ code: "TYPE_ERROR", line: 2 });
   });
 
+  it("lets a program use the result of a tool without outputSchema (any), yet refuses a misspelled tool or input field", async () => {
+    const lookup = defineTool({
+      name: "crm.lookup",
+      description: "Looks a contact up; no outputSchema.",
+      effect: "read",
+      inputSchema: { type: "object", properties: { email: { type: "string" } }, required: ["email"] },
+      execute: () => ({ contact: { name: "Ada" } }),
+    });
+    const yard = new Switchyard({ tools: [lookup] });
+    try {
+      const used = await yard.run(
+        `const found = await tools.crm.lookup({ email: "a@b.c" });\nreturn found.contact.name;`,
+      );
+      expect(used.error).toBeUndefined();
+      expect(used.output).toBe("Ada");
+      const misspelledTool = await yard.run(`return await tools.crm.lokup({ email: "a@b.c" });`);
+      expect(misspelledTool.error?.code).toBe("TYPE_ERROR");
+      const wrongField = await yard.run(`return await tools.crm.lookup({ mail: "a@b.c" });`);
+      expect(wrongField.error?.code).toBe("TYPE_ERROR");
+      expect(wrongField.calls).toEqual([]);
+    } finally {
+      await yard.close();
+    }
+  });
+
   it("runs the program in warn mode and reports the diagnostic as a warning", async () => {
     const { yard, calls } = createYard("warn");
     const warned = await yard.run(

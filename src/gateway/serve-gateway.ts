@@ -1,9 +1,10 @@
 // `switchyard serve` as a library function: builds the session of a config file, puts a gateway
 // server in front of it on stdio or on streamable HTTP (127.0.0.1 only), and shuts everything
 // down in order (MCP server, downstream servers, session) on stdin close, SIGTERM or SIGINT.
+// The HTTP port is bound before anything starts, so a busy port fails fast and leaves nothing.
 
 import { randomUUID, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -12,7 +13,7 @@ import { loadConfig } from "../config/load-config.js";
 import { createGatewayLog, redirectConsole, type GatewayLog } from "./gateway-log.js";
 import { type HttpSessionLimits, HttpSessions } from "./http-sessions.js";
 import { createGatewayServer, type GatewayServer, type GatewayServerOptions } from "./gateway-server.js";
-import { messageOf } from "../errors.js";
+import { messageOf, SwitchyardError } from "../errors.js";
 
 export interface ServeGatewayOptions {
   /** Path of `switchyard.config.json`. */
@@ -48,12 +49,14 @@ export interface RunningGateway {
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5_000;
 
 /**
- * Starts `switchyard serve`. Throws SwitchyardError (CONFIG_INVALID, SOURCE_START_FAILED, ...)
- * before serving anything when the config or a downstream server fails; nothing is left running.
+ * Starts `switchyard serve`. Throws SwitchyardError (CONFIG_INVALID, SOURCE_START_FAILED,
+ * OPTION_INVALID for a port in use, ...) before serving anything when the port, the config or
+ * a downstream server fails; nothing is left running.
  */
 export async function serveGateway(options: ServeGatewayOptions): Promise<RunningGateway> {
   const log = createGatewayLog(options.logFile);
   const stdio = options.httpPort === undefined;
+  const listener = stdio ? undefined : await bindHttp(options.httpPort!);
   const restoreConsole = stdio ? redirectConsole(log) : () => {};
   const started = Date.now();
   let session: ConfiguredSwitchyard;
@@ -65,6 +68,7 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Runnin
     });
   } catch (error) {
     restoreConsole();
+    await listener?.close();
     throw error;
   }
   const { yard } = session;
@@ -126,7 +130,7 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Runnin
     };
     await gateway.server.connect(transport);
   } else {
-    const http = await listenHttp(options, yard, gatewayOptions, gateways, log);
+    const http = serveHttp(listener!, options, yard, gatewayOptions, gateways, log);
     url = http.url;
     closeTransport = http.close;
   }
@@ -145,16 +149,55 @@ function sameSecret(header: string | undefined, expected: Buffer): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+/** An HTTP server bound to 127.0.0.1 whose requests get 503 until `handle` is set. */
+interface HttpListener {
+  readonly server: Server;
+  /** The bound port (the one picked, for port 0). */
+  port: number;
+  handle: (request: IncomingMessage, response: ServerResponse) => void;
+  close(): Promise<void>;
+}
+
+/** Binds `port` on 127.0.0.1 (0 picks a free one); a port in use or refused is OPTION_INVALID. */
+async function bindHttp(port: number): Promise<HttpListener> {
+  const listener: HttpListener = {
+    server: createServer((request, response) => listener.handle(request, response)),
+    port,
+    handle: (_request, response) => void response.writeHead(503, { "retry-after": "1" }).end(),
+    close: () => new Promise<void>((resolve) => listener.server.close(() => resolve())),
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      listener.server.once("error", reject);
+      listener.server.listen(port, "127.0.0.1", () => resolve());
+    });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      code === "EADDRINUSE"
+        ? `port ${port} on 127.0.0.1 is already in use; stop what uses it, or pick another with --http <port> (0 picks a free one).`
+        : code === "EACCES"
+          ? `port ${port} needs privileges this user does not have; pick one above 1023 with --http <port> (0 picks a free one).`
+          : `cannot listen on 127.0.0.1:${port}: ${messageOf(error)}.`,
+      { port, code: typeof code === "string" ? code : null },
+    );
+  }
+  listener.port = (listener.server.address() as AddressInfo).port;
+  return listener;
+}
+
 /** Streamable HTTP on 127.0.0.1: one gateway server per MCP session, one shared session of tools. */
-async function listenHttp(
+function serveHttp(
+  listener: HttpListener,
   options: ServeGatewayOptions,
   yard: ConfiguredSwitchyard["yard"],
   gatewayOptions: GatewayServerOptions,
   gateways: Set<GatewayServer>,
   log: GatewayLog,
-): Promise<{ url: string; close: () => Promise<void> }> {
+): { url: string; close: () => Promise<void> } {
   const sessions = new HttpSessions(options.httpSessions ?? {}, (id) => log(`http session ${id} expired (idle)`));
-  let allowedHosts: string[] = [];
+  const allowedHosts = [`127.0.0.1:${listener.port}`, `localhost:${listener.port}`];
   const token = options.httpToken;
   const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`);
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -219,20 +262,15 @@ async function listenHttp(
       await gateway.close();
     }
   };
-  const server = createServer((request, response) => {
+  const server = listener.server;
+  listener.handle = (request, response) => {
     handle(request, response).catch((error: unknown) => {
       log(`http request failed: ${messageOf(error)}`);
       if (!response.headersSent) response.writeHead(500).end();
     });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.httpPort, "127.0.0.1", () => resolve());
-  });
-  const actualPort = (server.address() as AddressInfo).port;
-  allowedHosts = [`127.0.0.1:${actualPort}`, `localhost:${actualPort}`];
+  };
   return {
-    url: `http://127.0.0.1:${actualPort}/mcp`,
+    url: `http://127.0.0.1:${listener.port}/mcp`,
     close: async () => {
       await sessions.closeAll();
       server.closeAllConnections();

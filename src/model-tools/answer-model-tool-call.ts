@@ -94,7 +94,7 @@ export async function answerModelToolCall(yard: Switchyard, call: ModelToolCall)
       try {
         return { tool: SEARCH_TOOLS_TOOL, search: await yard.findAndLoad(read.request.text, read.request.options) };
       } catch (error) {
-        if (error instanceof ToolError) return refuse({ code: error.code, message: error.message });
+        if (ToolError.isInstance(error)) return refuse({ code: error.code, message: error.message });
         return refuse({ code: "TOOL_ERROR", message: messageOf(error) });
       }
     }

@@ -1,12 +1,21 @@
 // Turns the model's TypeScript into a script for the isolate: strips a Markdown fence, caps
-// the size, wraps the source as the body of an async function (so top-level `await` and
-// `return` work) and strips types with esbuild's transform. It never bundles: bundling
-// would read host files. Errors come back located in the model's own lines.
+// the size, wraps the source (as the body of an async function, or as one function expression
+// whose result is returned: program-wrapper.ts) and strips types with esbuild's transform. It
+// never bundles: bundling would read host files. Errors come back located in the model's own lines.
 
-import { stop, transform, type Message, type TransformResult } from "esbuild";
-import type { RunError } from "../contract.js";
+import { createRequire } from "node:module";
 import { Script } from "node:vm";
-import { PROGRAM_FILE, WRAPPER_LINES, toModelPosition, wrapForRun } from "./program-wrapper.js";
+import type * as Esbuild from "esbuild";
+import type { Message, TransformResult } from "esbuild";
+import type { RunError } from "../contract.js";
+import {
+  mayBeExpressionProgram,
+  PROGRAM_FILE,
+  type ProgramForm,
+  toModelPosition,
+  WRAPPER_LINES,
+  wrapForRun,
+} from "./program-wrapper.js";
 import { SourceMapLookup, type SourcePosition } from "./source-map.js";
 import { messageOf } from "../errors.js";
 
@@ -14,6 +23,8 @@ import { messageOf } from "../errors.js";
 export interface CompiledProgram {
   /** The source after fence stripping: what line numbers refer to. */
   readonly source: string;
+  /** How the source was wrapped; the type checker and the linter wrap it the same way. */
+  readonly form: ProgramForm;
   /** Script text for the isolate; evaluates to the runner's promise. */
   readonly script: string;
   /** Maps a 1-based position in `script` (file `program.js`) to the wrapped source. */
@@ -71,9 +82,15 @@ export async function compileProgram(rawSource: string, options: { maxSourceByte
   const source = stripCodeFence(rawSource);
   const bytes = Buffer.byteLength(source);
   if (bytes > options.maxSourceBytes) return { ok: false, error: tooLarge(bytes, options) };
-  const wrapped = wrapForRun(source);
+  // A program that is one function expression runs as that expression; any other program,
+  // and one that only starts like a function, as a body (whose errors are the ones reported).
+  if (mayBeExpressionProgram(source)) {
+    const compiled = await compileAs(source, "expression");
+    if (compiled !== undefined) return { ok: true, program: compiled };
+  }
+  const wrapped = wrapForRun(source, "body");
   if (isPlainJavaScript(wrapped)) {
-    return { ok: true, program: { source, script: wrapped, originalPosition: (position) => position } };
+    return { ok: true, program: { source, form: "body", script: wrapped, originalPosition: (position) => position } };
   }
   let result: TransformResult;
   try {
@@ -81,12 +98,27 @@ export async function compileProgram(rawSource: string, options: { maxSourceByte
   } catch (error) {
     return { ok: false, error: syntaxErrorOf(error, source) };
   }
+  return { ok: true, program: withSourceMap(source, "body", result) };
+}
+
+/** The program compiled in `form`, or undefined when it does not parse that way. */
+async function compileAs(source: string, form: ProgramForm): Promise<CompiledProgram | undefined> {
+  const wrapped = wrapForRun(source, form);
+  if (isPlainJavaScript(wrapped)) return { source, form, script: wrapped, originalPosition: (position) => position };
+  try {
+    return withSourceMap(source, form, await transformWithRestart(wrapped));
+  } catch {
+    return undefined;
+  }
+}
+
+function withSourceMap(source: string, form: ProgramForm, result: TransformResult): CompiledProgram {
   let map: SourceMapLookup | undefined;
   const mapText = result.map;
   // The map is decoded only when an error has to be located.
   const originalPosition = (position: SourcePosition): SourcePosition | undefined =>
     (map ??= new SourceMapLookup((JSON.parse(mapText) as { mappings: string }).mappings)).originalPosition(position);
-  return { ok: true, program: { source, script: result.code, originalPosition } };
+  return { source, form, script: result.code, originalPosition };
 }
 
 // `f<T>(x)` is a call with a type argument in TypeScript and two comparisons in JavaScript:
@@ -109,7 +141,17 @@ function isPlainJavaScript(wrapped: string): boolean {
   }
 }
 
+let esbuild: typeof Esbuild | undefined;
+
+// Loaded on the first TypeScript program (plain JavaScript never needs it), and with require:
+// an ESM import of this CommonJS package would scan it for exports at every start-up.
+function loadEsbuild(): typeof Esbuild {
+  esbuild ??= createRequire(import.meta.url)("esbuild") as typeof Esbuild;
+  return esbuild;
+}
+
 async function transformWithRestart(code: string): Promise<TransformResult> {
+  const { stop, transform } = loadEsbuild();
   // minifyWhitespace keeps output linear in the input: indented output of deeply nested
   // blocks grows quadratically (98 KB of nested `if` printed as 392 MB, measured).
   const options = {

@@ -6,7 +6,7 @@
 import { createRequire } from "node:module";
 import type * as TS from "typescript";
 import type { Diagnostic } from "../contract.js";
-import { wrapProgramBody } from "./program-wrapper.js";
+import { type ProgramForm, wrapProgramBody } from "./program-wrapper.js";
 import { locateInSource } from "./type-check-program.js";
 
 // Loaded with require, not import: see type-check-program.ts (saves a 300 ms export scan).
@@ -29,11 +29,17 @@ export type LintRule = "serial-await-in-loop" | "floating-tool-call";
  *
  * Never throws: a source too deeply nested to parse yields no warnings.
  */
-export function lintProgram(source: string): Diagnostic[] {
+export function lintProgram(source: string, form: ProgramForm = "body"): Diagnostic[] {
   let file: TS.SourceFile;
   const warnings: { position: number; code: LintRule; message: string }[] = [];
   try {
-    file = ts.createSourceFile("program.ts", wrapProgramBody(source), ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+    file = ts.createSourceFile(
+      "program.ts",
+      wrapProgramBody(source, form),
+      ts.ScriptTarget.ES2022,
+      true,
+      ts.ScriptKind.TS,
+    );
     const visit = (node: TS.Node): void => {
       if (ts.isAwaitExpression(node)) checkSerialAwait(node, warnings);
       if (ts.isCallExpression(node)) {

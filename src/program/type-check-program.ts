@@ -10,7 +10,7 @@ import { dirname } from "node:path";
 import type * as TS from "typescript";
 import type { Diagnostic, JsonValue } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
-import { PROGRAM_FUNCTION, WRAPPER_LINES, wrapProgramBody } from "./program-wrapper.js";
+import { PROGRAM_FUNCTION, type ProgramForm, WRAPPER_LINES, wrapProgramBody } from "./program-wrapper.js";
 
 // `import ts from "typescript"` makes Node scan the 9 MB CommonJS file for named exports,
 // about 300 ms of every cold start (a worker's included); require skips the scan.
@@ -164,16 +164,16 @@ export class ProgramTypeChecker {
    * "CHECK_FAILED". Throws `SwitchyardError` (`CONFIG_INVALID`) when the declarations do not
    * compile on their own.
    */
-  check(source: string, declarations: string): Diagnostic[] {
+  check(source: string, declarations: string, form: ProgramForm = "body"): Diagnostic[] {
     this.#checks += 1;
     this.#setDeclarations(declarations);
-    this.#setProgram(source);
+    this.#setProgram(source, form);
     try {
       const verdict = this.#declarationsVerdict();
       if (!verdict.ok) throw verdict.error;
       return this.#programDiagnostics(source);
     } catch (error) {
-      if (error instanceof SwitchyardError) throw error;
+      if (SwitchyardError.isInstance(error)) throw error;
       // The service may be mid-update after a compiler crash; start from a clean one.
       this.#resetService();
       const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -202,11 +202,11 @@ export class ProgramTypeChecker {
     this.#declarations = { version: hash, snapshot: ts.ScriptSnapshot.fromString(text) };
   }
 
-  #setProgram(source: string): void {
+  #setProgram(source: string, form: ProgramForm): void {
     this.#programVersion += 1;
     this.#program = {
       version: String(this.#programVersion),
-      snapshot: ts.ScriptSnapshot.fromString(wrapProgramBody(source)),
+      snapshot: ts.ScriptSnapshot.fromString(wrapProgramBody(source, form)),
     };
   }
 
@@ -421,7 +421,7 @@ let sharedChecker: ProgramTypeChecker | undefined;
  * see `ProgramTypeChecker.check` for the result and failure modes. Blocks the calling thread
  * for the whole check (about 570 ms cold, tens of ms warm): call it from a worker thread.
  */
-export function typeCheckProgram(source: string, declarations: string): Diagnostic[] {
+export function typeCheckProgram(source: string, declarations: string, form: ProgramForm = "body"): Diagnostic[] {
   sharedChecker ??= new ProgramTypeChecker();
-  return sharedChecker.check(source, declarations);
+  return sharedChecker.check(source, declarations, form);
 }

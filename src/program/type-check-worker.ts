@@ -7,6 +7,7 @@ import { parentPort } from "node:worker_threads";
 import type { Diagnostic, JsonValue } from "../contract.js";
 import { SwitchyardError, type ConfigErrorCode, messageOf } from "../errors.js";
 import { lintProgram } from "./lint-program.js";
+import type { ProgramForm } from "./program-wrapper.js";
 import { ProgramTypeChecker } from "./type-check-program.js";
 
 /** A check request from the host. */
@@ -16,6 +17,8 @@ export interface TypeCheckRequest {
   readonly declarations: string;
   /** Also run the pre-run lint and append its warnings. */
   readonly lint: boolean;
+  /** How the program is wrapped (as compiled). */
+  readonly form: ProgramForm;
 }
 
 /** The single answer to a request with the same id. */
@@ -41,12 +44,12 @@ if (port !== null) {
 
 function answer(checker: ProgramTypeChecker, request: TypeCheckRequest): TypeCheckResponse {
   try {
-    const diagnostics = checker.check(request.source, request.declarations);
+    const diagnostics = checker.check(request.source, request.declarations, request.form);
     // Lint only a program that parses; its warnings follow the compiler's diagnostics.
-    const warnings = request.lint && diagnostics.length === 0 ? lintProgram(request.source) : [];
+    const warnings = request.lint && diagnostics.length === 0 ? lintProgram(request.source, request.form) : [];
     return { id: request.id, ok: true, diagnostics: [...diagnostics, ...warnings] };
   } catch (error) {
-    if (error instanceof SwitchyardError) {
+    if (SwitchyardError.isInstance(error)) {
       return {
         id: request.id,
         ok: false,

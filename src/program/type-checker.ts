@@ -10,6 +10,7 @@ import { pathToFileURL } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
 import type { Diagnostic } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
+import type { ProgramForm } from "./program-wrapper.js";
 import type { TypeCheckRequest, TypeCheckResponse } from "./type-check-worker.js";
 
 /** Options of a TypeChecker. */
@@ -54,17 +55,27 @@ export class TypeChecker {
   }
 
   /**
-   * Type-checks `source` (the body of an async function) against `declarations`. Resolves to
+   * Type-checks `source` (wrapped as `form`, default the body of an async function) against `declarations`. Resolves to
    * the diagnostics, empty when the program type-checks; with `lint: true`, the lint warnings
    * (severity "warning") follow when there are no errors. Rejects with `SwitchyardError`
    * (`CONFIG_INVALID`) when the declarations do not compile; with an Error when the check
    * timed out, the worker died or failed to start, or the checker was closed.
    */
-  check(source: string, declarations: string, options: { lint?: boolean } = {}): Promise<Diagnostic[]> {
+  check(
+    source: string,
+    declarations: string,
+    options: { lint?: boolean; form?: ProgramForm } = {},
+  ): Promise<Diagnostic[]> {
     if (this.#closed) return Promise.reject(new Error("TypeChecker is closed; create a new one to check programs."));
     return new Promise<Diagnostic[]>((resolve, reject) => {
       this.#queue.push({
-        request: { id: this.#nextId++, source, declarations, lint: options.lint === true },
+        request: {
+          id: this.#nextId++,
+          source,
+          declarations,
+          lint: options.lint === true,
+          form: options.form ?? "body",
+        },
         resolve,
         reject,
       });

@@ -254,15 +254,16 @@ class ProgramRun {
   }
 
   #result(resultText: unknown, cpuMs: number): RunResult {
-    const { output, outputBytes, error } = this.#outcome(resultText);
+    const { output, outputBytes, error, returnedNothing } = this.#outcome(resultText);
     const calls = this.#bridge.records;
+    const warnings = this.#options.warnings ?? [];
     return {
       ok: error === undefined,
       programId: this.#options.programId,
       output,
       logs: this.#log.lines,
       ...(error === undefined ? {} : { error }),
-      warnings: this.#options.warnings ?? [],
+      warnings: returnedNothing ? [...warnings, returnedNothingWarning(this.#program.source)] : warnings,
       calls,
       stats: {
         wallMs: round(performance.now() - this.#startedAt),
@@ -276,7 +277,12 @@ class ProgramRun {
   }
 
   /** The program's output, or why there is none: our ending first, then what the guest reported. */
-  #outcome(resultText: unknown): { output: JsonValue; outputBytes: number; error: RunError | undefined } {
+  #outcome(resultText: unknown): {
+    output: JsonValue;
+    outputBytes: number;
+    error: RunError | undefined;
+    returnedNothing?: boolean;
+  } {
     if (this.#ending !== undefined) return { output: null, outputBytes: 0, error: this.#ending };
     const decoded = decodeProgramResult(resultText);
     if (!decoded.ok) {
@@ -291,6 +297,7 @@ class ProgramRun {
         output: JSON.parse(decoded.outputJson) as JsonValue,
         outputBytes: Buffer.byteLength(decoded.outputJson),
         error: undefined,
+        returnedNothing: decoded.returnedNothing === true,
       };
     } catch {
       return {
@@ -300,6 +307,24 @@ class ProgramRun {
       };
     }
   }
+}
+
+/** The code of the warning a run gets when its program returned `undefined`. */
+export const RETURNED_NOTHING = "returned-nothing";
+
+/**
+ * Said when a program ran to its end without returning a value: almost always a forgotten
+ * `return`, and the caller would otherwise read a silent `null`. Placed on the last line.
+ */
+function returnedNothingWarning(source: string): Diagnostic {
+  return {
+    line: source.trimEnd().split("\n").length,
+    column: 1,
+    code: RETURNED_NOTHING,
+    severity: "warning",
+    message:
+      "the program returned nothing (output is null): end it with `return <value>`, since the returned value is all the caller sees",
+  };
 }
 
 /** A RunResult for a program that ended before (or without) running: no output, no calls. */

@@ -17,7 +17,11 @@ export interface DeclarationTool {
   localIdentifier: string;
   description: string;
   inputSchema: JsonSchema;
-  /** Gives the declared result type; without it the method resolves to `unknown`. */
+  /**
+   * Gives the declared result type. Without it the method resolves to `any`: the shape is not
+   * known, so the checker trusts the program's use of the value instead of failing the run for
+   * a missing cast; inputs and tool names stay checked either way.
+   */
   outputSchema?: JsonSchema;
   /** Rendered as `@example` calls. */
   inputExamples?: readonly JsonValue[];
@@ -122,7 +126,7 @@ function renderDeclarations(tools: readonly DeclarationTool[], toolsTypePrefix: 
 
     const indent = tool.namespaceIdentifier === undefined ? INDENT : INDENT + INDENT;
     const parameter = `input${requiresInput(tool.inputSchema) ? "" : "?"}: ${input.name}`;
-    const signature = `${tool.localIdentifier}(${parameter}): Promise<${output?.name ?? "unknown"}>;`;
+    const signature = `${tool.localIdentifier}(${parameter}): Promise<${output?.name ?? "any"}>;`;
     const doc = formatJsDoc(methodDocLines(tool), indent);
     const method = doc === "" ? `${indent}${signature}` : `${doc}\n${indent}${signature}`;
 

@@ -2,9 +2,9 @@
 // compile is a configuration error (thrown at registration); a value that does not match is
 // data: every failing path, what was expected and what was given, phrased for a model.
 
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { JsonSchema, JsonValue } from "../contract.js";
 import { SwitchyardError, messageOf } from "../errors.js";
 
@@ -24,16 +24,18 @@ export type CompiledValidator = (value: unknown) => readonly SchemaViolation[];
 const DRAFT_07 = "http://json-schema.org/draft-07/schema";
 const MAX_VIOLATIONS = 20;
 
-// ajv-formats is CommonJS with a default export; under NodeNext its default import is the
-// module object, so pick the function whichever shape arrives.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
-  ajv: Ajv,
-) => Ajv;
+// ajv is CommonJS: required on the first compile rather than imported, so importing Switchyard
+// neither loads it nor scans it for named exports (about 100 ms of CPU at start-up).
+const require = createRequire(import.meta.url);
 
 function createAjv(kind: "2020" | "07"): Ajv {
   const options = { allErrors: true, strict: false, validateFormats: true } as const;
-  const ajv = kind === "2020" ? new Ajv2020(options) : new Ajv(options);
-  addFormats(ajv);
+  const ajv =
+    kind === "2020"
+      ? new (require("ajv/dist/2020.js") as { Ajv2020: typeof Ajv2020 }).Ajv2020(options)
+      : new (require("ajv") as { Ajv: typeof Ajv }).Ajv(options);
+  // ajv-formats is CommonJS with its function as `default`.
+  (require("ajv-formats") as { default: (ajv: Ajv) => Ajv }).default(ajv);
   return ajv;
 }
 

@@ -99,10 +99,10 @@ describe("generateDeclarations", () => {
     expect(generateDeclarations([long])).toContain('await tools.orders.search({\n     *   "customerId": "c_1",\n');
   });
 
-  it("makes the parameter optional when the input schema requires nothing", () => {
+  it("makes the parameter optional when the input schema requires nothing, and resolves to any without an outputSchema", () => {
     const text = generateDeclarations([ping, getOrder]);
-    expect(text).toContain("ping(input?: PingInput): Promise<unknown>;");
-    expect(text).toContain("get(input: OrdersGetInput): Promise<unknown>;");
+    expect(text).toContain("ping(input?: PingInput): Promise<any>;");
+    expect(text).toContain("get(input: OrdersGetInput): Promise<any>;");
   });
 
   it("declares the result type from outputSchema, with its $defs", () => {
