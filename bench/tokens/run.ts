@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createPriceTable, loadPriceRows } from "../../src/agent/model-pricing.js";
 import { calibrationSamples } from "./calibration.js";
+import { SwitchyardError } from "../../src/errors.js";
 import { renderChartSvg } from "./chart-svg.js";
 import {
   checkLiveReady,
@@ -72,14 +73,21 @@ export function parseArguments(argv: readonly string[]): CliOptions {
   const number = (argument: string, text: string, integer: boolean): number => {
     const value = Number(text);
     if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value)))
-      throw new Error(`${argument} needs a positive ${integer ? "integer" : "number"}, got "${text}".\n${USAGE}`);
+      throw new SwitchyardError(
+        "OPTION_INVALID",
+        `${argument} needs a positive ${integer ? "integer" : "number"}, got "${text}"; see switchyard bench tokens --help-bench.`,
+      );
     return value;
   };
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index]!;
     const value = () => {
       const next = argv[++index];
-      if (next === undefined) throw new Error(`${argument} needs a value.\n${USAGE}`);
+      if (next === undefined)
+        throw new SwitchyardError(
+          "OPTION_INVALID",
+          `${argument} needs a value; see switchyard bench tokens --help-bench.`,
+        );
       return next;
     };
     if (argument === "--live") options.live = true;
@@ -87,7 +95,11 @@ export function parseArguments(argv: readonly string[]): CliOptions {
     else if (argument === "--pricing") options.pricing = value();
     else if (argument === "--provider") {
       const provider = value();
-      if (provider !== "anthropic" && provider !== "openai") throw new Error(`Unknown provider ${provider}.\n${USAGE}`);
+      if (provider !== "anthropic" && provider !== "openai")
+        throw new SwitchyardError(
+          "OPTION_INVALID",
+          `Unknown provider ${provider}; see switchyard bench tokens --help-bench.`,
+        );
       options.provider = provider;
     } else if (argument === "--tasks") options.tasks = value().split(",");
     else if (argument === "--modes") options.modes = value().split(",") as ModeId[];
@@ -96,17 +108,27 @@ export function parseArguments(argv: readonly string[]): CliOptions {
     else if (argument === "--trials") options.trials = number(argument, value(), true);
     else if (argument === "--max-spend-usd") options.maxSpendUsd = number(argument, value(), false);
     else if (argument === "--out") options.out = value();
-    else throw new Error(`Unknown option ${argument}.\n${USAGE}`);
+    else
+      throw new SwitchyardError(
+        "OPTION_INVALID",
+        `Unknown option ${argument}; see switchyard bench tokens --help-bench.`,
+      );
   }
   for (const id of options.tasks ?? [])
     if (!TASKS.some((task) => task.id === id))
-      throw new Error(`Unknown task ${id}; known: ${TASKS.map((task) => task.id).join(", ")}.`);
+      throw new SwitchyardError(
+        "OPTION_INVALID",
+        `Unknown task ${id}; known: ${TASKS.map((task) => task.id).join(", ")}.`,
+      );
   for (const id of options.modes ?? [])
     if (!MODES.some((mode) => mode.id === id))
-      throw new Error(`Unknown mode ${id}; known: ${MODES.map((mode) => mode.id).join(", ")}.`);
+      throw new SwitchyardError(
+        "OPTION_INVALID",
+        `Unknown mode ${id}; known: ${MODES.map((mode) => mode.id).join(", ")}.`,
+      );
   for (const id of options.liveModes ?? [])
     if (!(LIVE_MODES as readonly string[]).includes(id))
-      throw new Error(`Unknown live mode ${id}; known: ${LIVE_MODES.join(", ")}.`);
+      throw new SwitchyardError("OPTION_INVALID", `Unknown live mode ${id}; known: ${LIVE_MODES.join(", ")}.`);
   return options;
 }
 

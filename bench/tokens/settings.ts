@@ -3,6 +3,7 @@
 // src/agent/model-pricing.json, each row with its source), the latency model of the
 // end-to-end estimate, and the prompt and output limit every mode shares.
 
+import { SwitchyardError } from "../../src/errors.js";
 import { createPriceTable, type ModelPrice, type PriceTable } from "../../src/agent/model-pricing.js";
 
 /** The model row the offline benchmark counts and prices with. */
@@ -18,7 +19,8 @@ export const DEFAULT_BENCH_MODEL: BenchModel = createPriceTable().defaultFor("an
 export function benchModel(id: string, table: PriceTable = createPriceTable()): BenchModel {
   const row = table.find(id);
   if (row === undefined)
-    throw new Error(
+    throw new SwitchyardError(
+      "OPTION_INVALID",
       `No price row for model "${id}"; known: ${table.rows.map((known) => known.id).join(", ")}. Add one with --pricing <file>.`,
     );
   return row;

@@ -26,6 +26,8 @@ import { loadToolModule } from "../sources/load-tool-module.js";
 import { Switchyard } from "../switchyard.js";
 import { createAgentProgressView, formatUsage, type ProgressOutput } from "./agent-progress.js";
 import { approveOnTerminal } from "./terminal-approver.js";
+import { assertWritableFile } from "./cli-error.js";
+import { processInterrupts } from "./process-interrupts.js";
 
 /** Where the command reads and writes; the process's own streams unless a test swaps them. */
 export interface AgentCommandIO {
@@ -122,6 +124,7 @@ async function runAgentCommand(task: string, options: AgentCommandOptions, io: A
   }
   const priceRow = prices.find(modelId);
   const model = createAdapter(options, modelId, apiKey, baseURL);
+  if (options.transcript !== undefined) await assertWritableFile(options.transcript, "the transcript (--transcript)");
 
   const tools: ToolDefinition[] = [];
   for (const module of options.tools ?? []) tools.push(...(await loadToolModule(module)));
@@ -131,9 +134,8 @@ async function runAgentCommand(task: string, options: AgentCommandOptions, io: A
       : await createSwitchyardFromConfig(await loadConfig(options.config), { tools, approve: approveOnTerminal });
 
   const view = createAgentProgressView(io.stderr);
-  const controller = new AbortController();
-  const onInterrupt = (): void => controller.abort();
-  process.once("SIGINT", onInterrupt);
+  // SIGINT and SIGTERM cancel the loop (every pending call CANCELLED); the exit code says which.
+  const interrupts = processInterrupts();
   let result: AgentResult;
   try {
     result = await runAgent({
@@ -143,11 +145,10 @@ async function runAgentCommand(task: string, options: AgentCommandOptions, io: A
       mode: options.mode,
       maxSteps: Number(options.maxSteps),
       maxTokens: Number(options.maxTokens),
-      signal: controller.signal,
+      signal: interrupts.claim(),
       onEvent: view.onEvent,
     });
   } finally {
-    process.off("SIGINT", onInterrupt);
     view.finish();
     await session.close();
   }

@@ -38,13 +38,8 @@ export function registerBenchCommand(program: Command): void {
         process.stdout.write(`${USAGE}\n`);
         process.exit(0);
       }
-      try {
-        await main(options);
-      } catch (error) {
-        // A mistyped option or unknown model is the user's to fix: the message, not a stack.
-        process.stderr.write(`switchyard bench tokens: ${error instanceof Error ? error.message : String(error)}\n`);
-        process.exitCode = 2;
-      }
+      // A mistyped option is a SwitchyardError: the command's one error path reports it (exit 2).
+      await main(options);
       // The type checker's worker thread would keep the process alive.
       process.exit(process.exitCode ?? 0);
     });

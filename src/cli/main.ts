@@ -1,8 +1,9 @@
 // The `switchyard` command: argument parsing and printing only; every behaviour lives in the
 // library. Run through bin/switchyard.js, which makes sure Node has --no-node-snapshot.
+// Every failure leaves through one path (cli-error.ts): one message, one exit code.
 
 import { readFile } from "node:fs/promises";
-import { Command, Option } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import type { RunResult } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import { createSwitchyardFromConfig } from "../config/create-switchyard-from-config.js";
@@ -14,20 +15,36 @@ import { JsonlTraceWriter } from "../trace/jsonl-trace-writer.js";
 import { catalogRows, formatCatalog } from "./format-catalog.js";
 import { formatBytes, formatRunResult } from "./format-run-result.js";
 import { approveOnTerminal } from "./terminal-approver.js";
+import { assertWritableFile, EXIT_CODES, fileErrorOf, reportOf } from "./cli-error.js";
+import { processInterrupts } from "./process-interrupts.js";
+import { startRunStatusLine, type RunStatusLine } from "./run-status-line.js";
+import type { ApprovalAnswer, Approver, PermissionRequest } from "../permissions/permission-gate.js";
 import { registerAgentCommand } from "./agent-command.js";
 import { registerServeCommand } from "./serve-command.js";
 import { registerBenchCommand } from "./bench-command.js";
 import { registerTraceCommand } from "./trace-command.js";
 import type { TraceEvent } from "../trace/trace-events.js";
 
+// Installed first, so a signal during start-up (MCP servers starting) already counts.
+const interrupts = processInterrupts();
+endQuietlyOnClosedPipe(process.stdout);
+endQuietlyOnClosedPipe(process.stderr);
+
 const program = new Command("switchyard")
   .description("Run model-written TypeScript against typed, validated, permissioned tools in an isolated V8 sandbox.")
-  .showHelpAfterError();
+  // Commander's mistakes join the one error path: thrown, not exited, and printed our way.
+  .exitOverride()
+  .configureOutput({
+    outputError: (text, write) => write(`switchyard: ${text.replace(/^error: /, "").trimEnd()} (see --help)\n`),
+  });
 
 program
   .command("run")
   .description("run a program (a file, or - for stdin) against the tools of a config file and/or modules")
-  .argument("<file>", "TypeScript program: the body of an async function; `-` reads stdin")
+  .argument(
+    "<file>",
+    "TypeScript program: the body of an async function, or one function expression (async () => {...}); `-` reads stdin",
+  )
   .option("--config <file>", "switchyard.config.json: tool modules, MCP servers, built-ins, limits, permissions")
   .option(
     "--tools <module...>",
@@ -48,14 +65,38 @@ program
       file: string,
       options: SessionFlags & { json?: boolean; trace?: string; report?: string; typeCheck?: "error" | "warn" | "off" },
     ) => {
-      const source = file === "-" ? await readStdin() : await readFile(file, "utf8");
-      await withSession(options, true, async (yard) => {
+      // Claimed first: a signal while MCP servers start ends the run CANCELLED as soon as it begins.
+      interrupts.claim();
+      const source = await readProgram(file);
+      // Before any server starts: a trace that cannot be written is a mistake to fix first.
+      if (options.trace !== undefined) await assertWritableFile(options.trace, "the trace file (--trace)");
+      if (options.report !== undefined) await assertWritableFile(options.report, "the timeline page (--report)");
+      let status: RunStatusLine | undefined;
+      // A question on the terminal must not be drawn over by the status line.
+      const approve = async (request: PermissionRequest): Promise<ApprovalAnswer> => {
+        status?.pause();
+        try {
+          return await approveOnTerminal(request);
+        } finally {
+          status?.resume();
+        }
+      };
+      await withSession(options, approve, async (yard) => {
         const writer = options.trace === undefined ? undefined : new JsonlTraceWriter(yard.trace, options.trace);
         const events: TraceEvent[] = [];
         const stopRecording =
           options.report === undefined ? undefined : yard.trace.subscribe((event) => events.push(event));
-        const result = await runCancellable(yard, source, options.typeCheck);
-        stopRecording?.();
+        status = options.json === true ? undefined : startRunStatusLine(process.stderr, yard.trace);
+        let result: RunResult;
+        try {
+          result = await yard.run(source, {
+            signal: interrupts.claim(),
+            ...(options.typeCheck === undefined ? {} : { typeCheck: options.typeCheck }),
+          });
+        } finally {
+          status?.stop();
+          stopRecording?.();
+        }
         await writer?.close();
         if (options.report !== undefined) {
           // Loaded only when asked for: most runs never draw a page.
@@ -66,7 +107,7 @@ program
           process.stderr.write(`timeline: ${options.report}\n`);
         }
         printResult(result, options.json === true);
-        process.exitCode = result.ok ? 0 : 1;
+        process.exitCode = result.ok ? EXIT_CODES.ok : EXIT_CODES.failed;
       });
     },
   );
@@ -78,7 +119,7 @@ program
   .option("--tools <module...>", "module(s) exporting tools")
   .option("--runtime", "include the runtime declarations (console, $search, $describe)")
   .action(async (options: SessionFlags & { runtime?: boolean }) => {
-    await withSession(options, false, async (yard) => {
+    await withSession(options, undefined, async (yard) => {
       process.stdout.write(`${options.runtime === true ? `${RUNTIME_DECLARATIONS}\n` : ""}${yard.declarations()}`);
     });
   });
@@ -90,7 +131,7 @@ program
   .option("--tools <module...>", "module(s) exporting tools")
   .option("--json", "print the listing as JSON")
   .action(async (options: SessionFlags & { json?: boolean }) => {
-    await withSession(options, false, async (yard) => {
+    await withSession(options, undefined, async (yard) => {
       const rows = catalogRows(yard);
       process.stdout.write(options.json === true ? `${JSON.stringify(rows, null, 2)}\n` : formatCatalog(rows));
     });
@@ -125,17 +166,20 @@ interface SessionFlags {
   readonly tools?: string[];
 }
 
-/** The session of `--config` and/or `--tools`; at least one is required. */
+/**
+ * The session of `--config` and/or `--tools`; at least one is required. `approve` answers `ask`
+ * decisions (a prompt on the terminal for `run`); without it, the session's default applies.
+ */
 async function openSession(
   flags: SessionFlags,
-  interactive: boolean,
+  approver: Approver | undefined,
 ): Promise<{ yard: Switchyard; close: () => Promise<void> }> {
   if (flags.config === undefined && (flags.tools ?? []).length === 0) {
     throw new SwitchyardError("OPTION_INVALID", "give --config <file> or --tools <module...> (or both).");
   }
   const tools = [];
   for (const module of flags.tools ?? []) tools.push(...(await loadToolModule(module)));
-  const approve = interactive ? { approve: approveOnTerminal } : {};
+  const approve = approver === undefined ? {} : { approve: approver };
   if (flags.config === undefined) {
     const yard = new Switchyard({ tools, permissions: approve });
     return { yard, close: () => yard.close() };
@@ -148,10 +192,10 @@ async function openSession(
 /** Runs `work` with the session of the flags, and always closes it (servers, spare isolate, spill folder). */
 async function withSession(
   flags: SessionFlags,
-  interactive: boolean,
+  approver: Approver | undefined,
   work: (yard: Switchyard) => Promise<void>,
 ): Promise<void> {
-  const session = await openSession(flags, interactive);
+  const session = await openSession(flags, approver);
   try {
     await work(session.yard);
   } finally {
@@ -159,20 +203,25 @@ async function withSession(
   }
 }
 
-/** Runs with Ctrl-C wired to cancellation: the run ends CANCELLED and every call gets its record. */
-async function runCancellable(
-  yard: Switchyard,
-  source: string,
-  typeCheck: "error" | "warn" | "off" | undefined,
-): Promise<RunResult> {
-  const controller = new AbortController();
-  const onInterrupt = (): void => controller.abort();
-  process.once("SIGINT", onInterrupt);
+/** The program's text: a file, or stdin for `-`. A path that cannot be read is a usage error. */
+async function readProgram(file: string): Promise<string> {
+  if (file === "-") return await readStdin();
   try {
-    return await yard.run(source, { signal: controller.signal, ...(typeCheck === undefined ? {} : { typeCheck }) });
-  } finally {
-    process.off("SIGINT", onInterrupt);
+    return await readFile(file, "utf8");
+  } catch (error) {
+    throw fileErrorOf(error, file, "the program file", "read");
   }
+}
+
+/**
+ * `switchyard demo | head`: once the reader is gone there is nobody to tell, so the command
+ * ends at once, without the EPIPE stack trace Node would print.
+ */
+function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(process.exitCode ?? EXIT_CODES.ok);
+  });
 }
 
 function printResult(result: RunResult, json: boolean): void {
@@ -193,10 +242,14 @@ registerTraceCommand(program);
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof SwitchyardError) {
-    process.stderr.write(`switchyard: ${error.code}: ${error.message}\n`);
-    process.exitCode = 2;
+  if (error instanceof CommanderError) {
+    // Commander printed its message (or the help) already.
+    process.exitCode = error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
   } else {
-    throw error;
+    const report = reportOf(error);
+    process.stderr.write(`${report.message}\n`);
+    process.exitCode = report.exitCode;
   }
 }
+// Interrupted: the exit code says so, whatever the command made of its cancelled work.
+if (interrupts.exitCode !== undefined) process.exitCode = interrupts.exitCode;

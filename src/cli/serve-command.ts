@@ -4,6 +4,8 @@
 import type { Command } from "commander";
 import { SwitchyardError } from "../errors.js";
 import { serveGateway } from "../gateway/serve-gateway.js";
+import { assertWritableFile } from "./cli-error.js";
+import { processInterrupts } from "./process-interrupts.js";
 
 interface ServeCommandOptions {
   readonly config: string;
@@ -27,6 +29,10 @@ export function registerServeCommand(program: Command): Command {
     .option("--enable-call-tool", "also expose call_tool, for one direct call")
     .option("--log-file <file>", "append the log to this file instead of stderr")
     .action(async (options: ServeCommandOptions) => {
+      // serveGateway shuts down in order on SIGINT and SIGTERM itself.
+      processInterrupts().claim();
+      // A log that cannot be written would be dropped silently: refuse it before anything starts.
+      if (options.logFile !== undefined) await assertWritableFile(options.logFile, "the log file (--log-file)");
       // From the environment, never a flag: arguments are visible to every local user.
       const httpToken = process.env["SWITCHYARD_GATEWAY_TOKEN"];
       const gateway = await serveGateway({
@@ -37,8 +43,9 @@ export function registerServeCommand(program: Command): Command {
         ...(options.logFile === undefined ? {} : { logFile: options.logFile }),
       });
       await gateway.closed;
-      // Worker threads and spare isolates must not keep a stopped server alive.
-      process.exit(process.exitCode ?? 0);
+      // Worker threads and spare isolates must not keep a stopped server alive. Stopped by a
+      // signal, the exit code says which (130, 143), as for every command.
+      process.exit(processInterrupts().exitCode ?? process.exitCode ?? 0);
     });
 }
 

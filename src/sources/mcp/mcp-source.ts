@@ -2,13 +2,14 @@
 // source `mcp:<namespace>`, follow the server's tools/list_changed, and survive a crash or a
 // hang (calls in flight get SOURCE_UNAVAILABLE; the server restarts on its next use, with
 // backoff). It never retries a call on its own: a call that was in flight may have had effects.
+// The MCP SDK's client is imported on the first start, so importing Switchyard does not pay for it.
 
 import type { Stream } from "node:stream";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchema, ToolEffect } from "../../contract.js";
 import { SwitchyardError, ToolError, messageOf } from "../../errors.js";
 import type { ToolContext, ToolDefinition } from "../../registry/define-tool.js";
@@ -84,6 +85,12 @@ export type McpSourceEvent =
       readonly type: "mcp-restart-failed";
       readonly namespace: string;
       readonly attempt: number;
+      readonly message: string;
+    }
+  | {
+      /** The server wrote a line to stdout that is not an MCP message (once per connection). */
+      readonly type: "mcp-stdout-invalid";
+      readonly namespace: string;
       readonly message: string;
     };
 
@@ -184,10 +191,57 @@ class AttachedMcpSource implements McpSource {
 interface Connection {
   readonly client: Client;
   readonly transport: Transport;
+  /** The transport when it is a child process over stdio. */
+  readonly stdio: StdioClientTransport | undefined;
   readonly stderr: StderrTail | undefined;
   /** Set once the connection is gone: the server exited, hung, or we closed it. */
   lost: string | undefined;
+  /** Why the first line on stdout that was not an MCP message failed to parse. */
+  invalidStdout: string | undefined;
 }
+
+/** The parts of the MCP SDK's client this module uses, loaded once on the first start. */
+interface McpClientSdk {
+  readonly Client: typeof Client;
+  readonly StdioClientTransport: typeof StdioClientTransport;
+  readonly StreamableHTTPClientTransport: typeof StreamableHTTPClientTransport;
+  readonly types: typeof import("@modelcontextprotocol/sdk/types.js");
+}
+
+let sdkLoading: Promise<McpClientSdk> | undefined;
+// Set once loaded: every connection exists only after a load, so code handling one reads it synchronously.
+let sdk: McpClientSdk | undefined;
+
+function loadMcpClientSdk(): Promise<McpClientSdk> {
+  sdkLoading ??= Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]).then(([client, stdio, http, types]) => {
+    sdk = {
+      Client: client.Client,
+      StdioClientTransport: stdio.StdioClientTransport,
+      StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+      types,
+    };
+    return sdk;
+  });
+  return sdkLoading;
+}
+
+function loadedSdk(): McpClientSdk {
+  if (sdk === undefined) throw new Error("the MCP SDK is used before it was loaded");
+  return sdk;
+}
+
+/**
+ * How long a start may go on after the server wrote something other than an MCP message to
+ * stdout, in ms. Such bytes may have swallowed a protocol message (a banner without a line
+ * break glues itself to the next message), so a handshake that does not finish soon after
+ * never will; a server that only printed a stray line finishes well within it.
+ */
+const INVALID_STDOUT_GRACE_MS = 2_000;
 
 /** An MCP server as a ToolSource; attach it with `registry.attachSource` (or use `connectMcpSource`). */
 export class McpToolSource implements ToolSource {
@@ -225,8 +279,8 @@ export class McpToolSource implements ToolSource {
   }
 
   get pid(): number | undefined {
-    const transport = this.#connection?.lost === undefined ? this.#connection?.transport : undefined;
-    return transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+    const stdio = this.#connection?.lost === undefined ? this.#connection?.stdio : undefined;
+    return stdio?.pid ?? undefined;
   }
 
   list(): readonly SourceTool[] {
@@ -274,11 +328,21 @@ export class McpToolSource implements ToolSource {
   async #startConnection(restart: boolean): Promise<Connection> {
     this.#state = "starting";
     const started = Date.now();
-    const { transport, stderr } = this.#createTransport();
+    const { Client, types } = await loadMcpClientSdk();
+    const { transport, stdio, stderr } = this.#createTransport();
     this.#lastStderr = stderr;
     const client = new Client(CLIENT_INFO, { capabilities: this.#options.clientCapabilities ?? {} });
-    const connection: Connection = { client, transport, stderr, lost: undefined };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    const connection: Connection = { client, transport, stdio, stderr, lost: undefined, invalidStdout: undefined };
+    const invalidStdout = new InvalidStdoutWatch();
+    if (stdio !== undefined) {
+      client.onerror = (error) => {
+        if (connection.invalidStdout !== undefined || !isUnparsableMessage(error)) return;
+        connection.invalidStdout = firstLine(error.message);
+        invalidStdout.seen(connection.invalidStdout);
+        this.#emit({ type: "mcp-stdout-invalid", namespace: this.namespace, message: connection.invalidStdout });
+      };
+    }
+    client.setNotificationHandler(types.ToolListChangedNotificationSchema, () => {
       this.stats.listChangedNotifications += 1;
       // A stale connection's notification says nothing about the live one.
       if (this.#connection !== connection || connection.lost !== undefined) return;
@@ -289,8 +353,12 @@ export class McpToolSource implements ToolSource {
     // tools once they know the client's capabilities) joins the first listing.
     this.#connection = connection;
     try {
-      await client.connect(transport, { timeout: this.#startTimeoutMs });
-      await this.#relist(connection, "start", this.#startTimeoutMs);
+      await invalidStdout.race(
+        (async () => {
+          await client.connect(transport, { timeout: this.#startTimeoutMs });
+          await this.#relist(connection, "start", this.#startTimeoutMs);
+        })(),
+      );
     } catch (error) {
       if (this.#connection === connection) this.#connection = undefined;
       connection.lost ??= "start failed";
@@ -309,7 +377,12 @@ export class McpToolSource implements ToolSource {
     return connection;
   }
 
-  #createTransport(): { transport: Transport; stderr: StderrTail | undefined } {
+  #createTransport(): {
+    transport: Transport;
+    stdio: StdioClientTransport | undefined;
+    stderr: StderrTail | undefined;
+  } {
+    const { StdioClientTransport, StreamableHTTPClientTransport } = loadedSdk();
     const options = this.#options.transport;
     if (options.kind === "http") {
       const url = new URL(options.url);
@@ -317,7 +390,7 @@ export class McpToolSource implements ToolSource {
         url,
         options.headers === undefined ? {} : { requestInit: { headers: { ...options.headers } } },
       );
-      return { transport, stderr: undefined };
+      return { transport, stdio: undefined, stderr: undefined };
     }
     const transport = new StdioClientTransport({
       command: options.command,
@@ -330,7 +403,7 @@ export class McpToolSource implements ToolSource {
     const stderr = new StderrTail();
     const stream = transport.stderr;
     if (stream !== null) stderr.follow(stream);
-    return { transport, stderr };
+    return { transport, stdio: transport, stderr };
   }
 
   /** The live connection, restarting the server (after its backoff delay) when it is down. */
@@ -386,8 +459,9 @@ export class McpToolSource implements ToolSource {
 
   async #shutDown(connection: Connection, reason: string): Promise<void> {
     connection.lost ??= reason;
-    const pid = connection.transport instanceof StdioClientTransport ? connection.transport.pid : null;
+    const pid = connection.stdio?.pid ?? null;
     try {
+      const { StreamableHTTPClientTransport } = loadedSdk();
       if (connection.transport instanceof StreamableHTTPClientTransport && reason === "closed") {
         await connection.transport.terminateSession().catch(() => {});
       }
@@ -496,6 +570,7 @@ export class McpToolSource implements ToolSource {
         `it stopped while ${this.namespace}.${name} was in flight (${connection.lost}); it will be restarted on the next call to one of its tools`,
       );
     }
+    const { McpError, ErrorCode } = loadedSdk().types;
     if (error instanceof McpError) {
       if (error.code === ErrorCode.ConnectionClosed) {
         this.#markLost(connection, "the connection closed");
@@ -530,10 +605,10 @@ export class McpToolSource implements ToolSource {
       this.#markLost(connection, reason);
       // A hung child ignores the polite close (stdin end, then SIGTERM after 2 s): kill it now.
       // Its exit rejects every other call in flight, and they report the same.
-      const transport = connection.transport;
-      if (transport instanceof StdioClientTransport && transport.pid !== null) {
+      const childPid = connection.stdio?.pid ?? null;
+      if (childPid !== null) {
         try {
-          process.kill(transport.pid, "SIGKILL");
+          process.kill(childPid, "SIGKILL");
         } catch {
           // Already gone.
         }
@@ -555,12 +630,15 @@ export class McpToolSource implements ToolSource {
       transport.kind === "stdio"
         ? `command: ${[transport.command, ...(transport.args ?? [])].map(quoteArgument).join(" ")}`
         : `url: ${transport.url}`;
+    const { McpError, ErrorCode } = loadedSdk().types;
     const reason =
-      error instanceof McpError && error.code === ErrorCode.ConnectionClosed
-        ? "it exited (or closed its output) before the MCP handshake completed"
-        : error instanceof Error
-          ? error.message
-          : String(error);
+      error instanceof InvalidStdoutError
+        ? `it wrote something other than MCP messages to stdout (${error.message}); over stdio, stdout carries the protocol only, so the server must log to stderr`
+        : error instanceof McpError && error.code === ErrorCode.ConnectionClosed
+          ? "it exited (or closed its output) before the MCP handshake completed"
+          : error instanceof Error
+            ? error.message
+            : String(error);
     const lines = stderr?.lines() ?? [];
     const tail =
       lines.length === 0
@@ -605,6 +683,45 @@ function effectOf(tool: Pick<Tool, "annotations">): ToolEffect {
   if (tool.annotations?.readOnlyHint === true) return "read";
   if (tool.annotations?.destructiveHint === true) return "destructive";
   return "write";
+}
+
+/** A start given up because the server's stdout carried bytes that are not MCP messages. */
+class InvalidStdoutError extends Error {}
+
+/**
+ * Fails a start INVALID_STDOUT_GRACE_MS after the first unparsable stdout line, unless the
+ * start finished first. Until `seen()` it never fails anything.
+ */
+class InvalidStdoutWatch {
+  #reject: ((error: Error) => void) | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #message = "";
+
+  seen(message = ""): void {
+    this.#message = message;
+    if (this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => this.#reject?.(new InvalidStdoutError(this.#message)), INVALID_STDOUT_GRACE_MS);
+  }
+
+  /** `start`, unless the grace after invalid stdout runs out first. */
+  async race<T>(start: Promise<T>): Promise<T> {
+    const failed = new Promise<never>((_resolve, reject) => {
+      this.#reject = reject;
+    });
+    try {
+      return await Promise.race([start, failed]);
+    } finally {
+      clearTimeout(this.#timer);
+      this.#reject = undefined;
+      // The start keeps running until the caller shuts the connection down; its failure then is expected.
+      start.catch(() => {});
+    }
+  }
+}
+
+/** The stdio transport's report of a stdout line that is not JSON, or not a JSON-RPC message. */
+function isUnparsableMessage(error: Error): boolean {
+  return error instanceof SyntaxError || error.name === "ZodError";
 }
 
 /** Keeps the last lines of a stream; lines are capped at 500 characters. */

@@ -4,7 +4,12 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { SwitchyardError } from "../../../src/errors.js";
 import { defineTool } from "../../../src/registry/define-tool.js";
-import { connectMcpSource, type McpSource, type McpSourceOptions } from "../../../src/sources/mcp/mcp-source.js";
+import {
+  connectMcpSource,
+  type McpSource,
+  type McpSourceEvent,
+  type McpSourceOptions,
+} from "../../../src/sources/mcp/mcp-source.js";
 import { ToolRegistry } from "../../../src/registry/tool-registry.js";
 import { Switchyard } from "../../../src/switchyard.js";
 import { isAlive, stdioServer, tempFolder, waitFor } from "../../helpers/mcp-servers.js";
@@ -57,6 +62,45 @@ describe("MCP source faults", () => {
     // The namespace was released: a working server may take it now.
     const source = await connect(registry, { namespace: "broken", transport: fixture() });
     expect(source.tools.map((tool) => tool.localName)).toEqual(["echo", "slow", "freeze", "note", "fail"]);
+    await source.close();
+  });
+
+  it("reports a server whose stdout banner swallows the handshake within 2 s, naming the server and quoting the bytes", async () => {
+    const registry = new ToolRegistry();
+    const events: McpSourceEvent[] = [];
+    const started = Date.now();
+    const error = await startError(
+      connectMcpSource(registry, {
+        namespace: "chatty",
+        transport: fixture("--stdout-banner"),
+        onEvent: (event) => events.push(event),
+      }),
+    );
+    const elapsedMs = Date.now() - started;
+    expect(error.code).toBe("SOURCE_START_FAILED");
+    expect(error.message).toContain('"chatty"');
+    expect(error.message).toContain("something other than MCP messages to stdout");
+    expect(error.message).toContain("fault fixtur");
+    expect(error.message).toContain("log to stderr");
+    expect(error.message).not.toContain("wrote nothing to stderr");
+    // 2 s of grace after the bad bytes, plus a process start: far from the 15 s start timeout.
+    expect(elapsedMs).toBeLessThan(5_000);
+    expect(events.filter((event) => event.type === "mcp-stdout-invalid")).toHaveLength(1);
+    expect(registry.snapshot().tools).toEqual([]);
+  });
+
+  it("keeps a server that printed a stray line on stdout but speaks MCP, and reports the line once", async () => {
+    const events: McpSourceEvent[] = [];
+    const source = await connect(new ToolRegistry(), {
+      namespace: "banner",
+      transport: fixture("--stdout-banner-line"),
+      onEvent: (event) => events.push(event),
+    });
+    expect(source.state).toBe("connected");
+    expect(source.tools.map((tool) => tool.localName)).toContain("echo");
+    const invalid = events.filter((event) => event.type === "mcp-stdout-invalid");
+    expect(invalid).toHaveLength(1);
+    expect(invalid[0]).toMatchObject({ namespace: "banner" });
     await source.close();
   });
 
