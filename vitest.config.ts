@@ -1,8 +1,22 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+
+// Examples import the package by name (`switchyard-runtime`, `switchyard-runtime/agent`, ...),
+// as a user would; tests resolve those names to the sources through tsconfig.json's `paths`,
+// the one list of entry points that tsc and tsx read too.
+const { compilerOptions } = JSON.parse(readFileSync(new URL("./tsconfig.json", import.meta.url), "utf8")) as {
+  compilerOptions: { paths: Record<string, [string]> };
+};
+const alias = Object.entries(compilerOptions.paths).map(([name, [target]]) => ({
+  find: new RegExp(`^${name.replaceAll("/", "\\/")}$`),
+  replacement: fileURLToPath(new URL(target, import.meta.url)),
+}));
 
 // isolated-vm on Node 20 needs --no-node-snapshot, which cannot reach worker threads
 // through NODE_OPTIONS: every test file runs in a forked child with the flag.
 export default defineConfig({
+  resolve: { alias },
   test: {
     include: ["test/**/*.test.ts"],
     pool: "forks",

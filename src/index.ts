@@ -1,5 +1,7 @@
-// Switchyard's public API, grouped by station. Everything a user imports is listed here by
-// name; modules not listed are internal and may change.
+// Switchyard's public API (`switchyard-runtime`), grouped by station. Everything a user imports
+// is listed here by name; modules not listed are internal and may change. The core loads no
+// provider SDK and no tokenizer: the agent loop is `switchyard-runtime/agent`, the MCP gateway
+// `switchyard-runtime/gateway`, the scripted model server `switchyard-runtime/testing`.
 
 // The shared vocabulary.
 export type {
@@ -22,6 +24,7 @@ export type {
   ToolOutcome,
 } from "./contract.js";
 export { SwitchyardError, ToolError, type ConfigErrorCode } from "./errors.js";
+export { OPTIONAL_DEPENDENCIES, type OptionalDependency } from "./optional-dependency.js";
 
 // The session.
 export {
@@ -111,7 +114,14 @@ export { QueryExpander, type QueryConcept } from "./search/query-expansion.js";
 export { type Embedder, EmbeddingIndex, fuseByReciprocalRank } from "./search/embedding-index.js";
 export { createOpenAIEmbedder, type OpenAIEmbedderOptions } from "./search/openai-embedder.js";
 export { createTransformersEmbedder, type TransformersEmbedderOptions } from "./search/transformers-embedder.js";
-export { countTokens, TOKENIZER } from "./search/token-count.js";
+export {
+  bestTokenCounter,
+  countTokens,
+  estimateTokens,
+  ESTIMATED_TOKENIZER,
+  TOKENIZER,
+  type TokenCounter,
+} from "./search/token-count.js";
 
 // Steps 2 and 6: schemas (validation, and the declarations programs are checked against).
 export {
@@ -167,78 +177,6 @@ export type {
   TimelineRun,
 } from "../browser/timeline-data.js";
 
-// The agent loop and provider adapters.
-export {
-  runAgent,
-  DEFAULT_AGENT_SYSTEM_PROMPT,
-  type AgentBudgets,
-  type AgentResult,
-  type AgentStopCode,
-  type AgentUsage,
-  type RunAgentOptions,
-} from "./agent/run-agent.js";
-export type { AgentEvent, AgentEventListener } from "./agent/agent-events.js";
-export {
-  AGENT_MODES,
-  createAgentToolset,
-  type AgentMode,
-  type AgentToolset,
-  type AgentToolsetOptions,
-  type ToolTarget,
-} from "./agent/agent-toolset.js";
-export { decideTurn, type AgentStatus, type StopPolicy, type TurnDecision } from "./agent/stop-policy.js";
-export {
-  ContainerExpiredError,
-  ContextWindowExceededError,
-  type ModelAdapter,
-  type ModelRequest,
-  type ModelTurn,
-  type ModelUsage,
-  type ProviderToolDefinition,
-  type StopReason,
-} from "./agent/model-adapter.js";
-export { ProviderToolNames, toProviderToolName } from "./agent/provider-tool-names.js";
-export {
-  unansweredToolCalls,
-  type AgentMessage,
-  type ContentBlock,
-  type HostedCallerBlock,
-  type ProviderContainer,
-  type ToolCallBlock,
-  type ToolResultBlock,
-} from "./agent/transcript.js";
-export {
-  buildAnthropicRequest,
-  createAnthropicAdapter,
-  type AnthropicAdapterOptions,
-  type AnthropicRequestBody,
-} from "./agent/anthropic-adapter.js";
-export { buildOpenAIRequest, createOpenAIAdapter, type OpenAIAdapterOptions } from "./agent/openai-adapter.js";
-export {
-  buildOpenAIResponsesRequest,
-  createOpenAIResponsesAdapter,
-  type OpenAIResponsesAdapterOptions,
-} from "./agent/openai-responses-adapter.js";
-
-// Model prices as data.
-export {
-  billedTokensOf,
-  createPriceTable,
-  DEFAULT_MODEL_PRICES,
-  describePriceRow,
-  loadPriceRows,
-  parsePriceRows,
-  priceRequests,
-  priceTokens,
-  sumCosts,
-  type BilledCost,
-  type BilledTokens,
-  type ModelPrice,
-  type PriceTable,
-  type PriceTableOptions,
-  type TokenPrices,
-} from "./agent/model-pricing.js";
-
 // The model-facing tools (run_program, search_tools, describe_tools, call_tool), answered once for every surface.
 export {
   answerModelToolCall,
@@ -260,8 +198,3 @@ export {
   renderSearchAnswerForModel,
   renderToolOutcomeForModel,
 } from "./model-tools/render-for-model.js";
-
-// Switchyard as an MCP server (code-mode gateway).
-export { createGatewayServer, type GatewayServer, type GatewayServerOptions } from "./gateway/gateway-server.js";
-export { CANNOT_ASK_REASON } from "./gateway/gateway-approvals.js";
-export { serveGateway, type ServeGatewayOptions, type RunningGateway } from "./gateway/serve-gateway.js";

@@ -3,9 +3,8 @@
 // ANTHROPIC_API_KEY; without it, this prints how to run it and exits 0.
 // Run: node --no-node-snapshot --import tsx examples/agent/orders-agent.ts
 
-import { createAnthropicAdapter } from "../../src/agent/anthropic-adapter.js";
-import { runAgent } from "../../src/agent/run-agent.js";
-import { Switchyard } from "../../src/switchyard.js";
+import { Switchyard } from "switchyard-runtime";
+import { createAnthropicAdapter, runAgent } from "switchyard-runtime/agent";
 import { OrdersService } from "../orders/orders-service.js";
 import { createOrdersTools } from "../orders/orders-tools.js";
 

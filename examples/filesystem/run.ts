@@ -8,9 +8,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { RunResult } from "../../src/contract.js";
-import { connectMcpSource, type McpSource } from "../../src/sources/mcp/mcp-source.js";
-import { Switchyard } from "../../src/switchyard.js";
+import { connectMcpSource, Switchyard, type McpSource, type RunResult } from "switchyard-runtime";
 
 /** What the program returns. */
 export interface NotesSummary {

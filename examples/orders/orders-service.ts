@@ -4,7 +4,7 @@
 // program's answer. It is a stand-in for an HTTP API: it never touches the network or disk.
 
 import { createHash } from "node:crypto";
-import { ToolError } from "../../src/errors.js";
+import { ToolError } from "switchyard-runtime";
 
 export type Currency = "EUR" | "USD" | "GBP";
 export type PaymentStatus = "captured" | "failed" | "refunded";

@@ -2,8 +2,7 @@
 // with the schemas, descriptions and examples a model reads. Both are read-only; neither
 // retries on its own: a transient UPSTREAM_UNAVAILABLE is the caller's to retry.
 
-import type { JsonSchema } from "../../src/contract.js";
-import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
+import { defineTool, type JsonSchema, type ToolDefinition } from "switchyard-runtime";
 import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,

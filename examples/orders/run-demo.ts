@@ -2,8 +2,7 @@
 // service. One program pages 6 customers, looks up every order's payments 8 at a time with
 // retries, and returns only the evidence; everything else stays inside the sandbox.
 
-import type { RunResult } from "../../src/contract.js";
-import { Switchyard } from "../../src/switchyard.js";
+import { Switchyard, type RunResult } from "switchyard-runtime";
 import { OrdersService, type OrdersGroundTruth } from "./orders-service.js";
 import { createOrdersTools } from "./orders-tools.js";
 import { SWEEP_PROGRAM } from "./sweep-program.js";

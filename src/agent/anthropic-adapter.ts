@@ -4,8 +4,9 @@
 // execution tool runs Claude's program and its calls (`tool_use` with a `caller`) come back
 // here, in a container reused across turns; deferred tools load through tool search
 // (`defer_loading`, `tool_reference`). `buildAnthropicRequest` is the exact body sent.
+// The SDK is an optional peer dependency, imported on the first request, never at import.
 
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import type {
   CacheControlEphemeral,
   CodeExecutionTool20250825,
@@ -25,6 +26,7 @@ import { AGENT_MODES } from "./agent-toolset.js";
 import {
   containerExpiredErrorOf,
   contextWindowErrorOf,
+  isProviderApiError,
   providerInputSchema,
   sdkClientOptions,
   type ModelAdapter,
@@ -36,6 +38,7 @@ import {
   type StopReason,
 } from "./model-adapter.js";
 import type { AgentMessage, ContentBlock } from "./transcript.js";
+import { assertInstalled, importOptional } from "../optional-dependency.js";
 
 const ANTHROPIC_PROVIDER = "anthropic";
 
@@ -302,16 +305,25 @@ function isPlainObject(value: unknown): value is { [key: string]: unknown } {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Builds a ModelAdapter over the Anthropic Messages API. */
+/**
+ * Builds a ModelAdapter over the Anthropic Messages API. Without `client`, throws SwitchyardError
+ * `OPTIONAL_DEPENDENCY_MISSING` (with the install command) when @anthropic-ai/sdk is not
+ * installed; the SDK itself is loaded on the first request.
+ */
 export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelAdapter {
-  const client =
-    options.client ??
-    new Anthropic({
-      ...sdkClientOptions(options),
-      ...(options.betas === undefined || options.betas.length === 0
-        ? {}
-        : { defaultHeaders: { "anthropic-beta": options.betas.join(",") } }),
-    });
+  if (options.client === undefined) assertInstalled("@anthropic-ai/sdk");
+  let client: Promise<Anthropic> | undefined =
+    options.client === undefined ? undefined : Promise.resolve(options.client);
+  const clientOf = (): Promise<Anthropic> =>
+    (client ??= importOptional<{ default: typeof Anthropic }>("@anthropic-ai/sdk").then(
+      ({ default: AnthropicClient }) =>
+        new AnthropicClient({
+          ...sdkClientOptions(options),
+          ...(options.betas === undefined || options.betas.length === 0
+            ? {}
+            : { defaultHeaders: { "anthropic-beta": options.betas.join(",") } }),
+        }),
+    ));
   return {
     provider: ANTHROPIC_PROVIDER,
     modes: AGENT_MODES,
@@ -319,14 +331,15 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
     async createTurn(request) {
       const body = buildAnthropicRequest(request, options);
       const requestOptions = request.signal === undefined ? {} : { signal: request.signal };
+      const anthropic = await clientOf();
       try {
         const message =
           options.stream === true
-            ? await client.messages.stream(body, requestOptions).finalMessage()
-            : await client.messages.create(body, requestOptions);
+            ? await anthropic.messages.stream(body, requestOptions).finalMessage()
+            : await anthropic.messages.create(body, requestOptions);
         return fromAnthropicMessage(message);
       } catch (error) {
-        throw error instanceof Anthropic.APIError
+        throw isProviderApiError(error)
           ? (contextWindowErrorOf(error) ?? containerExpiredErrorOf(error, request.container) ?? error)
           : error;
       }

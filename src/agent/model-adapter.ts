@@ -194,6 +194,19 @@ export function contextWindowErrorOf(error: {
   return exceeded ? new ContextWindowExceededError(error.message, { status: error.status, cause: error }) : undefined;
 }
 
+/**
+ * Whether `error` is an HTTP error of a provider SDK (both SDKs' `APIError` carry a `status`).
+ * Checked by shape, not class: the SDK is loaded lazily, and a client passed in may come
+ * from another copy of it.
+ */
+export function isProviderApiError(
+  error: unknown,
+): error is Error & { readonly status: number | undefined; readonly code?: unknown } {
+  return (
+    error instanceof Error && "status" in error && (typeof error.status === "number" || error.status === undefined)
+  );
+}
+
 /** How an adapter reaches its provider through the SDK client; the same for every provider. */
 export interface ProviderConnectionOptions {
   /** Default: the SDK's own (ANTHROPIC_API_KEY, OPENAI_API_KEY). */

@@ -2,8 +2,9 @@
 // `openai` package: calls arrive as `tool_calls`, results go back as `role: "tool"` messages
 // bound by `tool_call_id`, in call order. `buildOpenAIRequest` is the exact body sent.
 // Arguments that are not valid JSON are kept as text and never parsed into a guess.
+// The SDK is an optional peer dependency, imported on the first request, never at import.
 
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -14,6 +15,7 @@ import type {
 import type { CompletionUsage } from "openai/resources/completions";
 import {
   contextWindowErrorOf,
+  isProviderApiError,
   providerInputSchema,
   sdkClientOptions,
   type ModelAdapter,
@@ -25,6 +27,7 @@ import {
 } from "./model-adapter.js";
 import type { ModelToolDefinition } from "../model-tools/model-tool-definition.js";
 import { textOf, toolCallsOf, type AgentMessage, type ContentBlock, type ToolCallBlock } from "./transcript.js";
+import { assertInstalled, importOptional } from "../optional-dependency.js";
 
 const OPENAI_PROVIDER = "openai";
 
@@ -218,18 +221,28 @@ function assembleOpenAIChunks(chunks: readonly ChatCompletionChunk[]): ChatCompl
   };
 }
 
-/** Builds a ModelAdapter over Chat Completions. */
+/**
+ * Builds a ModelAdapter over Chat Completions. Without `client`, throws SwitchyardError
+ * `OPTIONAL_DEPENDENCY_MISSING` (with the install command) when openai is not installed; the
+ * SDK itself is loaded on the first request.
+ */
 export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter {
-  const client = options.client ?? new OpenAI(sdkClientOptions(options));
+  if (options.client === undefined) assertInstalled("openai");
+  let client: Promise<OpenAI> | undefined = options.client === undefined ? undefined : Promise.resolve(options.client);
+  const clientOf = (): Promise<OpenAI> =>
+    (client ??= importOptional<{ default: typeof OpenAI }>("openai").then(
+      ({ default: OpenAIClient }) => new OpenAIClient(sdkClientOptions(options)),
+    ));
   return {
     provider: OPENAI_PROVIDER,
     async createTurn(request) {
       const body = buildOpenAIRequest(request, options);
       const requestOptions = request.signal === undefined ? {} : { signal: request.signal };
+      const openai = await clientOf();
       try {
         if (options.stream !== true)
-          return fromOpenAICompletion(await client.chat.completions.create(body, requestOptions));
-        const stream = await client.chat.completions.create(
+          return fromOpenAICompletion(await openai.chat.completions.create(body, requestOptions));
+        const stream = await openai.chat.completions.create(
           { ...body, stream: true, stream_options: { include_usage: true } },
           requestOptions,
         );
@@ -237,7 +250,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
         for await (const chunk of stream) chunks.push(chunk);
         return fromOpenAICompletion(assembleOpenAIChunks(chunks));
       } catch (error) {
-        throw error instanceof OpenAI.APIError ? (contextWindowErrorOf(error) ?? error) : error;
+        throw isProviderApiError(error) ? (contextWindowErrorOf(error) ?? error) : error;
       }
     },
   };

@@ -6,7 +6,8 @@
 // calling runs the model's program and its function calls (`caller: program`) come back here.
 // `buildOpenAIResponsesRequest` is the exact body sent; it never guesses at malformed arguments.
 
-import OpenAI from "openai";
+import type OpenAI from "openai";
+import { assertInstalled, importOptional } from "../optional-dependency.js";
 import type {
   FunctionTool,
   Response,
@@ -21,6 +22,7 @@ import type { JsonSchema } from "../contract.js";
 import { AGENT_MODES, TOOL_SEARCH_TOOL } from "./agent-toolset.js";
 import {
   contextWindowErrorOf,
+  isProviderApiError,
   providerInputSchema,
   sdkClientOptions,
   type ModelAdapter,
@@ -436,9 +438,18 @@ function usageOf(usage: ResponseUsage | undefined): ModelUsage {
   };
 }
 
-/** Builds a ModelAdapter over the Responses API; it serves every agent mode, `hosted` included. */
+/**
+ * Builds a ModelAdapter over the Responses API; it serves every agent mode, `hosted` included.
+ * Without `client`, throws SwitchyardError `OPTIONAL_DEPENDENCY_MISSING` (with the install
+ * command) when openai is not installed; the SDK itself is loaded on the first request.
+ */
 export function createOpenAIResponsesAdapter(options: OpenAIResponsesAdapterOptions): ModelAdapter {
-  const client = options.client ?? new OpenAI(sdkClientOptions(options));
+  if (options.client === undefined) assertInstalled("openai");
+  let client: Promise<OpenAI> | undefined = options.client === undefined ? undefined : Promise.resolve(options.client);
+  const clientOf = (): Promise<OpenAI> =>
+    (client ??= importOptional<{ default: typeof OpenAI }>("openai").then(
+      ({ default: OpenAIClient }) => new OpenAIClient(sdkClientOptions(options)),
+    ));
   const chain = options.state === "previous-response";
   return {
     provider: OPENAI_RESPONSES_PROVIDER,
@@ -447,14 +458,15 @@ export function createOpenAIResponsesAdapter(options: OpenAIResponsesAdapterOpti
     async createTurn(request) {
       const body = buildOpenAIResponsesRequest(request, options);
       const requestOptions = request.signal === undefined ? {} : { signal: request.signal };
+      const openai = await clientOf();
       try {
         const response =
           options.stream === true
-            ? await client.responses.stream({ ...body, stream: true }, requestOptions).finalResponse()
-            : await client.responses.create(body, requestOptions);
+            ? await openai.responses.stream({ ...body, stream: true }, requestOptions).finalResponse()
+            : await openai.responses.create(body, requestOptions);
         return fromOpenAIResponse(response, { chain });
       } catch (error) {
-        throw error instanceof OpenAI.APIError ? (contextWindowErrorOf(error) ?? error) : error;
+        throw isProviderApiError(error) ? (contextWindowErrorOf(error) ?? error) : error;
       }
     },
   };

@@ -582,7 +582,7 @@ function isTextual(contentType: string | null, bytes: Buffer): boolean {
 }
 
 function requestError(error: unknown, url: URL, timeoutMs: number, signal: AbortSignal): ToolError {
-  if (error instanceof ToolError) return error;
+  if (ToolError.isInstance(error)) return error;
   if (signal.aborted) {
     const reason = signal.reason as { name?: unknown } | undefined;
     return reason?.name === "TimeoutError"

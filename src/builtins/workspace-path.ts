@@ -180,7 +180,7 @@ export async function openInWorkspace(
     }
   } catch (error) {
     await handle.close().catch(() => {});
-    throw error instanceof ToolError ? error : fileSystemError(error, displayPath);
+    throw ToolError.isInstance(error) ? error : fileSystemError(error, displayPath);
   }
   return handle;
 }
@@ -190,7 +190,7 @@ export async function openInWorkspace(
  * path) and never the host's absolute path. Unknown errors keep only their errno code.
  */
 export function fileSystemError(error: unknown, displayPath: string): ToolError {
-  if (error instanceof ToolError) return error;
+  if (ToolError.isInstance(error)) return error;
   const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
   const shown = `"${display(displayPath)}"`;
   switch (code) {

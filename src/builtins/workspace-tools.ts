@@ -396,7 +396,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       try {
         handle = await openInWorkspace(target, flags, input.path);
       } catch (error) {
-        if (error instanceof ToolError && error.code === "NOT_FOUND") {
+        if (ToolError.isInstance(error) && error.code === "NOT_FOUND") {
           throw new ToolError(
             `The folder of "${display(input.path)}" does not exist in the workspace; pass createDirectories: true to create it.`,
             { code: "NOT_FOUND" },

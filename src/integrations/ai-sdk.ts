@@ -1,4 +1,4 @@
-// Switchyard for the Vercel AI SDK (`switchyard/ai-sdk`, AI SDK 6: the newest major that runs on
+// Switchyard for the Vercel AI SDK (`switchyard-runtime/ai-sdk`, AI SDK 6: the newest major that runs on
 // Node 20). `createCodeModeTool` is an AI SDK tool that runs model-written programs;
 // `toolsFromAiSdk` turns an AI SDK tool set into Switchyard tools programs can call. The `ai`
 // package is an optional peer: importing this module without it fails with the install command.
@@ -10,7 +10,7 @@ import { renderRunResultForModel } from "../model-tools/render-for-model.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
 import type { Switchyard } from "../switchyard.js";
 import { runCodeModeProgram, type CodeModeToolOptions } from "./code-mode-run.js";
-import { importPeer } from "./import-peer.js";
+import { importOptionalWith } from "../optional-dependency.js";
 import {
   finalValueOf,
   importedToolFields,
@@ -22,7 +22,7 @@ import {
 export type { CodeModeToolOptions } from "./code-mode-run.js";
 export type { ImportToolsOptions } from "./imported-tools.js";
 
-const ai = await importPeer(() => import("ai"), { name: "ai", version: "6", neededBy: "switchyard/ai-sdk" });
+const ai = await importOptionalWith("ai", () => import("ai"));
 
 /** The input of the code-mode tool. */
 export interface ProgramInput {

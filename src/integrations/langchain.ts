@@ -1,4 +1,4 @@
-// Switchyard for LangChain.js (`switchyard/langchain`, @langchain/core 1.x). `createCodeModeTool`
+// Switchyard for LangChain.js (`switchyard-runtime/langchain`, @langchain/core 1.x). `createCodeModeTool`
 // is a structured tool that runs model-written programs (usable with `createAgent`, `bindTools`,
 // LangGraph); `toolsFromLangChain` turns LangChain tools into Switchyard tools programs can call.
 // `@langchain/core` is an optional peer: without it, importing fails with the install command.
@@ -10,19 +10,18 @@ import { renderRunResultForModel } from "../model-tools/render-for-model.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
 import type { Switchyard } from "../switchyard.js";
 import { runCodeModeProgram, type CodeModeToolOptions } from "./code-mode-run.js";
-import { importPeer } from "./import-peer.js";
+import { importOptionalWith } from "../optional-dependency.js";
 import { importedToolFields, importedToolName, type ImportToolsOptions } from "./imported-tools.js";
 
 export type { CodeModeToolOptions } from "./code-mode-run.js";
 export type { ImportToolsOptions } from "./imported-tools.js";
 
-const peer = { name: "@langchain/core", version: "1", neededBy: "switchyard/langchain" };
-const { tool: langchainTool, ToolInputParsingException } = await importPeer(
+const { tool: langchainTool, ToolInputParsingException } = await importOptionalWith(
+  "@langchain/core",
   () => import("@langchain/core/tools"),
-  peer,
 );
-const { toJsonSchema } = await importPeer(() => import("@langchain/core/utils/json_schema"), peer);
-const { ToolMessage } = await importPeer(() => import("@langchain/core/messages"), peer);
+const { toJsonSchema } = await importOptionalWith("@langchain/core", () => import("@langchain/core/utils/json_schema"));
+const { ToolMessage } = await importOptionalWith("@langchain/core", () => import("@langchain/core/messages"));
 
 /**
  * A LangChain structured tool named `run_program` that runs the program the model writes in

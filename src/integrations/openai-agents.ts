@@ -1,4 +1,4 @@
-// Switchyard for the OpenAI Agents SDK (`switchyard/openai-agents`, @openai/agents 0.14: the
+// Switchyard for the OpenAI Agents SDK (`switchyard-runtime/openai-agents`, @openai/agents 0.14: the
 // newest line whose `openai` dependency runs on Node 20). `createCodeModeTool` is a function tool
 // that runs model-written programs; `toolsFromOpenAIAgents` turns Agents SDK function tools into
 // Switchyard tools. `@openai/agents` is an optional peer: without it, importing fails with the command.
@@ -10,17 +10,13 @@ import { renderRunResultForModel } from "../model-tools/render-for-model.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
 import type { Switchyard } from "../switchyard.js";
 import { runCodeModeProgram, type CodeModeToolOptions } from "./code-mode-run.js";
-import { importPeer } from "./import-peer.js";
+import { importOptionalWith } from "../optional-dependency.js";
 import { importedToolFields, importedToolName, refuseUnapproved, type ImportToolsOptions } from "./imported-tools.js";
 
 export type { CodeModeToolOptions } from "./code-mode-run.js";
 export type { ImportToolsOptions } from "./imported-tools.js";
 
-const agents = await importPeer(() => import("@openai/agents"), {
-  name: "@openai/agents",
-  version: "0.14",
-  neededBy: "switchyard/openai-agents",
-});
+const agents = await importOptionalWith("@openai/agents", () => import("@openai/agents"));
 
 /** The code-mode tool as the Agents SDK sees it: a strict function tool whose output is text for the model. */
 export type CodeModeTool = FunctionTool<unknown, ProgramParameters, string>;

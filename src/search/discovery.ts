@@ -15,7 +15,7 @@ import {
   generateToolDeclarations,
 } from "../schema/generate-declarations.js";
 import { type Embedder, EmbeddingIndex, fuseByReciprocalRank } from "./embedding-index.js";
-import { countTokens, TOKENIZER } from "./token-count.js";
+import { bestTokenCounter } from "./token-count.js";
 import {
   extractParameters,
   MAX_SEARCH_LIMIT,
@@ -48,7 +48,10 @@ export interface DiscoveryOptions {
   readonly listDeferredNames?: boolean;
 }
 
-/** What `catalogStats()` reports; token counts use `tokenizer`. */
+/**
+ * What `catalogStats()` reports. Token counts use `tokenizer`: exact o200k when gpt-tokenizer
+ * is installed, else an estimate that says so (see ESTIMATED_TOKENIZER).
+ */
 export interface CatalogStats {
   /** Tools a program may call (their declarations are what the counts measure). */
   readonly tools: number;
@@ -287,7 +290,7 @@ export class Discovery {
       loadedTools: loaded.size,
       declarationTokens: this.#tokensOf(programTools),
       loadedTokens: this.#tokensOf([...loaded]),
-      tokenizer: TOKENIZER,
+      tokenizer: bestTokenCounter().tokenizer,
       catalogVersion: snapshot.version,
     };
   }
@@ -297,7 +300,7 @@ export class Discovery {
     for (const tool of tools) {
       let tokens = this.#tokenCache.get(tool);
       if (tokens === undefined) {
-        tokens = countTokens(this.#declarationOf(tool));
+        tokens = bestTokenCounter().count(this.#declarationOf(tool));
         this.#tokenCache.set(tool, tokens);
       }
       total += tokens;

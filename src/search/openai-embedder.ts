@@ -2,6 +2,7 @@
 // through the `openai` client, loaded on first use so importing Switchyard does not load it.
 // Batches inputs, keeps the API's order by index, and fails loudly on a short or malformed answer.
 
+import { importOptional } from "../optional-dependency.js";
 import type { Embedder } from "./embedding-index.js";
 
 export interface OpenAIEmbedderOptions {
@@ -40,7 +41,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions = {}): Embed
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 256));
   let client: Promise<EmbeddingsClient> | undefined;
   const clientOf = (): Promise<EmbeddingsClient> =>
-    (client ??= import("openai").then(
+    (client ??= importOptional<typeof import("openai")>("openai").then(
       ({ default: OpenAI }) =>
         new OpenAI({
           ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),

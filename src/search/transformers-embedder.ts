@@ -5,9 +5,10 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { SwitchyardError } from "../errors.js";
+import { importOptionalWith } from "../optional-dependency.js";
 import type { Embedder } from "./embedding-index.js";
 
-export const TRANSFORMERS_PACKAGE = "@huggingface/transformers";
+export const TRANSFORMERS_PACKAGE = "@huggingface/transformers" as const;
 
 export interface TransformersEmbedderOptions {
   /**
@@ -39,7 +40,7 @@ interface TransformersModule {
 
 /**
  * Loads the model at `modelPath` and returns an embedder for `DiscoveryOptions.embed`. Throws
- * SwitchyardError OPTION_INVALID when the folder does not exist, and DEPENDENCY_MISSING (naming
+ * SwitchyardError OPTION_INVALID when the folder does not exist, and OPTIONAL_DEPENDENCY_MISSING (naming
  * the package and the install command) when `@huggingface/transformers` is not installed.
  * Sets transformers.js' process-wide `env` to local models only.
  */
@@ -48,21 +49,10 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
   if (!existsSync(folder) || !statSync(folder).isDirectory()) {
     throw new SwitchyardError("OPTION_INVALID", `createTransformersEmbedder: no model folder at ${folder}.`);
   }
-  let transformers: TransformersModule;
-  try {
-    transformers = (await import(/* @vite-ignore */ TRANSFORMERS_PACKAGE)) as TransformersModule;
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    const notFound =
-      code === "ERR_MODULE_NOT_FOUND" ||
-      code === "MODULE_NOT_FOUND" ||
-      (error instanceof Error && error.message.includes(TRANSFORMERS_PACKAGE) && /resolve|find/i.test(error.message));
-    if (!notFound) throw error;
-    throw new SwitchyardError(
-      "DEPENDENCY_MISSING",
-      `createTransformersEmbedder needs the optional package ${TRANSFORMERS_PACKAGE}; install it with: npm install ${TRANSFORMERS_PACKAGE}`,
-    );
-  }
+  const transformers = await importOptionalWith<TransformersModule>(
+    TRANSFORMERS_PACKAGE,
+    () => import(/* @vite-ignore */ TRANSFORMERS_PACKAGE),
+  );
   transformers.env.localModelPath = dirname(folder);
   transformers.env.allowLocalModels = true;
   transformers.env.allowRemoteModels = false;

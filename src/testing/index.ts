@@ -1,4 +1,4 @@
-// `switchyard/testing`: a scripted model behind a real local HTTP server, so agent loops and
+// `switchyard-runtime/testing`: a scripted model behind a real local HTTP server, so agent loops and
 // provider adapters can be tested through the real SDK clients without a network or a key.
 
 export {

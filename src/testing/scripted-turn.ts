@@ -3,8 +3,6 @@
 // A turn can be data, a function of the request it answers, an HTTP error, or a verbatim
 // recorded payload. Blocks a protocol has no shape for are left out of its rendering.
 
-import type { StopReason } from "@anthropic-ai/sdk/resources/messages/messages";
-
 /** One block of a scripted assistant turn. */
 export type ScriptedBlock =
   | { readonly type: "text"; readonly text: string }
@@ -58,8 +56,18 @@ export type ScriptedBlock =
   /** A provider block sent verbatim (thinking, server_tool_use, ...); Anthropic only, skipped on OpenAI. */
   | { readonly type: "raw"; readonly block: Record<string, unknown> };
 
-/** Anthropic's stop reasons; each is mapped to the nearest OpenAI `finish_reason` unless `finishReason` is set. */
-export type ScriptedStopReason = StopReason;
+/**
+ * Anthropic's stop reasons (spelled out here so `/testing` needs no SDK installed); each is
+ * mapped to the nearest OpenAI `finish_reason` unless `finishReason` is set.
+ */
+export type ScriptedStopReason =
+  | "end_turn"
+  | "max_tokens"
+  | "stop_sequence"
+  | "tool_use"
+  | "pause_turn"
+  | "refusal"
+  | "model_context_window_exceeded";
 
 /** Token counts as Anthropic reports them; OpenAI's `prompt_tokens` is `inputTokens + cacheReadTokens`. */
 export interface ScriptedUsage {

@@ -1,13 +1,21 @@
-// Writes a timeline as one self-contained HTML file: the drawing script (browser/timeline-page.ts,
-// bundled with esbuild once per process), its stylesheet and the data, all inline. A content
-// security policy forbids every network request, so the page works offline and leaks nothing.
+// Writes a timeline as one self-contained HTML file: the drawing script (browser/timeline-page.ts),
+// its stylesheet and the data, all inline. An installed package reads the script `npm run build`
+// bundled into dist/browser; a checkout running its TypeScript bundles it with esbuild once per
+// process. A content security policy forbids every network request, so the page works offline
+// and leaks nothing.
 
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import type * as Esbuild from "esbuild";
 import type { TimelineData } from "../../browser/timeline-data.js";
+
+/** Where the build writes the page's assets, relative to this module once compiled (dist/src/timeline). */
+const PREBUILT_FOLDER = new URL("../../browser/", import.meta.url);
+export const PREBUILT_SCRIPT = "timeline-page.iife.js";
+export const STYLESHEET = "timeline-page.css";
 
 const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
@@ -45,7 +53,23 @@ ${script.replace(/<\/script/gi, "<\\/script")}
 }
 
 async function loadAssets(): Promise<{ script: string; style: string }> {
+  // Only compiled code has assets of the same build beside it; sources always bundle afresh.
+  const prebuilt = fileURLToPath(new URL(PREBUILT_SCRIPT, PREBUILT_FOLDER));
+  if (import.meta.url.endsWith(".js") && existsSync(prebuilt)) {
+    const [script, style] = await Promise.all([
+      readFile(prebuilt, "utf8"),
+      readFile(fileURLToPath(new URL(STYLESHEET, PREBUILT_FOLDER)), "utf8"),
+    ]);
+    return { script, style };
+  }
   const folder = findBrowserFolder();
+  return { script: await bundleTimelineScript(), style: await readFile(join(folder, STYLESHEET), "utf8") };
+}
+
+/** Bundles browser/timeline-page.ts with esbuild; the build script writes the result to dist/browser. */
+export async function bundleTimelineScript(): Promise<string> {
+  const folder = findBrowserFolder();
+  const { build } = createRequire(import.meta.url)("esbuild") as typeof Esbuild;
   const result = await build({
     entryPoints: [join(folder, "timeline-page.ts")],
     bundle: true,
@@ -57,18 +81,20 @@ async function loadAssets(): Promise<{ script: string; style: string }> {
   });
   const file = result.outputFiles[0];
   if (file === undefined) throw new Error("esbuild produced no timeline page script");
-  return { script: file.text, style: await readFile(join(folder, "timeline-page.css"), "utf8") };
+  return file.text;
 }
 
-// Works from the TypeScript sources (src/timeline) and from the compiled package (dist/src/timeline).
-function findBrowserFolder(): string {
+/** The folder of the page's sources: from src/timeline, or from dist/src/timeline in a checkout. */
+export function findBrowserFolder(): string {
   let folder = dirname(fileURLToPath(import.meta.url));
   for (let depth = 0; depth < 5; depth++) {
     const candidate = join(folder, "browser");
     if (existsSync(join(candidate, "timeline-page.ts"))) return candidate;
     folder = dirname(folder);
   }
-  throw new Error("browser/timeline-page.ts not found next to the switchyard package");
+  throw new Error(
+    "Neither dist/browser/timeline-page.iife.js nor browser/timeline-page.ts was found next to the switchyard-runtime package; reinstall it, or run `npm run build` in a checkout.",
+  );
 }
 
 /** JSON safe inside a script element: no `<` can close it or open a comment. */

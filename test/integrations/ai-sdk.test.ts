@@ -91,7 +91,7 @@ function scriptedModel(code: string) {
   });
 }
 
-describe("switchyard/ai-sdk: the code-mode tool in generateText's own loop", () => {
+describe("switchyard-runtime/ai-sdk: the code-mode tool in generateText's own loop", () => {
   it("runs a 25-call program over AI SDK tools converted into the catalog, and the final answer is right", async () => {
     const calls: string[] = [];
     const yard = session({
@@ -166,7 +166,7 @@ describe("switchyard/ai-sdk: the code-mode tool in generateText's own loop", () 
   });
 });
 
-describe("switchyard/ai-sdk: toolsFromAiSdk", () => {
+describe("switchyard-runtime/ai-sdk: toolsFromAiSdk", () => {
   it("keeps each tool's JSON Schema (from zod) as the declarations programs are checked against", () => {
     const yard = session({ tools: toolsFromAiSdk(shopTools(), { namespace: "shop" }) });
     const declarations = yard.declarations();

@@ -61,7 +61,7 @@ function answerFrom(messages: BaseMessage[]): AIMessage {
   return new AIMessage(answerText(skus, totalCents));
 }
 
-describe("switchyard/langchain: the code-mode tool in createAgent's loop", () => {
+describe("switchyard-runtime/langchain: the code-mode tool in createAgent's loop", () => {
   it("runs a 25-call program over LangChain tools converted into the catalog, and the final answer is right", async () => {
     const calls: string[] = [];
     const yard = session({
@@ -126,7 +126,7 @@ describe("switchyard/langchain: the code-mode tool in createAgent's loop", () =>
   });
 });
 
-describe("switchyard/langchain: toolsFromLangChain", () => {
+describe("switchyard-runtime/langchain: toolsFromLangChain", () => {
   it("keeps zod schemas as JSON Schema declarations, and LangChain's parsing failures are INPUT_INVALID", async () => {
     const calls: string[] = [];
     const coerced = tool(async ({ count }) => ({ doubled: count * 2 }), {

@@ -105,7 +105,7 @@ class ScriptedModel implements Model {
   }
 }
 
-describe("switchyard/openai-agents: the code-mode tool in the Agents SDK Runner", () => {
+describe("switchyard-runtime/openai-agents: the code-mode tool in the Agents SDK Runner", () => {
   it("runs a 25-call program over Agents SDK tools converted into the catalog, and the final output is right", async () => {
     const calls: string[] = [];
     const yard = session({
@@ -152,7 +152,7 @@ describe("switchyard/openai-agents: the code-mode tool in the Agents SDK Runner"
   });
 });
 
-describe("switchyard/openai-agents: toolsFromOpenAIAgents", () => {
+describe("switchyard-runtime/openai-agents: toolsFromOpenAIAgents", () => {
   it("keeps the SDK's JSON Schema and checks input before the tool runs", async () => {
     const calls: string[] = [];
     const yard = session({ tools: toolsFromOpenAIAgents(shopTools(calls), { namespace: "shop" }) });

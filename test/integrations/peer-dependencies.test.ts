@@ -41,12 +41,12 @@ describe("optional framework peers", () => {
   });
 
   it.each([
-    ["src/integrations/ai-sdk.ts", "switchyard/ai-sdk", "npm install ai@6"],
-    ["src/integrations/openai-agents.ts", "switchyard/openai-agents", "npm install @openai/agents@0.14"],
-    ["src/integrations/langchain.ts", "switchyard/langchain", "npm install @langchain/core@1"],
-  ])("%s fails to load with DEPENDENCY_MISSING and the install command", async (module, subpath, command) => {
+    ["src/integrations/ai-sdk.ts", "switchyard-runtime/ai-sdk", "npm install ai@6"],
+    ["src/integrations/openai-agents.ts", "switchyard-runtime/openai-agents", "npm install @openai/agents@0.14"],
+    ["src/integrations/langchain.ts", "switchyard-runtime/langchain", "npm install @langchain/core@1"],
+  ])("%s fails to load with OPTIONAL_DEPENDENCY_MISSING and the install command", async (module, subpath, command) => {
     const outcome = await importWithoutFrameworks(module);
-    expect(outcome).toMatchObject({ loaded: false, name: "SwitchyardError", code: "DEPENDENCY_MISSING" });
+    expect(outcome).toMatchObject({ loaded: false, name: "SwitchyardError", code: "OPTIONAL_DEPENDENCY_MISSING" });
     expect(outcome.message).toContain(subpath);
     expect(outcome.message).toContain(`Install it with: ${command}`);
   });

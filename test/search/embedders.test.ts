@@ -98,7 +98,7 @@ describe("createTransformersEmbedder", () => {
     try {
       const error = await createTransformersEmbedder({ modelPath: folder }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(SwitchyardError);
-      expect((error as SwitchyardError).code).toBe("DEPENDENCY_MISSING");
+      expect((error as SwitchyardError).code).toBe("OPTIONAL_DEPENDENCY_MISSING");
       expect((error as SwitchyardError).message).toContain("npm install @huggingface/transformers");
     } finally {
       rmSync(folder, { recursive: true, force: true });

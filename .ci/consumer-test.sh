@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Consumer test: the package as a user gets it. Packs the checkout (prepack builds), installs
+# the tarball into a fresh project without any optional peer (one install, about 1.5 minutes:
+# isolated-vm builds from source), then, from that project:
+#   - an ESM TypeScript consumer type-checks against the published declarations (tsc --noEmit, strict),
+#     and so do the README's code blocks; the runnable ones run;
+#   - the installed `switchyard` command runs a program whose TypeScript tool module imports the
+#     package by name and throws a ToolError: its code reaches the program;
+#   - a CommonJS project (a subfolder sharing the install) require()s the package, runs a program,
+#     and gets OPTIONAL_DEPENDENCY_MISSING naming the install command from an adapter.
+# Usage: .ci/consumer-test.sh [work folder]   (default: a new temporary folder, removed at the end)
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+work="${1:-$(mktemp -d)}"
+[ -z "${1:-}" ] && trap 'rm -rf "$work"' EXIT
+mkdir -p "$work"
+step() { printf '\n== consumer: %s\n' "$*"; }
+fail() { printf 'consumer test FAILED: %s\n' "$*" >&2; exit 1; }
+
+step "npm pack"
+cd "$repo"
+tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -n 1)"
+listing="$(tar -tzf "$tarball")"
+for required in package/dist/src/index.js package/dist/src/index.d.ts package/dist/src/agent/index.js \
+  package/dist/src/gateway/index.js package/dist/src/testing/index.js package/dist/runtime/guest-runtime.iife.js \
+  package/dist/browser/timeline-page.iife.js package/dist/browser/timeline-page.css package/dist/browser/timeline-data.d.ts \
+  package/bin/switchyard.js package/switchyard.config.schema.json package/LICENSE package/README.md; do
+  grep -qx "$required" <<<"$listing" || fail "the tarball lacks $required"
+done
+if grep -qE '^package/(src|test|bench|examples)/|\.map$' <<<"$listing"; then fail "the tarball ships sources, tests or maps"; fi
+echo "$(wc -l <<<"$listing") files, $(du -k "$tarball" | cut -f1) KB"
+
+step "install the tarball into a fresh project (no optional peers)"
+project="$work/esm"
+mkdir -p "$project"
+cd "$project"
+cat >package.json <<'JSON'
+{ "name": "consumer-esm", "version": "1.0.0", "private": true, "type": "module" }
+JSON
+npm install --no-audit --no-fund --loglevel=error "$tarball" @types/node@20 >/dev/null
+for peer in @anthropic-ai/sdk openai gpt-tokenizer; do
+  [ ! -e "node_modules/$peer" ] || fail "optional peer $peer was installed"
+done
+echo "node_modules: $(du -sm node_modules | cut -f1) MB (with @types/node)"
+
+step "ESM TypeScript: type-check against the published declarations (strict)"
+cat >tsconfig.json <<'JSON'
+{
+  "compilerOptions": {
+    "target": "ES2022", "lib": ["ES2022"], "module": "NodeNext", "moduleResolution": "NodeNext",
+    "types": ["node"], "strict": true, "noUncheckedIndexedAccess": true, "exactOptionalPropertyTypes": true,
+    "skipLibCheck": false, "noEmit": true
+  },
+  "include": ["consumer.ts", "tools.ts"]
+}
+JSON
+cat >consumer.ts <<'TS'
+import { Switchyard, ToolError, defineTool, type RunResult, type ToolDefinition } from "switchyard-runtime";
+
+const lookup: ToolDefinition = defineTool({
+  name: "crm.lookup",
+  description: "Finds a contact.",
+  inputSchema: { type: "object", properties: { email: { type: "string" } }, required: ["email"] },
+  effect: "read",
+  execute: async (input: { email: string }) => {
+    if (input.email === "") throw new ToolError("email is empty", { code: "BAD_EMAIL" });
+    return { name: "Ada" };
+  },
+});
+const yard = new Switchyard({ tools: [lookup] });
+const result: RunResult = await yard.run(`return (await tools.crm.lookup({ email: "a@b.c" })).name;`);
+if (result.output !== "Ada") throw new Error(`unexpected output ${JSON.stringify(result)}`);
+if (!ToolError.isInstance(new ToolError("x"))) throw new Error("brand lost");
+const stats = yard.catalogStats();
+console.log(`ok ${stats.tokenizer}`);
+await yard.close();
+TS
+cat >tools.ts <<'TS'
+import { ToolError, defineTool } from "switchyard-runtime";
+
+export const tools = [
+  defineTool({
+    name: "api.fetch",
+    description: "Always rate limited.",
+    inputSchema: { type: "object", properties: {} },
+    effect: "read",
+    execute: () => {
+      throw new ToolError("slow down", { code: "RATE_LIMITED", details: { retryAfterMs: 10 } });
+    },
+  }),
+];
+TS
+npx tsc -p tsconfig.json
+node --no-node-snapshot --import tsx consumer.ts | tee consumer.out
+grep -q "^ok estimate" consumer.out || fail "catalogStats().tokenizer should name the estimate without gpt-tokenizer"
+
+step "README blocks against the published declarations"
+(cd "$repo" && node --import tsx test/readme/readme-blocks.ts "$project/readme") | tee readme.list
+cat >readme/tsconfig.json <<'JSON'
+{
+  "compilerOptions": {
+    "target": "ES2022", "lib": ["ES2022"], "module": "NodeNext", "moduleResolution": "NodeNext",
+    "types": ["node"], "strict": true, "skipLibCheck": true, "noEmit": true
+  },
+  "include": ["*.ts"]
+}
+JSON
+npx tsc -p readme/tsconfig.json
+while read -r mode file; do
+  [ "$mode" = run ] || continue
+  (cd "$work" && node --no-node-snapshot --import "$project/node_modules/tsx/dist/loader.mjs" "$project/readme/$file") \
+    || fail "README block $file did not run"
+done <readme.list
+
+step "the installed switchyard command: a ToolError code from a tool module reaches the program"
+cat >program.ts <<'TS'
+try {
+  await tools.api.fetch({});
+  return "no error";
+} catch (error) {
+  return { code: error.code, retryAfterMs: error.details?.retryAfterMs };
+}
+TS
+npx switchyard run program.ts --tools ./tools.ts --json --report run.html >run.json
+grep -q 'id="timeline-data"' run.html || fail "switchyard run --report wrote no timeline page"
+node -e '
+const result = JSON.parse(require("node:fs").readFileSync("run.json", "utf8"));
+if (result.output?.code !== "RATE_LIMITED" || result.output?.retryAfterMs !== 10) {
+  console.error(JSON.stringify(result, null, 2));
+  process.exit(1);
+}
+console.log("program saw", JSON.stringify(result.output));'
+npx switchyard demo >demo.out || fail "switchyard demo failed"
+grep -q "ground truth" demo.out || fail "switchyard demo printed no ground truth"
+set +e
+npx switchyard run missing.ts --tools ./tools.ts 2>mistake.err
+code=$?
+set -e
+[ "$code" = 2 ] || fail "a missing program file should exit 2, got $code"
+[ "$(wc -l <mistake.err)" = 1 ] || fail "a missing program file should print one line: $(cat mistake.err)"
+
+step "CommonJS: require() the package (Node >= 20.19)"
+mkdir -p cjs
+cd cjs
+cat >package.json <<'JSON'
+{ "name": "consumer-cjs", "version": "1.0.0", "private": true, "type": "commonjs" }
+JSON
+cat >index.js <<'JS'
+const { Switchyard, defineTool, ToolError, SwitchyardError } = require("switchyard-runtime");
+const { createAnthropicAdapter } = require("switchyard-runtime/agent");
+const { createGatewayServer } = require("switchyard-runtime/gateway");
+const { startScriptedModelServer } = require("switchyard-runtime/testing");
+
+async function main() {
+  if (typeof createGatewayServer !== "function" || typeof startScriptedModelServer !== "function") {
+    throw new Error("a subpath export is missing");
+  }
+  const flaky = defineTool({
+    name: "api.fetch",
+    description: "Rate limited.",
+    inputSchema: { type: "object", properties: {} },
+    effect: "read",
+    execute: () => {
+      throw new ToolError("slow down", { code: "RATE_LIMITED" });
+    },
+  });
+  const yard = new Switchyard({ tools: [flaky] });
+  const result = await yard.run("try { await tools.api.fetch({}); } catch (error) { return error.code; }");
+  await yard.close();
+  if (result.output !== "RATE_LIMITED") throw new Error(`unexpected: ${JSON.stringify(result)}`);
+  try {
+    createAnthropicAdapter({ model: "any" });
+    throw new Error("the adapter was created without @anthropic-ai/sdk");
+  } catch (error) {
+    if (!SwitchyardError.isInstance(error) || error.code !== "OPTIONAL_DEPENDENCY_MISSING") throw error;
+    if (!error.message.includes("npm install @anthropic-ai/sdk@")) throw new Error(`no install command: ${error.message}`);
+    console.log(`cjs ok; without the SDK: ${error.message}`);
+  }
+}
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
+JS
+node --no-node-snapshot index.js
+
+step "passed"

@@ -1,0 +1,190 @@
+// Package benchmark: what a user installs and what importing it costs. Packs the checkout (or
+// takes --tarball), installs it into a fresh project with no optional peer, measures the
+// node_modules footprint, then times imports in fresh processes, side by side and interleaved:
+// the core, `/agent`, and the core plus what the root import used to load (both provider SDKs
+// and the tokenizer, installed afterwards as the optional peers). Medians of --runs rounds.
+// Run: npm run bench:package [-- --tarball <file>] [--runs <n>] [--keep]
+
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const CORE_IMPORT_TARGET_MS = 250;
+const FOOTPRINT_TARGET_MB = 100;
+const FOOTPRINT_BEFORE_MB = 176;
+const OPTIONAL_PEERS = ["@anthropic-ai/sdk@1.14.0", "openai@6.49.0", "gpt-tokenizer@4.0.0"];
+
+interface Options {
+  tarball: string | undefined;
+  runs: number;
+  keep: boolean;
+}
+
+function parseOptions(argv: readonly string[]): Options {
+  const options: Options = { tarball: undefined, runs: 9, keep: false };
+  for (let index = 0; index < argv.length; index++) {
+    const argument = argv[index];
+    if (argument === "--tarball") options.tarball = argv[++index];
+    else if (argument === "--runs") options.runs = Number(argv[++index]);
+    else if (argument === "--keep") options.keep = true;
+    else throw new Error(`Unknown option ${argument}; options: --tarball <file>, --runs <n>, --keep`);
+  }
+  if (!Number.isInteger(options.runs) || options.runs < 1) throw new Error("--runs needs a positive integer");
+  return options;
+}
+
+function sh(command: string, args: readonly string[], cwd: string): string {
+  return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+}
+
+function megabytes(folder: string): number {
+  return Number(sh("du", ["-sk", folder], ROOT).split("\t")[0]) / 1024;
+}
+
+/** The largest packages of node_modules, in MB. */
+function largestPackages(modules: string, count: number): { name: string; mb: number }[] {
+  const sizes: { name: string; mb: number }[] = [];
+  for (const entry of readdirSync(modules)) {
+    if (entry.startsWith(".")) continue;
+    const names = entry.startsWith("@") ? readdirSync(join(modules, entry)).map((name) => `${entry}/${name}`) : [entry];
+    for (const name of names) sizes.push({ name, mb: megabytes(join(modules, name)) });
+  }
+  return sizes.sort((a, b) => b.mb - a.mb).slice(0, count);
+}
+
+interface ImportTiming {
+  /** Wall time of the import inside the process, in ms. */
+  readonly importMs: number;
+  /** CPU time (user + system) of the import, in ms: steadier than wall time on a busy machine. */
+  readonly cpuMs: number;
+  /** Wall time of the whole process, start to exit, in ms. */
+  readonly processMs: number;
+}
+
+/** Runs `body` (an ES module snippet doing the imports) in a fresh `node --no-node-snapshot`. */
+function timeImport(project: string, body: string): ImportTiming {
+  const script = `const started = performance.now(); const cpu = process.cpuUsage();
+${body}
+const used = process.cpuUsage(cpu);
+process.stdout.write(JSON.stringify({ importMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000 }));`;
+  const before = performance.now();
+  const output = sh(process.execPath, ["--no-node-snapshot", "--input-type=module", "-e", script], project);
+  const processMs = performance.now() - before;
+  return { ...(JSON.parse(output) as { importMs: number; cpuMs: number }), processMs };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+const round = (value: number): string => String(Math.round(value));
+
+function pad(cells: readonly string[], widths: readonly number[]): string {
+  return `| ${cells.map((cell, index) => cell.padEnd(widths[index]!)).join(" | ")} |`;
+}
+
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]!.map((_cell, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const [header, ...body] = rows;
+  return [
+    pad(header!, widths),
+    pad(
+      widths.map((width) => "-".repeat(width)),
+      widths,
+    ),
+    ...body.map((row) => pad(row, widths)),
+  ].join("\n");
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const work = mkdtempSync(join(tmpdir(), "switchyard-bench-package-"));
+  try {
+    let tarball = options.tarball;
+    if (tarball === undefined) {
+      console.log("packing (prepack builds)...");
+      const name = sh("npm", ["pack", "--silent", "--pack-destination", work], ROOT).trim().split("\n").at(-1)!;
+      tarball = join(work, name);
+    }
+    const project = join(work, "project");
+    rmSync(project, { recursive: true, force: true });
+    execFileSync("mkdir", ["-p", project]);
+    writeFileSync(join(project, "package.json"), '{ "name": "bench-package", "private": true, "type": "module" }\n');
+    console.log("installing the tarball alone (isolated-vm builds from source)...");
+    sh("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", tarball], project);
+    const modules = join(project, "node_modules");
+    const coreMb = megabytes(modules);
+    const largest = largestPackages(modules, 8);
+
+    const core = 'await import("switchyard-runtime");';
+    const agent = 'await import("switchyard-runtime/agent");';
+    const timings = { core: [] as ImportTiming[], agent: [] as ImportTiming[] };
+    for (let round = 0; round < options.runs; round++) {
+      timings.core.push(timeImport(project, core));
+      timings.agent.push(timeImport(project, agent));
+    }
+
+    console.log("installing the optional peers...");
+    sh("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...OPTIONAL_PEERS], project);
+    const withPeersMb = megabytes(modules);
+    const before =
+      'await import("switchyard-runtime"); await import("@anthropic-ai/sdk"); await import("openai"); await import("gpt-tokenizer");';
+    const coreWithPeers: ImportTiming[] = [];
+    const previousRoot: ImportTiming[] = [];
+    const baseline: ImportTiming[] = [];
+    for (let round = 0; round < options.runs; round++) {
+      coreWithPeers.push(timeImport(project, core));
+      previousRoot.push(timeImport(project, before));
+      baseline.push(timeImport(project, ""));
+    }
+
+    const row = (what: string, runs: readonly ImportTiming[], target: string): string[] => [
+      what,
+      `${round(median(runs.map((run) => run.importMs)))} ms (min ${round(Math.min(...runs.map((run) => run.importMs)))})`,
+      `${round(median(runs.map((run) => run.cpuMs)))} ms`,
+      `${round(median(runs.map((run) => run.processMs)))} ms`,
+      target,
+    ];
+    console.log(`\nImports in a fresh \`node --no-node-snapshot\`, medians of ${options.runs} interleaved rounds:\n`);
+    console.log(
+      table([
+        ["import", "import, wall", "import, CPU", "whole process", "target"],
+        row('`import("switchyard-runtime")`, no optional peers', timings.core, `≤ ${CORE_IMPORT_TARGET_MS} ms`),
+        row('`import("switchyard-runtime/agent")`, no optional peers', timings.agent, ""),
+        row('`import("switchyard-runtime")`, optional peers installed', coreWithPeers, `≤ ${CORE_IMPORT_TARGET_MS} ms`),
+        row("the core + both SDKs + gpt-tokenizer (what the root import loaded before)", previousRoot, ""),
+        row("`node --no-node-snapshot` doing nothing", baseline, ""),
+      ]),
+    );
+    console.log("\nInstall footprint (du of node_modules):\n");
+    console.log(
+      table([
+        ["install", "size", "target"],
+        [
+          "the tarball alone (no optional peers)",
+          `${coreMb.toFixed(1)} MB`,
+          `≤ ${FOOTPRINT_TARGET_MB} MB (was ${FOOTPRINT_BEFORE_MB})`,
+        ],
+        ["with @anthropic-ai/sdk, openai, gpt-tokenizer", `${withPeersMb.toFixed(1)} MB`, ""],
+      ]),
+    );
+    console.log(
+      `\nLargest packages without the peers: ${largest.map((entry) => `${entry.name} ${entry.mb.toFixed(1)}`).join(", ")} (MB).`,
+    );
+    const coreMs = median(timings.core.map((run) => run.importMs));
+    console.log(
+      `\ncore import ${round(coreMs)} ms (target ≤ ${CORE_IMPORT_TARGET_MS}), /agent ${round(median(timings.agent.map((run) => run.importMs)))} ms; ` +
+        `install ${coreMb.toFixed(1)} MB without optional peers (target ≤ ${FOOTPRINT_TARGET_MB}, was ${FOOTPRINT_BEFORE_MB})`,
+    );
+    if (options.keep) console.log(`kept: ${work}`);
+  } finally {
+    if (!options.keep) rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();
