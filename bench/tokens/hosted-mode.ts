@@ -8,8 +8,9 @@
 // - output: the program's source (the `server_tool_use` input) and the final answer text; the
 //   container's tool calls are not model output;
 // - input: each request body without the hosted calls' `tool_use`/`tool_result` blocks (they
-//   go to the container, not into Claude's context, per the programmatic tool calling docs),
-//   plus the program's stdout on the final request, which the model reads. Every continuation
+//   go to the container, not into Claude's context, per the programmatic tool calling docs;
+//   a cache breakpoint on one of them counts on the context block before it), plus the
+//   program's stdout on the final request, which the model reads. Every continuation
 //   request is counted as a full request over the rest of the context: an upper bound, since
 //   a continuation that only feeds the container may not be billed as model input.
 // The code execution tool's own hidden prompt and container-hours are not counted.
@@ -410,19 +411,44 @@ function toolsProxy(path: readonly string[], call: (path: string, input: unknown
   });
 }
 
-/** The body as Claude's context holds it: the hosted program's calls and their results go to the container. */
+/**
+ * The body as Claude's context holds it: the hosted program's calls and their results go to
+ * the container. A cache breakpoint the adapter put on a removed block moves to the last block
+ * kept before it: the provider caches the prompt up to the breakpoint, and of that prompt the
+ * context holds exactly the kept blocks (dropping the marker instead would bill the program's
+ * source as uncached input on every continuation).
+ */
 export function withoutHostedTraffic(body: AnthropicRequestBody): AnthropicRequestBody {
+  type Message = AnthropicRequestBody["messages"][number];
+  type Block = Exclude<Message["content"], string>[number];
   const hostedIds = new Set<string>();
-  const messages = body.messages.flatMap((message): AnthropicRequestBody["messages"] => {
-    if (typeof message.content === "string" || message.role === "system") return [message];
-    const content = message.content.filter((block) => {
-      if (block.type === "tool_use" && block.caller !== undefined && block.caller.type !== "direct") {
-        hostedIds.add(block.id);
-        return false;
+  const messages: Message[] = [];
+  // The content of the last message kept, filled in place: a marker may move onto its last block.
+  let previous: Block[] | undefined;
+  for (const message of body.messages) {
+    if (typeof message.content === "string") {
+      messages.push(message);
+      previous = undefined;
+      continue;
+    }
+    const content: Block[] = [];
+    for (const block of message.content) {
+      const hosted =
+        (block.type === "tool_use" && block.caller !== undefined && block.caller.type !== "direct") ||
+        (block.type === "tool_result" && hostedIds.has(block.tool_use_id));
+      if (!hosted) {
+        content.push(block);
+        continue;
       }
-      return !(block.type === "tool_result" && hostedIds.has(block.tool_use_id));
-    });
-    return content.length === 0 ? [] : [{ ...message, content }];
-  });
+      if (block.type === "tool_use") hostedIds.add(block.id);
+      const marker = "cache_control" in block ? block.cache_control : undefined;
+      const before = content.length > 0 ? content : previous;
+      if (marker != null && before !== undefined)
+        before[before.length - 1] = { ...before[before.length - 1]!, cache_control: marker } as Block;
+    }
+    if (content.length === 0) continue;
+    messages.push({ ...message, content } as Message);
+    previous = content;
+  }
   return { ...body, messages };
 }
