@@ -16,10 +16,9 @@
 // The code execution tool's own hidden prompt and container-hours are not counted.
 
 import { transformSync } from "esbuild";
-import { buildAnthropicRequest, createAnthropicAdapter } from "../../src/agent/anthropic-adapter.js";
+import { buildAnthropicRequest } from "../../src/agent/anthropic-adapter.js";
 import { AGENT_MODES } from "../../src/agent/agent-toolset.js";
-import type { ModelAdapter, ModelRequest, ModelTurn, ModelUsage } from "../../src/agent/model-adapter.js";
-import { createOpenAIResponsesAdapter } from "../../src/agent/openai-responses-adapter.js";
+import type { ModelAdapter, ModelRequest, ModelTurn } from "../../src/agent/model-adapter.js";
 import { toProviderToolName } from "../../src/agent/provider-tool-names.js";
 import { runAgent } from "../../src/agent/run-agent.js";
 import type { ContentBlock, ToolCallBlock, ToolResultBlock } from "../../src/agent/transcript.js";
@@ -47,7 +46,7 @@ export const HOSTED_MODE: ModeInfo = {
  * Largest hosted result, in bytes: as large as the benchmark's direct limit, since a hosted
  * program reads results whole and the provider sets no budget (see DIRECT_RESULT_LIMIT_BYTES).
  */
-const HOSTED_RESULT_LIMIT_BYTES = 4 * 1024 * 1024;
+export const HOSTED_RESULT_LIMIT_BYTES = 4 * 1024 * 1024;
 
 const PROGRAM_ID = "srvtoolu_bench_program";
 const CODE_EXECUTION = "code_execution_20260120";
@@ -119,68 +118,6 @@ export async function runHostedMode(task: BenchTask, options: RunModeOptions): P
     toolResultBytes,
     programOutputBytes: model.programOutputBytes,
   };
-}
-
-/** One task run live in hosted mode, with the provider's own usage figures. */
-export interface HostedLiveRow {
-  readonly taskId: string;
-  readonly provider: "anthropic" | "openai-responses";
-  readonly status: string;
-  readonly requests: number;
-  /** The API's usage, summed (input includes cached tokens). */
-  readonly api: ModelUsage;
-  /** Calls the provider's program made, each through Switchyard's pipeline. */
-  readonly hostedCalls: number;
-  readonly finalText: string;
-}
-
-/**
- * Runs `tasks` in hosted mode against the real provider: Anthropic (needs ANTHROPIC_API_KEY)
- * or the OpenAI Responses API (needs OPENAI_API_KEY). Resolves with no rows, sending nothing,
- * when the key is not set. Never run in CI.
- */
-export async function runHostedLive(
-  tasks: readonly BenchTask[],
-  options: { readonly provider: "anthropic" | "openai-responses"; readonly model: string; readonly maxSteps?: number },
-): Promise<HostedLiveRow[]> {
-  const key = options.provider === "anthropic" ? process.env.ANTHROPIC_API_KEY : process.env.OPENAI_API_KEY;
-  if (key === undefined || key === "") return [];
-  const rows: HostedLiveRow[] = [];
-  for (const task of tasks) {
-    const world = task.createWorld();
-    const yard = new Switchyard({
-      tools: [...world.tools],
-      results: { maxDirectResultBytes: HOSTED_RESULT_LIMIT_BYTES, maxHostedResultBytes: HOSTED_RESULT_LIMIT_BYTES },
-    });
-    let hostedCalls = 0;
-    const model =
-      options.provider === "anthropic"
-        ? createAnthropicAdapter({ model: options.model })
-        : createOpenAIResponsesAdapter({ model: options.model });
-    const result = await runAgent({
-      yard,
-      model,
-      task: task.question,
-      mode: "hosted",
-      system: SYSTEM_PROMPT,
-      maxSteps: options.maxSteps ?? 60,
-      maxTokens: MAX_OUTPUT_TOKENS,
-      onEvent: (event) => {
-        if (event.type === "tool-call-end" && event.caller === "hosted-program") hostedCalls++;
-      },
-    });
-    await yard.close();
-    rows.push({
-      taskId: task.id,
-      provider: options.provider,
-      status: result.status,
-      requests: result.steps,
-      api: result.usage.total,
-      hostedCalls,
-      finalText: result.finalText ?? result.lastText,
-    });
-  }
-  return rows;
 }
 
 type Move =
