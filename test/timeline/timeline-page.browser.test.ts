@@ -147,6 +147,7 @@ describe("the run timeline page in a real browser", () => {
     );
 
     await page.getByRole("button", { name: "lanes per tool" }).click();
+    // The README's picture, docs/images/timeline.png, is a copy of this screenshot.
     await page.screenshot({ path: join(ARTIFACTS, "run-report.png"), fullPage: true });
     await page.close();
 
