@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { answerModelToolCall } from "../../src/model-tools/answer-model-tool-call.js";
+import { DESCRIBE_SUGGESTION_LOOKUPS, MAX_DESCRIBED_TOOLS } from "../../src/model-tools/describe-tools-tool.js";
 import { closestToolNames, SUGGESTION_LOOKUPS_PER_RUN } from "../../src/registry/closest-tool-names.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { ToolRegistry } from "../../src/registry/tool-registry.js";
@@ -65,6 +67,36 @@ describe("unknown tool names in a program", () => {
       }
       return [hints[0], hints[${SUGGESTION_LOOKUPS_PER_RUN - 1}], hints[${SUGGESTION_LOOKUPS_PER_RUN}]];`);
     expect(result.output).toEqual([true, true, false]);
+    await yard.close();
+  });
+});
+
+describe("unknown tool names asked of discovery", () => {
+  it("tools.$describe spends the run's suggestion lookups: suggestions for the first typos, then none", async () => {
+    const yard = new Switchyard({ tools: [tool("orders.search")], typeCheck: "off" });
+    const program = `
+      const hints = [];
+      for (let i = 0; i < ${SUGGESTION_LOOKUPS_PER_RUN + 2}; i++) {
+        try { await tools.$describe("orders.serch"); } catch (error) { hints.push((error as any).message.includes("orders.search")); }
+      }
+      return [hints.length, hints[0], hints[${SUGGESTION_LOOKUPS_PER_RUN - 1}], hints[${SUGGESTION_LOOKUPS_PER_RUN}]];`;
+    expect((await yard.run(program)).output).toEqual([SUGGESTION_LOOKUPS_PER_RUN + 2, true, true, false]);
+    // The budget is the run's: the next run gets suggestions again.
+    expect((await yard.run(program)).output).toEqual([SUGGESTION_LOOKUPS_PER_RUN + 2, true, true, false]);
+    await yard.close();
+  });
+
+  it(`describe_tools looks up suggestions for the first ${DESCRIBE_SUGGESTION_LOOKUPS} unknown names of a request only`, async () => {
+    const yard = new Switchyard({ tools: [tool("orders.search")] });
+    const names = Array.from(
+      { length: MAX_DESCRIBED_TOOLS },
+      (_, index) => `orders.serch${index % 2 === 0 ? "" : index}`,
+    );
+    const answer = await answerModelToolCall(yard, { name: "describe_tools", input: { names } });
+    if (answer.tool !== "describe_tools") throw new Error(`unexpected ${answer.tool}`);
+    const suggested = answer.describe.unknown.filter((unknown) => unknown.closest.length > 0);
+    expect(answer.describe.unknown).toHaveLength(new Set(names).size);
+    expect(suggested.map((unknown) => unknown.name)).toEqual([...new Set(names)].slice(0, DESCRIBE_SUGGESTION_LOOKUPS));
     await yard.close();
   });
 });
