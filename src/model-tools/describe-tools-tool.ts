@@ -2,7 +2,7 @@
 // the closest known ones. Shared by the gateway and `tools.$describe` inside programs.
 
 import type { CallError, JsonSchema } from "../contract.js";
-import { closestToolNames, type SuggestionBudget } from "../registry/closest-tool-names.js";
+import { type SuggestionBudget, suggestToolNames } from "../registry/closest-tool-names.js";
 import type { Switchyard } from "../switchyard.js";
 import type { ModelToolDefinition } from "./model-tool-definition.js";
 import { readModelToolInput } from "./read-model-tool-input.js";
@@ -70,16 +70,20 @@ export function readDescribeRequest(
  * unknown, with suggestions while `suggestions` lasts (default: a budget of
  * DESCRIBE_SUGGESTION_LOOKUPS for this answer alone; a run passes its own, shared by its calls).
  */
-export function describeTools(
+export async function describeTools(
   yard: Switchyard,
   names: readonly string[],
   suggestions: SuggestionBudget = { remaining: DESCRIBE_SUGGESTION_LOOKUPS },
-): DescribeAnswer {
+): Promise<DescribeAnswer> {
   const snapshot = yard.registry.snapshot();
   const described = yard.discovery.describeMany(names);
-  const unknown = described.unknown.map((name) => ({
-    name: name.slice(0, 200),
-    closest: closestToolNames(snapshot, name, { budget: suggestions }),
-  }));
+  const unknown: { name: string; closest: readonly string[] }[] = [];
+  // One lookup per turn of the event loop (suggestToolNames): a request's lookups never add up to one block.
+  for (const name of described.unknown) {
+    unknown.push({
+      name: name.slice(0, 200),
+      closest: await suggestToolNames(snapshot, name, { budget: suggestions }),
+    });
+  }
   return { found: described.found, declarations: described.declarations, unknown };
 }

@@ -31,12 +31,12 @@ export function createProgramDiscovery(yard: Switchyard): DiscoveryHandler {
       if (!found.ok) throw new ToolError(found.error.message, { code: "PATTERN_INVALID" });
       return found.references.map((reference) => ({ ...reference }));
     },
-    describe(input: unknown): JsonValue {
+    async describe(input: unknown): Promise<JsonValue> {
       const { name } = (input ?? {}) as { name?: unknown };
       if (typeof name !== "string") {
         throw new ToolError("tools.$describe(name) needs a tool name.", { code: "INPUT_INVALID" });
       }
-      const answer = describeTools(yard, [name], suggestions);
+      const answer = await describeTools(yard, [name], suggestions);
       if (answer.found.length > 0) return answer.declarations;
       const closest = answer.unknown[0]?.closest ?? [];
       const hint =
