@@ -65,6 +65,13 @@ export interface SwitchyardOptions {
    * diagnostics as warnings, `off` skips the check. Default `error`.
    */
   readonly typeCheck?: TypeCheckMode;
+  /**
+   * The checker this session's programs go through. Default: one per process, shared by every
+   * session, so its worker, parsed lib and cache of finished checks serve them all. Give one to
+   * set its limits (`new TypeChecker({ timeoutMs, memoryLimitMb, maxCachedChecks })`); the session
+   * never closes it.
+   */
+  readonly typeChecker?: TypeChecker;
   /** Deferred loading and search; see DiscoveryOptions. */
   readonly discovery?: DiscoveryOptions;
   /**
@@ -172,7 +179,7 @@ export class Switchyard {
     this.discovery = new Discovery(options.discovery, (name) => this.offers(name));
     this.discovery.update(this.registry.snapshot());
     this.registry.onChange((snapshot) => this.discovery.update(snapshot));
-    if ((options.typeCheck ?? "error") !== "off") warmUpTypeChecker();
+    if ((options.typeCheck ?? "error") !== "off") warmUp(this.#checker());
     this.#sessionDeadlineAt = options.sessionTimeMs === undefined ? undefined : Date.now() + options.sessionTimeMs;
   }
 
@@ -388,6 +395,10 @@ export class Switchyard {
     return this.telemetry.traceDirectCall(name, id, () => executeToolCall(call, context));
   }
 
+  #checker(): TypeChecker {
+    return this.#options.typeChecker ?? sharedTypeChecker();
+  }
+
   /** What programs are checked against: the runtime declarations and the catalog's. */
   #checkedDeclarations(): string {
     const tools = this.declarations();
@@ -401,7 +412,7 @@ export class Switchyard {
     contract: ContractDeclarations,
   ): Promise<{ errors: Diagnostic[]; warnings: Diagnostic[] }> {
     try {
-      const diagnostics = await sharedTypeChecker().check(source, this.#checkedDeclarations(), {
+      const diagnostics = await this.#checker().check(source, this.#checkedDeclarations(), {
         lint: true,
         form,
         contract,
@@ -483,21 +494,16 @@ function sharedTypeChecker(): TypeChecker {
   return (typeChecker ??= new TypeChecker());
 }
 
-let warmingUp = false;
+const warmedUp = new WeakSet<TypeChecker>();
 
 /**
- * Starts the checker's worker and parses the ES2022 lib (about 0.5 s) once per process, in the
+ * Starts a checker's worker and parses the ES2022 lib (about 0.5 s) once per checker, in the
  * background, so the first program of a session is not the one that pays for it.
  */
-function warmUpTypeChecker(): void {
-  if (warmingUp) return;
-  warmingUp = true;
-  setImmediate(
-    () =>
-      void sharedTypeChecker()
-        .check("return 0;", RUNTIME_DECLARATIONS)
-        .catch(() => undefined),
-  );
+function warmUp(checker: TypeChecker): void {
+  if (warmedUp.has(checker)) return;
+  warmedUp.add(checker);
+  setImmediate(() => void checker.check("return 0;", RUNTIME_DECLARATIONS).catch(() => undefined));
 }
 
 const MAX_REPORTED_DIAGNOSTICS = 10;

@@ -98,6 +98,55 @@ describe("TypeChecker", () => {
     ]);
   });
 
+  it("answers a repeated check from the cache, never sending it to the worker again", async () => {
+    const checker = createChecker();
+    const first = await checker.check(PROGRAMS[0] ?? "", DECLARATIONS, { lint: true });
+    const again = await checker.check(PROGRAMS[0] ?? "", DECLARATIONS, { lint: true });
+    expect(again).toEqual(first);
+    expect(first).toHaveLength(1);
+    expect(checker.stats).toEqual({ checked: 1, cacheHits: 1 });
+  });
+
+  it("checks again when the declarations, the contract, the form or lint differ", async () => {
+    const checker = createChecker();
+    const source = "async () => 1";
+    await checker.check(source, DECLARATIONS);
+    await checker.check(source, `${DECLARATIONS}\ninterface Extra { a: string }`);
+    await checker.check(source, DECLARATIONS, { contract: { declarations: "declare const input: number;" } });
+    await checker.check(source, DECLARATIONS, { form: "expression" });
+    await checker.check(source, DECLARATIONS, { lint: true });
+    expect(checker.stats).toEqual({ checked: 5, cacheHits: 0 });
+  });
+
+  it("joins identical checks already on their way into one", async () => {
+    const checker = createChecker();
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => checker.check("const a: string = 1;", DECLARATIONS)),
+    );
+    for (const diagnostics of results) expect(diagnostics).toEqual([expect.objectContaining({ code: 2322 })]);
+    expect(checker.stats).toEqual({ checked: 1, cacheHits: 5 });
+  });
+
+  it("remembers no failure: declarations that do not compile are checked, and refused, each time", async () => {
+    const checker = createChecker();
+    await expect(checker.check("return 1;", "declare const tools: Missing;")).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+    });
+    await expect(checker.check("return 1;", "declare const tools: Missing;")).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+    });
+    expect(checker.stats.checked).toBe(2);
+  });
+
+  it("holds at most maxCachedChecks results, dropping the least recently used", async () => {
+    const checker = createChecker({ maxCachedChecks: 2 });
+    for (const source of ["return 1;", "return 2;", "return 3;", "return 1;"])
+      await checker.check(source, DECLARATIONS);
+    expect(checker.stats).toEqual({ checked: 4, cacheHits: 0 });
+    await checker.check("return 3;", DECLARATIONS);
+    expect(checker.stats).toEqual({ checked: 4, cacheHits: 1 });
+  });
+
   it("rejects a check that outlives timeoutMs", async () => {
     const checker = createChecker({ timeoutMs: 1 });
     await expect(checker.check("return 1;", DECLARATIONS)).rejects.toThrow(/longer than 1 ms/);
