@@ -115,6 +115,14 @@ export interface RunOptions {
    * A schema ajv cannot compile throws `SCHEMA_INVALID`.
    */
   readonly inputSchema?: JsonSchema;
+  /**
+   * JSON Schema the program's return value must match. The type checker declares it as the
+   * program's return type (`ProgramOutput`), so a wrong shape is a `TYPE_ERROR` at its `return`
+   * before anything runs; the value is validated when the program has returned (`OUTPUT_INVALID`
+   * with every failing path; the output is then `null`). A schema ajv cannot compile throws
+   * `SCHEMA_INVALID`.
+   */
+  readonly outputSchema?: JsonSchema;
 }
 
 export interface CallToolOptions {
@@ -257,7 +265,7 @@ export class Switchyard {
   async run(source: string, options: RunOptions = {}): Promise<RunResult> {
     const limits = resolveLimits(this.#limits, options.limits, "run limits");
     const contract = compileRunContract(
-      { inputSchema: options.inputSchema, hasInput: options.input !== undefined },
+      { inputSchema: options.inputSchema, hasInput: options.input !== undefined, outputSchema: options.outputSchema },
       this.#checkedDeclarations(),
     );
     const snapshot = this.registry.snapshot();
@@ -305,7 +313,8 @@ export class Switchyard {
    * 3. type-check against the declarations and the run's contract (TYPE_ERROR in `error` mode;
    *    warnings otherwise);
    * 4. show the whole program to `approveProgram`, if configured (PERMISSION_DENIED);
-   * 5. run it in a fresh isolate, every call through the pipeline.
+   * 5. run it in a fresh isolate, every call through the pipeline;
+   * 6. check its output against `outputSchema` (OUTPUT_INVALID).
    */
   async #compileCheckAndRun(
     source: string,
@@ -341,7 +350,7 @@ export class Switchyard {
         ? { errors: [], warnings: [] }
         : await this.#typeCheck(program.source, program.form, contract.types);
     if (mode === "error" && check.errors.length > 0)
-      return failed(typeErrorOf(check.errors, program.source), check.warnings);
+      return failed(typeErrorOf(check.errors, program.source, contract), check.warnings);
 
     const toolNames = this.#permissions.approvesPrograms ? findReferencedTools(program.source, snapshot) : [];
     const approval = await this.#permissions.checkProgram(program.source, toolNames);
@@ -351,7 +360,7 @@ export class Switchyard {
         check.warnings,
       );
 
-    return runProgram(program, {
+    const ran = await runProgram(program, {
       programId,
       limits,
       pipeline: { ...this.#pipeline(snapshot), preapprovedTools: new Set(toolNames), approve: options.approve },
@@ -362,6 +371,8 @@ export class Switchyard {
       isolates: this.#isolates,
       inputJson,
     });
+    const outputError = ran.ok ? contract.checkOutput(ran.output) : undefined;
+    return outputError === undefined ? ran : { ...ran, ok: false, output: null, error: outputError };
   }
 
   /**
@@ -510,7 +521,10 @@ const MAX_REPORTED_DIAGNOSTICS = 10;
 /** Characters of a failed run's message kept in its program-end trace event. */
 const MAX_TRACED_ERROR_CHARS = 500;
 
-function typeErrorOf(errors: readonly Diagnostic[], source: string): RunError {
+/** Most characters of the contract's types quoted under a type error that names them. */
+const MAX_QUOTED_CONTRACT_CHARS = 2_000;
+
+function typeErrorOf(errors: readonly Diagnostic[], source: string, contract: RunContract): RunError {
   const lines = source.split("\n");
   const shown = errors.slice(0, MAX_REPORTED_DIAGNOSTICS).map((diagnostic) => {
     const text = lines[diagnostic.line - 1]?.trim().slice(0, 160) ?? "";
@@ -520,9 +534,15 @@ function typeErrorOf(errors: readonly Diagnostic[], source: string): RunError {
   const more =
     errors.length > MAX_REPORTED_DIAGNOSTICS ? `\n...and ${errors.length - MAX_REPORTED_DIAGNOSTICS} more` : "";
   const first = errors[0]!;
+  // The model never saw ProgramInput or ProgramOutput declared: quote them when a message names them.
+  const contractTypes = contract.types.declarations;
+  const namesContract = contractTypes !== "" && shown.some((line) => /\bProgram(?:Input|Output)\d*\b/.test(line));
+  const quoted = namesContract
+    ? `\nThe run's input and output types:\n${contractTypes.length > MAX_QUOTED_CONTRACT_CHARS ? `${contractTypes.slice(0, MAX_QUOTED_CONTRACT_CHARS)}\n...` : contractTypes.trimEnd()}`
+    : "";
   return {
     code: "TYPE_ERROR",
-    message: `The program does not type-check against the tool declarations; nothing ran.\n${shown.join("\n")}${more}`,
+    message: `The program does not type-check against the tool declarations; nothing ran.\n${shown.join("\n")}${more}${quoted}`,
     line: first.line,
     column: first.column,
     diagnostics: errors,

@@ -45,6 +45,7 @@ export class TypeCheckCache {
     return createHash("sha256")
       .update(`${content.form}\0${content.lint ? 1 : 0}\0${this.#declarationsHash.hash}\0`)
       .update(`${content.contract.declarations.length}\0${content.contract.declarations}\0`)
+      .update(`${content.contract.outputType ?? ""}\0`)
       .update(content.source)
       .digest("base64");
   }
