@@ -51,6 +51,7 @@ export type ToolDefinedCode = string & {};
 export type RunErrorCode =
   | "SYNTAX_ERROR"
   | "TYPE_ERROR"
+  | "TYPE_CHECK_FAILED"
   | "SOURCE_TOO_LARGE"
   | "RUNTIME_ERROR"
   | "TIMEOUT"

@@ -345,12 +345,22 @@ export class Switchyard {
     const program = compiled.program;
 
     const mode = options.typeCheck ?? this.#options.typeCheck ?? "error";
-    const check =
+    const check: TypeCheckOutcome =
       mode === "off"
         ? { errors: [], warnings: [] }
         : await this.#typeCheck(program.source, program.form, contract.types);
-    if (mode === "error" && check.errors.length > 0)
-      return failed(typeErrorOf(check.errors, program.source, contract), check.warnings);
+    if (mode === "error" && check.failure !== undefined)
+      return failed({ code: "TYPE_CHECK_FAILED", message: check.failure });
+    if (mode === "error" && check.errors.length > 0) {
+      // The compiler threw on this program: it was not checked, rather than found wrong.
+      const crashed = check.errors.every((diagnostic) => diagnostic.code === CHECK_FAILED);
+      return failed(
+        crashed
+          ? { code: "TYPE_CHECK_FAILED", message: check.errors[0]!.message }
+          : typeErrorOf(check.errors, program.source, contract),
+        check.warnings,
+      );
+    }
 
     const toolNames = this.#permissions.approvesPrograms ? findReferencedTools(program.source, snapshot) : [];
     const approval = await this.#permissions.checkProgram(program.source, toolNames);
@@ -417,11 +427,7 @@ export class Switchyard {
     return this.#checked.text;
   }
 
-  async #typeCheck(
-    source: string,
-    form: ProgramForm,
-    contract: ContractDeclarations,
-  ): Promise<{ errors: Diagnostic[]; warnings: Diagnostic[] }> {
+  async #typeCheck(source: string, form: ProgramForm, contract: ContractDeclarations): Promise<TypeCheckOutcome> {
     try {
       const diagnostics = await this.#checker().check(source, this.#checkedDeclarations(), {
         lint: true,
@@ -433,12 +439,16 @@ export class Switchyard {
         warnings: diagnostics.filter((diagnostic) => diagnostic.severity === "warning"),
       };
     } catch (error) {
-      // The checker itself failed (a stuck or crashed worker): the program is not at fault,
-      // so it runs, and the run says it was not checked.
+      // The check could not complete (it timed out, killed the worker twice, or the declarations
+      // do not compile): in `error` mode the program does not run unchecked; in `warn` mode it
+      // runs, and the run says it was not checked.
       const message = `The program was not type-checked: ${messageOf(error)}`;
+      // A configuration error is the host's to fix; anything else came from this program's check.
+      const advice = SwitchyardError.isInstance(error) ? "" : ` ${SIMPLIFY_ADVICE}`;
       return {
         errors: [],
-        warnings: [{ line: 1, column: 1, code: "type-check-unavailable", message, severity: "warning" }],
+        warnings: [{ line: 1, column: 1, code: TYPE_CHECK_UNAVAILABLE, message, severity: "warning" }],
+        failure: `${message}\nIn typeCheck "error" mode a program that could not be checked does not run.${advice}`,
       };
     }
   }
@@ -520,6 +530,21 @@ function warmUp(checker: TypeChecker): void {
 const MAX_REPORTED_DIAGNOSTICS = 10;
 /** Characters of a failed run's message kept in its program-end trace event. */
 const MAX_TRACED_ERROR_CHARS = 500;
+
+/** What a type check found, or why it could not complete. */
+interface TypeCheckOutcome {
+  readonly errors: readonly Diagnostic[];
+  readonly warnings: readonly Diagnostic[];
+  /** Set when the check could not complete: the message of TYPE_CHECK_FAILED. */
+  readonly failure?: string;
+}
+
+/** The warning of a run whose check could not complete (in `warn` mode it ran anyway). */
+const TYPE_CHECK_UNAVAILABLE = "type-check-unavailable";
+/** The diagnostic the checker gives when the compiler threw on a program (see ProgramTypeChecker). */
+const CHECK_FAILED = "CHECK_FAILED";
+
+const SIMPLIFY_ADVICE = "Simplify its types (less recursion, smaller unions and literals) and try again.";
 
 /** Most characters of the contract's types quoted under a type error that names them. */
 const MAX_QUOTED_CONTRACT_CHARS = 2_000;

@@ -1,8 +1,10 @@
 // Host side of type checking: runs ProgramTypeChecker in a worker thread so a 20-40 ms check
 // (570 ms cold) never stalls the tool calls of other runs on the main event loop.
-// Checks are queued and sent one at a time; a dead or stuck worker fails only the requests
-// it held and is replaced on next use. An idle worker never keeps the process alive. A check
-// whose content was checked before is answered from a bounded cache without the worker.
+// Checks are queued and sent one at a time. A worker that dies (out of memory, a crash) is
+// replaced at once and the check it held is tried once more, after those queued behind it; a
+// check that kills two workers, or outlives its timeout, is rejected, and no other check fails
+// with it. An idle worker never keeps the process alive. A check whose content was checked
+// before is answered from a bounded cache without the worker.
 
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -39,13 +41,22 @@ export interface TypeCheckerStats {
   readonly checked: number;
   /** Checks answered from the cache, or by joining an identical check already on its way. */
   readonly cacheHits: number;
+  /** Workers started (the first, and each replacement). */
+  readonly workerStarts: number;
+  /** Checks sent again after the worker died under them. */
+  readonly retries: number;
 }
 
 interface PendingCheck {
   readonly request: TypeCheckRequest;
   readonly resolve: (diagnostics: Diagnostic[]) => void;
   readonly reject: (error: Error) => void;
+  /** Workers this check was sent to so far. */
+  attempts: number;
 }
+
+/** Workers a check may be sent to: a second one tells a one-off crash from a program that kills the checker. */
+const MAX_ATTEMPTS = 2;
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 const DEFAULT_MEMORY_LIMIT_MB = 512;
@@ -70,6 +81,8 @@ export class TypeChecker {
   readonly #underway = new Map<string, Promise<Diagnostic[]>>();
   #checked = 0;
   #cacheHits = 0;
+  #workerStarts = 0;
+  #retries = 0;
 
   constructor(options: TypeCheckerOptions = {}) {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -79,7 +92,12 @@ export class TypeChecker {
 
   /** Counters for tests and benchmarks. */
   get stats(): TypeCheckerStats {
-    return { checked: this.#checked, cacheHits: this.#cacheHits };
+    return {
+      checked: this.#checked,
+      cacheHits: this.#cacheHits,
+      workerStarts: this.#workerStarts,
+      retries: this.#retries,
+    };
   }
 
   /**
@@ -89,7 +107,7 @@ export class TypeChecker {
    * the diagnostics, empty when the program type-checks; with `lint: true`, the lint warnings
    * (severity "warning") follow when there are no errors. Rejects with `SwitchyardError`
    * (`CONFIG_INVALID`) when the declarations do not compile; with an Error when the check
-   * timed out, the worker died or failed to start, or the checker was closed.
+   * timed out, killed two workers, a worker failed to start, or the checker was closed.
    */
   check(
     source: string,
@@ -116,7 +134,7 @@ export class TypeChecker {
       return underway.then((diagnostics) => [...diagnostics]);
     }
     const checking = new Promise<Diagnostic[]>((resolve, reject) => {
-      this.#queue.push({ request: { id: this.#nextId++, ...content }, resolve, reject });
+      this.#queue.push({ request: { id: this.#nextId++, ...content }, resolve, reject, attempts: 0 });
       this.#pump();
     });
     this.#underway.set(key, checking);
@@ -161,12 +179,14 @@ export class TypeChecker {
     this.#timer = setTimeout(() => this.#timeOut(next), this.#timeoutMs);
     this.#timer.unref();
     this.#checked += 1;
+    next.attempts += 1;
     worker.postMessage(next.request);
   }
 
   #ensureWorker(): Worker {
     if (this.#worker !== undefined) return this.#worker;
     const worker = startWorker(this.#memoryLimitMb);
+    this.#workerStarts += 1;
     this.#worker = worker;
     this.#workerError = undefined;
     worker.on("message", (response: TypeCheckResponse) => {
@@ -178,14 +198,34 @@ export class TypeChecker {
     worker.on("exit", (exitCode) => {
       if (this.#worker !== worker) return;
       this.#worker = undefined;
-      const reason = this.#workerError?.message ?? `exit code ${exitCode}`;
-      this.#failAll(
-        new Error(`The type-check worker stopped (${reason}); the next check starts a new one.`, {
-          cause: this.#workerError,
-        }),
-      );
+      this.#crashed(this.#workerError?.message ?? `exit code ${exitCode}`, this.#workerError);
     });
     return worker;
+  }
+
+  /**
+   * The worker died under the check in flight (the queue never reached it). That check goes
+   * to the back of the queue once, so the checks waiting behind a program that kills the
+   * checker are not held up by its second attempt; the next one starts a new worker now.
+   */
+  #crashed(reason: string, cause: Error | undefined): void {
+    const pending = this.#inFlight;
+    this.#inFlight = undefined;
+    clearTimeout(this.#timer);
+    if (pending !== undefined) {
+      if (pending.attempts < MAX_ATTEMPTS) {
+        this.#retries += 1;
+        this.#queue.push(pending);
+      } else {
+        pending.reject(
+          new Error(
+            `The type-check worker stopped ${pending.attempts} times while checking this program (${reason}); it was not checked.`,
+            { cause },
+          ),
+        );
+      }
+    }
+    this.#pump();
   }
 
   #settle(response: TypeCheckResponse): void {
