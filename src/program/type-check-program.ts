@@ -179,8 +179,8 @@ export class ProgramTypeChecker {
   /**
    * Type-checks `source` as the body of an async function, against `declarations` (the
    * `declare const tools` text, which must also declare `console`) and the run's `contract`
-   * (its `input`). Returns at most 50
-   * diagnostics sorted by position, severity "error": only the syntax errors when there are
+   * (its `input`, and the type it must return). Returns at most 50 diagnostics sorted by
+   * position, severity "error": only the syntax errors when there are
    * any, else the type errors. Never throws for a bad program: an internal compiler failure
    * (say, a stack overflow on absurd nesting) becomes one diagnostic with code
    * "CHECK_FAILED". Throws `SwitchyardError` (`CONFIG_INVALID`) when the declarations (or the
@@ -266,7 +266,7 @@ export class ProgramTypeChecker {
     if (escapeNode !== undefined) {
       return [
         {
-          ...locateInSource(wrapped, escapeNode, source.length),
+          ...locateInSource(wrapped, escapeNode, source.length, this.#insertion),
           code: 1128,
           severity: "error",
           message:
