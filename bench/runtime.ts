@@ -415,7 +415,9 @@ export async function measureRuntime(options: RuntimeBenchOptions = {}): Promise
       keepCold("cold.yardBackToBack", await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls));
       if (index % 4 === 0) {
         await idle();
-        keepCold("cold.yardChecked", await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls, "error"));
+        // A fresh comment makes a program the check cache has not seen: this row is the warm check.
+        const unseen = `return 1 + 1; // ${round}.${index}.${Math.random()}`;
+        keepCold("cold.yardChecked", await timeSwitchyardRun(yard, unseen, 2, maxToolCalls, "error"));
       }
     }
   };
@@ -599,7 +601,7 @@ export function runtimeRows(measurement: RuntimeMeasurement): Row[] {
     ),
     // The type check has its own targets (the rows at the end); this row shows what it adds.
     infoRow(
-      '  Switchyard yard.run, default typeCheck "error"',
+      '  Switchyard yard.run, default typeCheck "error", a program not seen before',
       ms(cold.switchyardCheckedMs),
       times(cold.switchyardCheckedRatio, "bare"),
     ),
@@ -687,6 +689,107 @@ export function formatTable(rows: readonly Row[]): string {
   return [line(header), rule, ...rows.map(line)].join("\n");
 }
 
+// ---- type-check cache (issue 17 item 3): a repeated program with the default check ----
+
+const TARGET_REPEATED_CHECKED_RATIO = 2;
+
+/** Medians of the check-cache section, in ms; ratios are medians of per-round ratios to the bare floor. */
+export interface CheckCacheMeasurement {
+  readonly rounds: number;
+  /** The bare cold floor (isolate, context, compile, run, dispose of `1 + 1`), in the same rounds. */
+  readonly bareMs: number;
+  /** `return 1 + 1` again and again with the default `typeCheck: "error"`: every check after the first is cached. */
+  readonly repeatedMs: number;
+  readonly repeatedRatio: number;
+  /** One batch program, a different `input` each run (with its inputSchema): the check is cached across inputs. */
+  readonly repeatedWithInputMs: number;
+  readonly repeatedWithInputRatio: number;
+}
+
+const BATCH_PROGRAM = "return input.ids.length;";
+const BATCH_INPUT_SCHEMA = {
+  type: "object",
+  properties: { ids: { type: "array", items: { type: "string" } } },
+  required: ["ids"],
+} as const;
+
+/** Runs the repeated-program variants beside the bare floor, after idle time, as the cold rows do. */
+export async function measureCheckCache(
+  options: { rounds?: number; runsPerRound?: number } = {},
+): Promise<CheckCacheMeasurement> {
+  const rounds = options.rounds ?? 9;
+  const runs = options.runsPerRound ?? 8;
+  const yard = new Switchyard({ tools: [noopTool] });
+  const samples: Record<string, number[][]> = {};
+  const keep = (round: number, name: string, elapsed: number): void => {
+    if (round >= 0) ((samples[name] ??= [])[round] ??= []).push(elapsed);
+  };
+  let batch = 0;
+  const timeBatch = async (): Promise<number> => {
+    batch += 1;
+    const ids = Array.from({ length: 1 + (batch % 5) }, (_, index) => `order-${batch}-${index}`);
+    let result: Awaited<ReturnType<Switchyard["run"]>> | undefined;
+    const elapsed = await timeMs(async () => {
+      result = await yard.run(BATCH_PROGRAM, { input: { ids }, inputSchema: BATCH_INPUT_SCHEMA });
+    });
+    if (result?.output !== ids.length) throw new Error(`batch program failed: ${JSON.stringify(result?.error)}`);
+    return elapsed;
+  };
+  try {
+    // Round -1 warms up: the first check of each program goes to the worker, later ones hit the cache.
+    for (let round = -1; round < rounds; round++) {
+      for (let index = 0; index < runs; index++) {
+        const order = [
+          ["bare", () => timeBareColdRun()],
+          ["repeated", () => timeSwitchyardRun(yard, "return 1 + 1", 2, 10, "error")],
+          ["batch", timeBatch],
+        ] as const;
+        for (const [name, run] of (index + round) % 2 === 0 ? order : [...order].reverse()) {
+          await idle();
+          keep(round, name, await run());
+        }
+      }
+    }
+  } finally {
+    await yard.close();
+  }
+  const perRoundMedians = (name: string): number[] => (samples[name] ?? []).map((runsOfRound) => median(runsOfRound));
+  const ratio = (name: string): number => {
+    const bare = perRoundMedians("bare");
+    return median(perRoundMedians(name).map((value, round) => value / (bare[round] ?? Number.NaN)));
+  };
+  const all = (name: string): number => median((samples[name] ?? []).flat());
+  return {
+    rounds,
+    bareMs: all("bare"),
+    repeatedMs: all("repeated"),
+    repeatedRatio: ratio("repeated"),
+    repeatedWithInputMs: all("batch"),
+    repeatedWithInputRatio: ratio("batch"),
+  };
+}
+
+/** The check-cache section's rows. */
+export function checkCacheRows(measurement: CheckCacheMeasurement): Row[] {
+  return [
+    section(`type-check cache: a repeated program with the default check (${measurement.rounds} rounds)`),
+    infoRow("  bare floor: Isolate+context+compile+run+dispose", ms(measurement.bareMs), "baseline"),
+    ratioRow(
+      '  Switchyard yard.run of `return 1 + 1` again, typeCheck "error" (cached)',
+      measurement.repeatedMs,
+      measurement.repeatedRatio,
+      "bare",
+      ms,
+      TARGET_REPEATED_CHECKED_RATIO,
+    ),
+    infoRow(
+      "  the same batch program, a new input each run (inputSchema, cached)",
+      ms(measurement.repeatedWithInputMs),
+      times(measurement.repeatedWithInputRatio, "bare"),
+    ),
+  ];
+}
+
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 if (invokedDirectly) {
   const started = performance.now();
@@ -696,6 +799,7 @@ if (invokedDirectly) {
       `Node ${process.version}, isolated-vm 5.0.4; ${measurement.rounds} rounds after a warm-up, compared variants back to back; medians, ratios = median of per-round ratios.`,
     );
     console.log(formatTable(runtimeRows(measurement)));
+    console.log(formatTable(checkCacheRows(await measureCheckCache())));
   } catch (error) {
     console.error("runtime bench failed:", error);
   }

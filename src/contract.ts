@@ -51,6 +51,7 @@ export type ToolDefinedCode = string & {};
 export type RunErrorCode =
   | "SYNTAX_ERROR"
   | "TYPE_ERROR"
+  | "TYPE_CHECK_FAILED"
   | "SOURCE_TOO_LARGE"
   | "RUNTIME_ERROR"
   | "TIMEOUT"
@@ -59,6 +60,7 @@ export type RunErrorCode =
   | "TOOL_CALL_LIMIT"
   | "OUTPUT_TOO_LARGE"
   | "OUTPUT_NOT_SERIALIZABLE"
+  | "OUTPUT_INVALID"
   | "INPUT_INVALID"
   | "INPUT_TOO_LARGE"
   | "PERMISSION_DENIED"
@@ -146,7 +148,7 @@ export interface RunError {
   /** 1-based column in the source the model wrote. */
   readonly column?: number;
   readonly diagnostics?: readonly Diagnostic[];
-  /** Machine-readable specifics, e.g. the failing schema paths of `INPUT_INVALID`. */
+  /** Machine-readable specifics, e.g. the failing schema paths of `INPUT_INVALID` and `OUTPUT_INVALID`. */
   readonly details?: JsonValue;
 }
 

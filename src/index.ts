@@ -35,6 +35,7 @@ export {
   type TypeCheckMode,
 } from "./switchyard.js";
 export { DEFAULT_RUN_LIMITS, type RunLimits } from "./sandbox/run-program.js";
+export { TypeChecker, type TypeCheckerOptions, type TypeCheckerStats } from "./program/type-checker.js";
 
 // Redaction: secrets replaced before anything reaches a model.
 export {

@@ -65,6 +65,13 @@ export interface SwitchyardOptions {
    * diagnostics as warnings, `off` skips the check. Default `error`.
    */
   readonly typeCheck?: TypeCheckMode;
+  /**
+   * The checker this session's programs go through. Default: one per process, shared by every
+   * session, so its worker, parsed lib and cache of finished checks serve them all. Give one to
+   * set its limits (`new TypeChecker({ timeoutMs, memoryLimitMb, maxCachedChecks })`); the session
+   * never closes it.
+   */
+  readonly typeChecker?: TypeChecker;
   /** Deferred loading and search; see DiscoveryOptions. */
   readonly discovery?: DiscoveryOptions;
   /**
@@ -108,6 +115,14 @@ export interface RunOptions {
    * A schema ajv cannot compile throws `SCHEMA_INVALID`.
    */
   readonly inputSchema?: JsonSchema;
+  /**
+   * JSON Schema the program's return value must match. The type checker declares it as the
+   * program's return type (`ProgramOutput`), so a wrong shape is a `TYPE_ERROR` at its `return`
+   * before anything runs; the value is validated when the program has returned (`OUTPUT_INVALID`
+   * with every failing path; the output is then `null`). A schema ajv cannot compile throws
+   * `SCHEMA_INVALID`.
+   */
+  readonly outputSchema?: JsonSchema;
 }
 
 export interface CallToolOptions {
@@ -172,7 +187,7 @@ export class Switchyard {
     this.discovery = new Discovery(options.discovery, (name) => this.offers(name));
     this.discovery.update(this.registry.snapshot());
     this.registry.onChange((snapshot) => this.discovery.update(snapshot));
-    if ((options.typeCheck ?? "error") !== "off") warmUpTypeChecker();
+    if ((options.typeCheck ?? "error") !== "off") warmUp(this.#checker());
     this.#sessionDeadlineAt = options.sessionTimeMs === undefined ? undefined : Date.now() + options.sessionTimeMs;
   }
 
@@ -250,7 +265,7 @@ export class Switchyard {
   async run(source: string, options: RunOptions = {}): Promise<RunResult> {
     const limits = resolveLimits(this.#limits, options.limits, "run limits");
     const contract = compileRunContract(
-      { inputSchema: options.inputSchema, hasInput: options.input !== undefined },
+      { inputSchema: options.inputSchema, hasInput: options.input !== undefined, outputSchema: options.outputSchema },
       this.#checkedDeclarations(),
     );
     const snapshot = this.registry.snapshot();
@@ -298,7 +313,8 @@ export class Switchyard {
    * 3. type-check against the declarations and the run's contract (TYPE_ERROR in `error` mode;
    *    warnings otherwise);
    * 4. show the whole program to `approveProgram`, if configured (PERMISSION_DENIED);
-   * 5. run it in a fresh isolate, every call through the pipeline.
+   * 5. run it in a fresh isolate, every call through the pipeline;
+   * 6. check its output against `outputSchema` (OUTPUT_INVALID).
    */
   async #compileCheckAndRun(
     source: string,
@@ -329,12 +345,22 @@ export class Switchyard {
     const program = compiled.program;
 
     const mode = options.typeCheck ?? this.#options.typeCheck ?? "error";
-    const check =
+    const check: TypeCheckOutcome =
       mode === "off"
         ? { errors: [], warnings: [] }
         : await this.#typeCheck(program.source, program.form, contract.types);
-    if (mode === "error" && check.errors.length > 0)
-      return failed(typeErrorOf(check.errors, program.source), check.warnings);
+    if (mode === "error" && check.failure !== undefined)
+      return failed({ code: "TYPE_CHECK_FAILED", message: check.failure });
+    if (mode === "error" && check.errors.length > 0) {
+      // The compiler threw on this program: it was not checked, rather than found wrong.
+      const crashed = check.errors.every((diagnostic) => diagnostic.code === CHECK_FAILED);
+      return failed(
+        crashed
+          ? { code: "TYPE_CHECK_FAILED", message: check.errors[0]!.message }
+          : typeErrorOf(check.errors, program.source, contract),
+        check.warnings,
+      );
+    }
 
     const toolNames = this.#permissions.approvesPrograms ? findReferencedTools(program.source, snapshot) : [];
     const approval = await this.#permissions.checkProgram(program.source, toolNames);
@@ -344,7 +370,7 @@ export class Switchyard {
         check.warnings,
       );
 
-    return runProgram(program, {
+    const ran = await runProgram(program, {
       programId,
       limits,
       pipeline: { ...this.#pipeline(snapshot), preapprovedTools: new Set(toolNames), approve: options.approve },
@@ -355,6 +381,8 @@ export class Switchyard {
       isolates: this.#isolates,
       inputJson,
     });
+    const outputError = ran.ok ? contract.checkOutput(ran.output) : undefined;
+    return outputError === undefined ? ran : { ...ran, ok: false, output: null, error: outputError };
   }
 
   /**
@@ -388,6 +416,10 @@ export class Switchyard {
     return this.telemetry.traceDirectCall(name, id, () => executeToolCall(call, context));
   }
 
+  #checker(): TypeChecker {
+    return this.#options.typeChecker ?? sharedTypeChecker();
+  }
+
   /** What programs are checked against: the runtime declarations and the catalog's. */
   #checkedDeclarations(): string {
     const tools = this.declarations();
@@ -395,13 +427,9 @@ export class Switchyard {
     return this.#checked.text;
   }
 
-  async #typeCheck(
-    source: string,
-    form: ProgramForm,
-    contract: ContractDeclarations,
-  ): Promise<{ errors: Diagnostic[]; warnings: Diagnostic[] }> {
+  async #typeCheck(source: string, form: ProgramForm, contract: ContractDeclarations): Promise<TypeCheckOutcome> {
     try {
-      const diagnostics = await sharedTypeChecker().check(source, this.#checkedDeclarations(), {
+      const diagnostics = await this.#checker().check(source, this.#checkedDeclarations(), {
         lint: true,
         form,
         contract,
@@ -411,12 +439,16 @@ export class Switchyard {
         warnings: diagnostics.filter((diagnostic) => diagnostic.severity === "warning"),
       };
     } catch (error) {
-      // The checker itself failed (a stuck or crashed worker): the program is not at fault,
-      // so it runs, and the run says it was not checked.
+      // The check could not complete (it timed out, killed the worker twice, or the declarations
+      // do not compile): in `error` mode the program does not run unchecked; in `warn` mode it
+      // runs, and the run says it was not checked.
       const message = `The program was not type-checked: ${messageOf(error)}`;
+      // A configuration error is the host's to fix; anything else came from this program's check.
+      const advice = SwitchyardError.isInstance(error) ? "" : ` ${SIMPLIFY_ADVICE}`;
       return {
         errors: [],
-        warnings: [{ line: 1, column: 1, code: "type-check-unavailable", message, severity: "warning" }],
+        warnings: [{ line: 1, column: 1, code: TYPE_CHECK_UNAVAILABLE, message, severity: "warning" }],
+        failure: `${message}\nIn typeCheck "error" mode a program that could not be checked does not run.${advice}`,
       };
     }
   }
@@ -483,28 +515,41 @@ function sharedTypeChecker(): TypeChecker {
   return (typeChecker ??= new TypeChecker());
 }
 
-let warmingUp = false;
+const warmedUp = new WeakSet<TypeChecker>();
 
 /**
- * Starts the checker's worker and parses the ES2022 lib (about 0.5 s) once per process, in the
+ * Starts a checker's worker and parses the ES2022 lib (about 0.5 s) once per checker, in the
  * background, so the first program of a session is not the one that pays for it.
  */
-function warmUpTypeChecker(): void {
-  if (warmingUp) return;
-  warmingUp = true;
-  setImmediate(
-    () =>
-      void sharedTypeChecker()
-        .check("return 0;", RUNTIME_DECLARATIONS)
-        .catch(() => undefined),
-  );
+function warmUp(checker: TypeChecker): void {
+  if (warmedUp.has(checker)) return;
+  warmedUp.add(checker);
+  setImmediate(() => void checker.check("return 0;", RUNTIME_DECLARATIONS).catch(() => undefined));
 }
 
 const MAX_REPORTED_DIAGNOSTICS = 10;
 /** Characters of a failed run's message kept in its program-end trace event. */
 const MAX_TRACED_ERROR_CHARS = 500;
 
-function typeErrorOf(errors: readonly Diagnostic[], source: string): RunError {
+/** What a type check found, or why it could not complete. */
+interface TypeCheckOutcome {
+  readonly errors: readonly Diagnostic[];
+  readonly warnings: readonly Diagnostic[];
+  /** Set when the check could not complete: the message of TYPE_CHECK_FAILED. */
+  readonly failure?: string;
+}
+
+/** The warning of a run whose check could not complete (in `warn` mode it ran anyway). */
+const TYPE_CHECK_UNAVAILABLE = "type-check-unavailable";
+/** The diagnostic the checker gives when the compiler threw on a program (see ProgramTypeChecker). */
+const CHECK_FAILED = "CHECK_FAILED";
+
+const SIMPLIFY_ADVICE = "Simplify its types (less recursion, smaller unions and literals) and try again.";
+
+/** Most characters of the contract's types quoted under a type error that names them. */
+const MAX_QUOTED_CONTRACT_CHARS = 2_000;
+
+function typeErrorOf(errors: readonly Diagnostic[], source: string, contract: RunContract): RunError {
   const lines = source.split("\n");
   const shown = errors.slice(0, MAX_REPORTED_DIAGNOSTICS).map((diagnostic) => {
     const text = lines[diagnostic.line - 1]?.trim().slice(0, 160) ?? "";
@@ -514,9 +559,15 @@ function typeErrorOf(errors: readonly Diagnostic[], source: string): RunError {
   const more =
     errors.length > MAX_REPORTED_DIAGNOSTICS ? `\n...and ${errors.length - MAX_REPORTED_DIAGNOSTICS} more` : "";
   const first = errors[0]!;
+  // The model never saw ProgramInput or ProgramOutput declared: quote them when a message names them.
+  const contractTypes = contract.types.declarations;
+  const namesContract = contractTypes !== "" && shown.some((line) => /\bProgram(?:Input|Output)\d*\b/.test(line));
+  const quoted = namesContract
+    ? `\nThe run's input and output types:\n${contractTypes.length > MAX_QUOTED_CONTRACT_CHARS ? `${contractTypes.slice(0, MAX_QUOTED_CONTRACT_CHARS)}\n...` : contractTypes.trimEnd()}`
+    : "";
   return {
     code: "TYPE_ERROR",
-    message: `The program does not type-check against the tool declarations; nothing ran.\n${shown.join("\n")}${more}`,
+    message: `The program does not type-check against the tool declarations; nothing ran.\n${shown.join("\n")}${more}${quoted}`,
     line: first.line,
     column: first.column,
     diagnostics: errors,

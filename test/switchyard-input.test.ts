@@ -3,6 +3,7 @@
 
 import { afterAll, describe, expect, it } from "vitest";
 import type { JsonSchema } from "../src/contract.js";
+import { TypeChecker } from "../src/program/type-checker.js";
 import { defineTool } from "../src/registry/define-tool.js";
 import { Switchyard } from "../src/switchyard.js";
 
@@ -196,6 +197,27 @@ describe("Switchyard.run with an input", () => {
       ),
     );
     expect(results.map((result) => result.output)).toEqual(Array.from({ length: 12 }, (_, index) => index * 10));
+  });
+
+  it("type-checks the same program once across inputs, and again for another input type", async () => {
+    const checker = new TypeChecker();
+    const yard = createYard({ typeChecker: checker });
+    try {
+      const program = "return input.orderIds.length;";
+      expect((await yard.run(program, { input: BATCH, inputSchema: BATCH_SCHEMA })).output).toBe(3);
+      const after = checker.stats;
+      for (const orderIds of [["a"], ["a", "b"], []]) {
+        const result = await yard.run(program, { input: { customerId: "c2", orderIds }, inputSchema: BATCH_SCHEMA });
+        expect(result.output).toBe(orderIds.length);
+      }
+      expect(checker.stats.checked).toBe(after.checked);
+      expect(checker.stats.cacheHits).toBe(after.cacheHits + 3);
+      const otherType = await yard.run(program, { input: { orderIds: [1, 2] } });
+      expect(otherType.output).toBe(2);
+      expect(checker.stats.checked).toBe(after.checked + 1);
+    } finally {
+      await checker.close();
+    }
   });
 
   it("names the input's type apart from a tool's type of the same name", async () => {

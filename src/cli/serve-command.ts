@@ -6,12 +6,14 @@ import { SwitchyardError } from "../errors.js";
 import { serveGateway } from "../gateway/serve-gateway.js";
 import { assertWritableFile } from "./cli-error.js";
 import { processInterrupts } from "./process-interrupts.js";
+import { readJsonSchemaFile } from "./read-json-file.js";
 
 interface ServeCommandOptions {
   readonly config: string;
   readonly http?: string;
   readonly enableCallTool?: boolean;
   readonly logFile?: string;
+  readonly outputSchema?: string;
 }
 
 /** Registers `serve` on `program`. */
@@ -28,11 +30,16 @@ export function registerServeCommand(program: Command): Command {
     )
     .option("--enable-call-tool", "also expose call_tool, for one direct call")
     .option("--log-file <file>", "append the log to this file instead of stderr")
+    .option("--output-schema <file>", "a JSON Schema file every program's return value must match")
     .action(async (options: ServeCommandOptions) => {
       // serveGateway shuts down in order on SIGINT and SIGTERM itself.
       processInterrupts().claim();
       // A log that cannot be written would be dropped silently: refuse it before anything starts.
       if (options.logFile !== undefined) await assertWritableFile(options.logFile, "the log file (--log-file)");
+      const outputSchema =
+        options.outputSchema === undefined
+          ? undefined
+          : await readJsonSchemaFile(options.outputSchema, "the output schema (--output-schema)");
       // From the environment, never a flag: arguments are visible to every local user.
       const httpToken = process.env["SWITCHYARD_GATEWAY_TOKEN"];
       const gateway = await serveGateway({
@@ -41,6 +48,7 @@ export function registerServeCommand(program: Command): Command {
         ...(httpToken === undefined ? {} : { httpToken }),
         ...(options.enableCallTool === true ? { enableCallTool: true } : {}),
         ...(options.logFile === undefined ? {} : { logFile: options.logFile }),
+        ...(outputSchema === undefined ? {} : { gateway: { outputSchema } }),
       });
       await gateway.closed;
       // Worker threads and spare isolates must not keep a stopped server alive. Stopped by a

@@ -16,11 +16,13 @@ import {
   type ServerRequest,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { JsonSchema } from "../contract.js";
 import { messageOf } from "../errors.js";
 import { answerModelToolCall, type ModelToolName } from "../model-tools/answer-model-tool-call.js";
 import { CALL_TOOL_TOOL, describeCallTool } from "../model-tools/call-tool-tool.js";
 import { DESCRIBE_TOOLS_TOOL, describeDescribeTool } from "../model-tools/describe-tools-tool.js";
-import { RUN_PROGRAM_TOOL, withProgramInput } from "../model-tools/run-program-tool.js";
+import { RUN_PROGRAM_TOOL, withOutputContract, withProgramInput } from "../model-tools/run-program-tool.js";
+import { compileRunContract } from "../program/run-contract.js";
 import { describeSearchTool, SEARCH_TOOLS_TOOL } from "../model-tools/search-tools-tool.js";
 import type { Approver } from "../permissions/permission-gate.js";
 import type { Switchyard } from "../switchyard.js";
@@ -43,6 +45,13 @@ export interface GatewayServerOptions {
   readonly approvalTimeoutMs?: number;
   /** One line per event worth keeping (runs, approvals, list changes). Default: nothing. */
   readonly log?: (line: string) => void;
+  /**
+   * The JSON Schema every program's return value must match: run_program's description shows
+   * the type, the check declares it as the program's return type, and the value is validated
+   * after the run (`OUTPUT_INVALID`). The host's contract, not the client's: a client cannot
+   * send a schema of its own. Throws SCHEMA_INVALID when ajv cannot compile it. Default none.
+   */
+  readonly outputSchema?: JsonSchema;
   /** Name and version announced to clients. Default `switchyard` 0.1.0. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
 }
@@ -71,6 +80,13 @@ const INSTRUCTIONS =
  */
 export function createGatewayServer(yard: Switchyard, options: GatewayServerOptions = {}): GatewayServer {
   const log = options.log ?? (() => {});
+  const { outputSchema } = options;
+  // Compiled now: a schema that does not compile is the host's mistake, found before serving.
+  const outputContract = (): string =>
+    outputSchema === undefined
+      ? ""
+      : compileRunContract({ hasInput: false, outputSchema }, yard.declarations()).outputDeclarations;
+  outputContract();
   const server = new Server(options.serverInfo ?? { name: "switchyard", version: "0.1.0" }, {
     capabilities: { tools: { listChanged: true } },
     instructions: INSTRUCTIONS,
@@ -82,7 +98,8 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
   const currentListing = (): NonNullable<typeof listing> => {
     const version = yard.registry.version;
     if (listing?.version !== version) {
-      const definitions = [withProgramInput(yard.programTool()), describeSearchTool(), describeDescribeTool()];
+      const programTool = withOutputContract(withProgramInput(yard.programTool()), outputContract());
+      const definitions = [programTool, describeSearchTool(), describeDescribeTool()];
       if (options.enableCallTool === true) definitions.push(describeCallTool());
       const tools = definitions.map(toMcpTool);
       listing = { version, tools, text: JSON.stringify(tools) };
@@ -129,6 +146,7 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
         input: request.params.arguments ?? {},
         offered,
         signal: extra.signal,
+        ...(outputSchema === undefined ? {} : { outputSchema }),
         ...(name === CALL_TOOL_TOOL ? { callId: `mcp-${randomUUID().slice(0, 8)}` } : {}),
         ...(options.askClient === true ? { approve: askerFor(extra) } : {}),
         onStart: (id) => {

@@ -14,6 +14,7 @@ import { createGatewayLog, redirectConsole, type GatewayLog } from "./gateway-lo
 import { type HttpSessionLimits, HttpSessions } from "./http-sessions.js";
 import { createGatewayServer, type GatewayServer, type GatewayServerOptions } from "./gateway-server.js";
 import { messageOf, SwitchyardError } from "../errors.js";
+import { compileSchema } from "../schema/schema-validator.js";
 
 export interface ServeGatewayOptions {
   /** Path of `switchyard.config.json`. */
@@ -32,8 +33,8 @@ export interface ServeGatewayOptions {
   readonly shutdownTimeoutMs?: number;
   /** HTTP only: most sessions open at once (default 100) and how long an idle one lives (default 30 min). */
   readonly httpSessions?: HttpSessionLimits;
-  /** Extra gateway options (progress interval, approval timeout). */
-  readonly gateway?: Pick<GatewayServerOptions, "progressIntervalMs" | "approvalTimeoutMs">;
+  /** Extra gateway options (progress interval, approval timeout, the programs' output schema). */
+  readonly gateway?: Pick<GatewayServerOptions, "progressIntervalMs" | "approvalTimeoutMs" | "outputSchema">;
 }
 
 /** A running gateway. */
@@ -54,6 +55,9 @@ const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5_000;
  * a downstream server fails; nothing is left running.
  */
 export async function serveGateway(options: ServeGatewayOptions): Promise<RunningGateway> {
+  // Before the port is bound or any server starts: nothing to undo when it does not compile.
+  const outputSchema = options.gateway?.outputSchema;
+  if (outputSchema !== undefined) compileSchema(outputSchema, "The gateway's outputSchema");
   const log = createGatewayLog(options.logFile);
   const stdio = options.httpPort === undefined;
   const listener = stdio ? undefined : await bindHttp(options.httpPort!);

@@ -3,7 +3,7 @@
 // loop, the MCP gateway or a framework tool. Inputs are checked with the pipeline's JSON
 // Schema validator; every outcome, refusals included, is an answer, never a rejection.
 
-import type { CallError, RunResult, ToolOutcome } from "../contract.js";
+import type { CallError, JsonSchema, RunResult, ToolOutcome } from "../contract.js";
 import { messageOf, ToolError } from "../errors.js";
 import type { Approver } from "../permissions/permission-gate.js";
 import type { RunLimits } from "../sandbox/run-program.js";
@@ -40,6 +40,8 @@ export interface ModelToolCall {
   readonly signal?: AbortSignal;
   /** run_program: limits of the run; default the session's. */
   readonly limits?: Partial<RunLimits>;
+  /** run_program: the JSON Schema the program's output must match (see `RunOptions.outputSchema`). */
+  readonly outputSchema?: JsonSchema;
   /** run_program: told the program's id before the program runs. */
   readonly onStart?: (programId: string) => void;
   /** Answers the `ask` decisions of the calls this request makes, instead of the session's approver. */
@@ -81,6 +83,7 @@ export async function answerModelToolCall(yard: Switchyard, call: ModelToolCall)
       if (!read.ok) return refuse(read.error);
       const run = await yard.run(read.value.code, {
         ...(read.value.input === undefined ? {} : { input: read.value.input }),
+        ...(call.outputSchema === undefined ? {} : { outputSchema: call.outputSchema }),
         ...(call.callId === undefined ? {} : { toolCallId: call.callId }),
         ...(call.signal === undefined ? {} : { signal: call.signal }),
         ...(call.limits === undefined ? {} : { limits: call.limits }),

@@ -46,6 +46,16 @@ export const RUN_PROGRAM_WITH_INPUT_SCHEMA = {
   additionalProperties: false,
 } as const satisfies JsonSchema;
 
+/**
+ * The run_program tool of a surface whose runs have an output contract: the description says
+ * which type every program must return (`outputDeclarations`, e.g. `interface ProgramOutput`).
+ */
+export function withOutputContract(tool: ModelToolDefinition, outputDeclarations: string): ModelToolDefinition {
+  if (outputDeclarations === "") return tool;
+  const contract = `Every program here must return a value of this type: it is the program's declared return type in the type check, and the value is validated after the program returns (OUTPUT_INVALID).\n\`\`\`ts\n${outputDeclarations.trim()}\n\`\`\``;
+  return { ...tool, description: `${tool.description}\n\n${contract}` };
+}
+
 /** The run_program tool advertising the optional `input` (the gateway's form). */
 export function withProgramInput(tool: ModelToolDefinition): ModelToolDefinition {
   return { ...tool, inputSchema: RUN_PROGRAM_WITH_INPUT_SCHEMA };

@@ -1,5 +1,6 @@
 // What a run declares to the type checker beyond the tools: the TypeScript of its contract with
-// the caller (the constant `input`), as plain data so it can travel to the type-check worker.
+// the caller (the constant `input`, the type it must return), as plain data so it can travel to
+// the type-check worker.
 // Free of imports: the host side of the checker loads it without loading TypeScript.
 
 /**
@@ -7,8 +8,10 @@
  * declarations stay parsed when only the run's contract changes.
  */
 export interface ContractDeclarations {
-  /** TypeScript declaring `input` and the types it names; empty when the run has no contract. */
+  /** TypeScript declaring `input` and the types the contract names; empty when the run has none. */
   readonly declarations: string;
+  /** The type the program must return (declared in `declarations`); absent: any value. */
+  readonly outputType?: string;
 }
 
 /** No input, any output. */

@@ -33,13 +33,19 @@ export function mayBeExpressionProgram(source: string): boolean {
   return FUNCTION_START.test(skipLeadingComments(source));
 }
 
-/** The program as a function declaration: what the type checker and the linter read. */
-export function wrapProgramBody(source: string, form: ProgramForm = "body"): string {
-  if (form === "body") return `async function ${PROGRAM_FUNCTION}() {\n${source}\n}\n`;
+/**
+ * The program as a function declaration: what the type checker and the linter read. With
+ * `returnType`, a body's function declares it returns that (so each `return` is checked where it
+ * is written); an expression program's function must be given its own annotation (the checker
+ * inserts it, see type-check-program.ts), the wrapper then checks only what the call yields.
+ */
+export function wrapProgramBody(source: string, form: ProgramForm = "body", returnType?: string): string {
+  const declared = returnType === undefined ? "" : `: Promise<${returnType}>`;
+  if (form === "body") return `async function ${PROGRAM_FUNCTION}()${declared} {\n${source}\n}\n`;
   // One top-level statement, as for a body: the helper lives inside the function. Its type
   // mirrors what the run does with the value.
   return (
-    `async function ${PROGRAM_FUNCTION}() { return ${CALL}(\n${asExpression(source)}\n); ` +
+    `async function ${PROGRAM_FUNCTION}()${declared} { return ${CALL}(\n${asExpression(source)}\n); ` +
     `function ${CALL}<T>(value: T): T extends (...args: never[]) => infer R ? R : T extends PromiseLike<unknown> ? T : undefined { return value as never; } }\n`
   );
 }

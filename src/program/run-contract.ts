@@ -1,35 +1,48 @@
-// A run's contract with its caller: the constant `input` the program reads, typed for the
-// checker from `inputSchema` (through the same JSON Schema -> TypeScript generator as the
-// tools) and validated against it with the pipeline's ajv validator before anything runs.
-// A schema ajv cannot compile is the integrator's mistake: it throws SCHEMA_INVALID, early.
+// A run's contract with its caller: the constant `input` the program reads and the value it must
+// return, each typed for the checker from its JSON Schema (through the same JSON Schema ->
+// TypeScript generator as the tools) and validated with the pipeline's ajv validator: the input
+// before anything runs, the output when the program has returned. A schema ajv cannot compile
+// is the integrator's mistake: it throws SCHEMA_INVALID, before the run starts.
 
-import type { JsonSchema, RunError } from "../contract.js";
+import type { JsonSchema, JsonValue, RunError } from "../contract.js";
 import { compileSchema, formatViolations, violationsToJson } from "../schema/schema-validator.js";
 import { schemaToTypeScript } from "../schema/schema-to-typescript.js";
 import { type ContractDeclarations, NO_CONTRACT } from "./contract-declarations.js";
 
-/** What a run states about its input. */
+/** What a run states about its input and output. */
 export interface RunContractOptions {
   /** JSON Schema the input must match; it also types `input` in the check. */
   readonly inputSchema?: JsonSchema | undefined;
   /** Whether the run was given an input: `input` is declared only then (or with a schema). */
   readonly hasInput: boolean;
+  /** JSON Schema the program's output must match; it also declares the program's return type. */
+  readonly outputSchema?: JsonSchema | undefined;
 }
 
 /** A compiled contract: what the checker declares, and the checks of the values. */
 export interface RunContract {
   readonly types: ContractDeclarations;
+  /** The TypeScript of the output type alone (`interface ProgramOutput ...`); empty without outputSchema. */
+  readonly outputDeclarations: string;
   /**
    * `INPUT_INVALID` with every failing path when the input (its JSON text; undefined when the
    * run has none) does not match `inputSchema`; undefined when it does or there is no schema.
    */
   checkInput(inputJson: string | undefined): RunError | undefined;
+  /** `OUTPUT_INVALID` with every failing path when `output` does not match `outputSchema`. */
+  checkOutput(output: JsonValue): RunError | undefined;
 }
 
-/** The name `input`'s type is declared under, unless a tool's type already has it. */
+/** The names the contract's types are declared under, unless a tool's type already has one. */
 const INPUT_TYPE_NAME = "ProgramInput";
+const OUTPUT_TYPE_NAME = "ProgramOutput";
 
-const NO_RUN_CONTRACT: RunContract = Object.freeze({ types: NO_CONTRACT, checkInput: () => undefined });
+const NO_RUN_CONTRACT: RunContract = Object.freeze({
+  types: NO_CONTRACT,
+  outputDeclarations: "",
+  checkInput: () => undefined,
+  checkOutput: () => undefined,
+});
 
 /**
  * Compiles the contract of one run against `declarations` (the text the program is checked
@@ -37,13 +50,25 @@ const NO_RUN_CONTRACT: RunContract = Object.freeze({ types: NO_CONTRACT, checkIn
  * would silently merge). Throws `SwitchyardError("SCHEMA_INVALID")` for a schema ajv rejects.
  */
 export function compileRunContract(options: RunContractOptions, declarations: string): RunContract {
-  const { inputSchema, hasInput } = options;
-  if (inputSchema === undefined && !hasInput) return NO_RUN_CONTRACT;
-  const validate = inputSchema === undefined ? undefined : compileSchema(inputSchema, "The run's inputSchema");
+  const { inputSchema, hasInput, outputSchema } = options;
+  if (inputSchema === undefined && !hasInput && outputSchema === undefined) return NO_RUN_CONTRACT;
+  const validateInput = inputSchema === undefined ? undefined : compileSchema(inputSchema, "The run's inputSchema");
+  const validateOutput = outputSchema === undefined ? undefined : compileSchema(outputSchema, "The run's outputSchema");
+  const takenNames = declaredTypeNames(declarations);
+  const input = inputSchema !== undefined || hasInput ? inputDeclarations(inputSchema, takenNames) : "";
+  const output =
+    outputSchema === undefined
+      ? undefined
+      : schemaToTypeScript(outputSchema, { rootName: OUTPUT_TYPE_NAME, takenNames });
+  const outputDeclarations = output === undefined ? "" : `${output.declarations.join("\n\n")}\n`;
   return {
-    types: { declarations: inputDeclarations(inputSchema, declarations) },
+    types: {
+      declarations: [input, outputDeclarations].filter((part) => part !== "").join("\n"),
+      ...(output === undefined ? {} : { outputType: output.name }),
+    },
+    outputDeclarations,
     checkInput: (inputJson) => {
-      if (validate === undefined) return undefined;
+      if (validateInput === undefined) return undefined;
       if (inputJson === undefined) {
         return {
           code: "INPUT_INVALID",
@@ -52,7 +77,7 @@ export function compileRunContract(options: RunContractOptions, declarations: st
         };
       }
       // Checked as the program will see it: the JSON copy, not the caller's object.
-      const violations = validate(JSON.parse(inputJson));
+      const violations = validateInput(JSON.parse(inputJson));
       if (violations.length === 0) return undefined;
       return {
         code: "INPUT_INVALID",
@@ -60,19 +85,29 @@ export function compileRunContract(options: RunContractOptions, declarations: st
         details: violationsToJson(violations),
       };
     },
+    checkOutput: (value) => {
+      if (validateOutput === undefined) return undefined;
+      const violations = validateOutput(value);
+      if (violations.length === 0) return undefined;
+      return {
+        code: "OUTPUT_INVALID",
+        message: formatViolations(
+          `The program ran, but its output does not match the run's outputSchema (${output?.name ?? OUTPUT_TYPE_NAME})`,
+          violations,
+        ),
+        details: violationsToJson(violations),
+      };
+    },
   };
 }
 
-function inputDeclarations(inputSchema: JsonSchema | undefined, declarations: string): string {
+function inputDeclarations(inputSchema: JsonSchema | undefined, takenNames: Set<string>): string {
   if (inputSchema === undefined) {
     return `/** The input this run was given: JSON data, the program's own copy. No inputSchema was given, so its shape is not checked. */
 declare const input: any;
 `;
   }
-  const rendered = schemaToTypeScript(inputSchema, {
-    rootName: INPUT_TYPE_NAME,
-    takenNames: declaredTypeNames(declarations),
-  });
+  const rendered = schemaToTypeScript(inputSchema, { rootName: INPUT_TYPE_NAME, takenNames });
   return `${rendered.declarations.join("\n\n")}
 
 /** The input this run was given: JSON data matching the run's inputSchema, the program's own copy. */

@@ -41,21 +41,36 @@ const COMPILER_OPTIONS: TS.CompilerOptions = {
   moduleDetection: ts.ModuleDetectionKind.Legacy,
 };
 
+/** Text the checker put into the model's source (a return type annotation): never on a line of its own. */
+export interface Insertion {
+  /** Position in the wrapped text where the inserted text starts. */
+  readonly at: number;
+  readonly text: string;
+}
+
 /**
  * Maps a position in `wrapProgramBody(source)` to a 1-based line and column of `source`.
  * Positions inside the wrapper are clamped to the start or end of the source, so an error
  * the wrapper's closing brace reports (an unclosed block) lands on the model's last line.
+ * Columns after an `inserted` text on its line move back by its length; inside it, to its start.
  */
 export function locateInSource(
   wrapped: TS.SourceFile,
   position: number,
   sourceLength: number,
+  inserted?: Insertion,
 ): { line: number; column: number } {
   // The wrapper's own lines end where the source starts.
   const start = wrapped.getPositionOfLineAndCharacter(WRAPPER_LINES, 0);
-  const clamped = Math.min(Math.max(position, start), start + sourceLength);
-  const { line, character } = wrapped.getLineAndCharacterOfPosition(clamped);
-  return { line: line - WRAPPER_LINES + 1, column: character + 1 };
+  const extra = inserted?.text.length ?? 0;
+  const clamped = Math.min(Math.max(position, start), start + sourceLength + extra);
+  const found = wrapped.getLineAndCharacterOfPosition(clamped);
+  let character = found.character;
+  if (inserted !== undefined && clamped > inserted.at) {
+    const at = wrapped.getLineAndCharacterOfPosition(inserted.at);
+    if (at.line === found.line) character = clamped >= inserted.at + extra ? character - extra : at.character;
+  }
+  return { line: found.line - WRAPPER_LINES + 1, column: character + 1 };
 }
 
 /** Counters a test or benchmark can read; they never influence a check. */
@@ -139,6 +154,9 @@ export class ProgramTypeChecker {
   #declarations: VirtualFile | undefined;
   #contractFileName = "";
   #contract: VirtualFile | undefined;
+  /** The return type annotation put into an expression program, if any. */
+  #insertion: Insertion | undefined;
+  #outputType: string | undefined;
   #service: TS.LanguageService;
   readonly #verdicts = new Map<string, DeclarationsVerdict>();
   #lastDeclarationsSourceFile: TS.SourceFile | undefined;
@@ -161,8 +179,8 @@ export class ProgramTypeChecker {
   /**
    * Type-checks `source` as the body of an async function, against `declarations` (the
    * `declare const tools` text, which must also declare `console`) and the run's `contract`
-   * (its `input`). Returns at most 50
-   * diagnostics sorted by position, severity "error": only the syntax errors when there are
+   * (its `input`, and the type it must return). Returns at most 50 diagnostics sorted by
+   * position, severity "error": only the syntax errors when there are
    * any, else the type errors. Never throws for a bad program: an internal compiler failure
    * (say, a stack overflow on absurd nesting) becomes one diagnostic with code
    * "CHECK_FAILED". Throws `SwitchyardError` (`CONFIG_INVALID`) when the declarations (or the
@@ -177,7 +195,7 @@ export class ProgramTypeChecker {
     this.#checks += 1;
     this.#setDeclarations(declarations);
     this.#setContract(contract.declarations);
-    this.#setProgram(source, form);
+    this.#setProgram(source, form, contract.outputType);
     try {
       const verdict = this.#declarationsVerdict();
       if (!verdict.ok) throw verdict.error;
@@ -224,12 +242,17 @@ export class ProgramTypeChecker {
     this.#contract = { version: hash, snapshot: ts.ScriptSnapshot.fromString(text) };
   }
 
-  #setProgram(source: string, form: ProgramForm): void {
+  #setProgram(source: string, form: ProgramForm, outputType: string | undefined): void {
     this.#programVersion += 1;
-    this.#program = {
-      version: String(this.#programVersion),
-      snapshot: ts.ScriptSnapshot.fromString(wrapProgramBody(source, form)),
-    };
+    let text = wrapProgramBody(source, form, outputType);
+    this.#outputType = outputType;
+    this.#insertion =
+      form === "expression" && outputType !== undefined ? returnAnnotation(text, outputType) : undefined;
+    if (this.#insertion !== undefined) {
+      const { at, text: inserted } = this.#insertion;
+      text = `${text.slice(0, at)}${inserted}${text.slice(at)}`;
+    }
+    this.#program = { version: String(this.#programVersion), snapshot: ts.ScriptSnapshot.fromString(text) };
   }
 
   #programDiagnostics(source: string): Diagnostic[] {
@@ -243,7 +266,7 @@ export class ProgramTypeChecker {
     if (escapeNode !== undefined) {
       return [
         {
-          ...locateInSource(wrapped, escapeNode, source.length),
+          ...locateInSource(wrapped, escapeNode, source.length, this.#insertion),
           code: 1128,
           severity: "error",
           message:
@@ -251,19 +274,33 @@ export class ProgramTypeChecker {
         },
       ];
     }
+    const sourceStart = wrapped.getPositionOfLineAndCharacter(WRAPPER_LINES, 0);
     return found
       .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
       .sort((a, b) => (a.start ?? 0) - (b.start ?? 0))
       .slice(0, MAX_DIAGNOSTICS)
       .map((diagnostic): Diagnostic => {
-        const { line, column } = locateInSource(wrapped, diagnostic.start ?? 0, source.length);
-        return {
-          line,
-          column,
-          code: diagnostic.code,
-          severity: "error",
-          message: explainMessage(diagnostic.code, ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")),
-        };
+        const start = diagnostic.start ?? 0;
+        const message = explainMessage(diagnostic.code, ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
+        const onDeclaredReturn =
+          this.#outputType !== undefined &&
+          (start < sourceStart ||
+            (this.#insertion !== undefined &&
+              start >= this.#insertion.at &&
+              start < this.#insertion.at + this.#insertion.text.length));
+        if (onDeclaredReturn && MISSING_RETURN_CODES.has(diagnostic.code)) {
+          // Reported on the declared return type, which the model never wrote: say what is
+          // missing, on the line where the program ends without returning.
+          return {
+            line: source.trimEnd().split("\n").length,
+            column: 1,
+            code: diagnostic.code,
+            severity: "error",
+            message: `The program must return a ${this.#outputType} (the run's outputSchema) on every path, and it can end without returning one. End it with \`return <value>\`.`,
+          };
+        }
+        const { line, column } = locateInSource(wrapped, start, source.length, this.#insertion);
+        return { line, column, code: diagnostic.code, severity: "error", message };
       });
   }
 
@@ -443,6 +480,33 @@ function explainMessage(code: number, message: string): string {
   if (libHint >= 0)
     return `${named.slice(0, libHint)} It is not in ECMAScript 2022, which is all the sandbox provides.`;
   return named;
+}
+
+/** "Must return a value" (2355) and "lacks ending return statement" (2366). */
+const MISSING_RETURN_CODES = new Set([2355, 2366]);
+
+/**
+ * The return type annotation that makes an expression program's own function declare
+ * `outputType`, so each of its `return`s is checked where it is written (a call's argument is
+ * only checked as a whole). Undefined when the expression is not a function written without one:
+ * the wrapper's own return type then checks what the call yields.
+ */
+function returnAnnotation(wrapped: string, outputType: string): Insertion | undefined {
+  const file = ts.createSourceFile("expression.ts", wrapped, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+  const wrapper = file.statements[0];
+  const returned = wrapper !== undefined && ts.isFunctionDeclaration(wrapper) ? wrapper.body?.statements[0] : undefined;
+  const call = returned !== undefined && ts.isReturnStatement(returned) ? returned.expression : undefined;
+  let value = call !== undefined && ts.isCallExpression(call) ? call.arguments[0] : undefined;
+  while (value !== undefined && ts.isParenthesizedExpression(value)) value = value.expression;
+  if (value === undefined || !(ts.isArrowFunction(value) || ts.isFunctionExpression(value))) return undefined;
+  if (value.type !== undefined || value.asteriskToken !== undefined) return undefined;
+  const isAsync = value.modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.AsyncKeyword) === true;
+  const annotation = isAsync ? `: Promise<${outputType}> ` : `: ${outputType} | PromiseLike<${outputType}> `;
+  if (ts.isFunctionExpression(value)) return { at: value.body.getStart(file), text: annotation };
+  // An arrow's annotation goes after its parameter list's `)`; `x => ...` has none to follow.
+  const arrow = value.equalsGreaterThanToken.getStart(file);
+  if (wrapped.slice(0, arrow).trimEnd().endsWith(")")) return { at: arrow, text: annotation };
+  return undefined;
 }
 
 let sharedChecker: ProgramTypeChecker | undefined;

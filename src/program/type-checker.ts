@@ -1,7 +1,10 @@
 // Host side of type checking: runs ProgramTypeChecker in a worker thread so a 20-40 ms check
 // (570 ms cold) never stalls the tool calls of other runs on the main event loop.
-// Checks are queued and sent one at a time; a dead or stuck worker fails only the requests
-// it held and is replaced on next use. An idle worker never keeps the process alive.
+// Checks are queued and sent one at a time. A worker that dies (out of memory, a crash) is
+// replaced at once and the check it held is tried once more, after those queued behind it; a
+// check that kills two workers, or outlives its timeout, is rejected, and no other check fails
+// with it. An idle worker never keeps the process alive. A check whose content was checked
+// before is answered from a bounded cache without the worker.
 
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -11,6 +14,7 @@ import { Worker, type WorkerOptions } from "node:worker_threads";
 import type { Diagnostic } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import type { ProgramForm } from "./program-wrapper.js";
+import { type CheckContent, DEFAULT_MAX_CACHED_CHECKS, TypeCheckCache } from "./type-check-cache.js";
 import { type ContractDeclarations, NO_CONTRACT } from "./contract-declarations.js";
 import type { TypeCheckRequest, TypeCheckResponse } from "./type-check-worker.js";
 
@@ -23,13 +27,36 @@ export interface TypeCheckerOptions {
   readonly timeoutMs?: number;
   /** Old-generation heap limit of the worker, in MB. Default 512; TypeScript with lib es2022 uses about 100. */
   readonly memoryLimitMb?: number;
+  /**
+   * Finished checks remembered by content hash (program, declarations, contract, form, lint),
+   * least recently used evicted first. Default 256; 0 turns the cache off. Each entry holds at
+   * most 50 diagnostics.
+   */
+  readonly maxCachedChecks?: number;
+}
+
+/** Counters a test or benchmark can read; they never influence a check. */
+export interface TypeCheckerStats {
+  /** Checks sent to a worker (each attempt counts). */
+  readonly checked: number;
+  /** Checks answered from the cache, or by joining an identical check already on its way. */
+  readonly cacheHits: number;
+  /** Workers started (the first, and each replacement). */
+  readonly workerStarts: number;
+  /** Checks sent again after the worker died under them. */
+  readonly retries: number;
 }
 
 interface PendingCheck {
   readonly request: TypeCheckRequest;
   readonly resolve: (diagnostics: Diagnostic[]) => void;
   readonly reject: (error: Error) => void;
+  /** Workers this check was sent to so far. */
+  attempts: number;
 }
+
+/** Workers a check may be sent to: a second one tells a one-off crash from a program that kills the checker. */
+const MAX_ATTEMPTS = 2;
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 const DEFAULT_MEMORY_LIMIT_MB = 512;
@@ -49,19 +76,38 @@ export class TypeChecker {
   #timer: NodeJS.Timeout | undefined;
   #nextId = 1;
   #closed = false;
+  readonly #cache: TypeCheckCache;
+  /** Checks on their way, by cache key: an identical request joins the one already queued. */
+  readonly #underway = new Map<string, Promise<Diagnostic[]>>();
+  #checked = 0;
+  #cacheHits = 0;
+  #workerStarts = 0;
+  #retries = 0;
 
   constructor(options: TypeCheckerOptions = {}) {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#memoryLimitMb = options.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB;
+    this.#cache = new TypeCheckCache(options.maxCachedChecks ?? DEFAULT_MAX_CACHED_CHECKS);
+  }
+
+  /** Counters for tests and benchmarks. */
+  get stats(): TypeCheckerStats {
+    return {
+      checked: this.#checked,
+      cacheHits: this.#cacheHits,
+      workerStarts: this.#workerStarts,
+      retries: this.#retries,
+    };
   }
 
   /**
    * Type-checks `source` (wrapped as `form`, default the body of an async function) against
-   * `declarations` and the run's `contract` (default none). Resolves to
+   * `declarations` and the run's `contract` (default none), or answers from the cache when the
+   * same content was checked before. Resolves to
    * the diagnostics, empty when the program type-checks; with `lint: true`, the lint warnings
    * (severity "warning") follow when there are no errors. Rejects with `SwitchyardError`
    * (`CONFIG_INVALID`) when the declarations do not compile; with an Error when the check
-   * timed out, the worker died or failed to start, or the checker was closed.
+   * timed out, killed two workers, a worker failed to start, or the checker was closed.
    */
   check(
     source: string,
@@ -69,21 +115,37 @@ export class TypeChecker {
     options: { lint?: boolean; form?: ProgramForm; contract?: ContractDeclarations } = {},
   ): Promise<Diagnostic[]> {
     if (this.#closed) return Promise.reject(new Error("TypeChecker is closed; create a new one to check programs."));
-    return new Promise<Diagnostic[]>((resolve, reject) => {
-      this.#queue.push({
-        request: {
-          id: this.#nextId++,
-          source,
-          declarations,
-          lint: options.lint === true,
-          form: options.form ?? "body",
-          contract: options.contract ?? NO_CONTRACT,
-        },
-        resolve,
-        reject,
-      });
+    const content: CheckContent = {
+      source,
+      declarations,
+      lint: options.lint === true,
+      form: options.form ?? "body",
+      contract: options.contract ?? NO_CONTRACT,
+    };
+    const key = this.#cache.keyOf(content);
+    const cached = this.#cache.get(key);
+    if (cached !== undefined) {
+      this.#cacheHits += 1;
+      return Promise.resolve(cached);
+    }
+    const underway = this.#underway.get(key);
+    if (underway !== undefined) {
+      this.#cacheHits += 1;
+      return underway.then((diagnostics) => [...diagnostics]);
+    }
+    const checking = new Promise<Diagnostic[]>((resolve, reject) => {
+      this.#queue.push({ request: { id: this.#nextId++, ...content }, resolve, reject, attempts: 0 });
       this.#pump();
     });
+    this.#underway.set(key, checking);
+    checking.then(
+      (diagnostics) => {
+        this.#underway.delete(key);
+        this.#cache.set(key, diagnostics);
+      },
+      () => this.#underway.delete(key),
+    );
+    return checking.then((diagnostics) => [...diagnostics]);
   }
 
   /** Stops the worker; checks still queued or running reject. Idempotent. */
@@ -116,12 +178,15 @@ export class TypeChecker {
     this.#inFlight = next;
     this.#timer = setTimeout(() => this.#timeOut(next), this.#timeoutMs);
     this.#timer.unref();
+    this.#checked += 1;
+    next.attempts += 1;
     worker.postMessage(next.request);
   }
 
   #ensureWorker(): Worker {
     if (this.#worker !== undefined) return this.#worker;
     const worker = startWorker(this.#memoryLimitMb);
+    this.#workerStarts += 1;
     this.#worker = worker;
     this.#workerError = undefined;
     worker.on("message", (response: TypeCheckResponse) => {
@@ -133,14 +198,34 @@ export class TypeChecker {
     worker.on("exit", (exitCode) => {
       if (this.#worker !== worker) return;
       this.#worker = undefined;
-      const reason = this.#workerError?.message ?? `exit code ${exitCode}`;
-      this.#failAll(
-        new Error(`The type-check worker stopped (${reason}); the next check starts a new one.`, {
-          cause: this.#workerError,
-        }),
-      );
+      this.#crashed(this.#workerError?.message ?? `exit code ${exitCode}`, this.#workerError);
     });
     return worker;
+  }
+
+  /**
+   * The worker died under the check in flight (the queue never reached it). That check goes
+   * to the back of the queue once, so the checks waiting behind a program that kills the
+   * checker are not held up by its second attempt; the next one starts a new worker now.
+   */
+  #crashed(reason: string, cause: Error | undefined): void {
+    const pending = this.#inFlight;
+    this.#inFlight = undefined;
+    clearTimeout(this.#timer);
+    if (pending !== undefined) {
+      if (pending.attempts < MAX_ATTEMPTS) {
+        this.#retries += 1;
+        this.#queue.push(pending);
+      } else {
+        pending.reject(
+          new Error(
+            `The type-check worker stopped ${pending.attempts} times while checking this program (${reason}); it was not checked.`,
+            { cause },
+          ),
+        );
+      }
+    }
+    this.#pump();
   }
 
   #settle(response: TypeCheckResponse): void {

@@ -184,6 +184,34 @@ describe("switchyard: a user's mistakes", () => {
     expect(result.stats.cpuMs).toBe(0);
   });
 
+  it("reports an --output-schema that does not compile in one line, before loading any tool module", async () => {
+    const marks = join(temp.path, "schema-bad-marks.txt");
+    const program = writeProgram("schema-bad.ts", "return 1;");
+    const schema = join(temp.path, "bad-schema.json");
+    writeFileSync(schema, JSON.stringify({ type: "object", required: "all" }));
+    const finished = await run(["run", program, "--tools", TOOLS, "--output-schema", schema], {
+      SWITCHYARD_TEST_MARKS: marks,
+    });
+    expectOneLineMistake(
+      finished,
+      /the output schema \(--output-schema\) ".*bad-schema\.json": the JSON Schema does not compile/,
+    );
+    expect(existsSync(marks)).toBe(false);
+  });
+
+  it("reports a serve --output-schema that is not a schema in one line, before loading any tool module", async () => {
+    const marks = join(temp.path, "serve-schema-marks.txt");
+    const config = join(temp.path, "serve-schema.config.json");
+    writeFileSync(config, JSON.stringify({ tools: [TOOLS] }));
+    const schema = join(temp.path, "list-schema.json");
+    writeFileSync(schema, "[1, 2]");
+    const finished = await run(["serve", "--config", config, "--output-schema", schema], {
+      SWITCHYARD_TEST_MARKS: marks,
+    });
+    expectOneLineMistake(finished, /must hold a JSON Schema object/);
+    expect(existsSync(marks)).toBe(false);
+  });
+
   it("ends `demo | head` quietly when the reader goes away: exit 0, nothing on stderr", async () => {
     const { child, finished } = start(["demo"]);
     child.stdout?.once("data", () => child.stdout?.destroy());
@@ -202,6 +230,24 @@ describe("switchyard run --input", () => {
     expect(finished.stderr).toBe("");
     expect(finished.code).toBe(0);
     expect((JSON.parse(finished.stdout) as RunResult).output).toBe(42);
+  });
+});
+
+describe("switchyard run --output-schema", () => {
+  it("declares the schema as the program's return type: a wrong shape is a TYPE_ERROR, exit 1", async () => {
+    const schema = join(temp.path, "count-schema.json");
+    writeFileSync(
+      schema,
+      JSON.stringify({ type: "object", properties: { count: { type: "number" } }, required: ["count"] }),
+    );
+    const right = writeProgram("count-right.ts", "return { count: 3 };");
+    const wrong = writeProgram("count-wrong.ts", "return { count: 'three' };");
+    const ok = await run(["run", right, "--tools", TOOLS, "--output-schema", schema, "--json"]);
+    expect(ok.code).toBe(0);
+    expect((JSON.parse(ok.stdout) as RunResult).output).toEqual({ count: 3 });
+    const refused = await run(["run", wrong, "--tools", TOOLS, "--output-schema", schema, "--json"]);
+    expect(refused.code).toBe(1);
+    expect((JSON.parse(refused.stdout) as RunResult).error).toMatchObject({ code: "TYPE_ERROR", line: 1 });
   });
 });
 

@@ -208,6 +208,46 @@ describe("createGatewayServer: results", () => {
     });
   });
 
+  it("holds every program to the gateway's outputSchema: shown in run_program, checked, then validated", async () => {
+    const outputSchema = {
+      type: "object",
+      properties: { texts: { type: "array", items: { type: "string" } }, complete: { type: "boolean" } },
+      required: ["texts", "complete"],
+    };
+    const { client } = await connect({ tools: [echo] }, { outputSchema });
+    const listed = (await client.listTools()).tools.find((tool) => tool.name === "run_program");
+    expect(listed?.description).toMatch(
+      /Every program here must return a value of this type[\s\S]*interface ProgramOutput/,
+    );
+    const call = async (code: string) =>
+      (await client.callTool({ name: "run_program", arguments: { code } })) as CallToolResult;
+    const right = await call(
+      "const e = await tools.notes.echo({ text: 'a' });\nreturn { texts: [e.text], complete: true };",
+    );
+    expect(right.isError, textOf(right)).toBe(false);
+    expect(right.structuredContent).toMatchObject({ ok: true, output: { texts: ["a"], complete: true } });
+    const wrong = await call(
+      "const e = await tools.notes.echo({ text: 'a' });\nreturn { texts: e.text, complete: true };",
+    );
+    expect(wrong.isError).toBe(true);
+    expect(wrong.structuredContent).toMatchObject({
+      ok: false,
+      error: { code: "TYPE_ERROR", line: 2 },
+      calls: { total: 0 },
+    });
+  });
+
+  it("refuses an outputSchema that does not compile when the gateway is created", () => {
+    const yard = new Switchyard({ tools: [echo] });
+    try {
+      expect(() => createGatewayServer(yard, { outputSchema: { type: "nope" } })).toThrow(
+        expect.objectContaining({ code: "SCHEMA_INVALID" }),
+      );
+    } finally {
+      void yard.close();
+    }
+  });
+
   it("answers bad arguments and unknown tools with isError results, not protocol errors", async () => {
     const { client } = await connect({ tools: [echo] });
     const missing = (await client.callTool({ name: "run_program", arguments: {} })) as CallToolResult;

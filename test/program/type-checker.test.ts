@@ -1,7 +1,9 @@
+import { Worker } from "node:worker_threads";
 import { afterAll, describe, expect, it } from "vitest";
 import { SwitchyardError } from "../../src/errors.js";
 import { ProgramTypeChecker } from "../../src/program/type-check-program.js";
 import { TypeChecker } from "../../src/program/type-checker.js";
+import { WORKER_KILLER } from "../helpers/worker-killer.js";
 
 const DECLARATIONS = `
 interface OrdersSearchInput { customerId: string; cursor?: string; pageSize?: number }
@@ -84,18 +86,92 @@ describe("TypeChecker", () => {
     await expect(fine).resolves.toEqual([]);
   });
 
-  it("rejects the checks a dead worker held and starts a new worker on next use", async () => {
-    const checker = createChecker({ memoryLimitMb: 96 });
+  it("restarts a worker a program kills, checks the programs queued behind it, and rejects the killer after one retry", async () => {
+    const checker = createChecker({ memoryLimitMb: 128, timeoutMs: 120_000 });
     expect(await checker.check("return 1;", DECLARATIONS)).toEqual([]);
-    // Millions of nodes: far past a 96 MB heap, so the worker dies mid-check.
-    const huge = `const rows = [${"{ x: 1, y: 'abc' },".repeat(400_000)}];`;
-    const dying = checker.check(huge, DECLARATIONS);
-    const queuedBehind = checker.check("return 2;", DECLARATIONS);
-    await expect(dying).rejects.toThrow(/type-check worker stopped.*memory/);
-    await expect(queuedBehind).rejects.toThrow(/type-check worker stopped/);
-    expect(await checker.check("const a: number = 'x';", DECLARATIONS)).toEqual([
-      expect.objectContaining({ code: 2322 }),
-    ]);
+    const settled: string[] = [];
+    const killer = checker.check(WORKER_KILLER, DECLARATIONS).finally(() => settled.push("killer"));
+    const wrong = checker.check("const a: number = 'x';", DECLARATIONS).finally(() => settled.push("queued"));
+    const right = checker.check("return 2;", DECLARATIONS).finally(() => settled.push("queued"));
+    await expect(killer).rejects.toThrow(/stopped 2 times while checking this program \(.*memory/);
+    expect(await wrong).toEqual([expect.objectContaining({ code: 2322 })]);
+    expect(await right).toEqual([]);
+    // The replacement worker answered the queued checks before the killer's second attempt.
+    expect(settled).toEqual(["queued", "queued", "killer"]);
+    expect(await checker.check("return 3;", DECLARATIONS)).toEqual([]);
+    expect(checker.stats).toMatchObject({ retries: 1, workerStarts: 3 });
+  }, 240_000);
+
+  it("retries a check once when its worker dies under it, and answers it from the new worker", async () => {
+    const checker = createChecker();
+    // Kills the worker from the test right after the check is sent: a one-off crash, not the program's.
+    const post = Worker.prototype.postMessage;
+    let killed = false;
+    Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<Worker["postMessage"]>) {
+      post.apply(this, args);
+      if (!killed) {
+        killed = true;
+        void this.terminate();
+      }
+    };
+    try {
+      expect(await checker.check("const a: string = 1;", DECLARATIONS)).toEqual([
+        expect.objectContaining({ code: 2322 }),
+      ]);
+    } finally {
+      Worker.prototype.postMessage = post;
+    }
+    expect(killed).toBe(true);
+    expect(checker.stats).toMatchObject({ checked: 2, retries: 1, workerStarts: 2 });
+  });
+
+  it("answers a repeated check from the cache, never sending it to the worker again", async () => {
+    const checker = createChecker();
+    const first = await checker.check(PROGRAMS[0] ?? "", DECLARATIONS, { lint: true });
+    const again = await checker.check(PROGRAMS[0] ?? "", DECLARATIONS, { lint: true });
+    expect(again).toEqual(first);
+    expect(first).toHaveLength(1);
+    expect(checker.stats).toMatchObject({ checked: 1, cacheHits: 1 });
+  });
+
+  it("checks again when the declarations, the contract, the form or lint differ", async () => {
+    const checker = createChecker();
+    const source = "async () => 1";
+    await checker.check(source, DECLARATIONS);
+    await checker.check(source, `${DECLARATIONS}\ninterface Extra { a: string }`);
+    await checker.check(source, DECLARATIONS, { contract: { declarations: "declare const input: number;" } });
+    await checker.check(source, DECLARATIONS, { form: "expression" });
+    await checker.check(source, DECLARATIONS, { lint: true });
+    expect(checker.stats).toMatchObject({ checked: 5, cacheHits: 0 });
+  });
+
+  it("joins identical checks already on their way into one", async () => {
+    const checker = createChecker();
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => checker.check("const a: string = 1;", DECLARATIONS)),
+    );
+    for (const diagnostics of results) expect(diagnostics).toEqual([expect.objectContaining({ code: 2322 })]);
+    expect(checker.stats).toMatchObject({ checked: 1, cacheHits: 5 });
+  });
+
+  it("remembers no failure: declarations that do not compile are checked, and refused, each time", async () => {
+    const checker = createChecker();
+    await expect(checker.check("return 1;", "declare const tools: Missing;")).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+    });
+    await expect(checker.check("return 1;", "declare const tools: Missing;")).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+    });
+    expect(checker.stats.checked).toBe(2);
+  });
+
+  it("holds at most maxCachedChecks results, dropping the least recently used", async () => {
+    const checker = createChecker({ maxCachedChecks: 2 });
+    for (const source of ["return 1;", "return 2;", "return 3;", "return 1;"])
+      await checker.check(source, DECLARATIONS);
+    expect(checker.stats).toMatchObject({ checked: 4, cacheHits: 0 });
+    await checker.check("return 3;", DECLARATIONS);
+    expect(checker.stats).toMatchObject({ checked: 4, cacheHits: 1 });
   });
 
   it("rejects a check that outlives timeoutMs", async () => {

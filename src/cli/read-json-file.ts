@@ -1,0 +1,40 @@
+// Reads a JSON file a user named on the command line (`--input`, `--output-schema`). A file that
+// cannot be read, is not JSON or (for a schema) does not compile is a usage mistake, reported in
+// one line by the command's error path before any server starts.
+
+import { readFile } from "node:fs/promises";
+import type { JsonSchema } from "../contract.js";
+import { SwitchyardError } from "../errors.js";
+import { compileSchema } from "../schema/schema-validator.js";
+import { fileErrorOf } from "./cli-error.js";
+
+/** The parsed value of `path`; `what` names the file in messages ("the input file (--input)"). */
+export async function readJsonFile(path: string, what: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw fileErrorOf(error, path, what, "read");
+  }
+  try {
+    // A byte order mark is not JSON, but editors write one.
+    return JSON.parse(text.replace(/^\uFEFF/, "")) as unknown;
+  } catch (error) {
+    // One line: the parser's message may quote the file, newlines included.
+    const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").slice(0, 200);
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      `${what} ${JSON.stringify(path)} is not valid JSON (${reason}); fix it or pass another file.`,
+    );
+  }
+}
+
+/** A JSON Schema file: an object or a boolean that ajv compiles (else SCHEMA_INVALID, one line). */
+export async function readJsonSchemaFile(path: string, what: string): Promise<JsonSchema> {
+  const schema = await readJsonFile(path, what);
+  if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
+    throw new SwitchyardError("OPTION_INVALID", `${what} ${JSON.stringify(path)} must hold a JSON Schema object.`);
+  }
+  compileSchema(schema as JsonSchema, `${what} ${JSON.stringify(path)}`);
+  return schema as JsonSchema;
+}
