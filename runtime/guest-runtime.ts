@@ -1,26 +1,51 @@
 // The guest side of the bridge, evaluated inside every isolate before the program: it builds
 // `tools` and `console`, removes what must not be reachable (WebAssembly), and serializes the
 // program's output with its size measured here, so an oversized value never reaches the host.
+// Calls made in one turn of the program cross together; console lines go to a shared buffer
+// the host reads after the run; error texts are capped before they cross.
 // It captures every intrinsic it needs up front: the program may overwrite globals later.
 
 import {
   CLOSED_GUEST_CONFIG,
+  type CallEnvelope,
+  type CallRequest,
+  capErrorText,
   DESCRIBE_PATH,
-  decodeCallEnvelope,
+  decodeCallAnswers,
   decodeGuestConfig,
+  encodeCallBatch,
   encodeProgramError,
   encodeProgramNothing,
   encodeProgramOutput,
   type GuestConfig,
   type LogLevel,
+  type LogWriter,
+  MAX_BATCH_CALLS,
+  MAX_LOG_LINE_CHARS,
+  MAX_TOOL_PATH_CHARS,
+  openLogWriter,
   SEARCH_PATH,
+  stackFrames,
+  writeLogLine,
 } from "./wire.js";
 
 /** The slice of isolated-vm's Reference the guest uses. */
 interface HostReference {
   apply(receiver: undefined, args: unknown[], options: { result: { promise: true; copy: true } }): Promise<unknown>;
-  applyIgnored(receiver: undefined, args: unknown[]): void;
   applySync(receiver: undefined, args: unknown[]): unknown;
+  applySyncPromise(receiver: undefined, args: unknown[]): unknown;
+}
+
+/** The host's four entry points, in the order `install` receives them. */
+interface HostReferences {
+  /** A batch of calls; answers what is ready (blocking this isolate only while the host works). */
+  readonly submit: HostReference;
+  /** Resolves with answers of calls that finished since; one is outstanding at a time. */
+  readonly wait: HostReference;
+  /** The run's SharedArrayBuffer for console lines. */
+  readonly logBuffer: HostReference;
+  /** The run's GuestConfig as JSON. */
+  readonly config: HostReference;
 }
 
 interface GuestError extends Error {
@@ -28,16 +53,20 @@ interface GuestError extends Error {
   callId?: string | null;
   tool?: string;
   details?: unknown;
+  /** For a value refused while it was serialized: the bytes counted up to the refusal. */
+  measuredBytes?: number;
 }
 
-/** One console line longer than this is cut, so one huge value cannot use the whole log budget. */
-const MAX_LOG_LINE_CHARS = 4_096;
+/** A call that crossed (or is queued to) and waits for its answer. */
+interface PendingCall {
+  readonly path: string;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
 
 const captured = {
   stringify: JSON.stringify,
-  parse: JSON.parse,
   ErrorCtor: Error,
-  TypeErrorCtor: TypeError,
   Proxy,
   defineProperty: Object.defineProperty,
   freeze: Object.freeze,
@@ -46,6 +75,9 @@ const captured = {
   String,
   PromiseCtor: Promise,
   reject: Promise.reject.bind(Promise),
+  apply: Reflect.apply,
+  then: Promise.prototype.then,
+  resolved: Promise.resolve(),
 };
 
 /**
@@ -53,7 +85,13 @@ const captured = {
  * run, when the isolate is prepared), then deleted. The run's limits are fetched from the
  * host when the program starts.
  */
-function install(callHost: HostReference, logHost: HostReference, configHost: HostReference): void {
+function install(
+  submitHost: HostReference,
+  waitHost: HostReference,
+  logHost: HostReference,
+  configHost: HostReference,
+) {
+  const host: HostReferences = { submit: submitHost, wait: waitHost, logBuffer: logHost, config: configHost };
   let config: GuestConfig = CLOSED_GUEST_CONFIG;
   const global = globalThis as Record<string, unknown>;
   // WebAssembly memory is not counted by the isolate's memory limit.
@@ -63,6 +101,13 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
   let logBytes = 0;
   let logLines = 0;
   let logTruncated = false;
+  let logWriter: LogWriter | undefined;
+
+  const writeLine = (level: LogLevel, text: string): boolean => {
+    // The buffer is sized for the run's budget; asked for once, when the first line is written.
+    logWriter ??= openLogWriter(host.logBuffer.applySync(undefined, []) as SharedArrayBuffer);
+    return writeLogLine(logWriter, level, text);
+  };
 
   const log = (level: LogLevel, args: readonly unknown[]): void => {
     if (logTruncated) return;
@@ -74,18 +119,15 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
     if (line.length > MAX_LOG_LINE_CHARS) {
       line = `${line.slice(0, MAX_LOG_LINE_CHARS)}… [line cut at ${MAX_LOG_LINE_CHARS} characters]`;
     }
+    if (level !== "log" && level !== "info") line = `[${level}] ${line}`;
     const size = utf8Length(line) + 1;
-    if (logLines + 1 > config.maxLogLines || logBytes + size > config.maxLogBytes) {
+    if (logLines + 1 > config.maxLogLines || logBytes + size > config.maxLogBytes || !writeLine(level, line)) {
       logTruncated = true;
-      logHost.applyIgnored(undefined, [
-        "warn",
-        `[switchyard: log truncated after ${logLines} lines, ${logBytes} bytes]`,
-      ]);
+      writeLine("warn", `[switchyard: log truncated after ${logLines} lines, ${logBytes} bytes]`);
       return;
     }
     logLines += 1;
     logBytes += size;
-    logHost.applyIgnored(undefined, [level, level === "log" || level === "info" ? line : `[${level}] ${line}`]);
   };
   const consoleObject = captured.freeze({
     log: (...args: unknown[]) => log("log", args),
@@ -96,11 +138,130 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
   });
   captured.defineProperty(global, "console", { value: consoleObject, writable: true, configurable: true });
 
+  // Calls wait in `queue` until the end of the current turn, then cross in one batch; their
+  // answers come back in that batch's answer or in a later `wait`, found by their index.
+  let queue: CallRequest[] = [];
+  let queuedBytes = 0;
+  let flushScheduled = false;
+  let nextIndex = 0;
+  let inFlight = 0;
+  let waiting = false;
+  const pending = captured.create(null) as Record<number, PendingCall>;
+
+  const settle = (envelope: CallEnvelope): void => {
+    const call = pending[envelope.index];
+    if (call === undefined) return;
+    delete pending[envelope.index];
+    inFlight--;
+    if (envelope.ok) {
+      call.resolve(envelope.value);
+      return;
+    }
+    const error = makeError(envelope.code, envelope.message, envelope.callId, call.path);
+    if (envelope.details !== undefined) error.details = envelope.details;
+    call.reject(error);
+  };
+
+  const deliver = (answerText: unknown): void => {
+    let answers: CallEnvelope[];
+    try {
+      answers = decodeCallAnswers(answerText as string);
+    } catch {
+      // The host only sends answers it encoded; an unreadable one answers nothing.
+      return;
+    }
+    for (let index = 0; index < answers.length; index++) settle(answers[index]!);
+  };
+
+  const failAll = (from: number, to: number, message: string): void => {
+    for (let index = from; index < to; index++) {
+      settle({ ok: false, index, callId: null, code: "INTERNAL_ERROR", message });
+    }
+  };
+
+  const awaitAnswers = (): void => {
+    if (waiting || inFlight === 0 || finished) return;
+    waiting = true;
+    captured.apply(captured.then, host.wait.apply(undefined, [], { result: { promise: true, copy: true } }), [
+      (answerText: unknown) => {
+        waiting = false;
+        deliver(answerText);
+        awaitAnswers();
+      },
+      () => {
+        waiting = false;
+      },
+    ]);
+  };
+
+  const flush = (): void => {
+    if (queue.length === 0) return;
+    const requests = queue;
+    const last = nextIndex;
+    const first = last - requests.length;
+    queue = [];
+    queuedBytes = 0;
+    // One call and nothing else in flight: the program is most likely waiting for it, so the
+    // host may hold this crossing until the call is done (for a short grace at most) and spare
+    // the second crossing. A program that has finished never waits.
+    const mayWait = requests.length === 1 && inFlight === 1 && !finished;
+    let answerText: unknown;
+    try {
+      answerText = host.submit.applySyncPromise(undefined, [encodeCallBatch({ mayWait, requests })]);
+    } catch (error) {
+      failAll(first, last, `The calls could not cross to the host: ${messageOf(error)}`);
+      return;
+    }
+    deliver(answerText);
+    awaitAnswers();
+  };
+  const flushAtTurnEnd = (): void => {
+    flushScheduled = false;
+    flush();
+  };
+
+  const enqueue = (path: string, request: CallRequest, bytes: number): Promise<unknown> => {
+    // Past the batch's size, the calls queued so far cross first, so one crossing stays bounded.
+    if (queue.length >= MAX_BATCH_CALLS || (queue.length > 0 && queuedBytes + bytes > config.maxArgumentBytes)) {
+      flush();
+    }
+    const index = nextIndex++;
+    inFlight++;
+    queue[queue.length] = request;
+    queuedBytes += bytes;
+    const promise = new captured.PromiseCtor<unknown>((resolve, reject) => {
+      pending[index] = { path, resolve, reject };
+    });
+    if (!flushScheduled) {
+      flushScheduled = true;
+      captured.apply(captured.then, captured.resolved, [flushAtTurnEnd]);
+    }
+    return promise;
+  };
+
   const callTool = (path: string, input: unknown): Promise<unknown> => {
     if (finished)
       return captured.reject(
         makeError("RUN_FINISHED", "The program has already finished; this call was not made.", null, path),
       );
+    if (path === "") {
+      const reason = "`tools` itself is not a tool; call tools.<namespace>.<name>(input).";
+      return enqueue(path, { kind: "refused", path, code: "TOOL_NOT_FOUND", bytes: 0, reason }, 0);
+    }
+    if (path.length > MAX_TOOL_PATH_CHARS) {
+      const shown = `${path.slice(0, 64)}…`;
+      return enqueue(
+        shown,
+        {
+          kind: "refused",
+          path: shown,
+          code: "TOOL_NOT_FOUND",
+          bytes: 0,
+          reason: `No tool has a name of ${path.length} characters; tool names are at most ${MAX_TOOL_PATH_CHARS}.`,
+        },
+        0,
+      );
+    }
     let argsJson: string;
     try {
       argsJson = serialize(
@@ -111,47 +272,60 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
         "argument",
       );
     } catch (error) {
-      return captured.reject(toGuestError(error, path));
+      // Refused here, before any argument crosses; the host still gives it an id and a record.
+      const refusal = toGuestError(error, path);
+      return enqueue(
+        path,
+        {
+          kind: "refused",
+          path,
+          code: refusal.code ?? "INPUT_INVALID",
+          bytes: refusal.measuredBytes ?? 0,
+          reason: capErrorText(safeString(refusal.message, ""), 1_024),
+        },
+        0,
+      );
     }
-    return callHost.apply(undefined, [path, argsJson], { result: { promise: true, copy: true } }).then((text) => {
-      const envelope = decodeCallEnvelope(text as string);
-      if (envelope.ok) return envelope.value;
-      const error = makeError(envelope.code, envelope.message, envelope.callId, path);
-      if (envelope.details !== undefined) error.details = envelope.details;
-      throw error;
-    });
+    return enqueue(path, { kind: "call", path, argsJson }, argsJson.length);
   };
 
   captured.defineProperty(global, "tools", { value: createToolsProxy(callTool), writable: false, configurable: false });
+
+  const end = (encode: () => string): string => {
+    finished = true;
+    // Calls queued in the program's last turn still cross, so each gets its record.
+    flush();
+    return encode();
+  };
 
   captured.defineProperty(global, "__switchyardRun", {
     configurable: true,
     value: (main: () => Promise<unknown>): Promise<string> => {
       delete global["__switchyardRun"];
-      config = decodeGuestConfig(configHost.applySync(undefined, []) as string);
+      config = decodeGuestConfig(host.config.applySync(undefined, []) as string);
       return new captured.PromiseCtor<unknown>((resolve) => resolve(main())).then(
-        (value) => {
-          finished = true;
-          if (value === undefined) return encodeProgramNothing();
-          try {
-            return encodeProgramOutput(
-              serialize(value, config.maxOutputBytes, "OUTPUT_TOO_LARGE", "OUTPUT_NOT_SERIALIZABLE", "output"),
-            );
-          } catch (error) {
-            const failure = toGuestError(error, undefined);
-            return encodeProgramError(failure.code ?? "OUTPUT_NOT_SERIALIZABLE", failure.message, null);
-          }
-        },
-        (error: unknown) => {
-          finished = true;
-          try {
-            return describeThrown(error);
-          } catch {
-            // A hostile thrown value (a getter that throws on `message`, a trapped Proxy) must
-            // still end as the program's own fault, never as a sandbox failure.
-            return encodeProgramError("RUNTIME_ERROR", "Uncaught exception whose message could not be read.", null);
-          }
-        },
+        (value) =>
+          end(() => {
+            if (value === undefined) return encodeProgramNothing();
+            try {
+              return encodeProgramOutput(
+                serialize(value, config.maxOutputBytes, "OUTPUT_TOO_LARGE", "OUTPUT_NOT_SERIALIZABLE", "output"),
+              );
+            } catch (error) {
+              const failure = toGuestError(error, undefined);
+              return encodeProgramError(failure.code ?? "OUTPUT_NOT_SERIALIZABLE", failure.message, null);
+            }
+          }),
+        (error: unknown) =>
+          end(() => {
+            try {
+              return describeThrown(error);
+            } catch {
+              // A hostile thrown value (a getter that throws on `message`, a trapped Proxy) must
+              // still end as the program's own fault, never as a sandbox failure.
+              return encodeProgramError("RUNTIME_ERROR", "Uncaught exception whose message could not be read.", null);
+            }
+          }),
       );
     },
   });
@@ -177,15 +351,6 @@ function createToolsProxy(callTool: (path: string, input: unknown) => Promise<un
         return make(path === "" ? property : `${path}.${property}`);
       },
       apply(_target, _this, args: unknown[]) {
-        if (path === "")
-          return captured.reject(
-            makeError(
-              "TOOL_NOT_FOUND",
-              "`tools` itself is not a tool; call tools.<namespace>.<name>(input).",
-              null,
-              "",
-            ),
-          );
         return callTool(path, args[0]);
       },
       set() {
@@ -208,48 +373,32 @@ function createToolsProxy(callTool: (path: string, input: unknown) => Promise<un
  */
 function serialize(value: unknown, maxBytes: number, sizeCode: string, shapeCode: string, what: string): string {
   let budget = 0;
+  const refuse = (code: string, message: string): GuestError => {
+    const error = makeError(code, message, null, undefined);
+    error.measuredBytes = budget;
+    return error;
+  };
   const replacer = function (this: unknown, key: string, current: unknown): unknown {
     budget += key.length + 4;
     switch (typeof current) {
       case "function":
-        throw makeError(
-          shapeCode,
-          `The ${what} contains a function at "${key}"; only JSON data can cross.`,
-          null,
-          undefined,
-        );
+        throw refuse(shapeCode, `The ${what} contains a function at ${quoteKey(key)}; only JSON data can cross.`);
       case "symbol":
-        throw makeError(
-          shapeCode,
-          `The ${what} contains a symbol at "${key}"; only JSON data can cross.`,
-          null,
-          undefined,
-        );
+        throw refuse(shapeCode, `The ${what} contains a symbol at ${quoteKey(key)}; only JSON data can cross.`);
       case "bigint":
-        throw makeError(
-          shapeCode,
-          `The ${what} contains a BigInt at "${key}"; convert it to a string or number.`,
-          null,
-          undefined,
-        );
+        throw refuse(shapeCode, `The ${what} contains a BigInt at ${quoteKey(key)}; convert it to a string or number.`);
       case "string":
         budget += current.length;
         break;
       case "object":
         if (current !== null && typeof (current as { then?: unknown }).then === "function") {
-          throw makeError(
-            shapeCode,
-            `The ${what} contains a Promise at "${key}"; did you forget \`await\`?`,
-            null,
-            undefined,
-          );
+          throw refuse(shapeCode, `The ${what} contains a Promise at ${quoteKey(key)}; did you forget \`await\`?`);
         }
         break;
       default:
         budget += 8;
     }
-    if (budget > maxBytes)
-      throw makeError(sizeCode, `The ${what} is larger than the ${maxBytes}-byte limit.`, null, undefined);
+    if (budget > maxBytes) throw refuse(sizeCode, `The ${what} is larger than the ${maxBytes}-byte limit.`);
     return current;
   };
   let text: string | undefined;
@@ -258,13 +407,20 @@ function serialize(value: unknown, maxBytes: number, sizeCode: string, shapeCode
   } catch (error) {
     if (isGuestError(error)) throw error;
     // JSON.stringify's own TypeError: a cycle.
-    throw makeError(shapeCode, `The ${what} is not JSON-serializable: ${messageOf(error)}`, null, undefined);
+    throw refuse(shapeCode, `The ${what} is not JSON-serializable: ${capErrorText(messageOf(error), 1_024)}`);
   }
   if (typeof text !== "string") text = "null";
   const bytes = utf8Length(text);
-  if (bytes > maxBytes)
-    throw makeError(sizeCode, `The ${what} is ${bytes} bytes, over the ${maxBytes}-byte limit.`, null, undefined);
+  if (bytes > maxBytes) {
+    budget = bytes;
+    throw refuse(sizeCode, `The ${what} is ${bytes} bytes, over the ${maxBytes}-byte limit.`);
+  }
   return text;
+}
+
+/** A key as a message quotes it: a program can make keys of any length. */
+function quoteKey(key: string): string {
+  return captured.stringify(key.length > 100 ? `${key.slice(0, 100)}…` : key);
 }
 
 function describeThrown(error: unknown): string {
@@ -275,10 +431,11 @@ function describeThrown(error: unknown): string {
       typeof guestError.code === "string" && typeof guestError.tool === "string"
         ? ` (${guestError.code} from tools.${guestError.tool})`
         : "";
+    // Both texts are capped by the encoder, before they cross: a message may be megabytes.
     return encodeProgramError(
       "RUNTIME_ERROR",
       `${name}: ${safeString(guestError.message, "")}${toolNote}`,
-      safeString(guestError.stack, "") || null,
+      stackFrames(safeString(guestError.stack, "")) || null,
     );
   }
   return encodeProgramError("RUNTIME_ERROR", `Uncaught ${formatLogValue(error)}`, null);
