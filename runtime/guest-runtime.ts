@@ -8,15 +8,15 @@
 import {
   CLOSED_GUEST_CONFIG,
   type CallEnvelope,
-  type CallRequest,
   capErrorText,
   DESCRIBE_PATH,
   decodeCallAnswers,
   decodeGuestConfig,
-  encodeCallBatch,
+  encodeCall,
   encodeProgramError,
   encodeProgramNothing,
   encodeProgramOutput,
+  encodeRefusedCall,
   type GuestConfig,
   type LogLevel,
   type LogWriter,
@@ -26,6 +26,7 @@ import {
   openLogWriter,
   SEARCH_PATH,
   stackFrames,
+  startCallBatch,
   writeLogLine,
 } from "./wire.js";
 
@@ -55,13 +56,6 @@ interface GuestError extends Error {
   details?: unknown;
   /** For a value refused while it was serialized: the bytes counted up to the refusal. */
   measuredBytes?: number;
-}
-
-/** A call that crossed (or is queued to) and waits for its answer. */
-interface PendingCall {
-  readonly path: string;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
 }
 
 const captured = {
@@ -103,10 +97,11 @@ function install(
   let logTruncated = false;
   let logWriter: LogWriter | undefined;
 
-  const writeLine = (level: LogLevel, text: string): boolean => {
+  /** Writes a line within `maxBytes`; its UTF-8 size, or -1 when it was not kept. */
+  const writeLine = (level: LogLevel, text: string, maxBytes: number): number => {
     // The buffer is sized for the run's budget; asked for once, when the first line is written.
     logWriter ??= openLogWriter(host.logBuffer.applySync(undefined, []) as SharedArrayBuffer);
-    return writeLogLine(logWriter, level, text);
+    return writeLogLine(logWriter, level, text, maxBytes);
   };
 
   const log = (level: LogLevel, args: readonly unknown[]): void => {
@@ -120,14 +115,15 @@ function install(
       line = `${line.slice(0, MAX_LOG_LINE_CHARS)}… [line cut at ${MAX_LOG_LINE_CHARS} characters]`;
     }
     if (level !== "log" && level !== "info") line = `[${level}] ${line}`;
-    const size = utf8Length(line) + 1;
-    if (logLines + 1 > config.maxLogLines || logBytes + size > config.maxLogBytes || !writeLine(level, line)) {
+    // Each line counts its newline too.
+    const bytes = logLines < config.maxLogLines ? writeLine(level, line, config.maxLogBytes - logBytes - 1) : -1;
+    if (bytes < 0) {
       logTruncated = true;
-      writeLine("warn", `[switchyard: log truncated after ${logLines} lines, ${logBytes} bytes]`);
+      writeLine("warn", `[switchyard: log truncated after ${logLines} lines, ${logBytes} bytes]`, 1_024);
       return;
     }
     logLines += 1;
-    logBytes += size;
+    logBytes += bytes + 1;
   };
   const consoleObject = captured.freeze({
     log: (...args: unknown[]) => log("log", args),
@@ -138,28 +134,39 @@ function install(
   });
   captured.defineProperty(global, "console", { value: consoleObject, writable: true, configurable: true });
 
-  // Calls wait in `queue` until the end of the current turn, then cross in one batch; their
-  // answers come back in that batch's answer or in a later `wait`, found by their index.
-  let queue: CallRequest[] = [];
+  // Calls wait in the queue (already encoded) until the end of the current turn, then cross in
+  // one batch; their answers come back in that batch's answer or in a later `wait`, found by
+  // their index. This path runs for every call in a fresh isolate, mostly before the JIT has
+  // warmed up: it allocates little and calls few functions.
+  let queuedText = "";
+  let queuedCalls = 0;
   let queuedBytes = 0;
   let flushScheduled = false;
   let nextIndex = 0;
   let inFlight = 0;
   let waiting = false;
-  const pending = captured.create(null) as Record<number, PendingCall>;
+  // Calls waiting for their answer, indexed by the call's index: dense, in call order.
+  const pendingPath: (string | undefined)[] = [];
+  const pendingResolve: (((value: unknown) => void) | undefined)[] = [];
+  const pendingReject: (((error: unknown) => void) | undefined)[] = [];
 
   const settle = (envelope: CallEnvelope): void => {
-    const call = pending[envelope.index];
-    if (call === undefined) return;
-    delete pending[envelope.index];
+    const index = envelope.index;
+    const resolve = pendingResolve[index];
+    const reject = pendingReject[index];
+    const path = pendingPath[index];
+    if (resolve === undefined || reject === undefined || path === undefined) return;
+    pendingResolve[index] = undefined;
+    pendingReject[index] = undefined;
+    pendingPath[index] = undefined;
     inFlight--;
     if (envelope.ok) {
-      call.resolve(envelope.value);
+      resolve(envelope.value);
       return;
     }
-    const error = makeError(envelope.code, envelope.message, envelope.callId, call.path);
+    const error = makeError(envelope.code, envelope.message, envelope.callId, path);
     if (envelope.details !== undefined) error.details = envelope.details;
-    call.reject(error);
+    reject(error);
   };
 
   const deliver = (answerText: unknown): void => {
@@ -179,37 +186,38 @@ function install(
     }
   };
 
+  const onAnswers = (answerText: unknown): void => {
+    waiting = false;
+    deliver(answerText);
+    awaitAnswers();
+  };
+  const onWaitFailed = (): void => {
+    waiting = false;
+  };
   const awaitAnswers = (): void => {
     if (waiting || inFlight === 0 || finished) return;
     waiting = true;
-    captured.apply(captured.then, host.wait.apply(undefined, [], { result: { promise: true, copy: true } }), [
-      (answerText: unknown) => {
-        waiting = false;
-        deliver(answerText);
-        awaitAnswers();
-      },
-      () => {
-        waiting = false;
-      },
-    ]);
+    const answered = host.wait.apply(undefined, [], { result: { promise: true, copy: true } });
+    captured.apply(captured.then, answered, [onAnswers, onWaitFailed]);
   };
 
   const flush = (): void => {
-    if (queue.length === 0) return;
-    const requests = queue;
-    const last = nextIndex;
-    const first = last - requests.length;
-    queue = [];
+    if (queuedCalls === 0) return;
+    const count = queuedCalls;
+    const text = queuedText;
+    const first = nextIndex - count;
+    queuedText = "";
+    queuedCalls = 0;
     queuedBytes = 0;
     // One call and nothing else in flight: the program is most likely waiting for it, so the
     // host may hold this crossing until the call is done (for a short grace at most) and spare
     // the second crossing. A program that has finished never waits.
-    const mayWait = requests.length === 1 && inFlight === 1 && !finished;
+    const mayWait = count === 1 && inFlight === 1 && !finished;
     let answerText: unknown;
     try {
-      answerText = host.submit.applySyncPromise(undefined, [encodeCallBatch({ mayWait, requests })]);
+      answerText = host.submit.applySyncPromise(undefined, [startCallBatch(mayWait) + text]);
     } catch (error) {
-      failAll(first, last, `The calls could not cross to the host: ${messageOf(error)}`);
+      failAll(first, first + count, `The calls could not cross to the host: ${messageOf(error)}`);
       return;
     }
     deliver(answerText);
@@ -219,25 +227,32 @@ function install(
     flushScheduled = false;
     flush();
   };
+  const flushAtTurnEndArguments = [flushAtTurnEnd];
 
-  const enqueue = (path: string, request: CallRequest, bytes: number): Promise<unknown> => {
+  const enqueue = (path: string, encoded: string, bytes: number): Promise<unknown> => {
     // Past the batch's size, the calls queued so far cross first, so one crossing stays bounded.
-    if (queue.length >= MAX_BATCH_CALLS || (queue.length > 0 && queuedBytes + bytes > config.maxArgumentBytes)) {
+    if (queuedCalls >= MAX_BATCH_CALLS || (queuedCalls > 0 && queuedBytes + bytes > config.maxArgumentBytes)) {
       flush();
     }
     const index = nextIndex++;
-    inFlight++;
-    queue[queue.length] = request;
-    queuedBytes += bytes;
+    pendingPath[index] = path;
     const promise = new captured.PromiseCtor<unknown>((resolve, reject) => {
-      pending[index] = { path, resolve, reject };
+      pendingResolve[index] = resolve;
+      pendingReject[index] = reject;
     });
+    inFlight++;
+    queuedText += encoded;
+    queuedCalls++;
+    queuedBytes += bytes;
     if (!flushScheduled) {
       flushScheduled = true;
-      captured.apply(captured.then, captured.resolved, [flushAtTurnEnd]);
+      captured.apply(captured.then, captured.resolved, flushAtTurnEndArguments);
     }
     return promise;
   };
+
+  const refuse = (path: string, code: string, bytes: number, reason: string): Promise<unknown> =>
+    enqueue(path, encodeRefusedCall(path, code, bytes, reason), 0);
 
   const callTool = (path: string, input: unknown): Promise<unknown> => {
     if (finished)
@@ -245,22 +260,12 @@ function install(
         makeError("RUN_FINISHED", "The program has already finished; this call was not made.", null, path),
       );
     if (path === "") {
-      const reason = "`tools` itself is not a tool; call tools.<namespace>.<name>(input).";
-      return enqueue(path, { kind: "refused", path, code: "TOOL_NOT_FOUND", bytes: 0, reason }, 0);
+      return refuse(path, "TOOL_NOT_FOUND", 0, "`tools` itself is not a tool; call tools.<namespace>.<name>(input).");
     }
     if (path.length > MAX_TOOL_PATH_CHARS) {
       const shown = `${path.slice(0, 64)}…`;
-      return enqueue(
-        shown,
-        {
-          kind: "refused",
-          path: shown,
-          code: "TOOL_NOT_FOUND",
-          bytes: 0,
-          reason: `No tool has a name of ${path.length} characters; tool names are at most ${MAX_TOOL_PATH_CHARS}.`,
-        },
-        0,
-      );
+      const reason = `No tool has a name of ${path.length} characters; tool names are at most ${MAX_TOOL_PATH_CHARS}.`;
+      return refuse(shown, "TOOL_NOT_FOUND", 0, reason);
     }
     let argsJson: string;
     try {
@@ -274,19 +279,10 @@ function install(
     } catch (error) {
       // Refused here, before any argument crosses; the host still gives it an id and a record.
       const refusal = toGuestError(error, path);
-      return enqueue(
-        path,
-        {
-          kind: "refused",
-          path,
-          code: refusal.code ?? "INPUT_INVALID",
-          bytes: refusal.measuredBytes ?? 0,
-          reason: capErrorText(safeString(refusal.message, ""), 1_024),
-        },
-        0,
-      );
+      const reason = capErrorText(safeString(refusal.message, ""), 1_024);
+      return refuse(path, refusal.code ?? "INPUT_INVALID", refusal.measuredBytes ?? 0, reason);
     }
-    return enqueue(path, { kind: "call", path, argsJson }, argsJson.length);
+    return enqueue(path, encodeCall(path, argsJson), argsJson.length);
   };
 
   captured.defineProperty(global, "tools", { value: createToolsProxy(callTool), writable: false, configurable: false });
@@ -333,22 +329,28 @@ function install(
 
 /** `tools.a.b(...)` at any depth: each property extends a dotted path; calling sends it. */
 function createToolsProxy(callTool: (path: string, input: unknown) => Promise<unknown>): unknown {
-  // Without a prototype: `tools.toString` and `tools.constructor` are tool paths like any other.
-  const cache = captured.create(null) as Record<string, unknown>;
   const make = (path: string): unknown => {
-    const cached = cache[path];
-    if (cached !== undefined) return cached;
+    // Each level keeps its children, so a property read after the first costs one lookup.
+    // Without a prototype: `tools.toString` and `tools.constructor` are tool paths like any other.
+    const children = captured.create(null) as Record<string, unknown>;
     const target = (() => {}) as unknown as object;
-    const proxy = new captured.Proxy(target, {
+    return new captured.Proxy(target, {
       get(_target, property) {
         // `then` would make the object a thenable that `await` unwraps; symbols are not names.
         if (typeof property !== "string" || property === "then") return undefined;
+        const known = children[property];
+        if (known !== undefined) return known;
+        let child: unknown;
         if (path === "" && property === "$search") {
-          return (query: unknown, options?: unknown) =>
+          child = (query: unknown, options?: unknown) =>
             callTool(SEARCH_PATH, { query, ...(isObject(options) ? options : {}) });
+        } else if (path === "" && property === "$describe") {
+          child = (name: unknown) => callTool(DESCRIBE_PATH, { name });
+        } else {
+          child = make(path === "" ? property : `${path}.${property}`);
         }
-        if (path === "" && property === "$describe") return (name: unknown) => callTool(DESCRIBE_PATH, { name });
-        return make(path === "" ? property : `${path}.${property}`);
+        children[property] = child;
+        return child;
       },
       apply(_target, _this, args: unknown[]) {
         return callTool(path, args[0]);
@@ -360,8 +362,6 @@ function createToolsProxy(callTool: (path: string, input: unknown) => Promise<un
         return false;
       },
     });
-    cache[path] = proxy;
-    return proxy;
   };
   return make("");
 }
@@ -372,50 +372,83 @@ function createToolsProxy(callTool: (path: string, input: unknown) => Promise<un
  * `await`), and serialization stops as soon as the text could exceed `maxBytes`.
  */
 function serialize(value: unknown, maxBytes: number, sizeCode: string, shapeCode: string, what: string): string {
-  let budget = 0;
-  const refuse = (code: string, message: string): GuestError => {
-    const error = makeError(code, message, null, undefined);
-    error.measuredBytes = budget;
-    return error;
-  };
-  const replacer = function (this: unknown, key: string, current: unknown): unknown {
-    budget += key.length + 4;
-    switch (typeof current) {
-      case "function":
-        throw refuse(shapeCode, `The ${what} contains a function at ${quoteKey(key)}; only JSON data can cross.`);
-      case "symbol":
-        throw refuse(shapeCode, `The ${what} contains a symbol at ${quoteKey(key)}; only JSON data can cross.`);
-      case "bigint":
-        throw refuse(shapeCode, `The ${what} contains a BigInt at ${quoteKey(key)}; convert it to a string or number.`);
-      case "string":
-        budget += current.length;
-        break;
-      case "object":
-        if (current !== null && typeof (current as { then?: unknown }).then === "function") {
-          throw refuse(shapeCode, `The ${what} contains a Promise at ${quoteKey(key)}; did you forget \`await\`?`);
-        }
-        break;
-      default:
-        budget += 8;
-    }
-    if (budget > maxBytes) throw refuse(sizeCode, `The ${what} is larger than the ${maxBytes}-byte limit.`);
-    return current;
-  };
+  // One replacer for every call, reading this state: a closure per call would be allocated (and
+  // run cold) for every tool call. A toJSON that calls a tool restarts the count; the size
+  // measured at the end still holds the limit.
+  serializing.budget = 0;
+  serializing.maxBytes = maxBytes;
+  serializing.sizeCode = sizeCode;
+  serializing.shapeCode = shapeCode;
+  serializing.what = what;
   let text: string | undefined;
   try {
-    text = captured.stringify(value, replacer);
+    text = captured.stringify(value, checkedReplacer);
   } catch (error) {
     if (isGuestError(error)) throw error;
     // JSON.stringify's own TypeError: a cycle.
-    throw refuse(shapeCode, `The ${what} is not JSON-serializable: ${capErrorText(messageOf(error), 1_024)}`);
+    throw refuseValue(shapeCode, `The ${what} is not JSON-serializable: ${capErrorText(messageOf(error), 1_024)}`);
   }
   if (typeof text !== "string") text = "null";
-  const bytes = utf8Length(text);
-  if (bytes > maxBytes) {
-    budget = bytes;
-    throw refuse(sizeCode, `The ${what} is ${bytes} bytes, over the ${maxBytes}-byte limit.`);
+  // A UTF-16 unit is at most 3 UTF-8 bytes: only a text that could be over the limit is measured.
+  if (text.length * 3 > maxBytes) {
+    const bytes = utf8Length(text);
+    if (bytes > maxBytes) {
+      serializing.budget = bytes;
+      throw refuseValue(sizeCode, `The ${what} is ${bytes} bytes, over the ${maxBytes}-byte limit.`);
+    }
   }
   return text;
+}
+
+const serializing = { budget: 0, maxBytes: 0, sizeCode: "", shapeCode: "", what: "" };
+
+function refuseValue(code: string, message: string): GuestError {
+  const error = makeError(code, message, null, undefined);
+  error.measuredBytes = serializing.budget;
+  return error;
+}
+
+/**
+ * Counts the bytes of the text being built and stops as soon as it could exceed the limit;
+ * refuses functions, symbols, BigInt and promises (a promise usually means a missing `await`).
+ */
+function checkedReplacer(this: unknown, key: string, current: unknown): unknown {
+  const state = serializing;
+  state.budget += key.length + 4;
+  switch (typeof current) {
+    case "function":
+      throw refuseValue(
+        state.shapeCode,
+        `The ${state.what} contains a function at ${quoteKey(key)}; only JSON data can cross.`,
+      );
+    case "symbol":
+      throw refuseValue(
+        state.shapeCode,
+        `The ${state.what} contains a symbol at ${quoteKey(key)}; only JSON data can cross.`,
+      );
+    case "bigint":
+      throw refuseValue(
+        state.shapeCode,
+        `The ${state.what} contains a BigInt at ${quoteKey(key)}; convert it to a string or number.`,
+      );
+    case "string":
+      state.budget += current.length;
+      break;
+    case "object":
+      if (current !== null && typeof (current as { then?: unknown }).then === "function") {
+        throw refuseValue(
+          state.shapeCode,
+          `The ${state.what} contains a Promise at ${quoteKey(key)}; did you forget \`await\`?`,
+        );
+      }
+      break;
+    default:
+      state.budget += 8;
+  }
+  if (state.budget > state.maxBytes) {
+    throw refuseValue(state.sizeCode, `The ${state.what} is larger than the ${state.maxBytes}-byte limit.`);
+  }
+  return current;
 }
 
 /** A key as a message quotes it: a program can make keys of any length. */
@@ -464,6 +497,7 @@ function isGuestError(error: unknown): error is GuestError & { code: string } {
 
 function formatLogValue(value: unknown): string {
   if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return `${value}`;
   if (value instanceof captured.ErrorCtor)
     return `${safeString(value.name, "Error")}: ${safeString(value.message, "")}`;
   if (value === undefined || typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") {

@@ -90,16 +90,31 @@ function field(text: string): string {
   return `${text.length}:${text}`;
 }
 
-/** Encodes one crossing's calls (guest side). */
+/** The start of a batch; its calls' encodings follow, in call order. */
+export function startCallBatch(mayWait: boolean): string {
+  return mayWait ? "w" : "n";
+}
+
+/** Encodes a call of a batch (guest side). */
+export function encodeCall(path: string, argsJson: string): string {
+  return `c${field(path)}${field(argsJson)}`;
+}
+
+/** Encodes a call the guest refused (guest side). */
+export function encodeRefusedCall(path: string, code: string, bytes: number, reason: string): string {
+  return `r${field(path)}${field(code)}${field(`${bytes}`)}${field(reason)}`;
+}
+
+/** Encodes one crossing's calls: `startCallBatch` and each call's encoding. */
 export function encodeCallBatch(batch: CallBatch): string {
-  let text = batch.mayWait ? "w" : "n";
+  let text = startCallBatch(batch.mayWait);
   const { requests } = batch;
   for (let index = 0; index < requests.length; index++) {
     const request = requests[index]!;
     text +=
       request.kind === "call"
-        ? `c${field(request.path)}${field(request.argsJson)}`
-        : `r${field(request.path)}${field(request.code)}${field(`${request.bytes}`)}${field(request.reason)}`;
+        ? encodeCall(request.path, request.argsJson)
+        : encodeRefusedCall(request.path, request.code, request.bytes, request.reason);
   }
   return text;
 }
@@ -151,7 +166,7 @@ export function decodeCallBatch(text: unknown): CallBatch | undefined {
  * the first), so answers that come back in a later batch find their call.
  */
 export type CallEnvelope =
-  | { readonly ok: true; readonly index: number; readonly callId: string; readonly value: unknown }
+  | { readonly ok: true; readonly index: number; readonly value: unknown }
   | {
       readonly ok: false;
       readonly index: number;
@@ -163,10 +178,11 @@ export type CallEnvelope =
 
 /**
  * Encodes a successful call. `valueJson` must already be JSON text; it is spliced in rather
- * than re-serialized, which keeps a large result to one serialization.
+ * than re-serialized, which keeps a large result to one serialization. No call id: the program
+ * sees a call's id only on a failure (`error.callId`), and every answer is parsed in the guest.
  */
-export function encodeCallSuccess(index: number, callId: string, valueJson: string): string {
-  return `{"ok":true,"index":${index},"callId":${stringifyJson(callId)},"value":${valueJson}}`;
+export function encodeCallSuccess(index: number, valueJson: string): string {
+  return `{"ok":true,"index":${index},"value":${valueJson}}`;
 }
 
 /** Encodes a failed call as plain data, its message capped; the guest builds its own Error from it. */
@@ -262,19 +278,28 @@ export function openLogWriter(buffer: SharedArrayBuffer): LogWriter {
   return { header: new Int32ArrayCtor(buffer, 0, 1), units: new Uint16ArrayCtor(buffer) };
 }
 
-/** Appends a line (guest side); false when it does not fit. */
-export function writeLogLine(writer: LogWriter, level: LogLevel, text: string): boolean {
+/**
+ * Appends a line (guest side) if it fits in the buffer and its UTF-8 size is at most
+ * `maxBytes`; returns that size, measured while the line is copied, or -1 when it was not kept.
+ */
+export function writeLogLine(writer: LogWriter, level: LogLevel, text: string, maxBytes: number): number {
   const { header, units } = writer;
   const start = LOG_HEADER_UNITS + atomicsLoad(header, 0);
   const end = start + LOG_RECORD_UNITS + text.length;
-  if (end > units.length) return false;
+  if (end > units.length || text.length > maxBytes) return -1;
+  let bytes = text.length;
+  for (let index = 0, at = start + LOG_RECORD_UNITS; index < text.length; index++, at++) {
+    const code = text.charCodeAt(index);
+    units[at] = code;
+    if (code >= 0x80) bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1;
+  }
+  if (bytes > maxBytes) return -1;
   units[start] = levelNumber(level);
   units[start + 1] = text.length & 0xffff;
   units[start + 2] = text.length >>> 16;
-  for (let index = 0; index < text.length; index++) units[start + LOG_RECORD_UNITS + index] = text.charCodeAt(index);
   // Published last: a reader sees a line whole or not at all.
   atomicsStore(header, 0, end - LOG_HEADER_UNITS);
-  return true;
+  return bytes;
 }
 
 function levelNumber(level: LogLevel): number {
@@ -292,8 +317,22 @@ function levelNumber(level: LogLevel): number {
   }
 }
 
-/** The lines committed to a log buffer (host side), in order; a damaged record ends the read. */
-export function readLogLines(buffer: SharedArrayBuffer): { level: LogLevel; text: string }[] {
+/** UTF-16 code units as a string, in slices: String.fromCharCode takes its units as arguments. */
+function unitsToString(units: Uint16Array): string {
+  let text = "";
+  for (let index = 0; index < units.length; index += 4_096)
+    text += String.fromCharCode(...units.subarray(index, Math.min(index + 4_096, units.length)));
+  return text;
+}
+
+/**
+ * The lines committed to a log buffer (host side), in order; a damaged record ends the read.
+ * `decode` turns a line's code units into a string (the host passes a faster native one).
+ */
+export function readLogLines(
+  buffer: SharedArrayBuffer,
+  decode: (units: Uint16Array) => string = unitsToString,
+): { level: LogLevel; text: string }[] {
   const units = new Uint16ArrayCtor(buffer);
   if (units.length < LOG_HEADER_UNITS) return [];
   const committed = atomicsLoad(new Int32ArrayCtor(buffer, 0, 1), 0);
@@ -305,11 +344,7 @@ export function readLogLines(buffer: SharedArrayBuffer): { level: LogLevel; text
     const length = units[at + 1]! + units[at + 2]! * 0x10000;
     const from = at + LOG_RECORD_UNITS;
     if (level === undefined || from + length > end) break;
-    let text = "";
-    // In slices: String.fromCharCode takes its units as arguments, and arguments are bounded.
-    for (let index = from; index < from + length; index += 4_096)
-      text += String.fromCharCode(...units.subarray(index, Math.min(index + 4_096, from + length)));
-    lines.push({ level, text });
+    lines.push({ level, text: decode(units.subarray(from, from + length)) });
     at = from + length;
   }
   return lines;

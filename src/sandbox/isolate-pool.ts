@@ -129,7 +129,9 @@ export class IsolatePool {
       disposed = true;
       for (const reference of references) reference.release();
       // After the isolate is gone nothing writes any more; a line it was writing is not committed.
-      if (logBuffer !== undefined) for (const line of readLogLines(logBuffer)) bindings.log(line.level, line.text);
+      if (logBuffer !== undefined) {
+        for (const line of readLogLines(logBuffer, decodeUtf16)) bindings.log(line.level, line.text);
+      }
       logBuffer = undefined;
     };
     try {
@@ -150,6 +152,10 @@ export class IsolatePool {
       throw error;
     }
   }
+}
+
+function decodeUtf16(units: Uint16Array): string {
+  return Buffer.from(units.buffer, units.byteOffset, units.byteLength).toString("utf16le");
 }
 
 async function compileRuntime(isolate: ivm.Isolate, source: string): Promise<ivm.Script> {

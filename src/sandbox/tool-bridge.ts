@@ -312,7 +312,7 @@ export class ToolBridge {
     this.#records[index] = record;
     if (outcome.status === "ok") {
       this.#bytesIn += record.bytesOut;
-      return encodeCallSuccess(index, record.id, json ?? "null");
+      return encodeCallSuccess(index, json ?? "null");
     }
     return encodeCallFailure(index, record.id, outcome.error.code, outcome.error.message, outcome.error.details);
   }
@@ -357,7 +357,7 @@ export class ToolBridge {
       const { record } = finish({ callId, tool: path, status: "ok", value }, json, startedAt);
       this.#records[index] = record;
       this.#bytesIn += record.bytesOut;
-      return encodeCallSuccess(index, callId, json);
+      return encodeCallSuccess(index, json);
     } catch (error) {
       // The handler refuses with the code a model would get from search_tools or describe_tools.
       return fail(ToolError.isInstance(error) ? error.code : "INPUT_INVALID", messageOf(error));

@@ -194,6 +194,15 @@ describe("the guest's crossings", () => {
     for (const batch of run.batches) expect(batch.length).toBeLessThan(2_000);
   });
 
+  it("keeps an argument's size limit when its toJSON makes a call of its own", async () => {
+    const run = await runGuest(
+      `const arg = { a: "x".repeat(900), b: { toJSON() { void tools.t.echo({ inner: 1 }); return "y".repeat(900); } } };
+      try { await tools.t.echo(arg); return "sent"; } catch (e) { return e.code; }`,
+      { maxArgumentBytes: 1000 },
+    );
+    expect(run.result).toEqual({ ok: true, outputJson: '"ARGUMENT_TOO_LARGE"' });
+  });
+
   it("cuts a 20 MB error message and its stack inside the isolate, before they cross", async () => {
     const run = await runGuest('throw new Error("A".repeat(2e7));');
     expect(run.resultText.length).toBeLessThan(3 * MAX_ERROR_TEXT_CHARS);

@@ -79,13 +79,13 @@ describe("call answers (host to guest)", () => {
   it("decode what they encode, each with its index and call id", () => {
     const answers = decodeCallAnswers(
       encodeCallAnswers([
-        encodeCallSuccess(0, "p.1", '{"rows":[1,2]}'),
+        encodeCallSuccess(0, '{"rows":[1,2]}'),
         encodeCallFailure(3, "p.4", "TOOL_ERROR", "it broke", { status: 500 }),
         encodeCallFailure(4, null, "RUN_FINISHED", "late"),
       ]),
     );
     expect(answers).toEqual([
-      { ok: true, index: 0, callId: "p.1", value: { rows: [1, 2] } },
+      { ok: true, index: 0, value: { rows: [1, 2] } },
       { ok: false, index: 3, callId: "p.4", code: "TOOL_ERROR", message: "it broke", details: { status: 500 } },
       { ok: false, index: 4, callId: null, code: "RUN_FINISHED", message: "late" },
     ]);
@@ -157,8 +157,15 @@ describe("the log buffer (guest to host through shared memory)", () => {
         (lines) => {
           const buffer = bufferFor(config(200, 16 * 1024));
           const writer = openLogWriter(buffer);
-          for (const [lineLevel, text] of lines) expect(writeLogLine(writer, lineLevel, text)).toBe(true);
-          expect(readLogLines(buffer)).toEqual(lines.map(([lineLevel, text]) => ({ level: lineLevel, text })));
+          for (const [lineLevel, text] of lines) {
+            expect(writeLogLine(writer, lineLevel, text, 16 * 1024)).toBe(new TextEncoder().encode(text).length);
+          }
+          const expected = lines.map(([lineLevel, text]) => ({ level: lineLevel, text }));
+          expect(readLogLines(buffer)).toEqual(expected);
+          // The host's native decoder reads the same lines, lone surrogates included.
+          const native = (units: Uint16Array) =>
+            Buffer.from(units.buffer, units.byteOffset, units.byteLength).toString("utf16le");
+          expect(readLogLines(buffer, native)).toEqual(expected);
         },
       ),
     );
@@ -175,9 +182,10 @@ describe("the log buffer (guest to host through shared memory)", () => {
           if (length <= 0) break;
           const text = "x".repeat(length);
           bytes += text.length + 1;
-          expect(writeLogLine(writer, "log", text)).toBe(true);
+          expect(writeLogLine(writer, "log", text, maxBytes)).toBe(text.length);
         }
-        expect(writeLogLine(writer, "warn", "[switchyard: log truncated after 999 lines, 99999 bytes]")).toBe(true);
+        const marker = "[switchyard: log truncated after 999 lines, 99999 bytes]";
+        expect(writeLogLine(writer, "warn", marker, 1_024)).toBe(marker.length);
       }),
     );
   });
@@ -185,17 +193,25 @@ describe("the log buffer (guest to host through shared memory)", () => {
   it("refuses a line that does not fit and keeps what was there", () => {
     const buffer = new SharedArrayBuffer(2 * 40);
     const writer = openLogWriter(buffer);
-    expect(writeLogLine(writer, "log", "first")).toBe(true);
-    expect(writeLogLine(writer, "log", "y".repeat(100))).toBe(false);
+    expect(writeLogLine(writer, "log", "first", 1_000)).toBe(5);
+    expect(writeLogLine(writer, "log", "y".repeat(100), 1_000)).toBe(-1);
     expect(readLogLines(buffer)).toEqual([{ level: "log", text: "first" }]);
+  });
+
+  it("refuses a line over the bytes left, counting UTF-8 bytes, not characters", () => {
+    const buffer = bufferFor(config(10, 1000));
+    const writer = openLogWriter(buffer);
+    expect(writeLogLine(writer, "log", "é€😀", 9)).toBe(9);
+    expect(writeLogLine(writer, "log", "é€😀", 8)).toBe(-1);
+    expect(readLogLines(buffer)).toEqual([{ level: "log", text: "é€😀" }]);
   });
 
   it("ignores a line written but not yet committed, and a damaged end", () => {
     const buffer = bufferFor(config(10, 1000));
     const writer = openLogWriter(buffer);
-    writeLogLine(writer, "log", "kept");
+    writeLogLine(writer, "log", "kept", 1_000);
     const committed = Atomics.load(writer.header, 0);
-    writeLogLine(writer, "log", "torn");
+    writeLogLine(writer, "log", "torn", 1_000);
     Atomics.store(writer.header, 0, committed);
     expect(readLogLines(buffer)).toEqual([{ level: "log", text: "kept" }]);
     // An end past the buffer is read up to the buffer's end, never beyond.

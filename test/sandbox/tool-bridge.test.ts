@@ -113,12 +113,12 @@ describe("ToolBridge batches", () => {
       call("util.echo", '{"n":3}'),
     ]);
     expect(answers).toEqual([
-      { ok: true, index: 0, callId: "p1.1", value: { n: 1 } },
-      { ok: true, index: 2, callId: "p1.3", value: { n: 3 } },
+      { ok: true, index: 0, value: { n: 1 } },
+      { ok: true, index: 2, value: { n: 3 } },
     ]);
     const waited = bridge.wait();
     gates[0]!.resolve("late");
-    expect(decodeCallAnswers(await waited)).toEqual([{ ok: true, index: 1, callId: "p1.2", value: "late" }]);
+    expect(decodeCallAnswers(await waited)).toEqual([{ ok: true, index: 1, value: "late" }]);
     expect(bridge.records.map((record) => record.id)).toEqual(["p1.1", "p1.2", "p1.3"]);
   });
 
@@ -143,7 +143,7 @@ describe("ToolBridge batches", () => {
     const { bridge, gates } = createBridge(undefined, 10);
     const answered = submit(bridge, [call("util.held")], true);
     gates[0]!.resolve("soon");
-    expect(await answered).toEqual([{ ok: true, index: 0, callId: "p1.1", value: "soon" }]);
+    expect(await answered).toEqual([{ ok: true, index: 0, value: "soon" }]);
   });
 
   it("answers a batch that may wait once the grace is over, and hands the late answer to wait", async () => {
@@ -155,7 +155,7 @@ describe("ToolBridge batches", () => {
     const waited = bridge.wait();
     gates[0]!.resolve("late");
     await vi.runAllTimersAsync();
-    expect(decodeCallAnswers(await waited)).toEqual([{ ok: true, index: 0, callId: "p1.1", value: "late" }]);
+    expect(decodeCallAnswers(await waited)).toEqual([{ ok: true, index: 0, value: "late" }]);
   });
 
   it("answers an outstanding wait with nothing when the run closes", async () => {
