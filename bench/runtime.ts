@@ -359,7 +359,8 @@ function createPipelineContext(yard: Switchyard, scheduler: ToolScheduler): Pipe
     scheduler,
     trace: new TraceBus(),
     signal: run.signal,
-    budgets: { sessionDeadlineAt: undefined, runDeadlineAt: Date.now() + 30_000 },
+    // The context serves the whole bench, which runs longer than one program may.
+    budgets: { sessionDeadlineAt: undefined, runDeadlineAt: Date.now() + 60 * 60_000 },
   };
 }
 
