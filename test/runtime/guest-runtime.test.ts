@@ -13,7 +13,7 @@ import { createDeferred, createTestContext } from "../helpers/pipeline-fixtures.
 const pool = new IsolatePool();
 afterAll(() => pool.close());
 
-const gate = { current: createDeferred<string>() };
+const gate = { current: createDeferred<string>(), waiting: 0 };
 const tools: ToolDefinition[] = [
   defineTool({
     name: "t.echo",
@@ -34,7 +34,10 @@ const tools: ToolDefinition[] = [
     description: "Waits until the test opens the gate.",
     effect: "read",
     inputSchema: { type: "object" },
-    execute: () => gate.current.promise,
+    execute: () => {
+      gate.waiting++;
+      return gate.current.promise;
+    },
   }),
   defineTool({
     name: "t.never",
@@ -160,10 +163,11 @@ describe("the guest's crossings", () => {
 
   it("brings calls that finish together back in one wait", async () => {
     gate.current = createDeferred<string>();
+    gate.waiting = 0;
     const running = runGuest(
       "const r = await Promise.all(Array.from({ length: 50 }, () => tools.t.held({}))); return r.length;",
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect.poll(() => gate.waiting, { timeout: 10_000 }).toBe(50);
     gate.current.resolve("open");
     const run = await running;
     expect(run.result).toEqual({ ok: true, outputJson: "50" });
