@@ -1,5 +1,6 @@
 // Runtime benchmark: what a tool call and a run cost through Switchyard, side by side with
-// the bare isolated-vm floor it is built on and a plain in-process call, in one process.
+// the bare isolated-vm floor it is built on, a plain in-process call and the peer a user would
+// otherwise pick in Node (@utcp/code-mode, bench/runtime-peer.ts), in one process.
 // The machine is shared and noisy: after a warm-up, variants run in rounds with compared
 // variants back to back, figures are medians and ratios are medians of per-round ratios.
 // Prints PASS/MISS against the issue's targets; always exits 0. `measureRuntime()` is reusable.
@@ -16,8 +17,10 @@ import { PermissionGate } from "../src/permissions/permission-gate.js";
 import { defineTool } from "../src/registry/define-tool.js";
 import { ToolBridge } from "../src/sandbox/tool-bridge.js";
 import { ToolScheduler } from "../src/scheduler/tool-scheduler.js";
+import type { RunLimits } from "../src/sandbox/run-program.js";
 import { Switchyard, type TypeCheckMode } from "../src/switchyard.js";
 import { TraceBus } from "../src/trace/trace-events.js";
+import { createPeerHarness, type PeerHarness } from "./runtime-peer.js";
 
 export interface RuntimeBenchOptions {
   /** No-op calls per program (and per in-process loop). Default 2 000. */
@@ -56,6 +59,12 @@ export interface RuntimeMeasurement {
     /** The 0-call programs the per-call figures subtract, whole run. */
     readonly bareFixedMs: number;
     readonly switchyardFixedMs: number;
+    /** @utcp/code-mode per call (its host console line per call muted), fixed run cost subtracted; NaN without it. */
+    readonly peerUs: number;
+    /** Switchyard per call over the peer's, per round. */
+    readonly peerRatio: number;
+    /** The peer with its per-call console line formatted into a discarding stream. */
+    readonly peerLoggedUs: number;
   };
   readonly parallel: {
     readonly bareUs: number;
@@ -67,6 +76,31 @@ export interface RuntimeMeasurement {
     readonly switchyardWideRatio: number;
     readonly directUs: number;
   };
+  /** A `console.log` line, per line: the program's loop with the line against the same loop without it. */
+  readonly console: {
+    /** Bare isolate: the line sent with `Reference.applyIgnored`, the old transport. */
+    readonly bareUs: number;
+    /** Switchyard: formatted, budgeted and written to the run's shared log buffer. */
+    readonly switchyardUs: number;
+  };
+  /** Switchyard and @utcp/code-mode on the same workloads in the same rounds; undefined without the peer. */
+  readonly peer:
+    | {
+        /** `Promise.all` of 50 calls to a tool that takes 20 ms, whole run. */
+        readonly fanOutSwitchyardMs: number;
+        readonly fanOutPeerMs: number;
+        /** A tool returning about 1 MB of JSON, the program returning its length, whole run. */
+        readonly bigResultSwitchyardMs: number;
+        readonly bigResultPeerMs: number;
+        readonly bigResultRatio: number;
+        /** `return 1 + 1`. */
+        readonly coldSwitchyardMs: number;
+        readonly coldPeerMs: number;
+        readonly coldRatio: number;
+      }
+    | undefined;
+  /** Why the peer rows are missing, when they are. */
+  readonly peerUnavailable: string | undefined;
   readonly cold: {
     /** new Isolate + createContext + compileScript + run + dispose of `1 + 1`. */
     readonly bareMs: number;
@@ -104,6 +138,13 @@ export interface RuntimeMeasurement {
 }
 
 const TARGET_CALL_RATIO = 1.5;
+/** Issue 17: a wide fan-out pays a fraction of a crossing per call. */
+const TARGET_PARALLEL_RATIO = 0.5;
+/** Issue 17: sequential calls no slower than the peer's blocking crossing. */
+const TARGET_PEER_SEQUENTIAL_RATIO = 1.0;
+const LOG_LINES = 2_000;
+const FAN_OUT_CALLS = 50;
+const SLOW_TOOL_MS = 20;
 const TARGET_COLD_RATIO = 1.5;
 const TARGET_PIPELINE_SHARE = 0.1;
 const TARGET_TYPE_CHECK_WARM_MS = 40;
@@ -135,6 +176,34 @@ const noopTool = defineTool({
   execute: () => null,
 });
 
+const slowTool = defineTool({
+  name: "bench.slow",
+  description: `Answers after ${SLOW_TOOL_MS} ms.`,
+  effect: "read",
+  inputSchema: { type: "object" },
+  execute: () => sleep(SLOW_TOOL_MS),
+});
+
+/** About 1 MB of JSON: 8,000 records of the kind an API answers with. */
+const BIG_RESULT = Array.from({ length: 8_000 }, (_, index) => ({
+  id: index,
+  name: `item-${index}`,
+  tags: ["alpha", "beta"],
+  note: "n".repeat(80),
+}));
+
+const bigTool = defineTool({
+  name: "bench.big",
+  description: "Returns about 1 MB of JSON.",
+  effect: "read",
+  inputSchema: { type: "object" },
+  execute: () => BIG_RESULT,
+});
+
+function sleep(ms: number): Promise<null> {
+  return new Promise((resolve) => setTimeout(() => resolve(null), ms));
+}
+
 function sequentialProgram(calls: number): string {
   return `let count = 0;\nfor (let i = 0; i < ${calls}; i++) { await tools.bench.noop({}); count++; }\nreturn count;`;
 }
@@ -142,6 +211,27 @@ function sequentialProgram(calls: number): string {
 function parallelProgram(calls: number): string {
   return `const results = await Promise.all(Array.from({ length: ${calls} }, () => tools.bench.noop({})));\nreturn results.length;`;
 }
+
+function fanOutProgram(): string {
+  return `const results = await Promise.all(Array.from({ length: ${FAN_OUT_CALLS} }, () => tools.bench.slow({})));\nreturn results.length;`;
+}
+
+function bigResultProgram(): string {
+  return "const rows = await tools.bench.big({});\nreturn rows.length;";
+}
+
+function logProgram(lines: number, log: boolean): string {
+  return `let sum = 0;\nfor (let i = 0; i < ${lines}; i++) { sum += i;${log ? " console.log('line', i);" : ""} }\nreturn ${lines};`;
+}
+
+// The same workloads for the peer, in its dialect: tool calls are synchronous functions.
+const peerPrograms = {
+  sequential: (calls: number) =>
+    `let count = 0;\nfor (let i = 0; i < ${calls}; i++) { bench.noop({}); count++; }\nreturn count;`,
+  fanOut: `const results = await Promise.all(Array.from({ length: ${FAN_OUT_CALLS} }, async () => bench.slow({})));\nreturn results.length;`,
+  bigResult: "const rows = bench.big({});\nreturn rows.length;",
+  cold: "return 1 + 1;",
+};
 
 // The bare guest mirrors what the guest runtime must do at the least: serialize the input,
 // cross with a path and the JSON, and parse the envelope that comes back.
@@ -165,12 +255,12 @@ async function timeSwitchyardRun(
   yard: Switchyard,
   source: string,
   expected: number,
-  maxToolCalls: number,
+  limits: Partial<RunLimits>,
   typeCheck: TypeCheckMode = "off",
 ): Promise<number> {
   let output: unknown;
   const elapsed = await timeMs(async () => {
-    const result = await yard.run(source, { limits: { maxToolCalls }, typeCheck });
+    const result = await yard.run(source, { limits, typeCheck });
     if (!result.ok) throw new Error(`bench program failed: ${result.error?.code} ${result.error?.message}`);
     output = result.output;
   });
@@ -199,6 +289,29 @@ async function timeBareRun(script: string, expected: number): Promise<number> {
   });
   if (output !== expected) throw new Error(`bare script returned ${JSON.stringify(output)}, expected ${expected}`);
   return elapsed;
+}
+
+/** A bare isolate whose program sends `lines` console lines (or none) with `applyIgnored`, as the old console did. */
+async function timeBareLogRun(lines: number, log: boolean): Promise<number> {
+  const received: unknown[] = [];
+  return timeMs(async () => {
+    const isolate = new ivm.Isolate({ memoryLimit: 128 });
+    const host = new ivm.Reference((level: unknown, text: unknown) => {
+      received.push(level, text);
+    });
+    try {
+      const context = await isolate.createContext();
+      await context.global.set("hostLog", host);
+      const line = log ? ' hostLog.applyIgnored(undefined, ["log", "line " + i]);' : "";
+      const script = await isolate.compileScript(
+        `let sum = 0; for (let i = 0; i < ${lines}; i++) { sum += i;${line} }`,
+      );
+      await script.run(context);
+    } finally {
+      isolate.dispose();
+      host.release();
+    }
+  });
 }
 
 /** An untimed pause before a cold run, as between two model turns. */
@@ -246,7 +359,8 @@ function createPipelineContext(yard: Switchyard, scheduler: ToolScheduler): Pipe
     scheduler,
     trace: new TraceBus(),
     signal: run.signal,
-    budgets: { sessionDeadlineAt: undefined, runDeadlineAt: Date.now() + 30_000 },
+    // The context serves the whole bench, which runs longer than one program may.
+    budgets: { sessionDeadlineAt: undefined, runDeadlineAt: Date.now() + 60 * 60_000 },
   };
 }
 
@@ -341,36 +455,60 @@ function perRound(
  * Runs every variant once per round after one unrecorded warm-up round and returns medians.
  * Variants that are compared run back to back in one block (block order rotates, and the
  * order inside a block flips every round), and ratios are the median of per-round ratios,
- * so load that drifts between rounds cancels out. About 15 s on two cores, plus the type check.
+ * so load that drifts between rounds cancels out. About 45 s on two cores (the peer's serialized
+ * fan-out takes a second a round), plus the type check.
  */
 export async function measureRuntime(options: RuntimeBenchOptions = {}): Promise<RuntimeMeasurement> {
   const calls = options.calls ?? 2_000;
   const rounds = options.rounds ?? 9;
   const coldRuns = options.coldRunsPerRound ?? 8;
   const maxToolCalls = calls + 10;
-  const yard = new Switchyard({ tools: [noopTool] });
+  const limits = { maxToolCalls };
+  const logLimits = { maxToolCalls, maxLogLines: LOG_LINES + 10, maxLogBytes: 1024 * 1024 };
+  const yard = new Switchyard({ tools: [noopTool, slowTool, bigTool] });
   const wideYard = new Switchyard({ tools: [noopTool], scheduler: { maxConcurrentReads: 10_000 } });
+  const peer = await createPeerHarness({ noop: () => null, slow: () => sleep(SLOW_TOOL_MS), big: () => BIG_RESULT });
+  const peerVariants = (variants: readonly Variant[]): readonly Variant[] => (typeof peer === "string" ? [] : variants);
+  const withPeer = (run: (harness: PeerHarness) => Promise<number>) => () =>
+    typeof peer === "string" ? Promise.resolve(Number.NaN) : run(peer);
   const context = createPipelineContext(yard, new ToolScheduler());
   const wideContext = createPipelineContext(yard, new ToolScheduler({ maxConcurrentReads: 10_000 }));
 
   const blocks: readonly (readonly Variant[])[] = [
     [
       ["seq.bare", () => timeBareRun(bareSequentialScript(calls), calls)],
-      ["seq.yard", () => timeSwitchyardRun(yard, sequentialProgram(calls), calls, maxToolCalls)],
+      ["seq.yard", () => timeSwitchyardRun(yard, sequentialProgram(calls), calls, limits)],
+      ...peerVariants([["seq.peer", withPeer((harness) => harness.time(peerPrograms.sequential(calls), calls))]]),
       ["seq.bare0", () => timeBareRun(bareSequentialScript(0), 0)],
-      ["seq.yard0", () => timeSwitchyardRun(yard, sequentialProgram(0), 0, maxToolCalls)],
+      ["seq.yard0", () => timeSwitchyardRun(yard, sequentialProgram(0), 0, limits)],
+      ...peerVariants([
+        ["seq.peer0", withPeer((harness) => harness.time(peerPrograms.sequential(0), 0))],
+        ["seq.peerLogged", withPeer((harness) => harness.time(peerPrograms.sequential(calls), calls, "sink"))],
+      ]),
       ["pipe.seq", () => timeRunToolCall(context, calls, "sequential")],
       ["pipe.bridge", () => timeBridgeHandle(context, calls)],
     ],
     [
       ["par.bare", () => timeBareRun(bareParallelScript(calls), calls)],
-      ["par.yard", () => timeSwitchyardRun(yard, parallelProgram(calls), calls, maxToolCalls)],
-      ["par.yardWide", () => timeSwitchyardRun(wideYard, parallelProgram(calls), calls, maxToolCalls)],
+      ["par.yard", () => timeSwitchyardRun(yard, parallelProgram(calls), calls, limits)],
+      ["par.yardWide", () => timeSwitchyardRun(wideYard, parallelProgram(calls), calls, limits)],
       ["par.bare0", () => timeBareRun(bareParallelScript(0), 0)],
-      ["par.yard0", () => timeSwitchyardRun(yard, parallelProgram(0), 0, maxToolCalls)],
+      ["par.yard0", () => timeSwitchyardRun(yard, parallelProgram(0), 0, limits)],
       ["pipe.par", () => timeRunToolCall(context, calls, "parallel")],
       ["pipe.parWide", () => timeRunToolCall(wideContext, calls, "parallel")],
     ],
+    [
+      ["log.yard", () => timeSwitchyardRun(yard, logProgram(LOG_LINES, true), LOG_LINES, logLimits)],
+      ["log.yard0", () => timeSwitchyardRun(yard, logProgram(LOG_LINES, false), LOG_LINES, logLimits)],
+      ["log.bare", () => timeBareLogRun(LOG_LINES, true)],
+      ["log.bare0", () => timeBareLogRun(LOG_LINES, false)],
+    ],
+    peerVariants([
+      ["fan.yard", () => timeSwitchyardRun(yard, fanOutProgram(), FAN_OUT_CALLS, limits)],
+      ["fan.peer", withPeer((harness) => harness.time(peerPrograms.fanOut, FAN_OUT_CALLS))],
+      ["big.yard", () => timeSwitchyardRun(yard, bigResultProgram(), BIG_RESULT.length, limits)],
+      ["big.peer", withPeer((harness) => harness.time(peerPrograms.bigResult, BIG_RESULT.length))],
+    ]),
     [
       ["seq.direct", () => timeDirectSequential(calls * DIRECT_LOOP_FACTOR)],
       ["par.direct", () => timeDirectParallel(calls * DIRECT_LOOP_FACTOR)],
@@ -396,28 +534,29 @@ export async function measureRuntime(options: RuntimeBenchOptions = {}): Promise
       // Alternate so neither variant always runs right after the other's garbage.
       if ((index + round) % 2 === 0) {
         await idle();
-        keepCold("cold.yard", await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls));
+        keepCold("cold.yard", await timeSwitchyardRun(yard, "return 1 + 1", 2, limits));
         await idle();
         keepCold("cold.bare", await timeBareColdRun());
       } else {
         await idle();
         keepCold("cold.bare", await timeBareColdRun());
         await idle();
-        keepCold("cold.yard", await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls));
+        keepCold("cold.yard", await timeSwitchyardRun(yard, "return 1 + 1", 2, limits));
       }
       // The same program with a type annotation: it takes the esbuild transform path.
       await idle();
-      keepCold(
-        "cold.yardTyped",
-        await timeSwitchyardRun(yard, "const sum: number = 1 + 1;\nreturn sum;", 2, maxToolCalls),
-      );
+      keepCold("cold.yardTyped", await timeSwitchyardRun(yard, "const sum: number = 1 + 1;\nreturn sum;", 2, limits));
       // Back to back, with no pause: the spare is still being prepared when the next run starts.
-      keepCold("cold.yardBackToBack", await timeSwitchyardRun(yard, "return 1 + 1", 2, maxToolCalls));
+      keepCold("cold.yardBackToBack", await timeSwitchyardRun(yard, "return 1 + 1", 2, limits));
+      if (typeof peer !== "string") {
+        await idle();
+        keepCold("cold.peer", await peer.time(peerPrograms.cold, 2));
+      }
       if (index % 4 === 0) {
         await idle();
         // A fresh comment makes a program the check cache has not seen: this row is the warm check.
         const unseen = `return 1 + 1; // ${round}.${index}.${Math.random()}`;
-        keepCold("cold.yardChecked", await timeSwitchyardRun(yard, unseen, 2, maxToolCalls, "error"));
+        keepCold("cold.yardChecked", await timeSwitchyardRun(yard, unseen, 2, limits, "error"));
       }
     }
   };
@@ -445,6 +584,23 @@ export async function measureRuntime(options: RuntimeBenchOptions = {}): Promise
     perRound(coldMedians, rounds, compute);
   const allCold = (name: string): number => median((coldSamples[name] ?? []).flat());
 
+  const seqPeer = (get: (name: string) => number): number => perCall(get, "seq.peer", "seq.peer0");
+  const perLine = (get: (name: string) => number, name: string, fixedName: string): number =>
+    ((get(name) - get(fixedName)) * 1000) / LOG_LINES;
+  const peerFigures =
+    typeof peer === "string"
+      ? undefined
+      : {
+          fanOutSwitchyardMs: figure((get) => get("fan.yard")),
+          fanOutPeerMs: figure((get) => get("fan.peer")),
+          bigResultSwitchyardMs: figure((get) => get("big.yard")),
+          bigResultPeerMs: figure((get) => get("big.peer")),
+          bigResultRatio: figure((get) => get("big.yard") / get("big.peer")),
+          coldSwitchyardMs: allCold("cold.yard"),
+          coldPeerMs: allCold("cold.peer"),
+          coldRatio: coldFigure((get) => get("cold.yard") / get("cold.peer")),
+        };
+
   return {
     calls,
     rounds,
@@ -455,7 +611,16 @@ export async function measureRuntime(options: RuntimeBenchOptions = {}): Promise
       directUs: figure((get) => loopUs(get, "seq.direct", directCalls)),
       bareFixedMs: figure((get) => get("seq.bare0")),
       switchyardFixedMs: figure((get) => get("seq.yard0")),
+      peerUs: figure(seqPeer),
+      peerRatio: figure((get) => seqYard(get) / seqPeer(get)),
+      peerLoggedUs: figure((get) => perCall(get, "seq.peerLogged", "seq.peer0")),
     },
+    console: {
+      bareUs: figure((get) => perLine(get, "log.bare", "log.bare0")),
+      switchyardUs: figure((get) => perLine(get, "log.yard", "log.yard0")),
+    },
+    peer: peerFigures,
+    peerUnavailable: typeof peer === "string" ? peer : undefined,
     parallel: {
       bareUs: figure(parBare),
       switchyardUs: figure(parYard),
@@ -534,7 +699,7 @@ function section(title: string): Row {
 
 /** The rows the script prints, in order. */
 export function runtimeRows(measurement: RuntimeMeasurement): Row[] {
-  const { sequential, parallel, cold, pipeline, typeCheck } = measurement;
+  const { sequential, parallel, cold, pipeline, typeCheck, peer } = measurement;
   const n = measurement.calls;
   const rows: Row[] = [
     section(`sequential no-op calls (${n} per program, typeCheck off), per call`),
@@ -547,6 +712,20 @@ export function runtimeRows(measurement: RuntimeMeasurement): Row[] {
       us,
       TARGET_CALL_RATIO,
     ),
+    ...(peer === undefined
+      ? [infoRow(`  @utcp/code-mode: not measured (${measurement.peerUnavailable ?? "unavailable"})`, "")]
+      : [
+          infoRow("  @utcp/code-mode callToolChain, its per-call host log muted", us(sequential.peerUs)),
+          ratioRow(
+            "  Switchyard yard.run against @utcp/code-mode",
+            sequential.switchyardUs,
+            sequential.peerRatio,
+            "peer",
+            us,
+            TARGET_PEER_SEQUENTIAL_RATIO,
+          ),
+          infoRow("  @utcp/code-mode with its per-call host log line (to a sink)", us(sequential.peerLoggedUs)),
+        ]),
     infoRow(
       "  direct in-process await noop({})",
       us(sequential.directUs),
@@ -564,7 +743,7 @@ export function runtimeRows(measurement: RuntimeMeasurement): Row[] {
       parallel.switchyardRatio,
       "bare",
       us,
-      TARGET_CALL_RATIO,
+      TARGET_PARALLEL_RATIO,
     ),
     ratioRow(
       "  Switchyard, maxConcurrentReads 10 000",
@@ -572,13 +751,21 @@ export function runtimeRows(measurement: RuntimeMeasurement): Row[] {
       parallel.switchyardWideRatio,
       "bare",
       us,
-      TARGET_CALL_RATIO,
+      TARGET_PARALLEL_RATIO,
     ),
     infoRow(
       "  direct in-process Promise.all(noop({}))",
       us(parallel.directUs),
       times(parallel.directUs / parallel.bareUs, "bare"),
     ),
+    section(`console.log, per line (${LOG_LINES} lines, the same loop without them subtracted)`),
+    infoRow("  bare isolated-vm Reference.applyIgnored per line", us(measurement.console.bareUs), "baseline"),
+    infoRow(
+      "  Switchyard: shared log buffer, read when the run ends",
+      us(measurement.console.switchyardUs),
+      times(measurement.console.switchyardUs / measurement.console.bareUs, "bare"),
+    ),
+    ...peerRows(peer),
     section("cold run of `return 1 + 1`"),
     infoRow("  bare floor: Isolate+context+compile+run+dispose", ms(cold.bareMs), "baseline"),
     ratioRow(
@@ -647,6 +834,28 @@ export function runtimeRows(measurement: RuntimeMeasurement): Row[] {
     );
   }
   return rows;
+}
+
+function peerRows(peer: RuntimeMeasurement["peer"]): Row[] {
+  if (peer === undefined) return [];
+  return [
+    section("side by side with @utcp/code-mode (same workloads, same rounds), whole run"),
+    infoRow(
+      `  Promise.all of ${FAN_OUT_CALLS} calls to a ${SLOW_TOOL_MS} ms tool: Switchyard / peer`,
+      `${ms(peer.fanOutSwitchyardMs)} / ${ms(peer.fanOutPeerMs)}`,
+      times(peer.fanOutSwitchyardMs / peer.fanOutPeerMs, "peer"),
+    ),
+    infoRow(
+      `  a tool result of ${Math.round(JSON.stringify(BIG_RESULT).length / 1024)} KB: Switchyard / peer`,
+      `${ms(peer.bigResultSwitchyardMs)} / ${ms(peer.bigResultPeerMs)}`,
+      times(peer.bigResultRatio, "peer"),
+    ),
+    infoRow(
+      "  cold run of `return 1 + 1`: Switchyard (typeCheck off) / peer",
+      `${ms(peer.coldSwitchyardMs)} / ${ms(peer.coldPeerMs)}`,
+      times(peer.coldRatio, "peer"),
+    ),
+  ];
 }
 
 function pipelineRow(what: string, value: number, share: number, baselineName: string): Row {
@@ -741,7 +950,7 @@ export async function measureCheckCache(
       for (let index = 0; index < runs; index++) {
         const order = [
           ["bare", () => timeBareColdRun()],
-          ["repeated", () => timeSwitchyardRun(yard, "return 1 + 1", 2, 10, "error")],
+          ["repeated", () => timeSwitchyardRun(yard, "return 1 + 1", 2, { maxToolCalls: 10 }, "error")],
           ["batch", timeBatch],
         ] as const;
         for (const [name, run] of (index + round) % 2 === 0 ? order : [...order].reverse()) {

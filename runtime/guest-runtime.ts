@@ -1,26 +1,52 @@
 // The guest side of the bridge, evaluated inside every isolate before the program: it builds
 // `tools` and `console`, removes what must not be reachable (WebAssembly), and serializes the
 // program's output with its size measured here, so an oversized value never reaches the host.
+// Calls made in one turn of the program cross together; console lines go to a shared buffer
+// the host reads after the run; error texts are capped before they cross.
 // It captures every intrinsic it needs up front: the program may overwrite globals later.
 
 import {
   CLOSED_GUEST_CONFIG,
+  type CallEnvelope,
+  capErrorText,
   DESCRIBE_PATH,
-  decodeCallEnvelope,
+  decodeCallAnswers,
   decodeGuestConfig,
+  encodeCall,
   encodeProgramError,
   encodeProgramNothing,
   encodeProgramOutput,
+  encodeRefusedCall,
   type GuestConfig,
   type LogLevel,
+  type LogWriter,
+  MAX_BATCH_CALLS,
+  MAX_LOG_LINE_CHARS,
+  MAX_TOOL_PATH_CHARS,
+  openLogWriter,
   SEARCH_PATH,
+  stackFrames,
+  startCallBatch,
+  writeLogLine,
 } from "./wire.js";
 
 /** The slice of isolated-vm's Reference the guest uses. */
 interface HostReference {
   apply(receiver: undefined, args: unknown[], options: { result: { promise: true; copy: true } }): Promise<unknown>;
-  applyIgnored(receiver: undefined, args: unknown[]): void;
   applySync(receiver: undefined, args: unknown[]): unknown;
+  applySyncPromise(receiver: undefined, args: unknown[]): unknown;
+}
+
+/** The host's four entry points, in the order `install` receives them. */
+interface HostReferences {
+  /** A batch of calls; answers what is ready (blocking this isolate only while the host works). */
+  readonly submit: HostReference;
+  /** Resolves with answers of calls that finished since; one is outstanding at a time. */
+  readonly wait: HostReference;
+  /** The run's SharedArrayBuffer for console lines. */
+  readonly logBuffer: HostReference;
+  /** The run's GuestConfig as JSON. */
+  readonly config: HostReference;
 }
 
 interface GuestError extends Error {
@@ -28,16 +54,13 @@ interface GuestError extends Error {
   callId?: string | null;
   tool?: string;
   details?: unknown;
+  /** For a value refused while it was serialized: the bytes counted up to the refusal. */
+  measuredBytes?: number;
 }
-
-/** One console line longer than this is cut, so one huge value cannot use the whole log budget. */
-const MAX_LOG_LINE_CHARS = 4_096;
 
 const captured = {
   stringify: JSON.stringify,
-  parse: JSON.parse,
   ErrorCtor: Error,
-  TypeErrorCtor: TypeError,
   Proxy,
   defineProperty: Object.defineProperty,
   freeze: Object.freeze,
@@ -47,6 +70,9 @@ const captured = {
   String,
   PromiseCtor: Promise,
   reject: Promise.reject.bind(Promise),
+  apply: Reflect.apply,
+  then: Promise.prototype.then,
+  resolved: Promise.resolve(),
 };
 
 /**
@@ -54,7 +80,13 @@ const captured = {
  * run, when the isolate is prepared), then deleted. The run's limits are fetched from the
  * host when the program starts.
  */
-function install(callHost: HostReference, logHost: HostReference, configHost: HostReference): void {
+function install(
+  submitHost: HostReference,
+  waitHost: HostReference,
+  logHost: HostReference,
+  configHost: HostReference,
+) {
+  const host: HostReferences = { submit: submitHost, wait: waitHost, logBuffer: logHost, config: configHost };
   let config: GuestConfig = CLOSED_GUEST_CONFIG;
   const global = globalThis as Record<string, unknown>;
   // WebAssembly memory is not counted by the isolate's memory limit.
@@ -64,6 +96,14 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
   let logBytes = 0;
   let logLines = 0;
   let logTruncated = false;
+  let logWriter: LogWriter | undefined;
+
+  /** Writes a line within `maxBytes`; its UTF-8 size, or -1 when it was not kept. */
+  const writeLine = (level: LogLevel, text: string, maxBytes: number): number => {
+    // The buffer is sized for the run's budget; asked for once, when the first line is written.
+    logWriter ??= openLogWriter(host.logBuffer.applySync(undefined, []) as SharedArrayBuffer);
+    return writeLogLine(logWriter, level, text, maxBytes);
+  };
 
   const log = (level: LogLevel, args: readonly unknown[]): void => {
     if (logTruncated) return;
@@ -75,18 +115,16 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
     if (line.length > MAX_LOG_LINE_CHARS) {
       line = `${line.slice(0, MAX_LOG_LINE_CHARS)}… [line cut at ${MAX_LOG_LINE_CHARS} characters]`;
     }
-    const size = utf8Length(line) + 1;
-    if (logLines + 1 > config.maxLogLines || logBytes + size > config.maxLogBytes) {
+    if (level !== "log" && level !== "info") line = `[${level}] ${line}`;
+    // Each line counts its newline too.
+    const bytes = logLines < config.maxLogLines ? writeLine(level, line, config.maxLogBytes - logBytes - 1) : -1;
+    if (bytes < 0) {
       logTruncated = true;
-      logHost.applyIgnored(undefined, [
-        "warn",
-        `[switchyard: log truncated after ${logLines} lines, ${logBytes} bytes]`,
-      ]);
+      writeLine("warn", `[switchyard: log truncated after ${logLines} lines, ${logBytes} bytes]`, 1_024);
       return;
     }
     logLines += 1;
-    logBytes += size;
-    logHost.applyIgnored(undefined, [level, level === "log" || level === "info" ? line : `[${level}] ${line}`]);
+    logBytes += bytes + 1;
   };
   const consoleObject = captured.freeze({
     log: (...args: unknown[]) => log("log", args),
@@ -97,11 +135,139 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
   });
   captured.defineProperty(global, "console", { value: consoleObject, writable: true, configurable: true });
 
+  // Calls wait in the queue (already encoded) until the end of the current turn, then cross in
+  // one batch; their answers come back in that batch's answer or in a later `wait`, found by
+  // their index. This path runs for every call in a fresh isolate, mostly before the JIT has
+  // warmed up: it allocates little and calls few functions.
+  let queuedText = "";
+  let queuedCalls = 0;
+  let queuedBytes = 0;
+  let flushScheduled = false;
+  let nextIndex = 0;
+  let inFlight = 0;
+  let waiting = false;
+  // Calls waiting for their answer, indexed by the call's index: dense, in call order.
+  const pendingPath: (string | undefined)[] = [];
+  const pendingResolve: (((value: unknown) => void) | undefined)[] = [];
+  const pendingReject: (((error: unknown) => void) | undefined)[] = [];
+
+  const settle = (envelope: CallEnvelope): void => {
+    const index = envelope.index;
+    const resolve = pendingResolve[index];
+    const reject = pendingReject[index];
+    const path = pendingPath[index];
+    if (resolve === undefined || reject === undefined || path === undefined) return;
+    pendingResolve[index] = undefined;
+    pendingReject[index] = undefined;
+    pendingPath[index] = undefined;
+    inFlight--;
+    if (envelope.ok) {
+      resolve(envelope.value);
+      return;
+    }
+    const error = makeError(envelope.code, envelope.message, envelope.callId, path);
+    if (envelope.details !== undefined) error.details = envelope.details;
+    reject(error);
+  };
+
+  const deliver = (answerText: unknown): void => {
+    let answers: CallEnvelope[];
+    try {
+      answers = decodeCallAnswers(answerText as string);
+    } catch {
+      // The host only sends answers it encoded; an unreadable one answers nothing.
+      return;
+    }
+    for (let index = 0; index < answers.length; index++) settle(answers[index]!);
+  };
+
+  const failAll = (from: number, to: number, message: string): void => {
+    for (let index = from; index < to; index++) {
+      settle({ ok: false, index, callId: null, code: "INTERNAL_ERROR", message });
+    }
+  };
+
+  const onAnswers = (answerText: unknown): void => {
+    waiting = false;
+    deliver(answerText);
+    awaitAnswers();
+  };
+  const onWaitFailed = (): void => {
+    waiting = false;
+  };
+  const awaitAnswers = (): void => {
+    if (waiting || inFlight === 0 || finished) return;
+    waiting = true;
+    const answered = host.wait.apply(undefined, [], { result: { promise: true, copy: true } });
+    captured.apply(captured.then, answered, [onAnswers, onWaitFailed]);
+  };
+
+  const flush = (): void => {
+    if (queuedCalls === 0) return;
+    const count = queuedCalls;
+    const text = queuedText;
+    const first = nextIndex - count;
+    queuedText = "";
+    queuedCalls = 0;
+    queuedBytes = 0;
+    // One call and nothing else in flight: the program is most likely waiting for it, so the
+    // host may hold this crossing until the call is done (for a short grace at most) and spare
+    // the second crossing. A program that has finished never waits.
+    const mayWait = count === 1 && inFlight === 1 && !finished;
+    let answerText: unknown;
+    try {
+      answerText = host.submit.applySyncPromise(undefined, [startCallBatch(mayWait) + text]);
+    } catch (error) {
+      failAll(first, first + count, `The calls could not cross to the host: ${messageOf(error)}`);
+      return;
+    }
+    deliver(answerText);
+    awaitAnswers();
+  };
+  const flushAtTurnEnd = (): void => {
+    flushScheduled = false;
+    flush();
+  };
+  const flushAtTurnEndArguments = [flushAtTurnEnd];
+
+  const enqueue = (path: string, encoded: string, bytes: number): Promise<unknown> => {
+    // Past the batch's size, the calls queued so far cross first, so one crossing stays bounded.
+    if (queuedCalls >= MAX_BATCH_CALLS || (queuedCalls > 0 && queuedBytes + bytes > config.maxArgumentBytes)) {
+      flush();
+    }
+    const index = nextIndex++;
+    pendingPath[index] = path;
+    const promise = new captured.PromiseCtor<unknown>((resolve, reject) => {
+      pendingResolve[index] = resolve;
+      pendingReject[index] = reject;
+    });
+    inFlight++;
+    queuedText += encoded;
+    queuedCalls++;
+    queuedBytes += bytes;
+    if (!flushScheduled) {
+      flushScheduled = true;
+      captured.apply(captured.then, captured.resolved, flushAtTurnEndArguments);
+    }
+    return promise;
+  };
+
+  const refuse = (path: string, code: string, bytes: number, reason: string): Promise<unknown> =>
+    enqueue(path, encodeRefusedCall(path, code, bytes, reason), 0);
+
   const callTool = (path: string, input: unknown): Promise<unknown> => {
     if (finished)
       return captured.reject(
         makeError("RUN_FINISHED", "The program has already finished; this call was not made.", null, path),
       );
+    if (path === "") {
+      return refuse(path, "TOOL_NOT_FOUND", 0, "`tools` itself is not a tool; call tools.<namespace>.<name>(input).");
+    }
+    if (path.length > MAX_TOOL_PATH_CHARS) {
+      const shown = `${path.slice(0, 64)}…`;
+      const reason = `No tool has a name of ${path.length} characters; tool names are at most ${MAX_TOOL_PATH_CHARS}.`;
+      return refuse(shown, "TOOL_NOT_FOUND", 0, reason);
+    }
     let argsJson: string;
     try {
       argsJson = serialize(
@@ -112,51 +278,55 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
         "argument",
       );
     } catch (error) {
-      return captured.reject(toGuestError(error, path));
+      // Refused here, before any argument crosses; the host still gives it an id and a record.
+      const refusal = toGuestError(error, path);
+      const reason = capErrorText(safeString(refusal.message, ""), 1_024);
+      return refuse(path, refusal.code ?? "INPUT_INVALID", refusal.measuredBytes ?? 0, reason);
     }
-    return callHost.apply(undefined, [path, argsJson], { result: { promise: true, copy: true } }).then((text) => {
-      const envelope = decodeCallEnvelope(text as string);
-      if (envelope.ok) return envelope.value;
-      const error = makeError(envelope.code, envelope.message, envelope.callId, path);
-      if (envelope.details !== undefined) error.details = envelope.details;
-      throw error;
-    });
+    return enqueue(path, encodeCall(path, argsJson), argsJson.length);
   };
 
   captured.defineProperty(global, "tools", { value: createToolsProxy(callTool), writable: false, configurable: false });
+
+  const end = (encode: () => string): string => {
+    finished = true;
+    // Calls queued in the program's last turn still cross, so each gets its record.
+    flush();
+    return encode();
+  };
 
   captured.defineProperty(global, "__switchyardRun", {
     configurable: true,
     value: (main: () => Promise<unknown>): Promise<string> => {
       delete global["__switchyardRun"];
-      config = decodeGuestConfig(configHost.applySync(undefined, []) as string);
+      config = decodeGuestConfig(host.config.applySync(undefined, []) as string);
       // The run's input: the program's own copy, bound like a `const` (not writable, not deletable).
       if (captured.hasOwn(config, "input")) {
         captured.defineProperty(global, "input", { value: config.input, writable: false, configurable: false });
       }
       return new captured.PromiseCtor<unknown>((resolve) => resolve(main())).then(
-        (value) => {
-          finished = true;
-          if (value === undefined) return encodeProgramNothing();
-          try {
-            return encodeProgramOutput(
-              serialize(value, config.maxOutputBytes, "OUTPUT_TOO_LARGE", "OUTPUT_NOT_SERIALIZABLE", "output"),
-            );
-          } catch (error) {
-            const failure = toGuestError(error, undefined);
-            return encodeProgramError(failure.code ?? "OUTPUT_NOT_SERIALIZABLE", failure.message, null);
-          }
-        },
-        (error: unknown) => {
-          finished = true;
-          try {
-            return describeThrown(error);
-          } catch {
-            // A hostile thrown value (a getter that throws on `message`, a trapped Proxy) must
-            // still end as the program's own fault, never as a sandbox failure.
-            return encodeProgramError("RUNTIME_ERROR", "Uncaught exception whose message could not be read.", null);
-          }
-        },
+        (value) =>
+          end(() => {
+            if (value === undefined) return encodeProgramNothing();
+            try {
+              return encodeProgramOutput(
+                serialize(value, config.maxOutputBytes, "OUTPUT_TOO_LARGE", "OUTPUT_NOT_SERIALIZABLE", "output"),
+              );
+            } catch (error) {
+              const failure = toGuestError(error, undefined);
+              return encodeProgramError(failure.code ?? "OUTPUT_NOT_SERIALIZABLE", failure.message, null);
+            }
+          }),
+        (error: unknown) =>
+          end(() => {
+            try {
+              return describeThrown(error);
+            } catch {
+              // A hostile thrown value (a getter that throws on `message`, a trapped Proxy) must
+              // still end as the program's own fault, never as a sandbox failure.
+              return encodeProgramError("RUNTIME_ERROR", "Uncaught exception whose message could not be read.", null);
+            }
+          }),
       );
     },
   });
@@ -164,33 +334,30 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
 
 /** `tools.a.b(...)` at any depth: each property extends a dotted path; calling sends it. */
 function createToolsProxy(callTool: (path: string, input: unknown) => Promise<unknown>): unknown {
-  // Without a prototype: `tools.toString` and `tools.constructor` are tool paths like any other.
-  const cache = captured.create(null) as Record<string, unknown>;
   const make = (path: string): unknown => {
-    const cached = cache[path];
-    if (cached !== undefined) return cached;
+    // Each level keeps its children, so a property read after the first costs one lookup.
+    // Without a prototype: `tools.toString` and `tools.constructor` are tool paths like any other.
+    const children = captured.create(null) as Record<string, unknown>;
     const target = (() => {}) as unknown as object;
-    const proxy = new captured.Proxy(target, {
+    return new captured.Proxy(target, {
       get(_target, property) {
         // `then` would make the object a thenable that `await` unwraps; symbols are not names.
         if (typeof property !== "string" || property === "then") return undefined;
+        const known = children[property];
+        if (known !== undefined) return known;
+        let child: unknown;
         if (path === "" && property === "$search") {
-          return (query: unknown, options?: unknown) =>
+          child = (query: unknown, options?: unknown) =>
             callTool(SEARCH_PATH, { query, ...(isObject(options) ? options : {}) });
+        } else if (path === "" && property === "$describe") {
+          child = (name: unknown) => callTool(DESCRIBE_PATH, { name });
+        } else {
+          child = make(path === "" ? property : `${path}.${property}`);
         }
-        if (path === "" && property === "$describe") return (name: unknown) => callTool(DESCRIBE_PATH, { name });
-        return make(path === "" ? property : `${path}.${property}`);
+        children[property] = child;
+        return child;
       },
       apply(_target, _this, args: unknown[]) {
-        if (path === "")
-          return captured.reject(
-            makeError(
-              "TOOL_NOT_FOUND",
-              "`tools` itself is not a tool; call tools.<namespace>.<name>(input).",
-              null,
-              "",
-            ),
-          );
         return callTool(path, args[0]);
       },
       set() {
@@ -200,8 +367,6 @@ function createToolsProxy(callTool: (path: string, input: unknown) => Promise<un
         return false;
       },
     });
-    cache[path] = proxy;
-    return proxy;
   };
   return make("");
 }
@@ -212,64 +377,88 @@ function createToolsProxy(callTool: (path: string, input: unknown) => Promise<un
  * `await`), and serialization stops as soon as the text could exceed `maxBytes`.
  */
 function serialize(value: unknown, maxBytes: number, sizeCode: string, shapeCode: string, what: string): string {
-  let budget = 0;
-  const replacer = function (this: unknown, key: string, current: unknown): unknown {
-    budget += key.length + 4;
-    switch (typeof current) {
-      case "function":
-        throw makeError(
-          shapeCode,
-          `The ${what} contains a function at "${key}"; only JSON data can cross.`,
-          null,
-          undefined,
-        );
-      case "symbol":
-        throw makeError(
-          shapeCode,
-          `The ${what} contains a symbol at "${key}"; only JSON data can cross.`,
-          null,
-          undefined,
-        );
-      case "bigint":
-        throw makeError(
-          shapeCode,
-          `The ${what} contains a BigInt at "${key}"; convert it to a string or number.`,
-          null,
-          undefined,
-        );
-      case "string":
-        budget += current.length;
-        break;
-      case "object":
-        if (current !== null && typeof (current as { then?: unknown }).then === "function") {
-          throw makeError(
-            shapeCode,
-            `The ${what} contains a Promise at "${key}"; did you forget \`await\`?`,
-            null,
-            undefined,
-          );
-        }
-        break;
-      default:
-        budget += 8;
-    }
-    if (budget > maxBytes)
-      throw makeError(sizeCode, `The ${what} is larger than the ${maxBytes}-byte limit.`, null, undefined);
-    return current;
-  };
+  // One replacer for every call, reading this state: a closure per call would be allocated (and
+  // run cold) for every tool call. A toJSON that calls a tool restarts the count; the size
+  // measured at the end still holds the limit.
+  serializing.budget = 0;
+  serializing.maxBytes = maxBytes;
+  serializing.sizeCode = sizeCode;
+  serializing.shapeCode = shapeCode;
+  serializing.what = what;
   let text: string | undefined;
   try {
-    text = captured.stringify(value, replacer);
+    text = captured.stringify(value, checkedReplacer);
   } catch (error) {
     if (isGuestError(error)) throw error;
     // JSON.stringify's own TypeError: a cycle.
-    throw makeError(shapeCode, `The ${what} is not JSON-serializable: ${messageOf(error)}`, null, undefined);
+    throw refuseValue(shapeCode, `The ${what} is not JSON-serializable: ${capErrorText(messageOf(error), 1_024)}`);
   }
   if (typeof text !== "string") text = "null";
-  const bytes = utf8Length(text);
-  if (bytes > maxBytes)
-    throw makeError(sizeCode, `The ${what} is ${bytes} bytes, over the ${maxBytes}-byte limit.`, null, undefined);
+  // A UTF-16 unit is at most 3 UTF-8 bytes: only a text that could be over the limit is measured.
+  if (text.length * 3 > maxBytes) {
+    const bytes = utf8Length(text);
+    if (bytes > maxBytes) {
+      serializing.budget = bytes;
+      throw refuseValue(sizeCode, `The ${what} is ${bytes} bytes, over the ${maxBytes}-byte limit.`);
+    }
+  }
   return text;
+}
+
+const serializing = { budget: 0, maxBytes: 0, sizeCode: "", shapeCode: "", what: "" };
+
+function refuseValue(code: string, message: string): GuestError {
+  const error = makeError(code, message, null, undefined);
+  error.measuredBytes = serializing.budget;
+  return error;
+}
+
+/**
+ * Counts the bytes of the text being built and stops as soon as it could exceed the limit;
+ * refuses functions, symbols, BigInt and promises (a promise usually means a missing `await`).
+ */
+function checkedReplacer(this: unknown, key: string, current: unknown): unknown {
+  const state = serializing;
+  state.budget += key.length + 4;
+  switch (typeof current) {
+    case "function":
+      throw refuseValue(
+        state.shapeCode,
+        `The ${state.what} contains a function at ${quoteKey(key)}; only JSON data can cross.`,
+      );
+    case "symbol":
+      throw refuseValue(
+        state.shapeCode,
+        `The ${state.what} contains a symbol at ${quoteKey(key)}; only JSON data can cross.`,
+      );
+    case "bigint":
+      throw refuseValue(
+        state.shapeCode,
+        `The ${state.what} contains a BigInt at ${quoteKey(key)}; convert it to a string or number.`,
+      );
+    case "string":
+      state.budget += current.length;
+      break;
+    case "object":
+      if (current !== null && typeof (current as { then?: unknown }).then === "function") {
+        throw refuseValue(
+          state.shapeCode,
+          `The ${state.what} contains a Promise at ${quoteKey(key)}; did you forget \`await\`?`,
+        );
+      }
+      break;
+    default:
+      state.budget += 8;
+  }
+  if (state.budget > state.maxBytes) {
+    throw refuseValue(state.sizeCode, `The ${state.what} is larger than the ${state.maxBytes}-byte limit.`);
+  }
+  return current;
+}
+
+/** A key as a message quotes it: a program can make keys of any length. */
+function quoteKey(key: string): string {
+  return captured.stringify(key.length > 100 ? `${key.slice(0, 100)}…` : key);
 }
 
 function describeThrown(error: unknown): string {
@@ -280,10 +469,11 @@ function describeThrown(error: unknown): string {
       typeof guestError.code === "string" && typeof guestError.tool === "string"
         ? ` (${guestError.code} from tools.${guestError.tool})`
         : "";
+    // Both texts are capped by the encoder, before they cross: a message may be megabytes.
     return encodeProgramError(
       "RUNTIME_ERROR",
       `${name}: ${safeString(guestError.message, "")}${toolNote}`,
-      safeString(guestError.stack, "") || null,
+      stackFrames(safeString(guestError.stack, "")) || null,
     );
   }
   return encodeProgramError("RUNTIME_ERROR", `Uncaught ${formatLogValue(error)}`, null);
@@ -312,6 +502,7 @@ function isGuestError(error: unknown): error is GuestError & { code: string } {
 
 function formatLogValue(value: unknown): string {
   if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return `${value}`;
   if (value instanceof captured.ErrorCtor)
     return `${safeString(value.name, "Error")}: ${safeString(value.message, "")}`;
   if (value === undefined || typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") {

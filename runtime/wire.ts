@@ -1,17 +1,175 @@
 // The host/guest wire format, defined once and imported by both sides: the guest runtime
-// (bundled into every isolate) and the host bridge. Everything that crosses is a string, so
-// nothing but plain data can cross; these helpers are the only encoders and decoders.
-// This file must stay free of imports and of any Node or DOM API.
+// (bundled into every isolate) and the host bridge. Everything that crosses is a string (or,
+// for the console, a shared buffer of UTF-16 code units), so nothing but plain data can cross;
+// these helpers are the only encoders and decoders, and every decoder refuses what it cannot
+// read instead of throwing. This file must stay free of imports and of any Node or DOM API.
 
 /** Names the guest asks the host for that are not registry tools. */
 export const SEARCH_PATH = "$search";
 export const DESCRIBE_PATH = "$describe";
 
-/** A tool call's answer, guest-bound. */
+// Captured when the module is evaluated, which in the guest is before any program runs: a
+// program that replaces these globals later cannot reach what crosses through them.
+const parseJson = JSON.parse;
+const stringifyJson = JSON.stringify;
+const Int32ArrayCtor = Int32Array;
+const Uint16ArrayCtor = Uint16Array;
+const atomicsLoad = Atomics.load;
+const atomicsStore = Atomics.store;
+const reflectApply = Reflect.apply;
+const indexOfString = String.prototype.indexOf;
+
+// ---- limits both sides apply ----
+
+/**
+ * Characters an error message or stack keeps wherever it travels (inside the isolate before it
+ * crosses, in call failures, in a run's error); the rest is replaced by a visible marker, so a
+ * capped text is never longer than this.
+ */
+export const MAX_ERROR_TEXT_CHARS = 8_192;
+
+/** One console line longer than this is cut, so one huge value cannot use the whole log budget. */
+export const MAX_LOG_LINE_CHARS = 4_096;
+
+/** A tool path longer than this is refused inside the isolate: no tool has such a name. */
+export const MAX_TOOL_PATH_CHARS = 512;
+
+/** Calls one crossing carries at most; a wider fan-out crosses in several batches. */
+export const MAX_BATCH_CALLS = 256;
+
+/**
+ * `text` cut to at most `maxChars` characters, ending in a marker that says how much was cut.
+ * In the guest, the program may have replaced `String.prototype.slice`: the result's length,
+ * which no program can fake, is checked, and a fixed text is returned if it does not hold.
+ */
+export function capErrorText(text: string, maxChars: number = MAX_ERROR_TEXT_CHARS): string {
+  if (text.length <= maxChars) return text;
+  const marker = `… [cut: ${text.length} characters in all]`;
+  const cut = `${text.slice(0, Math.max(0, maxChars - marker.length))}${marker}`;
+  return typeof cut === "string" && cut.length <= maxChars ? cut : `[a text of ${text.length} characters, cut]`;
+}
+
+/**
+ * The frames of a V8 stack without the message line(s) it starts with: the message travels on
+ * its own, and a long message must not push the frames (and so the program's line) out of the cap.
+ */
+export function stackFrames(stack: string): string {
+  const at = reflectApply(indexOfString, stack, ["\n    at "]) as number;
+  return at < 0 ? "" : stack.slice(at + 1);
+}
+
+// ---- calls, guest to host ----
+
+/**
+ * One call as the guest sends it: a call with its JSON arguments, or a call the guest refused
+ * before its arguments could cross (a BigInt, a function, over `maxArgumentBytes`), which
+ * carries only its code, the bytes measured before the refusal and the reason.
+ */
+export type CallRequest =
+  | { readonly kind: "call"; readonly path: string; readonly argsJson: string }
+  | {
+      readonly kind: "refused";
+      readonly path: string;
+      readonly code: string;
+      readonly bytes: number;
+      readonly reason: string;
+    };
+
+/**
+ * The calls of one crossing. `mayWait` is set by the guest when the batch holds one call and
+ * no other call is in flight: the host may then answer it when it is done rather than at once.
+ */
+export interface CallBatch {
+  readonly mayWait: boolean;
+  readonly requests: readonly CallRequest[];
+}
+
+// Each field is `<length>:<text>`, so arguments cross as they were serialized, never escaped
+// into a second layer of JSON, and the host slices them out without parsing anything.
+function field(text: string): string {
+  return `${text.length}:${text}`;
+}
+
+/** The start of a batch; its calls' encodings follow, in call order. */
+export function startCallBatch(mayWait: boolean): string {
+  return mayWait ? "w" : "n";
+}
+
+/** Encodes a call of a batch (guest side). */
+export function encodeCall(path: string, argsJson: string): string {
+  return `c${field(path)}${field(argsJson)}`;
+}
+
+/** Encodes a call the guest refused (guest side). */
+export function encodeRefusedCall(path: string, code: string, bytes: number, reason: string): string {
+  return `r${field(path)}${field(code)}${field(`${bytes}`)}${field(reason)}`;
+}
+
+/** Encodes one crossing's calls: `startCallBatch` and each call's encoding. */
+export function encodeCallBatch(batch: CallBatch): string {
+  let text = startCallBatch(batch.mayWait);
+  const { requests } = batch;
+  for (let index = 0; index < requests.length; index++) {
+    const request = requests[index]!;
+    text +=
+      request.kind === "call"
+        ? encodeCall(request.path, request.argsJson)
+        : encodeRefusedCall(request.path, request.code, request.bytes, request.reason);
+  }
+  return text;
+}
+
+/** Decodes one crossing's calls (host side); `undefined` for anything malformed. Linear in the text. */
+export function decodeCallBatch(text: unknown): CallBatch | undefined {
+  if (typeof text !== "string" || (text[0] !== "w" && text[0] !== "n")) return undefined;
+  const requests: CallRequest[] = [];
+  let at = 1;
+  const next = (): string | undefined => {
+    let length = 0;
+    let digits = 0;
+    // A length is 1 to 10 decimal digits, then a colon.
+    for (; at < text.length && digits <= 10; at++, digits++) {
+      const code = text.charCodeAt(at);
+      if (code < 48 || code > 57) break;
+      length = length * 10 + (code - 48);
+    }
+    if (digits === 0 || digits > 10 || text[at] !== ":" || at + 1 + length > text.length) return undefined;
+    const start = at + 1;
+    at = start + length;
+    return text.slice(start, at);
+  };
+  while (at < text.length) {
+    const kind = text[at++];
+    const path = next();
+    if (path === undefined) return undefined;
+    if (kind === "c") {
+      const argsJson = next();
+      if (argsJson === undefined) return undefined;
+      requests.push({ kind: "call", path, argsJson });
+    } else if (kind === "r") {
+      const code = next();
+      const bytes = Number(next());
+      const reason = next();
+      if (code === undefined || reason === undefined || !Number.isFinite(bytes)) return undefined;
+      requests.push({ kind: "refused", path, code, bytes, reason });
+    } else {
+      return undefined;
+    }
+  }
+  return { mayWait: text[0] === "w", requests };
+}
+
+// ---- answers, host to guest ----
+
+/**
+ * A tool call's answer, guest-bound. `index` is the call's place among the run's calls (0 for
+ * the first), so answers that come back in a later batch find their call.
+ */
 export type CallEnvelope =
-  | { readonly ok: true; readonly callId: string; readonly value: unknown }
+  | { readonly ok: true; readonly index: number; readonly value: unknown }
   | {
       readonly ok: false;
+      readonly index: number;
       readonly callId: string | null;
       readonly code: string;
       readonly message: string;
@@ -19,12 +177,41 @@ export type CallEnvelope =
     };
 
 /**
- * A program's end, host-bound: its output JSON, or the error that ended it. A program that
- * returned `undefined` (no `return`) has output `null` and `returnedNothing` set.
+ * Encodes a successful call. `valueJson` must already be JSON text; it is spliced in rather
+ * than re-serialized, which keeps a large result to one serialization. No call id: the program
+ * sees a call's id only on a failure (`error.callId`), and every answer is parsed in the guest.
  */
-export type ProgramResult =
-  | { readonly ok: true; readonly outputJson: string; readonly returnedNothing?: true }
-  | { readonly ok: false; readonly code: string; readonly message: string; readonly stack: string | null };
+export function encodeCallSuccess(index: number, valueJson: string): string {
+  return `{"ok":true,"index":${index},"value":${valueJson}}`;
+}
+
+/** Encodes a failed call as plain data, its message capped; the guest builds its own Error from it. */
+export function encodeCallFailure(
+  index: number,
+  callId: string | null,
+  code: string,
+  message: string,
+  details?: unknown,
+): string {
+  return stringifyJson({ ok: false, index, callId, code, message: capErrorText(message), details });
+}
+
+/** Joins encoded envelopes into one answer (host side). */
+export function encodeCallAnswers(envelopes: readonly string[]): string {
+  return `[${envelopes.join(",")}]`;
+}
+
+/** Decodes one envelope (tests and tools; the guest decodes whole answers). */
+export function decodeCallEnvelope(text: string): CallEnvelope {
+  return parseJson(text) as CallEnvelope;
+}
+
+/** Decodes an answer (guest side). */
+export function decodeCallAnswers(text: string): CallEnvelope[] {
+  return parseJson(text) as CallEnvelope[];
+}
+
+// ---- the run's limits, host to guest ----
 
 /** The run's limits (and input) the host passes to the guest when the program starts. */
 export interface GuestConfig {
@@ -50,7 +237,7 @@ export const CLOSED_GUEST_CONFIG: GuestConfig = Object.freeze({
  * guest parses the whole config once).
  */
 export function encodeGuestConfig(config: Omit<GuestConfig, "input">, inputJson?: string): string {
-  const limits = JSON.stringify({
+  const limits = stringifyJson({
     maxArgumentBytes: config.maxArgumentBytes,
     maxOutputBytes: config.maxOutputBytes,
     maxLogBytes: config.maxLogBytes,
@@ -61,29 +248,129 @@ export function encodeGuestConfig(config: Omit<GuestConfig, "input">, inputJson?
 
 /** Decodes the run's limits (guest side). */
 export function decodeGuestConfig(text: string): GuestConfig {
-  return JSON.parse(text) as GuestConfig;
+  return parseJson(text) as GuestConfig;
 }
+
+// ---- the console, guest to host, through shared memory ----
 
 /** Console levels the guest forwards. */
 export type LogLevel = "log" | "info" | "warn" | "error" | "debug";
 
+const LOG_LEVELS: readonly LogLevel[] = ["log", "info", "warn", "error", "debug"];
+
 /**
- * Encodes a successful call. `valueJson` must already be JSON text; it is spliced in rather
- * than re-serialized, which keeps a large result to one serialization.
+ * The console crosses through a SharedArrayBuffer the host allocates for the run: the guest
+ * appends each line and publishes the new end with an atomic store, and the host reads the
+ * lines after the isolate has stopped, so every line written before a run ended (by return,
+ * throw, timeout, CPU or memory limit, cancellation) reaches the result, at no crossing per
+ * line. Layout: an Int32 committed end (in code units, from the first record), then records
+ * of [level, length low 16 bits, length high 16 bits, ...UTF-16 code units].
  */
-export function encodeCallSuccess(callId: string, valueJson: string): string {
-  return `{"ok":true,"callId":${JSON.stringify(callId)},"value":${valueJson}}`;
+const LOG_HEADER_UNITS = 2;
+const LOG_RECORD_UNITS = 3;
+
+/**
+ * Code units a run's log buffer needs: kept lines are at most `maxLogBytes` UTF-8 bytes (a
+ * UTF-16 unit is never fewer bytes) and at most `maxLogLines`, plus the truncation marker.
+ */
+export function logBufferUnits(config: GuestConfig): number {
+  const lines = Math.max(0, Math.floor(config.maxLogLines)) + 1;
+  const text = Math.min(Math.max(0, Math.floor(config.maxLogBytes)), lines * (MAX_LOG_LINE_CHARS + 64));
+  return LOG_HEADER_UNITS + text + lines * LOG_RECORD_UNITS + 256;
 }
 
-/** Encodes a failed call as plain data; the guest builds its own Error from it. */
-export function encodeCallFailure(callId: string | null, code: string, message: string, details?: unknown): string {
-  return JSON.stringify({ ok: false, callId, code, message, details });
+/** The guest's handle on a log buffer: views made once, when the buffer arrives. */
+export interface LogWriter {
+  readonly header: Int32Array;
+  readonly units: Uint16Array;
 }
 
-/** Decodes a call envelope (guest side). */
-export function decodeCallEnvelope(text: string): CallEnvelope {
-  return JSON.parse(text) as CallEnvelope;
+/** Opens a log buffer for appending (guest side). */
+export function openLogWriter(buffer: SharedArrayBuffer): LogWriter {
+  return { header: new Int32ArrayCtor(buffer, 0, 1), units: new Uint16ArrayCtor(buffer) };
 }
+
+/**
+ * Appends a line (guest side) if it fits in the buffer and its UTF-8 size is at most
+ * `maxBytes`; returns that size, measured while the line is copied, or -1 when it was not kept.
+ */
+export function writeLogLine(writer: LogWriter, level: LogLevel, text: string, maxBytes: number): number {
+  const { header, units } = writer;
+  const start = LOG_HEADER_UNITS + atomicsLoad(header, 0);
+  const end = start + LOG_RECORD_UNITS + text.length;
+  if (end > units.length || text.length > maxBytes) return -1;
+  let bytes = text.length;
+  for (let index = 0, at = start + LOG_RECORD_UNITS; index < text.length; index++, at++) {
+    const code = text.charCodeAt(index);
+    units[at] = code;
+    if (code >= 0x80) bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1;
+  }
+  if (bytes > maxBytes) return -1;
+  units[start] = levelNumber(level);
+  units[start + 1] = text.length & 0xffff;
+  units[start + 2] = text.length >>> 16;
+  // Published last: a reader sees a line whole or not at all.
+  atomicsStore(header, 0, end - LOG_HEADER_UNITS);
+  return bytes;
+}
+
+function levelNumber(level: LogLevel): number {
+  switch (level) {
+    case "info":
+      return 1;
+    case "warn":
+      return 2;
+    case "error":
+      return 3;
+    case "debug":
+      return 4;
+    default:
+      return 0;
+  }
+}
+
+/** UTF-16 code units as a string, in slices: String.fromCharCode takes its units as arguments. */
+function unitsToString(units: Uint16Array): string {
+  let text = "";
+  for (let index = 0; index < units.length; index += 4_096)
+    text += String.fromCharCode(...units.subarray(index, Math.min(index + 4_096, units.length)));
+  return text;
+}
+
+/**
+ * The lines committed to a log buffer (host side), in order; a damaged record ends the read.
+ * `decode` turns a line's code units into a string (the host passes a faster native one).
+ */
+export function readLogLines(
+  buffer: SharedArrayBuffer,
+  decode: (units: Uint16Array) => string = unitsToString,
+): { level: LogLevel; text: string }[] {
+  const units = new Uint16ArrayCtor(buffer);
+  if (units.length < LOG_HEADER_UNITS) return [];
+  const committed = atomicsLoad(new Int32ArrayCtor(buffer, 0, 1), 0);
+  const end = Math.min(LOG_HEADER_UNITS + Math.max(0, committed), units.length);
+  const lines: { level: LogLevel; text: string }[] = [];
+  let at = LOG_HEADER_UNITS;
+  while (at + LOG_RECORD_UNITS <= end) {
+    const level = LOG_LEVELS[units[at]!];
+    const length = units[at + 1]! + units[at + 2]! * 0x10000;
+    const from = at + LOG_RECORD_UNITS;
+    if (level === undefined || from + length > end) break;
+    lines.push({ level, text: decode(units.subarray(from, from + length)) });
+    at = from + length;
+  }
+  return lines;
+}
+
+// ---- the program's end, guest to host ----
+
+/**
+ * A program's end, host-bound: its output JSON, or the error that ended it. A program that
+ * returned `undefined` (no `return`) has output `null` and `returnedNothing` set.
+ */
+export type ProgramResult =
+  | { readonly ok: true; readonly outputJson: string; readonly returnedNothing?: true }
+  | { readonly ok: false; readonly code: string; readonly message: string; readonly stack: string | null };
 
 /** Encodes a program's end (guest side): a tag character, then the payload, never nested JSON-in-JSON. */
 export function encodeProgramOutput(outputJson: string): string {
@@ -95,11 +382,12 @@ export function encodeProgramNothing(): string {
   return "u";
 }
 
+/** Encodes the error that ended a program (guest side); message and stack are capped before they cross. */
 export function encodeProgramError(code: string, message: string, stack: string | null): string {
-  return `e${JSON.stringify({ code, message, stack })}`;
+  return `e${stringifyJson({ code, message: capErrorText(message), stack: stack === null ? null : capErrorText(stack) })}`;
 }
 
-/** Decodes a program's end (host side). Anything malformed is reported, never thrown. */
+/** Decodes a program's end (host side). Anything malformed is reported, never thrown; texts are capped again. */
 export function decodeProgramResult(text: unknown): ProgramResult {
   if (typeof text !== "string" || text.length === 0) {
     return { ok: false, code: "INTERNAL_ERROR", message: "The program ended without a result.", stack: null };
@@ -107,12 +395,12 @@ export function decodeProgramResult(text: unknown): ProgramResult {
   if (text[0] === "o") return { ok: true, outputJson: text.slice(1) };
   if (text === "u") return { ok: true, outputJson: "null", returnedNothing: true };
   try {
-    const parsed = JSON.parse(text.slice(1)) as { code?: unknown; message?: unknown; stack?: unknown };
+    const parsed = parseJson(text.slice(1)) as { code?: unknown; message?: unknown; stack?: unknown };
     return {
       ok: false,
       code: typeof parsed.code === "string" ? parsed.code : "RUNTIME_ERROR",
-      message: typeof parsed.message === "string" ? parsed.message : "The program failed.",
-      stack: typeof parsed.stack === "string" ? parsed.stack : null,
+      message: typeof parsed.message === "string" ? capErrorText(parsed.message) : "The program failed.",
+      stack: typeof parsed.stack === "string" ? capErrorText(parsed.stack) : null,
     };
   } catch {
     return { ok: false, code: "INTERNAL_ERROR", message: "The program's result could not be read.", stack: null };

@@ -31,6 +31,7 @@ import { CallControl, Interrupt } from "./scheduler/call-control.js";
 import { computeDeadline, type Budgets } from "./scheduler/deadline.js";
 import type { ToolScheduler } from "./scheduler/tool-scheduler.js";
 import type { TraceBus } from "./trace/trace-events.js";
+import { capErrorText } from "../runtime/wire.js";
 
 /** Everything a call needs from its session and run. */
 export interface PipelineContext {
@@ -63,7 +64,8 @@ export interface PipelineResult {
 }
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
-const MAX_ERROR_MESSAGE_CHARS = 2_000;
+/** Characters of a failed call's message; past it the message ends in a marker saying how long it was. */
+export const MAX_CALL_ERROR_MESSAGE_CHARS = 2_000;
 
 /**
  * Runs one tool call through the pipeline and resolves with its single outcome:
@@ -95,7 +97,7 @@ export function runToolCall(
   context: PipelineContext,
   meta: { readonly inputBytes?: number } = {},
 ): PipelineResult | Promise<PipelineResult> {
-  const finish = startRecord(call, context.trace, meta.inputBytes ?? 0);
+  const finish = startCallRecord(call, context.trace, meta.inputBytes ?? 0);
 
   // 1. Registry.
   const registered = context.catalog.get(call.tool);
@@ -103,7 +105,7 @@ export function runToolCall(
     const notFound = (closest: readonly string[]): PipelineResult => {
       const hint = closest.length > 0 ? ` Did you mean ${closest.map((name) => `"${name}"`).join(", ")}?` : "";
       const message = `No tool named "${truncate(call.tool, 200)}".${hint}`;
-      return finish(failure(call, "TOOL_NOT_FOUND", message, { closest: [...closest] }));
+      return finish(failedOutcome(call, "TOOL_NOT_FOUND", message, { closest: [...closest] }));
     };
     const closest = suggestToolNames(context.catalog, call.tool, {
       ...(context.suggestionBudget === undefined ? {} : { budget: context.suggestionBudget }),
@@ -113,7 +115,11 @@ export function runToolCall(
   const tool = registered.definition;
   if (!acceptsCaller(tool.callers, call.caller)) {
     return finish(
-      failure(call, "TOOL_NOT_FOUND", `Tool "${tool.name}" cannot be called from ${CALLER_PHRASES[call.caller]}.`),
+      failedOutcome(
+        call,
+        "TOOL_NOT_FOUND",
+        `Tool "${tool.name}" cannot be called from ${CALLER_PHRASES[call.caller]}.`,
+      ),
     );
   }
 
@@ -121,7 +127,7 @@ export function runToolCall(
   const violations = registered.validateInput(call.input);
   if (violations.length > 0) {
     return finish(
-      failure(
+      failedOutcome(
         call,
         "INPUT_INVALID",
         formatViolations(`Invalid input for ${tool.name}`, violations),
@@ -159,7 +165,8 @@ export function acceptsCaller(callers: readonly CallerKind[], caller: CallerKind
   return callers.includes(caller) || (caller === "hosted-program" && callers.includes("program"));
 }
 
-type Finish = (outcome: ToolOutcome, json?: string, startedAt?: number) => PipelineResult;
+/** Ends a call started by `startCallRecord`: its record, built once, and its `tool-call-end`. */
+export type Finish = (outcome: ToolOutcome, json?: string, startedAt?: number) => PipelineResult;
 type Step = PipelineResult | Promise<PipelineResult>;
 
 /** Steps 3 to 7 of one call, each a method so the waits read as plain branches. */
@@ -277,11 +284,11 @@ class CallRun {
           `${tool.name} returned a result that does not match its outputSchema`,
           violations,
         );
-        return this.#end(failure(call, "OUTPUT_INVALID", message, violationsToJson(violations)));
+        return this.#end(failedOutcome(call, "OUTPUT_INVALID", message, violationsToJson(violations)));
       }
     }
     const serialized = serializeResult(value);
-    if (!serialized.ok) return this.#end(failure(call, serialized.error.code, serialized.error.message));
+    if (!serialized.ok) return this.#end(failedOutcome(call, serialized.error.code, serialized.error.message));
     let shapedValue = value;
     let json = serialized.json;
     // Redaction comes before the budget, so a spilled file, its preview and the pages
@@ -322,12 +329,12 @@ class CallRun {
   #thrown(error: unknown): PipelineResult {
     const parts = errorParts(error);
     const redactor = this.#redactor();
-    if (redactor === undefined) return this.#end(failure(this.call, parts.code, parts.message, parts.details));
+    if (redactor === undefined) return this.#end(failedOutcome(this.call, parts.code, parts.message, parts.details));
     // Cutting first could leave the head of a token that no rule recognises any more.
     const redacted = redactCallError(redactor, parts);
     (this.#redactions ??= []).push(...redacted.redactions);
     const { code, message, details } = redacted.error;
-    return this.#end(failure(this.call, code, message, details));
+    return this.#end(failedOutcome(this.call, code, message, details));
   }
 
   #end(outcome: ToolOutcome, json?: string): PipelineResult {
@@ -350,7 +357,8 @@ class CallRun {
 
   #shaped(shaped: ShapedResult): PipelineResult {
     const { call } = this;
-    if (!shaped.ok) return this.#end(failure(call, shaped.error.code, shaped.error.message, shaped.error.details));
+    if (!shaped.ok)
+      return this.#end(failedOutcome(call, shaped.error.code, shaped.error.message, shaped.error.details));
     return this.#end({ callId: call.id, tool: call.tool, status: "ok", value: shaped.value }, shaped.json);
   }
 
@@ -364,11 +372,13 @@ class CallRun {
   }
 
   #denied(reason: string): PipelineResult {
-    return this.#end(failure(this.call, "PERMISSION_DENIED", `Permission denied for ${this.#tool.name}: ${reason}`));
+    return this.#end(
+      failedOutcome(this.call, "PERMISSION_DENIED", `Permission denied for ${this.#tool.name}: ${reason}`),
+    );
   }
 
   #interrupted(interrupt: Interrupt): PipelineResult {
-    return this.#end(failure(this.call, interrupt.code, interrupt.message(this.#tool.name)));
+    return this.#end(failedOutcome(this.call, interrupt.code, interrupt.message(this.#tool.name)));
   }
 }
 
@@ -391,8 +401,12 @@ class CallToolContext implements ToolContext {
   }
 }
 
-/** Emits `tool-call-start` and returns the function that builds the record and emits `tool-call-end`. */
-function startRecord(call: ToolCall, trace: TraceBus, bytesIn: number): Finish {
+/**
+ * Emits `tool-call-start` and returns the function that builds the record and emits
+ * `tool-call-end`: the one way a call gets its record, also for calls the sandbox bridge
+ * refuses before the pipeline and for a program's `$search` and `$describe`.
+ */
+export function startCallRecord(call: ToolCall, trace: TraceBus, bytesIn: number): Finish {
   const queuedAt = Date.now();
   if (trace.active) {
     trace.emit({
@@ -482,7 +496,8 @@ function errorParts(error: unknown): CallError {
   return { code: "TOOL_ERROR", message };
 }
 
-function failure(
+/** A failed outcome for `call`, its message capped at `MAX_CALL_ERROR_MESSAGE_CHARS`. */
+export function failedOutcome(
   call: ToolCall,
   code: CallErrorCode | ToolDefinedCode,
   message: string,
@@ -490,7 +505,7 @@ function failure(
 ): ToolOutcome {
   const error: CallError = {
     code,
-    message: truncate(message, MAX_ERROR_MESSAGE_CHARS),
+    message: capErrorText(message, MAX_CALL_ERROR_MESSAGE_CHARS),
     ...(details === undefined ? {} : { details }),
   };
   return { callId: call.id, tool: call.tool, status: statusForCode(code), error };

@@ -267,7 +267,7 @@ describe("redaction of programs", () => {
       effect: "read",
       inputSchema: { type: "object", properties: {}, additionalProperties: false },
       execute: () => {
-        throw new Error(`${"context ".repeat(249)}${token} and more`);
+        throw new Error(`${"context ".repeat(245)}${token}${" and more".repeat(5)}`);
       },
     });
     const { yard } = session({ tools: [long] });
@@ -276,8 +276,9 @@ describe("redaction of programs", () => {
     expect(failed.status).toBe("error");
     const message = (failed as Exclude<ToolOutcome, { status: "ok" }>).error.message;
     expect(message.length).toBeLessThanOrEqual(2_000);
-    // The cut falls inside the replacement, not inside the token.
-    expect(message.endsWith("[REDA...")).toBe(true);
+    // The cut falls inside the replacement, not inside the token (1,960 characters of context,
+    // then the cut marker at 1,969).
+    expect(message.endsWith("[REDACTED… [cut: 2028 characters in all]")).toBe(true);
     expect(failed.redactions).toEqual({ "github-token": 1 });
     expect(message).not.toContain(token.slice(4, 12));
 

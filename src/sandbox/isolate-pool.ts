@@ -2,14 +2,35 @@
 // evaluated (but not installed: the install binds one run's bridge). Each isolate serves
 // exactly one run and is never returned: reuse is unsafe (a continuation left spinning by
 // one run would block the next). Spares are prepared while the previous run is busy.
+// How each binding crosses (blocking or not, shared memory for the console) is decided here.
 
 import ivm from "isolated-vm";
-import { CLOSED_GUEST_CONFIG, encodeCallFailure, encodeGuestConfig } from "../../runtime/wire.js";
+import {
+  CLOSED_GUEST_CONFIG,
+  decodeGuestConfig,
+  encodeCallAnswers,
+  encodeGuestConfig,
+  logBufferUnits,
+  readLogLines,
+} from "../../runtime/wire.js";
 import { loadGuestRuntimeSource } from "./guest-runtime-source.js";
 
-/** What the guest runtime reaches on the host: one run's bridge, console sink and limits. */
+/**
+ * What the guest runtime reaches on the host: one run's bridge, console sink and limits. Every
+ * member takes and returns plain strings (or a promise of one), so the bindings can be
+ * forwarded across a process boundary.
+ */
 export interface GuestBindings {
-  handle(path: unknown, argsJson: unknown): string | Promise<string>;
+  /**
+   * Starts the calls of an encoded batch (runtime/wire.ts `encodeCallBatch`) and answers with
+   * an encoded answer (`encodeCallAnswers`) of every call ready now. The isolate is blocked
+   * until it answers: it must not wait for a tool, except briefly for a batch whose `mayWait`
+   * is set. A promise is allowed so the answer can come from another process.
+   */
+  submit(batchText: unknown): string | Promise<string>;
+  /** Resolves with an encoded answer of calls that finished since the last answer, once one has. */
+  wait(): Promise<string>;
+  /** One console line; called for every line once the isolate has stopped (see `PreparedIsolate.dispose`). */
   log(level: unknown, text: unknown): void;
   /** The run's GuestConfig as JSON. */
   config(): string;
@@ -23,14 +44,18 @@ export interface PreparedIsolate {
   readonly isolate: ivm.Isolate;
   readonly context: ivm.Context;
   bind(bindings: GuestBindings): void;
-  /** Disposes the isolate (if still alive) and releases the References. */
+  /**
+   * Disposes the isolate (if still alive), hands the console lines it wrote to the bound
+   * `log` (so a run's log is whole however it ended), and releases the References.
+   */
   dispose(): void;
 }
 
-const INSTALL_SNIPPET = "globalThis.__switchyardInstall($0, $1, $2); delete globalThis.__switchyardInstall;";
+const INSTALL_SNIPPET = "globalThis.__switchyardInstall($0, $1, $2, $3); delete globalThis.__switchyardInstall;";
 
 const UNBOUND: GuestBindings = {
-  handle: () => encodeCallFailure(null, "RUN_FINISHED", "No run is attached to this sandbox."),
+  submit: () => encodeCallAnswers([]),
+  wait: () => new Promise<string>(() => {}),
   log: () => {},
   config: () => encodeGuestConfig(CLOSED_GUEST_CONFIG),
 };
@@ -86,14 +111,28 @@ export class IsolatePool {
     const source = await loadGuestRuntimeSource();
     const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
     let bindings = UNBOUND;
+    // The console's shared buffer, sized from the run's limits when the guest first logs.
+    let logBuffer: SharedArrayBuffer | undefined;
     const references = [
-      new ivm.Reference((path: unknown, argsJson: unknown) => bindings.handle(path, argsJson)),
-      new ivm.Reference((level: unknown, text: unknown) => bindings.log(level, text)),
+      new ivm.Reference((batchText: unknown) => bindings.submit(batchText)),
+      new ivm.Reference(() => bindings.wait()),
+      new ivm.Reference(() => {
+        logBuffer ??= new SharedArrayBuffer(2 * logBufferUnits(decodeGuestConfig(bindings.config())));
+        return new ivm.ExternalCopy(logBuffer).copyInto({ release: true });
+      }),
       new ivm.Reference(() => bindings.config()),
     ];
+    let disposed = false;
     const dispose = (): void => {
       if (!isolate.isDisposed) isolate.dispose();
+      if (disposed) return;
+      disposed = true;
       for (const reference of references) reference.release();
+      // After the isolate is gone nothing writes any more; a line it was writing is not committed.
+      if (logBuffer !== undefined) {
+        for (const line of readLogLines(logBuffer, decodeUtf16)) bindings.log(line.level, line.text);
+      }
+      logBuffer = undefined;
     };
     try {
       const context = await isolate.createContext();
@@ -113,6 +152,10 @@ export class IsolatePool {
       throw error;
     }
   }
+}
+
+function decodeUtf16(units: Uint16Array): string {
+  return Buffer.from(units.buffer, units.byteOffset, units.byteLength).toString("utf16le");
 }
 
 async function compileRuntime(isolate: ivm.Isolate, source: string): Promise<ivm.Script> {

@@ -2,12 +2,18 @@
 // enforces wall-clock and CPU time by disposing the isolate (isolated-vm's own `timeout`
 // does not cover code after the first `await`). When the run ends, for any reason, pending
 // calls are cancelled and each still gets its record. Nothing of the host reaches the guest
-// but three References (calls, console, limits) held in the guest runtime's closure.
+// but the References of GuestBindings (calls, console, limits) held in the guest runtime's closure.
 
 import type { Diagnostic, JsonValue, RunError, RunErrorCode, RunResult } from "../contract.js";
 import type { PipelineContext } from "../execute-tool-call.js";
 import type ivm from "isolated-vm";
-import { decodeProgramResult, encodeGuestConfig } from "../../runtime/wire.js";
+import {
+  capErrorText,
+  decodeProgramResult,
+  encodeGuestConfig,
+  MAX_ERROR_TEXT_CHARS,
+  stackFrames,
+} from "../../runtime/wire.js";
 import type { CompiledProgram } from "../program/compile-program.js";
 import { PROGRAM_FILE, toModelPosition } from "../program/program-wrapper.js";
 import type { IsolatePool, PreparedIsolate } from "./isolate-pool.js";
@@ -147,7 +153,8 @@ class ProgramRun {
     }
     this.#isolate = prepared.isolate;
     prepared.bind({
-      handle: this.#bridge.handle,
+      submit: this.#bridge.submit,
+      wait: this.#bridge.wait,
       log: this.#log.append,
       config: () =>
         encodeGuestConfig(
@@ -239,15 +246,18 @@ class ProgramRun {
    * that error: the program's own fault, located in its source), or the sandbox failed.
    */
   #sandboxFailure(isolate: ivm.Isolate, error: unknown): RunError {
-    const message = String((error as Error | null)?.message ?? error);
+    // isolated-vm copied this error out of the isolate itself (a rejection left unhandled
+    // before the first await): cut it before anything else reads it.
+    const message = capErrorText(String((error as Error | null)?.message ?? error));
     if (isolate.isDisposed || /memory limit|abandoned/i.test(message)) {
       return {
         code: "MEMORY_LIMIT",
         message: `The program exceeded the ${this.#limits.memoryLimitMb} MB memory limit; keep less data in memory at once.`,
       };
     }
-    const stack = (error as Error | null)?.stack;
-    if (typeof stack === "string" && stack.includes(PROGRAM_FILE)) {
+    const fullStack = (error as Error | null)?.stack;
+    const stack = typeof fullStack === "string" ? capErrorText(stackFrames(fullStack)) : undefined;
+    if (stack?.includes(PROGRAM_FILE)) {
       const name = (error as Error).name || "Error";
       return locateRuntimeError("RUNTIME_ERROR", `Unhandled rejection: ${name}: ${message}`, stack, this.#program);
     }
@@ -273,7 +283,7 @@ class ProgramRun {
       programId: this.#options.programId,
       output,
       logs: this.#log.lines,
-      ...(error === undefined ? {} : { error }),
+      ...(error === undefined ? {} : { error: capRunError(error) }),
       warnings: returnedNothing ? [...warnings, returnedNothingWarning(this.#program.source)] : warnings,
       calls,
       stats: {
@@ -351,12 +361,17 @@ export function failedRunResult(fields: {
     programId: fields.programId,
     output: null,
     logs: [],
-    error: fields.error,
+    error: capRunError(fields.error),
     warnings: fields.warnings,
     calls: [],
     stats: { wallMs: round(fields.wallMs), cpuMs: 0, toolCalls: 0, bytesIn: 0, bytesOut: 0 },
     catalogVersion: fields.catalogVersion,
   };
+}
+
+/** A run's error with its message within `MAX_ERROR_TEXT_CHARS`, however it was built. */
+function capRunError(error: RunError): RunError {
+  return error.message.length <= MAX_ERROR_TEXT_CHARS ? error : { ...error, message: capErrorText(error.message) };
 }
 
 /** Locates a runtime error in the model's source from the guest stack, and adds that line. */
@@ -368,9 +383,11 @@ function locateRuntimeError(code: string, message: string, stack: string | null,
   if (mapped === undefined) return { code: runCode, message };
   const position = toModelPosition(mapped.line, mapped.column);
   const lineText = program.source.split("\n")[position.line - 1]?.trim().slice(0, 200) ?? "";
+  const where = `\n  at line ${position.line}: ${lineText}`;
   return {
     code: runCode,
-    message: `${message}\n  at line ${position.line}: ${lineText}`,
+    // The line it points at is kept whole; the message gives way.
+    message: `${capErrorText(message, MAX_ERROR_TEXT_CHARS - where.length)}${where}`,
     line: position.line,
     column: position.column,
   };

@@ -1,18 +1,28 @@
-// The host side of a program's tool calls. Every call arrives as two strings (a dotted path
-// and JSON arguments); sizes and depth are checked before anything is parsed, `__proto__`
-// keys are dropped, and the call runs through the one pipeline. The bridge resolves every
-// call with an envelope string, never a rejection, and keeps exactly one record per call.
+// The host side of a program's tool calls. Calls arrive in batches (runtime/wire.ts), each a
+// dotted path and JSON arguments, or a call the guest refused before its arguments crossed;
+// sizes and depth are checked before anything is parsed, `__proto__` keys are dropped, and the
+// call runs through the one pipeline. Every call gets exactly one record, trace events and one
+// answer envelope, never a rejection; answers not ready when their batch is answered wait for
+// the guest's next `wait`.
 
+import type { CallErrorCode, CallRecord, JsonValue, ToolCall, ToolDefinedCode } from "../contract.js";
 import {
-  type CallErrorCode,
-  type CallRecord,
-  type JsonValue,
-  statusForCode,
-  type ToolCall,
-  type ToolDefinedCode,
-} from "../contract.js";
-import { runToolCall, type PipelineContext, type PipelineResult } from "../execute-tool-call.js";
-import { DESCRIBE_PATH, SEARCH_PATH, encodeCallFailure, encodeCallSuccess } from "../../runtime/wire.js";
+  failedOutcome,
+  runToolCall,
+  startCallRecord,
+  type PipelineContext,
+  type PipelineResult,
+} from "../execute-tool-call.js";
+import {
+  type CallRequest,
+  DESCRIBE_PATH,
+  decodeCallBatch,
+  encodeCallAnswers,
+  encodeCallFailure,
+  encodeCallSuccess,
+  MAX_TOOL_PATH_CHARS,
+  SEARCH_PATH,
+} from "../../runtime/wire.js";
 import { messageOf, ToolError } from "../errors.js";
 
 /** What programs can ask about the catalog at run time (`tools.$search`, `tools.$describe`). */
@@ -34,6 +44,24 @@ export interface ToolBridgeOptions {
   readonly discovery?: DiscoveryHandler | undefined;
 }
 
+/**
+ * How long, in ms, a batch that may wait (one call, nothing else in flight) holds its crossing
+ * for the call's answer. Most calls a program awaits one by one answer within it, in one
+ * crossing instead of two; a slower call is answered through `wait`, so a call the program
+ * never awaits delays it by this much at most.
+ */
+export const BLOCKING_GRACE_MS = 2;
+
+/** Codes the guest may give a call it refused; anything else is recorded as INPUT_INVALID. */
+const GUEST_REFUSAL_CODES: ReadonlySet<string> = new Set<CallErrorCode>([
+  "INPUT_INVALID",
+  "ARGUMENT_TOO_LARGE",
+  "TOOL_NOT_FOUND",
+]);
+
+/** Characters of a tool path kept in a record. */
+const MAX_RECORDED_PATH_CHARS = 256;
+
 /** Handles one run's calls; create one per run. */
 export class ToolBridge {
   readonly #options: ToolBridgeOptions;
@@ -44,6 +72,10 @@ export class ToolBridge {
   #closed = false;
   #bytesIn = 0;
   #sequence = 0;
+  /** Answers of calls that finished after their batch was answered, for the next `wait`. */
+  #ready: string[] = [];
+  #waiter: ((answerText: string) => void) | undefined;
+  #deliveryScheduled = false;
 
   constructor(options: ToolBridgeOptions) {
     this.#options = options;
@@ -59,9 +91,13 @@ export class ToolBridge {
     return this.#bytesIn;
   }
 
-  /** Refuses every later call with `RUN_FINISHED`. */
+  /** Refuses every later call with `RUN_FINISHED` and answers an outstanding `wait` with nothing. */
   close(): void {
     this.#closed = true;
+    this.#ready = [];
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.(encodeCallAnswers([]));
   }
 
   /** Resolves when every call that entered the pipeline has its record. */
@@ -71,50 +107,70 @@ export class ToolBridge {
   }
 
   /**
-   * The function the guest calls: a call envelope, synchronously when the pipeline answered
-   * without waiting, else a promise of one. Never throws or rejects.
+   * The guest's crossing: starts every call of an encoded batch in order and answers at once
+   * with every answer ready (those of this batch that did not wait, and earlier ones that
+   * finished since). A batch that may wait is held for its one call up to `BLOCKING_GRACE_MS`.
+   */
+  submit = (batchText: unknown): string | Promise<string> => {
+    const batch = decodeCallBatch(batchText);
+    // Only a damaged guest runtime sends this; it still leaves a record.
+    if (batch === undefined)
+      return this.#answerNow([this.#refuse(this.#sequence++, "", "INPUT_INVALID", "Malformed call batch.")]);
+    const answers: string[] = [];
+    let waiting: Promise<string> | undefined;
+    for (const request of batch.requests) {
+      const answer = this.#start(request);
+      if (typeof answer === "string") answers.push(answer);
+      else if (batch.mayWait && batch.requests.length === 1) waiting = answer;
+      else void answer.then(this.#finishedLater);
+    }
+    return waiting === undefined ? this.#answerNow(answers) : this.#holdBriefly(waiting);
+  };
+
+  /** Resolves with the answers of calls that finished since the last answer, as soon as there is one. */
+  wait = (): Promise<string> => {
+    if (this.#closed) return Promise.resolve(encodeCallAnswers([]));
+    // One wait is outstanding at a time; a second one takes over, the first gets nothing.
+    this.#waiter?.(encodeCallAnswers([]));
+    return new Promise((resolve) => {
+      this.#waiter = resolve;
+      if (this.#ready.length > 0) this.#scheduleDelivery();
+    });
+  };
+
+  /**
+   * One call: a call envelope, synchronously when the pipeline answered without waiting, else a
+   * promise of one. Never throws or rejects.
    */
   handle = (path: unknown, argsJson: unknown): string | Promise<string> => {
     const index = this.#sequence++;
-    const callId = `${this.#options.programId}.${index + 1}`;
-    const tool = typeof path === "string" ? path.slice(0, 256) : "";
-    const refuse = (code: CallErrorCode, message: string, bytesIn = 0): string => {
-      this.#records[index] = {
-        id: callId,
-        tool,
-        caller: "program",
-        status: code === "RUN_FINISHED" ? "cancelled" : "invalid",
-        code,
-        durationMs: 0,
-        bytesIn,
-        bytesOut: 0,
-      };
-      return encodeCallFailure(callId, code, message);
-    };
-    if (this.#closed) return refuse("RUN_FINISHED", "The program has already finished; this call was not made.");
-    if (typeof path !== "string" || typeof argsJson !== "string")
-      return refuse("INPUT_INVALID", "Malformed tool call.");
-    if (index >= this.#options.maxToolCalls) {
-      if (index === this.#options.maxToolCalls) this.#options.onCallLimit();
-      return refuse("TOOL_CALL_LIMIT", `The program made more than ${this.#options.maxToolCalls} tool calls.`);
-    }
+    const refused = this.#admit(index, path);
+    if (refused !== undefined) return refused;
+    const tool = path as string;
+    if (typeof argsJson !== "string") return this.#refuse(index, tool, "INPUT_INVALID", "Malformed tool call.");
     // Checked before parsing: a hostile program controls both the size and the nesting.
     if (argsJson.length > this.#options.maxArgumentBytes) {
-      return refuse(
+      return this.#refuse(
+        index,
+        tool,
         "ARGUMENT_TOO_LARGE",
         `The arguments are larger than ${this.#options.maxArgumentBytes} bytes.`,
         argsJson.length,
       );
     }
     if (exceedsJsonDepth(argsJson, this.#options.maxArgumentDepth)) {
-      return refuse(
+      return this.#refuse(
+        index,
+        tool,
         "ARGUMENT_TOO_LARGE",
         `The arguments are nested deeper than ${this.#options.maxArgumentDepth} levels.`,
         argsJson.length,
       );
     }
     if (this.#pendingArgumentBytes + argsJson.length > this.#options.maxPendingArgumentBytes) {
-      return refuse(
+      return this.#refuse(
+        index,
+        tool,
         "ARGUMENT_TOO_LARGE",
         `Calls still in flight hold ${this.#pendingArgumentBytes} bytes of arguments; the limit is ${this.#options.maxPendingArgumentBytes}. Wait for some to finish (bound the parallelism).`,
         argsJson.length,
@@ -125,23 +181,24 @@ export class ToolBridge {
       // A reviver makes parsing several times slower: use it only when the key can be there.
       input = argsJson.includes("__proto__") ? JSON.parse(argsJson, dropProtoKeys) : JSON.parse(argsJson);
     } catch {
-      return refuse("INPUT_INVALID", "The arguments are not valid JSON.", argsJson.length);
+      return this.#refuse(index, tool, "INPUT_INVALID", "The arguments are not valid JSON.", argsJson.length);
     }
-    if (path === SEARCH_PATH || path === DESCRIBE_PATH)
-      return this.#track(this.#discover(index, callId, path, input, argsJson.length));
-    const call: ToolCall = { id: callId, tool: path, input, caller: "program", programId: this.#options.programId };
+    const callId = this.#callId(index);
+    if (tool === SEARCH_PATH || tool === DESCRIBE_PATH)
+      return this.#track(this.#discover(index, callId, tool, input, argsJson.length));
+    const call: ToolCall = { id: callId, tool, input, caller: "program", programId: this.#options.programId };
     let result: PipelineResult | Promise<PipelineResult>;
     try {
       result = runToolCall(call, this.#options.pipeline, { inputBytes: argsJson.length });
     } catch (error) {
-      return this.#internalFailure(index, callId, path, error);
+      return this.#internalFailure(index, call, error);
     }
     if (!(result instanceof Promise)) return this.#deliver(index, result);
     const held = argsJson.length;
     this.#pendingArgumentBytes += held;
     const delivered = result.then(
       (done) => this.#deliver(index, done),
-      (error: unknown) => this.#internalFailure(index, callId, path, error),
+      (error: unknown) => this.#internalFailure(index, call, error),
     );
     return this.#track(
       delivered.finally(() => {
@@ -150,20 +207,121 @@ export class ToolBridge {
     );
   };
 
+  #start(request: CallRequest): string | Promise<string> {
+    if (request.kind === "call") return this.handle(request.path, request.argsJson);
+    // Refused inside the sandbox before its arguments crossed: it is still a call of the run.
+    const index = this.#sequence++;
+    const refused = this.#admit(index, request.path);
+    if (refused !== undefined) return refused;
+    const code = GUEST_REFUSAL_CODES.has(request.code) ? (request.code as CallErrorCode) : "INPUT_INVALID";
+    const message = request.reason === "" ? "The call was refused inside the sandbox." : request.reason;
+    return this.#refuse(index, request.path, code, message, Math.max(0, Math.floor(request.bytes)));
+  }
+
+  /** The refusals every call can get before its arguments are looked at, or undefined. */
+  #admit(index: number, path: unknown): string | undefined {
+    if (this.#closed)
+      return this.#refuse(index, path, "RUN_FINISHED", "The program has already finished; this call was not made.");
+    if (index >= this.#options.maxToolCalls) {
+      if (index === this.#options.maxToolCalls) this.#options.onCallLimit();
+      return this.#refuse(
+        index,
+        path,
+        "TOOL_CALL_LIMIT",
+        `The program made more than ${this.#options.maxToolCalls} tool calls.`,
+      );
+    }
+    if (typeof path !== "string") return this.#refuse(index, "", "INPUT_INVALID", "Malformed tool call.");
+    // The guest refuses such paths itself; this holds if it did not.
+    if (path.length > MAX_TOOL_PATH_CHARS)
+      return this.#refuse(index, path, "TOOL_NOT_FOUND", `No tool has a name of ${path.length} characters.`);
+    return undefined;
+  }
+
+  #callId(index: number): string {
+    return `${this.#options.programId}.${index + 1}`;
+  }
+
+  /** A call refused by the bridge: its record and trace events, as the pipeline gives every call. */
+  #refuse(index: number, path: unknown, code: CallErrorCode, message: string, bytesIn = 0): string {
+    const call = this.#callOf(index, path);
+    const { outcome, record } = startCallRecord(
+      call,
+      this.#options.pipeline.trace,
+      bytesIn,
+    )(failedOutcome(call, code, message));
+    this.#records[index] = record;
+    return encodeCallFailure(index, call.id, code, outcome.status === "ok" ? message : outcome.error.message);
+  }
+
+  #callOf(index: number, path: unknown): ToolCall {
+    return {
+      id: this.#callId(index),
+      tool: typeof path === "string" ? path.slice(0, MAX_RECORDED_PATH_CHARS) : "",
+      input: undefined,
+      caller: "program",
+      programId: this.#options.programId,
+    };
+  }
+
+  #answerNow(answers: string[]): string {
+    if (this.#ready.length === 0) return encodeCallAnswers(answers);
+    const ready = this.#ready;
+    this.#ready = [];
+    return encodeCallAnswers([...ready, ...answers]);
+  }
+
+  /** Holds a crossing for its one call's answer, up to the grace; past it the answer goes to `wait`. */
+  #holdBriefly(answer: Promise<string>): Promise<string> {
+    return new Promise((resolve) => {
+      let held = true;
+      const timer = setTimeout(() => {
+        held = false;
+        resolve(this.#answerNow([]));
+      }, BLOCKING_GRACE_MS);
+      void answer.then((text) => {
+        if (!held) return this.#finishedLater(text);
+        held = false;
+        clearTimeout(timer);
+        resolve(this.#answerNow([text]));
+      });
+    });
+  }
+
+  readonly #finishedLater = (answerText: string): void => {
+    if (this.#closed) return;
+    this.#ready.push(answerText);
+    this.#scheduleDelivery();
+  };
+
+  #scheduleDelivery(): void {
+    if (this.#deliveryScheduled || this.#waiter === undefined) return;
+    this.#deliveryScheduled = true;
+    // After the current phase of the event loop, so calls that finish together (timers due at
+    // once, I/O read in one poll) cross back together.
+    setImmediate(() => {
+      this.#deliveryScheduled = false;
+      const waiter = this.#waiter;
+      if (waiter === undefined || this.#ready.length === 0) return;
+      this.#waiter = undefined;
+      waiter(this.#answerNow([]));
+    });
+  }
+
   #deliver(index: number, { outcome, json, record }: PipelineResult): string {
     this.#records[index] = record;
     if (outcome.status === "ok") {
       this.#bytesIn += record.bytesOut;
-      return encodeCallSuccess(record.id, json ?? "null");
+      return encodeCallSuccess(index, json ?? "null");
     }
-    return encodeCallFailure(record.id, outcome.error.code, outcome.error.message, outcome.error.details);
+    return encodeCallFailure(index, record.id, outcome.error.code, outcome.error.message, outcome.error.details);
   }
 
   // A bug in the host, not in the program: the call still gets its one record and answer.
-  #internalFailure(index: number, callId: string, tool: string, error: unknown): string {
+  #internalFailure(index: number, call: ToolCall, error: unknown): string {
     this.#records[index] = {
-      id: callId,
-      tool,
+      id: call.id,
+      tool: call.tool,
       caller: "program",
       status: "error",
       code: "TOOL_ERROR",
@@ -171,7 +329,7 @@ export class ToolBridge {
       bytesIn: 0,
       bytesOut: 0,
     };
-    return encodeCallFailure(callId, "TOOL_ERROR", `Internal error in the host pipeline: ${messageOf(error)}`);
+    return encodeCallFailure(index, call.id, "TOOL_ERROR", `Internal error in the host pipeline: ${messageOf(error)}`);
   }
 
   #track(running: Promise<string>): Promise<string> {
@@ -181,37 +339,28 @@ export class ToolBridge {
     });
   }
 
+  /** `$search` and `$describe`: answered by the discovery handler, recorded and traced like any call. */
   async #discover(index: number, callId: string, path: string, input: unknown, bytesIn: number): Promise<string> {
-    const started = Date.now();
+    const call: ToolCall = { id: callId, tool: path, input, caller: "program", programId: this.#options.programId };
+    const finish = startCallRecord(call, this.#options.pipeline.trace, bytesIn);
+    const startedAt = Date.now();
     const discovery = this.#options.discovery;
-    const record = (status: CallRecord["status"], bytesOut: number, code?: CallErrorCode | ToolDefinedCode): void => {
-      this.#records[index] = {
-        id: callId,
-        tool: path,
-        caller: "program",
-        status,
-        ...(code === undefined ? {} : { code }),
-        durationMs: Date.now() - started,
-        bytesIn,
-        bytesOut,
-      };
+    const fail = (code: CallErrorCode | ToolDefinedCode, message: string): string => {
+      const { outcome, record } = finish(failedOutcome(call, code, message), undefined, startedAt);
+      this.#records[index] = record;
+      return encodeCallFailure(index, callId, code, outcome.status === "ok" ? message : outcome.error.message);
     };
-    if (discovery === undefined) {
-      record("invalid", 0, "TOOL_NOT_FOUND");
-      return encodeCallFailure(callId, "TOOL_NOT_FOUND", "Tool search is not enabled for this run.");
-    }
+    if (discovery === undefined) return fail("TOOL_NOT_FOUND", "Tool search is not enabled for this run.");
     try {
       const value = await (path === SEARCH_PATH ? discovery.search(input) : discovery.describe(input));
       const json = JSON.stringify(value);
-      const bytes = Buffer.byteLength(json);
-      record("ok", bytes);
-      this.#bytesIn += bytes;
-      return encodeCallSuccess(callId, json);
+      const { record } = finish({ callId, tool: path, status: "ok", value }, json, startedAt);
+      this.#records[index] = record;
+      this.#bytesIn += record.bytesOut;
+      return encodeCallSuccess(index, json);
     } catch (error) {
       // The handler refuses with the code a model would get from search_tools or describe_tools.
-      const code = ToolError.isInstance(error) ? error.code : "INPUT_INVALID";
-      record(statusForCode(code), 0, code);
-      return encodeCallFailure(callId, code, messageOf(error));
+      return fail(ToolError.isInstance(error) ? error.code : "INPUT_INVALID", messageOf(error));
     }
   }
 }

@@ -4,6 +4,7 @@ import { Switchyard } from "../../src/switchyard.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { ToolError } from "../../src/errors.js";
 import type { RunResult } from "../../src/contract.js";
+import type { TraceEvent } from "../../src/trace/trace-events.js";
 
 /** A promise resolved by hand. */
 function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
@@ -153,6 +154,109 @@ describe("Switchyard.run: the program and its output", () => {
     expect(total).toBeLessThan(4096 + 200);
     expect(result.logs.at(-1)).toMatch(/log truncated/);
     expect(result.logs[0]).toMatch(/^\[warn\] y+/);
+  });
+});
+
+describe("Switchyard.run: every log line and every call accounted for", () => {
+  it("keeps a line logged after the last call when the program returns right after it", async () => {
+    const { yard } = createYard();
+    const result = await yard.run('await tools.util.echo({ x: 1 }); console.log("x"); return 1;');
+    expect(result).toMatchObject({ ok: true, output: 1, logs: ["x"] });
+  });
+
+  it("keeps every line logged after a call, in order", async () => {
+    const { yard } = createYard();
+    const result = await yard.run(
+      "for (let i = 0; i < 5; i++) { await tools.util.echo({ x: i }); console.log('after', i); console.error('e', i); }",
+    );
+    expect(result.logs).toEqual(Array.from({ length: 5 }, (_, i) => [`after ${i}`, `[error] e ${i}`]).flat());
+  });
+
+  it.each([
+    ["CPU_LIMIT", "console.log('last words'); while (true) {}", { cpuTimeMs: 200 }],
+    ["TIMEOUT", "console.log('last words'); await tools.util.never({});", { wallTimeMs: 300 }],
+    [
+      "MEMORY_LIMIT",
+      "console.log('last words'); const a: number[][] = []; while (true) a.push(new Array(10_000).fill(1));",
+      { memoryLimitMb: 16 },
+    ],
+  ])("keeps the lines logged before a run ended with %s", async (code, ending, limits) => {
+    const { yard } = createYard();
+    const result = await yard.run(
+      `await tools.util.echo({ x: 1 });
+console.log('first');
+${ending}`,
+      { limits },
+    );
+    expect(result.error?.code).toBe(code);
+    expect(result.logs).toEqual(["first", "last words"]);
+  });
+
+  it("gives calls refused inside the sandbox a record, an id and trace events, and never runs the tool", async () => {
+    const { yard, state } = createYard();
+    const events: TraceEvent[] = [];
+    yard.trace.subscribe((event) => events.push(event));
+    const result = await yard.run(
+      `const seen: unknown[] = [];
+      for (const input of [{ n: 10n }, { f: () => 1 }, { s: "a".repeat(2_000) }]) {
+        try { await tools.util.inspect(input as any); } catch (e) { seen.push([(e as any).code, (e as any).callId]); }
+      }
+      return seen;`,
+      { limits: { maxArgumentBytes: 1_000 } },
+    );
+    const ids = result.calls.map((call) => call.id);
+    expect(result.output).toEqual([
+      ["INPUT_INVALID", ids[0]],
+      ["INPUT_INVALID", ids[1]],
+      ["ARGUMENT_TOO_LARGE", ids[2]],
+    ]);
+    expect(result.calls).toEqual([
+      expect.objectContaining({ tool: "util.inspect", status: "invalid", code: "INPUT_INVALID" }),
+      expect.objectContaining({ tool: "util.inspect", status: "invalid", code: "INPUT_INVALID" }),
+      expect.objectContaining({ tool: "util.inspect", status: "invalid", code: "ARGUMENT_TOO_LARGE" }),
+    ]);
+    expect(result.calls[2]?.bytesIn).toBeGreaterThan(1_000);
+    expect(state.lastInput).toBeUndefined();
+    for (const id of ids) {
+      expect(events.filter((event) => "callId" in event && event.callId === id).map((event) => event.type)).toEqual([
+        "tool-call-start",
+        "tool-call-end",
+      ]);
+    }
+    expectOneRecordPerCall(result);
+  });
+
+  it("puts a program's tools.$search and tools.$describe calls in the trace", async () => {
+    const { yard } = createYard();
+    const events: TraceEvent[] = [];
+    yard.trace.subscribe((event) => events.push(event));
+    const result = await yard.run("await tools.$search('echo'); await tools.$describe('util.echo'); return 1;");
+    expect(result.calls.map((call) => [call.tool, call.status])).toEqual([
+      ["$search", "ok"],
+      ["$describe", "ok"],
+    ]);
+    const ended = events.filter((event) => event.type === "tool-call-end");
+    expect(ended.map((event) => [event.tool, event.callId])).toEqual(result.calls.map((call) => [call.tool, call.id]));
+    expect(events.filter((event) => event.type === "tool-call-start")).toHaveLength(2);
+  });
+
+  it("does not let a call the program never awaits hold its end", async () => {
+    const { yard } = createYard();
+    const result = await yard.run("void tools.util.never({}); return 'early';", { limits: { wallTimeMs: 10_000 } });
+    expect(result).toMatchObject({ ok: true, output: "early" });
+    expect(result.calls).toEqual([expect.objectContaining({ tool: "util.never", status: "cancelled" })]);
+  });
+
+  it("ends a wide fan-out at TOOL_CALL_LIMIT in the middle of a batch, one record per call", async () => {
+    const { yard } = createYard();
+    const result = await yard.run(
+      "await Promise.all(Array.from({ length: 60 }, (_, x) => tools.util.echo({ x }).catch(() => null)));",
+      { limits: { maxToolCalls: 10 } },
+    );
+    expect(result.error?.code).toBe("TOOL_CALL_LIMIT");
+    expect(result.calls.filter((call) => call.status === "ok")).toHaveLength(10);
+    expect(result.calls.length).toBeGreaterThan(10);
+    expectOneRecordPerCall(result);
   });
 });
 
@@ -461,17 +565,19 @@ describe("Switchyard.run: isolation and hostile programs", () => {
     expect(next.output).toBe("fine");
   });
 
-  it("cancels a run through its AbortSignal, every pending call getting a record", async () => {
+  it("cancels a run through its AbortSignal, every pending call getting a record and its log kept", async () => {
     const { yard, state } = createYard();
     const controller = new AbortController();
-    const running = yard.run("await Promise.all([tools.util.held({}), tools.util.held({}), tools.util.never({})]);", {
-      signal: controller.signal,
-    });
+    const running = yard.run(
+      "await tools.util.echo({ x: 1 });\nconsole.log('waiting');\nawait Promise.all([tools.util.held({}), tools.util.held({}), tools.util.never({})]);",
+      { signal: controller.signal },
+    );
     await expect.poll(() => state.inFlight).toBe(2);
     controller.abort();
     const result = await running;
     expect(result.error?.code).toBe("CANCELLED");
-    expect(result.calls.map((call) => call.status)).toEqual(["cancelled", "cancelled", "cancelled"]);
+    expect(result.calls.map((call) => call.status)).toEqual(["ok", "cancelled", "cancelled", "cancelled"]);
+    expect(result.logs).toEqual(["waiting"]);
   });
 
   it("does not let one run's spinning continuation block the next run", async () => {

@@ -1,10 +1,16 @@
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineTool } from "../../src/registry/define-tool.js";
-import { ToolBridge, exceedsJsonDepth } from "../../src/sandbox/tool-bridge.js";
-import { decodeCallEnvelope } from "../../runtime/wire.js";
-import { createTestContext } from "../helpers/pipeline-fixtures.js";
+import { BLOCKING_GRACE_MS, ToolBridge, exceedsJsonDepth } from "../../src/sandbox/tool-bridge.js";
+import {
+  type CallRequest,
+  decodeCallAnswers,
+  decodeCallEnvelope,
+  encodeCallBatch,
+  SEARCH_PATH,
+} from "../../runtime/wire.js";
+import { createDeferred, createTestContext, drainMicrotasks } from "../helpers/pipeline-fixtures.js";
 
-function createBridge(execute = vi.fn((input: unknown) => input)) {
+function createBridge(execute = vi.fn((input: unknown) => input), maxToolCalls = 2) {
   const tool = defineTool({
     name: "util.echo",
     description: "Echo.",
@@ -12,19 +18,39 @@ function createBridge(execute = vi.fn((input: unknown) => input)) {
     inputSchema: { type: "object" },
     execute,
   });
-  const { context } = createTestContext([tool]);
+  const gates = [createDeferred<string>(), createDeferred<string>()];
+  let opened = 0;
+  const held = defineTool({
+    name: "util.held",
+    description: "Waits for the test to open its gate; one gate per call.",
+    effect: "read",
+    inputSchema: { type: "object" },
+    execute: () => gates[opened++]!.promise,
+  });
+  const { context, events } = createTestContext([tool, held]);
   const onCallLimit = vi.fn();
   const bridge = new ToolBridge({
     programId: "p1",
     pipeline: context,
-    maxToolCalls: 2,
+    maxToolCalls,
     maxArgumentBytes: 1_000,
     maxArgumentDepth: 4,
     maxPendingArgumentBytes: 10_000,
     onCallLimit,
+    discovery: { search: () => ["util.echo"], describe: () => "declare const x: 1;" },
   });
-  return { bridge, execute, onCallLimit };
+  return { bridge, execute, onCallLimit, events, gates };
 }
+
+const call = (path: string, argsJson = "{}"): CallRequest => ({ kind: "call", path, argsJson });
+
+async function submit(bridge: ToolBridge, requests: CallRequest[], mayWait = false) {
+  return decodeCallAnswers(await bridge.submit(encodeCallBatch({ mayWait, requests })));
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 async function answer(bridge: ToolBridge, path: unknown, argsJson: unknown) {
   return decodeCallEnvelope(await bridge.handle(path, argsJson));
@@ -75,5 +101,125 @@ describe("ToolBridge, the host side of a program's calls", () => {
     expect(exceedsJsonDepth('{"a":"[[[[[[[[[["}', 2)).toBe(false);
     expect(exceedsJsonDepth('[[["\\"]]]"]]]', 2)).toBe(true);
     expect(exceedsJsonDepth("[[]]", 2)).toBe(false);
+  });
+});
+
+describe("ToolBridge batches", () => {
+  it("starts a batch's calls in order and answers at once those that did not wait, each with its index", async () => {
+    const { bridge, gates } = createBridge(undefined, 10);
+    const answers = await submit(bridge, [
+      call("util.echo", '{"n":1}'),
+      call("util.held"),
+      call("util.echo", '{"n":3}'),
+    ]);
+    expect(answers).toEqual([
+      { ok: true, index: 0, value: { n: 1 } },
+      { ok: true, index: 2, value: { n: 3 } },
+    ]);
+    const waited = bridge.wait();
+    gates[0]!.resolve("late");
+    expect(decodeCallAnswers(await waited)).toEqual([{ ok: true, index: 1, value: "late" }]);
+    expect(bridge.records.map((record) => record.id)).toEqual(["p1.1", "p1.2", "p1.3"]);
+  });
+
+  it("answers calls that finish in the same turn in one wait", async () => {
+    const { bridge, gates } = createBridge(undefined, 10);
+    expect(await submit(bridge, [call("util.held"), call("util.held")])).toEqual([]);
+    const waited = bridge.wait();
+    gates[1]!.resolve("second");
+    gates[0]!.resolve("first");
+    expect(decodeCallAnswers(await waited).map((answer) => answer.index)).toEqual([1, 0]);
+  });
+
+  it("keeps an answer that finished with no wait outstanding for the next crossing", async () => {
+    const { bridge, gates } = createBridge(undefined, 10);
+    await submit(bridge, [call("util.held")]);
+    gates[0]!.resolve("done");
+    await drainMicrotasks();
+    expect((await submit(bridge, [call("util.echo")])).map((answer) => answer.index)).toEqual([0, 1]);
+  });
+
+  it("holds a batch that may wait until its one call is done, within the grace", async () => {
+    const { bridge, gates } = createBridge(undefined, 10);
+    const answered = submit(bridge, [call("util.held")], true);
+    gates[0]!.resolve("soon");
+    expect(await answered).toEqual([{ ok: true, index: 0, value: "soon" }]);
+  });
+
+  it("answers a batch that may wait once the grace is over, and hands the late answer to wait", async () => {
+    vi.useFakeTimers();
+    const { bridge, gates } = createBridge(undefined, 10);
+    const answered = submit(bridge, [call("util.held")], true);
+    await vi.advanceTimersByTimeAsync(BLOCKING_GRACE_MS);
+    expect(await answered).toEqual([]);
+    const waited = bridge.wait();
+    gates[0]!.resolve("late");
+    await vi.runAllTimersAsync();
+    expect(decodeCallAnswers(await waited)).toEqual([{ ok: true, index: 0, value: "late" }]);
+  });
+
+  it("answers an outstanding wait with nothing when the run closes", async () => {
+    const { bridge } = createBridge(undefined, 10);
+    await submit(bridge, [call("util.held")]);
+    const waited = bridge.wait();
+    bridge.close();
+    expect(decodeCallAnswers(await waited)).toEqual([]);
+  });
+
+  it("records a call the guest refused, with an id, its measured size and trace events, and never runs the tool", async () => {
+    const { bridge, execute, events } = createBridge(undefined, 10);
+    const answers = await submit(bridge, [
+      { kind: "refused", path: "util.echo", code: "ARGUMENT_TOO_LARGE", bytes: 5_000, reason: "too big" },
+      { kind: "refused", path: "util.echo", code: "NOT_A_GUEST_CODE", bytes: 3, reason: "" },
+    ]);
+    expect(answers).toEqual([
+      { ok: false, index: 0, callId: "p1.1", code: "ARGUMENT_TOO_LARGE", message: "too big" },
+      { ok: false, index: 1, callId: "p1.2", code: "INPUT_INVALID", message: expect.stringContaining("refused") },
+    ]);
+    expect(execute).not.toHaveBeenCalled();
+    expect(bridge.records).toEqual([
+      expect.objectContaining({ id: "p1.1", status: "invalid", code: "ARGUMENT_TOO_LARGE", bytesIn: 5_000 }),
+      expect.objectContaining({ id: "p1.2", status: "invalid", code: "INPUT_INVALID", bytesIn: 3 }),
+    ]);
+    expect(events.map((event) => [event.type, "callId" in event ? event.callId : ""])).toEqual([
+      ["tool-call-start", "p1.1"],
+      ["tool-call-end", "p1.1"],
+      ["tool-call-start", "p1.2"],
+      ["tool-call-end", "p1.2"],
+    ]);
+  });
+
+  it("counts refused calls against maxToolCalls", async () => {
+    const { bridge, onCallLimit } = createBridge(undefined, 2);
+    const refused: CallRequest = { kind: "refused", path: "util.echo", code: "INPUT_INVALID", bytes: 1, reason: "no" };
+    const answers = await submit(bridge, [refused, refused, refused]);
+    expect(answers.map((answer) => !answer.ok && answer.code)).toEqual([
+      "INPUT_INVALID",
+      "INPUT_INVALID",
+      "TOOL_CALL_LIMIT",
+    ]);
+    expect(onCallLimit).toHaveBeenCalledTimes(1);
+  });
+
+  it("gives the bridge's own refusals and a program's $search trace events too", async () => {
+    const { bridge, events } = createBridge(undefined, 10);
+    await submit(bridge, [
+      call("util.echo", JSON.stringify({ s: "x".repeat(2_000) })),
+      call(SEARCH_PATH, '{"query":"echo"}'),
+    ]);
+    await drainMicrotasks();
+    expect(events.filter((event) => event.type === "tool-call-end")).toEqual([
+      expect.objectContaining({ callId: "p1.1", tool: "util.echo", status: "invalid", code: "ARGUMENT_TOO_LARGE" }),
+      expect.objectContaining({ callId: "p1.2", tool: SEARCH_PATH, status: "ok" }),
+    ]);
+    expect(events.filter((event) => event.type === "tool-call-start")).toHaveLength(2);
+  });
+
+  it("records one refused call for a batch it cannot read", async () => {
+    const { bridge } = createBridge(undefined, 10);
+    expect(decodeCallAnswers(await bridge.submit("nc9:a"))).toEqual([
+      expect.objectContaining({ index: 0, code: "INPUT_INVALID" }),
+    ]);
+    expect(bridge.records).toEqual([expect.objectContaining({ id: "p1.1", code: "INPUT_INVALID" })]);
   });
 });

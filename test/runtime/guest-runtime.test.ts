@@ -1,0 +1,235 @@
+// The guest runtime in a real isolate, bound to a real ToolBridge through bindings that count
+// and keep what crosses: how many crossings a program's calls take, what they carry, and the
+// console lines handed over when the isolate is disposed.
+
+import { afterAll, describe, expect, it } from "vitest";
+import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
+import { IsolatePool } from "../../src/sandbox/isolate-pool.js";
+import { ToolBridge } from "../../src/sandbox/tool-bridge.js";
+import { PROGRAM_FILE, wrapForRun } from "../../src/program/program-wrapper.js";
+import { decodeProgramResult, encodeGuestConfig, MAX_ERROR_TEXT_CHARS } from "../../runtime/wire.js";
+import { createDeferred, createTestContext } from "../helpers/pipeline-fixtures.js";
+
+const pool = new IsolatePool();
+afterAll(() => pool.close());
+
+const gate = { current: createDeferred<string>(), waiting: 0 };
+const tools: ToolDefinition[] = [
+  defineTool({
+    name: "t.echo",
+    description: "Returns its input.",
+    effect: "read",
+    inputSchema: { type: "object" },
+    execute: (input: unknown) => input,
+  }),
+  defineTool({
+    name: "t.later",
+    description: "Returns its input after a promise hop.",
+    effect: "read",
+    inputSchema: { type: "object" },
+    execute: async (input: unknown) => input,
+  }),
+  defineTool({
+    name: "t.held",
+    description: "Waits until the test opens the gate.",
+    effect: "read",
+    inputSchema: { type: "object" },
+    execute: () => {
+      gate.waiting++;
+      return gate.current.promise;
+    },
+  }),
+  defineTool({
+    name: "t.never",
+    description: "Never answers.",
+    effect: "read",
+    inputSchema: { type: "object" },
+    execute: () => new Promise(() => {}),
+  }),
+];
+
+interface GuestRun {
+  readonly result: ReturnType<typeof decodeProgramResult>;
+  readonly resultText: string;
+  /** The text of every `submit` crossing, in order. */
+  readonly batches: string[];
+  readonly waits: number;
+  readonly lines: string[];
+  readonly bridge: ToolBridge;
+}
+
+/** Runs a plain JavaScript program body in a fresh isolate; `onStart` sees the bridge while it runs. */
+async function runGuest(source: string, options: { maxArgumentBytes?: number; wallMs?: number } = {}) {
+  const { context } = createTestContext(tools);
+  const bridge = new ToolBridge({
+    programId: "g",
+    pipeline: context,
+    maxToolCalls: 10_000,
+    maxArgumentBytes: options.maxArgumentBytes ?? 1024 * 1024,
+    maxArgumentDepth: 64,
+    maxPendingArgumentBytes: 32 * 1024 * 1024,
+    onCallLimit: () => {},
+  });
+  const batches: string[] = [];
+  const lines: string[] = [];
+  let waits = 0;
+  const prepared = await pool.take(128);
+  prepared.bind({
+    submit: (text) => {
+      batches.push(String(text));
+      return bridge.submit(text);
+    },
+    wait: () => {
+      waits++;
+      return bridge.wait();
+    },
+    log: (_level, text) => lines.push(String(text)),
+    config: () =>
+      encodeGuestConfig({
+        maxArgumentBytes: options.maxArgumentBytes ?? 1024 * 1024,
+        maxOutputBytes: 64 * 1024,
+        maxLogBytes: 16 * 1024,
+        maxLogLines: 200,
+      }),
+  });
+  let resultText: unknown;
+  const timer = setTimeout(() => prepared.isolate.dispose(), options.wallMs ?? 20_000);
+  try {
+    const script = await prepared.isolate.compileScript(wrapForRun(source), { filename: PROGRAM_FILE });
+    resultText = await script.run(prepared.context, { promise: true, copy: true });
+  } catch {
+    resultText = undefined;
+  } finally {
+    clearTimeout(timer);
+    bridge.close();
+    prepared.dispose();
+  }
+  const run: GuestRun = {
+    result: decodeProgramResult(resultText),
+    resultText: String(resultText),
+    batches,
+    waits,
+    lines,
+    bridge,
+  };
+  return run;
+}
+
+describe("the guest's crossings", () => {
+  it("sends a Promise.all fan-out in batches of at most 256 calls, each answered in its own crossing", async () => {
+    const run = await runGuest(
+      "const r = await Promise.all(Array.from({ length: 600 }, (_, i) => tools.t.echo({ i }))); return r.map((x) => x.i).join() === Array.from({ length: 600 }, (_, i) => i).join();",
+    );
+    expect(run.result).toEqual({ ok: true, outputJson: "true" });
+    expect(run.batches).toHaveLength(3);
+    expect(run.waits).toBe(0);
+    expect(run.bridge.records.map((record) => record.id)).toEqual(Array.from({ length: 600 }, (_, i) => `g.${i + 1}`));
+  });
+
+  it("sends the second stage of a two-stage fan-out as one more batch", async () => {
+    const run = await runGuest(
+      "const r = await Promise.all(Array.from({ length: 100 }, async (_, i) => { const a = await tools.t.echo({ i }); return tools.t.echo({ j: a.i }); })); return r.length;",
+    );
+    expect(run.result).toEqual({ ok: true, outputJson: "100" });
+    expect(run.batches).toHaveLength(2);
+  });
+
+  it("answers sequential calls in one crossing each, also when the tool answers after a promise hop", async () => {
+    const run = await runGuest(
+      "let n = 0; for (let i = 0; i < 50; i++) { n += (await tools.t.echo({ v: 1 })).v + (await tools.t.later({ v: 1 })).v; } return n;",
+    );
+    expect(run.result).toEqual({ ok: true, outputJson: "100" });
+    expect(run.batches).toHaveLength(100);
+    // Each crossing may wait for its call: the program had nothing else in flight.
+    expect(run.batches.every((batch) => batch.startsWith("w"))).toBe(true);
+    expect(run.waits).toBe(0);
+  });
+
+  it("does not let a call the program never awaits hold its end", async () => {
+    const run = await runGuest("tools.t.never({}); await null; return 'early';");
+    expect(run.result).toEqual({ ok: true, outputJson: '"early"' });
+    // It crossed (and may wait), held for the grace at most; the run's end then cancels it.
+    expect(run.batches).toEqual([expect.stringMatching(/^wc7:t\.never/)]);
+  });
+
+  it("returns each answer as it comes, not when the slowest call of its batch is done", async () => {
+    gate.current = createDeferred<string>();
+    const run = await runGuest(
+      "const slow = tools.t.held({}); const fast = await tools.t.later({ v: 'fast' }); return fast.v;",
+    );
+    expect(run.result).toEqual({ ok: true, outputJson: '"fast"' });
+    expect(run.batches).toHaveLength(1);
+  });
+
+  it("brings calls that finish together back in one wait", async () => {
+    gate.current = createDeferred<string>();
+    gate.waiting = 0;
+    const running = runGuest(
+      "const r = await Promise.all(Array.from({ length: 50 }, () => tools.t.held({}))); return r.length;",
+    );
+    await expect.poll(() => gate.waiting, { timeout: 10_000 }).toBe(50);
+    gate.current.resolve("open");
+    const run = await running;
+    expect(run.result).toEqual({ ok: true, outputJson: "50" });
+    expect(run.batches).toHaveLength(1);
+    expect(run.waits).toBeLessThanOrEqual(2);
+  });
+
+  it("sends a call refused in the sandbox as a refusal, without its arguments", async () => {
+    const run = await runGuest(
+      `const codes = [];
+      for (const input of [{ n: 1n }, { f() {} }, { s: "x".repeat(5000) }, { ["k".repeat(1e6)]: 1n }]) {
+        try { await tools.t.echo(input); } catch (e) { codes.push([e.code, e.callId]); }
+      }
+      try { await tools(); } catch (e) { codes.push([e.code, e.callId]); }
+      return codes;`,
+      { maxArgumentBytes: 1000 },
+    );
+    const ids = run.bridge.records.map((record) => record.id);
+    expect(run.result.ok && JSON.parse(run.result.outputJson)).toEqual([
+      ["INPUT_INVALID", ids[0]],
+      ["INPUT_INVALID", ids[1]],
+      ["ARGUMENT_TOO_LARGE", ids[2]],
+      ["INPUT_INVALID", ids[3]],
+      ["TOOL_NOT_FOUND", ids[4]],
+    ]);
+    expect(ids).toHaveLength(5);
+    expect(run.bridge.records[2]?.bytesIn).toBeGreaterThan(1000);
+    for (const batch of run.batches) expect(batch.length).toBeLessThan(2_000);
+  });
+
+  it("keeps an argument's size limit when its toJSON makes a call of its own", async () => {
+    const run = await runGuest(
+      `const arg = { a: "x".repeat(900), b: { toJSON() { void tools.t.echo({ inner: 1 }); return "y".repeat(900); } } };
+      try { await tools.t.echo(arg); return "sent"; } catch (e) { return e.code; }`,
+      { maxArgumentBytes: 1000 },
+    );
+    expect(run.result).toEqual({ ok: true, outputJson: '"ARGUMENT_TOO_LARGE"' });
+  });
+
+  it("cuts a 20 MB error message and its stack inside the isolate, before they cross", async () => {
+    const run = await runGuest('throw new Error("A".repeat(2e7));');
+    expect(run.resultText.length).toBeLessThan(3 * MAX_ERROR_TEXT_CHARS);
+    expect(run.result).toMatchObject({ ok: false, code: "RUNTIME_ERROR" });
+    expect(!run.result.ok && run.result.stack).toContain(`${PROGRAM_FILE}:2:`);
+  });
+
+  it("cuts a deep recursion's stack with every frame kept by Error.stackTraceLimit", async () => {
+    const run = await runGuest(
+      "Error.stackTraceLimit = Infinity; const f = (n) => n === 0 ? null.x : f(n - 1); f(50000);",
+    );
+    expect(run.resultText.length).toBeLessThan(3 * MAX_ERROR_TEXT_CHARS);
+  });
+});
+
+describe("the guest's console", () => {
+  it("hands every line to the host when the isolate is disposed, also lines written after the last call", async () => {
+    const run = await runGuest("await tools.t.echo({}); console.log('x'); console.warn('y', { z: 1 }); return 1;");
+    expect(run.lines).toEqual(["x", '[warn] y {"z":1}']);
+  });
+
+  it("keeps lines written before the isolate was disposed in the middle of a loop", async () => {
+    const run = await runGuest("await tools.t.echo({}); console.log('spinning'); while (true) {}", { wallMs: 300 });
+    expect(run.lines).toEqual(["spinning"]);
+  });
+});
