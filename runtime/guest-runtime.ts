@@ -43,6 +43,7 @@ const captured = {
   freeze: Object.freeze,
   create: Object.create,
   isArray: Array.isArray,
+  hasOwn: Object.hasOwn,
   String,
   PromiseCtor: Promise,
   reject: Promise.reject.bind(Promise),
@@ -129,6 +130,10 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
     value: (main: () => Promise<unknown>): Promise<string> => {
       delete global["__switchyardRun"];
       config = decodeGuestConfig(configHost.applySync(undefined, []) as string);
+      // The run's input: the program's own copy, bound like a `const` (not writable, not deletable).
+      if (captured.hasOwn(config, "input")) {
+        captured.defineProperty(global, "input", { value: config.input, writable: false, configurable: false });
+      }
       return new captured.PromiseCtor<unknown>((resolve) => resolve(main())).then(
         (value) => {
           finished = true;

@@ -26,12 +26,14 @@ export type ProgramResult =
   | { readonly ok: true; readonly outputJson: string; readonly returnedNothing?: true }
   | { readonly ok: false; readonly code: string; readonly message: string; readonly stack: string | null };
 
-/** The run's limits the host passes to the guest when the program starts. */
+/** The run's limits (and input) the host passes to the guest when the program starts. */
 export interface GuestConfig {
   readonly maxArgumentBytes: number;
   readonly maxOutputBytes: number;
   readonly maxLogBytes: number;
   readonly maxLogLines: number;
+  /** The program's `input`, parsed; absent when the run was given none. */
+  readonly input?: unknown;
 }
 
 /** Until a run starts, nothing may cross: code outside the program function gets no budget. */
@@ -42,9 +44,19 @@ export const CLOSED_GUEST_CONFIG: GuestConfig = Object.freeze({
   maxLogLines: 0,
 });
 
-/** Encodes the run's limits (host side). */
-export function encodeGuestConfig(config: GuestConfig): string {
-  return JSON.stringify(config);
+/**
+ * Encodes the run's limits (host side), with the run's input when it has one. `inputJson` must
+ * already be JSON text; it is spliced in rather than re-serialized (one serialization, and the
+ * guest parses the whole config once).
+ */
+export function encodeGuestConfig(config: Omit<GuestConfig, "input">, inputJson?: string): string {
+  const limits = JSON.stringify({
+    maxArgumentBytes: config.maxArgumentBytes,
+    maxOutputBytes: config.maxOutputBytes,
+    maxLogBytes: config.maxLogBytes,
+    maxLogLines: config.maxLogLines,
+  });
+  return inputJson === undefined ? limits : `${limits.slice(0, -1)},"input":${inputJson}}`;
 }
 
 /** Decodes the run's limits (guest side). */

@@ -60,6 +60,8 @@ export type RunErrorCode =
   | "TOOL_CALL_LIMIT"
   | "OUTPUT_TOO_LARGE"
   | "OUTPUT_NOT_SERIALIZABLE"
+  | "INPUT_INVALID"
+  | "INPUT_TOO_LARGE"
   | "PERMISSION_DENIED"
   | "CANCELLED"
   | "INTERNAL_ERROR";
@@ -150,6 +152,8 @@ export interface RunError {
   /** 1-based column in the source the model wrote. */
   readonly column?: number;
   readonly diagnostics?: readonly Diagnostic[];
+  /** Machine-readable specifics, e.g. the failing schema paths of `INPUT_INVALID`. */
+  readonly details?: JsonValue;
 }
 
 /** A compiler or lint finding located in the model's source. */

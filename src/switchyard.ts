@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Diagnostic, HostedCaller, RunError, RunResult, ToolOutcome } from "./contract.js";
+import type { Diagnostic, HostedCaller, JsonSchema, RunError, RunResult, ToolOutcome } from "./contract.js";
 import { SwitchyardError, messageOf } from "./errors.js";
 import { executeToolCall, type PipelineContext } from "./execute-tool-call.js";
 import { type Approver, PermissionGate, type PermissionOptions } from "./permissions/permission-gate.js";
@@ -23,7 +23,10 @@ import { createReadResultTool } from "./model-tools/read-result-tool.js";
 import type { ResultBudgetOptions } from "./results/result-budget.js";
 import { SpillStore } from "./results/spill-store.js";
 import { compileProgram } from "./program/compile-program.js";
+import type { ContractDeclarations } from "./program/contract-declarations.js";
+import { encodeProgramInput } from "./program/program-input.js";
 import type { ProgramForm } from "./program/program-wrapper.js";
+import { compileRunContract, type RunContract } from "./program/run-contract.js";
 import { IsolatePool } from "./sandbox/isolate-pool.js";
 import { DEFAULT_RUN_LIMITS, failedRunResult, runProgram, type RunLimits } from "./sandbox/run-program.js";
 import { TypeChecker } from "./program/type-checker.js";
@@ -92,6 +95,19 @@ export interface RunOptions {
   readonly approve?: Approver;
   /** The model's id for the `run_program` call this run answers; recorded on the run's span. */
   readonly toolCallId?: string;
+  /**
+   * The value the program reads as the constant `input`: JSON data (what `JSON.stringify` keeps;
+   * `__proto__` keys dropped), copied into the sandbox, so the program has its own copy. Over
+   * `limits.maxInputBytes` (1 MB) or `maxInputDepth` (64): `INPUT_TOO_LARGE`; a function, BigInt
+   * or cycle: `INPUT_INVALID`; nothing runs. Without it, `input` is not defined.
+   */
+  readonly input?: unknown;
+  /**
+   * JSON Schema the input must match, checked before anything runs (`INPUT_INVALID` with every
+   * failing path); the type checker declares `input` from it. Without it `input` is `any`.
+   * A schema ajv cannot compile throws `SCHEMA_INVALID`.
+   */
+  readonly inputSchema?: JsonSchema;
 }
 
 export interface CallToolOptions {
@@ -127,6 +143,8 @@ export class Switchyard {
   // Both depend only on the catalog version; agents and gateways ask for them every turn.
   #declarations: { version: number; text: string } | undefined;
   #programTool: { version: number; tool: ModelToolDefinition } | undefined;
+  // One string while the catalog is unchanged, so contracts and checks find it by identity.
+  #checked: { tools: string; text: string } | undefined;
   readonly #isolates = new IsolatePool();
   /** Where direct results over the budget go; `results.read` pages them back. */
   readonly #spill: SpillStore | undefined;
@@ -226,10 +244,15 @@ export class Switchyard {
 
   /**
    * Compiles and runs a program against the current catalog snapshot. Resolves with a
-   * RunResult whatever the program does; throws only for invalid `limits` (OPTION_INVALID).
+   * RunResult whatever the program does or is given; throws only for invalid `limits`
+   * (OPTION_INVALID) and a schema that does not compile (SCHEMA_INVALID).
    */
   async run(source: string, options: RunOptions = {}): Promise<RunResult> {
     const limits = resolveLimits(this.#limits, options.limits, "run limits");
+    const contract = compileRunContract(
+      { inputSchema: options.inputSchema, hasInput: options.input !== undefined },
+      this.#checkedDeclarations(),
+    );
     const snapshot = this.registry.snapshot();
     const programId = `${this.#sessionId}-p${++this.#runCount}`;
     const started = Date.now();
@@ -249,7 +272,7 @@ export class Switchyard {
       sourceBytes,
       catalogVersion: snapshot.version,
     });
-    const ran = await this.#compileCheckAndRun(text, { programId, snapshot, limits, started, options });
+    const ran = await this.#compileCheckAndRun(text, { programId, snapshot, limits, contract, started, options });
     // What leaves the run for a model: inside it, the program had every value whole.
     const result = this.#redactor === undefined ? ran : redactRunResult(this.#redactor, ran, this.trace);
     this.trace.emit({
@@ -270,25 +293,46 @@ export class Switchyard {
 
   /**
    * The stations before the sandbox, then the run:
-   * 1. compile (SYNTAX_ERROR, SOURCE_TOO_LARGE);
-   * 2. type-check against the declarations (TYPE_ERROR in `error` mode; warnings otherwise);
-   * 3. show the whole program to `approveProgram`, if configured (PERMISSION_DENIED);
-   * 4. run it in a fresh isolate, every call through the pipeline.
+   * 1. the input: JSON within limits, matching `inputSchema` (INPUT_TOO_LARGE, INPUT_INVALID);
+   * 2. compile (SYNTAX_ERROR, SOURCE_TOO_LARGE);
+   * 3. type-check against the declarations and the run's contract (TYPE_ERROR in `error` mode;
+   *    warnings otherwise);
+   * 4. show the whole program to `approveProgram`, if configured (PERMISSION_DENIED);
+   * 5. run it in a fresh isolate, every call through the pipeline.
    */
   async #compileCheckAndRun(
     source: string,
-    run: { programId: string; snapshot: CatalogSnapshot; limits: RunLimits; started: number; options: RunOptions },
+    run: {
+      programId: string;
+      snapshot: CatalogSnapshot;
+      limits: RunLimits;
+      contract: RunContract;
+      started: number;
+      options: RunOptions;
+    },
   ): Promise<RunResult> {
-    const { programId, snapshot, limits, started, options } = run;
+    const { programId, snapshot, limits, contract, started, options } = run;
     const failed = (error: RunError, warnings: readonly Diagnostic[] = []): RunResult =>
       failedRunResult({ programId, error, warnings, catalogVersion: snapshot.version, wallMs: Date.now() - started });
+
+    let inputJson: string | undefined;
+    if (options.input !== undefined) {
+      const encoded = encodeProgramInput(options.input, limits);
+      if (!encoded.ok) return failed(encoded.error);
+      inputJson = encoded.json;
+    }
+    const inputError = contract.checkInput(inputJson);
+    if (inputError !== undefined) return failed(inputError);
 
     const compiled = await compileProgram(source, { maxSourceBytes: limits.maxSourceBytes });
     if (!compiled.ok) return failed(compiled.error);
     const program = compiled.program;
 
     const mode = options.typeCheck ?? this.#options.typeCheck ?? "error";
-    const check = mode === "off" ? { errors: [], warnings: [] } : await this.#typeCheck(program.source, program.form);
+    const check =
+      mode === "off"
+        ? { errors: [], warnings: [] }
+        : await this.#typeCheck(program.source, program.form, contract.types);
     if (mode === "error" && check.errors.length > 0)
       return failed(typeErrorOf(check.errors, program.source), check.warnings);
 
@@ -309,6 +353,7 @@ export class Switchyard {
       warnings: [...check.errors, ...check.warnings],
       discovery: createProgramDiscovery(this),
       isolates: this.#isolates,
+      inputJson,
     });
   }
 
@@ -343,11 +388,23 @@ export class Switchyard {
     return this.telemetry.traceDirectCall(name, id, () => executeToolCall(call, context));
   }
 
-  async #typeCheck(source: string, form: ProgramForm): Promise<{ errors: Diagnostic[]; warnings: Diagnostic[] }> {
+  /** What programs are checked against: the runtime declarations and the catalog's. */
+  #checkedDeclarations(): string {
+    const tools = this.declarations();
+    if (this.#checked?.tools !== tools) this.#checked = { tools, text: `${RUNTIME_DECLARATIONS}\n${tools}` };
+    return this.#checked.text;
+  }
+
+  async #typeCheck(
+    source: string,
+    form: ProgramForm,
+    contract: ContractDeclarations,
+  ): Promise<{ errors: Diagnostic[]; warnings: Diagnostic[] }> {
     try {
-      const diagnostics = await sharedTypeChecker().check(source, `${RUNTIME_DECLARATIONS}\n${this.declarations()}`, {
+      const diagnostics = await sharedTypeChecker().check(source, this.#checkedDeclarations(), {
         lint: true,
         form,
+        contract,
       });
       return {
         errors: diagnostics.filter((diagnostic) => diagnostic.severity === "error"),

@@ -51,6 +51,7 @@ program
     "module(s) exporting tools (default export or `tools`: an array, or a function returning one)",
   )
   .option("--json", "print the RunResult as JSON")
+  .option("--input <file>", "a JSON file whose value the program reads as the constant `input`")
   .option("--trace <file>", "append trace events to a JSONL file")
   .option("--report <file>", "write the run's timeline page (one self-contained HTML file)")
   .addOption(
@@ -63,11 +64,18 @@ program
   .action(
     async (
       file: string,
-      options: SessionFlags & { json?: boolean; trace?: string; report?: string; typeCheck?: "error" | "warn" | "off" },
+      options: SessionFlags & {
+        json?: boolean;
+        input?: string;
+        trace?: string;
+        report?: string;
+        typeCheck?: "error" | "warn" | "off";
+      },
     ) => {
       // Claimed first: a signal while MCP servers start ends the run CANCELLED as soon as it begins.
       interrupts.claim();
       const source = await readProgram(file);
+      const input = options.input === undefined ? undefined : await readInputFile(options.input);
       // Before any server starts: a trace that cannot be written is a mistake to fix first.
       if (options.trace !== undefined) await assertWritableFile(options.trace, "the trace file (--trace)");
       if (options.report !== undefined) await assertWritableFile(options.report, "the timeline page (--report)");
@@ -91,6 +99,7 @@ program
         try {
           result = await yard.run(source, {
             signal: interrupts.claim(),
+            ...(input === undefined ? {} : { input: input.value }),
             ...(options.typeCheck === undefined ? {} : { typeCheck: options.typeCheck }),
           });
         } finally {
@@ -210,6 +219,30 @@ async function readProgram(file: string): Promise<string> {
     return await readFile(file, "utf8");
   } catch (error) {
     throw fileErrorOf(error, file, "the program file", "read");
+  }
+}
+
+/**
+ * The value of a `--input` file. A file that cannot be read or is not JSON is a usage error,
+ * found before any server starts; the run checks its size and schema.
+ */
+async function readInputFile(path: string): Promise<{ readonly value: unknown }> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw fileErrorOf(error, path, "the input file (--input)", "read");
+  }
+  try {
+    // A byte order mark is not JSON, but editors write one.
+    return { value: JSON.parse(text.replace(/^\uFEFF/, "")) as unknown };
+  } catch (error) {
+    // One line: the parser's message may quote the file, newlines included.
+    const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").slice(0, 200);
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      `the input file (--input) ${JSON.stringify(path)} is not valid JSON (${reason}); fix it or pass another file.`,
+    );
   }
 }
 

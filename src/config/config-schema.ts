@@ -65,6 +65,8 @@ export const CONFIG_SCHEMA = {
         maxSourceBytes: positiveNumber,
         maxArgumentBytes: positiveNumber,
         maxArgumentDepth: positiveNumber,
+        maxInputBytes: positiveNumber,
+        maxInputDepth: positiveNumber,
       },
       additionalProperties: false,
     },

@@ -20,7 +20,7 @@ import { messageOf } from "../errors.js";
 import { answerModelToolCall, type ModelToolName } from "../model-tools/answer-model-tool-call.js";
 import { CALL_TOOL_TOOL, describeCallTool } from "../model-tools/call-tool-tool.js";
 import { DESCRIBE_TOOLS_TOOL, describeDescribeTool } from "../model-tools/describe-tools-tool.js";
-import { RUN_PROGRAM_TOOL } from "../model-tools/run-program-tool.js";
+import { RUN_PROGRAM_TOOL, withProgramInput } from "../model-tools/run-program-tool.js";
 import { describeSearchTool, SEARCH_TOOLS_TOOL } from "../model-tools/search-tools-tool.js";
 import type { Approver } from "../permissions/permission-gate.js";
 import type { Switchyard } from "../switchyard.js";
@@ -82,7 +82,7 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
   const currentListing = (): NonNullable<typeof listing> => {
     const version = yard.registry.version;
     if (listing?.version !== version) {
-      const definitions = [yard.programTool(), describeSearchTool(), describeDescribeTool()];
+      const definitions = [withProgramInput(yard.programTool()), describeSearchTool(), describeDescribeTool()];
       if (options.enableCallTool === true) definitions.push(describeCallTool());
       const tools = definitions.map(toMcpTool);
       listing = { version, tools, text: JSON.stringify(tools) };

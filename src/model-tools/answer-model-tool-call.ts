@@ -12,7 +12,7 @@ import type { Switchyard } from "../switchyard.js";
 import { CALL_TOOL_TOOL, readCallToolRequest } from "./call-tool-tool.js";
 import { DESCRIBE_TOOLS_TOOL, type DescribeAnswer, describeTools, readDescribeRequest } from "./describe-tools-tool.js";
 import { readModelToolInput } from "./read-model-tool-input.js";
-import { RUN_PROGRAM_INPUT_SCHEMA, RUN_PROGRAM_TOOL, type RunProgramInput } from "./run-program-tool.js";
+import { RUN_PROGRAM_TOOL, RUN_PROGRAM_WITH_INPUT_SCHEMA, type RunProgramInput } from "./run-program-tool.js";
 import { readSearchRequest, SEARCH_TOOLS_TOOL } from "./search-tools-tool.js";
 
 /** The names of Switchyard's own model-facing tools. */
@@ -74,12 +74,13 @@ export async function answerModelToolCall(yard: Switchyard, call: ModelToolCall)
     case RUN_PROGRAM_TOOL: {
       const read = readModelToolInput<RunProgramInput>(
         RUN_PROGRAM_TOOL,
-        RUN_PROGRAM_INPUT_SCHEMA,
+        RUN_PROGRAM_WITH_INPUT_SCHEMA,
         call.input,
-        "{ code: string }, the TypeScript program",
+        "{ code: string }, the TypeScript program, and optionally `input`, any JSON value it reads",
       );
       if (!read.ok) return refuse(read.error);
       const run = await yard.run(read.value.code, {
+        ...(read.value.input === undefined ? {} : { input: read.value.input }),
         ...(call.callId === undefined ? {} : { toolCallId: call.callId }),
         ...(call.signal === undefined ? {} : { signal: call.signal }),
         ...(call.limits === undefined ? {} : { limits: call.limits }),

@@ -7,17 +7,49 @@ import type { ModelToolDefinition } from "./model-tool-definition.js";
 
 export const RUN_PROGRAM_TOOL = "run_program";
 
-/** What run_program takes: `{ code }`, the program. */
+/** What run_program takes: `{ code }`, the program, and optionally the `input` it reads. */
 export interface RunProgramInput {
   readonly code: string;
+  readonly input?: unknown;
 }
 
+const CODE_PROPERTY = {
+  type: "string",
+  description: "The TypeScript program: the body of an async function.",
+} as const;
+
+/**
+ * run_program's schema as `programTool()` advertises it: `{ code }` only, which strict function
+ * tools (OpenAI) accept as it is; an arbitrary JSON `input` cannot be said in strict mode.
+ */
 export const RUN_PROGRAM_INPUT_SCHEMA = {
   type: "object",
-  properties: { code: { type: "string", description: "The TypeScript program: the body of an async function." } },
+  properties: { code: CODE_PROPERTY },
   required: ["code"],
   additionalProperties: false,
 } as const satisfies JsonSchema;
+
+/**
+ * run_program's schema with the optional `input`: what every surface accepts, and what the
+ * gateway advertises (`withProgramInput`).
+ */
+export const RUN_PROGRAM_WITH_INPUT_SCHEMA = {
+  type: "object",
+  properties: {
+    code: CODE_PROPERTY,
+    input: {
+      description:
+        "Optional JSON value the program reads as the constant `input`: pass data here rather than pasting it into the code. It is typed `any`, so annotate callback parameters over it: `input.rows.map((row: { id: string }) => row.id)`.",
+    },
+  },
+  required: ["code"],
+  additionalProperties: false,
+} as const satisfies JsonSchema;
+
+/** The run_program tool advertising the optional `input` (the gateway's form). */
+export function withProgramInput(tool: ModelToolDefinition): ModelToolDefinition {
+  return { ...tool, inputSchema: RUN_PROGRAM_WITH_INPUT_SCHEMA };
+}
 
 /** What the run_program description is built from. */
 export interface ProgramToolContent {

@@ -10,6 +10,7 @@ import { dirname } from "node:path";
 import type * as TS from "typescript";
 import type { Diagnostic, JsonValue } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
+import { type ContractDeclarations, NO_CONTRACT } from "./contract-declarations.js";
 import { PROGRAM_FUNCTION, type ProgramForm, WRAPPER_LINES, wrapProgramBody } from "./program-wrapper.js";
 
 // `import ts from "typescript"` makes Node scan the 9 MB CommonJS file for named exports,
@@ -136,6 +137,8 @@ export class ProgramTypeChecker {
   #program: VirtualFile;
   #declarationsFileName = "";
   #declarations: VirtualFile | undefined;
+  #contractFileName = "";
+  #contract: VirtualFile | undefined;
   #service: TS.LanguageService;
   readonly #verdicts = new Map<string, DeclarationsVerdict>();
   #lastDeclarationsSourceFile: TS.SourceFile | undefined;
@@ -157,16 +160,23 @@ export class ProgramTypeChecker {
 
   /**
    * Type-checks `source` as the body of an async function, against `declarations` (the
-   * `declare const tools` text, which must also declare `console`). Returns at most 50
+   * `declare const tools` text, which must also declare `console`) and the run's `contract`
+   * (its `input`). Returns at most 50
    * diagnostics sorted by position, severity "error": only the syntax errors when there are
    * any, else the type errors. Never throws for a bad program: an internal compiler failure
    * (say, a stack overflow on absurd nesting) becomes one diagnostic with code
-   * "CHECK_FAILED". Throws `SwitchyardError` (`CONFIG_INVALID`) when the declarations do not
-   * compile on their own.
+   * "CHECK_FAILED". Throws `SwitchyardError` (`CONFIG_INVALID`) when the declarations (or the
+   * contract's) do not compile on their own.
    */
-  check(source: string, declarations: string, form: ProgramForm = "body"): Diagnostic[] {
+  check(
+    source: string,
+    declarations: string,
+    form: ProgramForm = "body",
+    contract: ContractDeclarations = NO_CONTRACT,
+  ): Diagnostic[] {
     this.#checks += 1;
     this.#setDeclarations(declarations);
+    this.#setContract(contract.declarations);
     this.#setProgram(source, form);
     try {
       const verdict = this.#declarationsVerdict();
@@ -200,6 +210,18 @@ export class ProgramTypeChecker {
     // Named by content so checkers with the same catalog share one parse in the registry.
     this.#declarationsFileName = `${VIRTUAL_DIRECTORY}/declarations-${hash}.d.ts`;
     this.#declarations = { version: hash, snapshot: ts.ScriptSnapshot.fromString(text) };
+  }
+
+  #setContract(text: string): void {
+    if (text === "") {
+      this.#contractFileName = "";
+      this.#contract = undefined;
+      return;
+    }
+    const hash = hashText(text);
+    if (this.#contract?.version === hash) return;
+    this.#contractFileName = `${VIRTUAL_DIRECTORY}/contract-${hash}.d.ts`;
+    this.#contract = { version: hash, snapshot: ts.ScriptSnapshot.fromString(text) };
   }
 
   #setProgram(source: string, form: ProgramForm): void {
@@ -246,7 +268,8 @@ export class ProgramTypeChecker {
   }
 
   #declarationsVerdict(): DeclarationsVerdict {
-    const hash = this.#declarations?.version ?? "";
+    // The contract joins the key: a contract type clashing with a tool's type breaks both files.
+    const hash = `${this.#declarations?.version ?? ""}|${this.#contract?.version ?? ""}`;
     const known = this.#verdicts.get(hash);
     if (known !== undefined) return known;
     let errors = this.#declarationErrors();
@@ -271,7 +294,7 @@ export class ProgramTypeChecker {
             ok: false,
             error: new SwitchyardError(
               "CONFIG_INVALID",
-              `The tool declarations do not compile: ${errors
+              `The tool declarations${this.#contract === undefined ? "" : " or the run's input and output types"} do not compile: ${errors
                 .slice(0, 3)
                 .map((error) => `line ${error.line}: ${error.message}`)
                 .join("; ")}`,
@@ -287,11 +310,13 @@ export class ProgramTypeChecker {
   }
 
   #declarationErrors(): { line: number; column: number; code: number; message: string }[] {
-    const fileName = this.#declarationsFileName;
+    const fileNames = [this.#declarationsFileName, this.#contractFileName].filter((name) => name !== "");
     const found = [
       ...this.#service.getCompilerOptionsDiagnostics(),
-      ...this.#service.getSyntacticDiagnostics(fileName),
-      ...this.#service.getSemanticDiagnostics(fileName),
+      ...fileNames.flatMap((fileName) => [
+        ...this.#service.getSyntacticDiagnostics(fileName),
+        ...this.#service.getSemanticDiagnostics(fileName),
+      ]),
     ];
     return found
       .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
@@ -330,7 +355,8 @@ export class ProgramTypeChecker {
   #createService(): TS.LanguageService {
     const host: TS.LanguageServiceHost = {
       getCompilationSettings: () => COMPILER_OPTIONS,
-      getScriptFileNames: () => [this.#declarationsFileName, this.#programFileName].filter((name) => name !== ""),
+      getScriptFileNames: () =>
+        [this.#declarationsFileName, this.#contractFileName, this.#programFileName].filter((name) => name !== ""),
       getScriptVersion: (fileName) => this.#virtualFile(fileName)?.version ?? "1",
       getScriptSnapshot: (fileName) =>
         this.#virtualFile(fileName)?.snapshot ?? (isLibFile(fileName) ? libSnapshot(fileName) : undefined),
@@ -352,6 +378,7 @@ export class ProgramTypeChecker {
   #virtualFile(fileName: string): VirtualFile | undefined {
     if (fileName === this.#programFileName) return this.#program;
     if (fileName === this.#declarationsFileName) return this.#declarations;
+    if (fileName === this.#contractFileName) return this.#contract;
     return undefined;
   }
 }
@@ -402,9 +429,13 @@ const HOST_GLOBALS = new Set([
   "__filename",
 ]);
 
+const NO_INPUT_MESSAGE =
+  "Cannot find name 'input': this run was given no input. Pass one with the run (run_program's `input`), or define the value in the program.";
+
 function explainMessage(code: number, message: string): string {
   const named = message.replaceAll(PROGRAM_FUNCTION, "the program");
   const name = /^Cannot find name '([^']+)'/.exec(named)?.[1];
+  if (name === "input" && code === 2304) return NO_INPUT_MESSAGE;
   if (name !== undefined && (MISSING_ENVIRONMENT_CODES.has(code) || (code === 2304 && HOST_GLOBALS.has(name)))) {
     return `Cannot find name '${name}': ${SANDBOX_GLOBALS}.`;
   }
@@ -421,7 +452,12 @@ let sharedChecker: ProgramTypeChecker | undefined;
  * see `ProgramTypeChecker.check` for the result and failure modes. Blocks the calling thread
  * for the whole check (about 570 ms cold, tens of ms warm): call it from a worker thread.
  */
-export function typeCheckProgram(source: string, declarations: string, form: ProgramForm = "body"): Diagnostic[] {
+export function typeCheckProgram(
+  source: string,
+  declarations: string,
+  form: ProgramForm = "body",
+  contract: ContractDeclarations = NO_CONTRACT,
+): Diagnostic[] {
   sharedChecker ??= new ProgramTypeChecker();
-  return sharedChecker.check(source, declarations, form);
+  return sharedChecker.check(source, declarations, form, contract);
 }

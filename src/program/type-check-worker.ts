@@ -8,6 +8,7 @@ import type { Diagnostic, JsonValue } from "../contract.js";
 import { SwitchyardError, type ConfigErrorCode, messageOf } from "../errors.js";
 import { lintProgram } from "./lint-program.js";
 import type { ProgramForm } from "./program-wrapper.js";
+import type { ContractDeclarations } from "./contract-declarations.js";
 import { ProgramTypeChecker } from "./type-check-program.js";
 
 /** A check request from the host. */
@@ -19,6 +20,8 @@ export interface TypeCheckRequest {
   readonly lint: boolean;
   /** How the program is wrapped (as compiled). */
   readonly form: ProgramForm;
+  /** The run's own declarations (its `input`). */
+  readonly contract: ContractDeclarations;
 }
 
 /** The single answer to a request with the same id. */
@@ -44,7 +47,7 @@ if (port !== null) {
 
 function answer(checker: ProgramTypeChecker, request: TypeCheckRequest): TypeCheckResponse {
   try {
-    const diagnostics = checker.check(request.source, request.declarations, request.form);
+    const diagnostics = checker.check(request.source, request.declarations, request.form, request.contract);
     // Lint only a program that parses; its warnings follow the compiler's diagnostics.
     const warnings = request.lint && diagnostics.length === 0 ? lintProgram(request.source, request.form) : [];
     return { id: request.id, ok: true, diagnostics: [...diagnostics, ...warnings] };

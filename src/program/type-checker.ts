@@ -11,6 +11,7 @@ import { Worker, type WorkerOptions } from "node:worker_threads";
 import type { Diagnostic } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import type { ProgramForm } from "./program-wrapper.js";
+import { type ContractDeclarations, NO_CONTRACT } from "./contract-declarations.js";
 import type { TypeCheckRequest, TypeCheckResponse } from "./type-check-worker.js";
 
 /** Options of a TypeChecker. */
@@ -55,7 +56,8 @@ export class TypeChecker {
   }
 
   /**
-   * Type-checks `source` (wrapped as `form`, default the body of an async function) against `declarations`. Resolves to
+   * Type-checks `source` (wrapped as `form`, default the body of an async function) against
+   * `declarations` and the run's `contract` (default none). Resolves to
    * the diagnostics, empty when the program type-checks; with `lint: true`, the lint warnings
    * (severity "warning") follow when there are no errors. Rejects with `SwitchyardError`
    * (`CONFIG_INVALID`) when the declarations do not compile; with an Error when the check
@@ -64,7 +66,7 @@ export class TypeChecker {
   check(
     source: string,
     declarations: string,
-    options: { lint?: boolean; form?: ProgramForm } = {},
+    options: { lint?: boolean; form?: ProgramForm; contract?: ContractDeclarations } = {},
   ): Promise<Diagnostic[]> {
     if (this.#closed) return Promise.reject(new Error("TypeChecker is closed; create a new one to check programs."));
     return new Promise<Diagnostic[]>((resolve, reject) => {
@@ -75,6 +77,7 @@ export class TypeChecker {
           declarations,
           lint: options.lint === true,
           form: options.form ?? "body",
+          contract: options.contract ?? NO_CONTRACT,
         },
         resolve,
         reject,

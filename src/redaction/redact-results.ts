@@ -22,7 +22,7 @@ export interface LocatedRedaction extends Redaction {
   readonly location: RedactionLocation;
 }
 
-/** `result` with its output, logs and error message redacted, and `redactions` set when anything was. */
+/** `result` with its output, logs and error (message and details) redacted, and `redactions` set when anything was. */
 export function redactRunResult(redactor: Redactor, result: RunResult, trace?: TraceBus): RunResult {
   const found: LocatedRedaction[] = [];
   const output = redactor.redactValue(result.output);
@@ -43,6 +43,12 @@ export function redactRunResult(redactor: Redactor, result: RunResult, trace?: T
     if (message.kinds.length > 0) {
       error = { ...error, message: message.text };
       for (const kind of message.kinds) found.push({ kind, path: "error.message", location: "program-error" });
+    }
+    // The failing paths of INPUT_INVALID quote the input, which may carry secrets.
+    const details = error.details === undefined ? undefined : redactor.redactValue(error.details, "error.details");
+    if (details !== undefined && details.redactions.length > 0) {
+      error = { ...error, details: details.value as JsonValue };
+      for (const redaction of details.redactions) found.push({ ...redaction, location: "program-error" });
     }
   }
   if (found.length === 0) return result;

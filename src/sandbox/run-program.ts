@@ -47,6 +47,10 @@ export interface RunLimits {
    * parking many large calls on a slow tool).
    */
   readonly maxPendingArgumentBytes: number;
+  /** Bytes of the run's `input` as JSON. Default 1 MB → `INPUT_TOO_LARGE`, before anything runs. */
+  readonly maxInputBytes: number;
+  /** Nesting depth of the run's `input`. Default 64 → `INPUT_TOO_LARGE`. */
+  readonly maxInputDepth: number;
 }
 
 export const DEFAULT_RUN_LIMITS: RunLimits = Object.freeze({
@@ -61,6 +65,8 @@ export const DEFAULT_RUN_LIMITS: RunLimits = Object.freeze({
   maxArgumentBytes: 1024 * 1024,
   maxArgumentDepth: 64,
   maxPendingArgumentBytes: 32 * 1024 * 1024,
+  maxInputBytes: 1024 * 1024,
+  maxInputDepth: 64,
 });
 
 export interface RunProgramOptions {
@@ -72,6 +78,8 @@ export interface RunProgramOptions {
   readonly discovery?: DiscoveryHandler | undefined;
   readonly catalogVersion: number;
   readonly warnings?: readonly Diagnostic[];
+  /** The program's `input` as JSON text (see `encodeProgramInput`); absent: no `input` global. */
+  readonly inputJson?: string | undefined;
   /** Where the fresh isolate comes from. */
   readonly isolates: IsolatePool;
 }
@@ -142,12 +150,15 @@ class ProgramRun {
       handle: this.#bridge.handle,
       log: this.#log.append,
       config: () =>
-        encodeGuestConfig({
-          maxArgumentBytes: this.#limits.maxArgumentBytes,
-          maxOutputBytes: this.#limits.maxOutputBytes,
-          maxLogBytes: this.#limits.maxLogBytes,
-          maxLogLines: this.#limits.maxLogLines,
-        }),
+        encodeGuestConfig(
+          {
+            maxArgumentBytes: this.#limits.maxArgumentBytes,
+            maxOutputBytes: this.#limits.maxOutputBytes,
+            maxLogBytes: this.#limits.maxLogBytes,
+            maxLogLines: this.#limits.maxLogLines,
+          },
+          this.#options.inputJson,
+        ),
     });
     const stopWatching = this.#watch(prepared.isolate);
     let resultText: unknown;

@@ -153,12 +153,55 @@ describe("switchyard: a user's mistakes", () => {
     expectOneLineMistake(finished, /give --config <file> or --tools/);
   });
 
+  it("reports an --input file that does not exist in one line, before loading any tool module", async () => {
+    const marks = join(temp.path, "input-missing-marks.txt");
+    const program = writeProgram("input-missing.ts", "return input;");
+    const finished = await run(["run", program, "--tools", TOOLS, "--input", "no-such.json"], {
+      SWITCHYARD_TEST_MARKS: marks,
+    });
+    expectOneLineMistake(finished, /the input file \(--input\) "no-such\.json" does not exist/);
+    expect(existsSync(marks)).toBe(false);
+  });
+
+  it("reports an --input file that is not JSON in one line, even when the parser quotes several lines", async () => {
+    const marks = join(temp.path, "input-bad-marks.txt");
+    const program = writeProgram("input-bad.ts", "return input;");
+    const bad = join(temp.path, "bad.json");
+    writeFileSync(bad, '{\n  "ids": [1, 2,\n  oops\n}\n');
+    const finished = await run(["run", program, "--tools", TOOLS, "--input", bad], { SWITCHYARD_TEST_MARKS: marks });
+    expectOneLineMistake(finished, /the input file \(--input\) ".*bad\.json" is not valid JSON \(.+\); fix it/);
+    expect(existsSync(marks)).toBe(false);
+  });
+
+  it("ends a run whose --input is over maxInputBytes with INPUT_TOO_LARGE, exit 1, having run nothing", async () => {
+    const program = writeProgram("input-large.ts", "return input.length;");
+    const large = join(temp.path, "large.json");
+    writeFileSync(large, JSON.stringify("x".repeat(1024 * 1024 + 1)));
+    const finished = await run(["run", program, "--tools", TOOLS, "--input", large, "--json"]);
+    expect(finished.code).toBe(1);
+    const result = JSON.parse(finished.stdout) as RunResult;
+    expect(result.error?.code).toBe("INPUT_TOO_LARGE");
+    expect(result.stats.cpuMs).toBe(0);
+  });
+
   it("ends `demo | head` quietly when the reader goes away: exit 0, nothing on stderr", async () => {
     const { child, finished } = start(["demo"]);
     child.stdout?.once("data", () => child.stdout?.destroy());
     const result = await finished;
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
+  });
+});
+
+describe("switchyard run --input", () => {
+  it("hands the file's JSON value (a byte order mark allowed) to the program as `input`", async () => {
+    const program = writeProgram("input-sum.ts", "return input.ids.reduce((sum: number, id: number) => sum + id, 0);");
+    const file = join(temp.path, "ids.json");
+    writeFileSync(file, `\uFEFF${JSON.stringify({ ids: [1, 2, 39] })}`);
+    const finished = await run(["run", program, "--tools", TOOLS, "--input", file, "--json"]);
+    expect(finished.stderr).toBe("");
+    expect(finished.code).toBe(0);
+    expect((JSON.parse(finished.stdout) as RunResult).output).toBe(42);
   });
 });
 

@@ -176,6 +176,38 @@ describe("createGatewayServer: results", () => {
     expect(textOf(result)).toMatch(/^output: 2\ncalls: 1 \(1 ok\)/);
   });
 
+  it("lists run_program with an optional `input` and hands it to the program as the constant `input`", async () => {
+    const { client } = await connect({ tools: [echo] });
+    const listed = (await client.listTools()).tools.find((tool) => tool.name === "run_program");
+    expect(listed?.inputSchema).toMatchObject({
+      properties: { code: { type: "string" }, input: {} },
+      required: ["code"],
+    });
+    const result = (await client.callTool({
+      name: "run_program",
+      arguments: {
+        code: "const echoed = await Promise.all(input.texts.map((text: string) => tools.notes.echo({ text })));\nreturn echoed.map((e) => e.text).join('+');",
+        input: { texts: ["a", "b", "c"] },
+      },
+    })) as CallToolResult;
+    expect(result.isError, textOf(result)).toBe(false);
+    expect(result.structuredContent).toMatchObject({ ok: true, output: "a+b+c", calls: { total: 3 } });
+  });
+
+  it("answers an input over maxInputBytes as an INPUT_TOO_LARGE run, with nothing run", async () => {
+    const { client } = await connect({ tools: [echo], limits: { maxInputBytes: 1_000 } });
+    const result = (await client.callTool({
+      name: "run_program",
+      arguments: { code: "return input.length;", input: "x".repeat(2_000) },
+    })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({
+      ok: false,
+      error: { code: "INPUT_TOO_LARGE" },
+      calls: { total: 0 },
+    });
+  });
+
   it("answers bad arguments and unknown tools with isError results, not protocol errors", async () => {
     const { client } = await connect({ tools: [echo] });
     const missing = (await client.callTool({ name: "run_program", arguments: {} })) as CallToolResult;
