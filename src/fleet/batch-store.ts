@@ -5,7 +5,7 @@
 // read in O(1), so watching a batch of 100,000 inputs costs what watching 10 does.
 
 import type { Redis } from "ioredis";
-import type { JsonValue, RunError } from "../contract.js";
+import type { JsonSchema, JsonValue, RunError } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import type { CallsSummary } from "../model-tools/render-for-model.js";
 
@@ -20,7 +20,7 @@ export interface BatchMeta {
   /** Epoch ms of the first submit. */
   readonly createdAt: number;
   /** The JSON Schema the inputs are checked against, when given. */
-  readonly inputSchema?: JsonValue;
+  readonly inputSchema?: JsonSchema;
 }
 
 /** The one result of one input, as `switchyard batch results` writes it (a JSONL line). */

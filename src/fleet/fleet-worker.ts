@@ -24,6 +24,7 @@ import type { Switchyard } from "../switchyard.js";
 import type { ProgramJobData } from "./batch-jobs.js";
 import { type BatchMeta, type BatchResult, BatchStore } from "./batch-store.js";
 import { DEFAULT_TRANSIENT_CODES, failureCodeOf, isTransientFailure } from "./failure-policy.js";
+import { createJobInfoTool, type JobInfo } from "./job-info-tool.js";
 import { connectRedis, type FleetOptions, queueNameOf } from "./redis-connection.js";
 import { RedisRateLimiter } from "./redis-rate-limiter.js";
 
@@ -93,8 +94,10 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     const limiterClient = await connectRedis(options.redis);
     connections.push(limiterClient);
     const rateLimiter: RateLimiter = new RedisRateLimiter(limiterClient, "switchyard:rate");
+    const jobInfo = createJobInfoTool();
     const configured = await createSwitchyardFromConfig(options.config, {
       ...options.configOptions,
+      tools: [...(options.configOptions?.tools ?? []), jobInfo.tool],
       sessionOptions: {
         ...options.configOptions?.sessionOptions,
         scheduler: { rateLimiter, ...options.configOptions?.sessionOptions?.scheduler },
@@ -102,7 +105,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     });
     const workerConnection = await connectRedis(options.redis);
     connections.push(workerConnection);
-    const runner = new JobRunner(options, new BatchStore(commands, queue), configured, bullmq);
+    const runner = new JobRunner(options, new BatchStore(commands, queue), configured, bullmq, jobInfo.runs);
     const worker = new bullmq.Worker<ProgramJobData>(queue, (job, token) => runner.process(job, token), {
       connection: workerConnection,
       concurrency,
@@ -163,6 +166,7 @@ class JobRunner {
     readonly store: BatchStore,
     readonly configured: ConfiguredSwitchyard,
     readonly bullmq: typeof import("bullmq"),
+    readonly jobInfo: Map<string, JobInfo>,
   ) {
     this.name = options.name ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 4)}`;
     this.#transientCodes = options.transientCodes ?? DEFAULT_TRANSIENT_CODES;
@@ -181,15 +185,26 @@ class JobRunner {
     const jobId = job.id ?? key;
     this.#active.set(jobId, { batchId, controller });
     this.running += 1;
+    const attempt = Math.max(1, job.attemptsStarted);
+    const info: JobInfo = { batchId, key, attempt, attempts: job.opts.attempts ?? 1 };
+    let programId: string | undefined;
     let result: RunResult;
     try {
       await this.store.markRunning(batchId, key, this.name);
-      result = await this.configured.yard.run(meta.program, { signal: controller.signal });
+      result = await this.configured.yard.run(meta.program, {
+        signal: controller.signal,
+        input,
+        ...(meta.inputSchema === undefined ? {} : { inputSchema: meta.inputSchema }),
+        onStart: (id) => {
+          programId = id;
+          this.jobInfo.set(id, info);
+        },
+      });
     } finally {
       this.running -= 1;
       this.#active.delete(jobId);
+      if (programId !== undefined) this.jobInfo.delete(programId);
     }
-    const attempt = Math.max(1, job.attemptsStarted);
     if (controller.signal.aborted) {
       await this.store.clearRunning(batchId, key);
       if (controller.signal.reason === CANCELLED) return null;

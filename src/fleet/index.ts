@@ -6,6 +6,7 @@ export type { BatchMeta, BatchResult, BatchCounts } from "./batch-store.js";
 export { readBatchResults } from "./batch-results.js";
 export { cancelBatch, type CancelledBatch } from "./cancel-batch.js";
 export { DEFAULT_TRANSIENT_CODES, failureCodeOf, isTransientFailure } from "./failure-policy.js";
+export type { JobInfo } from "./job-info-tool.js";
 export { startFleetWorker, type FleetWorker, type FleetWorkerOptions } from "./fleet-worker.js";
 export { createRedisRateLimiter, RedisRateLimiter, type RedisRateLimiterOptions } from "./redis-rate-limiter.js";
 export { DEFAULT_QUEUE, type FleetOptions } from "./redis-connection.js";

@@ -3,7 +3,7 @@
 // that already has a result and every job still queued or running, so an interrupted submit or
 // a half-finished batch continues where it stopped.
 
-import type { JsonValue } from "../contract.js";
+import type { JsonSchema, JsonValue } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import { importOptional } from "../optional-dependency.js";
 import { checkBatchId, contentKeyOf, derivedBatchId, jobIdOf, PROGRAM_JOB, type ProgramJobData } from "./batch-jobs.js";
@@ -23,6 +23,11 @@ export interface SubmitBatchOptions extends FleetOptions {
   readonly attempts?: number;
   /** Delay before the first retry, in ms, doubled per retry. Default 1 000. */
   readonly backoffMs?: number;
+  /**
+   * JSON Schema every input must match, checked by the worker before the program runs (an input
+   * that does not is an `INPUT_INVALID` result); the program's `input` is typed from it.
+   */
+  readonly inputSchema?: JsonSchema;
   /** Also run again the inputs whose result is a failure. Default false: every result is kept. */
   readonly retryFailed?: boolean;
 }
@@ -77,7 +82,14 @@ export async function submitBatch(options: SubmitBatchOptions): Promise<Submitte
   const queue = new Queue<ProgramJobData>(queueName, { connection: redis });
   try {
     const store = new BatchStore(redis, queueName);
-    const meta: BatchMeta = { batchId, program: options.program, attempts, backoffMs, createdAt: Date.now() };
+    const meta: BatchMeta = {
+      batchId,
+      program: options.program,
+      attempts,
+      backoffMs,
+      createdAt: Date.now(),
+      ...(options.inputSchema === undefined ? {} : { inputSchema: options.inputSchema }),
+    };
     const existing = await store.ensureMeta(meta);
     if (existing.program !== options.program) {
       throw new SwitchyardError(

@@ -266,6 +266,47 @@ describe("a fleet worker", () => {
     }
   });
 
+  it("hands each program its input, and its attempt through tools.fleet.job()", async () => {
+    const queue = freshQueue();
+    const seen = new Set<number>();
+    const flaky = defineTool({
+      name: "api.once",
+      description: "Down the first time it sees a number.",
+      inputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+      execute: (input: { n: number }) => {
+        if (!seen.has(input.n)) {
+          seen.add(input.n);
+          throw new ToolError("down", { code: "SOURCE_UNAVAILABLE" });
+        }
+        return input.n * 2;
+      },
+    });
+    const running = await worker(queue, [flaky]);
+    try {
+      const batch = await submitBatch({
+        redis: redis.url,
+        queue,
+        program: `
+          const job = await tools.fleet.job();
+          const doubled = await tools.api.once({ n: input.n });
+          return { doubled, attempt: job.attempt, of: job.attempts, key: job.key };`,
+        inputs: [{ n: 1 }, { n: 2 }, { n: "three" }],
+        inputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+        backoffMs: 10,
+      });
+      await untilFinished(queue, batch.batchId);
+      const results = await resultsOf(queue, batch.batchId);
+      expect(results.slice(0, 2).map((result) => result.output)).toEqual([
+        { doubled: 2, attempt: 2, of: 3, key: results[0]!.key },
+        { doubled: 4, attempt: 2, of: 3, key: results[1]!.key },
+      ]);
+      // An input that does not match the schema fails before the program runs, and is not retried.
+      expect(results[2]).toMatchObject({ ok: false, attempt: 1, error: { code: "INPUT_INVALID" } });
+    } finally {
+      await running.close();
+    }
+  });
+
   it("refuses an unknown batch with BATCH_NOT_FOUND and a batch id taken by another program", async () => {
     const queue = freshQueue();
     const error = await getBatchStatus({ redis: redis.url, queue, batchId: "nope" }).catch((caught: unknown) => caught);
