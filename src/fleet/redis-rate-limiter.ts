@@ -1,7 +1,7 @@
 // The scheduler's RateLimiter for a fleet: start slots handed out by one Redis for every worker
 // process, so a limit of 10 per second holds for all of them together. Same algorithm as the
-// in-process limiter (a sliding log of the last `limit` slots per bucket), run as one Lua script
-// on Redis's own clock: a reservation is atomic across buckets and processes and costs one round
+// in-process limiter (slots evenly spaced, `windowMs / limit` apart), run as one Lua script on
+// Redis's own clock: a reservation is atomic across buckets and processes and costs one round
 // trip, and a call then sleeps locally until its slot, with no polling and no thundering herd.
 //
 // Why not rate-limiter-flexible: its Redis limiter counts fixed windows of whole seconds (a burst
@@ -13,29 +13,22 @@ import type { Redis } from "ioredis";
 import type { RateLimitBucket, RateLimiter, RateLimitReservation } from "../scheduler/rate-limiter.js";
 import { connectRedis } from "./redis-connection.js";
 
-// KEYS: one list per bucket, newest slot first. ARGV: the longest wait allowed (ms), then limit
-// and windowMs per bucket. Returns { granted 0|1, wait ms }; reserves nothing when not granted.
+// KEYS: the earliest next slot of each bucket (epoch ms). ARGV: the longest wait allowed (ms),
+// then limit and windowMs per bucket. Returns { granted 0|1, wait ms }; nothing is reserved when
+// the slot lies beyond the wait allowed.
 const RESERVE_SCRIPT = `
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
 local slot = now
 for i, key in ipairs(KEYS) do
-  local limit = tonumber(ARGV[2 * i])
-  local window = tonumber(ARGV[2 * i + 1])
-  local latest = redis.call('LINDEX', key, 0)
-  if latest and tonumber(latest) > slot then slot = tonumber(latest) end
-  local oldest = redis.call('LINDEX', key, limit - 1)
-  if oldest and tonumber(oldest) + window > slot then slot = tonumber(oldest) + window end
+  local next = tonumber(redis.call('GET', key))
+  if next and next > slot then slot = next end
 end
-slot = math.ceil(slot)
-local wait = slot - now
+local wait = math.ceil(slot - now)
 if wait > tonumber(ARGV[1]) then return { 0, wait } end
 for i, key in ipairs(KEYS) do
-  local limit = tonumber(ARGV[2 * i])
-  local window = tonumber(ARGV[2 * i + 1])
-  redis.call('LPUSH', key, slot)
-  redis.call('LTRIM', key, 0, limit - 1)
-  redis.call('PEXPIRE', key, math.ceil(wait + window))
+  local interval = tonumber(ARGV[2 * i + 1]) / tonumber(ARGV[2 * i])
+  redis.call('SET', key, string.format('%.3f', now + wait + interval), 'PX', math.ceil(wait + interval) + 1000)
 end
 return { 1, wait }
 `;

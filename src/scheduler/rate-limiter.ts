@@ -1,7 +1,7 @@
 // Rate limits of tool calls per tool pattern, part of step 4 (scheduling): at most `limit` calls
-// to the tools a rule names start in any window of `windowMs`. A limiter hands out start slots in
-// arrival order; a call waits for its slot (queued time, cancellable) and takes none when the slot
-// would fall after its deadline. Two implementations share the contract: this in-process one for a
+// to the tools a rule names start in any window of `windowMs`, evenly spaced. A limiter hands out
+// start slots in arrival order; a call waits for its slot (queued time, cancellable) and takes
+// none when the slot would fall after its deadline. Two implementations share the contract: this in-process one for a
 // single session, and the Redis one of switchyard-runtime/fleet, shared by every worker of a fleet.
 
 import { SwitchyardError } from "../errors.js";
@@ -96,12 +96,14 @@ export function compileRateLimits(
 }
 
 /**
- * The limiter of one process. Per bucket it keeps the start times of the last `limit` slots;
- * a new slot is the earliest time that is not before the latest slot and at least `windowMs` after
- * the `limit`-th latest, so no window of `windowMs` ever holds more than `limit` starts.
+ * The limiter of one process. Calls of a bucket start at least `windowMs / limit` apart (evenly
+ * spaced, in arrival order), which keeps every window of `windowMs` within `limit` even when a
+ * call starts a little after its slot: a late start adds at most one call to a window, where a
+ * burst of `limit` at once followed by one late call would put `limit + 1` in the next window.
  */
 export class InProcessRateLimiter implements RateLimiter {
-  readonly #slots = new Map<string, SlotRing>();
+  /** The earliest next slot of each bucket, epoch ms. */
+  readonly #next = new Map<string, number>();
   readonly #now: () => number;
 
   constructor(options: { readonly now?: () => number } = {}) {
@@ -111,47 +113,11 @@ export class InProcessRateLimiter implements RateLimiter {
   reserve(buckets: readonly RateLimitBucket[], maxWaitMs: number): RateLimitReservation {
     const now = this.#now();
     let slot = now;
-    for (const bucket of buckets) slot = Math.max(slot, this.#ring(bucket).earliest(bucket.windowMs));
-    const waitMs = slot - now;
+    for (const bucket of buckets) slot = Math.max(slot, this.#next.get(bucket.key) ?? slot);
+    const waitMs = Math.ceil(slot - now);
     if (waitMs > maxWaitMs) return { granted: false, waitMs };
-    for (const bucket of buckets) this.#ring(bucket).push(slot);
+    // Spaced from the start the call is told (whole ms), so rounding never brings two closer.
+    for (const bucket of buckets) this.#next.set(bucket.key, now + waitMs + bucket.windowMs / bucket.limit);
     return { granted: true, waitMs };
-  }
-
-  #ring(bucket: RateLimitBucket): SlotRing {
-    let ring = this.#slots.get(bucket.key);
-    // A rule whose limit changed (a new session options object) starts a fresh ring.
-    if (ring === undefined || ring.capacity !== bucket.limit) {
-      ring = new SlotRing(bucket.limit);
-      this.#slots.set(bucket.key, ring);
-    }
-    return ring;
-  }
-}
-
-/** The last `capacity` slot times of a bucket, oldest first, in a fixed ring. */
-class SlotRing {
-  readonly #times: number[] = [];
-  #next = 0;
-
-  constructor(readonly capacity: number) {}
-
-  /** The earliest start a new slot may have. */
-  earliest(windowMs: number): number {
-    if (this.#times.length === 0) return Number.NEGATIVE_INFINITY;
-    const latest = this.#times[(this.#next - 1 + this.#times.length) % this.#times.length]!;
-    if (this.#times.length < this.capacity) return latest;
-    // Full: the slot at #next is the capacity-th latest.
-    return Math.max(latest, this.#times[this.#next]! + windowMs);
-  }
-
-  push(time: number): void {
-    if (this.#times.length < this.capacity) {
-      this.#times.push(time);
-      this.#next = this.#times.length % this.capacity;
-      return;
-    }
-    this.#times[this.#next] = time;
-    this.#next = (this.#next + 1) % this.capacity;
   }
 }

@@ -39,11 +39,11 @@ describe("RedisRateLimiter", () => {
       ),
     );
     slots.sort((a, b) => a - b);
-    // 20 calls at 5 per 200 ms: any slot is a window after the fifth before it.
-    for (let index = 5; index < slots.length; index++) {
-      expect(slots[index]! - slots[index - 5]!).toBeGreaterThanOrEqual(200 - 10);
+    // 20 calls at 5 per 200 ms: spaced 40 ms apart, so no window of 200 ms holds a sixth.
+    for (let index = 1; index < slots.length; index++) {
+      expect(slots[index]! - slots[index - 1]!).toBeGreaterThanOrEqual(40 - 5);
     }
-    expect(slots.at(-1)! - slots[0]!).toBeGreaterThanOrEqual(600 - 10);
+    expect(slots.at(-1)! - slots[0]!).toBeGreaterThanOrEqual(19 * 40 - 20);
   });
 
   it("refuses a slot past maxWaitMs and reserves nothing for it", async () => {
@@ -67,9 +67,12 @@ describe("RedisRateLimiter", () => {
     ]).map((rule) => rule.bucket);
     const waits = [];
     for (let index = 0; index < 3; index++) waits.push((await shared.reserve([wide!, narrow!], 5_000)).waitMs);
+    // Each bucket spaces its calls 100 ms apart (10 per 1 000 ms and 1 per 100 ms alike).
     expect(waits[0]).toBe(0);
     expect(waits[1]).toBeGreaterThanOrEqual(95);
     expect(waits[2]! - waits[1]!).toBeGreaterThanOrEqual(90);
+    const [other] = compileRateLimits([{ tools: "api.*", limit: 1, windowMs: 300 }]).map((rule) => rule.bucket);
+    expect((await shared.reserve([wide!, other!], 5_000)).waitMs).toBeGreaterThanOrEqual(250);
   });
 
   it("fails to start with FLEET_UNAVAILABLE, naming the address, when Redis is not there", async () => {

@@ -61,15 +61,15 @@ function setUp(scheduler: SchedulerOptions, signal?: AbortSignal) {
 const TWO_PER_SECOND: SchedulerOptions = { rateLimits: [{ tools: "api.*", limit: 2, windowMs: 1_000 }] };
 
 describe("rate-limited calls", () => {
-  it("start within the limit and wait, in call order, for their slots beyond it", async () => {
+  it("start evenly spaced in call order, the first at once and the rest waiting for their slots", async () => {
     const { starts, call } = setUp(TWO_PER_SECOND);
     const calls = Array.from({ length: 5 }, () => call());
     await drainMicrotasks();
-    expect(starts.map((start) => start.at - 1_000_000)).toEqual([0, 0]);
+    expect(starts.map((start) => start.at - 1_000_000)).toEqual([0]);
     await vi.advanceTimersByTimeAsync(1_000);
-    expect(starts.map((start) => start.at - 1_000_000)).toEqual([0, 0, 1_000, 1_000]);
+    expect(starts.map((start) => start.at - 1_000_000)).toEqual([0, 500, 1_000]);
     await vi.advanceTimersByTimeAsync(1_000);
-    expect(starts.map((start) => start.at - 1_000_000)).toEqual([0, 0, 1_000, 1_000, 2_000]);
+    expect(starts.map((start) => start.at - 1_000_000)).toEqual([0, 500, 1_000, 1_500, 2_000]);
     const results = await Promise.all(calls.map((tracked) => tracked.promise));
     expect(results.map((result) => codeOf(result.outcome))).toEqual(["ok", "ok", "ok", "ok", "ok"]);
     expect(starts.map((start) => start.callId)).toEqual(results.map((result) => result.outcome.callId));
@@ -77,6 +77,7 @@ describe("rate-limited calls", () => {
 
   it("records the wait as queued time, on the record and in the trace", async () => {
     const { events, call } = setUp(TWO_PER_SECOND);
+    // Spaced 500 ms apart: the second call waits 500 ms, the third 1 000 ms.
     const calls = [call(), call(), call()];
     await vi.advanceTimersByTimeAsync(1_000);
     const records: CallRecord[] = (await Promise.all(calls.map((tracked) => tracked.promise))).map(
@@ -85,16 +86,18 @@ describe("rate-limited calls", () => {
     expect(records[0]!.queuedMs).toBeUndefined();
     expect(records[2]).toMatchObject({ status: "ok", queuedMs: 1_000, durationMs: 1_000 });
     const waited = events.filter((event): event is ToolCallRateLimitedEvent => event.type === "tool-call-rate-limited");
-    expect(waited).toEqual([
-      {
-        type: "tool-call-rate-limited",
-        callId: records[2]!.id,
-        tool: "api.search",
-        at: 1_000_000,
-        waitMs: 1_000,
-        limits: ['"api.*" (2 per 1000 ms)'],
-      },
+    expect(waited.map((event) => [event.callId, event.waitMs])).toEqual([
+      [records[1]!.id, 500],
+      [records[2]!.id, 1_000],
     ]);
+    expect(waited[1]).toEqual({
+      type: "tool-call-rate-limited",
+      callId: records[2]!.id,
+      tool: "api.search",
+      at: 1_000_000,
+      waitMs: 1_000,
+      limits: ['"api.*" (2 per 1000 ms)'],
+    });
     const end = events.find(
       (event): event is ToolCallEndEvent => event.type === "tool-call-end" && event.callId === records[2]!.id,
     );
@@ -148,9 +151,9 @@ describe("rate-limited calls", () => {
     const controller = new AbortController();
     const { starts, call } = setUp(TWO_PER_SECOND, controller.signal);
     call();
-    call();
     const waiting = call();
     await vi.advanceTimersByTimeAsync(300);
+    // Its slot is at 500 ms; it is cancelled while it waits.
     controller.abort();
     await drainMicrotasks();
     expect(waiting.settled).toBe(true);
@@ -158,7 +161,7 @@ describe("rate-limited calls", () => {
     expect(codeOf(outcome)).toBe("CANCELLED");
     expect(record.queuedMs).toBe(300);
     await vi.advanceTimersByTimeAsync(5_000);
-    expect(starts).toHaveLength(2);
+    expect(starts).toHaveLength(1);
   });
 
   it("releases the call's locks when it gives up on its slot, so a write behind it runs", async () => {

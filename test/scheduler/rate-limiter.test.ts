@@ -48,14 +48,15 @@ describe("InProcessRateLimiter", () => {
           expect([...slots].sort((a, b) => a - b)).toEqual(slots);
         },
       ),
+      { numRuns: 500 },
     );
   });
 
-  it("lets a burst of `limit` start at once and spaces the rest a window behind", () => {
+  it("spaces the slots of a bucket windowMs / limit apart, so a late start cannot crowd a window", () => {
     const limiter = new InProcessRateLimiter({ now: () => 1_000 });
-    const bucket = bucketOf({ tools: "api.*", limit: 3, windowMs: 100 });
-    const waits = Array.from({ length: 7 }, () => limiter.reserve([bucket], 10_000).waitMs);
-    expect(waits).toEqual([0, 0, 0, 100, 100, 100, 200]);
+    const bucket = bucketOf({ tools: "api.*", limit: 4, windowMs: 100 });
+    const waits = Array.from({ length: 6 }, () => limiter.reserve([bucket], 10_000).waitMs);
+    expect(waits).toEqual([0, 25, 50, 75, 100, 125]);
   });
 
   it("refuses a slot beyond maxWaitMs and reserves nothing, so the next caller gets that slot", () => {
@@ -72,9 +73,11 @@ describe("InProcessRateLimiter", () => {
     const perSecond = bucketOf({ tools: "api.*", limit: 2, windowMs: 1_000 });
     const perTenth = bucketOf({ tools: "api.search", limit: 1, windowMs: 100 });
     expect(limiter.reserve([perSecond, perTenth], 5_000).waitMs).toBe(0);
-    expect(limiter.reserve([perSecond, perTenth], 5_000).waitMs).toBe(100);
-    // The per-second bucket now holds two slots, at 0 and 100: a third waits for 1 000.
+    // The per-second bucket spaces its calls 500 ms apart, the stricter of the two.
+    expect(limiter.reserve([perSecond, perTenth], 5_000).waitMs).toBe(500);
+    // A call in the narrow bucket alone waits only for that bucket's next slot, at 600.
     now = 150;
+    expect(limiter.reserve([perTenth], 5_000).waitMs).toBe(450);
     expect(limiter.reserve([perSecond], 5_000).waitMs).toBe(850);
   });
 
