@@ -42,8 +42,9 @@ export interface BatchResult {
   readonly attempt: number;
   /** The run's wall time, in ms. */
   readonly wallMs: number;
-  /** Epoch ms when the job was enqueued and when its result was written. */
+  /** Epoch ms when the job was enqueued, when this run of it started, and when its result was written. */
   readonly enqueuedAt: number;
+  readonly startedAt: number;
   readonly finishedAt: number;
   /** The worker that wrote it. */
   readonly worker: string;
@@ -143,9 +144,19 @@ export class BatchStore {
     return values.map((json) => (json === null ? undefined : (JSON.parse(json) as BatchResult)));
   }
 
-  /** Marks `key` as running on `worker`. */
-  async markRunning(batchId: string, key: string, worker: string): Promise<void> {
-    await this.redis.hset(this.#key(batchId, "running"), key, worker);
+  /**
+   * Marks `key` as running on `worker` unless the batch is cancelled, in one round trip; returns
+   * false (and marks nothing) for a cancelled batch.
+   */
+  async startRunning(batchId: string, key: string, worker: string): Promise<boolean> {
+    const replies = await this.redis
+      .multi()
+      .exists(this.#key(batchId, "cancelled"))
+      .hset(this.#key(batchId, "running"), key, worker)
+      .exec();
+    if (Number(replies?.[0]?.[1]) !== 1) return true;
+    await this.clearRunning(batchId, key);
+    return false;
   }
 
   async clearRunning(batchId: string, key: string): Promise<void> {
@@ -186,10 +197,6 @@ export class BatchStore {
         .map(([key, count]): [string, number] => [key, Number(count)])
         .filter(([, count]) => count > 1),
     );
-  }
-
-  async isCancelled(batchId: string): Promise<boolean> {
-    return (await this.redis.exists(this.#key(batchId, "cancelled"))) === 1;
   }
 
   async setCancelled(batchId: string, cancelled: boolean): Promise<void> {

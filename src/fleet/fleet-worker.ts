@@ -178,19 +178,24 @@ class JobRunner {
    */
   async process(job: Job<ProgramJobData>, token: string | undefined): Promise<null> {
     const { batchId, key, input } = job.data;
-    // The flag is read per job: a batch cancelled and then submitted again runs again.
-    const [meta, cancelled] = await Promise.all([this.#meta(batchId), this.store.isCancelled(batchId)]);
-    if (meta === undefined || cancelled) return null;
+    // The cancel flag is read per job (a batch cancelled and then submitted again runs again), in
+    // the round trip that marks the job running, and before the program starts: a job of a
+    // cancelled batch makes no call.
+    const [meta, started] = await Promise.all([this.#meta(batchId), this.store.startRunning(batchId, key, this.name)]);
+    if (meta === undefined || !started) {
+      if (started) await this.store.clearRunning(batchId, key);
+      return null;
+    }
     const controller = new AbortController();
     const jobId = job.id ?? key;
     this.#active.set(jobId, { batchId, controller });
     this.running += 1;
+    const startedAt = Date.now();
     const attempt = Math.max(1, job.attemptsStarted);
     const info: JobInfo = { batchId, key, attempt, attempts: job.opts.attempts ?? 1 };
     let programId: string | undefined;
     let result: RunResult;
     try {
-      await this.store.markRunning(batchId, key, this.name);
       result = await this.configured.yard.run(meta.program, {
         signal: controller.signal,
         input,
@@ -237,6 +242,7 @@ class JobRunner {
       attempt,
       wallMs: result.stats.wallMs,
       enqueuedAt: job.timestamp,
+      startedAt,
       finishedAt: Date.now(),
       worker: this.name,
     } satisfies BatchResult);
@@ -269,6 +275,7 @@ class JobRunner {
         attempt: Math.max(1, job.attemptsStarted),
         wallMs: 0,
         enqueuedAt: job.timestamp,
+        startedAt: job.processedOn ?? Date.now(),
         finishedAt: Date.now(),
         worker: this.name,
       });

@@ -208,8 +208,9 @@ describe("a fleet worker", () => {
       });
       while (started < 2) await new Promise((resolve) => setTimeout(resolve, 10));
       const cancelled = await cancelBatch({ redis: redis.url, queue, batchId: batch.batchId });
-      // The worker may already hold a third job it has not started (it skips it on the flag).
-      expect(cancelled.removed).toBeGreaterThanOrEqual(3);
+      // Jobs the worker already holds stay in BullMQ; they stop on the flag before calling a tool.
+      expect(cancelled.removed).toBeGreaterThanOrEqual(1);
+      expect(cancelled.removed).toBeLessThanOrEqual(4);
       await untilFinished(queue, batch.batchId);
       const status = await getBatchStatus({ redis: redis.url, queue, batchId: batch.batchId });
       expect(status).toMatchObject({ cancelled: true, done: 0, running: 0, queued: 0, finished: true });
