@@ -163,6 +163,8 @@ interface Throughput {
   readonly duplicated: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** Runs in flight on average across the fleet: how much of its concurrency it used. */
+  readonly inFlight: number;
 }
 
 async function throughput(redis: string, config: string, workers: number): Promise<Throughput> {
@@ -176,7 +178,9 @@ async function throughput(redis: string, config: string, workers: number): Promi
     let first = Number.POSITIVE_INFINITY;
     let last = 0;
     const latencies: number[] = [];
+    let busyMs = 0;
     for await (const result of readBatchResults({ redis, queue, batchId: batch.batchId })) {
+      busyMs += result.finishedAt - result.startedAt;
       const n = (result.input as { n: number }).n;
       seen.set(n, (seen.get(n) ?? 0) + 1);
       if (result.ok && result.output !== 190 + 20 * n) throw new Error(`wrong output for ${n}: ${result.output}`);
@@ -196,6 +200,7 @@ async function throughput(redis: string, config: string, workers: number): Promi
       duplicated,
       p50Ms: percentile(latencies, 50),
       p99Ms: percentile(latencies, 99),
+      inFlight: busyMs / (last - first),
     };
   } finally {
     await Promise.all(started.map(stop));
@@ -234,12 +239,12 @@ async function main(): Promise<void> {
       `| overhead (fleet - in process, per pair) | ${ms(overheadP50)} | ${ms(overheadP99)} |`,
       `| of it, enqueue to the worker's start   | ${ms(percentile(latency.pickup, 50))} | ${ms(percentile(latency.pickup, 99))} |`,
       "",
-      `| ${JOBS} jobs, concurrency ${CONCURRENCY} per process | jobs/s | vs in process | lost | duplicated | enqueue to result p50 / p99 ms |`,
-      "| ------------------------------------------ | ------ | ------------- | ---- | ---------- | ------------------------------ |",
-      `| in process (${Math.min(JOBS, 2_000)} runs)                 | ${local.jobsPerSecond.toFixed(0)} | 1.00x | | | |`,
+      `| ${JOBS} jobs, concurrency ${CONCURRENCY} per process | jobs/s | vs in process | lost | duplicated | runs in flight | enqueue to result p50 / p99 ms |`,
+      "| ------------------------------------------ | ------ | ------------- | ---- | ---------- | -------------- | ------------------------------ |",
+      `| in process (${Math.min(JOBS, 2_000)} runs)                 | ${local.jobsPerSecond.toFixed(0)} | 1.00x | | | ${CONCURRENCY} | |`,
       ...[one, two].map(
         (row) =>
-          `| ${row.workers} worker process${row.workers === 1 ? " " : "es"}                     | ${row.jobsPerSecond.toFixed(0)} | ${(row.jobsPerSecond / local.jobsPerSecond).toFixed(2)}x | ${row.lost} | ${row.duplicated} | ${ms(row.p50Ms)} / ${ms(row.p99Ms)} (the queue backs up) |`,
+          `| ${row.workers} worker process${row.workers === 1 ? " " : "es"}                     | ${row.jobsPerSecond.toFixed(0)} | ${(row.jobsPerSecond / local.jobsPerSecond).toFixed(2)}x | ${row.lost} | ${row.duplicated} | ${row.inFlight.toFixed(1)} | ${ms(row.p50Ms)} / ${ms(row.p99Ms)} (the queue backs up) |`,
       ),
       "",
       // Both fleet runs' jobs; the rate is the 2-worker run's.

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BatchResult } from "../../src/fleet/batch-store.js";
-import { watchBatch } from "../../src/fleet/watch-batch.js";
+import { type BatchProgress, watchBatch } from "../../src/fleet/watch-batch.js";
 import { tempFolder } from "../helpers/mcp-servers.js";
 import { startRedis, stopProcess, type TestRedis } from "../helpers/redis-server.js";
 
@@ -91,7 +91,7 @@ describe("a fleet of two worker processes", () => {
     expect(submitted.stderr).toContain(`${INPUTS} inputs, ${INPUTS} queued`);
 
     let killedAt: number | undefined;
-    let last;
+    let last: BatchProgress | undefined;
     for await (const progress of watchBatch({ redis: redis.url, queue: "it", batchId: "doubles", intervalMs: 100 })) {
       last = progress;
       if (killedAt === undefined && progress.done >= 60) {
