@@ -158,6 +158,8 @@ class JobRunner {
   running = 0;
   completed = 0;
   readonly #batches = new Map<string, Promise<BatchMeta | undefined>>();
+  /** When this worker heard each batch's cancellation, by performance.now(). */
+  readonly #cancelHeardAt = new Map<string, number>();
   readonly #active = new Map<string, { readonly batchId: string; readonly controller: AbortController }>();
   readonly #transientCodes: readonly string[];
 
@@ -181,9 +183,16 @@ class JobRunner {
     // The cancel flag is read per job (a batch cancelled and then submitted again runs again), in
     // the round trip that marks the job running, and before the program starts: a job of a
     // cancelled batch makes no call.
-    const [meta, started] = await Promise.all([this.#meta(batchId), this.store.startRunning(batchId, key, this.name)]);
+    const askedAt = performance.now();
+    const [meta, flagClear] = await Promise.all([
+      this.#meta(batchId),
+      this.store.startRunning(batchId, key, this.name),
+    ]);
+    // A cancel announced while the flag was being read may have been set just after it: the
+    // announcement and the reply travel on separate connections, in either order.
+    const started = flagClear && (this.#cancelHeardAt.get(batchId) ?? Number.NEGATIVE_INFINITY) < askedAt;
     if (meta === undefined || !started) {
-      if (started) await this.store.clearRunning(batchId, key);
+      if (flagClear) await this.store.clearRunning(batchId, key);
       return null;
     }
     const controller = new AbortController();
@@ -286,6 +295,8 @@ class JobRunner {
 
   /** Stops this worker's runs of a cancelled batch (its jobs not yet started see the flag). */
   cancelBatch(batchId: string): void {
+    this.#cancelHeardAt.set(batchId, performance.now());
+    if (this.#cancelHeardAt.size > 1_000) this.#cancelHeardAt.delete(this.#cancelHeardAt.keys().next().value!);
     for (const active of this.#active.values()) if (active.batchId === batchId) active.controller.abort(CANCELLED);
   }
 
