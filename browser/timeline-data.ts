@@ -27,6 +27,17 @@ export interface SourceMark {
   readonly note: string;
 }
 
+/** One value replaced by `[REDACTED:<kind>]` before it reached a model; the value is never recorded. */
+export interface TimelineRedaction {
+  readonly kind: string;
+  /** `call-result`, `call-error` (a direct call's), `program-output`, `program-logs`, `program-error`. */
+  readonly location: string;
+  /** Where in it: a JSON path (`$.rows[2].token`) or a log line (`logs[3]`). */
+  readonly path: string;
+  /** The direct call whose result or error held it; null for a program's own output, logs or error. */
+  readonly callId: string | null;
+}
+
 /** One program run (or, with `programId` null, the direct calls outside any program). */
 export interface TimelineRun {
   readonly programId: string | null;
@@ -38,6 +49,8 @@ export interface TimelineRun {
   readonly message: string | null;
   readonly catalogVersion: number | null;
   readonly calls: readonly TimelineCall[];
+  /** What was redacted before reaching a model, in trace order (at most 100 per result are traced). */
+  readonly redactions: readonly TimelineRedaction[];
   /** The program's source when it was given; null otherwise. */
   readonly source: string | null;
   readonly marks: readonly SourceMark[];

@@ -131,7 +131,21 @@ function describeCall(call: TimelineCall, run: TimelineRun): [string, string][] 
   }
   rows.push(["total", formatMs(call.endedAt - call.queuedAt)]);
   rows.push(["bytes in / out", `${formatBytes(call.bytesIn)} / ${formatBytes(call.bytesOut)}`]);
+  const redacted = run.redactions.filter((redaction) => redaction.callId === call.id);
+  if (redacted.length > 0) {
+    rows.push(["redacted", redacted.map((redaction) => `${redaction.kind} at ${redaction.path}`).join(", ")]);
+  }
   return rows;
+}
+
+/** `2 github-token, 1 jwt`: the kinds of `redactions`, most frequent first. */
+function redactionKinds(redactions: TimelineRun["redactions"]): string {
+  const counts = new Map<string, number>();
+  for (const redaction of redactions) counts.set(redaction.kind, (counts.get(redaction.kind) ?? 0) + 1);
+  return [...counts]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([kind, count]) => `${count} ${kind}`)
+    .join(", ");
 }
 
 function definitionList(rows: readonly [string, string][]): HTMLDListElement {
@@ -269,6 +283,15 @@ function totals(run: TimelineRun): HTMLElement {
     element("span", { class: "chip" }, `${formatBytes(bytesOut)} of results, ${formatBytes(bytesIn)} of arguments`),
   );
   if (run.catalogVersion !== null) box.append(element("span", { class: "chip" }, `catalog v${run.catalogVersion}`));
+  if (run.redactions.length > 0) {
+    box.append(
+      element(
+        "span",
+        { class: "chip redacted", title: "values replaced by [REDACTED:<kind>] before they reached the model" },
+        `${run.redactions.length} redacted (${redactionKinds(run.redactions)})`,
+      ),
+    );
+  }
   return box;
 }
 

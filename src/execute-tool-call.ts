@@ -18,7 +18,7 @@ import type { Approver, PermissionGate } from "./permissions/permission-gate.js"
 import { emitRedactions, redactCallError, type LocatedRedaction } from "./redaction/redact-results.js";
 import { countByKind, type Redactor } from "./redaction/redactor.js";
 import type { ToolContext, ToolDefinition } from "./registry/define-tool.js";
-import { closestToolNames, type SuggestionBudget } from "./registry/closest-tool-names.js";
+import { suggestToolNames, type SuggestionBudget } from "./registry/closest-tool-names.js";
 import type { CatalogSnapshot, RegisteredTool } from "./registry/tool-registry.js";
 import {
   applyResultBudget,
@@ -69,7 +69,8 @@ const MAX_ERROR_MESSAGE_CHARS = 2_000;
 /**
  * Runs one tool call through the pipeline and resolves with its single outcome:
  *
- * 1. Registry: look the tool up; unknown → `TOOL_NOT_FOUND`, naming the closest tools.
+ * 1. Registry: look the tool up; unknown → `TOOL_NOT_FOUND`, naming the closest tools (looked
+ *    up after a turn of the event loop, within the run's budget of lookups).
  * 2. Validation: check the input against the tool's schema → `INPUT_INVALID` with every path.
  * 3. Permission: allow / ask / deny (validated input only) → `PERMISSION_DENIED` with the reason.
  * 4. Scheduling: wait for the locks the tool's effect and resources require, then for a start
@@ -102,11 +103,15 @@ export function runToolCall(
   // 1. Registry.
   const registered = context.catalog.get(call.tool);
   if (registered === undefined) {
-    const closest = closestToolNames(context.catalog, call.tool, {
+    const notFound = (closest: readonly string[]): PipelineResult => {
+      const hint = closest.length > 0 ? ` Did you mean ${closest.map((name) => `"${name}"`).join(", ")}?` : "";
+      const message = `No tool named "${truncate(call.tool, 200)}".${hint}`;
+      return finish(failure(call, "TOOL_NOT_FOUND", message, { closest: [...closest] }));
+    };
+    const closest = suggestToolNames(context.catalog, call.tool, {
       ...(context.suggestionBudget === undefined ? {} : { budget: context.suggestionBudget }),
     });
-    const hint = closest.length > 0 ? ` Did you mean ${closest.map((name) => `"${name}"`).join(", ")}?` : "";
-    return finish(failure(call, "TOOL_NOT_FOUND", `No tool named "${truncate(call.tool, 200)}".${hint}`, { closest }));
+    return closest instanceof Promise ? closest.then(notFound) : notFound(closest);
   }
   const tool = registered.definition;
   if (!acceptsCaller(tool.callers, call.caller)) {
@@ -290,7 +295,8 @@ class CallRun {
       failure(
         this.call,
         "RATE_LIMIT_UNAVAILABLE",
-        `The call to ${this.#tool.name} was not made: its rate limiter could not be reached (${truncate(messageOf(error), 300)}); retry later.`,
+        `The call to ${this.#tool.name} was not made: its rate limiter could not be reached ` +
+          `(${truncate(messageOf(error), 300)}); retry later.`,
       ),
     );
   }
@@ -539,7 +545,8 @@ function slotTooLate(
   const limits = buckets.map((bucket) => bucket.label).join(" and ");
   const beyond =
     deadline.source === "tool"
-      ? `longer than its own timeout of ${ownTimeoutMs} ms; make fewer calls to these tools at once, or raise the tool's timeout`
+      ? `longer than its own timeout of ${ownTimeoutMs} ms; ` +
+        "make fewer calls to these tools at once, or raise the tool's timeout"
       : `past the end of the ${deadline.source}'s time budget`;
   return failure(
     call,

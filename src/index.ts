@@ -181,6 +181,7 @@ export type {
   TimelineCall,
   TimelineCallStatus,
   TimelineData,
+  TimelineRedaction,
   TimelineRun,
 } from "../browser/timeline-data.js";
 

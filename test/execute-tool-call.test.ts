@@ -162,6 +162,24 @@ describe("executeToolCall outcomes", () => {
     expect(error.message).not.toContain("telemetry.flushAllBuffers");
   });
 
+  it("looks up the closest names after a turn of the event loop, and answers at once once the run's lookups are spent", async () => {
+    const { context } = createTestContext([tool("orders.search", () => null)]);
+    const budgeted = { ...context, suggestionBudget: { remaining: 1 } };
+    const order: string[] = [];
+    // Scheduled before the call: it runs first only if the lookup waits for the loop's next turn.
+    setImmediate(() => order.push("turn"));
+    const looked = runToolCall(makeCall("orders.serch", {}, { caller: "program", programId: "p1" }), budgeted);
+    expect(looked).toBeInstanceOf(Promise);
+    const { outcome } = await looked;
+    order.push("answered");
+    expect(order).toEqual(["turn", "answered"]);
+    expect(errorOf(outcome).message).toContain('"orders.search"');
+    // Nothing left to look up: a synchronous answer, without suggestions.
+    const spent = runToolCall(makeCall("orders.serch", {}, { caller: "program", programId: "p1" }), budgeted);
+    expect(spent).not.toBeInstanceOf(Promise);
+    expect(errorOf((spent as Awaited<typeof spent>).outcome).message).not.toContain("Did you mean");
+  });
+
   it("finds a tool by the identifier path a program calls it by", async () => {
     const { context } = createTestContext([tool("get-weather", () => "sunny")]);
     await expect(executeToolCall(makeCall("get_weather", {}, { caller: "program" }), context)).resolves.toMatchObject({

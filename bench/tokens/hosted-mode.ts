@@ -8,17 +8,17 @@
 // - output: the program's source (the `server_tool_use` input) and the final answer text; the
 //   container's tool calls are not model output;
 // - input: each request body without the hosted calls' `tool_use`/`tool_result` blocks (they
-//   go to the container, not into Claude's context, per the programmatic tool calling docs),
-//   plus the program's stdout on the final request, which the model reads. Every continuation
+//   go to the container, not into Claude's context, per the programmatic tool calling docs;
+//   a cache breakpoint on one of them counts on the context block before it), plus the
+//   program's stdout on the final request, which the model reads. Every continuation
 //   request is counted as a full request over the rest of the context: an upper bound, since
 //   a continuation that only feeds the container may not be billed as model input.
 // The code execution tool's own hidden prompt and container-hours are not counted.
 
 import { transformSync } from "esbuild";
-import { buildAnthropicRequest, createAnthropicAdapter } from "../../src/agent/anthropic-adapter.js";
+import { buildAnthropicRequest } from "../../src/agent/anthropic-adapter.js";
 import { AGENT_MODES } from "../../src/agent/agent-toolset.js";
-import type { ModelAdapter, ModelRequest, ModelTurn, ModelUsage } from "../../src/agent/model-adapter.js";
-import { createOpenAIResponsesAdapter } from "../../src/agent/openai-responses-adapter.js";
+import type { ModelAdapter, ModelRequest, ModelTurn } from "../../src/agent/model-adapter.js";
 import { toProviderToolName } from "../../src/agent/provider-tool-names.js";
 import { runAgent } from "../../src/agent/run-agent.js";
 import type { ContentBlock, ToolCallBlock, ToolResultBlock } from "../../src/agent/transcript.js";
@@ -46,7 +46,7 @@ export const HOSTED_MODE: ModeInfo = {
  * Largest hosted result, in bytes: as large as the benchmark's direct limit, since a hosted
  * program reads results whole and the provider sets no budget (see DIRECT_RESULT_LIMIT_BYTES).
  */
-const HOSTED_RESULT_LIMIT_BYTES = 4 * 1024 * 1024;
+export const HOSTED_RESULT_LIMIT_BYTES = 4 * 1024 * 1024;
 
 const PROGRAM_ID = "srvtoolu_bench_program";
 const CODE_EXECUTION = "code_execution_20260120";
@@ -118,68 +118,6 @@ export async function runHostedMode(task: BenchTask, options: RunModeOptions): P
     toolResultBytes,
     programOutputBytes: model.programOutputBytes,
   };
-}
-
-/** One task run live in hosted mode, with the provider's own usage figures. */
-export interface HostedLiveRow {
-  readonly taskId: string;
-  readonly provider: "anthropic" | "openai-responses";
-  readonly status: string;
-  readonly requests: number;
-  /** The API's usage, summed (input includes cached tokens). */
-  readonly api: ModelUsage;
-  /** Calls the provider's program made, each through Switchyard's pipeline. */
-  readonly hostedCalls: number;
-  readonly finalText: string;
-}
-
-/**
- * Runs `tasks` in hosted mode against the real provider: Anthropic (needs ANTHROPIC_API_KEY)
- * or the OpenAI Responses API (needs OPENAI_API_KEY). Resolves with no rows, sending nothing,
- * when the key is not set. Never run in CI.
- */
-export async function runHostedLive(
-  tasks: readonly BenchTask[],
-  options: { readonly provider: "anthropic" | "openai-responses"; readonly model: string; readonly maxSteps?: number },
-): Promise<HostedLiveRow[]> {
-  const key = options.provider === "anthropic" ? process.env.ANTHROPIC_API_KEY : process.env.OPENAI_API_KEY;
-  if (key === undefined || key === "") return [];
-  const rows: HostedLiveRow[] = [];
-  for (const task of tasks) {
-    const world = task.createWorld();
-    const yard = new Switchyard({
-      tools: [...world.tools],
-      results: { maxDirectResultBytes: HOSTED_RESULT_LIMIT_BYTES, maxHostedResultBytes: HOSTED_RESULT_LIMIT_BYTES },
-    });
-    let hostedCalls = 0;
-    const model =
-      options.provider === "anthropic"
-        ? createAnthropicAdapter({ model: options.model })
-        : createOpenAIResponsesAdapter({ model: options.model });
-    const result = await runAgent({
-      yard,
-      model,
-      task: task.question,
-      mode: "hosted",
-      system: SYSTEM_PROMPT,
-      maxSteps: options.maxSteps ?? 60,
-      maxTokens: MAX_OUTPUT_TOKENS,
-      onEvent: (event) => {
-        if (event.type === "tool-call-end" && event.caller === "hosted-program") hostedCalls++;
-      },
-    });
-    await yard.close();
-    rows.push({
-      taskId: task.id,
-      provider: options.provider,
-      status: result.status,
-      requests: result.steps,
-      api: result.usage.total,
-      hostedCalls,
-      finalText: result.finalText ?? result.lastText,
-    });
-  }
-  return rows;
 }
 
 type Move =
@@ -410,19 +348,44 @@ function toolsProxy(path: readonly string[], call: (path: string, input: unknown
   });
 }
 
-/** The body as Claude's context holds it: the hosted program's calls and their results go to the container. */
+/**
+ * The body as Claude's context holds it: the hosted program's calls and their results go to
+ * the container. A cache breakpoint the adapter put on a removed block moves to the last block
+ * kept before it: the provider caches the prompt up to the breakpoint, and of that prompt the
+ * context holds exactly the kept blocks (dropping the marker instead would bill the program's
+ * source as uncached input on every continuation).
+ */
 export function withoutHostedTraffic(body: AnthropicRequestBody): AnthropicRequestBody {
+  type Message = AnthropicRequestBody["messages"][number];
+  type Block = Exclude<Message["content"], string>[number];
   const hostedIds = new Set<string>();
-  const messages = body.messages.flatMap((message): AnthropicRequestBody["messages"] => {
-    if (typeof message.content === "string" || message.role === "system") return [message];
-    const content = message.content.filter((block) => {
-      if (block.type === "tool_use" && block.caller !== undefined && block.caller.type !== "direct") {
-        hostedIds.add(block.id);
-        return false;
+  const messages: Message[] = [];
+  // The content of the last message kept, filled in place: a marker may move onto its last block.
+  let previous: Block[] | undefined;
+  for (const message of body.messages) {
+    if (typeof message.content === "string") {
+      messages.push(message);
+      previous = undefined;
+      continue;
+    }
+    const content: Block[] = [];
+    for (const block of message.content) {
+      const hosted =
+        (block.type === "tool_use" && block.caller !== undefined && block.caller.type !== "direct") ||
+        (block.type === "tool_result" && hostedIds.has(block.tool_use_id));
+      if (!hosted) {
+        content.push(block);
+        continue;
       }
-      return !(block.type === "tool_result" && hostedIds.has(block.tool_use_id));
-    });
-    return content.length === 0 ? [] : [{ ...message, content }];
-  });
+      if (block.type === "tool_use") hostedIds.add(block.id);
+      const marker = "cache_control" in block ? block.cache_control : undefined;
+      const before = content.length > 0 ? content : previous;
+      if (marker != null && before !== undefined)
+        before[before.length - 1] = { ...before[before.length - 1]!, cache_control: marker } as Block;
+    }
+    if (content.length === 0) continue;
+    messages.push({ ...message, content } as Message);
+    previous = content;
+  }
   return { ...body, messages };
 }

@@ -3,11 +3,19 @@
 // checker, the bill priced from the price table and capped by a spend limit. Each request is
 // counted offline as the benchmark counts it before it is sent, so the API's usage sits
 // beside our estimate of the very same bodies; for Anthropic the calibration bodies are also
-// counted by the provider's count_tokens endpoint (free). Needs a key; never run in CI.
+// counted by the provider's count_tokens endpoint (free). The hosted mode runs on Anthropic's
+// code execution or the OpenAI Responses API's programmatic tool calling (Chat Completions has
+// none), every call its program makes through Switchyard's pipeline. Needs a key; never run in CI.
 
 import Anthropic from "@anthropic-ai/sdk";
 import { buildAnthropicRequest, createAnthropicAdapter } from "../../src/agent/anthropic-adapter.js";
-import { addUsage, type ModelAdapter, type ModelUsage, ZERO_USAGE } from "../../src/agent/model-adapter.js";
+import {
+  addUsage,
+  type ModelAdapter,
+  type ModelRequest,
+  type ModelUsage,
+  ZERO_USAGE,
+} from "../../src/agent/model-adapter.js";
 import {
   billedTokensOf,
   describePriceRow,
@@ -18,11 +26,13 @@ import {
   type BilledCost,
 } from "../../src/agent/model-pricing.js";
 import { buildOpenAIRequest, createOpenAIAdapter } from "../../src/agent/openai-adapter.js";
+import { buildOpenAIResponsesRequest, createOpenAIResponsesAdapter } from "../../src/agent/openai-responses-adapter.js";
 import { runAgent } from "../../src/agent/run-agent.js";
 import { countTokens } from "../../src/search/token-count.js";
 import { Switchyard } from "../../src/switchyard.js";
 import type { CalibrationSample } from "./calibration.js";
 import { countRequestTokens } from "./count-request.js";
+import { HOSTED_RESULT_LIMIT_BYTES, withoutHostedTraffic } from "./hosted-mode.js";
 import { catalogOf, DIRECT_RESULT_LIMIT_BYTES, modeInfo, type ModeId } from "./modes.js";
 import { formatChange, formatInteger, formatUsd } from "./report.js";
 import { MAX_OUTPUT_TOKENS, SYSTEM_PROMPT } from "./settings.js";
@@ -35,6 +45,7 @@ export const LIVE_MODES = [
   "programmatic",
   "direct-deferred",
   "programmatic-deferred",
+  "hosted",
 ] as const satisfies readonly ModeId[];
 export type LiveMode = (typeof LIVE_MODES)[number];
 
@@ -195,27 +206,32 @@ async function runTrial(
   spend: (usd: number) => void,
 ): Promise<LiveTrial> {
   const info = modeInfo(mode);
+  const hosted = info.family === "hosted";
   const world = task.createWorld();
   const yard = new Switchyard({
     tools: catalogOf(world, info),
     discovery: { defer: info.loading === "search" },
-    results: { maxDirectResultBytes: DIRECT_RESULT_LIMIT_BYTES },
+    results: {
+      maxDirectResultBytes: DIRECT_RESULT_LIMIT_BYTES,
+      ...(hosted ? { maxHostedResultBytes: HOSTED_RESULT_LIMIT_BYTES } : {}),
+    },
   });
+  const adapterOptions = { ...connection, model: options.model };
   const real =
     options.provider === "anthropic"
-      ? createAnthropicAdapter({ ...connection, model: options.model })
-      : createOpenAIAdapter({ ...connection, model: options.model });
+      ? createAnthropicAdapter(adapterOptions)
+      : hosted
+        ? createOpenAIResponsesAdapter(adapterOptions)
+        : createOpenAIAdapter(adapterOptions);
   const controller = new AbortController();
   let estimatedInput = 0;
   let capHit = false;
   const costs: BilledCost[] = [];
   const counting: ModelAdapter = {
     provider: real.provider,
+    ...(real.modes === undefined ? {} : { modes: real.modes }),
     async createTurn(request) {
-      estimatedInput +=
-        options.provider === "anthropic"
-          ? countRequestTokens(buildAnthropicRequest(request, { model: options.model }), priceRow)
-          : countOpenAIBody(buildOpenAIRequest(request, { model: options.model }));
+      estimatedInput += estimateInput(request, options.provider, hosted, options.model, priceRow);
       const turn = await real.createTurn(request);
       const cost = priceTokens(priceRow, billedTokensOf(turn.usage));
       costs.push(cost);
@@ -231,7 +247,7 @@ async function runTrial(
     yard,
     model: counting,
     task: task.question,
-    mode: info.family === "direct" ? "direct" : "programmatic",
+    mode: hosted ? "hosted" : info.family === "direct" ? "direct" : "programmatic",
     deferDirectTools: info.family === "direct" && info.loading === "search",
     system: SYSTEM_PROMPT,
     maxSteps: options.maxSteps ?? 60,
@@ -276,8 +292,28 @@ function notRun(taskId: string, mode: LiveMode, trial: number): LiveTrial {
   };
 }
 
-/** o200k on what an OpenAI model reads of a Chat Completions body (exact tokenizer, framing approximate). */
-function countOpenAIBody(body: { messages: unknown; tools?: unknown }): number {
+/**
+ * Our count of one request's input, as the offline benchmark counts it: Anthropic bodies with
+ * the hidden tool prompt (hosted traffic left out, as in hosted-mode.ts); OpenAI bodies as
+ * o200k on what the model reads (exact tokenizer, framing approximate; a hosted program's
+ * calls and results included, since the Responses API documents no split).
+ */
+function estimateInput(
+  request: ModelRequest,
+  provider: LiveOptions["provider"],
+  hosted: boolean,
+  model: string,
+  priceRow: ModelPrice,
+): number {
+  if (provider === "anthropic") {
+    const body = buildAnthropicRequest(request, { model });
+    return countRequestTokens(hosted ? withoutHostedTraffic(body) : body, priceRow);
+  }
+  if (hosted) {
+    const body = buildOpenAIResponsesRequest(request, { model });
+    return countTokens(JSON.stringify({ instructions: body.instructions, tools: body.tools, input: body.input }));
+  }
+  const body = buildOpenAIRequest(request, { model });
   return countTokens(JSON.stringify({ tools: body.tools, messages: body.messages }));
 }
 

@@ -349,8 +349,17 @@ function renderConstants(result: BenchmarkResult): string[] {
     `Grouped baselines: ${Number.isFinite(result.maxCallsPerTurn) ? `at most ${result.maxCallsPerTurn}` : "no limit on"} independent calls per turn; max_tokens ${MAX_OUTPUT_TOKENS} per request.`,
     `Direct results: up to ${DIRECT_RESULT_LIMIT_BYTES / 1024 / 1024} MB enter the context whole (plain direct calling; Switchyard's default 16 KB direct-result budget would refuse or spill them).`,
     "Programs run against the plain API in every mode; the lean API only narrows direct calls.",
+    ...(result.rows.some((row) => modeInfo(row.mode).family === "hosted") ? [HOSTED_COUNTING] : []),
   ];
 }
+
+/** How the hosted rows are counted (bench/tokens/hosted-mode.ts), said where their figures are read. */
+const HOSTED_COUNTING =
+  "Hosted program: the provider's container is emulated offline (the task's program, its calls through Switchyard's pipeline). " +
+  "The program's calls and their results go to the container, not into Claude's context, so they are left out of the counted input, " +
+  "and a cache breakpoint the adapter put on one of them counts on the context block before it; the program's source is output, " +
+  "its stdout input on the last request. Every continuation that only feeds the container is counted as a full request over the context " +
+  "(an upper bound: the provider may bill it for less); the code execution tool's own prompt and container time are not counted.";
 
 function renderProblems(result: BenchmarkResult): string[] {
   return [...result.rows, ...(result.published ?? [])]

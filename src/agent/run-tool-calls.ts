@@ -64,7 +64,7 @@ async function runOneCall(call: ToolCallBlock, context: ToolCallRunContext): Pro
   } else if (call.input === undefined) {
     outcome = failure(call, "INPUT_INVALID", "The tool arguments were not valid JSON; send a JSON object.");
   } else if (target.kind === "tool-search") {
-    const answer = searchForProvider(call, context);
+    const answer = await searchForProvider(call, context);
     outcome = answer.outcome;
     toolReferences = answer.references;
   } else if (target.kind === "tool") {
@@ -126,15 +126,16 @@ async function searchForProgram(call: ToolCallBlock, context: ToolCallRunContext
 /**
  * The provider's client-executed tool search, answered by Switchyard's own search: the deferred
  * offered tools it finds, as provider names the adapter sends as references (Anthropic
- * `tool_reference`, OpenAI `tool_search_output`), so the request prefix never changes.
+ * `tool_reference`, OpenAI `tool_search_output`), so the request prefix never changes. The
+ * query is the model's, so it goes through the model-facing search (a regex off the event loop).
  */
-function searchForProvider(
+async function searchForProvider(
   call: ToolCallBlock,
   context: ToolCallRunContext,
-): { outcome: ToolOutcome; references?: string[] } {
+): Promise<{ outcome: ToolOutcome; references?: string[] }> {
   const read = readSearchRequest(call.input);
   if (!read.ok) return { outcome: failure(call, read.error.code, read.error.message) };
-  const result = context.yard.searchTools(read.request.text, read.request.options);
+  const result = await context.yard.discovery.find(read.request.text, read.request.options);
   if (!result.ok) return { outcome: failure(call, result.error.code, result.error.message) };
   const deferred = new Set(
     context.toolset.definitions

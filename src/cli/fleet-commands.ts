@@ -125,7 +125,8 @@ export function registerFleetCommands(program: Command): void {
         });
         process.stderr.write(
           `switchyard: batch ${submitted.batchId}: ${submitted.total} inputs, ${submitted.queued} queued, ` +
-            `${submitted.skipped} already done${submitted.repeated > 0 ? `, ${submitted.repeated} repeated lines run once` : ""}\n`,
+            `${submitted.skipped} already done` +
+            `${submitted.repeated > 0 ? `, ${submitted.repeated} repeated lines run once` : ""}\n`,
         );
         process.stdout.write(`${submitted.batchId}\n`);
         if (options.wait === true) await follow(options, submitted.batchId);

@@ -277,7 +277,8 @@ class JobRunner {
         error: {
           code: lost ? "WORKER_LOST" : "INTERNAL_ERROR",
           message: lost
-            ? `The job's worker stopped while running it more than ${this.options.maxStalledCount ?? 2} times; the program may be crashing its worker.`
+            ? `The job's worker stopped while running it more than ${this.options.maxStalledCount ?? 2} times; ` +
+              "the program may be crashing its worker."
             : `The worker failed to run the job: ${error.message}`,
         },
         calls: { total: 0, byStatus: {}, failed: [] },

@@ -23,7 +23,9 @@ export function createJobInfoTool(): { readonly tool: ToolDefinition; readonly r
   const tool = defineTool({
     name: "fleet.job",
     description:
-      "This run's job in its batch: batchId, the input's idempotency key, attempt (1 for the first run; higher when the input runs again after a failure or a lost worker, so its earlier calls may have happened) and attempts allowed.",
+      "This run's job in its batch: batchId, the input's idempotency key, attempt (1 for the first run; " +
+      "higher when the input runs again after a failure or a lost worker, so its earlier calls may have " +
+      "happened) and attempts allowed.",
     effect: "read",
     callers: ["program"],
     inputSchema: { type: "object", properties: {}, additionalProperties: false },

@@ -60,7 +60,8 @@ export async function connectRedis(url: string): Promise<Redis> {
     client.disconnect();
     throw new SwitchyardError(
       "FLEET_UNAVAILABLE",
-      `Redis at ${redactUrl(url)} cannot be reached (${messageOf(lastError ?? error)}); start it (redis-server) or check the address.`,
+      `Redis at ${redactUrl(url)} cannot be reached (${messageOf(lastError ?? error)}); ` +
+        "start it (redis-server) or check the address.",
       { redis: redactUrl(url) },
     );
   }

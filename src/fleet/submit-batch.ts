@@ -68,7 +68,8 @@ export async function submitBatch(options: SubmitBatchOptions): Promise<Submitte
     if (typeof key !== "string" || key === "" || key.length > 512) {
       throw new SwitchyardError(
         "OPTION_INVALID",
-        `The key of input ${index + 1} is ${JSON.stringify(key)}: a key is a non-empty string of at most 512 characters.`,
+        `The key of input ${index + 1} is ${JSON.stringify(key)}: ` +
+          "a key is a non-empty string of at most 512 characters.",
       );
     }
     if (inputs.has(key)) repeated += 1;

@@ -1,6 +1,7 @@
 // The gateway's table of streamable-HTTP sessions: capped in number and expired when idle, so
 // clients that initialize and walk away cannot pile up live sessions (each holds an MCP server
-// object and its transport). A session with a request in flight is never expired.
+// object and its transport). An initialize counts against the cap from its headers on, before
+// its body (and so its session id) arrives. A session with a request in flight is never expired.
 
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 
@@ -26,6 +27,8 @@ export class HttpSessions {
   readonly maxSessions: number;
   readonly idleTimeoutMs: number;
   readonly #entries = new Map<string, Entry>();
+  /** Initializes let in whose session is not in the table yet. */
+  #opening = 0;
   readonly #sweeper: NodeJS.Timeout;
   readonly #onExpired: (id: string) => void;
 
@@ -42,9 +45,22 @@ export class HttpSessions {
     return this.#entries.size;
   }
 
-  /** Whether a new session may open now. */
+  /** Whether a new session may open now: open sessions and initializes still in progress, against the cap. */
   get full(): boolean {
-    return this.#entries.size >= this.maxSessions;
+    return this.#entries.size + this.#opening >= this.maxSessions;
+  }
+
+  /**
+   * Holds a place for an initialize until its answer is sent, so initializes whose bodies are
+   * still arriving cannot all pass the cap. Call the returned function once it is answered.
+   */
+  reserve(): () => void {
+    this.#opening += 1;
+    let held = true;
+    return () => {
+      if (held) this.#opening -= 1;
+      held = false;
+    };
   }
 
   add(id: string, transport: StreamableHTTPServerTransport): void {

@@ -237,6 +237,14 @@ function serveHttp(
       );
       return;
     }
+    const release = sessions.reserve();
+    try {
+      await openSession(request, response);
+    } finally {
+      release();
+    }
+  };
+  const openSession = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const gateway = createGatewayServer(yard, gatewayOptions);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

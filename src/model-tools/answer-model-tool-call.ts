@@ -102,7 +102,7 @@ export async function answerModelToolCall(yard: Switchyard, call: ModelToolCall)
     case DESCRIBE_TOOLS_TOOL: {
       const read = readDescribeRequest(call.input);
       if (!read.ok) return refuse(read.error);
-      return { tool: DESCRIBE_TOOLS_TOOL, describe: describeTools(yard, read.names) };
+      return { tool: DESCRIBE_TOOLS_TOOL, describe: await describeTools(yard, read.names) };
     }
     case CALL_TOOL_TOOL: {
       const read = readCallToolRequest(call.input);

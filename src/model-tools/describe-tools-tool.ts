@@ -2,7 +2,7 @@
 // the closest known ones. Shared by the gateway and `tools.$describe` inside programs.
 
 import type { CallError, JsonSchema } from "../contract.js";
-import { closestToolNames } from "../registry/closest-tool-names.js";
+import { type SuggestionBudget, suggestToolNames } from "../registry/closest-tool-names.js";
 import type { Switchyard } from "../switchyard.js";
 import type { ModelToolDefinition } from "./model-tool-definition.js";
 import { readModelToolInput } from "./read-model-tool-input.js";
@@ -11,6 +11,12 @@ export const DESCRIBE_TOOLS_TOOL = "describe_tools";
 
 /** Most names one describe_tools request may ask for. */
 export const MAX_DESCRIBED_TOOLS = 50;
+
+/**
+ * Unknown names of one describe_tools request that get did-you-mean suggestions; the rest are
+ * told to search. Each lookup is an edit distance against every tool (a few ms on 1,000 tools).
+ */
+export const DESCRIBE_SUGGESTION_LOOKUPS = 5;
 
 const DESCRIBE_TOOLS_INPUT_SCHEMA = {
   type: "object",
@@ -59,13 +65,25 @@ export function readDescribeRequest(
   return read.ok ? { ok: true, names: [...new Set(read.value.names)] } : read;
 }
 
-/** Declarations of the tools named that the model is offered, in one wrapper; the rest are unknown, with suggestions. */
-export function describeTools(yard: Switchyard, names: readonly string[]): DescribeAnswer {
+/**
+ * Declarations of the tools named that the model is offered, in one wrapper; the rest are
+ * unknown, with suggestions while `suggestions` lasts (default: a budget of
+ * DESCRIBE_SUGGESTION_LOOKUPS for this answer alone; a run passes its own, shared by its calls).
+ */
+export async function describeTools(
+  yard: Switchyard,
+  names: readonly string[],
+  suggestions: SuggestionBudget = { remaining: DESCRIBE_SUGGESTION_LOOKUPS },
+): Promise<DescribeAnswer> {
   const snapshot = yard.registry.snapshot();
   const described = yard.discovery.describeMany(names);
-  const unknown = described.unknown.map((name) => ({
-    name: name.slice(0, 200),
-    closest: closestToolNames(snapshot, name),
-  }));
+  const unknown: { name: string; closest: readonly string[] }[] = [];
+  // One lookup per turn of the event loop (suggestToolNames): a request's lookups never add up to one block.
+  for (const name of described.unknown) {
+    unknown.push({
+      name: name.slice(0, 200),
+      closest: await suggestToolNames(snapshot, name, { budget: suggestions }),
+    });
+  }
   return { found: described.found, declarations: described.declarations, unknown };
 }

@@ -4,13 +4,19 @@
 
 import type { JsonValue } from "../contract.js";
 import { ToolError } from "../errors.js";
+import { SUGGESTION_LOOKUPS_PER_RUN, type SuggestionBudget } from "../registry/closest-tool-names.js";
 import type { DiscoveryHandler } from "../sandbox/tool-bridge.js";
 import type { Switchyard } from "../switchyard.js";
 import { describeTools } from "./describe-tools-tool.js";
 import { readSearchRequest } from "./search-tools-tool.js";
 
-/** The discovery handler a session hands to each run. */
+/**
+ * The discovery handler a session hands to one run: make one per run. Its did-you-mean
+ * lookups for unknown `$describe` names are charged to that run, SUGGESTION_LOOKUPS_PER_RUN at
+ * most (as for unknown tool calls), so a loop of typos costs the host a bounded amount of work.
+ */
 export function createProgramDiscovery(yard: Switchyard): DiscoveryHandler {
+  const suggestions: SuggestionBudget = { remaining: SUGGESTION_LOOKUPS_PER_RUN };
   return {
     async search(input: unknown): Promise<JsonValue> {
       // The guest sends `$search(query, { limit, mode })` as `{ query, limit, mode }`.
@@ -25,12 +31,12 @@ export function createProgramDiscovery(yard: Switchyard): DiscoveryHandler {
       if (!found.ok) throw new ToolError(found.error.message, { code: "PATTERN_INVALID" });
       return found.references.map((reference) => ({ ...reference }));
     },
-    describe(input: unknown): JsonValue {
+    async describe(input: unknown): Promise<JsonValue> {
       const { name } = (input ?? {}) as { name?: unknown };
       if (typeof name !== "string") {
         throw new ToolError("tools.$describe(name) needs a tool name.", { code: "INPUT_INVALID" });
       }
-      const answer = describeTools(yard, [name]);
+      const answer = await describeTools(yard, [name], suggestions);
       if (answer.found.length > 0) return answer.declarations;
       const closest = answer.unknown[0]?.closest ?? [];
       const hint =

@@ -51,7 +51,9 @@ export interface CommandClassification {
  * PATH, LD_PRELOAD, BASH_ENV, GIT_CONFIG_* and PAGER are upper case), arithmetic over
  * variables (`(( x ))`, `$((i+1))`, `[[ $x -eq 1 ]]`: bash evaluates a value `a[$(cmd)]` and
  * runs cmd), `declare`/`let`/`export`/`printf -v`, an option that may appear at run time
- * (`rg $x`, `cmd *` where a file is named `--pre=sh`), reads under /proc.
+ * (`rg $x`, `cmd *` where a file is named `--pre=sh`), reads under /proc, and a line that
+ * names /proc, an environ file or bash's /dev/tcp and /dev/udp anywhere (an assignment's value,
+ * a for list, a here-string), as well as an input redirection from a computed path.
  *
  * Decisions where the rules could go either way:
  * - An empty or blank line is `read` with the reason `"empty"`.
@@ -87,6 +89,7 @@ export function classifyCommand(commandLine: string): CommandClassification {
   }
   try {
     const findings = analyzeText(commandLine, 0, false, newContext());
+    flagSecretSpellings(commandLine, findings);
     return {
       risk: findings.risk,
       reasons: [...new Set(findings.reasons)],
@@ -102,6 +105,27 @@ export function classifyCommand(commandLine: string): CommandClassification {
 }
 
 const MAX_INPUT_LENGTH = 1_048_576;
+
+// A path component `proc` (`/proc/`, `proc/1`), a file named `environ`, or bash's network
+// pseudo-files, anywhere in the line. Preceded by a character that cannot continue a name, so
+// `coproc`, `process/` and `environment` do not count.
+const SECRET_SPELLING = /(?:^|[^A-Za-z0-9_.-])(?:proc\/|environ(?![A-Za-z0-9_.-])|dev\/(?:tcp|udp)\/)/;
+
+/**
+ * Raises to `write` a line that spells another process's secrets (/proc, environ) or a network
+ * connection (/dev/tcp, /dev/udp) anywhere: in an assignment's value, a for list, a here-string
+ * or a here-document, which become paths at run time where the operand checks do not see them.
+ */
+function flagSecretSpellings(commandLine: string, findings: Findings): void {
+  const match = SECRET_SPELLING.exec(commandLine);
+  if (match === null) return;
+  const at = match.index + match[0].length - (match[0].endsWith("/") ? 1 : 0);
+  const spelled = commandLine.slice(Math.max(0, at - 12), at + 12).trim();
+  findings.flag(
+    "write",
+    `the line names /proc, an environ file or /dev/tcp|udp (…${spelled}…): read through a value, it is another process's secrets or a network connection`,
+  );
+}
 
 const RISK_ORDER: Readonly<Record<CommandRisk, number>> = { read: 0, write: 1, destructive: 2 };
 
@@ -362,6 +386,11 @@ function classifyRedirect(redirect: Redirect, findings: Findings): void {
   if (op === "<") {
     if (target.text.split("/").some((component) => component === "proc" || component === "environ")) {
       findings.flag("write", `${label} reads process information under /proc (${target.text})`);
+    } else if (/^\/dev\/(?:tcp|udp)\//.test(target.text)) {
+      findings.flag("write", `${label} opens a network connection (${target.text})`);
+    } else if (target.dynamic) {
+      // bash opens /dev/tcp/host/port as a connection, and the value may name /proc/<pid>/environ.
+      findings.flag("write", `${label} reads ${target.text}, a path computed at run time`);
     }
     return;
   }

@@ -1,6 +1,7 @@
-// Step 3 of the pipeline (numbered in execute-tool-call.ts): decides allow / ask / deny for a call whose input is already validated. The
-// first matching rule wins, then the configured default. `ask` waits for an approver; with
-// none configured (or one that throws), the answer is no. The gate never runs a tool.
+// Step 3 of the pipeline (numbered in execute-tool-call.ts): decides allow / ask / deny for a
+// call whose input is already validated. The first matching rule wins, then the configured
+// default. `ask` waits for an approver; with none configured (or one that throws), the answer
+// is no. The gate never runs a tool.
 
 import type { CallerKind } from "../contract.js";
 import { SwitchyardError } from "../errors.js";

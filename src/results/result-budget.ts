@@ -1,8 +1,9 @@
-// Step 7 of the pipeline (numbered in execute-tool-call.ts): shapes a tool's raw return value into what its caller receives. Values become
-// JSON once, here. Inside sandboxed programs a result goes whole, up to a hard cap, since it
-// never touches a model's context; for direct model turns (and a provider's hosted program,
-// whose results travel in every later request) a result over the budget is spilled to disk
-// and replaced by a preview and a handle that `results.read` can page through.
+// Step 7 of the pipeline (numbered in execute-tool-call.ts): shapes a tool's raw return
+// value into what its caller receives. Values become JSON once, here. Inside sandboxed
+// programs a result goes whole, up to a hard cap, since it never touches a model's context;
+// for direct model turns (and a provider's hosted program, whose results travel in every
+// later request) a result over the budget is spilled to disk and replaced by a preview and a
+// handle that `results.read` can page through.
 
 import type { CallError, CallerKind, JsonValue } from "../contract.js";
 import { utf8Prefix, type SpillStore } from "./spill-store.js";

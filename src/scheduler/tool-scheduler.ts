@@ -1,8 +1,9 @@
-// Step 4 of the pipeline (numbered in execute-tool-call.ts): decides which calls may run at the same time. A tool's effect and declared
-// resources become locks: reads share, writes to one resource take turns in call order, a
-// write never overlaps a read of the same resource, and writes that declare no resources
-// are serialized per namespace. Reads overlap up to a per-run, per-namespace limit. Rate limits
-// (rate-limiter.ts) then give each call of a limited tool its start slot.
+// Step 4 of the pipeline (numbered in execute-tool-call.ts): decides which calls may run at
+// the same time. A tool's effect and declared resources become locks: reads share, writes to
+// one resource take turns in call order, a write never overlaps a read of the same resource,
+// and writes that declare no resources are serialized per namespace. Reads overlap up to a
+// per-run, per-namespace limit. Rate limits (rate-limiter.ts) then give each call of a limited
+// tool its start slot.
 
 import type { ToolCall } from "../contract.js";
 import { SwitchyardError } from "../errors.js";

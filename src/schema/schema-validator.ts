@@ -1,6 +1,7 @@
-// Steps 2 and 6 of the pipeline (numbered in execute-tool-call.ts): JSON Schema validation with ajv, compiled once per schema. A schema that cannot
-// compile is a configuration error (thrown at registration); a value that does not match is
-// data: every failing path, what was expected and what was given, phrased for a model.
+// Steps 2 and 6 of the pipeline (numbered in execute-tool-call.ts): JSON Schema validation
+// with ajv, compiled once per schema. A schema that cannot compile is a configuration error
+// (thrown at registration); a value that does not match is data: every failing path, what was
+// expected and what was given, phrased for a model.
 
 import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";

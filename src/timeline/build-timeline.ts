@@ -1,8 +1,15 @@
 // Turns trace events (as `--trace` writes them, or as a session emits them) and program sources
 // into the data a timeline page draws: one entry per program run, its calls with their queued
-// and running times, and the source lines to mark. Pure: reads nothing, writes nothing.
+// and running times, what was redacted before reaching the model, and the source lines to
+// mark. Pure: reads nothing, writes nothing.
 
-import type { SourceMark, TimelineCall, TimelineData, TimelineRun } from "../../browser/timeline-data.js";
+import type {
+  SourceMark,
+  TimelineCall,
+  TimelineData,
+  TimelineRedaction,
+  TimelineRun,
+} from "../../browser/timeline-data.js";
 import { parseToolName } from "../registry/tool-name.js";
 import type { TraceEvent } from "../trace/trace-events.js";
 
@@ -31,6 +38,7 @@ interface RunBuilder {
   line: number | undefined;
   catalogVersion: number | null;
   calls: TimelineCall[];
+  redactions: TimelineRedaction[];
 }
 
 /**
@@ -53,6 +61,7 @@ export function buildTimeline(events: readonly TraceEvent[], options: BuildTimel
         line: undefined,
         catalogVersion: null,
         calls: [],
+        redactions: [],
       };
       runs.set(programId, run);
     }
@@ -86,6 +95,14 @@ export function buildTimeline(events: readonly TraceEvent[], options: BuildTimel
           endedAt: event.endedAt,
           bytesIn: event.bytesIn,
           bytesOut: event.bytesOut,
+        });
+        break;
+      case "redaction":
+        runOf(event.programId ?? null).redactions.push({
+          kind: event.kind,
+          location: event.location,
+          path: event.path,
+          callId: event.callId ?? null,
         });
         break;
       default:
@@ -124,6 +141,7 @@ function finishRun(run: RunBuilder, source: string | null): TimelineRun {
     message: run.message,
     catalogVersion: run.catalogVersion,
     calls,
+    redactions: run.redactions,
     source,
     marks: source === null ? [] : sourceMarks(source, calls, run),
   };

@@ -247,20 +247,24 @@ describe("the Responses adapter through the real SDK", () => {
     expect(second.input).toEqual([{ type: "function_call_output", call_id: "call_a", output: '{"found":"k1"}' }]);
   });
 
-  it("reports a prompt too long for the context window as context_exceeded", async () => {
-    const server = await startServer({
-      script: [
-        {
-          error: {
-            status: 400,
-            message: "Your input exceeds the context window of this model.",
-            code: "context_length_exceeded",
+  it.each([false, true])(
+    "reports a prompt too long for the context window as context_exceeded (stream %s)",
+    async (stream) => {
+      const server = await startServer({
+        script: [
+          {
+            error: {
+              status: 400,
+              message: "Your input exceeds the context window of this model.",
+              code: "context_length_exceeded",
+            },
           },
-        },
-      ],
-    });
-    const yard = new Switchyard({ tools: [lookup()] });
-    const result = await runAgent({ yard, model: adapterFor(server, "openai-responses"), task: "t", mode: "direct" });
-    expect(result.status).toBe("context_exceeded");
-  });
+        ],
+      });
+      const yard = new Switchyard({ tools: [lookup()] });
+      const model = adapterFor(server, "openai-responses", stream);
+      const result = await runAgent({ yard, model, task: "t", mode: "direct" });
+      expect(result).toMatchObject({ status: "context_exceeded", stop: { code: "CONTEXT_EXCEEDED" } });
+    },
+  );
 });

@@ -156,6 +156,61 @@ describe.each([false, true])("Anthropic tool search (stream %s)", (stream) => {
   });
 });
 
+describe("a client-executed tool search with a hostile pattern", () => {
+  it("runs the pattern off the host's event loop and answers PATTERN_INVALID", async () => {
+    // The pattern backtracks for seconds over one 116-character description: on the host's
+    // thread the search held the loop that long (its 250 ms budget is checked between fields).
+    const tools = Array.from({ length: 20 }, (_, index) =>
+      defineTool({
+        name: `docs.page_${index}`,
+        description: `Page ${index}. ${"lorem ipsum dolor sit amet ".repeat(4)}`,
+        inputSchema: { type: "object" },
+        effect: "read",
+        execute: () => "ok",
+      }),
+    );
+    const yard = new Switchyard({ tools, discovery: { defer: true }, results: { spill: false } });
+    const server = await startServer({
+      script: [
+        {
+          content: [
+            {
+              type: "tool_use",
+              id: "toolu_regex",
+              name: "tool_search",
+              input: { pattern: ".{0,99}.{0,99}.{0,99}.{0,99}~" },
+            },
+          ],
+        },
+        done,
+      ],
+    });
+    let last = performance.now();
+    let longestGapMs = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longestGapMs = Math.max(longestGapMs, now - last);
+      last = now;
+    }, 5);
+    try {
+      const result = await runAgent({
+        yard,
+        model: anthropic(server, "client", false),
+        task: "Find the page.",
+        mode: "direct",
+      });
+      expect(result.status).toBe("completed");
+    } finally {
+      clearInterval(ticker);
+      await yard.close();
+    }
+    const answer = server.turnRequests[1]?.body.messages.at(-1).content[0];
+    expect(answer).toMatchObject({ type: "tool_result", tool_use_id: "toolu_regex", is_error: true });
+    expect(JSON.stringify(answer.content)).toContain("PATTERN_INVALID");
+    expect(longestGapMs).toBeLessThan(200);
+  });
+});
+
 describe.each([false, true])("OpenAI Responses tool search (stream %s)", (stream) => {
   it("sends deferred functions with defer_loading and the hosted tool_search, and replays its items", async () => {
     const server = await startServer({

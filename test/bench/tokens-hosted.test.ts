@@ -1,9 +1,15 @@
 import { describe, expect, it } from "vitest";
+import { promptBlocks } from "../../bench/tokens/cache-model.js";
 import { countRequestTokens } from "../../bench/tokens/count-request.js";
 import { runHostedMode, withoutHostedTraffic } from "../../bench/tokens/hosted-mode.js";
 import { MODES, runMode } from "../../bench/tokens/modes.js";
+import { renderMarkdown } from "../../bench/tokens/report.js";
+import { runTokenBenchmark } from "../../bench/tokens/run-benchmark.js";
 import { DEFAULT_BENCH_MODEL } from "../../bench/tokens/settings.js";
+import { splitCache } from "../../bench/tokens/summarize-run.js";
+import { duplicateCharges } from "../../bench/tokens/tasks/duplicate-charges.js";
 import { expenseBudgets } from "../../bench/tokens/tasks/expense-budgets.js";
+import { singleLookup } from "../../bench/tokens/tasks/single-lookup.js";
 import { countTokens } from "../../src/search/token-count.js";
 
 const model = DEFAULT_BENCH_MODEL;
@@ -39,5 +45,42 @@ describe("hosted mode of the token benchmark", () => {
     const viaModes = await runMode(expenseBudgets, "hosted", { model });
     expect(viaModes.mode).toBe("hosted");
     expect(viaModes.correct).toBe(true);
+  });
+});
+
+describe("the prompt cache over hosted continuations", () => {
+  it("keeps a breakpoint that sat on a hosted result, on the context block before it", async () => {
+    const run = await runHostedMode(duplicateCharges, { model });
+    const [first, ...continuations] = run.records;
+    // The adapter marks the newest user messages, which hold only the hosted results here:
+    // the marks move to the last block the context keeps (the program), not away.
+    for (const record of continuations) {
+      const marked = promptBlocks(record.body).filter((block) => block.marked);
+      expect(marked.length).toBeGreaterThan(1);
+      expect(marked.at(-1)!.key).toMatch(/^assistant#1:.*"server_tool_use"/);
+    }
+    const splits = splitCache(run.records, model);
+    expect(first!.inputTokens).toBeGreaterThan(model.minCacheableTokens);
+    // Each continuation reads back the whole context the request before it wrote; only the
+    // program's stdout, which the last request adds after every breakpoint, is plain input.
+    expect(continuations.length).toBeGreaterThan(5);
+    continuations.forEach((_, index) => {
+      expect(splits[index + 1]!.read).toBe(run.records[index]!.inputTokens);
+      if (index < continuations.length - 1) expect(splits[index + 1]!.uncached).toBe(0);
+    });
+  });
+});
+
+describe("the hosted rows in the report", () => {
+  it("say how hosted mode is counted, beside its figures, and only when a hosted row ran", async () => {
+    const withHosted = renderMarkdown(
+      await runTokenBenchmark({ tasks: [singleLookup], modes: ["direct-grouped", "hosted"], publishedWorkload: false }),
+    );
+    expect(withHosted).toMatch(/^\| {2}\| hosted program \| 2 \| /m);
+    expect(withHosted).toMatch(/^- Hosted program: the provider's container is emulated offline.*an upper bound/m);
+    const without = renderMarkdown(
+      await runTokenBenchmark({ tasks: [singleLookup], modes: ["direct-grouped"], publishedWorkload: false }),
+    );
+    expect(without).not.toContain("Hosted program:");
   });
 });

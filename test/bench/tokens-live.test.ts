@@ -142,6 +142,67 @@ describe("live mode, through the real SDK clients against the scripted model ser
     expect(result.trials[0]!.cost.cacheReadUsd).toBeCloseTo((4000 * 0.2) / 1e6, 12);
   });
 
+  it.each([
+    { provider: "anthropic" as const, model: "claude-scripted", path: "/v1/messages" },
+    { provider: "openai" as const, model: "gpt-5.6-terra", path: "/v1/responses" },
+  ])(
+    "runs the hosted mode on $provider: the provider's program calls the tool through the pipeline, and the answer is graded",
+    async ({ provider, model, path }) => {
+      // The provider's program makes the task's call; once its result came back, the program ends and the model answers.
+      const hostedModel = (request: RecordedRequest) => {
+        const body = request.body;
+        const answered =
+          request.protocol === "anthropic"
+            ? JSON.stringify(body.messages).includes('"tool_result"')
+            : body.input.some((item: any) => item.type === "function_call_output");
+        if (answered)
+          return {
+            content: [
+              { type: "hosted_program_result" as const, id: "prog_live", output: JSON.stringify(world.truth) },
+              { type: "text" as const, text: RIGHT },
+            ],
+          };
+        return {
+          content: [
+            { type: "hosted_program" as const, id: "prog_live", code: "inventory.getStock" },
+            {
+              type: "tool_use" as const,
+              name: "inventory__getStock",
+              input: { sku: "SKU-4471" },
+              hostedBy: "prog_live",
+            },
+          ],
+        };
+      };
+      server = await startScriptedModelServer({ script: hostedModel, apiKey: "fake-key" });
+      const result = await runLive({
+        tasks: [singleLookup],
+        modes: ["hosted"],
+        trials: 1,
+        model,
+        provider,
+        prices: createPriceTable({ prices: [ROW] }),
+        maxSpendUsd: 1,
+        apiKey: "fake-key",
+        baseURL: provider === "anthropic" ? server.url : server.openaiBaseURL,
+      });
+      expect(result.trials[0]).toMatchObject({ mode: "hosted", status: "completed", correct: true, requests: 2 });
+      const [first, second] = server.turnRequests;
+      expect(first!.path).toBe(path);
+      const tools = first!.body.tools as { type?: string; name?: string; allowed_callers?: string[] }[];
+      if (provider === "anthropic") {
+        expect(tools[0]).toEqual({ type: "code_execution_20260120", name: "code_execution" });
+        expect(JSON.stringify(second!.body.messages)).toContain('"tool_result"');
+      } else {
+        expect(tools[0]).toEqual({ type: "programmatic_tool_calling" });
+        expect(tools.find((tool) => tool.name === "inventory__getStock")?.allowed_callers).toContain("programmatic");
+        const output = second!.body.input.find((item: any) => item.type === "function_call_output");
+        expect(JSON.parse(output.output)).toMatchObject({ sku: "SKU-4471" });
+      }
+      expect(result.trials[0]!.estimatedInput).toBeGreaterThan(0);
+    },
+  );
+
   it("refuses to start without a key, or without a price row for the spend cap, before sending anything", async () => {
     server = await startScriptedModelServer({ script: scriptedModel([]) });
     const base = {

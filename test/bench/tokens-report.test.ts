@@ -1,8 +1,11 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { renderChartSvg } from "../../bench/tokens/chart-svg.js";
 import { renderMarkdown, renderText } from "../../bench/tokens/report.js";
+import { MODES } from "../../bench/tokens/modes.js";
 import { runTokenBenchmark } from "../../bench/tokens/run-benchmark.js";
 import { freshOutFolder, parseArguments } from "../../bench/tokens/run.js";
+import { TASKS } from "../../bench/tokens/tasks/index.js";
 import { singleLookup } from "../../bench/tokens/tasks/single-lookup.js";
 
 describe("token benchmark report", () => {
@@ -89,5 +92,24 @@ describe("bench tokens arguments", () => {
     expect(() => parseArguments(["--trials", "0"])).toThrow(/--trials needs a positive integer/);
     expect(() => parseArguments(["--max-spend-usd", "-1"])).toThrow(/--max-spend-usd needs a positive number/);
     expect(() => parseArguments(["--live-modes", "direct"])).toThrow(/Unknown live mode direct/);
+  });
+});
+
+describe("the committed bench/results/tokens.md", () => {
+  it("has a graded row for every task in every mode: regenerate it with --out bench/results when a mode is added", () => {
+    const markdown = readFileSync(new URL("../../bench/results/tokens.md", import.meta.url), "utf8");
+    const section = markdown.slice(markdown.indexOf("## Every run"), markdown.indexOf("## Cost as billed"));
+    const rows = new Set<string>();
+    let task = "";
+    for (const line of section.split("\n")) {
+      const cells = line.split(" | ");
+      if (!line.startsWith("| ") || cells.length < 3 || line.startsWith("| Task") || line.startsWith("| ---")) continue;
+      task = cells[0]!.slice(2) || task;
+      if (line.trimEnd().endsWith("| correct |")) rows.add(`${task} / ${cells[1]}`);
+    }
+    const expected = TASKS.flatMap((entry) => MODES.map((mode) => `${entry.title} / ${mode.label}`));
+    expect([...rows].sort()).toEqual(expected.sort());
+    const runs = expected.length + 3; // and the published workload's three rows
+    expect(markdown).toContain(`: ${runs} of ${runs} runs correct.`);
   });
 });

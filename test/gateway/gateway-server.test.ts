@@ -241,6 +241,38 @@ describe("createGatewayServer: hostile sizes", () => {
   });
 });
 
+describe("createGatewayServer: tools every call to which is denied", () => {
+  const remove = defineTool({
+    name: "notes.remove",
+    description: "Removes a note for good.",
+    effect: "write",
+    inputSchema: { type: "object", properties: { id: { type: "string" } }, additionalProperties: false },
+    execute: () => ({ removed: true }),
+  });
+  const denyRemove = { rules: [{ tools: "notes.remove", decision: "deny" as const, reason: "no removals" }] };
+
+  it("are absent from run_program's listing, search_tools and describe_tools answers", async () => {
+    const { client } = await connect({ tools: [echo, remove], permissions: denyRemove, discovery: { defer: true } });
+    const listing = JSON.stringify((await client.listTools()).tools);
+    expect(listing).not.toContain("remove");
+    const search = (await client.callTool({
+      name: "search_tools",
+      arguments: { query: "remove a note", limit: 10 },
+    })) as CallToolResult;
+    expect(search.isError).not.toBe(true);
+    expect(JSON.stringify(search)).not.toContain("notes.remove");
+    const regex = (await client.callTool({ name: "search_tools", arguments: { pattern: "remove" } })) as CallToolResult;
+    expect(JSON.stringify(regex)).not.toContain("notes.remove");
+    const described = (await client.callTool({
+      name: "describe_tools",
+      arguments: { names: ["notes.remove", "notes.echo"] },
+    })) as CallToolResult;
+    expect(textOf(described)).toContain('Unknown tool "notes.remove"');
+    expect(textOf(described)).not.toMatch(/remove\(input/);
+    expect(textOf(described)).toContain("echo(");
+  });
+});
+
 describe("createGatewayServer: approvals", () => {
   const askOnSave = { rules: [{ tools: "notes.save", decision: "ask" as const, reason: "saves" }] };
 

@@ -2,13 +2,14 @@
 // one shared session of tools; closing stops the listener.
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { serveGateway, type RunningGateway } from "../../src/gateway/serve-gateway.js";
 
 const SLOW_TOOLS = fileURLToPath(new URL("./fixtures/slow-tools.ts", import.meta.url));
@@ -159,5 +160,88 @@ describe("serveGateway over streamable HTTP: the session table", () => {
     });
     expect(stale.status).toBe(404);
     expect(readFileSync(join(folder, "serve.log"), "utf8")).toMatch(/http session \S+ expired \(idle\)/);
+  });
+});
+
+describe("serveGateway over streamable HTTP: initializes in progress", () => {
+  let folder: string;
+  let gateway: RunningGateway;
+
+  // A fresh gateway per test: sessions a test opens stay open (30 min idle) and fill the cap.
+  beforeEach(async () => {
+    folder = mkdtempSync(join(tmpdir(), "switchyard-gateway-opening-"));
+    const configPath = join(folder, "switchyard.config.json");
+    writeFileSync(configPath, JSON.stringify({ tools: [SLOW_TOOLS] }));
+    gateway = await serveGateway({
+      configPath,
+      httpPort: 0,
+      logFile: join(folder, "serve.log"),
+      httpSessions: { maxSessions: 2 },
+    });
+  });
+
+  afterEach(async () => {
+    await gateway?.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  /** An initialize whose headers are sent now and whose body waits for `sendBody`. */
+  function initializeLater(): { sendBody: () => void; status: Promise<string>; socket: Socket } {
+    const url = new URL(gateway.url!);
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
+    const socket = connect(Number(url.port), "127.0.0.1");
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
+        `Accept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
+    );
+    const status = new Promise<string>((resolve) => {
+      let received = "";
+      socket.on("data", (chunk) => {
+        received += chunk;
+        if (received.includes("\r\n")) resolve(received.slice(0, received.indexOf("\r\n")));
+      });
+      socket.on("close", () => resolve(received));
+    });
+    return { sendBody: () => socket.write(body), status, socket };
+  }
+
+  it("counts initializes whose body has not arrived yet against the cap", async () => {
+    const pending = Array.from({ length: 5 }, initializeLater);
+    // The three beyond the cap are refused on their headers; the first two wait for their bodies.
+    await expect
+      .poll(() => readFileSync(join(folder, "serve.log"), "utf8").match(/initialize refused/g)?.length ?? 0, {
+        timeout: 10_000,
+      })
+      .toBe(3);
+    for (const request of pending) request.sendBody();
+    const statuses = await Promise.all(pending.map((request) => request.status));
+    for (const request of pending) request.socket.destroy();
+    expect(statuses.filter((status) => status.includes(" 200 "))).toHaveLength(2);
+    expect(statuses.filter((status) => status.includes(" 503 "))).toHaveLength(3);
+    expect(readFileSync(join(folder, "serve.log"), "utf8").match(/http session \S+ opened/g)).toHaveLength(2);
+  });
+
+  it("gives the place back when an initialize is abandoned before its body", async () => {
+    const abandoned = Array.from({ length: 2 }, initializeLater);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const request of abandoned) request.socket.destroy();
+    // Once the server has seen the sockets go, a whole initialize fits under the cap again.
+    await expect
+      .poll(
+        async () => {
+          const request = initializeLater();
+          request.sendBody();
+          const status = await request.status;
+          request.socket.destroy();
+          return status;
+        },
+        { timeout: 10_000, interval: 200 },
+      )
+      .toContain(" 200 ");
   });
 });

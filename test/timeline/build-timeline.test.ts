@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildTimeline } from "../../src/timeline/build-timeline.js";
 import { parseTraceLines } from "../../src/timeline/read-trace-file.js";
-import type { ToolCallEndEvent, TraceEvent } from "../../src/trace/trace-events.js";
+import type { RedactionEvent, ToolCallEndEvent, TraceEvent } from "../../src/trace/trace-events.js";
 
 function callEnd(
   fields: Partial<ToolCallEndEvent> & Pick<ToolCallEndEvent, "callId" | "tool" | "queuedAt" | "endedAt">,
@@ -93,6 +93,35 @@ describe("buildTimeline", () => {
       },
       { line: 4, kind: "error", note: "the run failed here: RUNTIME_ERROR" },
     ]);
+  });
+
+  it("gives each run the redactions of its output, logs and error, and the direct calls theirs, without values", () => {
+    const redaction = (fields: Partial<RedactionEvent>): RedactionEvent => ({
+      type: "redaction",
+      at: 1039,
+      kind: "github-token",
+      location: "program-output",
+      callId: undefined,
+      tool: undefined,
+      programId: "p1",
+      path: "$.token",
+      ...fields,
+    });
+    const events: TraceEvent[] = [
+      ...EVENTS,
+      redaction({}),
+      redaction({ kind: "jwt", location: "program-logs", path: "logs[0]" }),
+      redaction({ location: "call-result", callId: "call_9", tool: "crm.lookup", programId: undefined, path: "$" }),
+    ];
+    const [run, direct] = buildTimeline(events).runs;
+    expect(run!.redactions).toEqual([
+      { kind: "github-token", location: "program-output", path: "$.token", callId: null },
+      { kind: "jwt", location: "program-logs", path: "logs[0]", callId: null },
+    ]);
+    expect(direct!.redactions).toEqual([
+      { kind: "github-token", location: "call-result", path: "$", callId: "call_9" },
+    ]);
+    expect(buildTimeline(EVENTS).runs.map((each) => each.redactions)).toEqual([[], []]);
   });
 
   it("keeps a run the trace cut short, ending at its last call, and leaves out a call that never ended", () => {

@@ -147,6 +147,7 @@ describe("the run timeline page in a real browser", () => {
     );
 
     await page.getByRole("button", { name: "lanes per tool" }).click();
+    // The README's picture, docs/images/timeline.png, is a copy of this screenshot.
     await page.screenshot({ path: join(ARTIFACTS, "run-report.png"), fullPage: true });
     await page.close();
 
@@ -172,7 +173,11 @@ describe("the run timeline page in a real browser", () => {
     const sweep = await yard.run(SWEEP_PROGRAM);
     const broken = `const page = await tools.orders.search({ customerId: "cus_1001" });\nreturn page.orders[0].missing.field;`;
     const failed = await yard.run(broken, { typeCheck: "off" });
+    // A run whose output and log held a token: the page counts the replacements, never shows the value.
+    const token = `ghp_${"a1B2c3D4e5".repeat(3)}abcdef`;
+    const leaky = await yard.run(`console.log("using ${token}"); return { token: "${token}" };`);
     await yard.close();
+    expect(leaky.redactions).toEqual({ "github-token": 2 });
     expect(sweep.calls.length).toBeGreaterThan(600);
     expect(failed.error?.code).toBe("RUNTIME_ERROR");
 
@@ -181,6 +186,7 @@ describe("the run timeline page in a real browser", () => {
       [sweep.programId, SWEEP_PROGRAM],
       [failed.programId, broken],
     ]);
+    expect(JSON.stringify(events)).not.toContain(token);
     await writeTimelinePage(page, buildTimeline(events, { title: "Orders sweep: duplicate charges", sources }));
     const html = await readFile(page, "utf8");
     expect(html).not.toMatch(/<(link|img|iframe)\b|src=["']http/i);
@@ -188,7 +194,12 @@ describe("the run timeline page in a real browser", () => {
     const opened = await openPage(page);
     expect(opened.errors).toEqual([]);
     expect(opened.requests).toEqual([]);
-    expect(await opened.page.locator("section.run").count()).toBe(2);
+    expect(await opened.page.locator("section.run").count()).toBe(3);
+    const leakySection = opened.page.locator(`section.run[data-program-id="${leaky.programId}"]`);
+    expect(await leakySection.locator(".totals .chip.redacted").textContent()).toBe("2 redacted (2 github-token)");
+    expect(await opened.page.locator(`section.run[data-program-id="${sweep.programId}"] .chip.redacted`).count()).toBe(
+      0,
+    );
     const bars = opened.page.locator(`section.run[data-program-id="${sweep.programId}"] g.call`);
     expect(await bars.count()).toBe(sweep.calls.length);
     const failedSection = opened.page.locator(`section.run[data-program-id="${failed.programId}"]`);
