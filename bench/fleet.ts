@@ -25,7 +25,7 @@ import { watchBatch } from "../src/fleet/watch-batch.js";
 import type { Switchyard } from "../src/switchyard.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const BIN = join(ROOT, "bin/switchyard.js");
+const CLI = join(ROOT, "dist-bench/src/cli/main.js");
 const JOBS = Number(process.env["FLEET_BENCH_JOBS"] ?? 5_000);
 const LATENCY_JOBS = 200;
 const CONCURRENCY = 8;
@@ -75,9 +75,13 @@ async function startRedis(): Promise<string> {
 }
 
 function startWorker(redis: string, queue: string, config: string): Promise<ChildProcess> {
+  // The command as an installed package runs it: compiled (here by this bench's tsc run), no tsx.
   const child = spawn(
     process.execPath,
-    [BIN, "worker", "--config", config, "--redis", redis, "--queue", queue, "--concurrency", String(CONCURRENCY)],
+    ["--no-node-snapshot", CLI, "worker", "--config", config, "--redis", redis, "--queue", queue].concat([
+      "--concurrency",
+      String(CONCURRENCY),
+    ]),
     { stdio: ["ignore", "ignore", "pipe"] },
   );
   children.push(child);
