@@ -42,6 +42,7 @@ export type CallErrorCode =
   | "PATH_OUTSIDE_WORKSPACE"
   | "PATTERN_INVALID"
   | "WRITE_QUOTA_EXCEEDED"
+  | "RATE_LIMIT_UNAVAILABLE"
   | "RUN_FINISHED";
 
 /** A code chosen by a tool author through `ToolError` (SCREAMING_SNAKE by convention). */
@@ -133,6 +134,11 @@ export interface CallRecord {
   readonly status: CallStatus;
   readonly code?: CallErrorCode | ToolDefinedCode;
   readonly durationMs: number;
+  /**
+   * Of `durationMs`, the time the call waited before its tool started (an approver's answer,
+   * locks, its rate-limit slot), in ms; absent when it did not wait.
+   */
+  readonly queuedMs?: number;
   /** Bytes of the JSON arguments that entered the host. */
   readonly bytesIn: number;
   /** Bytes of the JSON result handed back to the program. */

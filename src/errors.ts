@@ -19,7 +19,9 @@ export type ConfigErrorCode =
   | "CONFIG_INVALID"
   | "SOURCE_START_FAILED"
   | "SANDBOX_UNAVAILABLE"
-  | "OPTIONAL_DEPENDENCY_MISSING";
+  | "OPTIONAL_DEPENDENCY_MISSING"
+  | "FLEET_UNAVAILABLE"
+  | "BATCH_NOT_FOUND";
 
 const SWITCHYARD_ERROR_BRAND = Symbol.for("switchyard.SwitchyardError");
 const TOOL_ERROR_BRAND = Symbol.for("switchyard.ToolError");

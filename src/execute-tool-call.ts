@@ -13,7 +13,7 @@ import {
   type ToolDefinedCode,
   type ToolOutcome,
 } from "./contract.js";
-import { ToolError } from "./errors.js";
+import { messageOf, ToolError } from "./errors.js";
 import type { Approver, PermissionGate } from "./permissions/permission-gate.js";
 import { emitRedactions, redactCallError, type LocatedRedaction } from "./redaction/redact-results.js";
 import { countByKind, type Redactor } from "./redaction/redactor.js";
@@ -28,7 +28,8 @@ import {
 } from "./results/result-budget.js";
 import { formatViolations, violationsToJson } from "./schema/schema-validator.js";
 import { CallControl, Interrupt } from "./scheduler/call-control.js";
-import { computeDeadline, type Budgets } from "./scheduler/deadline.js";
+import { computeDeadline, type Budgets, type CallDeadline } from "./scheduler/deadline.js";
+import type { RateLimitBucket, RateLimitReservation } from "./scheduler/rate-limiter.js";
 import type { ToolScheduler } from "./scheduler/tool-scheduler.js";
 import type { TraceBus } from "./trace/trace-events.js";
 import { capErrorText } from "../runtime/wire.js";
@@ -74,7 +75,9 @@ export const MAX_CALL_ERROR_MESSAGE_CHARS = 2_000;
  *    up after a turn of the event loop, within the run's budget of lookups).
  * 2. Validation: check the input against the tool's schema → `INPUT_INVALID` with every path.
  * 3. Permission: allow / ask / deny (validated input only) → `PERMISSION_DENIED` with the reason.
- * 4. Scheduling: wait for the locks the tool's effect and resources require.
+ * 4. Scheduling: wait for the locks the tool's effect and resources require, then for a start
+ *    slot under the rate limits that cover the tool (`TOOL_TIMEOUT` at once when the slot lies
+ *    beyond the call's timeout or budgets; `RATE_LIMIT_UNAVAILABLE` when the limiter is unreachable).
  * 5. Execution: run under the earliest of the tool, run and session deadlines →
  *    `TOOL_TIMEOUT`; cancellation → `CANCELLED`; a throw → `TOOL_ERROR` or the ToolError's code.
  * 6. Output validation against `outputSchema` → `OUTPUT_INVALID`.
@@ -213,11 +216,95 @@ class CallRun {
     if (control.interrupted !== undefined) return this.#interrupted(control.interrupted);
     const keys = resourceKeysOf(this.registered, call.input);
     const release = context.scheduler.tryAdmit(this.#tool, call, keys);
-    if (release !== undefined) return this.execute(release);
+    if (release !== undefined) return this.throttle(release);
     control.armDeadline(computeDeadline(Date.now(), Number.POSITIVE_INFINITY, context.budgets ?? {}));
     return context.scheduler.admit(this.#tool, call, keys, control.signal).then(
-      (granted) => this.execute(granted),
+      (granted) => this.throttle(granted),
       () => this.#interrupted(control.interrupted ?? new Interrupt("CANCELLED", undefined)),
+    );
+  }
+
+  // 4, continued. Rate limits: the slot is reserved while the locks are held, so the call starts
+  //    at its slot and not in a burst behind a lock; its wait is bounded by the call's own timeout
+  //    and what remains of the run's and session's budgets.
+  throttle(release: () => void): Step {
+    const { context } = this;
+    const buckets = context.scheduler.rateLimitsFor(this.#tool);
+    if (buckets.length === 0) return this.execute(release);
+    const now = Date.now();
+    const deadline = computeDeadline(now, this.#ownTimeoutMs(), context.budgets ?? {});
+    let reservation: RateLimitReservation | Promise<RateLimitReservation>;
+    try {
+      reservation = context.scheduler.reserveSlot(buckets, deadline.at - now);
+    } catch (error) {
+      release();
+      return this.#limiterUnavailable(error);
+    }
+    if (!(reservation instanceof Promise)) return this.#awaitSlot(reservation, buckets, deadline, release);
+    // A limiter that does not answer (Redis hung) cannot hold the call past its deadline.
+    this.control.armDeadline(deadline);
+    return Promise.race([reservation, this.control.whenInterrupted()]).then(
+      (answer) => {
+        if (!(answer instanceof Interrupt)) return this.#awaitSlot(answer, buckets, deadline, release);
+        release();
+        return this.#interrupted(answer);
+      },
+      (error: unknown) => {
+        release();
+        return this.#limiterUnavailable(error);
+      },
+    );
+  }
+
+  #awaitSlot(
+    reservation: RateLimitReservation,
+    buckets: readonly RateLimitBucket[],
+    deadline: CallDeadline,
+    release: () => void,
+  ): Step {
+    const { call, context, control } = this;
+    if (control.interrupted !== undefined) {
+      release();
+      return this.#interrupted(control.interrupted);
+    }
+    if (!reservation.granted) {
+      release();
+      return this.#end(slotTooLate(call, this.#tool.name, reservation.waitMs, buckets, deadline, this.#ownTimeoutMs()));
+    }
+    if (reservation.waitMs <= 0) return this.execute(release);
+    if (context.trace.active) {
+      context.trace.emit({
+        type: "tool-call-rate-limited",
+        callId: call.id,
+        tool: call.tool,
+        at: Date.now(),
+        waitMs: reservation.waitMs,
+        limits: buckets.map((bucket) => bucket.label),
+      });
+    }
+    control.armDeadline(computeDeadline(Date.now(), Number.POSITIVE_INFINITY, context.budgets ?? {}));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const slot = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), reservation.waitMs);
+    });
+    return Promise.race([slot, control.whenInterrupted()]).then((woken) => {
+      clearTimeout(timer);
+      if (woken instanceof Interrupt) {
+        release();
+        return this.#interrupted(woken);
+      }
+      return this.execute(release);
+    });
+  }
+
+  #limiterUnavailable(error: unknown): PipelineResult {
+    return this.#end(
+      failedOutcome(
+        this.call,
+        "RATE_LIMIT_UNAVAILABLE",
+        `The call to ${this.#tool.name} was not made: its rate limiter could not be reached ` +
+          `(${truncate(messageOf(error), 300)}); retry later.`,
+      ),
     );
   }
 
@@ -430,6 +517,7 @@ export function startCallRecord(call: ToolCall, trace: TraceBus, bytesIn: number
       status: outcome.status,
       ...(outcome.status === "ok" ? {} : { code: outcome.error.code }),
       durationMs: endedAt - queuedAt,
+      ...queuedField((startedAt ?? endedAt) - queuedAt),
       bytesIn,
       bytesOut,
     };
@@ -452,6 +540,34 @@ export function startCallRecord(call: ToolCall, trace: TraceBus, bytesIn: number
     }
     return { outcome, json, record };
   };
+}
+
+/** A record's `queuedMs`, left out when the call did not wait. */
+function queuedField(queuedMs: number): { queuedMs?: number } {
+  return queuedMs > 0 ? { queuedMs } : {};
+}
+
+/** The outcome of a call whose rate-limit slot lies beyond its deadline: it never waits in vain. */
+function slotTooLate(
+  call: ToolCall,
+  tool: string,
+  waitMs: number,
+  buckets: readonly RateLimitBucket[],
+  deadline: CallDeadline,
+  ownTimeoutMs: number,
+): ToolOutcome {
+  const limits = buckets.map((bucket) => bucket.label).join(" and ");
+  const beyond =
+    deadline.source === "tool"
+      ? `longer than its own timeout of ${ownTimeoutMs} ms; ` +
+        "make fewer calls to these tools at once, or raise the tool's timeout"
+      : `past the end of the ${deadline.source}'s time budget`;
+  return failedOutcome(
+    call,
+    "TOOL_TIMEOUT",
+    `The call to ${tool} would have to wait ${Math.ceil(waitMs)} ms for its rate limit ${limits}, ${beyond}.`,
+    { rateLimits: buckets.map((bucket) => bucket.label), waitMs: Math.ceil(waitMs), budget: deadline.source },
+  );
 }
 
 type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };

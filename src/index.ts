@@ -144,6 +144,13 @@ export {
 } from "./permissions/permission-gate.js";
 export { classifyCommand, type CommandClassification, type CommandRisk } from "./permissions/command-classifier.js";
 export { ToolScheduler, type SchedulerOptions } from "./scheduler/tool-scheduler.js";
+export {
+  InProcessRateLimiter,
+  type RateLimitBucket,
+  type RateLimiter,
+  type RateLimitReservation,
+  type RateLimitRule,
+} from "./scheduler/rate-limiter.js";
 
 // Step 7: results.
 export { SpillStore } from "./results/spill-store.js";

@@ -1,6 +1,6 @@
 // Packages only some features need, declared as optional peer dependencies: the provider SDKs
-// (the agent adapters), the o200k tokenizer, the frameworks of the integrations and the local
-// embedding runtime. Loading one that is not installed fails with a
+// (the agent adapters), the o200k tokenizer, the frameworks of the integrations, the local
+// embedding runtime, and BullMQ with its Redis client (the fleet). Loading one that is not installed fails with a
 // SwitchyardError naming the package and the install command, never with Node's bare
 // "Cannot find package". Nothing here loads a package before a feature asks for it.
 
@@ -39,6 +39,17 @@ export const OPTIONAL_DEPENDENCIES = {
     range: "^1.4.0",
     install: "npm install @langchain/core@1",
     neededBy: "switchyard-runtime/langchain",
+  },
+  bullmq: {
+    range: "^6.7.0",
+    install: "npm install bullmq@6 ioredis@5",
+    neededBy: "switchyard-runtime/fleet (switchyard worker, switchyard batch)",
+  },
+  ioredis: {
+    // The Redis client BullMQ 6 is tested with; the fleet's rate limiter and batch records use it too.
+    range: "^5.11.1",
+    install: "npm install bullmq@6 ioredis@5",
+    neededBy: "switchyard-runtime/fleet (switchyard worker, switchyard batch)",
   },
   "@huggingface/transformers": {
     range: "^4.3.1",

@@ -24,6 +24,7 @@ import { registerAgentCommand } from "./agent-command.js";
 import { registerServeCommand } from "./serve-command.js";
 import { registerBenchCommand } from "./bench-command.js";
 import { registerTraceCommand } from "./trace-command.js";
+import { registerFleetCommands } from "./fleet-commands.js";
 import type { TraceEvent } from "../trace/trace-events.js";
 
 // Installed first, so a signal during start-up (MCP servers starting) already counts.
@@ -259,6 +260,7 @@ registerAgentCommand(program);
 registerServeCommand(program);
 registerBenchCommand(program);
 registerTraceCommand(program);
+registerFleetCommands(program);
 
 try {
   await program.parseAsync(process.argv);

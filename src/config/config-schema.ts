@@ -97,6 +97,27 @@ export const CONFIG_SCHEMA = {
       },
       additionalProperties: false,
     },
+    rateLimits: {
+      type: "array",
+      description:
+        "Rate limits of tool calls: at most `limit` calls to the tools a rule names start in any window of `windowMs`. A call over the limit waits for its slot (bounded by its timeout) instead of failing. In one process they hold for the session; `switchyard worker` shares them through Redis with every worker of the fleet.",
+      items: {
+        type: "object",
+        properties: {
+          tools: {
+            description: "Globs over full tool names (`*` matches any characters); the tools share one budget.",
+            oneOf: [
+              { type: "string", minLength: 1 },
+              { type: "array", items: { type: "string", minLength: 1 }, minItems: 1 },
+            ],
+          },
+          limit: { type: "integer", minimum: 1, description: "Calls that may start in any window." },
+          windowMs: { ...positiveNumber, description: "Length of the window in ms. Default 1000 (per second)." },
+        },
+        required: ["tools", "limit"],
+        additionalProperties: false,
+      },
+    },
     workspace: {
       type: "string",
       minLength: 1,

@@ -29,6 +29,11 @@ export interface CreateFromConfigOptions {
   readonly tools?: readonly ToolDefinition[];
   /** Lifecycle events of the MCP sources. */
   readonly onMcpEvent?: (event: McpSourceEvent) => void;
+  /**
+   * Session options laid over the config's (a fleet worker passes its Redis rate limiter here as
+   * `scheduler.rateLimiter`; `scheduler` is merged with the config's `rateLimits`).
+   */
+  readonly sessionOptions?: Omit<SwitchyardOptions, "tools">;
 }
 
 /** A session built from a config, and what it started. */
@@ -76,7 +81,7 @@ export async function createSwitchyardFromConfig(
   // The session registers `results.read` for its spill store itself, this one or its default.
   const spill = loaded.spill === undefined ? undefined : new SpillStore(loaded.spill);
 
-  const yardOptions: SwitchyardOptions = {
+  let yardOptions: SwitchyardOptions = {
     tools,
     permissions: permissionsOf(loaded, options.approve),
     ...(loaded.limits === undefined ? {} : { limits: loaded.limits }),
@@ -84,7 +89,13 @@ export async function createSwitchyardFromConfig(
     ...(loaded.discovery === undefined ? {} : { discovery: loaded.discovery }),
     ...(spill === undefined ? {} : { results: { spill } }),
     redaction: redactionOf(loaded),
+    ...options.sessionOptions,
   };
+  const scheduler = {
+    ...(loaded.rateLimits === undefined ? {} : { rateLimits: loaded.rateLimits }),
+    ...options.sessionOptions?.scheduler,
+  };
+  if (Object.keys(scheduler).length > 0) yardOptions = { ...yardOptions, scheduler };
   const yard = new Switchyard(yardOptions);
 
   const entries = Object.entries(loaded.mcpServers ?? {});

@@ -11,6 +11,7 @@ import type { PermissionDecision } from "../permissions/permission-gate.js";
 import type { McpRestartOptions } from "../sources/mcp/mcp-source.js";
 import type { ShellLimits, ShellNetwork } from "../builtins/shell-sandbox.js";
 import type { RunLimits } from "../sandbox/run-program.js";
+import type { RateLimitRule } from "../scheduler/rate-limiter.js";
 import { compileSchema, formatViolations, type CompiledValidator } from "../schema/schema-validator.js";
 import type { TypeCheckMode } from "../switchyard.js";
 import { CONFIG_SCHEMA } from "./config-schema.js";
@@ -51,6 +52,7 @@ export interface SwitchyardConfig {
       readonly reason?: string;
     }[];
   };
+  readonly rateLimits?: readonly RateLimitRule[];
   readonly workspace?: string;
   readonly workspaceQuota?: { readonly maxWriteBytesPerRun?: number; readonly maxFilesWrittenPerRun?: number };
   readonly shell?: {

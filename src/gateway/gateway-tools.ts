@@ -8,16 +8,14 @@ import type { ModelToolAnswer } from "../model-tools/answer-model-tool-call.js";
 import type { DescribeAnswer } from "../model-tools/describe-tools-tool.js";
 import type { ModelToolDefinition } from "../model-tools/model-tool-definition.js";
 import {
-  countCallsByStatus,
+  type CallsSummary,
   renderDescribeAnswerForModel,
   renderRunResultForModel,
   renderSearchAnswerForModel,
   renderToolOutcomeForModel,
+  summarizeCalls,
 } from "../model-tools/render-for-model.js";
 import type { SearchToolsAnswer } from "../search/discovery.js";
-
-/** Most failed calls listed by name in a run_program result. */
-const MAX_LISTED_FAILURES = 20;
 
 /** A model tool definition as an MCP Tool. */
 export function toMcpTool(tool: ModelToolDefinition): Tool {
@@ -37,18 +35,7 @@ export interface RunProgramContent {
   };
   readonly logs: readonly string[];
   readonly warnings: readonly { readonly line: number; readonly message: string }[];
-  readonly calls: {
-    readonly total: number;
-    /** Counts by status, with the code for failures: `{ "ok": 3, "cancelled CANCELLED": 1 }`. */
-    readonly byStatus: Readonly<Record<string, number>>;
-    /** The first failed calls (id, tool, status, code). */
-    readonly failed: readonly {
-      readonly id: string;
-      readonly tool: string;
-      readonly status: string;
-      readonly code?: string;
-    }[];
-  };
+  readonly calls: CallsSummary;
   readonly stats: RunResult["stats"];
   readonly catalogVersion: number;
 }
@@ -58,16 +45,6 @@ export interface RunProgramContent {
  * quoted), the structured result, and `isError` when the run failed.
  */
 export function runResultToToolResult(result: RunResult, source: string): CallToolResult {
-  const byStatus = countCallsByStatus(result);
-  const failed = result.calls
-    .filter((call) => call.status !== "ok")
-    .slice(0, MAX_LISTED_FAILURES)
-    .map((call) => ({
-      id: call.id,
-      tool: call.tool,
-      status: call.status,
-      ...(call.code === undefined ? {} : { code: call.code }),
-    }));
   const error = result.error;
   const content: RunProgramContent = {
     ok: result.ok,
@@ -85,7 +62,7 @@ export function runResultToToolResult(result: RunResult, source: string): CallTo
         }),
     logs: result.logs,
     warnings: result.warnings.map((warning) => ({ line: warning.line, message: warning.message })),
-    calls: { total: result.stats.toolCalls, byStatus, failed },
+    calls: summarizeCalls(result),
     stats: result.stats,
     catalogVersion: result.catalogVersion,
   };

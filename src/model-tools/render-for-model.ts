@@ -19,6 +19,36 @@ export function countCallsByStatus(result: RunResult): Record<string, number> {
   return counts;
 }
 
+/** A run's calls in brief: the total, the counts of countCallsByStatus, and the first failed calls. */
+export interface CallsSummary {
+  readonly total: number;
+  /** Counts by status, with the code for failures: `{ "ok": 3, "cancelled CANCELLED": 1 }`. */
+  readonly byStatus: Readonly<Record<string, number>>;
+  /** The first failed calls (id, tool, status, code). */
+  readonly failed: readonly {
+    readonly id: string;
+    readonly tool: string;
+    readonly status: string;
+    readonly code?: string;
+  }[];
+}
+
+const MAX_LISTED_FAILURES = 20;
+
+/** Summarizes a run's calls, listing at most 20 failed ones. */
+export function summarizeCalls(result: RunResult): CallsSummary {
+  const failed = result.calls
+    .filter((call) => call.status !== "ok")
+    .slice(0, MAX_LISTED_FAILURES)
+    .map((call) => ({
+      id: call.id,
+      tool: call.tool,
+      status: call.status,
+      ...(call.code === undefined ? {} : { code: call.code }),
+    }));
+  return { total: result.stats.toolCalls, byStatus: countCallsByStatus(result), failed };
+}
+
 /**
  * A RunResult rendered for a model: the output as JSON, bounded logs, the error with its
  * source line, warnings, and one line summarizing the calls. Compact on purpose: this is

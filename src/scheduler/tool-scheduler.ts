@@ -2,22 +2,48 @@
 // the same time. A tool's effect and declared resources become locks: reads share, writes to
 // one resource take turns in call order, a write never overlaps a read of the same resource,
 // and writes that declare no resources are serialized per namespace. Reads overlap up to a
-// per-run, per-namespace limit.
+// per-run, per-namespace limit. Rate limits (rate-limiter.ts) then give each call of a limited
+// tool its start slot.
 
 import type { ToolCall } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import type { ToolDefinition } from "../registry/define-tool.js";
 import { LockTable, type LockRequest, type ReleaseLocks } from "./lock-table.js";
+import {
+  compileRateLimits,
+  InProcessRateLimiter,
+  type CompiledRateLimit,
+  type RateLimitBucket,
+  type RateLimiter,
+  type RateLimitReservation,
+  type RateLimitRule,
+} from "./rate-limiter.js";
 
 export interface SchedulerOptions {
   /** Reads of one namespace in flight at once, per run (or for direct calls). Default 64. */
   readonly maxConcurrentReads?: number;
+  /**
+   * Rate limits per tool pattern: at most `limit` calls to the matching tools start in any window
+   * of `windowMs` (default 1 000). A call over the limit waits for its slot (queued time, bounded
+   * by its own timeout and the run's and session's budgets; cancellable) instead of failing; a
+   * call whose slot would come later than that ends `TOOL_TIMEOUT` at once. A tool that matches
+   * several rules keeps within all of them. Default: none.
+   */
+  readonly rateLimits?: readonly RateLimitRule[];
+  /**
+   * Where the slots come from. Default: an in-process limiter (this session only); the fleet's
+   * `createRedisRateLimiter` (switchyard-runtime/fleet) shares the budget across processes.
+   */
+  readonly rateLimiter?: RateLimiter;
 }
 
 /** Schedules calls of one session; share one instance between every run of a session. */
 export class ToolScheduler {
   readonly #locks = new LockTable();
   readonly #maxConcurrentReads: number;
+  readonly #rateLimits: readonly CompiledRateLimit[];
+  readonly #rateLimiter: RateLimiter;
+  readonly #bucketsByTool = new WeakMap<ToolDefinition, readonly RateLimitBucket[]>();
   readonly #cache = new WeakMap<
     ToolDefinition,
     { readonly programKey: string; readonly locks: readonly LockRequest[] }
@@ -33,6 +59,29 @@ export class ToolScheduler {
       );
     }
     this.#maxConcurrentReads = maxConcurrentReads;
+    this.#rateLimits = compileRateLimits(options.rateLimits ?? []);
+    this.#rateLimiter = options.rateLimiter ?? new InProcessRateLimiter();
+  }
+
+  /** The rate-limit buckets `tool` draws from (cached per tool); empty for an unlimited tool. */
+  rateLimitsFor(tool: ToolDefinition): readonly RateLimitBucket[] {
+    if (this.#rateLimits.length === 0) return NO_BUCKETS;
+    let buckets = this.#bucketsByTool.get(tool);
+    if (buckets === undefined) {
+      buckets = this.#rateLimits
+        .filter((rule) => rule.patterns.some((pattern) => pattern.test(tool.name)))
+        .map((rule) => rule.bucket);
+      this.#bucketsByTool.set(tool, buckets.length === 0 ? NO_BUCKETS : buckets);
+    }
+    return buckets;
+  }
+
+  /** Reserves a start slot in `buckets` within `maxWaitMs`; see RateLimiter.reserve. */
+  reserveSlot(
+    buckets: readonly RateLimitBucket[],
+    maxWaitMs: number,
+  ): RateLimitReservation | Promise<RateLimitReservation> {
+    return this.#rateLimiter.reserve(buckets, maxWaitMs);
   }
 
   /**
@@ -87,6 +136,8 @@ export class ToolScheduler {
     ];
   }
 }
+
+const NO_BUCKETS: readonly RateLimitBucket[] = Object.freeze([]);
 
 function unique(keys: readonly string[]): string[] {
   return [...new Set(keys)];

@@ -41,6 +41,19 @@ export interface ToolCallEndEvent {
   readonly bytesOut: number;
 }
 
+/** A call waits for its start slot under the rate limits that cover its tool (step 4). */
+export interface ToolCallRateLimitedEvent {
+  readonly type: "tool-call-rate-limited";
+  readonly callId: string;
+  readonly tool: string;
+  /** Epoch ms when the wait began. */
+  readonly at: number;
+  /** How long the call waits for its slot, in ms (it may be cancelled sooner). */
+  readonly waitMs: number;
+  /** The limits that apply, as `"github.*" (10 per 1000 ms)`. */
+  readonly limits: readonly string[];
+}
+
 /** A tool finished after its call had already resolved (timeout or cancel); its result was dropped. */
 export interface ToolCallLateResultEvent {
   readonly type: "tool-call-late-result";
@@ -94,6 +107,7 @@ export type TraceEvent =
   | ToolCallStartEvent
   | ToolCallEndEvent
   | ToolCallLateResultEvent
+  | ToolCallRateLimitedEvent
   | ProgramStartEvent
   | ProgramEndEvent
   | RedactionEvent;

@@ -51,6 +51,16 @@ describe("optional framework peers", () => {
     expect(outcome.message).toContain(`Install it with: ${command}`);
   });
 
+  it("switchyard-runtime/fleet loads without BullMQ, and its functions name the install command", async () => {
+    const outcome = await importWithoutFrameworks(
+      "src/fleet/index.ts",
+      `await loaded.submitBatch({ redis: "redis://127.0.0.1:1", program: "return 1;", inputs: [1] });`,
+    );
+    expect(outcome).toMatchObject({ loaded: false, name: "SwitchyardError", code: "OPTIONAL_DEPENDENCY_MISSING" });
+    expect(outcome.message).toContain("switchyard-runtime/fleet");
+    expect(outcome.message).toContain("Install it with: npm install bullmq@6 ioredis@5");
+  });
+
   it("the hook really hides a framework: a plain import of it fails as a missing package", async () => {
     const { stdout } = await run(
       process.execPath,

@@ -100,6 +100,13 @@ describe("importing the package", () => {
     expect(packagesLoadedBy("src/gateway/index.ts")).toContain("@modelcontextprotocol/sdk");
   }, 60_000);
 
+  it("loads neither BullMQ nor ioredis for the /fleet entry until a fleet function is called", () => {
+    const loaded = packagesLoadedBy("src/fleet/index.ts");
+    expect(loaded).not.toContain("bullmq");
+    expect(loaded).not.toContain("ioredis");
+    expect(packagesLoadedBy("src/index.ts")).not.toContain("bullmq");
+  }, 60_000);
+
   it("loads no provider SDK for the /agent entry until an adapter makes a request", () => {
     const loaded = packagesLoadedBy("src/agent/index.ts");
     expect(loaded).not.toContain("@anthropic-ai/sdk");

@@ -1,0 +1,177 @@
+// The fleet end to end, as a user runs it: a real Redis, two `switchyard worker` processes, a
+// batch of 200 inputs submitted with `switchyard batch submit`, one worker killed (SIGKILL) in the
+// middle. Every input ends with exactly one result, and a limit of 20 calls/s shared by both
+// workers holds within 10%, measured from the tool's own timestamps.
+
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BatchResult } from "../../src/fleet/batch-store.js";
+import { type BatchProgress, watchBatch } from "../../src/fleet/watch-batch.js";
+import { tempFolder } from "../helpers/mcp-servers.js";
+import { startRedis, stopProcess, type TestRedis } from "../helpers/redis-server.js";
+
+const run = promisify(execFile);
+const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
+const TOOLS = fileURLToPath(new URL("./fixtures/stamp-tools.ts", import.meta.url));
+const INPUTS = 200;
+const LIMIT_PER_SECOND = 20;
+
+const temp = tempFolder("fleet-integration");
+let redis: TestRedis;
+const workers: ChildProcess[] = [];
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await Promise.all(workers.map((worker) => stopProcess(worker)));
+  await redis?.stop();
+  temp.remove();
+});
+
+/** Starts `switchyard worker` and resolves once it takes jobs. */
+function startWorker(
+  config: string,
+  stampFile: string,
+): Promise<{ child: ChildProcess; pid: number; log: () => string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      "worker",
+      "--config",
+      config,
+      "--redis",
+      redis.url,
+      "--queue",
+      "it",
+      "--concurrency",
+      "4",
+      "--lock-ms",
+      "2000",
+    ],
+    { env: { ...process.env, STAMP_FILE: stampFile }, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  workers.push(child);
+  let log = "";
+  return new Promise((resolve, reject) => {
+    child.stderr?.on("data", (chunk: Buffer) => {
+      log += chunk.toString();
+      const started = /switchyard worker: \S+:(\d+):\w+ taking jobs/.exec(log);
+      if (started !== null) resolve({ child, pid: Number(started[1]), log: () => log });
+    });
+    child.once("exit", (code) => reject(new Error(`the worker exited with ${code} before taking jobs:\n${log}`)));
+  });
+}
+
+describe("a fleet of two worker processes", () => {
+  it("finishes a batch with every input done exactly once after a worker is killed, within the shared rate limit", async () => {
+    const stampFile = join(temp.path, "stamps.jsonl");
+    writeFileSync(stampFile, "");
+    const config = join(temp.path, "switchyard.config.json");
+    writeFileSync(
+      config,
+      JSON.stringify({ tools: [TOOLS], rateLimits: [{ tools: "api.*", limit: LIMIT_PER_SECOND, windowMs: 1_000 }] }),
+    );
+    const program = join(temp.path, "double.ts");
+    writeFileSync(program, "const doubled = await tools.api.stamp({ n: input.n });\nreturn { n: input.n, doubled };\n");
+    const inputs = join(temp.path, "inputs.jsonl");
+    writeFileSync(inputs, Array.from({ length: INPUTS }, (_, n) => JSON.stringify({ n })).join("\n"));
+
+    const [doomed, survivor] = await Promise.all([startWorker(config, stampFile), startWorker(config, stampFile)]);
+    const submitted = await run(process.execPath, [
+      BIN,
+      ...["batch", "submit", "--redis", redis.url, "--queue", "it", "--program", program, "--inputs", inputs],
+      ...["--batch", "doubles", "--input-schema", writeSchema()],
+    ]);
+    expect(submitted.stdout.trim()).toBe("doubles");
+    expect(submitted.stderr).toContain(`${INPUTS} inputs, ${INPUTS} queued`);
+
+    let killedAt: number | undefined;
+    let last: BatchProgress | undefined;
+    for await (const progress of watchBatch({ redis: redis.url, queue: "it", batchId: "doubles", intervalMs: 100 })) {
+      last = progress;
+      if (killedAt === undefined && progress.done >= 60) {
+        // The worker itself, not bin/switchyard.js in front of it: its name ends in its pid.
+        process.kill(doomed.pid, "SIGKILL");
+        killedAt = Date.now();
+      }
+    }
+    expect(killedAt).toBeDefined();
+    expect(last).toMatchObject({ total: INPUTS, done: INPUTS, ok: INPUTS, failed: 0, finished: true });
+
+    const out = join(temp.path, "results.jsonl");
+    await run(process.execPath, [
+      BIN,
+      "batch",
+      "results",
+      "doubles",
+      "--redis",
+      redis.url,
+      "--queue",
+      "it",
+      "--out",
+      out,
+    ]);
+    const results = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as BatchResult);
+    // Exactly once: one line per input, in input order, each with its own answer.
+    expect(results).toHaveLength(INPUTS);
+    expect(results.map((result) => (result.input as { n: number }).n)).toEqual(
+      Array.from({ length: INPUTS }, (_, n) => n),
+    );
+    for (const result of results) {
+      const n = (result.input as { n: number }).n;
+      expect(result).toMatchObject({ ok: true, output: { n, doubled: 2 * n } });
+    }
+    // The killed worker's jobs in hand were recovered by the survivor and run again.
+    const workersSeen = new Set(results.map((result) => result.worker));
+    expect(workersSeen.size).toBe(2);
+    const recovered = results.filter((result) => result.attempt > 1);
+    expect(recovered.length).toBeGreaterThan(0);
+    expect(recovered.every((result) => result.finishedAt > killedAt!)).toBe(true);
+
+    // The tool's own timestamps: every input called at least once, and the shared limit held.
+    const stamps = readFileSync(stampFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { n: number; at: number; pid: number });
+    expect(new Set(stamps.map((stamp) => stamp.n)).size).toBe(INPUTS);
+    expect(new Set(stamps.map((stamp) => stamp.pid)).size).toBe(2);
+    const times = stamps.map((stamp) => stamp.at).sort((a, b) => a - b);
+    expect(busiestWindow(times, 1_000)).toBeLessThanOrEqual(LIMIT_PER_SECOND * 1.1);
+    // And it is a limit that binds: before the kill, past the first second of start-up (cold
+    // type checks), both workers together ran at the limit.
+    const beforeKill = times.filter((time) => time < killedAt! && time >= times[0]! + 1_000);
+    const seconds = (beforeKill.at(-1)! - beforeKill[0]!) / 1000;
+    expect((beforeKill.length - 1) / seconds).toBeGreaterThanOrEqual(LIMIT_PER_SECOND * 0.9);
+
+    // SIGTERM: the survivor stops taking jobs, finishes, and exits 143.
+    const exited = new Promise<number | null>((resolve) => survivor.child.once("exit", (code) => resolve(code)));
+    survivor.child.kill("SIGTERM");
+    expect(await exited).toBe(143);
+    expect(survivor.log()).toContain("stopped after writing");
+  }, 120_000);
+});
+
+function writeSchema(): string {
+  const path = join(temp.path, "input.schema.json");
+  writeFileSync(path, JSON.stringify({ type: "object", properties: { n: { type: "integer" } }, required: ["n"] }));
+  return path;
+}
+
+/** The most timestamps in any window [t, t + windowMs). */
+function busiestWindow(sorted: readonly number[], windowMs: number): number {
+  let most = 0;
+  let start = 0;
+  for (let end = 0; end < sorted.length; end++) {
+    while (sorted[end]! - sorted[start]! >= windowMs) start++;
+    most = Math.max(most, end - start + 1);
+  }
+  return most;
+}
