@@ -1,8 +1,9 @@
 // Query expansion for the lexical search: turns a query into concepts, each the query's own
 // term (matched at full weight) plus the related terms the vocabulary table lists for it
 // (matched at a lower weight by the index). Phrases of the table ("look up", "pull request") are
-// matched in the query before single words, and a word inside a matched phrase does not expand
-// on its own. Pure and deterministic; the table is compiled once per expander.
+// matched in the query before single words, also with one word inserted ("pull my request"), and
+// a word inside a matched phrase does not expand on its own. Pure and deterministic; the table is
+// compiled once per expander.
 
 import { isStopWord, splitWords, stem, tokenize } from "./tokenize.js";
 import { CONCEPT_GROUPS } from "./vocabulary.js";
@@ -62,15 +63,39 @@ export class QueryExpander {
     });
   }
 
+  /**
+   * The longest table entry starting at `index`: its words in a row, or (for two words or more)
+   * with one word inserted after the first ("whole docs site" for "whole site", "open the file" for
+   * "open file"), which people say as often. At one length the entry in a row wins. Words already
+   * taken by another phrase are never part of a match.
+   */
+  #phraseAt(
+    stems: readonly string[],
+    index: number,
+    taken: ReadonlySet<number>,
+  ): { positions: number[]; groups: readonly number[]; gapped: boolean } | undefined {
+    for (let length = Math.min(MAX_PHRASE_WORDS, stems.length - index); length >= 1; length--) {
+      const inRow = Array.from({ length }, (_, offset) => index + offset);
+      const gapped = [index, ...inRow.slice(1).map((position) => position + 1)];
+      const candidates = length >= 2 && index + length < stems.length ? [inRow, gapped] : [inRow];
+      for (const positions of candidates) {
+        if (positions.some((position) => taken.has(position))) continue;
+        const groups = this.#triggers.get(keyOf(positions.map((position) => stems[position] as string)));
+        if (groups !== undefined) return { positions, groups, gapped: positions === gapped };
+      }
+    }
+    return undefined;
+  }
+
   /** The number of concept groups in the table. */
   get groupCount(): number {
     return this.#alternatives.length;
   }
 
   /**
-   * Splits a query into concepts: table entries found in the query (longest phrase first) and
-   * the remaining content words, each matched exactly; a table entry also brings its groups'
-   * other entries as alternatives.
+   * Splits a query into concepts: table entries found in the query (longest phrase first, see
+   * `#phraseAt`) and the remaining content words, each matched exactly; a table entry also brings
+   * its groups' other entries as alternatives. A word inserted into a phrase is a concept of its own.
    */
   expand(query: string): QueryConcept[] {
     const words = splitWords(query);
@@ -85,27 +110,36 @@ export class QueryExpander {
       }
       return concept;
     };
+    // Words taken by a phrase matched around an inserted word, read when the loop reaches them.
+    const taken = new Set<number>();
     let index = 0;
     while (index < words.length) {
-      let span = 1;
-      for (let length = Math.min(MAX_PHRASE_WORDS, words.length - index); length >= 1; length--) {
-        const groups = this.#triggers.get(keyOf(stems.slice(index, index + length)));
-        if (groups === undefined) continue;
-        span = length;
-        const content = tokenize(words.slice(index, index + length).join(" "));
-        const concept = conceptOf(content);
-        const own = new Set(content);
-        for (const group of groups) {
-          for (const alternative of this.#alternatives[group] ?? []) {
-            // An alternative made only of the concept's own words would count them twice.
-            if (alternative.every((term) => own.has(term))) continue;
-            concept.alternatives.set(keyOf(alternative), alternative);
-          }
-        }
-        break;
+      if (taken.has(index)) {
+        index += 1;
+        continue;
       }
-      if (span === 1 && !isStopWord(words[index] as string)) conceptOf([stem(words[index] as string)]);
-      index += span;
+      const match = this.#phraseAt(stems, index, taken);
+      if (match === undefined) {
+        if (!isStopWord(words[index] as string)) conceptOf([stem(words[index] as string)]);
+        index += 1;
+        continue;
+      }
+      const content = tokenize(match.positions.map((position) => words[position]).join(" "));
+      const concept = conceptOf(content);
+      const own = new Set(content);
+      for (const group of match.groups) {
+        for (const alternative of this.#alternatives[group] ?? []) {
+          // An alternative made only of the concept's own words would count them twice.
+          if (alternative.every((term) => own.has(term))) continue;
+          concept.alternatives.set(keyOf(alternative), alternative);
+        }
+      }
+      if (match.gapped) {
+        for (const position of match.positions.slice(1)) taken.add(position);
+        index += 1;
+      } else {
+        index += match.positions.length;
+      }
     }
     return [...concepts.values()].map((concept) => ({
       terms: concept.terms,

@@ -54,6 +54,22 @@ describe("QueryExpander", () => {
     ]);
   });
 
+  it("matches a phrase with one word inserted after its first word, and reads that word on its own", () => {
+    expect(expander.expand("money right back")).toEqual([
+      { terms: ["money", "back"], exact: true, alternatives: [["refund"]] },
+      { terms: ["right"], exact: true, alternatives: [] },
+    ]);
+    // The phrase in a row wins over a longer reading around a gap; two inserted words are too many.
+    expect(expander.expand("money back back")).toEqual([
+      { terms: ["money", "back"], exact: true, alternatives: [["refund"]] },
+      { terms: ["back"], exact: true, alternatives: [["previous", "pag"]] },
+    ]);
+    expect(expander.expand("money is not back")).toEqual([
+      { terms: ["money"], exact: true, alternatives: [] },
+      { terms: ["back"], exact: true, alternatives: [["previous", "pag"]] },
+    ]);
+  });
+
   it("ignores a table entry that is only a stop word", () => {
     expect(expander.expand("go to page")).toEqual([
       { terms: ["go"], exact: true, alternatives: [] },
