@@ -6,7 +6,7 @@
 // compiled once per expander.
 
 import { isStopWord, splitWords, stem, tokenize } from "./tokenize.js";
-import { CONCEPT_GROUPS } from "./vocabulary.js";
+import { CONCEPT_GROUPS, ONE_WAY_TERMS } from "./vocabulary.js";
 
 /** One unit of meaning of a query, as the index scores it. */
 export interface QueryConcept {
@@ -34,8 +34,9 @@ function keyOf(words: readonly string[]): string {
 }
 
 /**
- * Expands queries with a table of concept groups (default `CONCEPT_GROUPS`). A group's entries
- * all stand for one another; a word in several groups expands to all of them. A phrase of the
+ * Expands queries with a table of concept groups (default `CONCEPT_GROUPS`) and one-way terms
+ * (default `ONE_WAY_TERMS`). A group's entries all stand for one another; a word in several groups
+ * expands to all of them; an entry of a one-way list brings in its key only. A phrase of the
  * table found in a query is one concept: its words match together or not at all, so "money
  * back" does not find a tool for going back a page.
  */
@@ -44,23 +45,42 @@ export class QueryExpander {
   readonly #triggers = new Map<string, number[]>();
   /** Per group: its entries as content stems, the alternatives a trigger brings in. */
   readonly #alternatives: (readonly string[])[][] = [];
+  readonly #groupCount: number;
 
-  constructor(groups: readonly (readonly string[])[] = CONCEPT_GROUPS) {
+  constructor(
+    groups: readonly (readonly string[])[] = CONCEPT_GROUPS,
+    oneWay: Readonly<Record<string, readonly string[]>> = ONE_WAY_TERMS,
+  ) {
     groups.forEach((group, index) => {
       const alternatives = new Map<string, readonly string[]>();
       for (const entry of group) {
-        const words = splitWords(entry).map(stemUnlessStopWord);
-        // A trigger needs a content word: "to" or "by" alone would expand half of all queries.
-        if (words.length === 0 || words.length > MAX_PHRASE_WORDS || words.every(isStopWord)) continue;
-        const key = keyOf(words);
-        const indexes = this.#triggers.get(key);
-        if (indexes === undefined) this.#triggers.set(key, [index]);
-        else if (!indexes.includes(index)) indexes.push(index);
+        if (!this.#addTrigger(entry, index)) continue;
         const content = tokenize(entry);
         if (content.length > 0) alternatives.set(keyOf(content), content);
       }
       this.#alternatives.push([...alternatives.values()]);
     });
+    this.#groupCount = groups.length;
+    // A one-way list is a group whose entries trigger it and whose only alternative is its key.
+    for (const [key, entries] of Object.entries(oneWay)) {
+      const content = tokenize(key);
+      if (content.length === 0) continue;
+      const index = this.#alternatives.length;
+      this.#alternatives.push([content]);
+      for (const entry of entries) this.#addTrigger(entry, index);
+    }
+  }
+
+  // Makes `entry` a trigger of group `index`; false when it cannot be one (too long, no content word).
+  #addTrigger(entry: string, index: number): boolean {
+    const words = splitWords(entry).map(stemUnlessStopWord);
+    // A trigger needs a content word: "to" or "by" alone would expand half of all queries.
+    if (words.length === 0 || words.length > MAX_PHRASE_WORDS || words.every(isStopWord)) return false;
+    const key = keyOf(words);
+    const indexes = this.#triggers.get(key);
+    if (indexes === undefined) this.#triggers.set(key, [index]);
+    else if (!indexes.includes(index)) indexes.push(index);
+    return true;
   }
 
   /**
@@ -87,9 +107,9 @@ export class QueryExpander {
     return undefined;
   }
 
-  /** The number of concept groups in the table. */
+  /** The number of concept groups in the table (one-way lists not counted). */
   get groupCount(): number {
-    return this.#alternatives.length;
+    return this.#groupCount;
   }
 
   /**

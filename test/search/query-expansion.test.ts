@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { QueryExpander } from "../../src/search/query-expansion.js";
 import { stem, tokenize } from "../../src/search/tokenize.js";
 import { type SearchableTool, ToolSearch } from "../../src/search/tool-search.js";
-import { CONCEPT_GROUPS } from "../../src/search/vocabulary.js";
+import { CONCEPT_GROUPS, ONE_WAY_TERMS } from "../../src/search/vocabulary.js";
 
 const tool = (name: string, description: string, properties: Record<string, unknown> = {}): SearchableTool => ({
   name,
@@ -30,15 +30,26 @@ describe("the vocabulary table", () => {
     }
     expect(new QueryExpander().groupCount).toBe(CONCEPT_GROUPS.length);
   });
+
+  it("gives every one-way key and entry a searchable word", () => {
+    for (const [key, entries] of Object.entries(ONE_WAY_TERMS)) {
+      expect(tokenize(key), key).toHaveLength(1);
+      expect(entries.length, key).toBeGreaterThan(0);
+      for (const entry of entries) expect(tokenize(entry).length, `${key}: ${entry}`).toBeGreaterThan(0);
+    }
+  });
 });
 
 describe("QueryExpander", () => {
-  const expander = new QueryExpander([
-    ["delete", "remove", "erase"],
-    ["money back", "refund"],
-    ["back", "previous page"],
-    ["to", "destination"],
-  ]);
+  const expander = new QueryExpander(
+    [
+      ["delete", "remove", "erase"],
+      ["money back", "refund"],
+      ["back", "previous page"],
+      ["to", "destination"],
+    ],
+    {},
+  );
 
   it("gives each content word its group's other entries as alternatives", () => {
     expect(expander.expand("delete the file")).toEqual([
@@ -77,6 +88,19 @@ describe("QueryExpander", () => {
     ]);
   });
 
+  it("brings in a one-way key for its entries, and nothing for the key itself", () => {
+    const oneWay = new QueryExpander([["page", "doc"]], { notion: ["wiki", "knowledge base"] });
+    expect(oneWay.expand("wiki page")).toEqual([
+      { terms: ["wiki"], exact: true, alternatives: [["notion"]] },
+      { terms: ["pag"], exact: true, alternatives: [["doc"]] },
+    ]);
+    expect(oneWay.expand("knowledge base")).toEqual([
+      { terms: ["knowledg", "bas"], exact: true, alternatives: [["notion"]] },
+    ]);
+    expect(oneWay.expand("notion")).toEqual([{ terms: ["notion"], exact: true, alternatives: [] }]);
+    expect(oneWay.groupCount).toBe(1);
+  });
+
   it("returns no concepts for a query of stop words", () => {
     expect(expander.expand("what is it to them")).toEqual([]);
   });
@@ -92,6 +116,18 @@ describe("expanded ranking", () => {
     ]);
     expect(ranked(search, "make a new folder")[0]).toBe("fs.create_directory");
     expect(new ToolSearch({ expansion: false }).search("folder")).toEqual({ ok: true, references: [] });
+  });
+
+  it("finds a service's tools by what the service is for, and a file by its name's extension", () => {
+    const search = new ToolSearch();
+    search.setTools("notion", [
+      tool("notion.API-create-a-comment", "Notion | Create comment"),
+      tool("notion.API-post-page", "Notion | Create a page"),
+    ]);
+    search.setTools("airtable", [tool("airtable.create_comment", "Create a comment on a record")]);
+    search.setTools("fs", [tool("fs.read_file", "Read a file."), tool("fs.read_page", "Read a page of results.")]);
+    expect(ranked(search, "leave a remark on the wiki")[0]).toBe("notion.API-create-a-comment");
+    expect(ranked(search, "read notes.txt")[0]).toBe("fs.read_file");
   });
 
   it("ranks a tool whose name is the query above one found through synonyms everywhere", () => {
