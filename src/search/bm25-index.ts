@@ -235,8 +235,9 @@ export class Bm25Index {
    * the name, namespace and description only (a synonym met in a parameter says little), a
    * phrase alternative counts only where all its words occur, at its weakest word, with the IDF
    * of that conjunction, and the ceiling is the concept's own IDF (a synonym is never more telling
-   * than the words the user typed). A document takes the better of the two per concept, and a
-   * document whose name (or namespace) holds every concept exactly ranks above all others, so
+   * than the words the user typed; a concept of no words has none). Both parts are multiplied by
+   * the concept's `weight`. A document takes the better of the two per concept, and a
+   * document whose name (or namespace) holds every exact concept ranks above all others, so
    * expansion never outranks an exact name match. Then each score is lifted by the share of the
    * document's name words the concepts matched (see `nameCoverageWeight`). Default weight 0.8
    * (chosen on the tuning part of the search benchmark's user-phrased queries).
@@ -267,17 +268,22 @@ export class Bm25Index {
         exactConcepts += 1;
         for (let index = 0; index < matched.slots.length; index++) {
           const slot = matched.slots[index] as number;
-          conceptScores[slot] = matched.sums[index] as number;
+          conceptScores[slot] = (matched.sums[index] as number) * (concept.weight ?? 1);
           conceptTouched.push(slot);
           if (matched.named[index] === true) named[slot] = (named[slot] as number) + 1;
           cover?.(slot, concept.terms);
         }
       }
       if (concept.alternatives.length > 0 && alternativeWeight > 0) {
-        // A phrase is as telling as its words together, never more than their sum.
-        const ceiling = Math.min(this.#idf(matched.slots.length, count), matched.idfSum);
+        // A phrase is as telling as its words together, never more than their sum; a concept of
+        // no words (one a question implies) has no ceiling but its weight.
+        const ceiling =
+          concept.terms.length === 0
+            ? Number.POSITIVE_INFINITY
+            : Math.min(this.#idf(matched.slots.length, count), matched.idfSum);
+        const weight = alternativeWeight * (concept.weight ?? 1);
         for (const alternative of concept.alternatives) {
-          this.#scoreAlternative(alternative, alternativeWeight, ceiling, conceptScores, conceptTouched, cover);
+          this.#scoreAlternative(alternative, weight, ceiling, conceptScores, conceptTouched, cover);
         }
       }
       for (const slot of conceptTouched) {

@@ -719,3 +719,24 @@ export const ONE_WAY_TERMS: Readonly<Record<string, readonly string[]>> = {
     "zip",
   ],
 };
+
+/**
+ * Words that open a question asking to be told something ("what do we sell", "which cluster am I
+ * on"): such a query reads, it changes nothing. "how" is not one of them: "how do I…", "how far…",
+ * "how many…" ask for a procedure or a computation as often as for a record.
+ */
+export const QUESTION_WORDS: readonly string[] = ["what", "which", "who", "whose", "whom", "where", "when"];
+
+/** What the tools that read are called: the action a question implies. */
+export const READING_WORDS: readonly string[] = [
+  "get",
+  "list",
+  "search",
+  "find",
+  "retrieve",
+  "describe",
+  "read",
+  "show",
+  "info",
+  "view",
+];

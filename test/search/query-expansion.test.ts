@@ -2,7 +2,7 @@
 // matters most: what the user typed beats what expansion found.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { QueryExpander } from "../../src/search/query-expansion.js";
+import { QUESTION_WEIGHT, QueryExpander } from "../../src/search/query-expansion.js";
 import { stem, tokenize } from "../../src/search/tokenize.js";
 import { type SearchableTool, ToolSearch } from "../../src/search/tool-search.js";
 import { CONCEPT_GROUPS, ONE_WAY_TERMS } from "../../src/search/vocabulary.js";
@@ -101,6 +101,20 @@ describe("QueryExpander", () => {
     expect(oneWay.groupCount).toBe(1);
   });
 
+  it("adds the reading action to a query that opens with a question word, and only then", () => {
+    const concepts = expander.expand("what do we sell");
+    expect(concepts[0]).toEqual({ terms: ["sell"], exact: true, alternatives: [] });
+    expect(concepts[1]).toMatchObject({ terms: [], exact: false, weight: QUESTION_WEIGHT });
+    expect(concepts[1]?.alternatives).toContainEqual(["list"]);
+    expect(concepts[1]?.alternatives).toContainEqual(["get"]);
+    for (const query of ["sell what we have", "how many do we sell", "what is it"]) {
+      expect(
+        expander.expand(query).every((concept) => concept.exact),
+        query,
+      ).toBe(true);
+    }
+  });
+
   it("returns no concepts for a query of stop words", () => {
     expect(expander.expand("what is it to them")).toEqual([]);
   });
@@ -128,6 +142,16 @@ describe("expanded ranking", () => {
     search.setTools("fs", [tool("fs.read_file", "Read a file."), tool("fs.read_page", "Read a page of results.")]);
     expect(ranked(search, "leave a remark on the wiki")[0]).toBe("notion.API-create-a-comment");
     expect(ranked(search, "read notes.txt")[0]).toBe("fs.read_file");
+  });
+
+  it("ranks the tool that reads above the one that changes the same thing for a question", () => {
+    const search = new ToolSearch();
+    search.setTools("shop", [
+      tool("shop.create_product", "Creates a product."),
+      tool("shop.list_products", "Lists the products."),
+    ]);
+    expect(ranked(search, "what products do we have")[0]).toBe("shop.list_products");
+    expect(ranked(search, "products we have")[0]).toBe("shop.create_product");
   });
 
   it("ranks a tool whose name is the query above one found through synonyms everywhere", () => {
