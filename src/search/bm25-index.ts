@@ -90,6 +90,15 @@ export const DEFAULT_FIELD_B: Readonly<Record<SearchField, number>> = {
 export const DEFAULT_NAME_COVERAGE_WEIGHT = 0.5;
 
 const NAME_FIELD = SEARCH_FIELDS.indexOf("name");
+/** Name terms tracked for coverage, one bit each; a longer name's other words are never covered. */
+const MAX_NAME_BITS = 30;
+
+// The number of set bits of a non-negative 32-bit integer.
+function bitCount(value: number): number {
+  let bits = value - ((value >>> 1) & 0x55555555);
+  bits = (bits & 0x33333333) + ((bits >>> 2) & 0x33333333);
+  return (((bits + (bits >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
 
 const CORE_FIELDS: ReadonlySet<number> = new Set(
   (["namespace", "name", "description"] as const).map((field) => SEARCH_FIELDS.indexOf(field)),
@@ -122,13 +131,19 @@ interface DenseView {
   readonly concept: Float64Array;
   /** Per document, how many of the query's concepts its name holds exactly. */
   readonly named: Int32Array;
-  /** Per document, the distinct terms of its name field. */
-  readonly nameTerms: readonly ReadonlySet<string>[];
+  /** Per document, a bit for each distinct term of its name field (see `IndexedDocument`). */
+  readonly nameBits: readonly ReadonlyMap<string, number>[];
+  /** Per document, how many distinct terms its name field has. */
+  readonly nameTermCounts: Int32Array;
+  /** Per document, the bits of the name terms the query's concepts matched. */
+  readonly covered: Int32Array;
 }
 
 interface IndexedDocument {
   readonly ordinal: number;
-  readonly nameTerms: ReadonlySet<string>;
+  /** A bit for each of the first 30 distinct terms of the name field: names are a few words. */
+  readonly nameBits: ReadonlyMap<string, number>;
+  readonly nameTermCount: number;
   readonly lengths: Record<SearchField, number>;
   /** term → frequency per field, in SEARCH_FIELDS order. */
   readonly terms: Map<string, number[]>;
@@ -249,16 +264,20 @@ export class Bm25Index {
     const { total, concept: conceptScores, named } = dense;
     const touched: number[] = [];
     const conceptTouched: number[] = [];
-    // slot → the words of its name some concept matched; only documents with such a match get an entry.
-    const covered = new Map<number, Set<string>>();
+    // Documents some concept matched in its name; a phrase counts only with all its words there.
+    const coveredSlots: number[] = [];
     const cover =
       this.#nameCoverageWeight > 0
         ? (slot: number, terms: readonly string[]) => {
-            const nameTerms = dense.nameTerms[slot] as ReadonlySet<string>;
-            if (!terms.every((term) => nameTerms.has(term))) return;
-            let words = covered.get(slot);
-            if (words === undefined) covered.set(slot, (words = new Set()));
-            for (const term of terms) words.add(term);
+            const bits = dense.nameBits[slot] as ReadonlyMap<string, number>;
+            let mask = 0;
+            for (const term of terms) {
+              const bit = bits.get(term);
+              if (bit === undefined) return;
+              mask |= bit;
+            }
+            if (dense.covered[slot] === 0) coveredSlots.push(slot);
+            dense.covered[slot] = (dense.covered[slot] as number) | mask;
           }
         : undefined;
     let exactConcepts = 0;
@@ -271,7 +290,7 @@ export class Bm25Index {
           conceptScores[slot] = (matched.sums[index] as number) * (concept.weight ?? 1);
           conceptTouched.push(slot);
           if (matched.named[index] === true) named[slot] = (named[slot] as number) + 1;
-          cover?.(slot, concept.terms);
+          if (matched.named[index] === true) cover?.(slot, concept.terms);
         }
       }
       if (concept.alternatives.length > 0 && alternativeWeight > 0) {
@@ -295,9 +314,10 @@ export class Bm25Index {
       }
       conceptTouched.length = 0;
     }
-    for (const [slot, words] of covered) {
-      const share = words.size / (dense.nameTerms[slot] as ReadonlySet<string>).size;
+    for (const slot of coveredSlots) {
+      const share = bitCount(dense.covered[slot] as number) / (dense.nameTermCounts[slot] as number);
       total[slot] = (total[slot] as number) * (1 + this.#nameCoverageWeight * share);
+      dense.covered[slot] = 0;
     }
     const hits = topHits(touched, total, dense, Math.floor(limit), exactConcepts);
     for (const slot of touched) {
@@ -389,7 +409,7 @@ export class Bm25Index {
     const factor = weight * Math.min(ceiling, this.#idf(matched.slots.length, this.#documents.size));
     for (let index = 0; index < matched.slots.length; index++) {
       const slot = matched.slots[index] as number;
-      cover?.(slot, alternative);
+      if (matched.named[index]) cover?.(slot, alternative);
       const score = factor * (matched.weakest[index] as number);
       const current = scores[slot] as number;
       if (score > current) {
@@ -400,9 +420,11 @@ export class Bm25Index {
   }
 
   // A single term's posting in the shape #matchAll returns, without copying.
-  #single(term: string): { slots: Int32Array; weakest: Float64Array } | undefined {
+  #single(term: string): { slots: Int32Array; weakest: Float64Array; named: Uint8Array } | undefined {
     const posting = this.#posting(term);
-    return posting === undefined ? undefined : { slots: posting.slots, weakest: posting.coreWeights };
+    return posting === undefined
+      ? undefined
+      : { slots: posting.slots, weakest: posting.coreWeights, named: posting.inName };
   }
 
   #namedBySlot(posting: WeightedPosting): Uint8Array {
@@ -445,7 +467,9 @@ export class Bm25Index {
         total: new Float64Array(ids.length),
         concept: new Float64Array(ids.length),
         named: new Int32Array(ids.length),
-        nameTerms: ids.map((id) => this.#documents.get(id)?.nameTerms ?? new Set<string>()),
+        nameBits: ids.map((id) => this.#documents.get(id)?.nameBits ?? new Map<string, number>()),
+        nameTermCounts: Int32Array.from(ids, (id) => this.#documents.get(id)?.nameTermCount ?? 0),
+        covered: new Int32Array(ids.length),
       };
     }
     return this.#dense;
@@ -516,9 +540,14 @@ export class Bm25Index {
         frequencies[index] = (frequencies[index] ?? 0) + 1;
       }
     });
-    const nameTerms = new Set<string>();
-    for (const [term, frequencies] of terms) if ((frequencies[NAME_FIELD] ?? 0) > 0) nameTerms.add(term);
-    this.#documents.set(document.id, { ordinal, nameTerms, lengths, terms });
+    const nameBits = new Map<string, number>();
+    let nameTermCount = 0;
+    for (const [term, frequencies] of terms) {
+      if ((frequencies[NAME_FIELD] ?? 0) === 0) continue;
+      if (nameTermCount < MAX_NAME_BITS) nameBits.set(term, 1 << nameTermCount);
+      nameTermCount += 1;
+    }
+    this.#documents.set(document.id, { ordinal, nameBits, nameTermCount, lengths, terms });
     for (const term of terms.keys()) {
       let ids = this.#postings.get(term);
       if (ids === undefined) {

@@ -107,13 +107,13 @@ export class QueryExpander {
     taken: ReadonlySet<number>,
   ): { positions: number[]; groups: readonly number[]; gapped: boolean } | undefined {
     for (let length = Math.min(MAX_PHRASE_WORDS, stems.length - index); length >= 1; length--) {
-      const inRow = Array.from({ length }, (_, offset) => index + offset);
-      const gapped = [index, ...inRow.slice(1).map((position) => position + 1)];
-      const candidates = length >= 2 && index + length < stems.length ? [inRow, gapped] : [inRow];
-      for (const positions of candidates) {
+      // In a row, then (two words or more, room after) with the word after the first left out.
+      for (const gap of length >= 2 && index + length < stems.length ? [0, 1] : [0]) {
+        const positions = [index];
+        for (let offset = 1; offset < length; offset++) positions.push(index + offset + gap);
         if (positions.some((position) => taken.has(position))) continue;
         const groups = this.#triggers.get(keyOf(positions.map((position) => stems[position] as string)));
-        if (groups !== undefined) return { positions, groups, gapped: positions === gapped };
+        if (groups !== undefined) return { positions, groups, gapped: gap === 1 };
       }
     }
     return undefined;
