@@ -98,8 +98,8 @@ export class QueryExpander {
   /**
    * The longest table entry starting at `index`: its words in a row, or (for two words or more)
    * with one word inserted after the first ("whole docs site" for "whole site", "open the file" for
-   * "open file"), which people say as often. At one length the entry in a row wins. Words already
-   * taken by another phrase are never part of a match.
+   * "open file"), which people say as often, unless that word opens an entry of its own. At one
+   * length the entry in a row wins. Words already taken by another phrase are never part of a match.
    */
   #phraseAt(
     stems: readonly string[],
@@ -113,10 +113,21 @@ export class QueryExpander {
         for (let offset = 1; offset < length; offset++) positions.push(index + offset + gap);
         if (positions.some((position) => taken.has(position))) continue;
         const groups = this.#triggers.get(keyOf(positions.map((position) => stems[position] as string)));
-        if (groups !== undefined) return { positions, groups, gapped: gap === 1 };
+        if (groups === undefined) continue;
+        // A word that opens a phrase of its own ("list every page": "every page") is not an inserted one.
+        if (gap === 1 && this.#opensPhrase(stems, index + 1)) continue;
+        return { positions, groups, gapped: gap === 1 };
       }
     }
     return undefined;
+  }
+
+  // True when a table entry of two words or more starts at `index`, in a row.
+  #opensPhrase(stems: readonly string[], index: number): boolean {
+    for (let length = Math.min(MAX_PHRASE_WORDS, stems.length - index); length >= 2; length--) {
+      if (this.#triggers.has(keyOf(stems.slice(index, index + length)))) return true;
+    }
+    return false;
   }
 
   /** The number of concept groups in the table (one-way lists not counted). */

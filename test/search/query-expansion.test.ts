@@ -75,6 +75,23 @@ describe("QueryExpander", () => {
       { terms: ["money", "back"], exact: true, alternatives: [["refund"]] },
       { terms: ["back"], exact: true, alternatives: [["previous", "pag"]] },
     ]);
+    expect(expander.expand("money back previous page")).toEqual([
+      { terms: ["money", "back"], exact: true, alternatives: [["refund"]] },
+      { terms: ["previous", "pag"], exact: true, alternatives: [["back"]] },
+    ]);
+    // "list every page" is no "list … pages": the inserted word opens a phrase of its own.
+    const pages = new QueryExpander(
+      [
+        ["list pages", "map"],
+        ["every page", "sitemap"],
+      ],
+      {},
+    );
+    expect(pages.expand("list every page")).toEqual([
+      { terms: ["list"], exact: true, alternatives: [] },
+      { terms: ["every", "pag"], exact: true, alternatives: [["sitemap"]] },
+    ]);
+    expect(pages.expand("list all page")[0]).toEqual({ terms: ["list", "pag"], exact: true, alternatives: [["map"]] });
     expect(expander.expand("money is not back")).toEqual([
       { terms: ["money"], exact: true, alternatives: [] },
       { terms: ["back"], exact: true, alternatives: [["previous", "pag"]] },
