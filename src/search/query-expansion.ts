@@ -68,7 +68,10 @@ export class QueryExpander {
       for (const entry of group) {
         if (!this.#addTrigger(entry, index)) continue;
         const content = tokenize(entry);
-        if (content.length > 0) alternatives.set(keyOf(content), content);
+        // "file a", "log in", "how many" mean what they mean through their stop word: they trigger
+        // the group, but one content word left alone ("file", "log") is not what they stand for.
+        const needsStopWord = content.length === 1 && splitWords(entry).length > 1;
+        if (content.length > 0 && !needsStopWord) alternatives.set(keyOf(content), content);
       }
       this.#alternatives.push([...alternatives.values()]);
     });

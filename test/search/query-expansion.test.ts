@@ -98,6 +98,16 @@ describe("QueryExpander", () => {
     ]);
   });
 
+  it("lets an entry that needs its stop word trigger its group, but not stand for it with one word", () => {
+    const tickets = new QueryExpander([["open", "file a", "raise"]], {});
+    expect(tickets.expand("open a ticket")[0]).toEqual({ terms: ["open"], exact: true, alternatives: [["rais"]] });
+    expect(tickets.expand("file a ticket")[0]).toEqual({
+      terms: ["fil"],
+      exact: true,
+      alternatives: [["open"], ["rais"]],
+    });
+  });
+
   it("ignores a table entry that is only a stop word", () => {
     expect(expander.expand("go to page")).toEqual([
       { terms: ["go"], exact: true, alternatives: [] },
