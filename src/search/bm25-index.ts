@@ -36,9 +36,9 @@ export interface Bm25Options {
   readonly fieldB?: Partial<Record<SearchField, number>>;
   /**
    * How much a query that accounts for a tool's whole name lifts it: a score is multiplied by
-   * `1 + nameCoverageWeight · share`, where share is the part of the name's distinct words that
-   * some query concept matched, exactly or through an alternative. Default `DEFAULT_NAME_COVERAGE_WEIGHT`;
-   * 0 turns it off.
+   * `1 + nameCoverageWeight · share`, where share is the part of the name's distinct words, each
+   * counted by its IDF, that some query concept matched, exactly or through an alternative.
+   * Default `DEFAULT_NAME_COVERAGE_WEIGHT`; 0 turns it off.
    */
   readonly nameCoverageWeight?: number;
 }
@@ -87,21 +87,15 @@ export const DEFAULT_FIELD_B: Readonly<Record<SearchField, number>> = {
 /**
  * A tool's name is a few words (`drop_database`, `list_products`); a query that accounts for all
  * of them, through its own words or their synonyms, asks for that tool more surely than one that
- * matches a single word of a longer name, however rare. 0.5: a fully covered name scores 1.5 times
+ * matches a single word of a longer name, however rare. Each name word counts by its IDF, so
+ * covering "products" says more than covering "list". 0.5: a fully covered name scores 1.5 times
  * its sum (the search benchmark's phrased queries gain at 0.3 to 1 alike; 0.5 sits in that plateau).
  */
 export const DEFAULT_NAME_COVERAGE_WEIGHT = 0.5;
 
 const NAME_FIELD = SEARCH_FIELDS.indexOf("name");
-/** Name terms tracked for coverage, one bit each; a longer name's other words are never covered. */
+/** Name terms tracked for coverage, one bit each; a longer name's other words do not count. */
 const MAX_NAME_BITS = 30;
-
-// The number of set bits of a non-negative 32-bit integer.
-function bitCount(value: number): number {
-  let bits = value - ((value >>> 1) & 0x55555555);
-  bits = (bits & 0x33333333) + ((bits >>> 2) & 0x33333333);
-  return (((bits + (bits >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-}
 
 const CORE_FIELDS: ReadonlySet<number> = new Set(
   (["namespace", "name", "description"] as const).map((field) => SEARCH_FIELDS.indexOf(field)),
@@ -136,8 +130,6 @@ interface DenseView {
   readonly named: Int32Array;
   /** Per document, a bit for each distinct term of its name field (see `IndexedDocument`). */
   readonly nameBits: readonly ReadonlyMap<string, number>[];
-  /** Per document, how many distinct terms its name field has. */
-  readonly nameTermCounts: Int32Array;
   /** Per document, the bits of the name terms the query's concepts matched. */
   readonly covered: Int32Array;
 }
@@ -146,7 +138,6 @@ interface IndexedDocument {
   readonly ordinal: number;
   /** A bit for each of the first 30 distinct terms of the name field: names are a few words. */
   readonly nameBits: ReadonlyMap<string, number>;
-  readonly nameTermCount: number;
   readonly lengths: Record<SearchField, number>;
   /** term → frequency per field, in SEARCH_FIELDS order. */
   readonly terms: Map<string, number[]>;
@@ -318,7 +309,10 @@ export class Bm25Index {
       conceptTouched.length = 0;
     }
     for (const slot of coveredSlots) {
-      const share = bitCount(dense.covered[slot] as number) / (dense.nameTermCounts[slot] as number);
+      const share = this.#coveredShare(
+        dense.nameBits[slot] as ReadonlyMap<string, number>,
+        dense.covered[slot] as number,
+      );
       total[slot] = (total[slot] as number) * (1 + this.#nameCoverageWeight * share);
       dense.covered[slot] = 0;
     }
@@ -397,6 +391,18 @@ export class Bm25Index {
     return result;
   }
 
+  // The IDF-weighted share of a name's words whose bits are set in `covered`.
+  #coveredShare(nameBits: ReadonlyMap<string, number>, covered: number): number {
+    let all = 0;
+    let matched = 0;
+    for (const [term, bit] of nameBits) {
+      const idf = this.#posting(term)?.idf ?? 0;
+      all += idf;
+      if ((covered & bit) !== 0) matched += idf;
+    }
+    return all > 0 ? matched / all : 0;
+  }
+
   // Raises concept scores to weight · min(ceiling, idf) · weakest word's weight where higher, and
   // reports every document it matched to `cover`.
   #scoreAlternative(
@@ -471,7 +477,6 @@ export class Bm25Index {
         concept: new Float64Array(ids.length),
         named: new Int32Array(ids.length),
         nameBits: ids.map((id) => this.#documents.get(id)?.nameBits ?? new Map<string, number>()),
-        nameTermCounts: Int32Array.from(ids, (id) => this.#documents.get(id)?.nameTermCount ?? 0),
         covered: new Int32Array(ids.length),
       };
     }
@@ -544,13 +549,10 @@ export class Bm25Index {
       }
     });
     const nameBits = new Map<string, number>();
-    let nameTermCount = 0;
     for (const [term, frequencies] of terms) {
-      if ((frequencies[NAME_FIELD] ?? 0) === 0) continue;
-      if (nameTermCount < MAX_NAME_BITS) nameBits.set(term, 1 << nameTermCount);
-      nameTermCount += 1;
+      if ((frequencies[NAME_FIELD] ?? 0) > 0 && nameBits.size < MAX_NAME_BITS) nameBits.set(term, 1 << nameBits.size);
     }
-    this.#documents.set(document.id, { ordinal, nameBits, nameTermCount, lengths, terms });
+    this.#documents.set(document.id, { ordinal, nameBits, lengths, terms });
     for (const term of terms.keys()) {
       let ids = this.#postings.get(term);
       if (ids === undefined) {

@@ -107,20 +107,19 @@ describe("Bm25Index", () => {
       ).toEqual(["dropDatabase", "dropZone"]);
     });
 
-    it("multiplies a score by 1 + weight times the share of the name's distinct words matched", () => {
-      const plain = new Map(
-        catalog(0)
-          .searchConcepts(concepts, 5)
-          .map((hit) => [hit.id, hit.score]),
-      );
-      const lifted = new Map(
-        catalog(1)
-          .searchConcepts(concepts, 5)
-          .map((hit) => [hit.id, hit.score]),
-      );
+    it("multiplies a score by 1 + weight times the IDF-weighted share of the name's words matched", () => {
+      const scores = (weight: number) =>
+        new Map(
+          catalog(weight)
+            .searchConcepts(concepts, 5)
+            .map((hit) => [hit.id, hit.score]),
+        );
+      const [plain, lifted] = [scores(0), scores(1)];
       expect(lifted.get("dropDatabase")).toBeCloseTo(2 * (plain.get("dropDatabase") as number), 10);
-      // staging and drop: two of the four words of staging_drop_zone_handler.
-      expect(lifted.get("dropZone")).toBeCloseTo(1.5 * (plain.get("dropZone") as number), 10);
+      // staging and drop of staging_drop_zone_handler; drop is in two of the three documents.
+      const idf = (documents: number) => Math.log(1 + (3 - documents + 0.5) / (documents + 0.5));
+      const share = (idf(1) + idf(2)) / (3 * idf(1) + idf(2));
+      expect(lifted.get("dropZone")).toBeCloseTo((1 + share) * (plain.get("dropZone") as number), 10);
     });
 
     it("credits a phrase alternative only where all its words are in the name", () => {
