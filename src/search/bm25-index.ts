@@ -132,6 +132,8 @@ interface DenseView {
   readonly nameBits: readonly ReadonlyMap<string, number>[];
   /** Per document, the bits of the name terms the query's concepts matched. */
   readonly covered: Int32Array;
+  /** Per document, the IDF of each name term in bit order, then their sum; built when first needed. */
+  readonly nameIdfs: (Float64Array | undefined)[];
 }
 
 interface IndexedDocument {
@@ -309,10 +311,7 @@ export class Bm25Index {
       conceptTouched.length = 0;
     }
     for (const slot of coveredSlots) {
-      const share = this.#coveredShare(
-        dense.nameBits[slot] as ReadonlyMap<string, number>,
-        dense.covered[slot] as number,
-      );
+      const share = this.#coveredShare(dense, slot);
       total[slot] = (total[slot] as number) * (1 + this.#nameCoverageWeight * share);
       dense.covered[slot] = 0;
     }
@@ -392,14 +391,25 @@ export class Bm25Index {
   }
 
   // The IDF-weighted share of a name's words whose bits are set in `covered`.
-  #coveredShare(nameBits: ReadonlyMap<string, number>, covered: number): number {
-    let all = 0;
-    let matched = 0;
-    for (const [term, bit] of nameBits) {
-      const idf = this.#posting(term)?.idf ?? 0;
-      all += idf;
-      if ((covered & bit) !== 0) matched += idf;
+  #coveredShare(dense: DenseView, slot: number): number {
+    let idfs = dense.nameIdfs[slot];
+    if (idfs === undefined) {
+      const nameBits = dense.nameBits[slot] as ReadonlyMap<string, number>;
+      idfs = new Float64Array(nameBits.size + 1);
+      let index = 0;
+      for (const term of nameBits.keys()) {
+        const idf = this.#posting(term)?.idf ?? 0;
+        idfs[index++] = idf;
+        idfs[nameBits.size] = (idfs[nameBits.size] as number) + idf;
+      }
+      dense.nameIdfs[slot] = idfs;
     }
+    const covered = dense.covered[slot] as number;
+    let matched = 0;
+    for (let index = 0; index < idfs.length - 1; index++) {
+      if ((covered & (1 << index)) !== 0) matched += idfs[index] as number;
+    }
+    const all = idfs[idfs.length - 1] as number;
     return all > 0 ? matched / all : 0;
   }
 
@@ -478,6 +488,7 @@ export class Bm25Index {
         named: new Int32Array(ids.length),
         nameBits: ids.map((id) => this.#documents.get(id)?.nameBits ?? new Map<string, number>()),
         covered: new Int32Array(ids.length),
+        nameIdfs: new Array<Float64Array | undefined>(ids.length),
       };
     }
     return this.#dense;
