@@ -33,6 +33,12 @@ export const QUESTION_WEIGHT = 0.3;
 const QUESTIONS: ReadonlySet<string> = new Set(QUESTION_WORDS);
 const READING: readonly (readonly string[])[] = READING_WORDS.map((word) => tokenize(word));
 
+/** A group's entry as an alternative: its content stems and their key. */
+interface Alternative {
+  readonly key: string;
+  readonly terms: readonly string[];
+}
+
 /** Longest table phrase matched in a query, in words. */
 const MAX_PHRASE_WORDS = 4;
 
@@ -56,7 +62,7 @@ export class QueryExpander {
   /** Trigger (stemmed words, stop words kept, joined by spaces) → indexes of its groups. */
   readonly #triggers = new Map<string, number[]>();
   /** Per group: its entries as content stems, the alternatives a trigger brings in. */
-  readonly #alternatives: (readonly string[])[][] = [];
+  readonly #alternatives: Alternative[][] = [];
   readonly #groupCount: number;
 
   constructor(
@@ -73,7 +79,7 @@ export class QueryExpander {
         const needsStopWord = content.length === 1 && splitWords(entry).length > 1;
         if (content.length > 0 && !needsStopWord) alternatives.set(keyOf(content), content);
       }
-      this.#alternatives.push([...alternatives.values()]);
+      this.#alternatives.push([...alternatives].map(([key, terms]) => ({ key, terms })));
     });
     this.#groupCount = groups.length;
     // A one-way list is a group whose entries trigger it and whose only alternative is its key.
@@ -81,7 +87,7 @@ export class QueryExpander {
       const content = tokenize(key);
       if (content.length === 0) continue;
       const index = this.#alternatives.length;
-      this.#alternatives.push([content]);
+      this.#alternatives.push([{ key: keyOf(content), terms: content }]);
       for (const entry of entries) this.#addTrigger(entry, index);
     }
   }
@@ -111,14 +117,19 @@ export class QueryExpander {
   ): { positions: number[]; groups: readonly number[]; gapped: boolean } | undefined {
     for (let length = Math.min(MAX_PHRASE_WORDS, stems.length - index); length >= 1; length--) {
       // In a row, then (two words or more, room after) with the word after the first left out.
-      for (const gap of length >= 2 && index + length < stems.length ? [0, 1] : [0]) {
-        const positions = [index];
-        for (let offset = 1; offset < length; offset++) positions.push(index + offset + gap);
-        if (positions.some((position) => taken.has(position))) continue;
-        const groups = this.#triggers.get(keyOf(positions.map((position) => stems[position] as string)));
+      for (let gap = 0; gap <= (length >= 2 && index + length < stems.length ? 1 : 0); gap++) {
+        let key = stems[index] as string;
+        let free = true;
+        for (let offset = 1; offset < length && free; offset++) {
+          free = !taken.has(index + offset + gap);
+          key += ` ${stems[index + offset + gap]}`;
+        }
+        const groups = free ? this.#triggers.get(key) : undefined;
         if (groups === undefined) continue;
         // A word that opens a phrase of its own ("list every page": "every page") is not an inserted one.
         if (gap === 1 && this.#opensPhrase(stems, index + 1)) continue;
+        const positions = [index];
+        for (let offset = 1; offset < length; offset++) positions.push(index + offset + gap);
         return { positions, groups, gapped: gap === 1 };
       }
     }
@@ -172,14 +183,17 @@ export class QueryExpander {
         index += 1;
         continue;
       }
-      const content = tokenize(match.positions.map((position) => words[position]).join(" "));
+      const content = match.positions
+        .map((position) => words[position] as string)
+        .filter((word) => !isStopWord(word))
+        .map(stem);
       const concept = conceptOf(content);
       const own = new Set(content);
       for (const group of match.groups) {
-        for (const alternative of this.#alternatives[group] ?? []) {
+        for (const { key, terms: alternative } of this.#alternatives[group] ?? []) {
           // An alternative made only of the concept's own words would count them twice.
           if (alternative.every((term) => own.has(term))) continue;
-          concept.alternatives.set(keyOf(alternative), alternative);
+          concept.alternatives.set(key, alternative);
         }
       }
       if (match.gapped) {
