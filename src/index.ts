@@ -110,8 +110,8 @@ export {
   type ToolSearchIndexOptions,
   type ToolSearchOptions,
 } from "./search/tool-search.js";
-export { CONCEPT_GROUPS } from "./search/vocabulary.js";
-export { QueryExpander, type QueryConcept } from "./search/query-expansion.js";
+export { CONCEPT_GROUPS, ONE_WAY_TERMS, QUESTION_WORDS, READING_WORDS } from "./search/vocabulary.js";
+export { QUESTION_WEIGHT, QueryExpander, type QueryConcept } from "./search/query-expansion.js";
 export { type Embedder, EmbeddingIndex, fuseByReciprocalRank } from "./search/embedding-index.js";
 export { createOpenAIEmbedder, type OpenAIEmbedderOptions } from "./search/openai-embedder.js";
 export { createTransformersEmbedder, type TransformersEmbedderOptions } from "./search/transformers-embedder.js";
