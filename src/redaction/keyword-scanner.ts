@@ -1,5 +1,7 @@
 // One pass over a text for every keyword rule and every known secret value at once (a
 // LiteralIndex of their texts), asking a rule to look only where one of its keywords occurs.
+// The same pass over the JSON text of a value tells, without parsing it, whether redacting its
+// strings could change anything: the common case for a large tool result is that it cannot.
 // Linear in the text; refuses nothing.
 //
 // Keywords that start with a lowercase letter count only at the start of a word (after a
@@ -9,6 +11,7 @@
 // keywords start with a lowercase letter must accept that.
 
 import type { Finding, KeywordRule } from "./keyword-rule.js";
+import { JsonStringCursor } from "./json-string-cursor.js";
 import { LiteralIndex } from "./literal-index.js";
 
 /** A value found literally wherever it occurs, e.g. a token from the config, or its base64 form. */
@@ -28,6 +31,12 @@ interface Entry {
 export class KeywordScanner {
   readonly #rules: readonly KeywordRule[];
   readonly #index: LiteralIndex<Entry>;
+  /**
+   * The same keywords, with each literal value as JSON.stringify writes it inside a string.
+   * Undefined when a value holds a UTF-16 surrogate: JSON.stringify escapes a lone one only,
+   * and whether one at a value's edge is lone depends on the text around it.
+   */
+  readonly #jsonIndex: LiteralIndex<Entry> | undefined;
   /** Per rule, the first position it has not yet covered in the current scan. */
   readonly #covered: number[];
 
@@ -44,6 +53,13 @@ export class KeywordScanner {
       }
     });
     this.#index = buildIndex(keywordRules, literals);
+    const hasSurrogate = literals.some((literal) => /[\ud800-\udfff]/.test(literal.text));
+    this.#jsonIndex = hasSurrogate
+      ? undefined
+      : buildIndex(
+          keywordRules,
+          literals.map((literal) => ({ text: JSON.stringify(literal.text).slice(1, -1), kind: literal.kind })),
+        );
   }
 
   /** Whether `text` holds any keyword or literal value: when false, `scan` would find nothing. */
@@ -68,6 +84,54 @@ export class KeywordScanner {
       }
       return true;
     });
+  }
+
+  /**
+   * Whether `scan` could find anything in some string (key or value) of the JSON value that
+   * JSON.stringify wrote as `json`: false only when it certainly cannot, decided on the text
+   * itself. A literal value (in its JSON-escaped form) counts as found. A keyword's rules run
+   * on the decoded string around it, exactly as `scan` would run them there, unless a rule's
+   * `mayReportInJson` rules the keyword out first; no other string is decoded.
+   */
+  mayFindInJson(json: string): boolean {
+    const index = this.#jsonIndex;
+    if (index === undefined) return true;
+    const strings = new JsonStringCursor(json);
+    const covered = this.#rules.map(() => 0);
+    const found: Finding[] = [];
+    let mayFind = false;
+    index.forEachHit(json, true, (at, { value: entry }) => {
+      if (entry.literals.length > 0) {
+        mayFind = true;
+        return false;
+      }
+      let position: ReturnType<JsonStringCursor["locate"]> | null = null;
+      for (const ruleIndex of entry.rules) {
+        const rule = this.#rules[ruleIndex]!;
+        if (rule.mayReportInJson?.(json, at) === false) continue;
+        if (position === null) {
+          try {
+            position = strings.locate(at);
+          } catch {
+            // Not inside a string as far as the text shows (not JSON.stringify's output): assume the worst.
+            mayFind = true;
+            return false;
+          }
+          // Coverage is per string, as `scan` runs once per string.
+          if (position?.first === true) covered.fill(0);
+        }
+        // Inside an escape sequence: no keyword starts there in the decoded string.
+        if (position === undefined) return true;
+        if (position.at < covered[ruleIndex]!) continue;
+        covered[ruleIndex] = rule.scan(position.text, position.at, found);
+        if (found.length > 0) {
+          mayFind = true;
+          return false;
+        }
+      }
+      return true;
+    });
+    return mayFind;
   }
 }
 
