@@ -176,10 +176,14 @@ class LowBytes {
 /** Whether a `forEachHit` is running, so its visits must not reuse the shared buffers. */
 let scanning = false;
 let shared = new LowBytes(4096);
+/** Largest shared buffers kept between calls; a longer text gets buffers of its own, freed after. */
+const MAX_SHARED_BYTES = 4 * 1024 * 1024;
 
 /** The buffers reused from call to call, grown to hold `length` code units. */
 function sharedBuffers(length: number): LowBytes {
-  if (shared.bytes.length < length) shared = new LowBytes(Math.max(length, 2 * shared.bytes.length));
+  if (length > MAX_SHARED_BYTES) return new LowBytes(length);
+  if (shared.bytes.length < length)
+    shared = new LowBytes(Math.min(MAX_SHARED_BYTES, Math.max(length, 2 * shared.bytes.length)));
   return shared;
 }
 

@@ -69,6 +69,12 @@ describe("LiteralIndex", () => {
     expect(hitsOf(index, "\u01e9\u21acx é€x")).toEqual([[4, "é€x"]]);
   });
 
+  it("scans a text longer than the buffers it keeps between calls, then a short one again", () => {
+    const long = `${"x ".repeat(2_600_000)}ghp_`;
+    expect(hitsOf(index, long)).toEqual([[long.length - 4, "ghp_"]]);
+    expect(hitsOf(index, "a hf_")).toEqual([[2, "hf_"]]);
+  });
+
   it("stops when the visitor says so", () => {
     let calls = 0;
     index.forEachHit("abc abc abc", false, () => ++calls < 2);
