@@ -1,9 +1,12 @@
 // The guest side of the bridge, evaluated inside every isolate before the program: it builds
-// `tools` and `console`, removes what must not be reachable (WebAssembly), and serializes the
-// program's output with its size measured here, so an oversized value never reaches the host.
+// `tools`, `console`, the timers and `isToolCallError`, removes what must not be reachable
+// (WebAssembly), and serializes the program's output with its size measured here, so an
+// oversized value never reaches the host.
 // It captures every intrinsic it needs up front: the program may overwrite globals later.
 
+import { createGuestTimers } from "./guest-timers.js";
 import {
+  BUDGET_PATH,
   CLOSED_GUEST_CONFIG,
   DESCRIBE_PATH,
   decodeCallEnvelope,
@@ -14,6 +17,7 @@ import {
   type GuestConfig,
   type LogLevel,
   SEARCH_PATH,
+  TIMER_PATH,
 } from "./wire.js";
 
 /** The slice of isolated-vm's Reference the guest uses. */
@@ -46,6 +50,11 @@ const captured = {
   String,
   PromiseCtor: Promise,
   reject: Promise.reject.bind(Promise),
+  // Errors made by makeError: what `isToolCallError` recognises (a program cannot forge one).
+  toolCallErrors: new WeakSet<object>(),
+  weakSetHas: WeakSet.prototype.has,
+  weakSetAdd: WeakSet.prototype.add,
+  apply: Reflect.apply,
 };
 
 /**
@@ -123,6 +132,20 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
   };
 
   captured.defineProperty(global, "tools", { value: createToolsProxy(callTool), writable: false, configurable: false });
+  captured.defineProperty(global, "isToolCallError", {
+    value: (value: unknown) => isToolCallError(value),
+    writable: true,
+    configurable: true,
+  });
+
+  const timers = createGuestTimers({
+    requestWake: (delayMs) =>
+      callHost.apply(undefined, [TIMER_PATH, captured.String(delayMs)], { result: { promise: true, copy: true } }),
+    reportCallbackError: (error) => log("error", ["Uncaught in a timer callback:", error]),
+  });
+  for (const name of ["sleep", "setTimeout", "clearTimeout"] as const) {
+    captured.defineProperty(global, name, { value: timers[name], writable: true, configurable: true });
+  }
 
   captured.defineProperty(global, "__switchyardRun", {
     configurable: true,
@@ -132,6 +155,7 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
       return new captured.PromiseCtor<unknown>((resolve) => resolve(main())).then(
         (value) => {
           finished = true;
+          timers.close();
           if (value === undefined) return encodeProgramNothing();
           try {
             return encodeProgramOutput(
@@ -144,6 +168,7 @@ function install(callHost: HostReference, logHost: HostReference, configHost: Ho
         },
         (error: unknown) => {
           finished = true;
+          timers.close();
           try {
             return describeThrown(error);
           } catch {
@@ -174,6 +199,7 @@ function createToolsProxy(callTool: (path: string, input: unknown) => Promise<un
             callTool(SEARCH_PATH, { query, ...(isObject(options) ? options : {}) });
         }
         if (path === "" && property === "$describe") return (name: unknown) => callTool(DESCRIBE_PATH, { name });
+        if (path === "" && property === "$budget") return () => callTool(BUDGET_PATH, {});
         return make(path === "" ? property : `${path}.${property}`);
       },
       apply(_target, _this, args: unknown[]) {
@@ -290,7 +316,17 @@ function makeError(code: string, message: string, callId: string | null, tool: s
   error.code = code;
   error.callId = callId;
   if (tool !== undefined) error.tool = tool;
+  captured.apply(captured.weakSetAdd, captured.toolCallErrors, [error]);
   return error;
+}
+
+/** Whether `value` is an error a tool call (or `tools.$search`, `$describe`, `$budget`) rejected with. */
+function isToolCallError(value: unknown): boolean {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (captured.apply(captured.weakSetHas, captured.toolCallErrors, [value]) as boolean)
+  );
 }
 
 function toGuestError(error: unknown, tool: string | undefined): GuestError {

@@ -6,6 +6,13 @@
 /** Names the guest asks the host for that are not registry tools. */
 export const SEARCH_PATH = "$search";
 export const DESCRIBE_PATH = "$describe";
+/**
+ * Requests of the run itself rather than of a tool: no call record, no call budget. `$timer`
+ * takes a delay in ms and answers when it has passed (the guest's one wake-up at a time);
+ * `$budget` answers what is left of the run's limits.
+ */
+export const TIMER_PATH = "$timer";
+export const BUDGET_PATH = "$budget";
 
 /** A tool call's answer, guest-bound. */
 export type CallEnvelope =

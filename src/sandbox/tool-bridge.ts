@@ -32,6 +32,11 @@ export interface ToolBridgeOptions {
   /** Called once when the program exceeds `maxToolCalls`; the run should end. */
   readonly onCallLimit: () => void;
   readonly discovery?: DiscoveryHandler | undefined;
+  /**
+   * Answers for the run's own requests by path (`$timer`, `$budget`): not tool calls, so they
+   * get no record and use none of `maxToolCalls`. Each takes the request's text.
+   */
+  readonly runRequests?: ReadonlyMap<string, (text: string) => string | Promise<string>>;
 }
 
 /** Handles one run's calls; create one per run. */
@@ -52,6 +57,11 @@ export class ToolBridge {
   /** One record per call made, in call order. */
   get records(): CallRecord[] {
     return this.#records.filter((record): record is CallRecord => record !== undefined);
+  }
+
+  /** Calls the program has made so far, refused ones included. */
+  get callsMade(): number {
+    return this.#sequence;
   }
 
   /** Bytes of results handed into the sandbox. */
@@ -75,6 +85,11 @@ export class ToolBridge {
    * without waiting, else a promise of one. Never throws or rejects.
    */
   handle = (path: unknown, argsJson: unknown): string | Promise<string> => {
+    const runRequest = typeof path === "string" ? this.#options.runRequests?.get(path) : undefined;
+    if (runRequest !== undefined) {
+      if (this.#closed) return encodeCallFailure(null, "RUN_FINISHED", "The program has already finished.");
+      return runRequest(String(argsJson));
+    }
     const index = this.#sequence++;
     const callId = `${this.#options.programId}.${index + 1}`;
     const tool = typeof path === "string" ? path.slice(0, 256) : "";

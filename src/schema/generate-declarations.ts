@@ -3,6 +3,7 @@
 // examples. Output depends only on the tools and their order; it compiles together with
 // RUNTIME_DECLARATIONS, which holds what every run has (console, $search, $describe).
 
+import { MAX_PENDING_TIMERS } from "../../runtime/guest-timers.js";
 import type { JsonSchema, JsonValue } from "../contract.js";
 import { formatJsDoc, splitLines } from "./jsdoc.js";
 import { schemaToTypeScript, toTypeName } from "./schema-to-typescript.js";
@@ -29,8 +30,9 @@ export interface DeclarationTool {
 
 /**
  * Declarations every run has, to compile once beside `generateDeclarations(...)`: the
- * `ToolsRuntime` members of `tools` (`$search`, `$describe`), `ToolReference`,
- * `ToolCallError` and `console`, which lib ES2022 does not declare.
+ * `ToolsRuntime` members of `tools` (`$search`, `$describe`, `$budget`), `ToolReference`,
+ * `ToolCallError` and its guard `isToolCallError`, `RunBudget`, the timers (`sleep`,
+ * `setTimeout`, `clearTimeout`) and `console`, which lib ES2022 does not declare.
  */
 export const RUNTIME_DECLARATIONS = `/** A tool found by \`tools.$search\`. */
 interface ToolReference {
@@ -55,13 +57,35 @@ interface ToolCallError extends Error {
   readonly details?: unknown;
 }
 
+/** True when \`value\` is what a failed tool call rejected with; narrows a caught value to ToolCallError. */
+declare function isToolCallError(value: unknown): value is ToolCallError;
+
+/** What is left of the run's limits, as \`tools.$budget()\` answers. */
+interface RunBudget {
+  /** Milliseconds before the run's time limit (or the session's, if sooner) ends it with TIMEOUT. */
+  timeLeftMs: number;
+  /** Tool calls the run may still make before TOOL_CALL_LIMIT ends it. */
+  callsLeft: number;
+  /** Tool calls made so far, failed ones and $search/$describe included. */
+  callsMade: number;
+}
+
 /** Members of \`tools\` that every run has, besides the tools themselves. */
 interface ToolsRuntime {
   /** Finds tools by words ("bm25", the default) or by a regular expression over names and descriptions ("regex"). */
   $search(query: string, options?: { limit?: number; mode?: "bm25" | "regex" }): Promise<ToolReference[]>;
   /** Returns the TypeScript declaration of one tool, by full name. */
   $describe(name: string): Promise<string>;
+  /** The time and tool calls left to this run: stop before a limit and return what you have. Not a tool call. */
+  $budget(): Promise<RunBudget>;
 }
+
+/** Resolves after \`ms\` milliseconds (NaN or negative: 0). Waiting counts against the run's time limit. */
+declare function sleep(ms: number): Promise<void>;
+/** Calls \`callback(...args)\` after \`ms\` milliseconds, unless cleared; never once the program has returned. At most ${MAX_PENDING_TIMERS} pending. */
+declare function setTimeout<A extends unknown[]>(callback: (...args: A) => void, ms?: number, ...args: A): number;
+/** Cancels a timer set by setTimeout; an unknown id is ignored. */
+declare function clearTimeout(id: number | undefined): void;
 
 /** Output written here is returned with the run's logs. */
 declare const console: {
@@ -73,7 +97,16 @@ declare const console: {
 `;
 
 // Names RUNTIME_DECLARATIONS and the es2022 lib already declare; a tool's types avoid them.
-const RESERVED_TYPE_NAMES = ["ToolReference", "ToolCallError", "ToolsRuntime", "Promise", "Array", "Record", "Error"];
+const RESERVED_TYPE_NAMES = [
+  "ToolReference",
+  "ToolCallError",
+  "ToolsRuntime",
+  "RunBudget",
+  "Promise",
+  "Array",
+  "Record",
+  "Error",
+];
 
 const INDENT = "  ";
 // Examples longer than this are left out: an @example is for copying, not for reading a dump.
