@@ -186,6 +186,7 @@ export class Switchyard {
         deferredNames:
           deferring && this.discovery.listsDeferredNames ? this.discovery.deferredNames().filter(offered) : [],
         deferring,
+        limits: { maxConcurrentReads: this.#scheduler.maxConcurrentReads },
       });
       this.#programTool = { version, tool };
     }

@@ -8,6 +8,9 @@ import { SwitchyardError } from "../errors.js";
 import type { ToolDefinition } from "../registry/define-tool.js";
 import { LockTable, type LockRequest, type ReleaseLocks } from "./lock-table.js";
 
+/** Reads of one namespace in flight at once per run, unless `maxConcurrentReads` says otherwise. */
+export const DEFAULT_MAX_CONCURRENT_READS = 64;
+
 export interface SchedulerOptions {
   /** Reads of one namespace in flight at once, per run (or for direct calls). Default 64. */
   readonly maxConcurrentReads?: number;
@@ -24,7 +27,7 @@ export class ToolScheduler {
 
   /** Throws `OPTION_INVALID` when `maxConcurrentReads` is not a positive integer (0 would hang every read). */
   constructor(options: SchedulerOptions = {}) {
-    const maxConcurrentReads = options.maxConcurrentReads ?? 64;
+    const maxConcurrentReads = options.maxConcurrentReads ?? DEFAULT_MAX_CONCURRENT_READS;
     if (!Number.isInteger(maxConcurrentReads) || maxConcurrentReads < 1) {
       throw new SwitchyardError(
         "OPTION_INVALID",
@@ -32,6 +35,11 @@ export class ToolScheduler {
       );
     }
     this.#maxConcurrentReads = maxConcurrentReads;
+  }
+
+  /** Reads of one namespace this scheduler runs at once per run (the rest queue). */
+  get maxConcurrentReads(): number {
+    return this.#maxConcurrentReads;
   }
 
   /**
