@@ -24,8 +24,8 @@ export class RunTimer {
 
   /**
    * Answers the guest's wake-up request after the delay it carries (ms as text: NaN or negative
-   * is 0, anything past the run's deadline waits just past it). A request replaces the pending
-   * one, which is answered at once. After `close`, answers RUN_FINISHED.
+   * is 0, answered at once; anything past the run's deadline waits just past it). A request
+   * replaces the pending one, which is answered at once. After `close`, answers RUN_FINISHED.
    */
   wake = (delayText: string): Promise<string> | string => {
     if (this.#closed) return FINISHED;
@@ -33,6 +33,8 @@ export class RunTimer {
     const requested = Number(delayText);
     const timeLeft = Math.max(0, this.#deadlineAt - Date.now()) + PAST_DEADLINE_MS;
     const delay = Number.isNaN(requested) || requested <= 0 ? 0 : Math.min(requested, timeLeft);
+    // Node's timers wait at least 1 ms: a wake-up already due is answered now.
+    if (delay === 0) return WOKEN;
     return new Promise((answer) => {
       const timer = setTimeout(() => {
         this.#pending = undefined;

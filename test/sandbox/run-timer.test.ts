@@ -26,6 +26,12 @@ describe("RunTimer: the host's one wake-up per run", () => {
     expect(timer.pending).toBe(false);
   });
 
+  it("answers a wake-up already due at once, without a host timer (Node's would wait 1 ms)", () => {
+    const timer = new RunTimer(Date.now() + 10_000);
+    expect(typeof timer.wake("0")).toBe("string");
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it("answers a replaced request at once, keeping one host timer", async () => {
     const timer = new RunTimer(Date.now() + 10_000);
     const first = answered(timer.wake("5000"));
