@@ -52,6 +52,11 @@ export interface PipelineContext {
   readonly suggestionBudget?: SuggestionBudget;
   /** Redacts the results and errors of direct and hosted-program calls; sandboxed programs' calls are never redacted. */
   readonly redactor?: Redactor | undefined;
+  /**
+   * Given each ok result of a tool that declares no outputSchema (by the tool's full name),
+   * whole and before redaction, so the session can learn its shape. Must not throw.
+   */
+  readonly observeOutput?: ((tool: string, value: unknown) => void) | undefined;
 }
 
 /** An outcome plus what the sandbox bridge and the run's records need. */
@@ -74,7 +79,8 @@ const MAX_ERROR_MESSAGE_CHARS = 2_000;
  * 4. Scheduling: wait for the locks the tool's effect and resources require.
  * 5. Execution: run under the earliest of the tool, run and session deadlines →
  *    `TOOL_TIMEOUT`; cancellation → `CANCELLED`; a throw → `TOOL_ERROR` or the ToolError's code.
- * 6. Output validation against `outputSchema` → `OUTPUT_INVALID`.
+ * 6. Output validation against `outputSchema` → `OUTPUT_INVALID`; without one, the result's
+ *    shape is observed (`observeOutput`) for the tool's observed type.
  * 7. Result: serialize once; for a direct call, redact secrets (`[REDACTED:<kind>]`) in the
  *    value and in any error; then apply the caller's size budget (spill or `RESULT_TOO_LARGE`).
  */
@@ -277,6 +283,7 @@ class CallRun {
     }
     const serialized = serializeResult(value);
     if (!serialized.ok) return this.#end(failure(call, serialized.error.code, serialized.error.message));
+    if (tool.outputSchema === undefined) context.observeOutput?.(tool.name, value);
     let shapedValue = value;
     let json = serialized.json;
     // Redaction comes before the budget, so a spilled file, its preview and the pages

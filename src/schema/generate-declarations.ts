@@ -6,6 +6,7 @@
 import { MAX_PENDING_TIMERS } from "../../runtime/guest-timers.js";
 import type { JsonSchema, JsonValue } from "../contract.js";
 import { formatJsDoc, splitLines } from "./jsdoc.js";
+import { describeResultCount, type ObservedSchema, observedToJsonSchema } from "./observed-schema.js";
 import { schemaToTypeScript, toTypeName } from "./schema-to-typescript.js";
 
 /** What the declarations need to know of one tool. */
@@ -24,6 +25,11 @@ export interface DeclarationTool {
    * a missing cast; inputs and tool names stay checked either way.
    */
   outputSchema?: JsonSchema;
+  /**
+   * The shape observed in the tool's results, used when it has no `outputSchema`: rendered as
+   * `<Namespace><Name>Observed` with a comment giving the count and saying it is not guaranteed.
+   */
+  observedOutput?: { readonly schema: ObservedSchema; readonly results: number };
   /** Rendered as `@example` calls. */
   inputExamples?: readonly JsonValue[];
 }
@@ -151,10 +157,7 @@ function renderDeclarations(tools: readonly DeclarationTool[], toolsTypePrefix: 
   for (const tool of tools) {
     const baseName = toTypeName(tool.namespaceIdentifier ?? "", tool.localIdentifier);
     const input = schemaToTypeScript(tool.inputSchema, { rootName: `${baseName}Input`, takenNames });
-    const output =
-      tool.outputSchema === undefined
-        ? undefined
-        : schemaToTypeScript(tool.outputSchema, { rootName: `${baseName}Output`, takenNames });
+    const output = outputTypeOf(tool, baseName, takenNames);
     typeDeclarations.push(...input.declarations, ...(output?.declarations ?? []));
 
     const indent = tool.namespaceIdentifier === undefined ? INDENT : INDENT + INDENT;
@@ -181,6 +184,23 @@ function renderDeclarations(tools: readonly DeclarationTool[], toolsTypePrefix: 
   );
   const toolsType = members.length === 0 ? "{}" : `{\n${members.join("\n")}\n}`;
   return `${[...typeDeclarations, `declare const tools: ${toolsTypePrefix}${toolsType};`].join("\n\n")}\n`;
+}
+
+/** The declared output type; else the observed one; else none (the method resolves to `any`). */
+function outputTypeOf(tool: DeclarationTool, baseName: string, takenNames: Set<string>) {
+  if (tool.outputSchema !== undefined) {
+    return schemaToTypeScript(tool.outputSchema, { rootName: `${baseName}Output`, takenNames });
+  }
+  const observed = tool.observedOutput;
+  if (observed === undefined || observed.schema.type === undefined) return undefined;
+  const comment =
+    `Observed from ${describeResultCount(observed.results)} of this tool, which declares no output schema: ` +
+    "likely, not guaranteed. A later result may lack a field listed here or carry one that is not.";
+  return schemaToTypeScript(observedToJsonSchema(observed.schema, comment), {
+    rootName: `${baseName}Observed`,
+    takenNames,
+    unconstrained: "any",
+  });
 }
 
 /** True when the input schema requires a property, so a call needs an argument. */
