@@ -82,6 +82,8 @@ function toolCallName(node: TS.Node): string | undefined {
     } else break;
   }
   if (!ts.isIdentifier(callee) || callee.text !== "tools" || path.length === 0) return undefined;
+  // `tools.$budget()` asks the run what is left; checking it in a loop is the point of it.
+  if (path[0] === "$budget") return undefined;
   // `tools.x.then(...)` and friends are promise plumbing, not a call of a tool.
   const last = path[path.length - 1];
   if (path.length > 1 && (last === "then" || last === "catch" || last === "finally")) return undefined;
@@ -315,13 +317,21 @@ function loopHeader(loop: TS.IterationStatement): TS.Node[] {
 
 /** Whether the loop body can leave the loop (break targeting it, or return) before the end. */
 function canExitEarly(loop: TS.IterationStatement): boolean {
-  const label = ts.isLabeledStatement(loop.parent) ? loop.parent.label.text : undefined;
+  // A labeled break leaves this loop unless its label belongs to a statement inside the body:
+  // `break outer` from an inner loop ends the inner one too.
+  const innerLabels = new Set<string>();
+  const collect = (node: TS.Node): void => {
+    if (ts.isFunctionLike(node)) return;
+    if (ts.isLabeledStatement(node)) innerLabels.add(node.label.text);
+    ts.forEachChild(node, collect);
+  };
+  collect(loop.statement);
   let found = false;
   const visit = (node: TS.Node, nestedBreakTarget: boolean): void => {
     if (found || ts.isFunctionLike(node)) return;
     if (ts.isReturnStatement(node)) found = true;
     else if (ts.isBreakStatement(node)) {
-      found = node.label === undefined ? !nestedBreakTarget : node.label.text === label;
+      found = node.label === undefined ? !nestedBreakTarget : !innerLabels.has(node.label.text);
     }
     const nested = nestedBreakTarget || ts.isIterationStatement(node, false) || ts.isSwitchStatement(node);
     ts.forEachChild(node, (child) => visit(child, nested));

@@ -72,6 +72,22 @@ describe("lintProgram: serial-await-in-loop", () => {
     expect(lintProgram(source).map((warning) => warning.code)).toEqual(["serial-await-in-loop"]);
   });
 
+  it("stays silent on an inner loop a labeled break leaves, and on tools.$budget() checked in a loop", () => {
+    const source = [
+      "outer: for (const page of pages) {",
+      "  for (const id of page.ids) {",
+      "    const budget = await tools.$budget();",
+      "    if (budget.callsLeft < 5) break outer;",
+      "    await tools.orders.get({ id });",
+      "  }",
+      "}",
+    ].join("\n");
+    expect(lintProgram(source)).toEqual([]);
+    const ownLabel =
+      "for (const id of ids) {\n  inner: for (const x of xs) { break inner; }\n  await tools.orders.get({ id });\n}";
+    expect(codes(ownLabel)).toEqual([[3, "serial-await-in-loop"]]);
+  });
+
   it("stays silent on a loop paced with sleep, as a backoff or a rate limit is", () => {
     const source = ["for (const id of ids) {", "  await tools.orders.get({ id });", "  await sleep(250);", "}"].join(
       "\n",
