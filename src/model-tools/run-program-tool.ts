@@ -45,8 +45,8 @@ export interface ProgramToolLimits {
 function instructionsFor(limits: ProgramToolLimits): string {
   return `Run a TypeScript program that calls tools, and get back only what it returns.
 Write the body of an async function: top-level await and return work; no imports, no Node or browser APIs, no network. \`await sleep(ms)\`, setTimeout and clearTimeout work: waiting counts against the run's time limit, and a timer still pending when the program returns never fires.
-Call tools as \`await tools.<namespace>.<name>(input)\` with the typed APIs declared below. Each call crosses to the host, so start independent calls together with Promise.all rather than awaiting them one by one in a loop: the host runs up to ${limits.maxConcurrentReads} reads per namespace at once and queues the rest (writes run one at a time, in call order), so there is no need to batch for that.
-A failed call throws a ToolCallError with \`code\` (e.g. INPUT_INVALID, TOOL_NOT_FOUND, PERMISSION_DENIED, TOOL_TIMEOUT, or the tool's own), \`message\` and \`callId\`: catch it, retry or record it. \`isToolCallError(e)\` narrows a caught value. Retrying with backoff the codes that mean "try later":
+Call tools as \`await tools.<namespace>.<name>(input)\` with the typed APIs declared below. Each call crosses to the host, so start independent calls together with Promise.all rather than awaiting them one by one in a loop: the host runs up to ${limits.maxConcurrentReads} reads per namespace at once and queues the rest (writes run one at a time, in call order), so there is no need to batch for that. A tool that states a rate limit of its own is another matter: keep under it (a few workers taking items from a shared queue, or a sleep between calls).
+A failed call throws a ToolCallError with \`code\` (e.g. INPUT_INVALID, TOOL_NOT_FOUND, PERMISSION_DENIED, TOOL_TIMEOUT, or the tool's own), \`message\`, \`callId\` and sometimes \`details\`: catch it, retry or record it. \`isToolCallError(e)\` narrows a caught value. Retrying with backoff (jittered, so that parallel retries spread out) the codes that mean "try later":
 \`\`\`ts
 async function withRetry<T>(call: () => Promise<T>, retryOn: string[], attempts = 4): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -54,7 +54,7 @@ async function withRetry<T>(call: () => Promise<T>, retryOn: string[], attempts 
       return await call();
     } catch (e) {
       if (!isToolCallError(e) || !retryOn.includes(e.code) || attempt === attempts) throw e;
-      await sleep(200 * 2 ** attempt);
+      await sleep((0.5 + Math.random()) * 200 * 2 ** attempt);
     }
   }
 }
