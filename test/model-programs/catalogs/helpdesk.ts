@@ -3,8 +3,9 @@
 // tags written back. Data is generated from a fixed seed, so each task's answer is computed
 // from the same data the tools serve.
 
-import { defineTool, type ToolDefinition } from "../../../src/registry/define-tool.js";
+import { createRandom } from "../../../examples/orders/orders-service.js";
 import { ToolError } from "../../../src/errors.js";
+import { defineTool, type ToolDefinition } from "../../../src/registry/define-tool.js";
 
 export type Status = "open" | "pending" | "closed";
 export type Priority = "low" | "normal" | "high" | "urgent";
@@ -36,18 +37,6 @@ export interface Comment {
   createdAt: string;
 }
 
-/** A small deterministic PRNG (mulberry32). */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export interface HelpdeskData {
   readonly tickets: Ticket[];
   readonly customers: Customer[];
@@ -61,7 +50,7 @@ const STATUSES: Status[] = ["open", "open", "pending", "closed", "closed"];
 const SUBJECTS = ["Login fails", "Invoice wrong", "Export is slow", "API returns 500", "Feature request", "Refund"];
 
 export function createHelpdeskData(): HelpdeskData {
-  const random = seeded(20);
+  const random = createRandom(20);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const customers: Customer[] = Array.from({ length: 25 }, (_, index) => {
     const id = `cus_${String(index + 1).padStart(3, "0")}`;
