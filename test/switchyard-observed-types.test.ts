@@ -148,7 +148,7 @@ describe("observed output types in a session", () => {
       await yard.run('return await tools.crm.get_customer({ id: "c1" });');
       const afterFirst = yard.programTool();
       expect(afterFirst).not.toBe(initial);
-      expect(afterFirst.description).toContain("Types named *Observed were inferred from earlier results");
+      expect(afterFirst.description).toContain("Types named *Observed come from earlier results");
       await yard.run('return await tools.crm.get_customer({ id: "c2" });');
       const afterSecond = yard.programTool();
       expect(afterSecond.description).toContain("Observed from 2+ results");

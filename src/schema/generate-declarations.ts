@@ -63,16 +63,15 @@ interface ToolCallError extends Error {
   readonly details?: unknown;
 }
 
-/** True when \`value\` is what a failed tool call rejected with; narrows a caught value to ToolCallError. */
+/** Whether a caught value is the ToolCallError of a failed call. */
 declare function isToolCallError(value: unknown): value is ToolCallError;
 
-/** What is left of the run's limits, as \`tools.$budget()\` answers. */
+/** What \`tools.$budget()\` answers. */
 interface RunBudget {
-  /** Milliseconds before the run's time limit (or the session's, if sooner) ends it with TIMEOUT. */
+  /** Until the run's time limit ends it (TIMEOUT). */
   timeLeftMs: number;
-  /** Tool calls the run may still make before TOOL_CALL_LIMIT ends it. */
+  /** Tool calls left before TOOL_CALL_LIMIT. */
   callsLeft: number;
-  /** Tool calls made so far, failed ones and $search/$describe included. */
   callsMade: number;
 }
 
@@ -82,15 +81,14 @@ interface ToolsRuntime {
   $search(query: string, options?: { limit?: number; mode?: "bm25" | "regex" }): Promise<ToolReference[]>;
   /** Returns the TypeScript declaration of one tool, by full name. */
   $describe(name: string): Promise<string>;
-  /** The time and tool calls left to this run: stop before a limit and return what you have. Not a tool call. */
+  /** The time and tool calls left to this run; not itself a tool call. */
   $budget(): Promise<RunBudget>;
 }
 
-/** Resolves after \`ms\` milliseconds (NaN or negative: 0). Waiting counts against the run's time limit. */
+/** Waits \`ms\` milliseconds, counted against the run's time limit. */
 declare function sleep(ms: number): Promise<void>;
-/** Calls \`callback(...args)\` after \`ms\` milliseconds, unless cleared; never once the program has returned. At most ${MAX_PENDING_TIMERS} pending. */
+/** A timer never fires once the program has returned; at most ${MAX_PENDING_TIMERS} pending. */
 declare function setTimeout<A extends unknown[]>(callback: (...args: A) => void, ms?: number, ...args: A): number;
-/** Cancels a timer set by setTimeout; an unknown id is ignored. */
 declare function clearTimeout(id: number | undefined): void;
 
 /** Output written here is returned with the run's logs. */
