@@ -28,6 +28,7 @@ export { OPTIONAL_DEPENDENCIES, type OptionalDependency } from "./optional-depen
 
 // The session.
 export {
+  OUTPUT_DRIFT,
   Switchyard,
   type CallToolOptions,
   type RunOptions,
@@ -131,6 +132,12 @@ export {
   generateToolDeclarations,
   RUNTIME_DECLARATIONS,
 } from "./schema/generate-declarations.js";
+export {
+  ObservedOutputTypes,
+  type ObservedType,
+  type ObservedTypesOptions,
+} from "./schema/observed-output-types.js";
+export type { ObservedKind, ObservedSchema } from "./schema/observed-schema.js";
 
 // Steps 3 and 4: permissions and scheduling.
 export {

@@ -86,6 +86,7 @@ export async function createSwitchyardFromConfig(
     permissions: permissionsOf(loaded, options.approve),
     ...(loaded.limits === undefined ? {} : { limits: loaded.limits }),
     ...(loaded.typeCheck === undefined ? {} : { typeCheck: loaded.typeCheck }),
+    ...(loaded.observedTypes === undefined ? {} : { observedTypes: loaded.observedTypes }),
     ...(loaded.discovery === undefined ? {} : { discovery: loaded.discovery }),
     ...(spill === undefined ? {} : { results: { spill } }),
     redaction: redactionOf(loaded),

@@ -8,17 +8,20 @@ import type { Diagnostic, JsonValue, RunError, RunErrorCode, RunResult } from ".
 import type { PipelineContext } from "../execute-tool-call.js";
 import type ivm from "isolated-vm";
 import {
+  BUDGET_PATH,
   capErrorText,
   decodeProgramResult,
   encodeGuestConfig,
   MAX_ERROR_TEXT_CHARS,
   stackFrames,
+  TIMER_PATH,
 } from "../../runtime/wire.js";
 import type { CompiledProgram } from "../program/compile-program.js";
 import { PROGRAM_FILE, toModelPosition } from "../program/program-wrapper.js";
 import type { IsolatePool, PreparedIsolate } from "./isolate-pool.js";
 import { SUGGESTION_LOOKUPS_PER_RUN } from "../registry/closest-tool-names.js";
 import { RunLog } from "./run-log.js";
+import { RunTimer } from "./run-timer.js";
 import { ToolBridge, type DiscoveryHandler } from "./tool-bridge.js";
 import { messageOf } from "../errors.js";
 
@@ -113,6 +116,7 @@ class ProgramRun {
   readonly #callsController = new AbortController();
   readonly #log: RunLog;
   readonly #bridge: ToolBridge;
+  readonly #timer: RunTimer;
   #isolate: ivm.Isolate | undefined;
   #ending: RunError | undefined;
 
@@ -122,6 +126,7 @@ class ProgramRun {
     this.#limits = options.limits;
     this.#deadlineAt = Date.now() + options.limits.wallTimeMs;
     this.#log = new RunLog(options.limits.maxLogLines, options.limits.maxLogBytes);
+    this.#timer = new RunTimer(this.#deadlineAt);
     this.#bridge = new ToolBridge({
       programId: options.programId,
       pipeline: {
@@ -140,7 +145,23 @@ class ProgramRun {
           message: `The program made more than ${this.#limits.maxToolCalls} tool calls; batch the work or narrow it.`,
         }),
       discovery: options.discovery,
+      runRequests: new Map([
+        [TIMER_PATH, this.#timer.wake],
+        [BUDGET_PATH, () => JSON.stringify(this.#budget())],
+      ]),
     });
+  }
+
+  /** What `tools.$budget()` answers: the time and calls left before a limit ends the run. */
+  #budget(): { timeLeftMs: number; callsLeft: number; callsMade: number } {
+    const sessionDeadlineAt = this.#options.pipeline.budgets?.sessionDeadlineAt ?? Number.POSITIVE_INFINITY;
+    const deadlineAt = Math.min(this.#deadlineAt, sessionDeadlineAt);
+    const callsMade = this.#bridge.callsMade;
+    return {
+      timeLeftMs: Math.max(0, Math.floor(deadlineAt - Date.now())),
+      callsLeft: Math.max(0, this.#limits.maxToolCalls - callsMade),
+      callsMade,
+    };
   }
 
   async execute(): Promise<RunResult> {
@@ -176,6 +197,7 @@ class ProgramRun {
       this.#ending ??= this.#sandboxFailure(prepared.isolate, error);
     } finally {
       stopWatching();
+      this.#timer.close();
       this.#bridge.close();
       if (!prepared.isolate.isDisposed) cpuMs = Number(prepared.isolate.cpuTime) / 1e6;
       prepared.dispose();
