@@ -439,7 +439,7 @@ interface PinnedAddress {
 
 // Addresses a name granted for the public internet must not lead to.
 const NON_PUBLIC = new BlockList();
-for (const [network, prefix] of [
+const NON_PUBLIC_IPV4 = [
   ["0.0.0.0", 8],
   ["10.0.0.0", 8],
   ["100.64.0.0", 10],
@@ -450,16 +450,32 @@ for (const [network, prefix] of [
   ["192.168.0.0", 16],
   ["198.18.0.0", 15],
   ["224.0.0.0", 3],
-] as const) {
+] as const;
+for (const [network, prefix] of NON_PUBLIC_IPV4) {
   NON_PUBLIC.addSubnet(network, prefix, "ipv4");
+  // IPv6 prefixes that carry an IPv4 address a gateway forwards to: NAT64's well-known prefix
+  // (64:ff9b::a.b.c.d, what DNS64 answers on IPv6-only networks) and 6to4 (2002:aabb:ccdd::).
+  // Public IPv4 addresses through them stay reachable; the non-public ones are refused.
+  NON_PUBLIC.addSubnet(`64:ff9b::${network}`, 96 + prefix, "ipv6");
+  NON_PUBLIC.addSubnet(sixToFourPrefix(network), 16 + prefix, "ipv6");
 }
 for (const [network, prefix] of [
   ["::", 127],
+  // NAT64 for a local network's own prefix: where it leads is the network's to say.
+  ["64:ff9b:1::", 48],
+  // Teredo carries its IPv4 server and client obfuscated; no HTTP API needs it.
+  ["2001::", 32],
   ["fc00::", 7],
   ["fe80::", 10],
   ["ff00::", 8],
 ] as const) {
   NON_PUBLIC.addSubnet(network, prefix, "ipv6");
+}
+
+/** The 6to4 address `2002:aabb:ccdd::` of the IPv4 address `a.b.c.d`. */
+function sixToFourPrefix(ipv4: string): string {
+  const [a, b, c, d] = ipv4.split(".").map(Number) as [number, number, number, number];
+  return `2002:${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}::`;
 }
 
 /** Whether `address` is loopback, private, link-local, shared, multicast or otherwise not public. */

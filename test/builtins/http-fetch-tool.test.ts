@@ -262,11 +262,19 @@ describe("http.fetch and DNS", () => {
       "fd00::1",
       "::ffff:127.0.0.1",
       "::ffff:7f00:1",
+      // IPv4 addresses behind NAT64 (DNS64's answers), 6to4, a local NAT64 prefix, and Teredo.
+      "64:ff9b::a00:1",
+      "64:ff9b::127.0.0.1",
+      "64:ff9b::a9fe:a9fe",
+      "2002:a00:1::1",
+      "2002:7f00:1::",
+      "64:ff9b:1::808:808",
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2",
       "not an ip",
     ]) {
       expect(isNonPublicAddress(address), address).toBe(true);
     }
-    for (const address of ["8.8.8.8", "203.0.113.7", "2606:4700:4700::1111"]) {
+    for (const address of ["8.8.8.8", "203.0.113.7", "2606:4700:4700::1111", "64:ff9b::808:808", "2002:808:808::1"]) {
       expect(isNonPublicAddress(address), address).toBe(false);
     }
   });
