@@ -61,6 +61,7 @@ export type RunErrorCode =
   | "OUTPUT_NOT_SERIALIZABLE"
   | "PERMISSION_DENIED"
   | "CANCELLED"
+  | "SANDBOX_CRASHED"
   | "INTERNAL_ERROR";
 
 /** The status of one call's single outcome. */

@@ -24,7 +24,7 @@ import type { ResultBudgetOptions } from "./results/result-budget.js";
 import { SpillStore } from "./results/spill-store.js";
 import { compileProgram } from "./program/compile-program.js";
 import type { ProgramForm } from "./program/program-wrapper.js";
-import { IsolatePool } from "./sandbox/isolate-pool.js";
+import { InProcessExecutor } from "./sandbox/in-process-executor.js";
 import { DEFAULT_RUN_LIMITS, failedRunResult, runProgram, type RunLimits } from "./sandbox/run-program.js";
 import { TypeChecker } from "./program/type-checker.js";
 import { generateDeclarations, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
@@ -127,7 +127,7 @@ export class Switchyard {
   // Both depend only on the catalog version; agents and gateways ask for them every turn.
   #declarations: { version: number; text: string } | undefined;
   #programTool: { version: number; tool: ModelToolDefinition } | undefined;
-  readonly #isolates = new IsolatePool();
+  readonly #executor = new InProcessExecutor();
   /** Where direct results over the budget go; `results.read` pages them back. */
   readonly #spill: SpillStore | undefined;
   /** True for the default temp-folder store, which the session removes on close. */
@@ -308,7 +308,7 @@ export class Switchyard {
       catalogVersion: snapshot.version,
       warnings: [...check.errors, ...check.warnings],
       discovery: createProgramDiscovery(this),
-      isolates: this.#isolates,
+      executor: this.#executor,
     });
   }
 
@@ -318,7 +318,7 @@ export class Switchyard {
    * afterwards, without spares. Call before exiting the process.
    */
   async close(): Promise<void> {
-    await this.#isolates.close();
+    await this.#executor.close();
     await this.discovery.close();
     if (this.#ownsSpill && this.#spill !== undefined) await rm(this.#spill.folder, { recursive: true, force: true });
   }
