@@ -20,4 +20,6 @@ await mkdir(dist("browser"), { recursive: true });
 await writeFile(dist("runtime/guest-runtime.iife.js"), await bundleGuestRuntime());
 await writeFile(dist(`browser/${PREBUILT_SCRIPT}`), await bundleTimelineScript());
 await copyFile(join(findBrowserFolder(), STYLESHEET), dist(`browser/${STYLESHEET}`));
-process.stdout.write(`prebuilt: dist/runtime/guest-runtime.iife.js, dist/browser/${PREBUILT_SCRIPT}, dist/browser/${STYLESHEET}\n`);
+process.stdout.write(
+  `prebuilt: dist/runtime/guest-runtime.iife.js, dist/browser/${PREBUILT_SCRIPT}, dist/browser/${STYLESHEET}\n`,
+);

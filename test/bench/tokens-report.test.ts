@@ -83,7 +83,9 @@ describe("bench tokens arguments", () => {
       live: true,
       trials: 5,
     });
-    expect(() => parseArguments(["--trails", "5"])).toThrow(/^Unknown option --trails; see switchyard bench tokens --help-bench\.$/);
+    expect(() => parseArguments(["--trails", "5"])).toThrow(
+      /^Unknown option --trails; see switchyard bench tokens --help-bench\.$/,
+    );
     expect(() => parseArguments(["--trials", "0"])).toThrow(/--trials needs a positive integer/);
     expect(() => parseArguments(["--max-spend-usd", "-1"])).toThrow(/--max-spend-usd needs a positive number/);
     expect(() => parseArguments(["--live-modes", "direct"])).toThrow(/Unknown live mode direct/);
