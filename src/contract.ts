@@ -62,6 +62,7 @@ export type RunErrorCode =
   | "PERMISSION_DENIED"
   | "CANCELLED"
   | "SANDBOX_CRASHED"
+  | "RUN_QUEUE_FULL"
   | "INTERNAL_ERROR";
 
 /** The status of one call's single outcome. */

@@ -35,6 +35,7 @@ export {
   type TypeCheckMode,
 } from "./switchyard.js";
 export { DEFAULT_RUN_LIMITS, type RunLimits } from "./sandbox/run-program.js";
+export { RunQueue, type RunQueueOptions, type RunQueueStats } from "./sandbox/run-queue.js";
 
 // Redaction: secrets replaced before anything reaches a model.
 export {

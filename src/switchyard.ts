@@ -26,6 +26,7 @@ import { compileProgram } from "./program/compile-program.js";
 import type { ProgramForm } from "./program/program-wrapper.js";
 import { InProcessExecutor } from "./sandbox/in-process-executor.js";
 import { DEFAULT_RUN_LIMITS, failedRunResult, runProgram, type RunLimits } from "./sandbox/run-program.js";
+import { RunQueue, type RunQueueOptions } from "./sandbox/run-queue.js";
 import { TypeChecker } from "./program/type-checker.js";
 import { generateDeclarations, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
 import { ToolScheduler, type SchedulerOptions } from "./scheduler/tool-scheduler.js";
@@ -76,6 +77,12 @@ export interface SwitchyardOptions {
    * spans appear once one is registered and cost nothing before; `false` turns them off.
    */
   readonly telemetry?: TelemetryOptions | false;
+  /**
+   * The admission queue of this session's runs: a memory budget over the runs in the sandbox
+   * (default 1 024 MB of isolate memory limits at once) and a bound on runs waiting (default 256;
+   * beyond it a run ends `RUN_QUEUE_FULL`). Pass one RunQueue to several sessions to share both.
+   */
+  readonly runQueue?: RunQueueOptions | RunQueue;
 }
 
 export type TypeCheckMode = "error" | "warn" | "off";
@@ -92,6 +99,11 @@ export interface RunOptions {
   readonly approve?: Approver;
   /** The model's id for the `run_program` call this run answers; recorded on the run's span. */
   readonly toolCallId?: string;
+  /**
+   * Whose run this is, for the run queue's fair order: waiting runs are admitted round-robin
+   * across keys (a client, a tenant, a batch). Default: the session's own key.
+   */
+  readonly callerKey?: string;
 }
 
 export interface CallToolOptions {
@@ -128,6 +140,7 @@ export class Switchyard {
   #declarations: { version: number; text: string } | undefined;
   #programTool: { version: number; tool: ModelToolDefinition } | undefined;
   readonly #executor = new InProcessExecutor();
+  readonly #runQueue: RunQueue;
   /** Where direct results over the budget go; `results.read` pages them back. */
   readonly #spill: SpillStore | undefined;
   /** True for the default temp-folder store, which the session removes on close. */
@@ -146,7 +159,8 @@ export class Switchyard {
       spill === false
         ? undefined
         : (spill ?? new SpillStore(join(tmpdir(), `switchyard-spill-${process.pid}-${this.#sessionId}`)));
-    this.#limits = resolveLimits(DEFAULT_RUN_LIMITS, options.limits, "limits");
+    this.#runQueue = options.runQueue instanceof RunQueue ? options.runQueue : new RunQueue(options.runQueue);
+    this.#limits = this.#resolveLimits(DEFAULT_RUN_LIMITS, options.limits, "limits");
     this.#redactor = options.redaction === false ? undefined : new Redactor(options.redaction ?? {});
     this.#permissions = new PermissionGate(options.permissions);
     this.#scheduler = new ToolScheduler(options.scheduler);
@@ -229,7 +243,7 @@ export class Switchyard {
    * RunResult whatever the program does; throws only for invalid `limits` (OPTION_INVALID).
    */
   async run(source: string, options: RunOptions = {}): Promise<RunResult> {
-    const limits = resolveLimits(this.#limits, options.limits, "run limits");
+    const limits = this.#resolveLimits(this.#limits, options.limits, "run limits");
     const snapshot = this.registry.snapshot();
     const programId = `${this.#sessionId}-p${++this.#runCount}`;
     const started = Date.now();
@@ -270,10 +284,12 @@ export class Switchyard {
 
   /**
    * The stations before the sandbox, then the run:
-   * 1. compile (SYNTAX_ERROR, SOURCE_TOO_LARGE);
-   * 2. type-check against the declarations (TYPE_ERROR in `error` mode; warnings otherwise);
-   * 3. show the whole program to `approveProgram`, if configured (PERMISSION_DENIED);
-   * 4. run it in a fresh isolate, every call through the pipeline.
+   * 1. take a place in the run queue (RUN_QUEUE_FULL when it is full);
+   * 2. compile (SYNTAX_ERROR, SOURCE_TOO_LARGE);
+   * 3. type-check against the declarations (TYPE_ERROR in `error` mode; warnings otherwise);
+   * 4. show the whole program to `approveProgram`, if configured (PERMISSION_DENIED);
+   * 5. wait for the run's turn and memory (CANCELLED if its signal fires first);
+   * 6. run it in a fresh isolate, every call through the pipeline.
    */
   async #compileCheckAndRun(
     source: string,
@@ -283,39 +299,71 @@ export class Switchyard {
     const failed = (error: RunError, warnings: readonly Diagnostic[] = []): RunResult =>
       failedRunResult({ programId, error, warnings, catalogVersion: snapshot.version, wallMs: Date.now() - started });
 
-    const compiled = await compileProgram(source, { maxSourceBytes: limits.maxSourceBytes });
-    if (!compiled.ok) return failed(compiled.error);
-    const program = compiled.program;
+    const ticket = this.#runQueue.enter(options.callerKey ?? this.#sessionId);
+    if (ticket === undefined) {
+      return failed({
+        code: "RUN_QUEUE_FULL",
+        message: `${this.#runQueue.maxQueuedRuns} runs are already waiting to start; nothing ran. Run the program again once some have finished.`,
+      });
+    }
+    try {
+      const compiled = await compileProgram(source, { maxSourceBytes: limits.maxSourceBytes });
+      if (!compiled.ok) return failed(compiled.error);
+      const program = compiled.program;
 
-    const mode = options.typeCheck ?? this.#options.typeCheck ?? "error";
-    const check = mode === "off" ? { errors: [], warnings: [] } : await this.#typeCheck(program.source, program.form);
-    if (mode === "error" && check.errors.length > 0)
-      return failed(typeErrorOf(check.errors, program.source), check.warnings);
+      const mode = options.typeCheck ?? this.#options.typeCheck ?? "error";
+      const check = mode === "off" ? { errors: [], warnings: [] } : await this.#typeCheck(program.source, program.form);
+      if (mode === "error" && check.errors.length > 0)
+        return failed(typeErrorOf(check.errors, program.source), check.warnings);
 
-    const toolNames = this.#permissions.approvesPrograms ? findReferencedTools(program.source, snapshot) : [];
-    const approval = await this.#permissions.checkProgram(program.source, toolNames);
-    if (!approval.allowed)
-      return failed(
-        { code: "PERMISSION_DENIED", message: `The program was not run: ${approval.reason}` },
-        check.warnings,
+      const toolNames = this.#permissions.approvesPrograms ? findReferencedTools(program.source, snapshot) : [];
+      const approval = await this.#permissions.checkProgram(program.source, toolNames);
+      if (!approval.allowed)
+        return failed(
+          { code: "PERMISSION_DENIED", message: `The program was not run: ${approval.reason}` },
+          check.warnings,
+        );
+
+      const release = await ticket.admit(limits.memoryLimitMb, options.signal);
+      if (release === undefined) {
+        return failed({ code: "CANCELLED", message: "The run was cancelled before it started." }, check.warnings);
+      }
+      try {
+        return await runProgram(program, {
+          programId,
+          limits,
+          pipeline: { ...this.#pipeline(snapshot), preapprovedTools: new Set(toolNames), approve: options.approve },
+          signal: options.signal,
+          catalogVersion: snapshot.version,
+          warnings: [...check.errors, ...check.warnings],
+          discovery: createProgramDiscovery(this),
+          executor: this.#executor,
+        });
+      } finally {
+        release();
+      }
+    } finally {
+      ticket.leave();
+    }
+  }
+
+  /** `resolveLimits`, and the memory limit must fit the run queue's budget, or the run could never start. */
+  #resolveLimits(base: RunLimits, overrides: Partial<RunLimits> | undefined, label: string): RunLimits {
+    const limits = resolveLimits(base, overrides, label);
+    if (limits.memoryLimitMb > this.#runQueue.memoryBudgetMb) {
+      throw new SwitchyardError(
+        "OPTION_INVALID",
+        `${label}.memoryLimitMb (${limits.memoryLimitMb}) is over the run queue's memoryBudgetMb (${this.#runQueue.memoryBudgetMb}); lower it or raise runQueue.memoryBudgetMb.`,
       );
-
-    return runProgram(program, {
-      programId,
-      limits,
-      pipeline: { ...this.#pipeline(snapshot), preapprovedTools: new Set(toolNames), approve: options.approve },
-      signal: options.signal,
-      catalogVersion: snapshot.version,
-      warnings: [...check.errors, ...check.warnings],
-      discovery: createProgramDiscovery(this),
-      executor: this.#executor,
-    });
+    }
+    return limits;
   }
 
   /**
-   * Releases what the session holds: the spare isolate, and the default spill folder with the
-   * results in it (a store passed in options is left alone). Runs and calls still work
-   * afterwards, without spares. Call before exiting the process.
+   * Releases what the session holds: runs still in the sandbox end `CANCELLED` (each pending
+   * call with its record) and are waited for, then the spare isolates and the default spill
+   * folder with the results in it go (a store passed in options is left alone). Runs and calls
+   * still work afterwards, without spares. Call before exiting the process.
    */
   async close(): Promise<void> {
     await this.#executor.close();
