@@ -25,6 +25,8 @@ import { SpillStore } from "./results/spill-store.js";
 import { compileProgram } from "./program/compile-program.js";
 import type { ProgramForm } from "./program/program-wrapper.js";
 import { InProcessExecutor } from "./sandbox/in-process-executor.js";
+import type { SandboxExecutor } from "./sandbox/sandbox-executor.js";
+import { WorkerPool } from "./sandbox/worker-pool.js";
 import { DEFAULT_RUN_LIMITS, failedRunResult, runProgram, type RunLimits } from "./sandbox/run-program.js";
 import { RunQueue, type RunQueueOptions } from "./sandbox/run-queue.js";
 import { TypeChecker } from "./program/type-checker.js";
@@ -83,6 +85,13 @@ export interface SwitchyardOptions {
    * beyond it a run ends `RUN_QUEUE_FULL`). Pass one RunQueue to several sessions to share both.
    */
   readonly runQueue?: RunQueueOptions | RunQueue;
+  /**
+   * Where programs run. `0` (the default): isolates in this process. `N`: in N worker processes
+   * of the session's own, started as runs need them and ended by `close()`; a worker that dies
+   * fails only its runs (`SANDBOX_CRASHED`) and is replaced. A WorkerPool: that pool, shared
+   * with other sessions and closed by its owner. Tool calls always run in this process.
+   */
+  readonly workers?: number | WorkerPool;
 }
 
 export type TypeCheckMode = "error" | "warn" | "off";
@@ -139,8 +148,14 @@ export class Switchyard {
   // Both depend only on the catalog version; agents and gateways ask for them every turn.
   #declarations: { version: number; text: string } | undefined;
   #programTool: { version: number; tool: ModelToolDefinition } | undefined;
-  readonly #executor = new InProcessExecutor();
+  readonly #executor: SandboxExecutor;
+  /** False for a WorkerPool passed in options: its owner closes it. */
+  readonly #ownsExecutor: boolean;
   readonly #runQueue: RunQueue;
+  /** Aborted by `close()`: the session's runs end, waiting or running. */
+  #closing = new AbortController();
+  #closed = false;
+  readonly #active = new Set<Promise<RunResult>>();
   /** Where direct results over the budget go; `results.read` pages them back. */
   readonly #spill: SpillStore | undefined;
   /** True for the default temp-folder store, which the session removes on close. */
@@ -160,6 +175,15 @@ export class Switchyard {
         ? undefined
         : (spill ?? new SpillStore(join(tmpdir(), `switchyard-spill-${process.pid}-${this.#sessionId}`)));
     this.#runQueue = options.runQueue instanceof RunQueue ? options.runQueue : new RunQueue(options.runQueue);
+    this.#ownsExecutor = !(options.workers instanceof WorkerPool);
+    this.#executor = executorOf(options.workers);
+    // The session's own workers start now, in the background, like the type checker's.
+    if (this.#executor instanceof WorkerPool && this.#ownsExecutor) {
+      const pool = this.#executor;
+      setImmediate(() => {
+        if (!this.#closed) pool.warmUp();
+      });
+    }
     this.#limits = this.#resolveLimits(DEFAULT_RUN_LIMITS, options.limits, "limits");
     this.#redactor = options.redaction === false ? undefined : new Redactor(options.redaction ?? {});
     this.#permissions = new PermissionGate(options.permissions);
@@ -242,7 +266,17 @@ export class Switchyard {
    * Compiles and runs a program against the current catalog snapshot. Resolves with a
    * RunResult whatever the program does; throws only for invalid `limits` (OPTION_INVALID).
    */
-  async run(source: string, options: RunOptions = {}): Promise<RunResult> {
+  run(source: string, options: RunOptions = {}): Promise<RunResult> {
+    const running = this.#run(source, options);
+    this.#active.add(running);
+    void running.then(
+      () => this.#active.delete(running),
+      () => this.#active.delete(running),
+    );
+    return running;
+  }
+
+  async #run(source: string, options: RunOptions): Promise<RunResult> {
     const limits = this.#resolveLimits(this.#limits, options.limits, "run limits");
     const snapshot = this.registry.snapshot();
     const programId = `${this.#sessionId}-p${++this.#runCount}`;
@@ -324,7 +358,9 @@ export class Switchyard {
           check.warnings,
         );
 
-      const release = await ticket.admit(limits.memoryLimitMb, options.signal);
+      const closing = this.#closing.signal;
+      const signal = options.signal === undefined ? closing : AbortSignal.any([options.signal, closing]);
+      const release = await ticket.admit(limits.memoryLimitMb, signal);
       if (release === undefined) {
         return failed({ code: "CANCELLED", message: "The run was cancelled before it started." }, check.warnings);
       }
@@ -334,6 +370,7 @@ export class Switchyard {
           limits,
           pipeline: { ...this.#pipeline(snapshot), preapprovedTools: new Set(toolNames), approve: options.approve },
           signal: options.signal,
+          closing,
           catalogVersion: snapshot.version,
           warnings: [...check.errors, ...check.warnings],
           discovery: createProgramDiscovery(this),
@@ -366,7 +403,11 @@ export class Switchyard {
    * still work afterwards, without spares. Call before exiting the process.
    */
   async close(): Promise<void> {
-    await this.#executor.close();
+    this.#closed = true;
+    this.#closing.abort();
+    await Promise.allSettled([...this.#active]);
+    this.#closing = new AbortController();
+    if (this.#ownsExecutor) await this.#executor.close();
     await this.discovery.close();
     if (this.#ownsSpill && this.#spill !== undefined) await rm(this.#spill.folder, { recursive: true, force: true });
   }
@@ -426,6 +467,18 @@ export class Switchyard {
       redactor: this.#redactor,
     };
   }
+}
+
+function executorOf(workers: SwitchyardOptions["workers"]): SandboxExecutor {
+  if (workers instanceof WorkerPool) return workers;
+  if (workers === undefined || workers === 0) return new InProcessExecutor();
+  if (!Number.isInteger(workers) || workers < 0) {
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      `workers must be 0, a positive integer or a WorkerPool, got ${String(workers)}.`,
+    );
+  }
+  return new WorkerPool({ size: workers });
 }
 
 /** The declaration text of the program-callable tools among `tools`. */

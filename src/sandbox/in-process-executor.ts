@@ -11,8 +11,8 @@ export class InProcessExecutor implements SandboxExecutor {
   readonly #isolates = new IsolatePool();
   readonly #running = new Set<IsolateExecution>();
 
-  execute(job: SandboxJob, bindings: GuestBindings): SandboxExecution {
-    const execution = runInIsolate(job, bindings, this.#isolates);
+  execute(job: SandboxJob, bindings: GuestBindings, onStarted?: () => void): SandboxExecution {
+    const execution = runInIsolate(job, bindings, this.#isolates, onStarted);
     this.#running.add(execution);
     void execution.outcome.finally(() => this.#running.delete(execution));
     return execution;

@@ -17,9 +17,14 @@ export interface IsolateExecution extends SandboxExecution {
 }
 
 /** Runs `job` in an isolate from `isolates`; see the module comment. */
-export function runInIsolate(job: SandboxJob, bindings: GuestBindings, isolates: IsolatePool): IsolateExecution {
+export function runInIsolate(
+  job: SandboxJob,
+  bindings: GuestBindings,
+  isolates: IsolatePool,
+  onStarted?: () => void,
+): IsolateExecution {
   const run = new IsolateRun(job, bindings);
-  const outcome = run.execute(isolates);
+  const outcome = run.execute(isolates, onStarted);
   return { outcome, stop: () => run.end({ kind: "stopped" }), close: () => run.end({ kind: "closed" }) };
 }
 
@@ -34,7 +39,7 @@ class IsolateRun {
     this.#bindings = bindings;
   }
 
-  async execute(isolates: IsolatePool): Promise<SandboxOutcome> {
+  async execute(isolates: IsolatePool, onStarted: (() => void) | undefined): Promise<SandboxOutcome> {
     let prepared: PreparedIsolate;
     try {
       prepared = await isolates.take(this.#job.limits.memoryLimitMb);
@@ -49,6 +54,7 @@ class IsolateRun {
     }
     this.#isolate = prepared.isolate;
     prepared.bind(this.#bindings);
+    onStarted?.();
     const stopWatching = this.#watch(prepared.isolate);
     let resultText: unknown;
     let cpuMs = 0;

@@ -5,6 +5,7 @@
 
 import type { Diagnostic, JsonValue, RunError, RunErrorCode, RunResult } from "../contract.js";
 import type { PipelineContext } from "../execute-tool-call.js";
+import type { Budgets } from "../scheduler/deadline.js";
 import { decodeProgramResult, encodeGuestConfig } from "../../runtime/wire.js";
 import type { CompiledProgram } from "../program/compile-program.js";
 import { PROGRAM_FILE, toModelPosition } from "../program/program-wrapper.js";
@@ -66,6 +67,8 @@ export interface RunProgramOptions {
   /** The pipeline every call goes through; its `signal` is replaced by the run's own. */
   readonly pipeline: PipelineContext;
   readonly signal?: AbortSignal | undefined;
+  /** Fires when the session closes: the run ends `CANCELLED`, saying so. */
+  readonly closing?: AbortSignal | undefined;
   readonly discovery?: DiscoveryHandler | undefined;
   readonly catalogVersion: number;
   readonly warnings?: readonly Diagnostic[];
@@ -89,8 +92,9 @@ class ProgramRun {
   readonly #options: RunProgramOptions;
   readonly #limits: RunLimits;
   readonly #startedAt = performance.now();
-  // Calls never outlive the run: their deadlines nest inside the run's.
-  readonly #deadlineAt: number;
+  // Calls never outlive the run: their deadlines nest inside the run's, read when each call
+  // starts; the run's own counts from its isolate's start (a worker may have had to start first).
+  readonly #budgets: { -readonly [Key in keyof Budgets]: Budgets[Key] };
   /** Aborted when the run is over: calls still pending end CANCELLED, each with its record. */
   readonly #callsController = new AbortController();
   readonly #log: RunLog;
@@ -102,14 +106,14 @@ class ProgramRun {
     this.#program = program;
     this.#options = options;
     this.#limits = options.limits;
-    this.#deadlineAt = Date.now() + options.limits.wallTimeMs;
+    this.#budgets = { ...options.pipeline.budgets, runDeadlineAt: Date.now() + options.limits.wallTimeMs };
     this.#log = new RunLog(options.limits.maxLogLines, options.limits.maxLogBytes);
     this.#bridge = new ToolBridge({
       programId: options.programId,
       pipeline: {
         ...options.pipeline,
         signal: this.#callsController.signal,
-        budgets: { ...options.pipeline.budgets, runDeadlineAt: this.#deadlineAt },
+        budgets: this.#budgets,
         suggestionBudget: { remaining: SUGGESTION_LOOKUPS_PER_RUN },
       },
       maxToolCalls: this.#limits.maxToolCalls,
@@ -136,6 +140,9 @@ class ProgramRun {
     this.#execution = this.#options.executor.execute(
       { script: this.#program.script, limits: { wallTimeMs, cpuTimeMs, memoryLimitMb } },
       { handle: this.#bridge.handle, log: this.#log.append, config: () => config },
+      () => {
+        this.#budgets.runDeadlineAt = Date.now() + wallTimeMs;
+      },
     );
     const stopWatching = this.#watchSignal();
     let outcome: SandboxOutcome;
@@ -151,13 +158,19 @@ class ProgramRun {
     return this.#result(outcome);
   }
 
-  /** Ends the run when its signal fires; returns the function that stops listening. */
+  /** Ends the run when its signal fires or the session closes; returns the function that stops listening. */
   #watchSignal(): () => void {
-    const { signal } = this.#options;
+    const { signal, closing } = this.#options;
     const onAbort = (): void => this.#end({ code: "CANCELLED", message: "The run was cancelled." });
+    const onClose = (): void => this.#end(SESSION_CLOSED);
     signal?.addEventListener("abort", onAbort, { once: true });
+    closing?.addEventListener("abort", onClose, { once: true });
     if (signal?.aborted) onAbort();
-    return () => signal?.removeEventListener("abort", onAbort);
+    if (closing?.aborted) onClose();
+    return () => {
+      signal?.removeEventListener("abort", onAbort);
+      closing?.removeEventListener("abort", onClose);
+    };
   }
 
   /** Ends the run for `error` unless it already ended: the executor disposes the isolate. */
@@ -201,7 +214,8 @@ class ProgramRun {
     if (this.#ending !== undefined) return failed(this.#ending);
     if (ending.kind !== "returned") return failed(this.#sandboxError(ending));
     // A program that only failed because a call hit the run's deadline ran out of time.
-    if (Date.now() >= this.#deadlineAt) return failed(this.#limitError("TIMEOUT"));
+    if (Date.now() >= (this.#budgets.runDeadlineAt ?? Number.POSITIVE_INFINITY))
+      return failed(this.#limitError("TIMEOUT"));
     const decoded = decodeProgramResult(ending.resultText);
     if (!decoded.ok) return failed(locateRuntimeError(decoded.code, decoded.message, decoded.stack, this.#program));
     try {
@@ -232,7 +246,7 @@ class ProgramRun {
       case "stopped":
         return { code: "CANCELLED", message: "The run was cancelled." };
       case "closed":
-        return { code: "CANCELLED", message: "The session was closed while the program ran; nothing more of it ran." };
+        return SESSION_CLOSED;
       case "crashed":
         return {
           code: "SANDBOX_CRASHED",
@@ -263,6 +277,11 @@ class ProgramRun {
     }
   }
 }
+
+const SESSION_CLOSED: RunError = Object.freeze({
+  code: "CANCELLED",
+  message: "The session was closed while the program ran; nothing more of it ran.",
+});
 
 /** The code of the warning a run gets when its program returned `undefined`. */
 export const RETURNED_NOTHING = "returned-nothing";

@@ -64,8 +64,12 @@ export interface SandboxExecution {
 
 /** Runs jobs in fresh isolates; implemented in process and by a pool of worker processes. */
 export interface SandboxExecutor {
-  /** Starts `job` in a fresh isolate whose guest runtime reaches the host through `bindings` only. */
-  execute(job: SandboxJob, bindings: GuestBindings): SandboxExecution;
+  /**
+   * Starts `job` in a fresh isolate whose guest runtime reaches the host through `bindings` only.
+   * `onStarted` is called once the isolate is ready and the script about to run (a worker may
+   * first have to start): the run's wall time counts from there, as the executor's does.
+   */
+  execute(job: SandboxJob, bindings: GuestBindings, onStarted?: () => void): SandboxExecution;
   /**
    * Ends the runs still in progress (their outcome is `closed`), waits until their isolates are
    * gone and releases what the executor holds (spare isolates, processes). Jobs started later
