@@ -25,7 +25,10 @@ export interface WorkerExit {
   readonly pid: number | undefined;
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
-  /** Runs it still held, each of which ended `crashed` (or `closed` when the pool was closing). */
+  /**
+   * Runs it held whose isolates had started: each ended `crashed` (`closed` when the pool was
+   * closing). Runs it held that had not started were given to another worker.
+   */
   readonly runs: number;
   /** True when the pool asked it to end. */
   readonly expected: boolean;
@@ -71,8 +74,28 @@ export class WorkerPool implements SandboxExecutor {
     });
   }
 
+  /**
+   * Starts `job` on the least busy worker. A worker that dies before the run's isolate started
+   * (it was starting up, or died with the job still in its mailbox) cost the run nothing the host
+   * saw, so the run is given once to another worker rather than failed.
+   */
   execute(job: SandboxJob, bindings: GuestBindings, onStarted?: () => void): SandboxExecution {
-    return this.#pick().start(this.#nextRun++, job, bindings, onStarted);
+    let stopped = false;
+    let current: WorkerRunHandle | undefined;
+    const attempt = async (retries: number): Promise<SandboxOutcome> => {
+      current = this.#pick().start(this.#nextRun++, job, bindings, onStarted);
+      if (stopped) current.stop();
+      const result = await current.outcome;
+      if (result.unstarted && retries > 0 && !stopped) return attempt(retries - 1);
+      return { ending: result.ending, cpuMs: result.cpuMs };
+    };
+    return {
+      outcome: attempt(1),
+      stop: () => {
+        stopped = true;
+        current?.stop();
+      },
+    };
   }
 
   /** Ends every worker cleanly (their runs end `closed`); runs started later start new workers. */
@@ -112,10 +135,18 @@ export class WorkerPool implements SandboxExecutor {
   }
 }
 
+/** A run given to one worker; `unstarted` tells that its isolate never started there. */
+interface WorkerRunHandle {
+  readonly outcome: Promise<SandboxOutcome & { readonly unstarted: boolean }>;
+  stop(): void;
+}
+
 interface HostRun {
   readonly bindings: GuestBindings;
   readonly onStarted: (() => void) | undefined;
-  readonly resolve: (outcome: SandboxOutcome) => void;
+  /** Whether the worker said the isolate started. */
+  started: boolean;
+  readonly resolve: (outcome: SandboxOutcome & { readonly unstarted: boolean }) => void;
   backstop: NodeJS.Timeout;
 }
 
@@ -156,7 +187,7 @@ class WorkerProcess {
         if (reported) return;
         reported = true;
         this.#dead = true;
-        const runs = this.#runs.size;
+        const runs = [...this.#runs.values()].filter((run) => run.started).length;
         this.#failAll(code, signal);
         onExit(
           { pid: this.#child.pid, code, signal, runs, expected: this.#closing, stderr: this.#stderr },
@@ -182,11 +213,12 @@ class WorkerProcess {
     return this.#runs.size;
   }
 
-  start(id: number, job: SandboxJob, bindings: GuestBindings, onStarted?: () => void): SandboxExecution {
-    let resolve!: (outcome: SandboxOutcome) => void;
-    const outcome = new Promise<SandboxOutcome>((settle) => (resolve = settle));
+  start(id: number, job: SandboxJob, bindings: GuestBindings, onStarted?: () => void): WorkerRunHandle {
+    let resolve!: (outcome: SandboxOutcome & { readonly unstarted: boolean }) => void;
+    const outcome = new Promise<SandboxOutcome & { readonly unstarted: boolean }>((settle) => (resolve = settle));
     if (this.#dead || this.#closing) {
-      resolve({ ending: { kind: "crashed", message: "The sandbox process had already stopped." }, cpuMs: 0 });
+      const message = "The sandbox process had already stopped.";
+      resolve({ ending: { kind: "crashed", message }, cpuMs: 0, unstarted: true });
       return { outcome, stop: () => {} };
     }
     const snapshots: Record<string, string> = {};
@@ -196,6 +228,7 @@ class WorkerProcess {
     const run: HostRun = {
       bindings,
       onStarted,
+      started: false,
       resolve,
       backstop: this.#backstop(job.limits.wallTimeMs + WORKER_GRACE_MS),
     };
@@ -231,7 +264,7 @@ class WorkerProcess {
         void runtime.then(() => this.#outbox.release());
         return;
       case "started":
-        this.#runs.get(frame.run)?.onStarted?.();
+        this.#started(frame.run);
         return;
       case "request": {
         const run = this.#runs.get(frame.run);
@@ -271,10 +304,17 @@ class WorkerProcess {
     }
   }
 
+  #started(id: number): void {
+    const run = this.#runs.get(id);
+    if (run === undefined || run.started) return;
+    run.started = true;
+    run.onStarted?.();
+  }
+
   #settle(id: number, run: HostRun, outcome: SandboxOutcome): void {
     clearTimeout(run.backstop);
     this.#runs.delete(id);
-    run.resolve(outcome);
+    run.resolve({ ...outcome, unstarted: !run.started });
     this.#unrefWhenIdle();
   }
 

@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { encodeGuestConfig } from "../../runtime/wire.js";
+import { compileProgram } from "../../src/program/compile-program.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { WorkerPool, type WorkerExit } from "../../src/sandbox/worker-pool.js";
 import { Switchyard, type SwitchyardOptions } from "../../src/switchyard.js";
@@ -180,6 +182,31 @@ describe("workers: a worker that dies fails only its runs", () => {
       expect((await yard.run("return 'after';")).output).toBe("after");
     });
   }
+
+  it("gives a run whose worker dies before the run's isolate started to another worker", async () => {
+    const pool = createPool(1);
+    const compiled = await compileProgram("return 5;", { maxSourceBytes: 1_000 });
+    if (!compiled.ok) throw new Error("did not compile");
+    const config = encodeGuestConfig({
+      maxArgumentBytes: 1_000,
+      maxOutputBytes: 1_000,
+      maxLogBytes: 1_000,
+      maxLogLines: 10,
+    });
+    let started = 0;
+    const execution = pool.execute(
+      { script: compiled.program.script, limits: { wallTimeMs: 20_000, cpuTimeMs: 5_000, memoryLimitMb: 16 } },
+      { handle: () => "", log: () => {}, config: () => config },
+      () => started++,
+    );
+    // In the same turn as the fork: the worker cannot have started anything yet.
+    const [doomed] = pool.pids();
+    process.kill(doomed!, "SIGKILL");
+    expect(await execution.outcome).toMatchObject({ ending: { kind: "returned", resultText: "o5" } });
+    expect(started).toBe(1);
+    expect(pool.pids()).not.toContain(doomed);
+    expect(exits).toContainEqual(expect.objectContaining({ pid: doomed, signal: "SIGKILL", runs: 0 }));
+  });
 
   it("kills a worker that stops answering once a run's wall time and a grace have passed", async () => {
     const pool = createPool(1);
