@@ -4,6 +4,7 @@
 // program or model does. One session shares one scheduler, so writes stay ordered across runs.
 
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,7 +29,7 @@ import { InProcessExecutor } from "./sandbox/in-process-executor.js";
 import type { SandboxExecutor } from "./sandbox/sandbox-executor.js";
 import { WorkerPool } from "./sandbox/worker-pool.js";
 import { DEFAULT_RUN_LIMITS, failedRunResult, runProgram, type RunLimits } from "./sandbox/run-program.js";
-import { RunQueue, type RunQueueOptions } from "./sandbox/run-queue.js";
+import { RunQueue, type RunQueueOptions, type RunTicket } from "./sandbox/run-queue.js";
 import { TypeChecker } from "./program/type-checker.js";
 import { generateDeclarations, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
 import { ToolScheduler, type SchedulerOptions } from "./scheduler/tool-scheduler.js";
@@ -153,7 +154,7 @@ export class Switchyard {
   readonly #ownsExecutor: boolean;
   readonly #runQueue: RunQueue;
   /** Aborted by `close()`: the session's runs end, waiting or running. */
-  #closing = new AbortController();
+  #closing = closingController();
   #closed = false;
   readonly #active = new Set<Promise<RunResult>>();
   /** Where direct results over the budget go; `results.read` pages them back. */
@@ -359,8 +360,7 @@ export class Switchyard {
         );
 
       const closing = this.#closing.signal;
-      const signal = options.signal === undefined ? closing : AbortSignal.any([options.signal, closing]);
-      const release = await ticket.admit(limits.memoryLimitMb, signal);
+      const release = await admitUnlessAborted(ticket, limits.memoryLimitMb, [options.signal, closing]);
       if (release === undefined) {
         return failed({ code: "CANCELLED", message: "The run was cancelled before it started." }, check.warnings);
       }
@@ -406,7 +406,7 @@ export class Switchyard {
     this.#closed = true;
     this.#closing.abort();
     await Promise.allSettled([...this.#active]);
-    this.#closing = new AbortController();
+    this.#closing = closingController();
     if (this.#ownsExecutor) await this.#executor.close();
     await this.discovery.close();
     if (this.#ownsSpill && this.#spill !== undefined) await rm(this.#spill.folder, { recursive: true, force: true });
@@ -466,6 +466,32 @@ export class Switchyard {
       results: resultBudgetOf(this.#options.results, this.#spill),
       redactor: this.#redactor,
     };
+  }
+}
+
+/** The controller `close()` aborts; every run of the session listens to it, so it has no listener cap. */
+function closingController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
+/** Waits for the run's admission until either signal fires (then `undefined`), with no listener left behind. */
+async function admitUnlessAborted(
+  ticket: RunTicket,
+  memoryMb: number,
+  signals: readonly (AbortSignal | undefined)[],
+): Promise<(() => void) | undefined> {
+  const waiting = new AbortController();
+  const stop = (): void => waiting.abort();
+  for (const signal of signals) {
+    signal?.addEventListener("abort", stop, { once: true });
+    if (signal?.aborted) stop();
+  }
+  try {
+    return await ticket.admit(memoryMb, waiting.signal);
+  } finally {
+    for (const signal of signals) signal?.removeEventListener("abort", stop);
   }
 }
 
