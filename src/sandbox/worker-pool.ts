@@ -41,6 +41,8 @@ export interface WorkerExit {
  * before it is taken for wedged and killed: its own watchdog should have ended the run long before.
  */
 const WORKER_GRACE_MS = 5_000;
+/** Time a run may wait for its worker to start it (a cold worker starts in 0.2-2 s) before the worker is taken for broken. */
+const START_DEADLINE_MS = 60_000;
 const STDERR_TAIL_CHARS = 4_096;
 
 /** Runs jobs in worker processes; see the module comment. */
@@ -146,6 +148,7 @@ interface HostRun {
   readonly onStarted: (() => void) | undefined;
   /** Whether the worker said the isolate started. */
   started: boolean;
+  readonly wallTimeMs: number;
   readonly resolve: (outcome: SandboxOutcome & { readonly unstarted: boolean }) => void;
   backstop: NodeJS.Timeout;
 }
@@ -229,8 +232,9 @@ class WorkerProcess {
       bindings,
       onStarted,
       started: false,
+      wallTimeMs: job.limits.wallTimeMs,
       resolve,
-      backstop: this.#backstop(job.limits.wallTimeMs + WORKER_GRACE_MS),
+      backstop: this.#backstop(START_DEADLINE_MS),
     };
     this.#runs.set(id, run);
     this.#ref();
@@ -240,6 +244,8 @@ class WorkerProcess {
       stop: () => {
         if (this.#runs.get(id) !== run) return;
         this.#outbox.push({ type: "stop", run: id });
+        // Not started yet: the worker ends it as soon as it reads the start, within the start deadline.
+        if (!run.started) return;
         clearTimeout(run.backstop);
         run.backstop = this.#backstop(WORKER_GRACE_MS);
       },
@@ -308,6 +314,8 @@ class WorkerProcess {
     const run = this.#runs.get(id);
     if (run === undefined || run.started) return;
     run.started = true;
+    clearTimeout(run.backstop);
+    run.backstop = this.#backstop(run.wallTimeMs + WORKER_GRACE_MS);
     run.onStarted?.();
   }
 
