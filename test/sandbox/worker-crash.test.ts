@@ -1,20 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import type { CallRecord, RunResult } from "../../src/contract.js";
+import { createRandom } from "../../examples/orders/orders-service.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { WorkerPool, type WorkerExit } from "../../src/sandbox/worker-pool.js";
 import { Switchyard } from "../../src/switchyard.js";
-
-/** A small deterministic generator (mulberry32), so a failing storm can be replayed from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** A promise resolved by hand. */
 function deferred(): { promise: Promise<void>; resolve: () => void } {
@@ -51,8 +40,9 @@ describe("workers killed at random", () => {
   afterAll(() => pool.close());
 
   it(`loses no call record over ${RUNS} runs while workers are killed by SIGKILL and SIGABRT, and every run ends with a result`, async () => {
-    const next = random(SEED);
-    const durations = random(SEED + 1);
+    // Seeded (mulberry32), so a failing storm can be replayed with CRASH_SEED.
+    const next = createRandom(SEED);
+    const durations = createRandom(SEED + 1);
     const executed = new Map<string, number>();
     const kills: { signal: NodeJS.Signals; pid: number }[] = [];
     let callsUntilKill = 40 + Math.floor(next() * 80);

@@ -7,6 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { encodeGuestConfig } from "../../runtime/wire.js";
 import { compileProgram } from "../../src/program/compile-program.js";
 import { defineTool } from "../../src/registry/define-tool.js";
+import { isAlive } from "../helpers/mcp-servers.js";
 import { WorkerPool, type WorkerExit } from "../../src/sandbox/worker-pool.js";
 import { Switchyard, type SwitchyardOptions } from "../../src/switchyard.js";
 
@@ -15,15 +16,6 @@ function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => voi
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const exits: WorkerExit[] = [];
