@@ -247,10 +247,15 @@ async function memoryBurst(): Promise<string[]> {
     const wallMs = performance.now() - started;
     clearInterval(sampler);
     const ok = results.filter((result) => result.output === 90).length;
+    const failures = new Map<string, number>();
+    for (const result of results) {
+      if (result.error !== undefined) failures.set(result.error.code, (failures.get(result.error.code) ?? 0) + 1);
+    }
+    const failed = [...failures].map(([code, count]) => `${count} ${code}`).join(", ");
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const after = residentMb(pids());
     lines.push(
-      `| ${label.padEnd(52)} | ${before.toFixed(0).padStart(6)} | ${peak.toFixed(0).padStart(5)} | ${after.toFixed(0).padStart(9)} | ${(wallMs / 1000).toFixed(1).padStart(6)} | ${String(ok).padStart(2)} |`,
+      `| ${label.padEnd(52)} | ${before.toFixed(0).padStart(6)} | ${peak.toFixed(0).padStart(5)} | ${after.toFixed(0).padStart(9)} | ${(wallMs / 1000).toFixed(1).padStart(6)} | ${String(ok).padStart(2)} | ${failed.padEnd(6)} |`,
     );
     await yard.close();
     await pool?.close();
@@ -330,7 +335,7 @@ console.log(
   "\n24 concurrent runs at memoryLimitMb 128, each holding ~90 MB across a 300 ms call (RSS: this process + its workers, MB)",
 );
 console.log(
-  `| ${"case".padEnd(52)} | before |  peak | 1 s after | wall s | ok |\n| ${"-".repeat(52)} | ------ | ----- | --------- | ------ | -- |`,
+  `| ${"case".padEnd(52)} | before |  peak | 1 s after | wall s | ok | failed |\n| ${"-".repeat(52)} | ------ | ----- | --------- | ------ | -- | ------ |`,
 );
 for (const line of await memoryBurst()) console.log(line);
 console.log(`Load average at the end: ${load()}.`);
