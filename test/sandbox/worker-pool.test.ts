@@ -4,10 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { encodeCallAnswers, encodeGuestConfig } from "../../runtime/wire.js";
+import { encodeCallAnswers, encodeGuestConfig, MAX_ERROR_TEXT_CHARS } from "../../runtime/wire.js";
 import { compileProgram } from "../../src/program/compile-program.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { isAlive } from "../helpers/mcp-servers.js";
+import { sandboxWorkerPids } from "../helpers/worker-processes.js";
 import { WorkerPool, type WorkerExit } from "../../src/sandbox/worker-pool.js";
 import { Switchyard, type SwitchyardOptions } from "../../src/switchyard.js";
 
@@ -148,13 +149,118 @@ describe("workers: a run in a worker process behaves as in process", () => {
   });
 });
 
+describe("workers: the batched crossing, the log buffer and the run's contracts hold in a worker", () => {
+  const pool = createPool(1);
+
+  it.each([
+    ["CPU_LIMIT", "console.log('last words'); while (true) {}", { cpuTimeMs: 200 }],
+    ["TIMEOUT", "console.log('last words'); await tools.util.held({});", { wallTimeMs: 500 }],
+    [
+      "MEMORY_LIMIT",
+      "console.log('last words'); const a: number[][] = []; while (true) a.push(new Array(10_000).fill(1));",
+      { memoryLimitMb: 16 },
+    ],
+  ])("keeps the lines logged before a run ended with %s", async (code, ending, limits) => {
+    const { yard } = createYard(pool);
+    const result = await yard.run(`await tools.util.echo({ x: 1 });\nconsole.log('first');\n${ending}`, { limits });
+    expect(result.error?.code).toBe(code);
+    expect(result.logs).toEqual(["first", "last words"]);
+  });
+
+  it("keeps the log of a cancelled run, its pending calls each with one record", async () => {
+    const { yard, state } = createYard(pool);
+    const controller = new AbortController();
+    const running = yard.run(
+      "await tools.util.echo({});\nconsole.log('waiting');\nawait Promise.all([tools.util.held({}), tools.util.held({})]);",
+      { signal: controller.signal },
+    );
+    await expect.poll(() => state.inFlight, { timeout: 20_000 }).toBe(2);
+    controller.abort();
+    const result = await running;
+    expect(result.error?.code).toBe("CANCELLED");
+    expect(result.logs).toEqual(["waiting"]);
+    expect(result.calls.map((call) => call.status)).toEqual(["ok", "cancelled", "cancelled"]);
+  });
+
+  it("does not let a call the program never awaits hold its end", async () => {
+    const { yard, state } = createYard(pool);
+    const result = await yard.run("void tools.util.held({}); return 'early';", { limits: { wallTimeMs: 20_000 } });
+    expect(result).toMatchObject({ ok: true, output: "early" });
+    expect(result.calls).toEqual([expect.objectContaining({ tool: "util.held", status: "cancelled" })]);
+    expect(state.aborted).toBe(1);
+  });
+
+  it("gives calls refused inside the sandbox a record and an id, and never runs the tool", async () => {
+    const { yard, state } = createYard(pool);
+    const result = await yard.run(
+      `const seen: unknown[] = [];
+      for (const input of [{ n: 10n }, { s: "a".repeat(2_000) }]) {
+        try { await tools.util.held(input as any); } catch (e) { seen.push([(e as any).code, (e as any).callId]); }
+      }
+      return seen;`,
+      { limits: { maxArgumentBytes: 1_000 } },
+    );
+    const ids = result.calls.map((call) => call.id);
+    expect(result.output).toEqual([
+      ["INPUT_INVALID", ids[0]],
+      ["ARGUMENT_TOO_LARGE", ids[1]],
+    ]);
+    expect(result.calls.map((call) => [call.tool, call.status])).toEqual([
+      ["util.held", "invalid"],
+      ["util.held", "invalid"],
+    ]);
+    expect(state.calls).toEqual([]);
+  });
+
+  it("cuts a 20 MB error, thrown or rejected before the first await, to the cap, keeping its line", async () => {
+    const { yard } = createYard(pool);
+    for (const source of [
+      'const a = 1;\nthrow new Error("A".repeat(2e7) + a);',
+      'const a = 1;\nPromise.reject(new Error("A".repeat(2e7) + a));\nreturn a;',
+    ]) {
+      const result = await yard.run(source);
+      expect(result.error).toMatchObject({ code: "RUNTIME_ERROR", line: 2 });
+      expect(result.error?.message.length).toBeLessThanOrEqual(MAX_ERROR_TEXT_CHARS);
+      expect(result.error?.message).toContain("characters in all]");
+    }
+  });
+
+  it("hands the program its input and holds its output to the outputSchema", async () => {
+    const { yard } = createYard(pool);
+    const inputSchema = { type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
+    const outputSchema = { type: "object", properties: { doubled: { type: "integer" } }, required: ["doubled"] };
+    const doubled = await yard.run("return { doubled: (await tools.util.echo({ n: input.n })).echoed.n * 2 };", {
+      input: { n: 21 },
+      inputSchema,
+      outputSchema,
+    });
+    expect(doubled).toMatchObject({ ok: true, output: { doubled: 42 } });
+    const wrong = await yard.run("return { doubled: String(input.n) };", { input: { n: 1 }, outputSchema });
+    expect(wrong).toMatchObject({ ok: false, output: null, error: { code: "OUTPUT_INVALID" } });
+    const refused = await yard.run("return input;", { input: { n: "x" }, inputSchema });
+    expect(refused).toMatchObject({ error: { code: "INPUT_INVALID" }, calls: [] });
+  });
+
+  it("type-checks the program against its input and output types before it reaches a worker", async () => {
+    const { yard } = createYard(pool, { typeCheck: "error" });
+    const outputSchema = { type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
+    const inputSchema = { type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
+    const wrong = await yard.run("return { n: input.n + '!' };", { input: { n: 1 }, inputSchema, outputSchema });
+    expect(wrong.error).toMatchObject({ code: "TYPE_ERROR", line: 1 });
+    const right = await yard.run("return { n: input.n + 1 };", { input: { n: 1 }, inputSchema, outputSchema });
+    expect(right).toMatchObject({ ok: true, output: { n: 2 } });
+  });
+});
+
 describe("workers: a worker that dies fails only its runs", () => {
   for (const signal of ["SIGKILL", "SIGABRT"] as const) {
     it(`ends the runs of a worker killed by ${signal} with SANDBOX_CRASHED, each pending call with one record, and replaces it`, async () => {
       const pool = createPool(2);
       const { yard, state, open } = createYard(pool);
       // The first run starts worker 0; the second goes to the least busy slot, a new worker 1.
-      const victim = yard.run("await tools.util.held({}); await tools.util.held({}); return 'unreachable';");
+      const victim = yard.run(
+        "console.log('in the buffer'); await tools.util.held({}); await tools.util.held({}); return 'unreachable';",
+      );
       await expect.poll(() => state.inFlight, { timeout: 20_000 }).toBe(1);
       const survivor = yard.run("return (await tools.util.held({})) + ' too';");
       await expect.poll(() => state.inFlight, { timeout: 20_000 }).toBe(2);
@@ -163,6 +269,8 @@ describe("workers: a worker that dies fails only its runs", () => {
       const crashed = await victim;
       expect(crashed.error?.code).toBe("SANDBOX_CRASHED");
       expect(crashed.error?.message).toContain(`killed by ${signal}`);
+      // Its console lines were still in the dead worker's shared buffer.
+      expect(crashed.logs).toEqual([]);
       expect(crashed.calls).toEqual([expect.objectContaining({ id: state.calls[0], status: "cancelled" })]);
       expect(state.aborted).toBe(1);
       open();
@@ -221,13 +329,13 @@ describe("workers: a worker that dies fails only its runs", () => {
 
 describe("workers: shutdown", () => {
   it("ends the session's own workers on close, its runs ending CANCELLED with their records", async () => {
-    const before = new Set(await childPids());
+    const before = new Set(await sandboxWorkerPids());
     const { yard, state } = createYard(2);
     const running = yard.run("await tools.util.held({});");
     await expect.poll(() => state.inFlight, { timeout: 20_000 }).toBe(1);
     // The session's own two workers: one runs the program, the other was warmed up beside it.
-    await expect.poll(async () => (await childPids()).filter((pid) => !before.has(pid)).length).toBe(2);
-    const pids = (await childPids()).filter((pid) => !before.has(pid));
+    await expect.poll(async () => (await sandboxWorkerPids()).filter((pid) => !before.has(pid)).length).toBe(2);
+    const pids = (await sandboxWorkerPids()).filter((pid) => !before.has(pid));
     await yard.close();
     const result = await running;
     expect(result.error).toMatchObject({ code: "CANCELLED", message: expect.stringMatching(/session was closed/) });
@@ -275,12 +383,3 @@ describe("workers: shutdown", () => {
     expect(() => new WorkerPool({ size: 0 })).toThrow(expect.objectContaining({ code: "OPTION_INVALID" }));
   });
 });
-
-/** Process ids of this process's worker children (`ps`). */
-async function childPids(): Promise<number[]> {
-  const { stdout } = await promisify(execFile)("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)]);
-  return stdout
-    .split("\n")
-    .filter((line) => line.includes("worker-process"))
-    .map((line) => Number(line.trim().split(/\s+/)[0]));
-}
