@@ -1,11 +1,14 @@
 // The guest side of the bridge, evaluated inside every isolate before the program: it builds
-// `tools` and `console`, removes what must not be reachable (WebAssembly), and serializes the
-// program's output with its size measured here, so an oversized value never reaches the host.
-// Calls made in one turn of the program cross together; console lines go to a shared buffer
-// the host reads after the run; error texts are capped before they cross.
+// `tools`, `console`, the timers and `isToolCallError`, removes what must not be reachable
+// (WebAssembly), and serializes the program's output with its size measured here, so an
+// oversized value never reaches the host. Calls made in one turn of the program cross together
+// (a timer's wake-up and `$budget` with them); console lines go to a shared buffer the host
+// reads after the run; error texts are capped before they cross.
 // It captures every intrinsic it needs up front: the program may overwrite globals later.
 
+import { createGuestTimers } from "./guest-timers.js";
 import {
+  BUDGET_PATH,
   CLOSED_GUEST_CONFIG,
   type CallEnvelope,
   capErrorText,
@@ -27,6 +30,7 @@ import {
   SEARCH_PATH,
   stackFrames,
   startCallBatch,
+  TIMER_PATH,
   writeLogLine,
 } from "./wire.js";
 
@@ -73,6 +77,10 @@ const captured = {
   apply: Reflect.apply,
   then: Promise.prototype.then,
   resolved: Promise.resolve(),
+  // Errors made by makeError: what `isToolCallError` recognises (a program cannot forge one).
+  toolCallErrors: new WeakSet<object>(),
+  weakSetHas: WeakSet.prototype.has,
+  weakSetAdd: WeakSet.prototype.add,
 };
 
 /**
@@ -287,9 +295,28 @@ function install(
   };
 
   captured.defineProperty(global, "tools", { value: createToolsProxy(callTool), writable: false, configurable: false });
+  captured.defineProperty(global, "isToolCallError", {
+    value: (value: unknown) => isToolCallError(value),
+    writable: true,
+    configurable: true,
+  });
+
+  // A wake-up crosses like a call (in the turn's batch, answered by index, through `wait` when
+  // it is not due yet), but the host answers it itself: no record, no part of maxToolCalls.
+  const timers = createGuestTimers({
+    requestWake: (delayMs) => {
+      const delay = captured.String(delayMs);
+      return enqueue(TIMER_PATH, encodeCall(TIMER_PATH, delay), delay.length);
+    },
+    reportCallbackError: (error) => log("error", ["Uncaught in a timer callback:", error]),
+  });
+  for (const name of ["sleep", "setTimeout", "clearTimeout"] as const) {
+    captured.defineProperty(global, name, { value: timers[name], writable: true, configurable: true });
+  }
 
   const end = (encode: () => string): string => {
     finished = true;
+    timers.close();
     // Calls queued in the program's last turn still cross, so each gets its record.
     flush();
     return encode();
@@ -351,6 +378,8 @@ function createToolsProxy(callTool: (path: string, input: unknown) => Promise<un
             callTool(SEARCH_PATH, { query, ...(isObject(options) ? options : {}) });
         } else if (path === "" && property === "$describe") {
           child = (name: unknown) => callTool(DESCRIBE_PATH, { name });
+        } else if (path === "" && property === "$budget") {
+          child = () => callTool(BUDGET_PATH, {});
         } else {
           child = make(path === "" ? property : `${path}.${property}`);
         }
@@ -485,7 +514,17 @@ function makeError(code: string, message: string, callId: string | null, tool: s
   error.code = code;
   error.callId = callId;
   if (tool !== undefined) error.tool = tool;
+  captured.apply(captured.weakSetAdd, captured.toolCallErrors, [error]);
   return error;
+}
+
+/** Whether `value` is an error a tool call (or `tools.$search`, `$describe`, `$budget`) rejected with. */
+function isToolCallError(value: unknown): boolean {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (captured.apply(captured.weakSetHas, captured.toolCallErrors, [value]) as boolean)
+  );
 }
 
 function toGuestError(error: unknown, tool: string | undefined): GuestError {

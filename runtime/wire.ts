@@ -7,6 +7,14 @@
 /** Names the guest asks the host for that are not registry tools. */
 export const SEARCH_PATH = "$search";
 export const DESCRIBE_PATH = "$describe";
+/**
+ * Requests of the run itself rather than of a tool: they cross in batches like calls, but get
+ * no call record and use none of the call budget. `$timer` carries a delay in ms as its text and
+ * answers when it has passed (the guest's one wake-up at a time); `$budget` answers at once what
+ * is left of the run's limits.
+ */
+export const TIMER_PATH = "$timer";
+export const BUDGET_PATH = "$budget";
 
 // Captured when the module is evaluated, which in the guest is before any program runs: a
 // program that replaces these globals later cannot reach what crosses through them.
@@ -162,8 +170,9 @@ export function decodeCallBatch(text: unknown): CallBatch | undefined {
 // ---- answers, host to guest ----
 
 /**
- * A tool call's answer, guest-bound. `index` is the call's place among the run's calls (0 for
- * the first), so answers that come back in a later batch find their call.
+ * A tool call's answer, guest-bound. `index` is the call's place among the run's requests (0 for
+ * the first; `$timer` and `$budget` requests take places too, though they are not tool calls),
+ * so answers that come back in a later batch find their call.
  */
 export type CallEnvelope =
   | { readonly ok: true; readonly index: number; readonly value: unknown }

@@ -54,6 +54,11 @@ export interface PipelineContext {
   readonly suggestionBudget?: SuggestionBudget;
   /** Redacts the results and errors of direct and hosted-program calls; sandboxed programs' calls are never redacted. */
   readonly redactor?: Redactor | undefined;
+  /**
+   * Given each ok result of a tool that declares no outputSchema (by the tool's full name),
+   * whole and before redaction, so the session can learn its shape. Must not throw.
+   */
+  readonly observeOutput?: ((tool: string, value: unknown) => void) | undefined;
 }
 
 /** An outcome plus what the sandbox bridge and the run's records need. */
@@ -80,7 +85,8 @@ export const MAX_CALL_ERROR_MESSAGE_CHARS = 2_000;
  *    beyond the call's timeout or budgets; `RATE_LIMIT_UNAVAILABLE` when the limiter is unreachable).
  * 5. Execution: run under the earliest of the tool, run and session deadlines →
  *    `TOOL_TIMEOUT`; cancellation → `CANCELLED`; a throw → `TOOL_ERROR` or the ToolError's code.
- * 6. Output validation against `outputSchema` → `OUTPUT_INVALID`.
+ * 6. Output validation against `outputSchema` → `OUTPUT_INVALID`; without one, the result's
+ *    shape is observed (`observeOutput`) for the tool's observed type.
  * 7. Result: serialize once; for a direct call, redact secrets (`[REDACTED:<kind>]`) in the
  *    value and in any error; then apply the caller's size budget (spill or `RESULT_TOO_LARGE`).
  */
@@ -376,6 +382,7 @@ class CallRun {
     }
     const serialized = serializeResult(value);
     if (!serialized.ok) return this.#end(failedOutcome(call, serialized.error.code, serialized.error.message));
+    if (tool.outputSchema === undefined) context.observeOutput?.(tool.name, value);
     let shapedValue = value;
     let json = serialized.json;
     // Redaction comes before the budget, so a spilled file, its preview and the pages

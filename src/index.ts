@@ -28,6 +28,7 @@ export { OPTIONAL_DEPENDENCIES, type OptionalDependency } from "./optional-depen
 
 // The session.
 export {
+  OUTPUT_DRIFT,
   Switchyard,
   type CallToolOptions,
   type RunOptions,
@@ -112,8 +113,8 @@ export {
   type ToolSearchIndexOptions,
   type ToolSearchOptions,
 } from "./search/tool-search.js";
-export { CONCEPT_GROUPS } from "./search/vocabulary.js";
-export { QueryExpander, type QueryConcept } from "./search/query-expansion.js";
+export { CONCEPT_GROUPS, ONE_WAY_TERMS, QUESTION_WORDS, READING_WORDS } from "./search/vocabulary.js";
+export { QUESTION_WEIGHT, QueryExpander, type QueryConcept } from "./search/query-expansion.js";
 export { type Embedder, EmbeddingIndex, fuseByReciprocalRank } from "./search/embedding-index.js";
 export { createOpenAIEmbedder, type OpenAIEmbedderOptions } from "./search/openai-embedder.js";
 export { createTransformersEmbedder, type TransformersEmbedderOptions } from "./search/transformers-embedder.js";
@@ -133,6 +134,12 @@ export {
   generateToolDeclarations,
   RUNTIME_DECLARATIONS,
 } from "./schema/generate-declarations.js";
+export {
+  ObservedOutputTypes,
+  type ObservedType,
+  type ObservedTypesOptions,
+} from "./schema/observed-output-types.js";
+export type { ObservedKind, ObservedSchema } from "./schema/observed-schema.js";
 
 // Steps 3 and 4: permissions and scheduling.
 export {

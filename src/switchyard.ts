@@ -35,6 +35,7 @@ import { DEFAULT_RUN_LIMITS, failedRunResult, runProgram, type RunLimits } from 
 import { RunQueue, type RunQueueOptions, type RunTicket } from "./sandbox/run-queue.js";
 import { TypeChecker } from "./program/type-checker.js";
 import { generateDeclarations, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
+import { ObservedOutputTypes, type ObservedType, type ObservedTypesOptions } from "./schema/observed-output-types.js";
 import { ToolScheduler, type SchedulerOptions } from "./scheduler/tool-scheduler.js";
 import {
   Discovery,
@@ -103,6 +104,14 @@ export interface SwitchyardOptions {
    * with other sessions and closed by its owner. Tool calls always run in this process.
    */
   readonly workers?: number | WorkerPool;
+  /**
+   * Output types observed from the results of tools that declare no outputSchema, rendered in
+   * their declarations (`<Namespace><Name>Observed`, commented as observed from N results and
+   * not guaranteed) once a first result is in; a later result that does not fit adds an
+   * `output-drift` warning to its run and widens the type. On by default, in memory;
+   * `{ file }` keeps them across sessions; `false` leaves such tools resolving to `any`.
+   */
+  readonly observedTypes?: ObservedTypesOptions | false;
 }
 
 export type TypeCheckMode = "error" | "warn" | "off";
@@ -169,6 +178,8 @@ export class Switchyard {
   readonly discovery: Discovery;
   /** OpenTelemetry spans of this session's runs and calls; see SwitchyardOptions.telemetry. */
   readonly telemetry: SwitchyardTelemetry;
+  /** The output types observed so far; undefined with `observedTypes: false`. */
+  readonly observedTypes: ObservedOutputTypes | undefined;
   readonly #limits: RunLimits;
   readonly #permissions: PermissionGate;
   readonly #scheduler: ToolScheduler;
@@ -177,10 +188,11 @@ export class Switchyard {
   readonly #sessionId = randomUUID().slice(0, 8);
   #runCount = 0;
   #callCount = 0;
-  // Both depend only on the catalog version; agents and gateways ask for them every turn.
-  #declarations: { version: number; text: string } | undefined;
-  #programTool: { version: number; tool: ModelToolDefinition } | undefined;
-  // One string while the catalog is unchanged, so contracts and checks find it by identity.
+  // Both depend only on the catalog version and the observed types' revision; agents and
+  // gateways ask for them every turn.
+  #declarations: { version: number; observed: number; text: string } | undefined;
+  #programTool: { version: number; observed: number; tool: ModelToolDefinition } | undefined;
+  // One string while the declarations are unchanged, so contracts and checks find it by identity.
   #checked: { tools: string; text: string } | undefined;
   readonly #executor: SandboxExecutor;
   /** False for a WorkerPool passed in options: its owner closes it. */
@@ -223,7 +235,12 @@ export class Switchyard {
     this.#permissions = new PermissionGate(options.permissions);
     this.#scheduler = new ToolScheduler(options.scheduler);
     this.registry = new ToolRegistry(withResultReader(options.tools ?? [], this.#spill));
-    this.discovery = new Discovery(options.discovery, (name) => this.offers(name));
+    this.observedTypes = options.observedTypes === false ? undefined : new ObservedOutputTypes(options.observedTypes);
+    this.discovery = new Discovery(
+      options.discovery,
+      (name) => this.offers(name),
+      (name) => this.observedTypes?.snapshot().get(name),
+    );
     this.discovery.update(this.registry.snapshot());
     this.registry.onChange((snapshot) => this.discovery.update(snapshot));
     if ((options.typeCheck ?? "error") !== "off") warmUp(this.#checker());
@@ -232,34 +249,43 @@ export class Switchyard {
 
   /**
    * TypeScript declarations of the `tools` object: every tool a program may call in the
-   * current catalog (cached per catalog version). Programs are type-checked against these.
+   * current catalog, with the output types observed so far (cached per catalog version and
+   * observed-types revision). Programs are type-checked against these.
    */
   declarations(): string {
     const snapshot = this.registry.snapshot();
-    if (this.#declarations?.version !== snapshot.version) {
-      this.#declarations = { version: snapshot.version, text: declarationsOf(snapshot.tools) };
+    const observed = this.observedTypes?.revision ?? 0;
+    if (this.#declarations?.version !== snapshot.version || this.#declarations.observed !== observed) {
+      const text = declarationsOf(snapshot.tools, this.observedTypes?.snapshot());
+      this.#declarations = { version: snapshot.version, observed, text };
     }
     return this.#declarations.text;
   }
 
   /**
    * The `run_program` tool for a model: instructions and the declarations of the tools loaded
-   * up front (all of them for a small catalog). Byte-stable while the catalog is unchanged.
+   * up front (all of them for a small catalog). Byte-stable while the catalog is unchanged
+   * and no observed output type changes (a tool's first result, a widening, or its count of
+   * results passing 2, 10, 100 or 1,000).
    */
   programTool(): ModelToolDefinition {
     const version = this.registry.version;
-    if (this.#programTool?.version !== version) {
+    const observed = this.observedTypes?.revision ?? 0;
+    if (this.#programTool?.version !== version || this.#programTool.observed !== observed) {
+      const observedTypes = this.observedTypes?.snapshot();
       // A tool every call to which is denied is not advertised: the model would only waste turns on it.
       const offered = (name: string): boolean => this.offers(name);
       const upFront = this.discovery.upFrontTools().filter((tool) => offered(tool.definition.name));
       const deferring = this.discovery.deferring;
       const tool = describeProgramTool({
-        declarations: `${RUNTIME_DECLARATIONS}\n${declarationsOf(upFront)}`,
+        declarations: `${RUNTIME_DECLARATIONS}\n${declarationsOf(upFront, observedTypes)}`,
         deferredNames:
           deferring && this.discovery.listsDeferredNames ? this.discovery.deferredNames().filter(offered) : [],
         deferring,
+        limits: { maxConcurrentReads: this.#scheduler.maxConcurrentReads },
+        observedTypes: upFront.some((tool) => hasObservedType(tool, observedTypes)),
       });
-      this.#programTool = { version, tool };
+      this.#programTool = { version, observed, tool };
     }
     return this.#programTool.tool;
   }
@@ -404,6 +430,9 @@ export class Switchyard {
       const program = compiled.program;
 
       const mode = options.typeCheck ?? this.#options.typeCheck ?? "error";
+      // Taken with the declarations the check reads (no await between): results are compared
+      // with the observed types this program was written and checked against.
+      const drift = new OutputDrift(this.observedTypes);
       const check: TypeCheckOutcome =
         mode === "off"
           ? { errors: [], warnings: [] }
@@ -439,7 +468,12 @@ export class Switchyard {
         ran = await runProgram(program, {
           programId,
           limits,
-          pipeline: { ...this.#pipeline(snapshot), preapprovedTools: new Set(toolNames), approve: options.approve },
+          pipeline: {
+            ...this.#pipeline(snapshot),
+            preapprovedTools: new Set(toolNames),
+            approve: options.approve,
+            ...(drift.observe === undefined ? {} : { observeOutput: drift.observe }),
+          },
           signal: options.signal,
           closing,
           catalogVersion: snapshot.version,
@@ -451,8 +485,11 @@ export class Switchyard {
       } finally {
         release();
       }
-      const outputError = ran.ok ? contract.checkOutput(ran.output) : undefined;
-      return outputError === undefined ? ran : { ...ran, ok: false, output: null, error: outputError };
+      void this.observedTypes?.save();
+      const drifted = drift.warnings(program.source, snapshot);
+      const result = drifted.length === 0 ? ran : { ...ran, warnings: [...ran.warnings, ...drifted] };
+      const outputError = result.ok ? contract.checkOutput(result.output) : undefined;
+      return outputError === undefined ? result : { ...result, ok: false, output: null, error: outputError };
     } finally {
       ticket.leave();
     }
@@ -481,6 +518,7 @@ export class Switchyard {
     this.#closing.abort();
     await Promise.allSettled([...this.#active]);
     this.#closing = closingController();
+    await this.observedTypes?.save();
     if (this.#ownsExecutor) await this.#executor.close();
     await this.discovery.close();
     if (this.#ownsSpill && this.#spill !== undefined) await rm(this.#spill.folder, { recursive: true, force: true });
@@ -503,7 +541,9 @@ export class Switchyard {
         : { caller: "hosted-program" as const, hostedCaller: options.hostedCaller }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     };
-    return this.telemetry.traceDirectCall(name, id, () => executeToolCall(call, context));
+    const outcome = this.telemetry.traceDirectCall(name, id, () => executeToolCall(call, context));
+    if (this.observedTypes !== undefined) void outcome.then(() => this.observedTypes?.save());
+    return outcome;
   }
 
   #checker(): TypeChecker {
@@ -555,7 +595,74 @@ export class Switchyard {
         : { defaultTimeoutMs: this.#options.defaultToolTimeoutMs }),
       results: resultBudgetOf(this.#options.results, this.#spill),
       redactor: this.#redactor,
+      ...(this.observedTypes === undefined ? {} : { observeOutput: this.#observeOutput }),
     };
+  }
+
+  // Direct and hosted calls teach the observed types too; only a run's results can drift.
+  readonly #observeOutput = (tool: string, value: unknown): void => {
+    this.observedTypes?.observe(tool, value);
+  };
+}
+
+/** The declaration text of the program-callable tools among `tools`, with their observed types. */
+function declarationsOf(
+  tools: readonly RegisteredTool[],
+  observed: ReadonlyMap<string, ObservedType> | undefined,
+): string {
+  return generateDeclarations(
+    tools
+      .filter((tool) => tool.definition.callers.includes("program"))
+      .map((tool) => declarationToolOf(tool, observed?.get(tool.definition.name))),
+  );
+}
+
+/** Whether `tool` is declared with an observed output type (it has none of its own, and results came in). */
+function hasObservedType(tool: RegisteredTool, observed: ReadonlyMap<string, ObservedType> | undefined): boolean {
+  return tool.definition.outputSchema === undefined && observed?.get(tool.definition.name)?.schema.type !== undefined;
+}
+
+/** The code of the warning a run gets when a result does not fit the tool's observed type. */
+export const OUTPUT_DRIFT = "output-drift";
+
+/**
+ * One run's view of the observed types: the types as its program was checked against them,
+ * and the first result of each tool that did not fit them (the session's types still learn it).
+ */
+class OutputDrift {
+  readonly #expected: ReadonlyMap<string, ObservedType> | undefined;
+  readonly #found = new Map<string, string>();
+  /** The run's `observeOutput`; undefined when the session observes nothing. */
+  readonly observe: ((tool: string, value: unknown) => void) | undefined;
+
+  constructor(observedTypes: ObservedOutputTypes | undefined) {
+    this.#expected = observedTypes?.snapshot();
+    this.observe =
+      observedTypes === undefined
+        ? undefined
+        : (tool, value) => {
+            const mismatch = observedTypes.observe(tool, value, this.#expected?.get(tool));
+            if (mismatch !== undefined && !this.#found.has(tool)) this.#found.set(tool, mismatch);
+          };
+  }
+
+  /** One `output-drift` warning per tool whose results broke its observed type, at the line first calling it. */
+  warnings(source: string, catalog: CatalogSnapshot): Diagnostic[] {
+    return [...this.#found].map(([name, mismatch]) => {
+      const tool = catalog.get(name);
+      const path =
+        tool === undefined
+          ? name
+          : [tool.parsedName.namespaceIdentifier, tool.parsedName.localIdentifier].filter(Boolean).join(".");
+      return {
+        ...firstCallPosition(source, tool?.parsedName.localIdentifier),
+        code: OUTPUT_DRIFT,
+        severity: "warning",
+        message:
+          `tools.${path} returned a result that does not fit its observed type (${mismatch}). The type was only ` +
+          "observed, never declared; it is widened from the next run on. Check that value before relying on it.",
+      };
+    });
   }
 }
 
@@ -597,11 +704,14 @@ function executorOf(workers: SwitchyardOptions["workers"]): SandboxExecutor {
   return new WorkerPool({ size: workers });
 }
 
-/** The declaration text of the program-callable tools among `tools`. */
-function declarationsOf(tools: readonly RegisteredTool[]): string {
-  return generateDeclarations(
-    tools.filter((tool) => tool.definition.callers.includes("program")).map(declarationToolOf),
-  );
+/** The line and column of the first `<identifier>(` in `source`, else the program's start. */
+function firstCallPosition(source: string, identifier: string | undefined): { line: number; column: number } {
+  if (identifier === undefined) return { line: 1, column: 1 };
+  const escaped = identifier.replace(/[$]/g, "\\$");
+  const match = new RegExp(`(?<![\\w$])${escaped}\\s*\\(`).exec(source);
+  if (match === null) return { line: 1, column: 1 };
+  const before = source.slice(0, match.index).split("\n");
+  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
 }
 
 function resolveLimits(base: RunLimits, overrides: Partial<RunLimits> | undefined, label: string): RunLimits {

@@ -228,6 +228,25 @@ export const CONFIG_SCHEMA = {
         "Folder for results too large for a model's context, paged back with results.read. Default: a private temp folder removed when the session closes.",
     },
     typeCheck: { enum: ["error", "warn", "off"] },
+    observedTypes: {
+      description:
+        "Output types observed from results of tools without an outputSchema, shown in their declarations. On by default, in memory; false turns them off.",
+      oneOf: [
+        { const: false },
+        {
+          type: "object",
+          properties: {
+            file: {
+              type: "string",
+              minLength: 1,
+              description:
+                "A JSON file the observed types are read from at start and written to as they change, so the next session starts typed.",
+            },
+          },
+          additionalProperties: false,
+        },
+      ],
+    },
     redaction: {
       description:
         "Secrets are replaced by [REDACTED:<kind>] in what reaches the model (direct results, program output, logs, errors). On by default; false turns it off. Every ${env:NAME} value of 8 or more characters used in this file is redacted too.",

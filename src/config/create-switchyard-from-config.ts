@@ -88,6 +88,7 @@ export async function createSwitchyardFromConfig(
     ...(loaded.workers === undefined ? {} : { workers: loaded.workers }),
     ...(loaded.runQueue === undefined ? {} : { runQueue: loaded.runQueue }),
     ...(loaded.typeCheck === undefined ? {} : { typeCheck: loaded.typeCheck }),
+    ...(loaded.observedTypes === undefined ? {} : { observedTypes: loaded.observedTypes }),
     ...(loaded.discovery === undefined ? {} : { discovery: loaded.discovery }),
     ...(spill === undefined ? {} : { results: { spill } }),
     redaction: redactionOf(loaded),

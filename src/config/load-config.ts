@@ -73,6 +73,7 @@ export interface SwitchyardConfig {
   };
   readonly spill?: string;
   readonly typeCheck?: TypeCheckMode;
+  readonly observedTypes?: false | { readonly file?: string };
   readonly discovery?: { readonly defer?: "auto" | boolean; readonly alwaysLoaded?: readonly string[] };
   readonly redaction?: false | RedactionConfig;
 }
@@ -90,7 +91,7 @@ export interface RedactionConfig {
 /** Values of `${env:NAME}` placeholders shorter than this are not treated as secrets (`PORT`, `DEBUG=1`). */
 export const MIN_ENVIRONMENT_SECRET_LENGTH = 8;
 
-/** A validated config whose paths (tool modules, workspace, spill, server cwd) are absolute. */
+/** A validated config whose paths (tool modules, workspace, spill, observed types, server cwd) are absolute. */
 export interface LoadedConfig extends SwitchyardConfig {
   /** The config file, or undefined for a config object built in code. */
   readonly configPath: string | undefined;
@@ -179,6 +180,9 @@ export function resolveConfig(
     ...(mcpServers === undefined ? {} : { mcpServers }),
     ...(config.workspace === undefined ? {} : { workspace: at(config.workspace) }),
     ...(config.spill === undefined ? {} : { spill: at(config.spill) }),
+    ...(config.observedTypes === undefined || config.observedTypes === false || config.observedTypes.file === undefined
+      ? {}
+      : { observedTypes: { ...config.observedTypes, file: at(config.observedTypes.file) } }),
     ...(config.shell?.readOnlyPaths === undefined
       ? {}
       : { shell: { ...config.shell, readOnlyPaths: config.shell.readOnlyPaths.map(at) } }),

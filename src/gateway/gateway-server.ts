@@ -92,38 +92,41 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
     instructions: INSTRUCTIONS,
   });
 
-  // The listing is a function of the catalog version (run_program's declarations are the
-  // costly part), so it is built once per version, not per tools/list request.
-  let listing: { readonly version: number; readonly tools: readonly Tool[]; readonly text: string } | undefined;
+  // The listing follows run_program's description (its declarations are the costly part),
+  // which the session rebuilds only when the catalog or an observed output type changes.
+  let listing: { readonly programTool: object; readonly tools: readonly Tool[]; readonly text: string } | undefined;
   const currentListing = (): NonNullable<typeof listing> => {
-    const version = yard.registry.version;
-    if (listing?.version !== version) {
-      const programTool = withOutputContract(withProgramInput(yard.programTool()), outputContract());
-      const definitions = [programTool, describeSearchTool(), describeDescribeTool()];
+    const programTool = yard.programTool();
+    if (listing?.programTool !== programTool) {
+      const described = withOutputContract(withProgramInput(programTool), outputContract());
+      const definitions = [described, describeSearchTool(), describeDescribeTool()];
       if (options.enableCallTool === true) definitions.push(describeCallTool());
       const tools = definitions.map(toMcpTool);
-      listing = { version, tools, text: JSON.stringify(tools) };
+      listing = { programTool, tools, text: JSON.stringify(tools) };
     }
     return listing;
   };
   const listTools = (): Tool[] => [...currentListing().tools];
 
   let published = currentListing().text;
-  const stopFollowing = yard.registry.onChange((snapshot) => {
+  const stopFollowing = yard.registry.onChange((snapshot) => republish(`catalog version ${snapshot.version}`));
+  // Called on catalog changes and after each answered call (whose results may have given a
+  // tool its first observed type).
+  const republish = (reason: string): void => {
     const next = currentListing().text;
     if (next === published) {
-      log(`catalog version ${snapshot.version}: listed tools unchanged`);
+      log(`${reason}: listed tools unchanged`);
       return;
     }
     published = next;
-    log(`catalog version ${snapshot.version}: listed tools changed, notifying the client`);
+    log(`${reason}: listed tools changed, notifying the client`);
     // Before the handshake there is nobody to tell; the client lists tools after it anyway.
     if (server.transport !== undefined && server.getClientCapabilities() !== undefined) {
       server
         .sendToolListChanged()
         .catch((error: unknown) => log(`could not send tools/list_changed: ${messageOf(error)}`));
     }
-  });
+  };
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
 
@@ -172,6 +175,9 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
       log(
         `call_tool ${outcome.tool} (${outcome.callId}): ${outcome.status}${outcome.status === "ok" ? "" : ` ${outcome.error.code}`}`,
       );
+    }
+    if (answer.tool === RUN_PROGRAM_TOOL || answer.tool === CALL_TOOL_TOOL) {
+      if (currentListing().text !== published) republish("observed output types");
     }
     return modelToolAnswerToToolResult(answer, yard.registry.snapshot().version);
   });

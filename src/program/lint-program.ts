@@ -22,7 +22,9 @@ export type LintRule = "serial-await-in-loop" | "floating-tool-call";
  * - `serial-await-in-loop`: a tool call awaited directly in a loop body. Silent when the
  *   iterations look dependent: the call's arguments, or the loop's condition or iterated
  *   expression, use a variable the loop assigns (or pushes to) from an awaited result, as a
- *   cursor does; or the loop can exit early (`break`, `return`), as a search does.
+ *   cursor does; or the loop can exit early (`break`, `return`), as a search does; or the
+ *   loop provably runs at most once (`for (const x of [a])`, `for (let i = 0; i < 1; i++)`,
+ *   `do { } while (false)`); or it awaits `sleep(...)`, so it is paced on purpose.
  * - `floating-tool-call`: a tool call whose promise is dropped: an expression statement, the
  *   left of a comma, or a callback whose promise `forEach` ignores. Awaited, returned,
  *   stored, passed, chained (`.then`/`.catch`) or `void`-ed calls are left alone.
@@ -80,6 +82,8 @@ function toolCallName(node: TS.Node): string | undefined {
     } else break;
   }
   if (!ts.isIdentifier(callee) || callee.text !== "tools" || path.length === 0) return undefined;
+  // `tools.$budget()` asks the run what is left; checking it in a loop is the point of it.
+  if (path[0] === "$budget") return undefined;
   // `tools.x.then(...)` and friends are promise plumbing, not a call of a tool.
   const last = path[path.length - 1];
   if (path.length > 1 && (last === "then" || last === "catch" || last === "finally")) return undefined;
@@ -99,7 +103,7 @@ function checkSerialAwait(node: TS.AwaitExpression, warnings: Warnings): void {
   const name = toolCallName(call);
   if (name === undefined || !ts.isCallExpression(call)) return;
   const loop = enclosingLoop(node);
-  if (loop === undefined || canExitEarly(loop)) return;
+  if (loop === undefined || canExitEarly(loop) || runsAtMostOnce(loop) || awaitsSleep(loop)) return;
   const carried = carriedNames(loop);
   if (carried.size > 0) {
     const used = new Set(call.arguments.flatMap((argument) => referencedNames(argument)));
@@ -111,8 +115,8 @@ function checkSerialAwait(node: TS.AwaitExpression, warnings: Warnings): void {
     code: "serial-await-in-loop",
     message:
       `${name}(...) is awaited inside a loop, so the calls run one after another. If the iterations ` +
-      `do not depend on each other, start them together and bound the concurrency, e.g. in batches ` +
-      `of 10: \`await Promise.all(batch.map((item) => ${name}(...)))\`.`,
+      `do not depend on each other, start them together: \`await Promise.all(items.map((item) => ${name}(...)))\`; ` +
+      `the host already bounds how many run at once.`,
   });
 }
 
@@ -136,6 +140,173 @@ function enclosingLoop(node: TS.Node): TS.IterationStatement | undefined {
   return undefined;
 }
 
+/**
+ * Whether the loop provably runs its body at most once: over an array literal (or a `const`
+ * bound to one that nothing mutates) of at most one element, an object literal of at most one
+ * key, a counting `for` whose literal bounds allow one step, or a `while (false)`/`do ... while (false)`.
+ */
+function runsAtMostOnce(loop: TS.IterationStatement): boolean {
+  if (ts.isForOfStatement(loop)) {
+    const elements = literalArrayOf(loop.expression);
+    return elements !== undefined && elements.length <= 1 && !elements.some(ts.isSpreadElement);
+  }
+  if (ts.isForInStatement(loop)) {
+    const iterated = skipParentheses(loop.expression);
+    return (
+      ts.isObjectLiteralExpression(iterated) &&
+      iterated.properties.length <= 1 &&
+      !iterated.properties.some(ts.isSpreadAssignment)
+    );
+  }
+  if (ts.isWhileStatement(loop) || ts.isDoStatement(loop)) {
+    return skipParentheses(loop.expression).kind === ts.SyntaxKind.FalseKeyword;
+  }
+  if (ts.isForStatement(loop)) return countingSteps(loop) <= 1;
+  return false;
+}
+
+/** The elements of `[...]`, directly or through a `const` bound to one and never mutated; else undefined. */
+function literalArrayOf(expression: TS.Expression): readonly TS.Expression[] | undefined {
+  const iterated = skipParentheses(expression);
+  if (ts.isArrayLiteralExpression(iterated)) return iterated.elements;
+  if (!ts.isIdentifier(iterated)) return undefined;
+  const declaration = constDeclarationOf(iterated);
+  const initializer = declaration?.initializer === undefined ? undefined : skipParentheses(declaration.initializer);
+  if (initializer === undefined || !ts.isArrayLiteralExpression(initializer)) return undefined;
+  return isMutatedAnywhere(iterated.text, iterated.getSourceFile()) ? undefined : initializer.elements;
+}
+
+/** The `const name = ...` declaration `identifier` refers to, searched in enclosing blocks. */
+function constDeclarationOf(identifier: TS.Identifier): TS.VariableDeclaration | undefined {
+  for (let scope: TS.Node | undefined = identifier.parent; scope !== undefined; scope = scope.parent) {
+    if (!ts.isBlock(scope) && !ts.isSourceFile(scope)) continue;
+    for (const statement of scope.statements) {
+      if (!ts.isVariableStatement(statement)) continue;
+      if ((statement.declarationList.flags & ts.NodeFlags.Const) === 0) continue;
+      for (const declaration of statement.declarationList.declarations) {
+        if (ts.isIdentifier(declaration.name) && declaration.name.text === identifier.text) return declaration;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Whether `name.push(...)` (or another mutating method), or `name[i] = ...`, appears anywhere in `file`. */
+function isMutatedAnywhere(name: string, file: TS.SourceFile): boolean {
+  let mutated = false;
+  const visit = (node: TS.Node): void => {
+    if (mutated) return;
+    if (ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node)) {
+      const receiver = skipParentheses(node.expression);
+      if (ts.isIdentifier(receiver) && receiver.text === name) {
+        const isMutatingCall =
+          ts.isPropertyAccessExpression(node) &&
+          ARRAY_MUTATORS.has(node.name.text) &&
+          ts.isCallExpression(node.parent) &&
+          node.parent.expression === node;
+        const isAssigned =
+          ts.isBinaryExpression(node.parent) &&
+          node.parent.left === node &&
+          isAssignmentOperator(node.parent.operatorToken.kind);
+        if (isMutatingCall || isAssigned) mutated = true;
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return mutated;
+}
+
+const ARRAY_MUTATORS = new Set(["push", "unshift", "splice", "fill", "copyWithin"]);
+
+/**
+ * Iterations of `for (let i = A; i < B; i++)` (or `<=`, `++i`, `i += 1`) with numeric literal
+ * bounds and a counter the body leaves alone; Infinity when the loop has any other shape.
+ */
+function countingSteps(loop: TS.ForStatement): number {
+  const { initializer, condition, incrementor } = loop;
+  if (initializer === undefined || !ts.isVariableDeclarationList(initializer)) return Number.POSITIVE_INFINITY;
+  const [declaration] = initializer.declarations;
+  if (initializer.declarations.length !== 1 || declaration === undefined || !ts.isIdentifier(declaration.name)) {
+    return Number.POSITIVE_INFINITY;
+  }
+  const counter = declaration.name.text;
+  const start = numericLiteralValue(declaration.initializer);
+  if (start === undefined || condition === undefined || incrementor === undefined) return Number.POSITIVE_INFINITY;
+  const test = skipParentheses(condition);
+  if (!ts.isBinaryExpression(test) || !isIdentifierNamed(test.left, counter)) return Number.POSITIVE_INFINITY;
+  const end = numericLiteralValue(test.right);
+  const operator = test.operatorToken.kind;
+  if (end === undefined) return Number.POSITIVE_INFINITY;
+  if (!isUnitIncrement(incrementor, counter) || assignsTo(loop.statement, counter)) {
+    return Number.POSITIVE_INFINITY;
+  }
+  if (operator === ts.SyntaxKind.LessThanToken) return Math.max(0, Math.ceil(end - start));
+  if (operator === ts.SyntaxKind.LessThanEqualsToken) return Math.max(0, Math.floor(end - start) + 1);
+  return Number.POSITIVE_INFINITY;
+}
+
+function numericLiteralValue(node: TS.Expression | undefined): number | undefined {
+  if (node === undefined) return undefined;
+  const inner = skipParentheses(node);
+  if (ts.isNumericLiteral(inner)) return Number(inner.text);
+  if (
+    ts.isPrefixUnaryExpression(inner) &&
+    inner.operator === ts.SyntaxKind.MinusToken &&
+    ts.isNumericLiteral(inner.operand)
+  ) {
+    return -Number(inner.operand.text);
+  }
+  return undefined;
+}
+
+function isIdentifierNamed(node: TS.Expression, name: string): boolean {
+  const inner = skipParentheses(node);
+  return ts.isIdentifier(inner) && inner.text === name;
+}
+
+/** Whether `node` assigns to, increments or decrements the variable `name`. */
+function assignsTo(node: TS.Node, name: string): boolean {
+  if (ts.isBinaryExpression(node) && isAssignmentOperator(node.operatorToken.kind)) {
+    if (assignedNames(node.left).includes(name)) return true;
+  }
+  if (
+    (ts.isPostfixUnaryExpression(node) || ts.isPrefixUnaryExpression(node)) &&
+    isIdentifierNamed(node.operand, name)
+  ) {
+    const { operator } = node;
+    if (operator === ts.SyntaxKind.PlusPlusToken || operator === ts.SyntaxKind.MinusMinusToken) return true;
+  }
+  return ts.forEachChild(node, (child) => (assignsTo(child, name) ? true : undefined)) ?? false;
+}
+
+/** `i++`, `++i` or `i += 1`. */
+function isUnitIncrement(node: TS.Expression, counter: string): boolean {
+  const inner = skipParentheses(node);
+  if (ts.isPostfixUnaryExpression(inner) || ts.isPrefixUnaryExpression(inner)) {
+    return inner.operator === ts.SyntaxKind.PlusPlusToken && isIdentifierNamed(inner.operand, counter);
+  }
+  return (
+    ts.isBinaryExpression(inner) &&
+    inner.operatorToken.kind === ts.SyntaxKind.PlusEqualsToken &&
+    isIdentifierNamed(inner.left, counter) &&
+    numericLiteralValue(inner.right) === 1
+  );
+}
+
+/** Whether the loop's body awaits `sleep(...)`: a paced loop (backoff, polling) is serial on purpose. */
+function awaitsSleep(loop: TS.IterationStatement): boolean {
+  const visit = (node: TS.Node): boolean => {
+    if (ts.isFunctionLike(node)) return false;
+    if (ts.isAwaitExpression(node)) {
+      const awaited = skipParentheses(node.expression);
+      if (ts.isCallExpression(awaited) && isIdentifierNamed(awaited.expression, "sleep")) return true;
+    }
+    return ts.forEachChild(node, visit) ?? false;
+  };
+  return visit(loop.statement);
+}
+
 /** The expressions that decide whether and over what the loop iterates. */
 function loopHeader(loop: TS.IterationStatement): TS.Node[] {
   if (ts.isForStatement(loop)) return [loop.condition, loop.incrementor].filter((node) => node !== undefined);
@@ -146,13 +317,21 @@ function loopHeader(loop: TS.IterationStatement): TS.Node[] {
 
 /** Whether the loop body can leave the loop (break targeting it, or return) before the end. */
 function canExitEarly(loop: TS.IterationStatement): boolean {
-  const label = ts.isLabeledStatement(loop.parent) ? loop.parent.label.text : undefined;
+  // A labeled break leaves this loop unless its label belongs to a statement inside the body:
+  // `break outer` from an inner loop ends the inner one too.
+  const innerLabels = new Set<string>();
+  const collect = (node: TS.Node): void => {
+    if (ts.isFunctionLike(node)) return;
+    if (ts.isLabeledStatement(node)) innerLabels.add(node.label.text);
+    ts.forEachChild(node, collect);
+  };
+  collect(loop.statement);
   let found = false;
   const visit = (node: TS.Node, nestedBreakTarget: boolean): void => {
     if (found || ts.isFunctionLike(node)) return;
     if (ts.isReturnStatement(node)) found = true;
     else if (ts.isBreakStatement(node)) {
-      found = node.label === undefined ? !nestedBreakTarget : node.label.text === label;
+      found = node.label === undefined ? !nestedBreakTarget : !innerLabels.has(node.label.text);
     }
     const nested = nestedBreakTarget || ts.isIterationStatement(node, false) || ts.isSwitchStatement(node);
     ts.forEachChild(node, (child) => visit(child, nested));

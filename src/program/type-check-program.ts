@@ -434,7 +434,7 @@ function wrapperEscape(wrapped: TS.SourceFile): number | undefined {
 // Messages that would send the model to a tsconfig it does not have: say what the sandbox is.
 const MISSING_ENVIRONMENT_CODES = new Set([2580, 2581, 2582, 2583, 2584, 2591, 2592, 2593]);
 const SANDBOX_GLOBALS =
-  "the sandbox has no Node.js or browser APIs; only ECMAScript 2022 built-ins, `console` and `tools` exist";
+  "the sandbox has no Node.js or browser APIs; only ECMAScript 2022 built-ins, `console`, `tools`, `sleep`, `setTimeout` and `clearTimeout` exist";
 
 // Host globals models reach for that TypeScript reports with a bare "Cannot find name".
 const HOST_GLOBALS = new Set([
@@ -442,9 +442,7 @@ const HOST_GLOBALS = new Set([
   "self",
   "global",
   "fetch",
-  "setTimeout",
   "setInterval",
-  "clearTimeout",
   "clearInterval",
   "setImmediate",
   "queueMicrotask",

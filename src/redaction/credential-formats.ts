@@ -110,20 +110,40 @@ function credentialAfterScheme(
   pattern: RegExp,
   accept: (credential: string) => boolean,
 ): KeywordRule {
+  /** The match at `at` when its credential is accepted. */
+  const acceptedAt = (text: string, at: number): RegExpExecArray | undefined => {
+    pattern.lastIndex = at;
+    const match = pattern.exec(text);
+    const credential = match?.[1];
+    return match === null || credential === undefined || !accept(credential) ? undefined : match;
+  };
   return {
     name: kind,
     keywords,
     scan(text, at, found) {
       if (at > 0 && /[A-Za-z]/.test(text[at - 1]!)) return at + 1;
-      pattern.lastIndex = at;
-      const match = pattern.exec(text);
-      const credential = match?.[1];
-      if (match === null || credential === undefined || !accept(credential)) return at + 1;
+      const match = acceptedAt(text, at);
+      if (match === undefined) return at + 1;
       const end = at + match[0].length;
-      found.push({ start: end - credential.length, end, kind });
+      found.push({ start: end - match[1]!.length, end, kind });
       return end;
     },
+    // The pattern reads spaces and credential characters only, which JSON text writes as they
+    // are, and stops before a character that is not one (an escape starts with `\`): it matches
+    // the same credential there. The letter before is not checked: after an escape it is one.
+    mayReportInJson: (json, at) => acceptedAt(json, at) !== undefined,
   };
+}
+
+/**
+ * An optional quote, blanks and `:` or `=` as JSON text writes them (`\"`, `\t`): what every
+ * assignment rule needs right after its name. A test that no value follows, for `mayReportInJson`.
+ */
+const JSON_ASSIGNMENT = /(?:\\"|')?(?: |\\t)*[:=]/y;
+
+function assignmentFollowsInJson(json: string, at: number): boolean {
+  JSON_ASSIGNMENT.lastIndex = at;
+  return JSON_ASSIGNMENT.test(json);
 }
 
 /**
@@ -146,6 +166,7 @@ export const authorizationHeaderRule: KeywordRule = {
     found.push({ start: end - credential.length, end, kind: "authorization-header" });
     return end;
   },
+  mayReportInJson: (json, at) => assignmentFollowsInJson(json, at + "authorization".length),
 };
 const AUTHORIZATION_VALUE = new RegExp(
   `["']?[ \\t]*[:=][ \\t]*["']?(?:([A-Za-z][A-Za-z0-9!#$%&*+.^_|~-]*) +)?(${TOKEN68})`,
@@ -169,6 +190,10 @@ export const apiKeyHeaderRule: KeywordRule = {
     const end = pattern.lastIndex;
     found.push({ start: end - value.length, end, kind: "api-key-header" });
     return end;
+  },
+  mayReportInJson(json, at) {
+    const name = API_KEY_HEADERS.find((header) => json.slice(at, at + header.length).toLowerCase() === header);
+    return name !== undefined && assignmentFollowsInJson(json, at + name.length);
   },
 };
 const HEADER_VALUE = new RegExp(`["']?[ \\t]*[:=][ \\t]*["']?(${TOKEN68})`, "y");
@@ -198,7 +223,13 @@ export const passwordAssignmentRule: KeywordRule = {
     found.push({ start: end - value.length, end, kind: "password" });
     return end;
   },
+  mayReportInJson(json, at) {
+    PASSWORD_NAME.lastIndex = at;
+    return PASSWORD_NAME.test(json) && assignmentFollowsInJson(json, PASSWORD_NAME.lastIndex);
+  },
 };
+/** The name part of PASSWORD_VALUE, which JSON text writes as it is. */
+const PASSWORD_NAME = /(?:password|Password|PASSWORD|passwd|PASSWD|Passwd)[A-Za-z0-9_]{0,20}/y;
 const PASSWORD_VALUE =
   /(?:password|Password|PASSWORD|passwd|PASSWD|Passwd)[A-Za-z0-9_]{0,20}["']?[ \t]*(?:=|:(?!:))[ \t]*(?:"([^"\s\\]{4,128})"|'([^'\s\\]{4,128})'|([A-Za-z0-9!#$%&*+\-/=?@^_~]{4,128})(?![^\s"',;)]))/y;
 

@@ -25,4 +25,10 @@ export interface KeywordRule {
    * keywords before it (return `at + 1` to see every keyword). Must not throw.
    */
   scan(text: string, at: number, found: Finding[]): number;
+  /**
+   * A cheap test on JSON text (JSON.stringify's output) with one of the keywords at `at`:
+   * false only when `scan`, run on the decoded string at that keyword, certainly reports
+   * nothing. Lets the scanner skip decoding the string; a rule without it is always asked.
+   */
+  mayReportInJson?(json: string, at: number): boolean;
 }

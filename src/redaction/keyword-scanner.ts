@@ -1,17 +1,18 @@
-// One pass over a text for every keyword rule and every known secret value at once: their
-// literals are compiled into a single trie-shaped regular expression, and a rule is asked to
-// look only where one of its keywords occurs. Linear in the text; refuses nothing.
+// One pass over a text for every keyword rule and every known secret value at once (a
+// LiteralIndex of their texts), asking a rule to look only where one of its keywords occurs.
+// The same pass over the JSON text of a value tells, without parsing it, whether redacting its
+// strings could change anything: the common case for a large tool result is that it cannot.
+// Linear in the text; refuses nothing.
 //
-// Speed: the regex engine tests the alternatives at every position, and alternatives that
-// start with a lowercase letter pass its first quick check at most positions of ordinary text.
-// Keywords of that kind are therefore looked for only at the start of a word (after a
-// character that is not an ASCII letter), in a second regex of their own; the two run side by
-// side, hits taken in position order. That halves the cost of the pass (about 6 against 12 ms
-// per MB on a loaded 2-core machine). Every rule's secret starts a word there anyway
-// (secretlint's rules say `(?<!\p{L})` or `\b`); rules whose keywords start with a lowercase
-// letter must accept that.
+// Keywords that start with a lowercase letter count only at the start of a word (after a
+// character that is not an ASCII letter), as in the regex scanner this replaced, where checking
+// them anywhere had made the pass twice as slow; here it saves calls to rules. Every rule's
+// secret starts a word there anyway (secretlint's rules say `(?<!\p{L})` or `\b`); rules whose
+// keywords start with a lowercase letter must accept that.
 
 import type { Finding, KeywordRule } from "./keyword-rule.js";
+import { JsonStringCursor } from "./json-string-cursor.js";
+import { LiteralIndex } from "./literal-index.js";
 
 /** A value found literally wherever it occurs, e.g. a token from the config, or its base64 form. */
 export interface LiteralValue {
@@ -29,13 +30,13 @@ interface Entry {
 /** Finds keywords and literal values in one pass; see the module comment. */
 export class KeywordScanner {
   readonly #rules: readonly KeywordRule[];
-  readonly #entries = new Map<string, Entry>();
-  /** Literal values and the keywords that do not start with a lowercase letter, anywhere. */
-  readonly #free: RegExp | undefined;
-  /** Keywords that start with a lowercase letter, after a character that is not a letter (group 1). */
-  readonly #wordStart: RegExp | undefined;
-  /** The same keywords at the start of the text. */
-  readonly #wordStartAtZero: RegExp | undefined;
+  readonly #index: LiteralIndex<Entry>;
+  /**
+   * The same keywords, with each literal value as JSON.stringify writes it inside a string.
+   * Undefined when a value holds a UTF-16 surrogate: JSON.stringify escapes a lone one only,
+   * and whether one at a value's edge is lone depends on the text around it.
+   */
+  readonly #jsonIndex: LiteralIndex<Entry> | undefined;
   /** Per rule, the first position it has not yet covered in the current scan. */
   readonly #covered: number[];
 
@@ -43,7 +44,6 @@ export class KeywordScanner {
     this.#rules = rules;
     this.#covered = rules.map(() => 0);
     const keywordRules = new Map<string, Set<number>>();
-    const literalKinds = new Map<string, string>();
     rules.forEach((rule, index) => {
       for (const keyword of rule.keywords) {
         if (keyword === "") continue;
@@ -52,12 +52,101 @@ export class KeywordScanner {
         set.add(index);
       }
     });
-    for (const literal of literals)
-      if (literal.text !== "" && !literalKinds.has(literal.text)) literalKinds.set(literal.text, literal.kind);
-    const texts = [...new Set([...keywordRules.keys(), ...literalKinds.keys()])];
-    // The regex takes the longest text at a position, so a text also carries everything its
-    // prefixes stand for: `ghp_` inside a listed secret `ghp_...` still runs the GitHub rule.
-    for (const text of texts) {
+    this.#index = buildIndex(keywordRules, literals);
+    const hasSurrogate = literals.some((literal) => /[\ud800-\udfff]/.test(literal.text));
+    this.#jsonIndex = hasSurrogate
+      ? undefined
+      : buildIndex(
+          keywordRules,
+          literals.map((literal) => ({ text: JSON.stringify(literal.text).slice(1, -1), kind: literal.kind })),
+        );
+  }
+
+  /** Whether `text` holds any keyword or literal value: when false, `scan` would find nothing. */
+  mayMatch(text: string): boolean {
+    let hit = false;
+    this.#index.forEachHit(text, false, () => {
+      hit = true;
+      return false;
+    });
+    return hit;
+  }
+
+  /** Appends every literal value and every rule finding in `text` to `found`, unordered, possibly overlapping. */
+  scan(text: string, found: Finding[]): void {
+    const covered = this.#covered;
+    covered.fill(0);
+    this.#index.forEachHit(text, false, (at, { value: entry }) => {
+      for (const literal of entry.literals) found.push({ start: at, end: at + literal.length, kind: literal.kind });
+      for (const index of entry.rules) {
+        if (at < covered[index]!) continue;
+        covered[index] = this.#rules[index]!.scan(text, at, found);
+      }
+      return true;
+    });
+  }
+
+  /**
+   * Whether `scan` could find anything in some string (key or value) of the JSON value that
+   * JSON.stringify wrote as `json`: false only when it certainly cannot, decided on the text
+   * itself. A literal value (in its JSON-escaped form) counts as found. A keyword's rules run
+   * on the decoded string around it, exactly as `scan` would run them there, unless a rule's
+   * `mayReportInJson` rules the keyword out first; no other string is decoded.
+   */
+  mayFindInJson(json: string): boolean {
+    const index = this.#jsonIndex;
+    if (index === undefined) return true;
+    const strings = new JsonStringCursor(json);
+    const covered = this.#rules.map(() => 0);
+    const found: Finding[] = [];
+    let mayFind = false;
+    index.forEachHit(json, true, (at, { value: entry }) => {
+      if (entry.literals.length > 0) {
+        mayFind = true;
+        return false;
+      }
+      let position: ReturnType<JsonStringCursor["locate"]> | null = null;
+      for (const ruleIndex of entry.rules) {
+        const rule = this.#rules[ruleIndex]!;
+        if (rule.mayReportInJson?.(json, at) === false) continue;
+        if (position === null) {
+          try {
+            position = strings.locate(at);
+          } catch {
+            // Not inside a string as far as the text shows (not JSON.stringify's output): assume the worst.
+            mayFind = true;
+            return false;
+          }
+          // Coverage is per string, as `scan` runs once per string.
+          if (position?.first === true) covered.fill(0);
+        }
+        // Inside an escape sequence: no keyword starts there in the decoded string.
+        if (position === undefined) return true;
+        if (position.at < covered[ruleIndex]!) continue;
+        covered[ruleIndex] = rule.scan(position.text, position.at, found);
+        if (found.length > 0) {
+          mayFind = true;
+          return false;
+        }
+      }
+      return true;
+    });
+    return mayFind;
+  }
+}
+
+/**
+ * The index of the keywords and literal values. The longest text at a position is the one
+ * reported, so a text also carries everything its prefixes stand for: `ghp_` inside a listed
+ * secret `ghp_...` still runs the GitHub rule.
+ */
+function buildIndex(keywordRules: ReadonlyMap<string, ReadonlySet<number>>, literals: readonly LiteralValue[]) {
+  const literalKinds = new Map<string, string>();
+  for (const literal of literals)
+    if (literal.text !== "" && !literalKinds.has(literal.text)) literalKinds.set(literal.text, literal.kind);
+  const texts = [...new Set([...keywordRules.keys(), ...literalKinds.keys()])];
+  return new LiteralIndex<Entry>(
+    texts.map((text) => {
       const ruleIndexes = new Set<number>();
       const found: { length: number; kind: string }[] = [];
       for (const other of texts) {
@@ -66,112 +155,9 @@ export class KeywordScanner {
         const kind = literalKinds.get(other);
         if (kind !== undefined) found.push({ length: other.length, kind });
       }
-      this.#entries.set(text, { literals: found, rules: [...ruleIndexes].sort((a, b) => a - b) });
-    }
-    // Literal values are matched anywhere; keywords that start with a lowercase letter only
-    // at a word start (see the module comment).
-    const wordStart = texts.filter((text) => !literalKinds.has(text) && /^[a-z]/.test(text));
-    const free = texts.filter((text) => !wordStart.includes(text));
-    this.#free = free.length === 0 ? undefined : new RegExp(trieSource(free), "g");
-    this.#wordStart = wordStart.length === 0 ? undefined : new RegExp(`[^A-Za-z](${trieSource(wordStart)})`, "g");
-    this.#wordStartAtZero = wordStart.length === 0 ? undefined : new RegExp(trieSource(wordStart), "y");
-  }
-
-  /** Whether `text` holds any keyword or literal value: when false, `scan` would find nothing. */
-  mayMatch(text: string): boolean {
-    for (const pattern of [this.#wordStartAtZero, this.#free, this.#wordStart]) {
-      if (pattern === undefined) continue;
-      pattern.lastIndex = 0;
-      if (pattern.test(text)) return true;
-    }
-    return false;
-  }
-
-  /** Appends every literal value and every rule finding in `text` to `found`, unordered, possibly overlapping. */
-  scan(text: string, found: Finding[]): void {
-    this.#covered.fill(0);
-    const atZero = this.#wordStartAtZero;
-    if (atZero !== undefined) {
-      atZero.lastIndex = 0;
-      const match = atZero.exec(text);
-      if (match !== null) this.#found(text, 0, match[0], found);
-    }
-    const free = this.#free;
-    const wordStart = this.#wordStart;
-    if (free !== undefined) free.lastIndex = 0;
-    if (wordStart !== undefined) wordStart.lastIndex = 0;
-    let nextFree = free?.exec(text) ?? null;
-    let nextWord = wordStart?.exec(text) ?? null;
-    // Two sorted streams of hits, merged: a rule must see its keywords in position order.
-    while (nextFree !== null || nextWord !== null) {
-      const wordAt = nextWord === null ? Number.POSITIVE_INFINITY : nextWord.index + 1;
-      if (nextFree !== null && nextFree.index <= wordAt) {
-        const at = nextFree.index;
-        this.#found(text, at, nextFree[0], found);
-        // Keywords may overlap (`://` inside `postgres://`): go on from the next character.
-        free!.lastIndex = at + 1;
-        nextFree = free!.exec(text);
-      } else {
-        this.#found(text, wordAt, nextWord![1]!, found);
-        wordStart!.lastIndex = wordAt;
-        nextWord = wordStart!.exec(text);
-      }
-    }
-  }
-
-  #found(text: string, at: number, matched: string, found: Finding[]): void {
-    const entry = this.#entries.get(matched)!;
-    for (const literal of entry.literals) found.push({ start: at, end: at + literal.length, kind: literal.kind });
-    const covered = this.#covered;
-    for (const index of entry.rules) {
-      if (at < covered[index]!) continue;
-      covered[index] = this.#rules[index]!.scan(text, at, found);
-    }
-  }
-}
-
-interface TrieNode {
-  terminal: boolean;
-  readonly children: Map<string, TrieNode>;
-}
-
-/**
- * A regex source matching any of `texts`, longest first at a position, shaped as a trie so
- * shared prefixes are tested once. Every code unit outside `[A-Za-z0-9_ ]` is written as
- * `\uXXXX`, so no text can inject syntax.
- */
-function trieSource(texts: readonly string[]): string {
-  const root: TrieNode = { terminal: false, children: new Map() };
-  for (const text of texts) {
-    let node = root;
-    // Code units, not code points: the regex has no `u` flag and matches units.
-    for (let index = 0; index < text.length; index++) {
-      const unit = text[index]!;
-      let child = node.children.get(unit);
-      if (child === undefined) node.children.set(unit, (child = { terminal: false, children: new Map() }));
-      node = child;
-    }
-    node.terminal = true;
-  }
-  return emit(root);
-}
-
-function emit(start: TrieNode): string {
-  // Runs of single-child nodes are written in a loop, so only branch points recurse: a long
-  // secret value does not deepen the stack.
-  let prefix = "";
-  let node = start;
-  while (!node.terminal && node.children.size === 1) {
-    const [unit, child] = node.children.entries().next().value as [string, TrieNode];
-    prefix += escapeUnit(unit);
-    node = child;
-  }
-  if (node.children.size === 0) return prefix;
-  const branches = [...node.children].map(([unit, child]) => escapeUnit(unit) + emit(child));
-  const body = branches.length === 1 ? branches[0]! : `(?:${branches.join("|")})`;
-  return prefix + (node.terminal ? `(?:${body})?` : body);
-}
-
-function escapeUnit(unit: string): string {
-  return /^[A-Za-z0-9_ ]$/.test(unit) ? unit : `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`;
+      const entry: Entry = { literals: found, rules: [...ruleIndexes].sort((a, b) => a - b) };
+      // Literal values are matched anywhere; keywords that start with a lowercase letter only at a word start.
+      return { text, wordStart: !literalKinds.has(text) && /^[a-z]/.test(text), value: entry };
+    }),
+  );
 }

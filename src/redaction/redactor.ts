@@ -86,8 +86,8 @@ export class Redactor {
 
   /**
    * False when `text` certainly holds no secret: no keyword of any rule and no known value (in
-   * any form) occurs in it. Always true when the session has patterns of its own. One pass; for
-   * JSON text too, since no keyword or listed form has characters JSON escapes.
+   * any form) occurs in it. Always true when the session has patterns of its own. One pass;
+   * for plain text (JSON text goes through `redactJson`, which reads its escapes).
    */
   mayHaveSecrets(text: string): boolean {
     return this.#patterns.length > 0 || this.#scanner.mayMatch(text);
@@ -123,12 +123,13 @@ export class Redactor {
   }
 
   /**
-   * Redacts a serialized JSON value. Undefined when there is nothing to redact, decided from
-   * the text itself in one pass when the session has no user patterns (the common case: no
-   * parse, no walk). A value too deeply nested to walk is redacted as text and becomes a string.
+   * Redacts a value serialized by JSON.stringify. Undefined when there is nothing to redact,
+   * decided from the text itself in one pass when the session has no user patterns (the
+   * common case: no parse, no walk; see KeywordScanner.mayFindInJson). A value too deeply
+   * nested to walk is redacted as text and becomes a string.
    */
   redactJson(json: string): RedactedJson | undefined {
-    if (!this.mayHaveSecrets(json)) return undefined;
+    if (!this.#mayFindInJson(json)) return undefined;
     let result: { readonly value: unknown; readonly redactions: readonly Redaction[] };
     try {
       // The text was checked above: walk the parsed value without serializing it again.
@@ -147,7 +148,12 @@ export class Redactor {
     return { value: result.value as JsonValue, json: JSON.stringify(result.value), redactions: result.redactions };
   }
 
-  /** `mayHaveSecrets` of a value's JSON text: one pass instead of one scan per string. */
+  /** Whether the walk could replace anything in the value JSON.stringify wrote as `json`. */
+  #mayFindInJson(json: string): boolean {
+    return this.#patterns.length > 0 || this.#scanner.mayFindInJson(json);
+  }
+
+  /** `#mayFindInJson` of a value's JSON text: one pass instead of one scan per string. */
   #mayHaveSecretsIn(value: object): boolean {
     if (this.#patterns.length > 0) return true;
     let json: string | undefined;
@@ -157,7 +163,7 @@ export class Redactor {
       // A cycle or a BigInt: the walk decides, string by string.
       return true;
     }
-    return json === undefined || this.#scanner.mayMatch(json);
+    return json === undefined || this.#mayFindInJson(json);
   }
 
   #walk(value: unknown, path: (string | number)[], root: string, redactions: Redaction[]): unknown {

@@ -13,7 +13,7 @@
 
 import { rules as presetRules } from "@secretlint/secretlint-rule-preset-recommend";
 import type { Finding, KeywordRule } from "./keyword-rule.js";
-import { passwordRangeInUrl } from "./url-password.js";
+import { mayHaveUserinfoInJson, passwordRangeInUrl } from "./url-password.js";
 
 /** What a rule needs of secretlint's context; the rest of its API is not used by scanner rules. */
 interface RuleContext {
@@ -58,6 +58,8 @@ interface RuleSpec {
   readonly filePath?: string;
   /** Keywords too common to open a window at each one: a cheap test of the text at the keyword. */
   readonly near?: (text: string, at: number) => boolean;
+  /** The same test on JSON text, for `KeywordRule.mayReportInJson`; required with `near`. */
+  readonly nearInJson?: (json: string, at: number) => boolean;
   /** For URL rules: redact the password only, leaving scheme, user and host readable. */
   readonly narrowToPassword?: boolean;
 }
@@ -110,6 +112,7 @@ export const SECRETLINT_RULE_SPECS: readonly RuleSpec[] = [
     keywords: ["://"],
     kind: "url-password",
     near: hasUserinfo,
+    nearInJson: mayHaveUserinfoInJson,
     narrowToPassword: true,
     before: 8,
     after: 800,
@@ -146,6 +149,7 @@ export const SECRETLINT_RULE_SPECS: readonly RuleSpec[] = [
     keywords: ["://"],
     kind: "url-password",
     near: hasUserinfo,
+    nearInJson: mayHaveUserinfoInJson,
     narrowToPassword: true,
     before: 16,
     after: 1_024,
@@ -201,6 +205,7 @@ function windowedRule(creator: RuleCreator, spec: RuleSpec): KeywordRule {
   return {
     name: `secretlint:${spec.id}`,
     keywords: spec.keywords,
+    ...(spec.nearInJson === undefined ? {} : { mayReportInJson: spec.nearInJson }),
     scan(text, at, found) {
       if (file === undefined) return Number.POSITIVE_INFINITY;
       if (spec.near !== undefined && !spec.near(text, at)) return at + 1;

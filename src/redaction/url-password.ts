@@ -27,6 +27,40 @@ export function passwordRangeInUrl(text: string, at: number): { start: number; e
   return { start: colon + 1, end: atSign };
 }
 
+/**
+ * For a `://` at `at` in JSON text (JSON.stringify's output): false when `passwordRangeInUrl`,
+ * run on the decoded string there, certainly finds no password: no `:` then, at least one
+ * character later, an `@` before the authority ends. Reads each escape as what it decodes to:
+ * `\"`, `\\`, `\n` and the other control characters end an authority; a lone surrogate
+ * (`\ud800`) does not.
+ */
+export function mayHaveUserinfoInJson(json: string, at: number): boolean {
+  const limit = json.length;
+  let index = at + 3;
+  // Positions in the decoded string, counted from `://`.
+  let colon = -1;
+  let atSign = -1;
+  for (let decoded = 0; decoded < MAX_AUTHORITY_CHARS && index < limit; decoded++) {
+    let code = json.charCodeAt(index);
+    let width = 1;
+    if (code === 0x5c) {
+      // JSON.stringify writes `\uXXXX` for control characters and lone surrogates only.
+      if (json[index + 1] !== "u") break;
+      code = Number.parseInt(json.slice(index + 2, index + 6), 16);
+      width = 6;
+      if (Number.isNaN(code)) return true;
+    } else if (code === 0x22) {
+      // The string ends.
+      break;
+    }
+    if (code === 0x40) atSign = decoded;
+    else if (code === 0x3a && colon === -1) colon = decoded;
+    else if (endsAuthority(code)) break;
+    index += width;
+  }
+  return colon !== -1 && colon + 1 < atSign;
+}
+
 /** `/ ? #` end an authority (RFC 3986); so do whitespace, quotes and the brackets text puts around URLs. */
 function endsAuthority(code: number): boolean {
   return (
@@ -78,6 +112,7 @@ export function isPlaceholderPassword(password: string): boolean {
 export const urlPasswordRule: KeywordRule = {
   name: "url-password",
   keywords: ["://"],
+  mayReportInJson: mayHaveUserinfoInJson,
   scan(text, at, found) {
     // A scheme is a letter followed by letters, digits, `+`, `-` or `.` (RFC 3986 §3.1).
     if (at === 0 || !/[A-Za-z0-9+.-]/.test(text[at - 1]!)) return at + 1;

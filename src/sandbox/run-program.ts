@@ -6,11 +6,19 @@
 import type { Diagnostic, JsonValue, RunError, RunErrorCode, RunResult } from "../contract.js";
 import type { PipelineContext } from "../execute-tool-call.js";
 import type { Budgets } from "../scheduler/deadline.js";
-import { capErrorText, decodeProgramResult, encodeGuestConfig, MAX_ERROR_TEXT_CHARS } from "../../runtime/wire.js";
+import {
+  BUDGET_PATH,
+  capErrorText,
+  decodeProgramResult,
+  encodeGuestConfig,
+  MAX_ERROR_TEXT_CHARS,
+  TIMER_PATH,
+} from "../../runtime/wire.js";
 import type { CompiledProgram } from "../program/compile-program.js";
 import { PROGRAM_FILE, toModelPosition } from "../program/program-wrapper.js";
 import { SUGGESTION_LOOKUPS_PER_RUN } from "../registry/closest-tool-names.js";
 import { RunLog } from "./run-log.js";
+import { RunTimer } from "./run-timer.js";
 import type { SandboxEnding, SandboxExecution, SandboxExecutor, SandboxOutcome } from "./sandbox-executor.js";
 import { ToolBridge, type DiscoveryHandler } from "./tool-bridge.js";
 
@@ -107,6 +115,7 @@ class ProgramRun {
   readonly #callsController = new AbortController();
   readonly #log: RunLog;
   readonly #bridge: ToolBridge;
+  readonly #timer: RunTimer;
   #execution: SandboxExecution | undefined;
   #ending: RunError | undefined;
 
@@ -116,6 +125,7 @@ class ProgramRun {
     this.#limits = options.limits;
     this.#budgets = { ...options.pipeline.budgets, runDeadlineAt: Date.now() + options.limits.wallTimeMs };
     this.#log = new RunLog(options.limits.maxLogLines, options.limits.maxLogBytes);
+    this.#timer = new RunTimer(() => this.#runDeadlineAt);
     this.#bridge = new ToolBridge({
       programId: options.programId,
       pipeline: {
@@ -134,7 +144,26 @@ class ProgramRun {
           message: `The program made more than ${this.#limits.maxToolCalls} tool calls; batch the work or narrow it.`,
         }),
       discovery: options.discovery,
+      runRequests: new Map([
+        [TIMER_PATH, this.#timer.wake],
+        [BUDGET_PATH, () => JSON.stringify(this.#budget())],
+      ]),
     });
+  }
+
+  get #runDeadlineAt(): number {
+    return this.#budgets.runDeadlineAt ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** What `tools.$budget()` answers: the time and calls left before a limit ends the run. */
+  #budget(): { timeLeftMs: number; callsLeft: number; callsMade: number } {
+    const deadlineAt = Math.min(this.#runDeadlineAt, this.#budgets.sessionDeadlineAt ?? Number.POSITIVE_INFINITY);
+    const callsMade = this.#bridge.callsMade;
+    return {
+      timeLeftMs: Math.max(0, Math.floor(deadlineAt - Date.now())),
+      callsLeft: Math.max(0, this.#limits.maxToolCalls - callsMade),
+      callsMade,
+    };
   }
 
   async execute(): Promise<RunResult> {
@@ -161,6 +190,7 @@ class ProgramRun {
       outcome = await this.#execution.outcome;
     } finally {
       stopWatching();
+      this.#timer.close();
       this.#bridge.close();
       // Cancelling after the isolate is gone: late results have nowhere to go, but each call still gets its record.
       this.#callsController.abort();
@@ -225,8 +255,7 @@ class ProgramRun {
     if (this.#ending !== undefined) return failed(this.#ending);
     if (ending.kind !== "returned") return failed(this.#sandboxError(ending));
     // A program that only failed because a call hit the run's deadline ran out of time.
-    if (Date.now() >= (this.#budgets.runDeadlineAt ?? Number.POSITIVE_INFINITY))
-      return failed(this.#limitError("TIMEOUT"));
+    if (Date.now() >= this.#runDeadlineAt) return failed(this.#limitError("TIMEOUT"));
     const decoded = decodeProgramResult(ending.resultText);
     if (!decoded.ok) return failed(locateRuntimeError(decoded.code, decoded.message, decoded.stack, this.#program));
     try {

@@ -3,7 +3,8 @@
 // sizes and depth are checked before anything is parsed, `__proto__` keys are dropped, and the
 // call runs through the one pipeline. Every call gets exactly one record, trace events and one
 // answer envelope, never a rejection; answers not ready when their batch is answered wait for
-// the guest's next `wait`.
+// the guest's next `wait`. The run's own requests (`$timer`, `$budget`) cross the same way but
+// are answered by the run: no record, no part of `maxToolCalls`.
 
 import type { CallErrorCode, CallRecord, JsonValue, ToolCall, ToolDefinedCode } from "../contract.js";
 import {
@@ -42,6 +43,21 @@ export interface ToolBridgeOptions {
   /** Called once when the program exceeds `maxToolCalls`; the run should end. */
   readonly onCallLimit: () => void;
   readonly discovery?: DiscoveryHandler | undefined;
+  /**
+   * Answers for the run's own requests by path (`$timer`, `$budget`): not tool calls, so they
+   * get no record and use none of `maxToolCalls`. Each takes the request's text (as the guest
+   * sent it, unparsed) and gives the JSON text of its value, at once or later; it must not throw.
+   */
+  readonly runRequests?: ReadonlyMap<string, RunRequestHandler>;
+}
+
+/** Answers one of the run's own requests; see `ToolBridgeOptions.runRequests`. */
+export type RunRequestHandler = (text: string) => string | Promise<string>;
+
+/** A call's place among the requests of the run (the wire's index) and among its calls. */
+interface CallSlot {
+  readonly index: number;
+  readonly number: number;
 }
 
 /**
@@ -71,7 +87,10 @@ export class ToolBridge {
   #idle: (() => void) | undefined;
   #closed = false;
   #bytesIn = 0;
+  /** Requests so far, the run's own included: the next one's index on the wire. */
   #sequence = 0;
+  /** Tool calls so far, refused ones included: they number call ids and count to `maxToolCalls`. */
+  #calls = 0;
   /** Answers of calls that finished after their batch was answered, for the next `wait`. */
   #ready: string[] = [];
   #waiter: ((answerText: string) => void) | undefined;
@@ -84,6 +103,11 @@ export class ToolBridge {
   /** One record per call made, in call order. */
   get records(): CallRecord[] {
     return this.#records.filter((record): record is CallRecord => record !== undefined);
+  }
+
+  /** Calls the program has made so far, refused ones included (the run's own requests are not calls). */
+  get callsMade(): number {
+    return this.#calls;
   }
 
   /** Bytes of results handed into the sandbox. */
@@ -115,7 +139,7 @@ export class ToolBridge {
     const batch = decodeCallBatch(batchText);
     // Only a damaged guest runtime sends this; it still leaves a record.
     if (batch === undefined)
-      return this.#answerNow([this.#refuse(this.#sequence++, "", "INPUT_INVALID", "Malformed call batch.")]);
+      return this.#answerNow([this.#refuse(this.#nextSlot(), "", "INPUT_INVALID", "Malformed call batch.")]);
     const answers: string[] = [];
     let waiting: Promise<string> | undefined;
     for (const request of batch.requests) {
@@ -143,15 +167,18 @@ export class ToolBridge {
    * promise of one. Never throws or rejects.
    */
   handle = (path: unknown, argsJson: unknown): string | Promise<string> => {
-    const index = this.#sequence++;
-    const refused = this.#admit(index, path);
+    const runRequest = typeof path === "string" ? this.#options.runRequests?.get(path) : undefined;
+    if (runRequest !== undefined) return this.#answerRunRequest(this.#sequence++, runRequest, argsJson);
+    const slot = this.#nextSlot();
+    const { index } = slot;
+    const refused = this.#admit(slot, path);
     if (refused !== undefined) return refused;
     const tool = path as string;
-    if (typeof argsJson !== "string") return this.#refuse(index, tool, "INPUT_INVALID", "Malformed tool call.");
+    if (typeof argsJson !== "string") return this.#refuse(slot, tool, "INPUT_INVALID", "Malformed tool call.");
     // Checked before parsing: a hostile program controls both the size and the nesting.
     if (argsJson.length > this.#options.maxArgumentBytes) {
       return this.#refuse(
-        index,
+        slot,
         tool,
         "ARGUMENT_TOO_LARGE",
         `The arguments are larger than ${this.#options.maxArgumentBytes} bytes.`,
@@ -160,7 +187,7 @@ export class ToolBridge {
     }
     if (exceedsJsonDepth(argsJson, this.#options.maxArgumentDepth)) {
       return this.#refuse(
-        index,
+        slot,
         tool,
         "ARGUMENT_TOO_LARGE",
         `The arguments are nested deeper than ${this.#options.maxArgumentDepth} levels.`,
@@ -169,7 +196,7 @@ export class ToolBridge {
     }
     if (this.#pendingArgumentBytes + argsJson.length > this.#options.maxPendingArgumentBytes) {
       return this.#refuse(
-        index,
+        slot,
         tool,
         "ARGUMENT_TOO_LARGE",
         `Calls still in flight hold ${this.#pendingArgumentBytes} bytes of arguments; the limit is ${this.#options.maxPendingArgumentBytes}. Wait for some to finish (bound the parallelism).`,
@@ -181,9 +208,9 @@ export class ToolBridge {
       // A reviver makes parsing several times slower: use it only when the key can be there.
       input = argsJson.includes("__proto__") ? JSON.parse(argsJson, dropProtoKeys) : JSON.parse(argsJson);
     } catch {
-      return this.#refuse(index, tool, "INPUT_INVALID", "The arguments are not valid JSON.", argsJson.length);
+      return this.#refuse(slot, tool, "INPUT_INVALID", "The arguments are not valid JSON.", argsJson.length);
     }
-    const callId = this.#callId(index);
+    const callId = this.#callId(slot);
     if (tool === SEARCH_PATH || tool === DESCRIBE_PATH)
       return this.#track(this.#discover(index, callId, tool, input, argsJson.length));
     const call: ToolCall = { id: callId, tool, input, caller: "program", programId: this.#options.programId };
@@ -210,41 +237,55 @@ export class ToolBridge {
   #start(request: CallRequest): string | Promise<string> {
     if (request.kind === "call") return this.handle(request.path, request.argsJson);
     // Refused inside the sandbox before its arguments crossed: it is still a call of the run.
-    const index = this.#sequence++;
-    const refused = this.#admit(index, request.path);
+    const slot = this.#nextSlot();
+    const refused = this.#admit(slot, request.path);
     if (refused !== undefined) return refused;
     const code = GUEST_REFUSAL_CODES.has(request.code) ? (request.code as CallErrorCode) : "INPUT_INVALID";
     const message = request.reason === "" ? "The call was refused inside the sandbox." : request.reason;
-    return this.#refuse(index, request.path, code, message, Math.max(0, Math.floor(request.bytes)));
+    return this.#refuse(slot, request.path, code, message, Math.max(0, Math.floor(request.bytes)));
+  }
+
+  #nextSlot(): CallSlot {
+    return { index: this.#sequence++, number: this.#calls++ };
+  }
+
+  /** One of the run's own requests: answered by its handler, at once or later, with the request's index. */
+  #answerRunRequest(index: number, answer: RunRequestHandler, text: unknown): string | Promise<string> {
+    if (this.#closed) return encodeCallFailure(index, null, "RUN_FINISHED", "The program has already finished.");
+    const json = answer(typeof text === "string" ? text : "");
+    return typeof json === "string"
+      ? encodeCallSuccess(index, json)
+      : json.then((value) => encodeCallSuccess(index, value));
   }
 
   /** The refusals every call can get before its arguments are looked at, or undefined. */
-  #admit(index: number, path: unknown): string | undefined {
+  #admit(slot: CallSlot, path: unknown): string | undefined {
     if (this.#closed)
-      return this.#refuse(index, path, "RUN_FINISHED", "The program has already finished; this call was not made.");
-    if (index >= this.#options.maxToolCalls) {
-      if (index === this.#options.maxToolCalls) this.#options.onCallLimit();
+      return this.#refuse(slot, path, "RUN_FINISHED", "The program has already finished; this call was not made.");
+    if (slot.number >= this.#options.maxToolCalls) {
+      if (slot.number === this.#options.maxToolCalls) this.#options.onCallLimit();
       return this.#refuse(
-        index,
+        slot,
         path,
         "TOOL_CALL_LIMIT",
         `The program made more than ${this.#options.maxToolCalls} tool calls.`,
       );
     }
-    if (typeof path !== "string") return this.#refuse(index, "", "INPUT_INVALID", "Malformed tool call.");
+    if (typeof path !== "string") return this.#refuse(slot, "", "INPUT_INVALID", "Malformed tool call.");
     // The guest refuses such paths itself; this holds if it did not.
     if (path.length > MAX_TOOL_PATH_CHARS)
-      return this.#refuse(index, path, "TOOL_NOT_FOUND", `No tool has a name of ${path.length} characters.`);
+      return this.#refuse(slot, path, "TOOL_NOT_FOUND", `No tool has a name of ${path.length} characters.`);
     return undefined;
   }
 
-  #callId(index: number): string {
-    return `${this.#options.programId}.${index + 1}`;
+  #callId(slot: CallSlot): string {
+    return `${this.#options.programId}.${slot.number + 1}`;
   }
 
   /** A call refused by the bridge: its record and trace events, as the pipeline gives every call. */
-  #refuse(index: number, path: unknown, code: CallErrorCode, message: string, bytesIn = 0): string {
-    const call = this.#callOf(index, path);
+  #refuse(slot: CallSlot, path: unknown, code: CallErrorCode, message: string, bytesIn = 0): string {
+    const { index } = slot;
+    const call = this.#callOf(slot, path);
     const { outcome, record } = startCallRecord(
       call,
       this.#options.pipeline.trace,
@@ -254,9 +295,9 @@ export class ToolBridge {
     return encodeCallFailure(index, call.id, code, outcome.status === "ok" ? message : outcome.error.message);
   }
 
-  #callOf(index: number, path: unknown): ToolCall {
+  #callOf(slot: CallSlot, path: unknown): ToolCall {
     return {
-      id: this.#callId(index),
+      id: this.#callId(slot),
       tool: typeof path === "string" ? path.slice(0, MAX_RECORDED_PATH_CHARS) : "",
       input: undefined,
       caller: "program",

@@ -19,6 +19,9 @@ import {
   type RateLimitRule,
 } from "./rate-limiter.js";
 
+/** Reads of one namespace in flight at once per run, unless `maxConcurrentReads` says otherwise. */
+export const DEFAULT_MAX_CONCURRENT_READS = 64;
+
 export interface SchedulerOptions {
   /** Reads of one namespace in flight at once, per run (or for direct calls). Default 64. */
   readonly maxConcurrentReads?: number;
@@ -51,7 +54,7 @@ export class ToolScheduler {
 
   /** Throws `OPTION_INVALID` when `maxConcurrentReads` is not a positive integer (0 would hang every read). */
   constructor(options: SchedulerOptions = {}) {
-    const maxConcurrentReads = options.maxConcurrentReads ?? 64;
+    const maxConcurrentReads = options.maxConcurrentReads ?? DEFAULT_MAX_CONCURRENT_READS;
     if (!Number.isInteger(maxConcurrentReads) || maxConcurrentReads < 1) {
       throw new SwitchyardError(
         "OPTION_INVALID",
@@ -82,6 +85,11 @@ export class ToolScheduler {
     maxWaitMs: number,
   ): RateLimitReservation | Promise<RateLimitReservation> {
     return this.#rateLimiter.reserve(buckets, maxWaitMs);
+  }
+
+  /** Reads of one namespace this scheduler runs at once per run (the rest queue). */
+  get maxConcurrentReads(): number {
+    return this.#maxConcurrentReads;
   }
 
   /**

@@ -3,8 +3,10 @@
 // examples. Output depends only on the tools and their order; it compiles together with
 // RUNTIME_DECLARATIONS, which holds what every run has (console, $search, $describe).
 
+import { MAX_PENDING_TIMERS } from "../../runtime/guest-timers.js";
 import type { JsonSchema, JsonValue } from "../contract.js";
 import { formatJsDoc, splitLines } from "./jsdoc.js";
+import { describeResultCount, type ObservedSchema, observedToJsonSchema } from "./observed-schema.js";
 import { schemaToTypeScript, toTypeName } from "./schema-to-typescript.js";
 
 /** What the declarations need to know of one tool. */
@@ -23,14 +25,20 @@ export interface DeclarationTool {
    * a missing cast; inputs and tool names stay checked either way.
    */
   outputSchema?: JsonSchema;
+  /**
+   * The shape observed in the tool's results, used when it has no `outputSchema`: rendered as
+   * `<Namespace><Name>Observed` with a comment giving the count and saying it is not guaranteed.
+   */
+  observedOutput?: { readonly schema: ObservedSchema; readonly results: number };
   /** Rendered as `@example` calls. */
   inputExamples?: readonly JsonValue[];
 }
 
 /**
  * Declarations every run has, to compile once beside `generateDeclarations(...)`: the
- * `ToolsRuntime` members of `tools` (`$search`, `$describe`), `ToolReference`,
- * `ToolCallError` and `console`, which lib ES2022 does not declare.
+ * `ToolsRuntime` members of `tools` (`$search`, `$describe`, `$budget`), `ToolReference`,
+ * `ToolCallError` and its guard `isToolCallError`, `RunBudget`, the timers (`sleep`,
+ * `setTimeout`, `clearTimeout`) and `console`, which lib ES2022 does not declare.
  */
 export const RUNTIME_DECLARATIONS = `/** A tool found by \`tools.$search\`. */
 interface ToolReference {
@@ -55,13 +63,33 @@ interface ToolCallError extends Error {
   readonly details?: unknown;
 }
 
+/** Whether a caught value is the ToolCallError of a failed call. */
+declare function isToolCallError(value: unknown): value is ToolCallError;
+
+/** What \`tools.$budget()\` answers. */
+interface RunBudget {
+  /** Until the run's time limit ends it (TIMEOUT). */
+  timeLeftMs: number;
+  /** Tool calls left before TOOL_CALL_LIMIT. */
+  callsLeft: number;
+  callsMade: number;
+}
+
 /** Members of \`tools\` that every run has, besides the tools themselves. */
 interface ToolsRuntime {
   /** Finds tools by words ("bm25", the default) or by a regular expression over names and descriptions ("regex"). */
   $search(query: string, options?: { limit?: number; mode?: "bm25" | "regex" }): Promise<ToolReference[]>;
   /** Returns the TypeScript declaration of one tool, by full name. */
   $describe(name: string): Promise<string>;
+  /** The time and tool calls left to this run; not itself a tool call. */
+  $budget(): Promise<RunBudget>;
 }
+
+/** Waits \`ms\` milliseconds, counted against the run's time limit. */
+declare function sleep(ms: number): Promise<void>;
+/** A timer never fires once the program has returned; at most ${MAX_PENDING_TIMERS} pending. */
+declare function setTimeout<A extends unknown[]>(callback: (...args: A) => void, ms?: number, ...args: A): number;
+declare function clearTimeout(id: number | undefined): void;
 
 /** Output written here is returned with the run's logs. */
 declare const console: {
@@ -73,7 +101,16 @@ declare const console: {
 `;
 
 // Names RUNTIME_DECLARATIONS and the es2022 lib already declare; a tool's types avoid them.
-const RESERVED_TYPE_NAMES = ["ToolReference", "ToolCallError", "ToolsRuntime", "Promise", "Array", "Record", "Error"];
+const RESERVED_TYPE_NAMES = [
+  "ToolReference",
+  "ToolCallError",
+  "ToolsRuntime",
+  "RunBudget",
+  "Promise",
+  "Array",
+  "Record",
+  "Error",
+];
 
 const INDENT = "  ";
 // Examples longer than this are left out: an @example is for copying, not for reading a dump.
@@ -118,10 +155,7 @@ function renderDeclarations(tools: readonly DeclarationTool[], toolsTypePrefix: 
   for (const tool of tools) {
     const baseName = toTypeName(tool.namespaceIdentifier ?? "", tool.localIdentifier);
     const input = schemaToTypeScript(tool.inputSchema, { rootName: `${baseName}Input`, takenNames });
-    const output =
-      tool.outputSchema === undefined
-        ? undefined
-        : schemaToTypeScript(tool.outputSchema, { rootName: `${baseName}Output`, takenNames });
+    const output = outputTypeOf(tool, baseName, takenNames);
     typeDeclarations.push(...input.declarations, ...(output?.declarations ?? []));
 
     const indent = tool.namespaceIdentifier === undefined ? INDENT : INDENT + INDENT;
@@ -148,6 +182,23 @@ function renderDeclarations(tools: readonly DeclarationTool[], toolsTypePrefix: 
   );
   const toolsType = members.length === 0 ? "{}" : `{\n${members.join("\n")}\n}`;
   return `${[...typeDeclarations, `declare const tools: ${toolsTypePrefix}${toolsType};`].join("\n\n")}\n`;
+}
+
+/** The declared output type; else the observed one; else none (the method resolves to `any`). */
+function outputTypeOf(tool: DeclarationTool, baseName: string, takenNames: Set<string>) {
+  if (tool.outputSchema !== undefined) {
+    return schemaToTypeScript(tool.outputSchema, { rootName: `${baseName}Output`, takenNames });
+  }
+  const observed = tool.observedOutput;
+  if (observed === undefined || observed.schema.type === undefined) return undefined;
+  const comment =
+    `Observed from ${describeResultCount(observed.results)} of this tool, which declares no output schema: ` +
+    "likely, not guaranteed. A later result may lack a field listed here or carry one that is not.";
+  return schemaToTypeScript(observedToJsonSchema(observed.schema, comment), {
+    rootName: `${baseName}Observed`,
+    takenNames,
+    unconstrained: "any",
+  });
 }
 
 /** True when the input schema requires a property, so a call needs an argument. */

@@ -22,6 +22,12 @@ export interface SchemaToTypeScriptOptions {
    * added, so calls sharing one set never collide. Default: a fresh set.
    */
   readonly takenNames?: Set<string>;
+  /**
+   * What a schema that allows anything becomes (`true`, `{}`, an array without `items`, the
+   * values of an open object). Default `unknown`; observed types use `any`, so the part of a
+   * result nobody has seen yet is trusted rather than refused.
+   */
+  readonly unconstrained?: "unknown" | "any";
 }
 
 /** The TypeScript rendering of one schema. */
@@ -70,6 +76,7 @@ export function schemaToTypeScript(schema: JsonSchema, options: SchemaToTypeScri
     refNames: new Map(),
     declarations: [""],
     visitsLeft: MAX_VISITS,
+    unconstrained: options.unconstrained ?? "unknown",
   };
   state.rootName = allocateName(state.takenNames, options.rootName);
   state.refNames.set("#", state.rootName);
@@ -98,6 +105,7 @@ interface RenderState {
   /** Slots are reserved before a type is rendered, so the order is the order of first use. */
   readonly declarations: string[];
   visitsLeft: number;
+  readonly unconstrained: "unknown" | "any";
 }
 
 interface RenderContext {
@@ -131,7 +139,7 @@ function render(schema: unknown, context: RenderContext): TypeText {
   const { state } = context;
   if (--state.visitsLeft < 0) return unknownBecause("schema too large to render");
   if (context.depth > MAX_SCHEMA_DEPTH) return unknownBecause(`nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
-  if (schema === true) return atom("unknown");
+  if (schema === true) return atom(state.unconstrained);
   if (schema === false) return atom("never");
   if (!isRecord(schema)) return unknownBecause("not a schema");
 
@@ -171,7 +179,7 @@ function render(schema: unknown, context: RenderContext): TypeText {
   if (typed.length > 0) return intersection(typed, context);
   if (parts.length > 0) return atom("unknown");
   const unexpressible = UNEXPRESSIBLE_KEYWORDS.filter((keyword) => schema[keyword] !== undefined);
-  if (unexpressible.length === 0) return atom("unknown");
+  if (unexpressible.length === 0) return atom(state.unconstrained);
   return unknownBecause(`${unexpressible.join("/")} cannot be expressed`);
 }
 
@@ -266,7 +274,7 @@ function renderIndexSignature(
   }
   const additional = schema.additionalProperties;
   if (additional === true || (additional === undefined && !hasNamedMembers && types.length === 0)) {
-    types.push(atom("unknown"));
+    types.push(atom(context.state.unconstrained));
   } else if (additional !== undefined && additional !== false) {
     types.push(render(additional, context));
     doc.push(...schemaDocLines(additional));
@@ -288,7 +296,7 @@ function renderArray(schema: Record<string, unknown>, context: RenderContext): T
   if (Array.isArray(schema.prefixItems)) return renderTuple(schema.prefixItems, schema.items, elementContext);
   if (Array.isArray(schema.items)) return renderTuple(schema.items, schema.additionalItems, elementContext);
   const items = schema.items;
-  if (items === undefined || items === true) return atom("unknown[]");
+  if (items === undefined || items === true) return atom(`${context.state.unconstrained}[]`);
   if (items === false) return atom("[]");
   const doc = schemaDocLines(items);
   if (doc.length === 0) {

@@ -9,6 +9,7 @@
 import { ToolError } from "../errors.js";
 import { globToRegExp } from "../permissions/permission-gate.js";
 import type { CatalogSnapshot, RegisteredTool } from "../registry/tool-registry.js";
+import type { ObservedType } from "../schema/observed-output-types.js";
 import {
   type DeclarationTool,
   generateToolDeclaration,
@@ -81,8 +82,9 @@ export class Discovery {
   readonly #options: DiscoveryOptions;
   readonly #alwaysLoaded: readonly RegExp[];
   readonly #loaded = new Set<string>();
-  // Keyed weakly by tool: a tool replaced by a catalog change drops out with its entries.
-  readonly #declarationCache = new WeakMap<RegisteredTool, string>();
+  // Keyed weakly by tool: a tool replaced by a catalog change drops out with its entries. A
+  // declaration holds the tool's observed type, so it is also keyed by that type's revision.
+  readonly #declarationCache = new WeakMap<RegisteredTool, { readonly revision: number; readonly text: string }>();
   readonly #tokenCache = new WeakMap<RegisteredTool, number>();
   readonly #embeddings: EmbeddingIndex | undefined;
   #snapshot: CatalogSnapshot | undefined;
@@ -90,10 +92,21 @@ export class Discovery {
   lastEmbeddingError: Error | undefined;
 
   readonly #isOffered: (tool: string) => boolean;
+  readonly #observedTypeOf: (tool: string) => ObservedType | undefined;
 
-  /** `isOffered` says whether a model may be shown a tool (false: every call to it is denied). Default: all are. */
-  constructor(options: DiscoveryOptions = {}, isOffered: (tool: string) => boolean = () => true) {
+  /**
+   * `isOffered` says whether a model may be shown a tool (false: every call to it is denied).
+   * Default: all are. `observedTypeOf` gives a tool's observed output type for the answers'
+   * declarations; the token counts (and so the choice to defer) leave observed types out, so
+   * that results never tip a catalog from loaded to deferred.
+   */
+  constructor(
+    options: DiscoveryOptions = {},
+    isOffered: (tool: string) => boolean = () => true,
+    observedTypeOf: (tool: string) => ObservedType | undefined = () => undefined,
+  ) {
     this.#options = options;
+    this.#observedTypeOf = observedTypeOf;
     this.#alwaysLoaded = (options.alwaysLoaded ?? []).map(globToRegExp);
     this.#isOffered = isOffered;
     this.#embeddings = options.embed === undefined ? undefined : new EmbeddingIndex(options.embed);
@@ -300,7 +313,7 @@ export class Discovery {
     for (const tool of tools) {
       let tokens = this.#tokenCache.get(tool);
       if (tokens === undefined) {
-        tokens = bestTokenCounter().count(this.#declarationOf(tool));
+        tokens = bestTokenCounter().count(generateToolDeclaration(declarationToolOf(tool)));
         this.#tokenCache.set(tool, tokens);
       }
       total += tokens;
@@ -310,16 +323,20 @@ export class Discovery {
 
   #declarationsOf(tools: readonly RegisteredTool[]): string {
     if (tools.length === 1) return this.#declarationOf(tools[0] as RegisteredTool);
-    return generateToolDeclarations(tools.map(declarationToolOf));
+    return generateToolDeclarations(
+      tools.map((tool) => declarationToolOf(tool, this.#observedTypeOf(tool.definition.name))),
+    );
   }
 
   #declarationOf(tool: RegisteredTool): string {
+    const observed = this.#observedTypeOf(tool.definition.name);
+    const revision = observed?.revision ?? -1;
     let declaration = this.#declarationCache.get(tool);
-    if (declaration === undefined) {
-      declaration = generateToolDeclaration(declarationToolOf(tool));
+    if (declaration?.revision !== revision) {
+      declaration = { revision, text: generateToolDeclaration(declarationToolOf(tool, observed)) };
       this.#declarationCache.set(tool, declaration);
     }
-    return declaration;
+    return declaration.text;
   }
 
   #requireSnapshot(): CatalogSnapshot {
@@ -328,8 +345,8 @@ export class Discovery {
   }
 }
 
-/** The declaration input of a registered tool. */
-export function declarationToolOf(tool: RegisteredTool): DeclarationTool {
+/** The declaration input of a registered tool, with its observed output type when it declares none. */
+export function declarationToolOf(tool: RegisteredTool, observed?: ObservedType): DeclarationTool {
   return {
     name: tool.definition.name,
     namespaceIdentifier: tool.parsedName.namespaceIdentifier,
@@ -337,6 +354,9 @@ export function declarationToolOf(tool: RegisteredTool): DeclarationTool {
     description: tool.definition.description,
     inputSchema: tool.definition.inputSchema,
     ...(tool.definition.outputSchema === undefined ? {} : { outputSchema: tool.definition.outputSchema }),
+    ...(tool.definition.outputSchema !== undefined || observed === undefined
+      ? {}
+      : { observedOutput: { schema: observed.schema, results: observed.results } }),
     ...(tool.definition.inputExamples === undefined ? {} : { inputExamples: tool.definition.inputExamples }),
   };
 }

@@ -1,11 +1,12 @@
 // Query expansion for the lexical search: turns a query into concepts, each the query's own
 // term (matched at full weight) plus the related terms the vocabulary table lists for it
 // (matched at a lower weight by the index). Phrases of the table ("look up", "pull request") are
-// matched in the query before single words, and a word inside a matched phrase does not expand
-// on its own. Pure and deterministic; the table is compiled once per expander.
+// matched in the query before single words, also with one word inserted ("pull my request"), and
+// a word inside a matched phrase does not expand on its own. Pure and deterministic; the table is
+// compiled once per expander.
 
 import { isStopWord, splitWords, stem, tokenize } from "./tokenize.js";
-import { CONCEPT_GROUPS } from "./vocabulary.js";
+import { CONCEPT_GROUPS, ONE_WAY_TERMS, QUESTION_WORDS, READING_WORDS } from "./vocabulary.js";
 
 /** One unit of meaning of a query, as the index scores it. */
 export interface QueryConcept {
@@ -18,6 +19,24 @@ export interface QueryConcept {
   readonly exact: boolean;
   /** Related terms from the vocabulary; each is one stem or a phrase of stems that must all occur. */
   readonly alternatives: readonly (readonly string[])[];
+  /** How much the concept counts against a typed word, in (0, 1]. Default 1. */
+  readonly weight?: number;
+}
+
+/**
+ * Weight of the reading action a question implies (`QUESTION_WORDS`): enough to put the tool that
+ * lists products above the one that creates them for "what do we sell", too little to outweigh a
+ * word the user typed. The search benchmark's phrased queries gain alike from 0.2 to 0.5.
+ */
+export const QUESTION_WEIGHT = 0.3;
+
+const QUESTIONS: ReadonlySet<string> = new Set(QUESTION_WORDS);
+const READING: readonly (readonly string[])[] = READING_WORDS.map((word) => tokenize(word));
+
+/** A group's entry as an alternative: its content stems and their key. */
+interface Alternative {
+  readonly key: string;
+  readonly terms: readonly string[];
 }
 
 /** Longest table phrase matched in a query, in words. */
@@ -33,8 +52,9 @@ function keyOf(words: readonly string[]): string {
 }
 
 /**
- * Expands queries with a table of concept groups (default `CONCEPT_GROUPS`). A group's entries
- * all stand for one another; a word in several groups expands to all of them. A phrase of the
+ * Expands queries with a table of concept groups (default `CONCEPT_GROUPS`) and one-way terms
+ * (default `ONE_WAY_TERMS`). A group's entries all stand for one another; a word in several groups
+ * expands to all of them; an entry of a one-way list brings in its key only. A phrase of the
  * table found in a query is one concept: its words match together or not at all, so "money
  * back" does not find a tool for going back a page.
  */
@@ -42,35 +62,99 @@ export class QueryExpander {
   /** Trigger (stemmed words, stop words kept, joined by spaces) → indexes of its groups. */
   readonly #triggers = new Map<string, number[]>();
   /** Per group: its entries as content stems, the alternatives a trigger brings in. */
-  readonly #alternatives: (readonly string[])[][] = [];
+  readonly #alternatives: Alternative[][] = [];
+  readonly #groupCount: number;
 
-  constructor(groups: readonly (readonly string[])[] = CONCEPT_GROUPS) {
+  constructor(
+    groups: readonly (readonly string[])[] = CONCEPT_GROUPS,
+    oneWay: Readonly<Record<string, readonly string[]>> = ONE_WAY_TERMS,
+  ) {
     groups.forEach((group, index) => {
       const alternatives = new Map<string, readonly string[]>();
       for (const entry of group) {
-        const words = splitWords(entry).map(stemUnlessStopWord);
-        // A trigger needs a content word: "to" or "by" alone would expand half of all queries.
-        if (words.length === 0 || words.length > MAX_PHRASE_WORDS || words.every(isStopWord)) continue;
-        const key = keyOf(words);
-        const indexes = this.#triggers.get(key);
-        if (indexes === undefined) this.#triggers.set(key, [index]);
-        else if (!indexes.includes(index)) indexes.push(index);
+        if (!this.#addTrigger(entry, index)) continue;
         const content = tokenize(entry);
-        if (content.length > 0) alternatives.set(keyOf(content), content);
+        // "file a", "log in", "how many" mean what they mean through their stop word: they trigger
+        // the group, but one content word left alone ("file", "log") is not what they stand for.
+        const needsStopWord = content.length === 1 && splitWords(entry).length > 1;
+        if (content.length > 0 && !needsStopWord) alternatives.set(keyOf(content), content);
       }
-      this.#alternatives.push([...alternatives.values()]);
+      this.#alternatives.push([...alternatives].map(([key, terms]) => ({ key, terms })));
     });
+    this.#groupCount = groups.length;
+    // A one-way list is a group whose entries trigger it and whose only alternative is its key.
+    for (const [key, entries] of Object.entries(oneWay)) {
+      const content = tokenize(key);
+      if (content.length === 0) continue;
+      const index = this.#alternatives.length;
+      this.#alternatives.push([{ key: keyOf(content), terms: content }]);
+      for (const entry of entries) this.#addTrigger(entry, index);
+    }
   }
 
-  /** The number of concept groups in the table. */
-  get groupCount(): number {
-    return this.#alternatives.length;
+  // Makes `entry` a trigger of group `index`; false when it cannot be one (too long, no content word).
+  #addTrigger(entry: string, index: number): boolean {
+    const words = splitWords(entry).map(stemUnlessStopWord);
+    // A trigger needs a content word: "to" or "by" alone would expand half of all queries.
+    if (words.length === 0 || words.length > MAX_PHRASE_WORDS || words.every(isStopWord)) return false;
+    const key = keyOf(words);
+    const indexes = this.#triggers.get(key);
+    if (indexes === undefined) this.#triggers.set(key, [index]);
+    else if (!indexes.includes(index)) indexes.push(index);
+    return true;
   }
 
   /**
-   * Splits a query into concepts: table entries found in the query (longest phrase first) and
-   * the remaining content words, each matched exactly; a table entry also brings its groups'
-   * other entries as alternatives.
+   * The longest table entry starting at `index`: its words in a row, or (for two words or more)
+   * with one word inserted after the first ("whole docs site" for "whole site", "open the file" for
+   * "open file"), which people say as often, unless that word opens an entry of its own. At one
+   * length the entry in a row wins. Words already taken by another phrase are never part of a match.
+   */
+  #phraseAt(
+    stems: readonly string[],
+    index: number,
+    taken: ReadonlySet<number>,
+  ): { positions: number[]; groups: readonly number[]; gapped: boolean } | undefined {
+    for (let length = Math.min(MAX_PHRASE_WORDS, stems.length - index); length >= 1; length--) {
+      // In a row, then (two words or more, room after) with the word after the first left out.
+      for (let gap = 0; gap <= (length >= 2 && index + length < stems.length ? 1 : 0); gap++) {
+        let key = stems[index] as string;
+        let free = true;
+        for (let offset = 1; offset < length && free; offset++) {
+          free = !taken.has(index + offset + gap);
+          key += ` ${stems[index + offset + gap]}`;
+        }
+        const groups = free ? this.#triggers.get(key) : undefined;
+        if (groups === undefined) continue;
+        // A word that opens a phrase of its own ("list every page": "every page") is not an inserted one.
+        if (gap === 1 && this.#opensPhrase(stems, index + 1)) continue;
+        const positions = [index];
+        for (let offset = 1; offset < length; offset++) positions.push(index + offset + gap);
+        return { positions, groups, gapped: gap === 1 };
+      }
+    }
+    return undefined;
+  }
+
+  // True when a table entry of two words or more starts at `index`, in a row.
+  #opensPhrase(stems: readonly string[], index: number): boolean {
+    for (let length = Math.min(MAX_PHRASE_WORDS, stems.length - index); length >= 2; length--) {
+      if (this.#triggers.has(keyOf(stems.slice(index, index + length)))) return true;
+    }
+    return false;
+  }
+
+  /** The number of concept groups in the table (one-way lists not counted). */
+  get groupCount(): number {
+    return this.#groupCount;
+  }
+
+  /**
+   * Splits a query into concepts: table entries found in the query (longest phrase first, see
+   * `#phraseAt`) and the remaining content words, each matched exactly; a table entry also brings
+   * its groups' other entries as alternatives. A word inserted into a phrase is a concept of its own.
+   * A query that opens with a question word (`QUESTION_WORDS`) gets one more concept, of no words
+   * of its own, whose alternatives are `READING_WORDS`, weighted `QUESTION_WEIGHT`.
    */
   expand(query: string): QueryConcept[] {
     const words = splitWords(query);
@@ -85,32 +169,49 @@ export class QueryExpander {
       }
       return concept;
     };
+    // Words taken by a phrase matched around an inserted word, read when the loop reaches them.
+    const taken = new Set<number>();
     let index = 0;
     while (index < words.length) {
-      let span = 1;
-      for (let length = Math.min(MAX_PHRASE_WORDS, words.length - index); length >= 1; length--) {
-        const groups = this.#triggers.get(keyOf(stems.slice(index, index + length)));
-        if (groups === undefined) continue;
-        span = length;
-        const content = tokenize(words.slice(index, index + length).join(" "));
-        const concept = conceptOf(content);
-        const own = new Set(content);
-        for (const group of groups) {
-          for (const alternative of this.#alternatives[group] ?? []) {
-            // An alternative made only of the concept's own words would count them twice.
-            if (alternative.every((term) => own.has(term))) continue;
-            concept.alternatives.set(keyOf(alternative), alternative);
-          }
-        }
-        break;
+      if (taken.has(index)) {
+        index += 1;
+        continue;
       }
-      if (span === 1 && !isStopWord(words[index] as string)) conceptOf([stem(words[index] as string)]);
-      index += span;
+      const match = this.#phraseAt(stems, index, taken);
+      if (match === undefined) {
+        if (!isStopWord(words[index] as string)) conceptOf([stem(words[index] as string)]);
+        index += 1;
+        continue;
+      }
+      const content = match.positions
+        .map((position) => words[position] as string)
+        .filter((word) => !isStopWord(word))
+        .map(stem);
+      const concept = conceptOf(content);
+      const own = new Set(content);
+      for (const group of match.groups) {
+        for (const { key, terms: alternative } of this.#alternatives[group] ?? []) {
+          // An alternative made only of the concept's own words would count them twice.
+          if (alternative.every((term) => own.has(term))) continue;
+          concept.alternatives.set(key, alternative);
+        }
+      }
+      if (match.gapped) {
+        for (const position of match.positions.slice(1)) taken.add(position);
+        index += 1;
+      } else {
+        index += match.positions.length;
+      }
     }
-    return [...concepts.values()].map((concept) => ({
+    const result: QueryConcept[] = [...concepts.values()].map((concept) => ({
       terms: concept.terms,
       exact: true,
       alternatives: [...concept.alternatives.values()],
     }));
+    // A question asks to read: a concept of no words whose alternatives are the reading verbs.
+    if (result.length > 0 && QUESTIONS.has(words[0] as string)) {
+      result.push({ terms: [], exact: false, alternatives: READING, weight: QUESTION_WEIGHT });
+    }
+    return result;
   }
 }

@@ -134,6 +134,25 @@ describe("createSwitchyardFromConfig", () => {
     }
   });
 
+  it("reads observed output types from the config's observedTypes.file, and keeps none with false", async () => {
+    const folder = join(temp.path, "observed");
+    mkdirSync(folder, { recursive: true });
+    const schema = { type: "object", properties: { id: { type: "string" } }, required: ["id"] };
+    writeFileSync(
+      join(folder, "types.json"),
+      JSON.stringify({ switchyardObservedTypes: 1, tools: { "crm.get": { results: 4, schema } } }),
+    );
+    const typed = await createSwitchyardFromConfig({ observedTypes: { file: "types.json" } }, { baseDir: folder });
+    const off = await createSwitchyardFromConfig({ observedTypes: false }, { baseDir: folder });
+    try {
+      expect(typed.yard.observedTypes?.snapshot().get("crm.get")).toMatchObject({ results: 4, schema });
+      expect(off.yard.observedTypes).toBeUndefined();
+    } finally {
+      await typed.close();
+      await off.close();
+    }
+  });
+
   it("refuses a config whose shell asks for network without the sandbox", async () => {
     const error = await createSwitchyardFromConfig(
       { workspace: ".", shell: { enabled: true, unsandboxed: true, network: "host" } },

@@ -111,6 +111,16 @@ describe("loadConfig", () => {
     expect(resolveConfig({}, { baseDir: temp.path })).toMatchObject({ baseDir: temp.path, configPath: undefined });
   });
 
+  it("resolves observedTypes.file against the config's folder, and takes false", () => {
+    const base = join(temp.path, "observed");
+    expect(
+      resolveConfig({ observedTypes: { file: ".switchyard/types.json" } }, { baseDir: base }).observedTypes,
+    ).toEqual({ file: join(base, ".switchyard/types.json") });
+    expect(resolveConfig({ observedTypes: false }, { baseDir: base }).observedTypes).toBe(false);
+    expect(() => resolveConfig({ observedTypes: { file: 3 } }, { baseDir: base })).toThrow(/observedTypes/);
+    expect(() => resolveConfig({ observedTypes: true }, { baseDir: base })).toThrow(/observedTypes/);
+  });
+
   it("publishes exactly CONFIG_SCHEMA as switchyard.config.schema.json at the repository root", () => {
     const published = JSON.parse(
       readFileSync(fileURLToPath(new URL("../../switchyard.config.schema.json", import.meta.url)), "utf8"),

@@ -8,7 +8,7 @@ import {
   ToolListChangedNotificationSchema,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { CANNOT_ASK_REASON } from "../../src/gateway/gateway-approvals.js";
 import {
   createGatewayServer,
@@ -123,18 +123,36 @@ describe("createGatewayServer: tools/list_changed", () => {
     expect(before[0]!.description).not.toContain("save(");
   });
 
-  it("builds the listing once per catalog version, however many clients list it", async () => {
+  it("builds the listing once per run_program description, however many clients list it", async () => {
     const { client, gateway, yard } = await connect({ tools: [echo] });
-    const programTool = vi.spyOn(yard, "programTool");
     const first = (await client.listTools()).tools;
+    const [listed] = gateway.listTools();
     expect((await client.listTools()).tools).toEqual(first);
-    expect(gateway.listTools()).toEqual(first);
-    expect(programTool).not.toHaveBeenCalled();
+    expect(gateway.listTools()[0]).toBe(listed);
     yard.registry.addAll([save]);
     const changed = (await client.listTools()).tools;
     expect(changed[0]!.description).toContain("save(");
+    const [relisted] = gateway.listTools();
+    expect(relisted).not.toBe(listed);
     expect((await client.listTools()).tools).toEqual(changed);
-    expect(programTool).toHaveBeenCalledTimes(1);
+    expect(gateway.listTools()[0]).toBe(relisted);
+  });
+
+  it("notifies when a run gives a tool its first observed output type, and not for runs that change nothing", async () => {
+    const { client } = await connect({ tools: [echo, save] });
+    let notifications = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (notifications += 1));
+    expect((await client.listTools()).tools[0]!.description).not.toContain("NotesSaveObserved");
+    const code = "return await tools.notes.save({ text: 'a' });";
+    await client.callTool({ name: "run_program", arguments: { code } });
+    await waitFor(() => notifications > 0, 2_000, "tools/list_changed");
+    expect((await client.listTools()).tools[0]!.description).toContain("interface NotesSaveObserved {");
+    // The second result moves the count to "2+"; after that, results that fit change nothing.
+    await client.callTool({ name: "run_program", arguments: { code } });
+    await waitFor(() => notifications > 1, 2_000, "tools/list_changed");
+    await client.callTool({ name: "run_program", arguments: { code } });
+    await client.callTool({ name: "run_program", arguments: { code: "return 1;" } });
+    expect(notifications).toBe(2);
   });
 
   it("stays quiet when a deferred tool is added, and notifies when an always-loaded one is", async () => {

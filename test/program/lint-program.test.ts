@@ -24,14 +24,75 @@ describe("lintProgram: serial-await-in-loop", () => {
 
   it.each([
     ["for", "for (let i = 0; i < 3; i++) { await tools.orders.get({ id: String(i) }); }"],
-    ["for-in", "for (const key in { a: 1 }) { const r = await tools.orders.get({ id: key }); console.log(r); }"],
+    ["for-in", "for (const key in { a: 1, b: 2 }) { const r = await tools.orders.get({ id: key }); console.log(r); }"],
     ["while with a counter", "let i = 0;\nwhile (i < 3) { await tools.orders.get({ id: String(i) }); i++; }"],
     [
       "an accumulator the calls do not read",
-      "let total = 0;\nfor (const id of ['a']) { const o = await tools.orders.get({ id }); total += o.total; }",
+      "let total = 0;\nfor (const id of ['a', 'b']) { const o = await tools.orders.get({ id }); total += o.total; }",
     ],
   ])("warns in a %s loop", (_kind, source) => {
     expect(lintProgram(source).map((warning) => warning.code)).toEqual(["serial-await-in-loop"]);
+  });
+
+  it("says the host bounds the concurrency, and asks for no batching", () => {
+    const [warning] = lintProgram("for (const id of ids) await tools.orders.get({ id });");
+    expect(warning?.message).toContain("the host already bounds how many run at once");
+    expect(warning?.message).not.toMatch(/batch/);
+  });
+
+  it.each([
+    ["an array literal of one element", "for (const id of ['a']) { await tools.orders.get({ id }); }"],
+    ["an empty array literal", "for (const id of []) { await tools.orders.get({ id }); }"],
+    ["a const bound to one element", "const ids = ['a'];\nfor (const id of ids) { await tools.orders.get({ id }); }"],
+    ["an object literal of one key", "for (const key in { a: 1 }) { await tools.orders.get({ id: key }); }"],
+    ["a counting for of one step", "for (let i = 0; i < 1; i++) { await tools.orders.get({ id: String(i) }); }"],
+    [
+      "a counting for of one step, inclusive",
+      "for (let i = 1; i <= 1; i += 1) { await tools.orders.get({ id: `${i}` }); }",
+    ],
+    ["do ... while (false)", "do { await tools.orders.get({ id: 'a' }); } while (false);"],
+    ["while (false)", "while (false) { await tools.orders.get({ id: 'a' }); }"],
+  ])("stays silent on a loop that provably runs at most once: %s", (_kind, source) => {
+    expect(lintProgram(source)).toEqual([]);
+  });
+
+  it.each([
+    [
+      "a const pushed to later",
+      "const ids = ['a'];\nids.push('b');\nfor (const id of ids) { await tools.orders.get({ id }); }",
+    ],
+    ["a spread element", "for (const id of [...more]) { await tools.orders.get({ id }); }"],
+    ["a counter moved by the body", "for (let i = 0; i < 1; i++) { await tools.orders.get({ id: String(i) }); i--; }"],
+    ["two steps", "for (let i = 0; i < 2; i++) { await tools.orders.get({ id: String(i) }); }"],
+    [
+      "a let bound to one element",
+      "let ids = ['a'];\nids = more;\nfor (const id of ids) { await tools.orders.get({ id }); }",
+    ],
+  ])("still warns when the single run is not provable: %s", (_kind, source) => {
+    expect(lintProgram(source).map((warning) => warning.code)).toEqual(["serial-await-in-loop"]);
+  });
+
+  it("stays silent on an inner loop a labeled break leaves, and on tools.$budget() checked in a loop", () => {
+    const source = [
+      "outer: for (const page of pages) {",
+      "  for (const id of page.ids) {",
+      "    const budget = await tools.$budget();",
+      "    if (budget.callsLeft < 5) break outer;",
+      "    await tools.orders.get({ id });",
+      "  }",
+      "}",
+    ].join("\n");
+    expect(lintProgram(source)).toEqual([]);
+    const ownLabel =
+      "for (const id of ids) {\n  inner: for (const x of xs) { break inner; }\n  await tools.orders.get({ id });\n}";
+    expect(codes(ownLabel)).toEqual([[3, "serial-await-in-loop"]]);
+  });
+
+  it("stays silent on a loop paced with sleep, as a backoff or a rate limit is", () => {
+    const source = ["for (const id of ids) {", "  await tools.orders.get({ id });", "  await sleep(250);", "}"].join(
+      "\n",
+    );
+    expect(lintProgram(source)).toEqual([]);
   });
 
   it("stays silent on Promise.all over a mapped array", () => {
@@ -93,7 +154,7 @@ describe("lintProgram: serial-await-in-loop", () => {
 
   it("still warns when the only break belongs to an inner switch", () => {
     const source =
-      "for (const id of ['a']) {\n  const o = await tools.orders.get({ id });\n  switch (o.id) { case 'x': break; }\n}";
+      "for (const id of ['a', 'b']) {\n  const o = await tools.orders.get({ id });\n  switch (o.id) { case 'x': break; }\n}";
     expect(codes(source)).toEqual([[2, "serial-await-in-loop"]]);
   });
 
@@ -160,10 +221,11 @@ describe("lintProgram: floating-tool-call", () => {
 
 describe("lintProgram", () => {
   it("maps positions to the model's source and sorts warnings by position", () => {
-    const source = "\n\n  tools.orders.get({ id: 'a' });\nfor (const id of ['a']) { await tools.orders.get({ id }); }";
+    const source =
+      "\n\n  tools.orders.get({ id: 'a' });\nfor (const id of ['a', 'b']) { await tools.orders.get({ id }); }";
     expect(lintProgram(source).map((warning) => [warning.line, warning.column, warning.code])).toEqual([
       [3, 3, "floating-tool-call"],
-      [4, 27, "serial-await-in-loop"],
+      [4, 32, "serial-await-in-loop"],
     ]);
   });
 

@@ -506,18 +506,18 @@ describe("Switchyard.run: the bridge", () => {
 });
 
 describe("Switchyard.run: isolation and hostile programs", () => {
-  it("exposes no WebAssembly, process, require, fetch or dynamic import", async () => {
+  it("exposes no WebAssembly, process, require, fetch, setInterval or dynamic import", async () => {
     const { yard } = createYard();
     const result = await yard.run(`
       const dynamic = await import("node:fs").then(() => "loaded", () => "refused");
       return { wasm: typeof WebAssembly, process: typeof (globalThis as any).process, require: typeof (globalThis as any).require,
-               fetch: typeof (globalThis as any).fetch, setTimeout: typeof (globalThis as any).setTimeout, dynamic };`);
+               fetch: typeof (globalThis as any).fetch, setInterval: typeof (globalThis as any).setInterval, dynamic };`);
     expect(result.output).toEqual({
       wasm: "undefined",
       process: "undefined",
       require: "undefined",
       fetch: "undefined",
-      setTimeout: "undefined",
+      setInterval: "undefined",
       dynamic: "refused",
     });
   });

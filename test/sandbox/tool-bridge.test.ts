@@ -1,16 +1,27 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineTool } from "../../src/registry/define-tool.js";
-import { BLOCKING_GRACE_MS, ToolBridge, exceedsJsonDepth } from "../../src/sandbox/tool-bridge.js";
 import {
+  BLOCKING_GRACE_MS,
+  type RunRequestHandler,
+  ToolBridge,
+  exceedsJsonDepth,
+} from "../../src/sandbox/tool-bridge.js";
+import {
+  BUDGET_PATH,
   type CallRequest,
   decodeCallAnswers,
   decodeCallEnvelope,
   encodeCallBatch,
   SEARCH_PATH,
+  TIMER_PATH,
 } from "../../runtime/wire.js";
 import { createDeferred, createTestContext, drainMicrotasks } from "../helpers/pipeline-fixtures.js";
 
-function createBridge(execute = vi.fn((input: unknown) => input), maxToolCalls = 2) {
+function createBridge(
+  execute = vi.fn((input: unknown) => input),
+  maxToolCalls = 2,
+  runRequests?: ReadonlyMap<string, RunRequestHandler>,
+) {
   const tool = defineTool({
     name: "util.echo",
     description: "Echo.",
@@ -38,6 +49,7 @@ function createBridge(execute = vi.fn((input: unknown) => input), maxToolCalls =
     maxPendingArgumentBytes: 10_000,
     onCallLimit,
     discovery: { search: () => ["util.echo"], describe: () => "declare const x: 1;" },
+    ...(runRequests === undefined ? {} : { runRequests }),
   });
   return { bridge, execute, onCallLimit, events, gates };
 }
@@ -221,5 +233,72 @@ describe("ToolBridge batches", () => {
       expect.objectContaining({ index: 0, code: "INPUT_INVALID" }),
     ]);
     expect(bridge.records).toEqual([expect.objectContaining({ id: "p1.1", code: "INPUT_INVALID" })]);
+  });
+});
+
+describe("ToolBridge: the run's own requests ($timer, $budget)", () => {
+  /** A `$timer` answered when the test says, and a `$budget` answering how many calls the bridge counts. */
+  function createRunBridge(maxToolCalls = 2) {
+    const wakes: { delay: string; wake: () => void }[] = [];
+    let bridge: ToolBridge | undefined;
+    const runRequests = new Map<string, RunRequestHandler>([
+      [TIMER_PATH, (delay) => new Promise<string>((resolve) => wakes.push({ delay, wake: () => resolve("null") }))],
+      [BUDGET_PATH, () => JSON.stringify({ callsMade: bridge?.callsMade })],
+    ]);
+    const created = createBridge(undefined, maxToolCalls, runRequests);
+    bridge = created.bridge;
+    return { ...created, wakes };
+  }
+
+  it("answers them by their place in the batch, without a record, an id or a trace event", async () => {
+    const { bridge, events, wakes } = createRunBridge(10);
+    const answers = await submit(bridge, [
+      call("util.echo", '{"n":1}'),
+      call(TIMER_PATH, "250"),
+      call(BUDGET_PATH),
+      call("util.echo", '{"n":2}'),
+    ]);
+    expect(answers).toEqual([
+      { ok: true, index: 0, value: { n: 1 } },
+      { ok: true, index: 2, value: { callsMade: 1 } },
+      { ok: true, index: 3, value: { n: 2 } },
+    ]);
+    expect(wakes.map((wake) => wake.delay)).toEqual(["250"]);
+    const waited = bridge.wait();
+    wakes[0]!.wake();
+    expect(decodeCallAnswers(await waited)).toEqual([{ ok: true, index: 1, value: null }]);
+    // Call ids stay dense: p1.2 is the second tool call, not the fourth request.
+    expect(bridge.records.map((record) => record.id)).toEqual(["p1.1", "p1.2"]);
+    expect(bridge.callsMade).toBe(2);
+    expect(events.filter((event) => event.type === "tool-call-start")).toHaveLength(2);
+  });
+
+  it("does not count them against maxToolCalls", async () => {
+    const { bridge, onCallLimit } = createRunBridge(1);
+    const answers = await submit(bridge, [call(BUDGET_PATH), call(BUDGET_PATH), call("util.echo"), call(BUDGET_PATH)]);
+    expect(answers.map((answer) => answer.ok)).toEqual([true, true, true, true]);
+    expect(onCallLimit).not.toHaveBeenCalled();
+    expect((await submit(bridge, [call("util.echo")]))[0]).toMatchObject({ index: 4, code: "TOOL_CALL_LIMIT" });
+  });
+
+  it("holds a batch whose one request is a wake-up due within the grace, as it holds a call", async () => {
+    const { bridge, wakes } = createRunBridge(10);
+    const answered = submit(bridge, [call(TIMER_PATH, "1")], true);
+    await drainMicrotasks();
+    wakes[0]!.wake();
+    expect(await answered).toEqual([{ ok: true, index: 0, value: null }]);
+  });
+
+  it("refuses them RUN_FINISHED once the run is closed, and drops a wake-up that comes after", async () => {
+    const { bridge, wakes } = createRunBridge(10);
+    expect(await submit(bridge, [call(TIMER_PATH, "5000")])).toEqual([]);
+    bridge.close();
+    wakes[0]!.wake();
+    await drainMicrotasks();
+    expect(await submit(bridge, [call(BUDGET_PATH)])).toEqual([
+      expect.objectContaining({ ok: false, index: 1, code: "RUN_FINISHED", callId: null }),
+    ]);
+    expect(decodeCallAnswers(await bridge.wait())).toEqual([]);
+    expect(bridge.records).toEqual([]);
   });
 });

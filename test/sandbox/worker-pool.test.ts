@@ -252,6 +252,52 @@ describe("workers: the batched crossing, the log buffer and the run's contracts 
   });
 });
 
+describe("workers: timers, $budget and observed types cross as tool requests do", () => {
+  const pool = createPool(1);
+
+  it("sleeps and orders setTimeout callbacks in the worker's isolate, one wake-up at a time from the host", async () => {
+    const { yard } = createYard(pool);
+    const result = await yard.run(`
+      const order: number[] = [];
+      setTimeout(() => order.push(2), 30);
+      setTimeout(() => order.push(1), 10);
+      const cleared = setTimeout(() => order.push(99), 20);
+      clearTimeout(cleared);
+      const started = Date.now();
+      await sleep(60);
+      return { order, slept: Date.now() - started };`);
+    expect(result).toMatchObject({ ok: true, output: { order: [1, 2] } });
+    expect((result.output as { slept: number }).slept).toBeGreaterThanOrEqual(55);
+    expect(result.calls).toEqual([]);
+  });
+
+  it("answers tools.$budget() from the host, with the time counted from the isolate's start", async () => {
+    const { yard } = createYard(pool, { limits: { wallTimeMs: 5_000, maxToolCalls: 10 } });
+    const result = await yard.run(`
+      await tools.util.echo({});
+      return await tools.$budget();`);
+    expect(result.ok).toBe(true);
+    const budget = result.output as { timeLeftMs: number; callsLeft: number; callsMade: number };
+    expect(budget).toMatchObject({ callsLeft: 9, callsMade: 1 });
+    expect(budget.timeLeftMs).toBeGreaterThan(4_000);
+    expect(budget.timeLeftMs).toBeLessThanOrEqual(5_000);
+  });
+
+  it("ends a program sleeping past its wall time with TIMEOUT, the host's wake-up cleared", async () => {
+    const { yard } = createYard(pool, { limits: { wallTimeMs: 300 } });
+    const result = await yard.run("await sleep(60_000); return 1;");
+    expect(result).toMatchObject({ ok: false, error: { code: "TIMEOUT" } });
+  });
+
+  it("learns an observed output type from a result made by a run in a worker", async () => {
+    const { yard } = createYard(pool);
+    expect(yard.declarations()).not.toContain("UtilEchoObserved");
+    const first = await yard.run("return await tools.util.echo({ n: 1 });");
+    expect(first.ok).toBe(true);
+    expect(yard.declarations()).toContain("UtilEchoObserved");
+  });
+});
+
 describe("workers: a worker that dies fails only its runs", () => {
   for (const signal of ["SIGKILL", "SIGABRT"] as const) {
     it(`ends the runs of a worker killed by ${signal} with SANDBOX_CRASHED, each pending call with one record, and replaces it`, async () => {

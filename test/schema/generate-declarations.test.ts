@@ -213,3 +213,61 @@ describe("generateDeclarations with hostile tools", () => {
     expect(compileWithRuntime(text, "")).toBe("");
   });
 });
+
+describe("generateDeclarations: observed output types", () => {
+  const check = (tools: readonly DeclarationTool[], body: string): string =>
+    compileWithRuntime(generateDeclarations(tools), `export async function main() {\n${body}\n}\n`);
+  const observedCustomer = tool("crm.get_customer", {
+    observedOutput: {
+      results: 12,
+      schema: {
+        type: "object",
+        properties: {
+          id: { type: "string" },
+          tier: { type: ["null", "string"] },
+          tags: { type: "array" },
+          profile: { type: "object", additionalProperties: {} },
+          orders: {
+            type: "array",
+            items: { type: "object", properties: { total: { type: "number" } }, required: ["total"] },
+          },
+        },
+        required: ["id", "tags", "profile", "orders"],
+      },
+    },
+  });
+
+  it("declares an observed type with a comment giving its count and saying it is not guaranteed", () => {
+    const text = generateDeclarations([observedCustomer]);
+    expect(text).toContain("Observed from 10+ results of this tool, which declares no output schema");
+    expect(text).toContain("not guaranteed");
+    expect(text).toContain("interface CrmGetCustomerObserved {");
+    expect(text).toContain("get_customer(input?: CrmGetCustomerInput): Promise<CrmGetCustomerObserved>;");
+    // What nobody has seen yet is trusted (`any`), not refused (`unknown`).
+    expect(text).toContain("tags: any[];");
+    expect(text).toContain("[key: string]: any;");
+    expect(text).toContain("tier?: null | string;");
+  });
+
+  it("checks a program's use of it: listed fields pass, a misspelled one fails, unseen parts are any", () => {
+    const ok = `const c = await tools.crm.get_customer();
+      const total: number = c.orders.reduce((sum, order) => sum + order.total, 0);
+      const first: string = c.tags[0];
+      const city: string = c.profile.address.city;
+      return [c.id.toUpperCase(), total, first, city, c.tier ?? "none"];`;
+    expect(check([observedCustomer], ok)).toBe("");
+    expect(check([observedCustomer], "const c = await tools.crm.get_customer(); return c.idd;")).toMatch(
+      /Property 'idd' does not exist on type 'CrmGetCustomerObserved'/,
+    );
+  });
+
+  it("prefers a declared outputSchema and leaves an empty observation out", () => {
+    const declared = generateDeclarations([
+      { ...observedCustomer, outputSchema: { type: "object", properties: { id: { type: "string" } } } },
+    ]);
+    expect(declared).toContain("CrmGetCustomerOutput");
+    expect(declared).not.toContain("Observed");
+    const anything = generateDeclarations([{ ...observedCustomer, observedOutput: { results: 3, schema: {} } }]);
+    expect(anything).toContain("Promise<any>");
+  });
+});

@@ -81,4 +81,63 @@ describe("Bm25Index", () => {
     expect(index.search("the of a", 5)).toEqual([]);
     expect(index.search("file", 0)).toEqual([]);
   });
+
+  describe("name coverage", () => {
+    // "wipe the staging db": wipe and db reach the first tool only through alternatives.
+    const concepts = [
+      { terms: ["wip"], exact: true, alternatives: [["drop"]] },
+      { terms: ["stag"], exact: true, alternatives: [] },
+      { terms: ["db"], exact: true, alternatives: [["databas"]] },
+    ];
+    const catalog = (nameCoverageWeight?: number): Bm25Index => {
+      const index = new Bm25Index(nameCoverageWeight === undefined ? {} : { nameCoverageWeight });
+      index.add(document("dropZone", { name: "staging_drop_zone_handler", description: "Handles drops." }));
+      index.add(document("dropDatabase", { name: "drop_database", description: "Removes it." }));
+      index.add(document("listTables", { name: "list_tables", description: "Lists tables." }));
+      return index;
+    };
+
+    it("ranks a tool whose every name word the query matched above one with a stronger match on part of a longer name", () => {
+      // Without coverage the exact "staging" in the longer name wins; the query accounts for all of drop_database.
+      expect(catalog(0).searchConcepts(concepts, 5)[0]?.id).toBe("dropZone");
+      expect(
+        catalog()
+          .searchConcepts(concepts, 5)
+          .map((hit) => hit.id),
+      ).toEqual(["dropDatabase", "dropZone"]);
+    });
+
+    it("multiplies a score by 1 + weight times the IDF-weighted share of the name's words matched", () => {
+      const scores = (weight: number) =>
+        new Map(
+          catalog(weight)
+            .searchConcepts(concepts, 5)
+            .map((hit) => [hit.id, hit.score]),
+        );
+      const [plain, lifted] = [scores(0), scores(1)];
+      expect(lifted.get("dropDatabase")).toBeCloseTo(2 * (plain.get("dropDatabase") as number), 10);
+      // staging and drop of staging_drop_zone_handler; drop is in two of the three documents.
+      const idf = (documents: number) => Math.log(1 + (3 - documents + 0.5) / (documents + 0.5));
+      const share = (idf(1) + idf(2)) / (3 * idf(1) + idf(2));
+      expect(lifted.get("dropZone")).toBeCloseTo((1 + share) * (plain.get("dropZone") as number), 10);
+    });
+
+    it("credits a phrase alternative only where all its words are in the name", () => {
+      const index = new Bm25Index({ nameCoverageWeight: 1 });
+      index.add(document("a", { name: "read_file", description: "Reads it." }));
+      index.add(document("b", { name: "read_page", description: "Reads a file." }));
+      const plain = new Bm25Index({ nameCoverageWeight: 0 });
+      plain.add(document("a", { name: "read_file", description: "Reads it." }));
+      plain.add(document("b", { name: "read_page", description: "Reads a file." }));
+      const query = [{ terms: ["open"], exact: true, alternatives: [["read", "fil"]] }];
+      const score = (target: Bm25Index, id: string) =>
+        target.searchConcepts(query, 5).find((hit) => hit.id === id)?.score;
+      expect(score(index, "a")).toBeCloseTo(2 * (score(plain, "a") as number), 10);
+      expect(score(index, "b")).toBeCloseTo(score(plain, "b") as number, 10);
+    });
+
+    it("refuses a negative weight", () => {
+      expect(() => new Bm25Index({ nameCoverageWeight: -1 })).toThrow(RangeError);
+    });
+  });
 });

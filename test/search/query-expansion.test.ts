@@ -2,10 +2,10 @@
 // matters most: what the user typed beats what expansion found.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { QueryExpander } from "../../src/search/query-expansion.js";
+import { QUESTION_WEIGHT, QueryExpander } from "../../src/search/query-expansion.js";
 import { stem, tokenize } from "../../src/search/tokenize.js";
 import { type SearchableTool, ToolSearch } from "../../src/search/tool-search.js";
-import { CONCEPT_GROUPS } from "../../src/search/vocabulary.js";
+import { CONCEPT_GROUPS, ONE_WAY_TERMS } from "../../src/search/vocabulary.js";
 
 const tool = (name: string, description: string, properties: Record<string, unknown> = {}): SearchableTool => ({
   name,
@@ -30,15 +30,26 @@ describe("the vocabulary table", () => {
     }
     expect(new QueryExpander().groupCount).toBe(CONCEPT_GROUPS.length);
   });
+
+  it("gives every one-way key and entry a searchable word", () => {
+    for (const [key, entries] of Object.entries(ONE_WAY_TERMS)) {
+      expect(tokenize(key), key).toHaveLength(1);
+      expect(entries.length, key).toBeGreaterThan(0);
+      for (const entry of entries) expect(tokenize(entry).length, `${key}: ${entry}`).toBeGreaterThan(0);
+    }
+  });
 });
 
 describe("QueryExpander", () => {
-  const expander = new QueryExpander([
-    ["delete", "remove", "erase"],
-    ["money back", "refund"],
-    ["back", "previous page"],
-    ["to", "destination"],
-  ]);
+  const expander = new QueryExpander(
+    [
+      ["delete", "remove", "erase"],
+      ["money back", "refund"],
+      ["back", "previous page"],
+      ["to", "destination"],
+    ],
+    {},
+  );
 
   it("gives each content word its group's other entries as alternatives", () => {
     expect(expander.expand("delete the file")).toEqual([
@@ -54,11 +65,81 @@ describe("QueryExpander", () => {
     ]);
   });
 
+  it("matches a phrase with one word inserted after its first word, and reads that word on its own", () => {
+    expect(expander.expand("money right back")).toEqual([
+      { terms: ["money", "back"], exact: true, alternatives: [["refund"]] },
+      { terms: ["right"], exact: true, alternatives: [] },
+    ]);
+    // The phrase in a row wins over a longer reading around a gap; two inserted words are too many.
+    expect(expander.expand("money back back")).toEqual([
+      { terms: ["money", "back"], exact: true, alternatives: [["refund"]] },
+      { terms: ["back"], exact: true, alternatives: [["previous", "pag"]] },
+    ]);
+    expect(expander.expand("money back previous page")).toEqual([
+      { terms: ["money", "back"], exact: true, alternatives: [["refund"]] },
+      { terms: ["previous", "pag"], exact: true, alternatives: [["back"]] },
+    ]);
+    // "list every page" is no "list … pages": the inserted word opens a phrase of its own.
+    const pages = new QueryExpander(
+      [
+        ["list pages", "map"],
+        ["every page", "sitemap"],
+      ],
+      {},
+    );
+    expect(pages.expand("list every page")).toEqual([
+      { terms: ["list"], exact: true, alternatives: [] },
+      { terms: ["every", "pag"], exact: true, alternatives: [["sitemap"]] },
+    ]);
+    expect(pages.expand("list all page")[0]).toEqual({ terms: ["list", "pag"], exact: true, alternatives: [["map"]] });
+    expect(expander.expand("money is not back")).toEqual([
+      { terms: ["money"], exact: true, alternatives: [] },
+      { terms: ["back"], exact: true, alternatives: [["previous", "pag"]] },
+    ]);
+  });
+
+  it("lets an entry that needs its stop word trigger its group, but not stand for it with one word", () => {
+    const tickets = new QueryExpander([["open", "file a", "raise"]], {});
+    expect(tickets.expand("open a ticket")[0]).toEqual({ terms: ["open"], exact: true, alternatives: [["rais"]] });
+    expect(tickets.expand("file a ticket")[0]).toEqual({
+      terms: ["fil"],
+      exact: true,
+      alternatives: [["open"], ["rais"]],
+    });
+  });
+
   it("ignores a table entry that is only a stop word", () => {
     expect(expander.expand("go to page")).toEqual([
       { terms: ["go"], exact: true, alternatives: [] },
       { terms: ["pag"], exact: true, alternatives: [] },
     ]);
+  });
+
+  it("brings in a one-way key for its entries, and nothing for the key itself", () => {
+    const oneWay = new QueryExpander([["page", "doc"]], { notion: ["wiki", "knowledge base"] });
+    expect(oneWay.expand("wiki page")).toEqual([
+      { terms: ["wiki"], exact: true, alternatives: [["notion"]] },
+      { terms: ["pag"], exact: true, alternatives: [["doc"]] },
+    ]);
+    expect(oneWay.expand("knowledge base")).toEqual([
+      { terms: ["knowledg", "bas"], exact: true, alternatives: [["notion"]] },
+    ]);
+    expect(oneWay.expand("notion")).toEqual([{ terms: ["notion"], exact: true, alternatives: [] }]);
+    expect(oneWay.groupCount).toBe(1);
+  });
+
+  it("adds the reading action to a query that opens with a question word, and only then", () => {
+    const concepts = expander.expand("what do we sell");
+    expect(concepts[0]).toEqual({ terms: ["sell"], exact: true, alternatives: [] });
+    expect(concepts[1]).toMatchObject({ terms: [], exact: false, weight: QUESTION_WEIGHT });
+    expect(concepts[1]?.alternatives).toContainEqual(["list"]);
+    expect(concepts[1]?.alternatives).toContainEqual(["get"]);
+    for (const query of ["sell what we have", "how many do we sell", "what is it"]) {
+      expect(
+        expander.expand(query).every((concept) => concept.exact),
+        query,
+      ).toBe(true);
+    }
   });
 
   it("returns no concepts for a query of stop words", () => {
@@ -76,6 +157,28 @@ describe("expanded ranking", () => {
     ]);
     expect(ranked(search, "make a new folder")[0]).toBe("fs.create_directory");
     expect(new ToolSearch({ expansion: false }).search("folder")).toEqual({ ok: true, references: [] });
+  });
+
+  it("finds a service's tools by what the service is for, and a file by its name's extension", () => {
+    const search = new ToolSearch();
+    search.setTools("notion", [
+      tool("notion.API-create-a-comment", "Notion | Create comment"),
+      tool("notion.API-post-page", "Notion | Create a page"),
+    ]);
+    search.setTools("airtable", [tool("airtable.create_comment", "Create a comment on a record")]);
+    search.setTools("fs", [tool("fs.read_file", "Read a file."), tool("fs.read_page", "Read a page of results.")]);
+    expect(ranked(search, "leave a remark on the wiki")[0]).toBe("notion.API-create-a-comment");
+    expect(ranked(search, "read notes.txt")[0]).toBe("fs.read_file");
+  });
+
+  it("ranks the tool that reads above the one that changes the same thing for a question", () => {
+    const search = new ToolSearch();
+    search.setTools("shop", [
+      tool("shop.create_product", "Creates a product."),
+      tool("shop.list_products", "Lists the products."),
+    ]);
+    expect(ranked(search, "what products do we have")[0]).toBe("shop.list_products");
+    expect(ranked(search, "products we have")[0]).toBe("shop.create_product");
   });
 
   it("ranks a tool whose name is the query above one found through synonyms everywhere", () => {
