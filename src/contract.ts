@@ -66,6 +66,8 @@ export type RunErrorCode =
   | "INPUT_TOO_LARGE"
   | "PERMISSION_DENIED"
   | "CANCELLED"
+  | "SANDBOX_CRASHED"
+  | "RUN_QUEUE_FULL"
   | "INTERNAL_ERROR";
 
 /** The status of one call's single outcome. */

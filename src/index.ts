@@ -37,6 +37,8 @@ export {
 } from "./switchyard.js";
 export { DEFAULT_RUN_LIMITS, type RunLimits } from "./sandbox/run-program.js";
 export { TypeChecker, type TypeCheckerOptions, type TypeCheckerStats } from "./program/type-checker.js";
+export { RunQueue, type RunQueueOptions, type RunQueueStats } from "./sandbox/run-queue.js";
+export { WorkerPool, type WorkerExit, type WorkerPoolOptions } from "./sandbox/worker-pool.js";
 
 // Redaction: secrets replaced before anything reaches a model.
 export {

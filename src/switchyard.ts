@@ -4,6 +4,7 @@
 // program or model does. One session shares one scheduler, so writes stay ordered across runs.
 
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,8 +28,11 @@ import type { ContractDeclarations } from "./program/contract-declarations.js";
 import { encodeProgramInput } from "./program/program-input.js";
 import type { ProgramForm } from "./program/program-wrapper.js";
 import { compileRunContract, type RunContract } from "./program/run-contract.js";
-import { IsolatePool } from "./sandbox/isolate-pool.js";
+import { InProcessExecutor } from "./sandbox/in-process-executor.js";
+import type { SandboxExecutor } from "./sandbox/sandbox-executor.js";
+import { WorkerPool } from "./sandbox/worker-pool.js";
 import { DEFAULT_RUN_LIMITS, failedRunResult, runProgram, type RunLimits } from "./sandbox/run-program.js";
+import { RunQueue, type RunQueueOptions, type RunTicket } from "./sandbox/run-queue.js";
 import { TypeChecker } from "./program/type-checker.js";
 import { generateDeclarations, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
 import { ObservedOutputTypes, type ObservedType, type ObservedTypesOptions } from "./schema/observed-output-types.js";
@@ -88,6 +92,19 @@ export interface SwitchyardOptions {
    */
   readonly telemetry?: TelemetryOptions | false;
   /**
+   * The admission queue of this session's runs: a memory budget over the runs in the sandbox
+   * (default 1 024 MB of isolate memory limits at once) and a bound on runs waiting (default 256;
+   * beyond it a run ends `RUN_QUEUE_FULL`). Pass one RunQueue to several sessions to share both.
+   */
+  readonly runQueue?: RunQueueOptions | RunQueue;
+  /**
+   * Where programs run. `0` (the default): isolates in this process. `N`: in N worker processes
+   * of the session's own, started as runs need them and ended by `close()`; a worker that dies
+   * fails only its runs (`SANDBOX_CRASHED`) and is replaced. A WorkerPool: that pool, shared
+   * with other sessions and closed by its owner. Tool calls always run in this process.
+   */
+  readonly workers?: number | WorkerPool;
+  /**
    * Output types observed from the results of tools that declare no outputSchema, rendered in
    * their declarations (`<Namespace><Name>Observed`, commented as observed from N results and
    * not guaranteed) once a first result is in; a later result that does not fit adds an
@@ -132,6 +149,11 @@ export interface RunOptions {
    * `SCHEMA_INVALID`.
    */
   readonly outputSchema?: JsonSchema;
+  /**
+   * Whose run this is, for the run queue's fair order: waiting runs are admitted round-robin
+   * across keys (a client, a tenant, a batch). Default: the session's own key.
+   */
+  readonly callerKey?: string;
 }
 
 export interface CallToolOptions {
@@ -172,7 +194,14 @@ export class Switchyard {
   #programTool: { version: number; observed: number; tool: ModelToolDefinition } | undefined;
   // One string while the declarations are unchanged, so contracts and checks find it by identity.
   #checked: { tools: string; text: string } | undefined;
-  readonly #isolates = new IsolatePool();
+  readonly #executor: SandboxExecutor;
+  /** False for a WorkerPool passed in options: its owner closes it. */
+  readonly #ownsExecutor: boolean;
+  readonly #runQueue: RunQueue;
+  /** Aborted by `close()`: the session's runs end, waiting or running. */
+  #closing = closingController();
+  #closed = false;
+  readonly #active = new Set<Promise<RunResult>>();
   /** Where direct results over the budget go; `results.read` pages them back. */
   readonly #spill: SpillStore | undefined;
   /** True for the default temp-folder store, which the session removes on close. */
@@ -191,7 +220,17 @@ export class Switchyard {
       spill === false
         ? undefined
         : (spill ?? new SpillStore(join(tmpdir(), `switchyard-spill-${process.pid}-${this.#sessionId}`)));
-    this.#limits = resolveLimits(DEFAULT_RUN_LIMITS, options.limits, "limits");
+    this.#runQueue = options.runQueue instanceof RunQueue ? options.runQueue : new RunQueue(options.runQueue);
+    this.#ownsExecutor = !(options.workers instanceof WorkerPool);
+    this.#executor = executorOf(options.workers);
+    // The session's own workers start now, in the background, like the type checker's.
+    if (this.#executor instanceof WorkerPool && this.#ownsExecutor) {
+      const pool = this.#executor;
+      setImmediate(() => {
+        if (!this.#closed) pool.warmUp();
+      });
+    }
+    this.#limits = this.#resolveLimits(DEFAULT_RUN_LIMITS, options.limits, "limits");
     this.#redactor = options.redaction === false ? undefined : new Redactor(options.redaction ?? {});
     this.#permissions = new PermissionGate(options.permissions);
     this.#scheduler = new ToolScheduler(options.scheduler);
@@ -288,8 +327,18 @@ export class Switchyard {
    * RunResult whatever the program does or is given; throws only for invalid `limits`
    * (OPTION_INVALID) and a schema that does not compile (SCHEMA_INVALID).
    */
-  async run(source: string, options: RunOptions = {}): Promise<RunResult> {
-    const limits = resolveLimits(this.#limits, options.limits, "run limits");
+  run(source: string, options: RunOptions = {}): Promise<RunResult> {
+    const running = this.#run(source, options);
+    this.#active.add(running);
+    void running.then(
+      () => this.#active.delete(running),
+      () => this.#active.delete(running),
+    );
+    return running;
+  }
+
+  async #run(source: string, options: RunOptions): Promise<RunResult> {
+    const limits = this.#resolveLimits(this.#limits, options.limits, "run limits");
     const contract = compileRunContract(
       { inputSchema: options.inputSchema, hasInput: options.input !== undefined, outputSchema: options.outputSchema },
       this.#checkedDeclarations(),
@@ -334,13 +383,15 @@ export class Switchyard {
 
   /**
    * The stations before the sandbox, then the run:
-   * 1. the input: JSON within limits, matching `inputSchema` (INPUT_TOO_LARGE, INPUT_INVALID);
-   * 2. compile (SYNTAX_ERROR, SOURCE_TOO_LARGE);
-   * 3. type-check against the declarations and the run's contract (TYPE_ERROR in `error` mode;
+   * 1. take a place in the run queue (RUN_QUEUE_FULL when it is full);
+   * 2. the input: JSON within limits, matching `inputSchema` (INPUT_TOO_LARGE, INPUT_INVALID);
+   * 3. compile (SYNTAX_ERROR, SOURCE_TOO_LARGE);
+   * 4. type-check against the declarations and the run's contract (TYPE_ERROR in `error` mode;
    *    warnings otherwise);
-   * 4. show the whole program to `approveProgram`, if configured (PERMISSION_DENIED);
-   * 5. run it in a fresh isolate, every call through the pipeline;
-   * 6. check its output against `outputSchema` (OUTPUT_INVALID).
+   * 5. show the whole program to `approveProgram`, if configured (PERMISSION_DENIED);
+   * 6. wait for the run's turn and memory (CANCELLED if its signal fires first);
+   * 7. run it in a fresh isolate (in this process or a worker's), every call through the pipeline;
+   * 8. check its output against `outputSchema` (OUTPUT_INVALID).
    */
   async #compileCheckAndRun(
     source: string,
@@ -357,79 +408,118 @@ export class Switchyard {
     const failed = (error: RunError, warnings: readonly Diagnostic[] = []): RunResult =>
       failedRunResult({ programId, error, warnings, catalogVersion: snapshot.version, wallMs: Date.now() - started });
 
-    let inputJson: string | undefined;
-    if (options.input !== undefined) {
-      const encoded = encodeProgramInput(options.input, limits);
-      if (!encoded.ok) return failed(encoded.error);
-      inputJson = encoded.json;
+    const ticket = this.#runQueue.enter(options.callerKey ?? this.#sessionId);
+    if (ticket === undefined) {
+      return failed({
+        code: "RUN_QUEUE_FULL",
+        message: `${this.#runQueue.maxQueuedRuns} runs are already waiting to start; nothing ran. Run the program again once some have finished.`,
+      });
     }
-    const inputError = contract.checkInput(inputJson);
-    if (inputError !== undefined) return failed(inputError);
+    try {
+      let inputJson: string | undefined;
+      if (options.input !== undefined) {
+        const encoded = encodeProgramInput(options.input, limits);
+        if (!encoded.ok) return failed(encoded.error);
+        inputJson = encoded.json;
+      }
+      const inputError = contract.checkInput(inputJson);
+      if (inputError !== undefined) return failed(inputError);
 
-    const compiled = await compileProgram(source, { maxSourceBytes: limits.maxSourceBytes });
-    if (!compiled.ok) return failed(compiled.error);
-    const program = compiled.program;
+      const compiled = await compileProgram(source, { maxSourceBytes: limits.maxSourceBytes });
+      if (!compiled.ok) return failed(compiled.error);
+      const program = compiled.program;
 
-    const mode = options.typeCheck ?? this.#options.typeCheck ?? "error";
-    // Taken with the declarations the check reads (no await between): results are compared
-    // with the observed types this program was written and checked against.
-    const drift = new OutputDrift(this.observedTypes);
-    const check: TypeCheckOutcome =
-      mode === "off"
-        ? { errors: [], warnings: [] }
-        : await this.#typeCheck(program.source, program.form, contract.types);
-    if (mode === "error" && check.failure !== undefined)
-      return failed({ code: "TYPE_CHECK_FAILED", message: check.failure });
-    if (mode === "error" && check.errors.length > 0) {
-      // The compiler threw on this program: it was not checked, rather than found wrong.
-      const crashed = check.errors.every((diagnostic) => diagnostic.code === CHECK_FAILED);
-      return failed(
-        crashed
-          ? { code: "TYPE_CHECK_FAILED", message: check.errors[0]!.message }
-          : typeErrorOf(check.errors, program.source, contract),
-        check.warnings,
+      const mode = options.typeCheck ?? this.#options.typeCheck ?? "error";
+      // Taken with the declarations the check reads (no await between): results are compared
+      // with the observed types this program was written and checked against.
+      const drift = new OutputDrift(this.observedTypes);
+      const check: TypeCheckOutcome =
+        mode === "off"
+          ? { errors: [], warnings: [] }
+          : await this.#typeCheck(program.source, program.form, contract.types);
+      if (mode === "error" && check.failure !== undefined)
+        return failed({ code: "TYPE_CHECK_FAILED", message: check.failure });
+      if (mode === "error" && check.errors.length > 0) {
+        // The compiler threw on this program: it was not checked, rather than found wrong.
+        const crashed = check.errors.every((diagnostic) => diagnostic.code === CHECK_FAILED);
+        return failed(
+          crashed
+            ? { code: "TYPE_CHECK_FAILED", message: check.errors[0]!.message }
+            : typeErrorOf(check.errors, program.source, contract),
+          check.warnings,
+        );
+      }
+
+      const toolNames = this.#permissions.approvesPrograms ? findReferencedTools(program.source, snapshot) : [];
+      const approval = await this.#permissions.checkProgram(program.source, toolNames);
+      if (!approval.allowed)
+        return failed(
+          { code: "PERMISSION_DENIED", message: `The program was not run: ${approval.reason}` },
+          check.warnings,
+        );
+
+      const closing = this.#closing.signal;
+      const release = await admitUnlessAborted(ticket, limits.memoryLimitMb, [options.signal, closing]);
+      if (release === undefined) {
+        return failed({ code: "CANCELLED", message: "The run was cancelled before it started." }, check.warnings);
+      }
+      let ran: RunResult;
+      try {
+        ran = await runProgram(program, {
+          programId,
+          limits,
+          pipeline: {
+            ...this.#pipeline(snapshot),
+            preapprovedTools: new Set(toolNames),
+            approve: options.approve,
+            ...(drift.observe === undefined ? {} : { observeOutput: drift.observe }),
+          },
+          signal: options.signal,
+          closing,
+          catalogVersion: snapshot.version,
+          warnings: [...check.errors, ...check.warnings],
+          discovery: createProgramDiscovery(this),
+          executor: this.#executor,
+          inputJson,
+        });
+      } finally {
+        release();
+      }
+      void this.observedTypes?.save();
+      const drifted = drift.warnings(program.source, snapshot);
+      const result = drifted.length === 0 ? ran : { ...ran, warnings: [...ran.warnings, ...drifted] };
+      const outputError = result.ok ? contract.checkOutput(result.output) : undefined;
+      return outputError === undefined ? result : { ...result, ok: false, output: null, error: outputError };
+    } finally {
+      ticket.leave();
+    }
+  }
+
+  /** `resolveLimits`, and the memory limit must fit the run queue's budget, or the run could never start. */
+  #resolveLimits(base: RunLimits, overrides: Partial<RunLimits> | undefined, label: string): RunLimits {
+    const limits = resolveLimits(base, overrides, label);
+    if (limits.memoryLimitMb > this.#runQueue.memoryBudgetMb) {
+      throw new SwitchyardError(
+        "OPTION_INVALID",
+        `${label}.memoryLimitMb (${limits.memoryLimitMb}) is over the run queue's memoryBudgetMb (${this.#runQueue.memoryBudgetMb}); lower it or raise runQueue.memoryBudgetMb.`,
       );
     }
-
-    const toolNames = this.#permissions.approvesPrograms ? findReferencedTools(program.source, snapshot) : [];
-    const approval = await this.#permissions.checkProgram(program.source, toolNames);
-    if (!approval.allowed)
-      return failed(
-        { code: "PERMISSION_DENIED", message: `The program was not run: ${approval.reason}` },
-        check.warnings,
-      );
-
-    const ran = await runProgram(program, {
-      programId,
-      limits,
-      pipeline: {
-        ...this.#pipeline(snapshot),
-        preapprovedTools: new Set(toolNames),
-        approve: options.approve,
-        ...(drift.observe === undefined ? {} : { observeOutput: drift.observe }),
-      },
-      signal: options.signal,
-      catalogVersion: snapshot.version,
-      warnings: [...check.errors, ...check.warnings],
-      discovery: createProgramDiscovery(this),
-      isolates: this.#isolates,
-      inputJson,
-    });
-    void this.observedTypes?.save();
-    const drifted = drift.warnings(program.source, snapshot);
-    const result = drifted.length === 0 ? ran : { ...ran, warnings: [...ran.warnings, ...drifted] };
-    const outputError = result.ok ? contract.checkOutput(result.output) : undefined;
-    return outputError === undefined ? result : { ...result, ok: false, output: null, error: outputError };
+    return limits;
   }
 
   /**
-   * Releases what the session holds: the spare isolate, and the default spill folder with the
-   * results in it (a store passed in options is left alone). Runs and calls still work
-   * afterwards, without spares. Call before exiting the process.
+   * Releases what the session holds: runs still in the sandbox end `CANCELLED` (each pending
+   * call with its record) and are waited for, then the spare isolates and the default spill
+   * folder with the results in it go (a store passed in options is left alone). Runs and calls
+   * still work afterwards, without spares. Call before exiting the process.
    */
   async close(): Promise<void> {
+    this.#closed = true;
+    this.#closing.abort();
+    await Promise.allSettled([...this.#active]);
+    this.#closing = closingController();
     await this.observedTypes?.save();
-    await this.#isolates.close();
+    if (this.#ownsExecutor) await this.#executor.close();
     await this.discovery.close();
     if (this.#ownsSpill && this.#spill !== undefined) await rm(this.#spill.folder, { recursive: true, force: true });
   }
@@ -574,6 +664,44 @@ class OutputDrift {
       };
     });
   }
+}
+
+/** The controller `close()` aborts; every run of the session listens to it, so it has no listener cap. */
+function closingController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
+/** Waits for the run's admission until either signal fires (then `undefined`), with no listener left behind. */
+async function admitUnlessAborted(
+  ticket: RunTicket,
+  memoryMb: number,
+  signals: readonly (AbortSignal | undefined)[],
+): Promise<(() => void) | undefined> {
+  const waiting = new AbortController();
+  const stop = (): void => waiting.abort();
+  for (const signal of signals) {
+    signal?.addEventListener("abort", stop, { once: true });
+    if (signal?.aborted) stop();
+  }
+  try {
+    return await ticket.admit(memoryMb, waiting.signal);
+  } finally {
+    for (const signal of signals) signal?.removeEventListener("abort", stop);
+  }
+}
+
+function executorOf(workers: SwitchyardOptions["workers"]): SandboxExecutor {
+  if (workers instanceof WorkerPool) return workers;
+  if (workers === undefined || workers === 0) return new InProcessExecutor();
+  if (!Number.isInteger(workers) || workers < 0) {
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      `workers must be 0, a positive integer or a WorkerPool, got ${String(workers)}.`,
+    );
+  }
+  return new WorkerPool({ size: workers });
 }
 
 /** The line and column of the first `<identifier>(` in `source`, else the program's start. */

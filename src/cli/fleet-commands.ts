@@ -21,6 +21,14 @@ interface FleetFlags {
   readonly queue?: string;
 }
 
+interface WorkerFlags extends FleetFlags {
+  readonly config: string;
+  readonly concurrency: string;
+  readonly workers?: string;
+  readonly graceMs: string;
+  readonly lockMs: string;
+}
+
 function fleetOf(flags: FleetFlags): { redis: string; queue?: string } {
   return { redis: flags.redis, ...(flags.queue === undefined ? {} : { queue: flags.queue }) };
 }
@@ -40,14 +48,19 @@ export function registerFleetCommands(program: Command): void {
       .requiredOption("--config <file>", "switchyard.config.json: tools, MCP servers, limits, permissions, rateLimits"),
   )
     .option("--concurrency <n>", "jobs run at once", "4")
+    .option(
+      "--workers <n>",
+      "worker processes for the jobs' programs (a crash fails only its runs); default: the config's, else 0",
+    )
     .option("--grace-ms <ms>", "on SIGTERM, time to finish the jobs in hand before handing them back", "10000")
     .option(
       "--lock-ms <ms>",
       "a job's lock; a worker that dies has its jobs run elsewhere after about this long",
       "30000",
     )
-    .action(async (options: FleetFlags & { config: string; concurrency: string; graceMs: string; lockMs: string }) => {
+    .action(async (options: WorkerFlags) => {
       const stop = processInterrupts().claim();
+      const workers = options.workers === undefined ? undefined : nonNegativeInteger(options.workers, "--workers");
       const { startFleetWorker } = await import("../fleet/fleet-worker.js");
       const config = await loadConfig(options.config);
       const log = (line: string): void => void process.stderr.write(`switchyard worker: ${line}\n`);
@@ -56,10 +69,13 @@ export function registerFleetCommands(program: Command): void {
         config,
         concurrency: positiveInteger(options.concurrency, "--concurrency"),
         lockDurationMs: positiveInteger(options.lockMs, "--lock-ms"),
+        ...(workers === undefined ? {} : { configOptions: { sessionOptions: { workers } } }),
         log,
       });
+      const processes = workers ?? config.workers ?? 0;
       log(
-        `${worker.name} taking jobs from queue ${options.queue ?? "switchyard"} (concurrency ${options.concurrency})`,
+        `${worker.name} taking jobs from queue ${options.queue ?? "switchyard"} (concurrency ${options.concurrency}, ` +
+          `${processes === 0 ? "programs in this process" : `programs in ${processes} worker processes`})`,
       );
       await new Promise<void>((resolve) => {
         if (stop.aborted) resolve();

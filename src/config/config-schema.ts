@@ -70,6 +70,27 @@ export const CONFIG_SCHEMA = {
       },
       additionalProperties: false,
     },
+    workers: {
+      type: "integer",
+      minimum: 0,
+      description:
+        "Worker processes that run the programs' isolates (a crash fails only that worker's runs, SANDBOX_CRASHED). Default 0: in the session's process.",
+    },
+    runQueue: {
+      type: "object",
+      description: "Admission of runs: the memory budget over the runs in the sandbox, and the bound on runs waiting.",
+      properties: {
+        memoryBudgetMb: {
+          ...positiveNumber,
+          description: "MB of isolate memoryLimitMb admitted at once. Default 1024; later runs wait.",
+        },
+        maxQueuedRuns: {
+          ...positiveNumber,
+          description: "Runs waiting to start at once. Default 256; the next ends RUN_QUEUE_FULL.",
+        },
+      },
+      additionalProperties: false,
+    },
     permissions: {
       type: "object",
       properties: {

@@ -85,6 +85,8 @@ export async function createSwitchyardFromConfig(
     tools,
     permissions: permissionsOf(loaded, options.approve),
     ...(loaded.limits === undefined ? {} : { limits: loaded.limits }),
+    ...(loaded.workers === undefined ? {} : { workers: loaded.workers }),
+    ...(loaded.runQueue === undefined ? {} : { runQueue: loaded.runQueue }),
     ...(loaded.typeCheck === undefined ? {} : { typeCheck: loaded.typeCheck }),
     ...(loaded.observedTypes === undefined ? {} : { observedTypes: loaded.observedTypes }),
     ...(loaded.discovery === undefined ? {} : { discovery: loaded.discovery }),

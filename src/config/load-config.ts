@@ -12,6 +12,7 @@ import type { McpRestartOptions } from "../sources/mcp/mcp-source.js";
 import type { ShellLimits, ShellNetwork } from "../builtins/shell-sandbox.js";
 import type { RunLimits } from "../sandbox/run-program.js";
 import type { RateLimitRule } from "../scheduler/rate-limiter.js";
+import type { RunQueueOptions } from "../sandbox/run-queue.js";
 import { compileSchema, formatViolations, type CompiledValidator } from "../schema/schema-validator.js";
 import type { TypeCheckMode } from "../switchyard.js";
 import { CONFIG_SCHEMA } from "./config-schema.js";
@@ -44,6 +45,8 @@ export interface SwitchyardConfig {
   readonly tools?: readonly string[];
   readonly mcpServers?: Readonly<Record<string, McpServerConfig>>;
   readonly limits?: Partial<RunLimits>;
+  readonly workers?: number;
+  readonly runQueue?: RunQueueOptions;
   readonly permissions?: {
     readonly default?: PermissionDecision;
     readonly rules?: readonly {

@@ -67,7 +67,13 @@ let runtimeCache: { source: string; data: ivm.ExternalCopy<ArrayBuffer> | undefi
 /** Hands out prepared isolates, one spare per memory limit in use; see the module comment. */
 export class IsolatePool {
   readonly #spares = new Map<number, Promise<PreparedIsolate>>();
+  readonly #runtimeSource: () => Promise<string>;
   #closed = false;
+
+  /** `runtimeSource` gives the guest runtime's script; default: this package's own (loadGuestRuntimeSource). */
+  constructor(options: { runtimeSource?: () => Promise<string> } = {}) {
+    this.#runtimeSource = options.runtimeSource ?? loadGuestRuntimeSource;
+  }
 
   /** A fresh prepared isolate with `memoryLimitMb`; the caller owns it and must dispose it. */
   async take(memoryLimitMb: number): Promise<PreparedIsolate> {
@@ -108,7 +114,7 @@ export class IsolatePool {
   }
 
   async #prepare(memoryLimitMb: number): Promise<PreparedIsolate> {
-    const source = await loadGuestRuntimeSource();
+    const source = await this.#runtimeSource();
     const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
     let bindings = UNBOUND;
     // The console's shared buffer, sized from the run's limits when the guest first logs.

@@ -1,29 +1,26 @@
-// Runs one compiled program in a fresh isolate and always disposes it. A host watchdog
-// enforces wall-clock and CPU time by disposing the isolate (isolated-vm's own `timeout`
-// does not cover code after the first `await`). When the run ends, for any reason, pending
-// calls are cancelled and each still gets its record. Nothing of the host reaches the guest
-// but the References of GuestBindings (calls, console, limits) held in the guest runtime's closure.
+// The host side of one program run: its tool bridge (one record per call), its log, its
+// result. The isolate lives wherever the session's SandboxExecutor puts it (this process or a
+// worker process) and reaches the host only through the run's GuestBindings. When the run ends,
+// for any reason, pending calls are cancelled and each still gets its record.
 
 import type { Diagnostic, JsonValue, RunError, RunErrorCode, RunResult } from "../contract.js";
 import type { PipelineContext } from "../execute-tool-call.js";
-import type ivm from "isolated-vm";
+import type { Budgets } from "../scheduler/deadline.js";
 import {
   BUDGET_PATH,
   capErrorText,
   decodeProgramResult,
   encodeGuestConfig,
   MAX_ERROR_TEXT_CHARS,
-  stackFrames,
   TIMER_PATH,
 } from "../../runtime/wire.js";
 import type { CompiledProgram } from "../program/compile-program.js";
 import { PROGRAM_FILE, toModelPosition } from "../program/program-wrapper.js";
-import type { IsolatePool, PreparedIsolate } from "./isolate-pool.js";
 import { SUGGESTION_LOOKUPS_PER_RUN } from "../registry/closest-tool-names.js";
 import { RunLog } from "./run-log.js";
 import { RunTimer } from "./run-timer.js";
+import type { SandboxEnding, SandboxExecution, SandboxExecutor, SandboxOutcome } from "./sandbox-executor.js";
 import { ToolBridge, type DiscoveryHandler } from "./tool-bridge.js";
-import { messageOf } from "../errors.js";
 
 /** Limits of one program run. Every field has a default; see `DEFAULT_RUN_LIMITS`. */
 export interface RunLimits {
@@ -84,16 +81,16 @@ export interface RunProgramOptions {
   /** The pipeline every call goes through; its `signal` is replaced by the run's own. */
   readonly pipeline: PipelineContext;
   readonly signal?: AbortSignal | undefined;
+  /** Fires when the session closes: the run ends `CANCELLED`, saying so. */
+  readonly closing?: AbortSignal | undefined;
   readonly discovery?: DiscoveryHandler | undefined;
   readonly catalogVersion: number;
   readonly warnings?: readonly Diagnostic[];
   /** The program's `input` as JSON text (see `encodeProgramInput`); absent: no `input` global. */
   readonly inputJson?: string | undefined;
-  /** Where the fresh isolate comes from. */
-  readonly isolates: IsolatePool;
+  /** Where the isolate runs: in this process, or in a worker process. */
+  readonly executor: SandboxExecutor;
 }
-
-const WATCHDOG_INTERVAL_MS = 10;
 
 /** Runs a compiled program; resolves with its RunResult and never rejects for program faults. */
 export function runProgram(program: CompiledProgram, options: RunProgramOptions): Promise<RunResult> {
@@ -101,38 +98,40 @@ export function runProgram(program: CompiledProgram, options: RunProgramOptions)
 }
 
 /**
- * One run, read top to bottom in `execute`: take a prepared isolate, bind this run's bridge
- * and log to it, watch it (CPU, wall time, cancellation), run the script, release everything,
- * and build the result. The first reason to end wins and is kept in `#ending`.
+ * The host side of one run, read top to bottom in `execute`: hand the script and this run's
+ * bindings (bridge, log, limits) to the executor, end it early for the host's reasons
+ * (cancellation, the call limit), settle every call's record, and build the result. The host's
+ * own ending wins over whatever the isolate's side reports afterwards.
  */
 class ProgramRun {
   readonly #program: CompiledProgram;
   readonly #options: RunProgramOptions;
   readonly #limits: RunLimits;
   readonly #startedAt = performance.now();
-  // Calls never outlive the run: their deadlines nest inside the run's.
-  readonly #deadlineAt: number;
+  // Calls never outlive the run: their deadlines nest inside the run's, read when each call
+  // starts; the run's own counts from its isolate's start (a worker may have had to start first).
+  readonly #budgets: { -readonly [Key in keyof Budgets]: Budgets[Key] };
   /** Aborted when the run is over: calls still pending end CANCELLED, each with its record. */
   readonly #callsController = new AbortController();
   readonly #log: RunLog;
   readonly #bridge: ToolBridge;
   readonly #timer: RunTimer;
-  #isolate: ivm.Isolate | undefined;
+  #execution: SandboxExecution | undefined;
   #ending: RunError | undefined;
 
   constructor(program: CompiledProgram, options: RunProgramOptions) {
     this.#program = program;
     this.#options = options;
     this.#limits = options.limits;
-    this.#deadlineAt = Date.now() + options.limits.wallTimeMs;
+    this.#budgets = { ...options.pipeline.budgets, runDeadlineAt: Date.now() + options.limits.wallTimeMs };
     this.#log = new RunLog(options.limits.maxLogLines, options.limits.maxLogBytes);
-    this.#timer = new RunTimer(this.#deadlineAt);
+    this.#timer = new RunTimer(() => this.#runDeadlineAt);
     this.#bridge = new ToolBridge({
       programId: options.programId,
       pipeline: {
         ...options.pipeline,
         signal: this.#callsController.signal,
-        budgets: { ...options.pipeline.budgets, runDeadlineAt: this.#deadlineAt },
+        budgets: this.#budgets,
         suggestionBudget: { remaining: SUGGESTION_LOOKUPS_PER_RUN },
       },
       maxToolCalls: this.#limits.maxToolCalls,
@@ -152,10 +151,13 @@ class ProgramRun {
     });
   }
 
+  get #runDeadlineAt(): number {
+    return this.#budgets.runDeadlineAt ?? Number.POSITIVE_INFINITY;
+  }
+
   /** What `tools.$budget()` answers: the time and calls left before a limit ends the run. */
   #budget(): { timeLeftMs: number; callsLeft: number; callsMade: number } {
-    const sessionDeadlineAt = this.#options.pipeline.budgets?.sessionDeadlineAt ?? Number.POSITIVE_INFINITY;
-    const deadlineAt = Math.min(this.#deadlineAt, sessionDeadlineAt);
+    const deadlineAt = Math.min(this.#runDeadlineAt, this.#budgets.sessionDeadlineAt ?? Number.POSITIVE_INFINITY);
     const callsMade = this.#bridge.callsMade;
     return {
       timeLeftMs: Math.max(0, Math.floor(deadlineAt - Date.now())),
@@ -165,139 +167,62 @@ class ProgramRun {
   }
 
   async execute(): Promise<RunResult> {
-    let prepared: PreparedIsolate;
+    const { wallTimeMs, cpuTimeMs, memoryLimitMb } = this.#limits;
+    const config = encodeGuestConfig(
+      {
+        maxArgumentBytes: this.#limits.maxArgumentBytes,
+        maxOutputBytes: this.#limits.maxOutputBytes,
+        maxLogBytes: this.#limits.maxLogBytes,
+        maxLogLines: this.#limits.maxLogLines,
+      },
+      this.#options.inputJson,
+    );
+    this.#execution = this.#options.executor.execute(
+      { script: this.#program.script, limits: { wallTimeMs, cpuTimeMs, memoryLimitMb } },
+      { submit: this.#bridge.submit, wait: this.#bridge.wait, log: this.#log.append, config: () => config },
+      () => {
+        this.#budgets.runDeadlineAt = Date.now() + wallTimeMs;
+      },
+    );
+    const stopWatching = this.#watchSignal();
+    let outcome: SandboxOutcome;
     try {
-      prepared = await this.#options.isolates.take(this.#limits.memoryLimitMb);
-    } catch (error) {
-      // No isolate could be made (the host is out of memory, or isolated-vm failed to load).
-      return this.#failedBeforeRunning(`The sandbox could not be created: ${messageOf(error)}`);
-    }
-    this.#isolate = prepared.isolate;
-    prepared.bind({
-      submit: this.#bridge.submit,
-      wait: this.#bridge.wait,
-      log: this.#log.append,
-      config: () =>
-        encodeGuestConfig(
-          {
-            maxArgumentBytes: this.#limits.maxArgumentBytes,
-            maxOutputBytes: this.#limits.maxOutputBytes,
-            maxLogBytes: this.#limits.maxLogBytes,
-            maxLogLines: this.#limits.maxLogLines,
-          },
-          this.#options.inputJson,
-        ),
-    });
-    const stopWatching = this.#watch(prepared.isolate);
-    let resultText: unknown;
-    let cpuMs = 0;
-    try {
-      resultText = await this.#runScript(prepared);
-    } catch (error) {
-      this.#ending ??= this.#sandboxFailure(prepared.isolate, error);
+      outcome = await this.#execution.outcome;
     } finally {
       stopWatching();
       this.#timer.close();
       this.#bridge.close();
-      if (!prepared.isolate.isDisposed) cpuMs = Number(prepared.isolate.cpuTime) / 1e6;
-      prepared.dispose();
       // Cancelling after the isolate is gone: late results have nowhere to go, but each call still gets its record.
       this.#callsController.abort();
       await this.#bridge.settled();
     }
-    return this.#result(resultText, cpuMs);
+    return this.#result(outcome);
   }
 
-  async #runScript(prepared: PreparedIsolate): Promise<unknown> {
-    let script: ivm.Script;
-    try {
-      script = await prepared.isolate.compileScript(this.#program.script, { filename: PROGRAM_FILE });
-    } catch (error) {
-      // V8's parser gave up (nesting deeper than its stack): the program's fault, not the sandbox's.
-      if (!prepared.isolate.isDisposed && /call stack/i.test(messageOf(error))) {
-        this.#end({ code: "SYNTAX_ERROR", message: "The program is nested too deeply to parse; flatten it." });
-      }
-      throw error;
-    }
-    const resultText = await script.run(prepared.context, { promise: true, copy: true });
-    // A program that only failed because a call hit the run's deadline ran out of time.
-    if (Date.now() >= this.#deadlineAt) this.#end(this.#wallTimeout());
-    return resultText;
-  }
-
-  /** Starts the watchdog (CPU time), the wall-time timer and the cancellation listener; returns the stop function. */
-  #watch(isolate: ivm.Isolate): () => void {
-    const { signal } = this.#options;
+  /** Ends the run when its signal fires or the session closes; returns the function that stops listening. */
+  #watchSignal(): () => void {
+    const { signal, closing } = this.#options;
     const onAbort = (): void => this.#end({ code: "CANCELLED", message: "The run was cancelled." });
+    const onClose = (): void => this.#end(SESSION_CLOSED);
     signal?.addEventListener("abort", onAbort, { once: true });
+    closing?.addEventListener("abort", onClose, { once: true });
     if (signal?.aborted) onAbort();
-    const watchdog = setInterval(() => {
-      if (isolate.isDisposed) return;
-      if (Number(isolate.cpuTime) / 1e6 > this.#limits.cpuTimeMs) {
-        this.#end({
-          code: "CPU_LIMIT",
-          message: `The program used more than ${this.#limits.cpuTimeMs} ms of CPU time; look for an endless loop or do less work per run.`,
-        });
-      }
-    }, WATCHDOG_INTERVAL_MS);
-    const wallTimer = setTimeout(() => this.#end(this.#wallTimeout()), this.#limits.wallTimeMs);
+    if (closing?.aborted) onClose();
     return () => {
-      clearInterval(watchdog);
-      clearTimeout(wallTimer);
       signal?.removeEventListener("abort", onAbort);
+      closing?.removeEventListener("abort", onClose);
     };
   }
 
-  /** Ends the run for `error` unless it already ended: the isolate is disposed, so the script's promise settles. */
+  /** Ends the run for `error` unless it already ended: the executor disposes the isolate. */
   #end(error: RunError): void {
     if (this.#ending !== undefined) return;
     this.#ending = error;
-    if (this.#isolate !== undefined && !this.#isolate.isDisposed) this.#isolate.dispose();
+    this.#execution?.stop();
   }
 
-  #wallTimeout(): RunError {
-    return {
-      code: "TIMEOUT",
-      message: `The program ran longer than ${this.#limits.wallTimeMs} ms; look for an endless loop or a call that never returns.`,
-    };
-  }
-
-  /**
-   * The run failed without us ending it: the isolate ran out of memory (V8 disposed it), the
-   * program left a promise rejected before its first await (isolated-vm rejects the run with
-   * that error: the program's own fault, located in its source), or the sandbox failed.
-   */
-  #sandboxFailure(isolate: ivm.Isolate, error: unknown): RunError {
-    // isolated-vm copied this error out of the isolate itself (a rejection left unhandled
-    // before the first await): cut it before anything else reads it.
-    const message = capErrorText(String((error as Error | null)?.message ?? error));
-    if (isolate.isDisposed || /memory limit|abandoned/i.test(message)) {
-      return {
-        code: "MEMORY_LIMIT",
-        message: `The program exceeded the ${this.#limits.memoryLimitMb} MB memory limit; keep less data in memory at once.`,
-      };
-    }
-    const fullStack = (error as Error | null)?.stack;
-    const stack = typeof fullStack === "string" ? capErrorText(stackFrames(fullStack)) : undefined;
-    if (stack?.includes(PROGRAM_FILE)) {
-      const name = (error as Error).name || "Error";
-      return locateRuntimeError("RUNTIME_ERROR", `Unhandled rejection: ${name}: ${message}`, stack, this.#program);
-    }
-    return { code: "INTERNAL_ERROR", message: `The sandbox failed: ${message}` };
-  }
-
-  #failedBeforeRunning(message: string): RunResult {
-    return failedRunResult({
-      programId: this.#options.programId,
-      error: { code: "INTERNAL_ERROR", message },
-      warnings: this.#options.warnings ?? [],
-      catalogVersion: this.#options.catalogVersion,
-      wallMs: performance.now() - this.#startedAt,
-    });
-  }
-
-  #result(resultText: unknown, cpuMs: number): RunResult {
-    const { output, outputBytes, error, returnedNothing } = this.#outcome(resultText);
+  #result({ ending, cpuMs }: SandboxOutcome): RunResult {
+    const { output, outputBytes, error, returnedNothing } = this.#outcome(ending);
     const calls = this.#bridge.records;
     const warnings = this.#options.warnings ?? [];
     return {
@@ -319,22 +244,20 @@ class ProgramRun {
     };
   }
 
-  /** The program's output, or why there is none: our ending first, then what the guest reported. */
-  #outcome(resultText: unknown): {
+  /** The program's output, or why there is none: our ending first, then the sandbox's, then the guest's. */
+  #outcome(ending: SandboxEnding): {
     output: JsonValue;
     outputBytes: number;
     error: RunError | undefined;
     returnedNothing?: boolean;
   } {
-    if (this.#ending !== undefined) return { output: null, outputBytes: 0, error: this.#ending };
-    const decoded = decodeProgramResult(resultText);
-    if (!decoded.ok) {
-      return {
-        output: null,
-        outputBytes: 0,
-        error: locateRuntimeError(decoded.code, decoded.message, decoded.stack, this.#program),
-      };
-    }
+    const failed = (error: RunError) => ({ output: null, outputBytes: 0, error });
+    if (this.#ending !== undefined) return failed(this.#ending);
+    if (ending.kind !== "returned") return failed(this.#sandboxError(ending));
+    // A program that only failed because a call hit the run's deadline ran out of time.
+    if (Date.now() >= this.#runDeadlineAt) return failed(this.#limitError("TIMEOUT"));
+    const decoded = decodeProgramResult(ending.resultText);
+    if (!decoded.ok) return failed(locateRuntimeError(decoded.code, decoded.message, decoded.stack, this.#program));
     try {
       return {
         output: JSON.parse(decoded.outputJson) as JsonValue,
@@ -343,14 +266,62 @@ class ProgramRun {
         returnedNothing: decoded.returnedNothing === true,
       };
     } catch {
-      return {
-        output: null,
-        outputBytes: 0,
-        error: { code: "INTERNAL_ERROR", message: "The program's output could not be read." },
-      };
+      return failed({ code: "INTERNAL_ERROR", message: "The program's output could not be read." });
+    }
+  }
+
+  #sandboxError(ending: Exclude<SandboxEnding, { kind: "returned" }>): RunError {
+    switch (ending.kind) {
+      case "exceeded":
+        return this.#limitError(ending.limit);
+      case "unparsable":
+        return { code: "SYNTAX_ERROR", message: "The program is nested too deeply to parse; flatten it." };
+      case "rejected":
+        return locateRuntimeError(
+          "RUNTIME_ERROR",
+          `Unhandled rejection: ${ending.name}: ${ending.message}`,
+          ending.stack,
+          this.#program,
+        );
+      case "stopped":
+        return { code: "CANCELLED", message: "The run was cancelled." };
+      case "closed":
+        return SESSION_CLOSED;
+      case "crashed":
+        return {
+          code: "SANDBOX_CRASHED",
+          message: `${ending.message} Calls still pending were cancelled; the program may be run again.`,
+        };
+      case "failed":
+        return { code: "INTERNAL_ERROR", message: ending.message };
+    }
+  }
+
+  #limitError(limit: "TIMEOUT" | "CPU_LIMIT" | "MEMORY_LIMIT"): RunError {
+    switch (limit) {
+      case "TIMEOUT":
+        return {
+          code: "TIMEOUT",
+          message: `The program ran longer than ${this.#limits.wallTimeMs} ms; look for an endless loop or a call that never returns.`,
+        };
+      case "CPU_LIMIT":
+        return {
+          code: "CPU_LIMIT",
+          message: `The program used more than ${this.#limits.cpuTimeMs} ms of CPU time; look for an endless loop or do less work per run.`,
+        };
+      case "MEMORY_LIMIT":
+        return {
+          code: "MEMORY_LIMIT",
+          message: `The program exceeded the ${this.#limits.memoryLimitMb} MB memory limit; keep less data in memory at once.`,
+        };
     }
   }
 }
+
+const SESSION_CLOSED: RunError = Object.freeze({
+  code: "CANCELLED",
+  message: "The session was closed while the program ran; nothing more of it ran.",
+});
 
 /** The code of the warning a run gets when its program returned `undefined`. */
 export const RETURNED_NOTHING = "returned-nothing";

@@ -12,12 +12,15 @@ const WOKEN = "null";
 
 /** One run's wake-up timer; see the module comment. */
 export class RunTimer {
-  readonly #deadlineAt: number;
+  readonly #deadlineAt: () => number;
   #pending: { readonly timer: NodeJS.Timeout; readonly answer: (text: string) => void } | undefined;
   #closed = false;
 
-  /** `deadlineAt` is the run's wall-clock deadline (`Date.now()` time). */
-  constructor(deadlineAt: number) {
+  /**
+   * `deadlineAt` reads the run's wall-clock deadline (`Date.now()` time); it may move once, when
+   * a worker process starts the isolate later than the run began.
+   */
+  constructor(deadlineAt: () => number) {
     this.#deadlineAt = deadlineAt;
   }
 
@@ -30,7 +33,7 @@ export class RunTimer {
     this.#answerPending();
     if (this.#closed) return WOKEN;
     const requested = Number(delayText);
-    const timeLeft = Math.max(0, this.#deadlineAt - Date.now()) + PAST_DEADLINE_MS;
+    const timeLeft = Math.max(0, this.#deadlineAt() - Date.now()) + PAST_DEADLINE_MS;
     const delay = Number.isNaN(requested) || requested <= 0 ? 0 : Math.min(requested, timeLeft);
     // Node's timers wait at least 1 ms: a wake-up already due is answered now.
     if (delay === 0) return WOKEN;

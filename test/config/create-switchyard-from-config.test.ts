@@ -44,6 +44,26 @@ function writeSessionConfig(name: string, extra: Record<string, unknown> = {}): 
 }
 
 describe("createSwitchyardFromConfig", () => {
+  it("runs programs in the config's worker processes, under its run queue's memory budget", async () => {
+    const path = writeSessionConfig("workers", {
+      workers: 1,
+      runQueue: { memoryBudgetMb: 64, maxQueuedRuns: 4 },
+      limits: { memoryLimitMb: 32 },
+    });
+    const session = await createSwitchyardFromConfig(await loadConfig(path));
+    try {
+      const result = await session.yard.run('return (await tools.greeting.hello({ name: "worker" })).text;');
+      expect(result.output).toBe("Hello, worker!");
+      const { stdout } = await run("ps", ["-o", "args=", "--ppid", String(process.pid)]);
+      expect(stdout).toContain("worker-process");
+      await expect(session.yard.run("return 1;", { limits: { memoryLimitMb: 128 } })).rejects.toMatchObject({
+        code: "OPTION_INVALID",
+      });
+    } finally {
+      await session.close();
+    }
+  });
+
   it("builds a session with the module's tools, the built-ins, results.read and the MCP server, wired to the permission rules", async () => {
     const session = await createSwitchyardFromConfig(await loadConfig(writeSessionConfig("full")));
     try {

@@ -32,7 +32,7 @@ async function fails(args: readonly string[]): Promise<{ code: number; stderr: s
 }
 
 describe("the fleet commands", () => {
-  it("say in one line that Redis cannot be reached, an input line is not JSON, or a batch is unknown", async () => {
+  it("say in one line that Redis cannot be reached, an input line is not JSON, a batch is unknown or --workers is no count", async () => {
     const program = join(temp.path, "program.ts");
     writeFileSync(program, "return input;");
     const inputs = join(temp.path, "inputs.jsonl");
@@ -42,12 +42,14 @@ describe("the fleet commands", () => {
       fails(["batch", "submit", "--program", program, "--inputs", inputs, "--redis", redis.url]),
       fails(["batch", "results", "no-such-batch", "--redis", redis.url]),
       fails(["batch", "submit", "--program", join(temp.path, "missing.ts"), "--inputs", inputs]),
+      fails(["worker", "--config", join(temp.path, "switchyard.config.json"), "--workers", "two"]),
     ]);
-    const [unreachable, notJson, unknown, missing] = results;
+    const [unreachable, notJson, unknown, missing, workers] = results;
     expect(unreachable!.stderr).toMatch(/^switchyard: Redis at redis:\/\/127\.0\.0\.1:1 cannot be reached/);
     expect(notJson!.stderr).toMatch(/^switchyard: .*inputs\.jsonl line 2 is not JSON/);
     expect(unknown!.stderr).toMatch(/^switchyard: No batch "no-such-batch" on queue "switchyard"/);
     expect(missing!.stderr).toMatch(/^switchyard: the program file \(--program\) ".*missing\.ts" does not exist/);
+    expect(workers!.stderr).toMatch(/^switchyard: --workers needs an integer >= 0, got "two"/);
     for (const result of results) {
       expect(result.code).toBe(2);
       expect(result.stderr.trim().split("\n")).toHaveLength(1);

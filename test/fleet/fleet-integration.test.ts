@@ -10,9 +10,12 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BatchResult } from "../../src/fleet/batch-store.js";
+import { readBatchResults } from "../../src/fleet/batch-results.js";
+import { submitBatch } from "../../src/fleet/submit-batch.js";
 import { type BatchProgress, watchBatch } from "../../src/fleet/watch-batch.js";
-import { tempFolder } from "../helpers/mcp-servers.js";
+import { isAlive, tempFolder } from "../helpers/mcp-servers.js";
 import { startRedis, stopProcess, type TestRedis } from "../helpers/redis-server.js";
+import { sandboxWorkerPids } from "../helpers/worker-processes.js";
 
 const run = promisify(execFile);
 const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
@@ -36,6 +39,7 @@ afterAll(async () => {
 function startWorker(
   config: string,
   stampFile: string,
+  options: { queue?: string; extraArgs?: readonly string[] } = {},
 ): Promise<{ child: ChildProcess; pid: number; log: () => string }> {
   const child = spawn(
     process.execPath,
@@ -47,11 +51,12 @@ function startWorker(
       "--redis",
       redis.url,
       "--queue",
-      "it",
+      options.queue ?? "it",
       "--concurrency",
       "4",
       "--lock-ms",
       "2000",
+      ...(options.extraArgs ?? []),
     ],
     { env: { ...process.env, STAMP_FILE: stampFile }, stdio: ["ignore", "ignore", "pipe"] },
   );
@@ -156,6 +161,46 @@ describe("a fleet of two worker processes", () => {
     survivor.child.kill("SIGTERM");
     expect(await exited).toBe(143);
     expect(survivor.log()).toContain("stopped after writing");
+  }, 120_000);
+});
+
+describe("switchyard worker --workers", () => {
+  it("runs the jobs' programs in sandbox worker processes while every tool call stays in the worker itself", async () => {
+    const stampFile = join(temp.path, "stamps-workers.jsonl");
+    writeFileSync(stampFile, "");
+    const config = join(temp.path, "workers.config.json");
+    writeFileSync(config, JSON.stringify({ tools: [TOOLS] }));
+    const worker = await startWorker(config, stampFile, { queue: "it-workers", extraArgs: ["--workers", "2"] });
+    expect(worker.log()).toMatch(/taking jobs from queue it-workers \(concurrency 4, programs in 2 worker processes\)/);
+    // The session warms its two sandbox workers up; they are children of the fleet worker.
+    await expect.poll(() => sandboxWorkerPids(worker.pid).then((pids) => pids.length), { timeout: 30_000 }).toBe(2);
+    const sandboxes = await sandboxWorkerPids(worker.pid);
+
+    const batch = await submitBatch({
+      redis: redis.url,
+      queue: "it-workers",
+      program: "return await tools.api.stamp({ n: input.n });",
+      inputs: Array.from({ length: 20 }, (_, n) => ({ n })),
+    });
+    for await (const progress of watchBatch({ redis: redis.url, queue: "it-workers", batchId: batch.batchId })) {
+      if (progress.finished) break;
+    }
+    const results: BatchResult[] = [];
+    for await (const result of readBatchResults({ redis: redis.url, queue: "it-workers", batchId: batch.batchId })) {
+      results.push(result);
+    }
+    expect(results.map((result) => [result.ok, result.output])).toEqual(
+      Array.from({ length: 20 }, (_, n) => [true, 2 * n]),
+    );
+    // The tool ran in the fleet worker's own process: the pipeline never moved into a sandbox worker.
+    const stamps = readFileSync(stampFile, "utf8").trim().split("\n");
+    expect(stamps).toHaveLength(20);
+    expect(new Set(stamps.map((line) => (JSON.parse(line) as { pid: number }).pid))).toEqual(new Set([worker.pid]));
+
+    const exited = new Promise<number | null>((resolve) => worker.child.once("exit", (code) => resolve(code)));
+    worker.child.kill("SIGTERM");
+    expect(await exited).toBe(143);
+    for (const pid of sandboxes) expect(isAlive(pid)).toBe(false);
   }, 120_000);
 });
 

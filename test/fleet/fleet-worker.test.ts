@@ -10,8 +10,10 @@ import { type FleetWorker, startFleetWorker } from "../../src/fleet/fleet-worker
 import { submitBatch } from "../../src/fleet/submit-batch.js";
 import { getBatchStatus, watchBatch } from "../../src/fleet/watch-batch.js";
 import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
+import { isAlive } from "../helpers/mcp-servers.js";
 import { createDeferred } from "../helpers/pipeline-fixtures.js";
 import { startRedis, type TestRedis } from "../helpers/redis-server.js";
+import { sandboxWorkerPids } from "../helpers/worker-processes.js";
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -306,6 +308,57 @@ describe("a fleet worker", () => {
     } finally {
       await running.close();
     }
+  });
+
+  it("runs its jobs' programs in worker processes when the config sets workers, and runs a job again whose worker crashed", async () => {
+    const queue = freshQueue();
+    const before = new Set(await sandboxWorkerPids());
+    let starts = 0;
+    const hold = defineTool({
+      name: "api.hold",
+      description: "Holds its first call until it is cancelled; doubles n.",
+      effect: "read",
+      inputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+      execute: async (input: { n: number }, { signal }) => {
+        starts += 1;
+        if (starts === 1) await new Promise((resolve) => signal.addEventListener("abort", resolve));
+        return input.n * 2;
+      },
+    });
+    const running = await startFleetWorker({
+      redis: redis.url,
+      queue,
+      config: { typeCheck: "off", workers: 1 },
+      configOptions: { tools: [hold] },
+    });
+    let sandboxes: number[] = [];
+    try {
+      const batch = await submitBatch({
+        redis: redis.url,
+        queue,
+        program:
+          "const doubled = await tools.api.hold({ n: input.n });\nreturn { doubled, attempt: (await tools.fleet.job()).attempt };",
+        inputs: [{ n: 21 }],
+        backoffMs: 10,
+      });
+      while (starts < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      sandboxes = (await sandboxWorkerPids()).filter((pid) => !before.has(pid));
+      expect(sandboxes).toHaveLength(1);
+      process.kill(sandboxes[0]!, "SIGKILL");
+      await untilFinished(queue, batch.batchId);
+      const [result] = await resultsOf(queue, batch.batchId);
+      // SANDBOX_CRASHED is transient: the input ran again, on the worker that replaced the dead one.
+      expect(result).toMatchObject({ ok: true, output: { doubled: 42, attempt: 2 }, attempt: 2 });
+      expect(starts).toBe(2);
+      const now = (await sandboxWorkerPids()).filter((pid) => !before.has(pid));
+      expect(now).toHaveLength(1);
+      expect(now).not.toContain(sandboxes[0]);
+      sandboxes = now;
+    } finally {
+      await running.close();
+    }
+    // Closing the worker closed its session, and the session its sandbox workers.
+    for (const pid of sandboxes) expect(isAlive(pid)).toBe(false);
   });
 
   it("refuses an unknown batch with BATCH_NOT_FOUND and a batch id taken by another program", async () => {

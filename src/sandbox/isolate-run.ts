@@ -1,0 +1,136 @@
+// The isolate side of one run, shared by the in-process executor and the worker process: take a
+// prepared isolate, bind the run's GuestBindings, watch it (CPU time, wall time), run the script,
+// always dispose it, and say how it ended. A host watchdog is needed because isolated-vm's own
+// `timeout` does not cover code after the first `await`. The first reason to end wins.
+
+import type ivm from "isolated-vm";
+import { capErrorText, stackFrames } from "../../runtime/wire.js";
+import { PROGRAM_FILE } from "../program/program-wrapper.js";
+import type { GuestBindings, IsolatePool, PreparedIsolate } from "./isolate-pool.js";
+import type { SandboxEnding, SandboxExecution, SandboxJob, SandboxOutcome } from "./sandbox-executor.js";
+
+const WATCHDOG_INTERVAL_MS = 10;
+/** Characters of a rejected error's name kept (a program can set any name). */
+const MAX_ERROR_NAME_CHARS = 200;
+
+/** An execution that can also be ended by its executor's `close()`. */
+export interface IsolateExecution extends SandboxExecution {
+  /** Ends the run with the outcome `closed`, unless it already ended. */
+  close(): void;
+}
+
+/** Runs `job` in an isolate from `isolates`; see the module comment. */
+export function runInIsolate(
+  job: SandboxJob,
+  bindings: GuestBindings,
+  isolates: IsolatePool,
+  onStarted?: () => void,
+): IsolateExecution {
+  const run = new IsolateRun(job, bindings);
+  const outcome = run.execute(isolates, onStarted);
+  return { outcome, stop: () => run.end({ kind: "stopped" }), close: () => run.end({ kind: "closed" }) };
+}
+
+class IsolateRun {
+  readonly #job: SandboxJob;
+  readonly #bindings: GuestBindings;
+  #isolate: ivm.Isolate | undefined;
+  #ending: SandboxEnding | undefined;
+
+  constructor(job: SandboxJob, bindings: GuestBindings) {
+    this.#job = job;
+    this.#bindings = bindings;
+  }
+
+  async execute(isolates: IsolatePool, onStarted: (() => void) | undefined): Promise<SandboxOutcome> {
+    let prepared: PreparedIsolate;
+    try {
+      prepared = await isolates.take(this.#job.limits.memoryLimitMb);
+    } catch (error) {
+      // No isolate could be made (the host is out of memory, or isolated-vm failed to load).
+      return { ending: { kind: "failed", message: `The sandbox could not be created: ${textOf(error)}` }, cpuMs: 0 };
+    }
+    if (this.#ending !== undefined) {
+      // Stopped while the isolate was being taken: nothing ran.
+      prepared.dispose();
+      return { ending: this.#ending, cpuMs: 0 };
+    }
+    this.#isolate = prepared.isolate;
+    prepared.bind(this.#bindings);
+    onStarted?.();
+    const stopWatching = this.#watch(prepared.isolate);
+    let resultText: unknown;
+    let cpuMs = 0;
+    try {
+      resultText = await this.#runScript(prepared);
+    } catch (error) {
+      this.#ending ??= failureOf(prepared.isolate, error);
+    } finally {
+      stopWatching();
+      if (!prepared.isolate.isDisposed) cpuMs = Number(prepared.isolate.cpuTime) / 1e6;
+      prepared.dispose();
+    }
+    return {
+      ending: this.#ending ?? { kind: "returned", resultText: typeof resultText === "string" ? resultText : "" },
+      cpuMs,
+    };
+  }
+
+  /** Ends the run for `ending` unless it already ended: the isolate is disposed, so the script's promise settles. */
+  end(ending: SandboxEnding): void {
+    if (this.#ending !== undefined) return;
+    this.#ending = ending;
+    if (this.#isolate !== undefined && !this.#isolate.isDisposed) this.#isolate.dispose();
+  }
+
+  async #runScript(prepared: PreparedIsolate): Promise<unknown> {
+    let script: ivm.Script;
+    try {
+      script = await prepared.isolate.compileScript(this.#job.script, { filename: PROGRAM_FILE });
+    } catch (error) {
+      // V8's parser gave up (nesting deeper than its stack): the program's fault, not the sandbox's.
+      if (!prepared.isolate.isDisposed && /call stack/i.test(textOf(error))) this.end({ kind: "unparsable" });
+      throw error;
+    }
+    return await script.run(prepared.context, { promise: true, copy: true });
+  }
+
+  /** Starts the CPU watchdog and the wall-time timer; returns the stop function. */
+  #watch(isolate: ivm.Isolate): () => void {
+    const { cpuTimeMs, wallTimeMs } = this.#job.limits;
+    const watchdog = setInterval(() => {
+      if (isolate.isDisposed) return;
+      if (Number(isolate.cpuTime) / 1e6 > cpuTimeMs) this.end({ kind: "exceeded", limit: "CPU_LIMIT" });
+    }, WATCHDOG_INTERVAL_MS);
+    const wallTimer = setTimeout(() => this.end({ kind: "exceeded", limit: "TIMEOUT" }), wallTimeMs);
+    return () => {
+      clearInterval(watchdog);
+      clearTimeout(wallTimer);
+    };
+  }
+}
+
+/**
+ * The run failed without anyone ending it: the isolate ran out of memory (V8 disposed it), the
+ * program left a promise rejected before its first await (isolated-vm rejects the run with that
+ * error: the program's own fault, located later in its source), or the sandbox failed. After
+ * `dispose()` a pending run rejects with `null`, hence the care in reading `error`. isolated-vm
+ * copied a rejection's error out of the isolate whole: its texts are cut here, before they go
+ * anywhere (to the host's result, or over IPC from a worker).
+ */
+function failureOf(isolate: ivm.Isolate, error: unknown): SandboxEnding {
+  const message = capErrorText(textOf(error));
+  if (isolate.isDisposed || /memory limit|abandoned/i.test(message)) return { kind: "exceeded", limit: "MEMORY_LIMIT" };
+  const fullStack = (error as Error | null)?.stack;
+  // Frames apart from the message, so a long message cannot push the program's line out of the cut.
+  const stack = typeof fullStack === "string" ? capErrorText(stackFrames(fullStack)) : undefined;
+  if (stack?.includes(PROGRAM_FILE)) {
+    const name = capErrorText(String((error as Error).name || "Error"), MAX_ERROR_NAME_CHARS);
+    return { kind: "rejected", name, message, stack };
+  }
+  return { kind: "failed", message: `The sandbox failed: ${message}` };
+}
+
+function textOf(error: unknown): string {
+  return String((error as Error | null)?.message ?? error);
+}
