@@ -10,11 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { Job } from "bullmq";
 import type { Redis } from "ioredis";
 import type { RunResult } from "../contract.js";
-import {
-  type ConfiguredSwitchyard,
-  type CreateFromConfigOptions,
-  createSwitchyardFromConfig,
-} from "../config/create-switchyard-from-config.js";
+import type { ConfiguredSwitchyard, CreateFromConfigOptions } from "../config/create-switchyard-from-config.js";
 import type { LoadedConfig, SwitchyardConfig } from "../config/load-config.js";
 import { SwitchyardError, messageOf } from "../errors.js";
 import { summarizeCalls } from "../model-tools/render-for-model.js";
@@ -24,7 +20,8 @@ import type { Switchyard } from "../switchyard.js";
 import type { ProgramJobData } from "./batch-jobs.js";
 import { type BatchMeta, type BatchResult, BatchStore } from "./batch-store.js";
 import { DEFAULT_TRANSIENT_CODES, failureCodeOf, isTransientFailure } from "./failure-policy.js";
-import { createJobInfoTool, type JobInfo } from "./job-info-tool.js";
+import { buildFleetSession } from "./fleet-session.js";
+import type { JobInfo } from "./job-info-tool.js";
 import { connectRedis, type FleetOptions, queueNameOf } from "./redis-connection.js";
 import { RedisRateLimiter } from "./redis-rate-limiter.js";
 
@@ -94,10 +91,8 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     const limiterClient = await connectRedis(options.redis);
     connections.push(limiterClient);
     const rateLimiter: RateLimiter = new RedisRateLimiter(limiterClient, "switchyard:rate");
-    const jobInfo = createJobInfoTool();
-    const configured = await createSwitchyardFromConfig(options.config, {
+    const { configured, jobs } = await buildFleetSession(options.config, {
       ...options.configOptions,
-      tools: [...(options.configOptions?.tools ?? []), jobInfo.tool],
       sessionOptions: {
         ...options.configOptions?.sessionOptions,
         scheduler: { rateLimiter, ...options.configOptions?.sessionOptions?.scheduler },
@@ -105,7 +100,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     });
     const workerConnection = await connectRedis(options.redis);
     connections.push(workerConnection);
-    const runner = new JobRunner(options, new BatchStore(commands, queue), configured, bullmq, jobInfo.runs);
+    const runner = new JobRunner(options, new BatchStore(commands, queue), configured, bullmq, jobs);
     const worker = new bullmq.Worker<ProgramJobData>(queue, (job, token) => runner.process(job, token), {
       connection: workerConnection,
       concurrency,
