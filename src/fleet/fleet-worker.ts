@@ -23,6 +23,7 @@ import { DEFAULT_TRANSIENT_CODES, failureCodeOf, isTransientFailure } from "./fa
 import { buildFleetSession } from "./fleet-session.js";
 import type { JobInfo } from "./job-info-tool.js";
 import { connectRedis, type FleetOptions, queueNameOf } from "./redis-connection.js";
+import { failedJobResult } from "./reconcile-batch.js";
 import { RedisRateLimiter } from "./redis-rate-limiter.js";
 
 export interface FleetWorkerOptions extends FleetOptions {
@@ -256,34 +257,17 @@ class JobRunner {
 
   /**
    * A job BullMQ failed for good: it lost its worker more often than allowed (a program that
-   * kills its worker every time), or our own processing threw. It still gets its one result.
+   * kills its worker every time), or our own processing threw. It still gets its one result,
+   * unless it has one; if this write is lost too, the batch's readers write it (reconcile-batch.ts).
    */
   async onFailed(job: Job<ProgramJobData> | undefined, error: Error): Promise<void> {
     if (job === undefined) return;
     try {
       if (!(await job.isFailed())) return;
-      const { batchId, key, input } = job.data;
-      const lost = /stalled more than allowable limit/.test(error.message);
-      await this.store.writeResult(batchId, {
-        key,
-        input,
-        ok: false,
-        output: null,
-        error: {
-          code: lost ? "WORKER_LOST" : "INTERNAL_ERROR",
-          message: lost
-            ? `The job's worker stopped while running it more than ${this.options.maxStalledCount ?? 2} times; ` +
-              "the program may be crashing its worker."
-            : `The worker failed to run the job: ${error.message}`,
-        },
-        calls: { total: 0, byStatus: {}, failed: [] },
-        attempt: Math.max(1, job.attemptsStarted),
-        wallMs: 0,
-        enqueuedAt: job.timestamp,
-        startedAt: job.processedOn ?? Date.now(),
-        finishedAt: Date.now(),
-        worker: this.name,
-      });
+      await this.store.writeResultOnce(
+        job.data.batchId,
+        failedJobResult(job, job.failedReason || error.message, this.name),
+      );
     } catch (failure) {
       this.options.log?.(`could not record the failure of job ${job.id}: ${messageOf(failure)}`);
     }

@@ -117,37 +117,45 @@ export async function submitBatch(options: SubmitBatchOptions): Promise<Submitte
         `The batch ${batchId} exists with another program; submit under a new batch id to run this one.`,
       );
     }
-    await store.setCancelled(batchId, false);
-    const known = new Set(await store.keys(batchId));
-    await store.appendKeys(
-      batchId,
-      [...inputs.keys()].filter((key) => !known.has(key)),
-    );
-    const { done, failed } = await store.finishedKeys(batchId);
-    const rerun = options.retryFailed === true ? [...failed].filter((key) => inputs.has(key)) : [];
-    if (rerun.length > 0) {
-      // Their old jobs may linger in BullMQ's failed set, which would make the new add a no-op.
-      await Promise.all(rerun.map((key) => queue.remove(jobIdOf(batchId, key)).catch(() => 0)));
-      await store.forgetResults(batchId, rerun);
-      for (const key of rerun) done.delete(key);
-    }
-    const toRun = [...inputs].filter(([key]) => !done.has(key));
-    for (let start = 0; start < toRun.length; start += ADD_CHUNK) {
-      await queue.addBulk(
-        toRun.slice(start, start + ADD_CHUNK).map(([key, input]) => ({
-          name: PROGRAM_JOB,
-          data: { batchId, key, input },
-          opts: {
-            jobId: jobIdOf(batchId, key),
-            attempts: existing.attempts,
-            backoff: { type: "exponential", delay: existing.backoffMs },
-            removeOnComplete: true,
-          },
-        })),
+    // Marked before the cancel flag goes and until the last job is in: the keys of a submit in
+    // progress that have no job yet are not lost jobs to the readers (reconcile-batch.ts).
+    await store.startSubmit(batchId);
+    try {
+      await store.setCancelled(batchId, false);
+      const known = new Set(await store.keys(batchId));
+      await store.appendKeys(
+        batchId,
+        [...inputs.keys()].filter((key) => !known.has(key)),
       );
+      const { done, failed } = await store.finishedKeys(batchId);
+      const rerun = options.retryFailed === true ? [...failed].filter((key) => inputs.has(key)) : [];
+      if (rerun.length > 0) {
+        // Their old jobs may linger in BullMQ's failed set, which would make the new add a no-op.
+        await Promise.all(rerun.map((key) => queue.remove(jobIdOf(batchId, key)).catch(() => 0)));
+        await store.forgetResults(batchId, rerun);
+        for (const key of rerun) done.delete(key);
+      }
+      const toRun = [...inputs].filter(([key]) => !done.has(key));
+      for (let start = 0; start < toRun.length; start += ADD_CHUNK) {
+        await queue.addBulk(
+          toRun.slice(start, start + ADD_CHUNK).map(([key, input]) => ({
+            name: PROGRAM_JOB,
+            data: { batchId, key, input },
+            opts: {
+              jobId: jobIdOf(batchId, key),
+              attempts: existing.attempts,
+              backoff: { type: "exponential", delay: existing.backoffMs },
+              removeOnComplete: true,
+            },
+          })),
+        );
+        await store.renewSubmit(batchId);
+      }
+      const total = known.size + [...inputs.keys()].filter((key) => !known.has(key)).length;
+      return { batchId, total, queued: toRun.length, skipped: inputs.size - toRun.length, repeated, warnings };
+    } finally {
+      await store.endSubmit(batchId);
     }
-    const total = known.size + [...inputs.keys()].filter((key) => !known.has(key)).length;
-    return { batchId, total, queued: toRun.length, skipped: inputs.size - toRun.length, repeated, warnings };
   } finally {
     await queue.close();
     await redis.quit().catch(() => redis.disconnect());
