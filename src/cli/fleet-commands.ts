@@ -165,7 +165,8 @@ export function registerFleetCommands(program: Command): void {
           if (refused === undefined) throw error;
           // Printed as `switchyard run` prints the error; the program failed, so exit 1, not 2.
           process.stderr.write(
-            `switchyard: the program ${options.program} fails its check against ${options.config}; nothing was enqueued.\n` +
+            `switchyard: the program ${options.program} fails its check against ${options.config}; ` +
+              "nothing was enqueued.\n" +
               `${formatRunError(refused).join("\n")}\n`,
           );
           process.exitCode = EXIT_CODES.failed;
