@@ -27,6 +27,7 @@ export interface BatchMeta {
 export interface BatchResult {
   /** The input's idempotency key. */
   readonly key: string;
+  /** The input; null in a `JOB_LOST` result, whose job (which carried the input) is gone. */
   readonly input: JsonValue;
   readonly ok: boolean;
   /** The program's return value; null when the run failed. */
