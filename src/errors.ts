@@ -21,7 +21,8 @@ export type ConfigErrorCode =
   | "SANDBOX_UNAVAILABLE"
   | "OPTIONAL_DEPENDENCY_MISSING"
   | "FLEET_UNAVAILABLE"
-  | "BATCH_NOT_FOUND";
+  | "BATCH_NOT_FOUND"
+  | "PROGRAM_INVALID";
 
 const SWITCHYARD_ERROR_BRAND = Symbol.for("switchyard.SwitchyardError");
 const TOOL_ERROR_BRAND = Symbol.for("switchyard.ToolError");

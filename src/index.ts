@@ -31,6 +31,8 @@ export {
   OUTPUT_DRIFT,
   Switchyard,
   type CallToolOptions,
+  type CheckOptions,
+  type CheckResult,
   type RunOptions,
   type SwitchyardOptions,
   type TypeCheckMode,

@@ -16,14 +16,14 @@ import { findReferencedTools } from "./permissions/referenced-tools.js";
 import type { ModelToolDefinition } from "./model-tools/model-tool-definition.js";
 import { createProgramDiscovery } from "./model-tools/program-discovery.js";
 import { describeProgramTool } from "./model-tools/run-program-tool.js";
-import { redactRunResult } from "./redaction/redact-results.js";
+import { redactRunError, redactRunResult } from "./redaction/redact-results.js";
 import { Redactor, type RedactionOptions } from "./redaction/redactor.js";
 import type { ToolDefinition } from "./registry/define-tool.js";
 import { ToolRegistry, type CatalogSnapshot, type RegisteredTool } from "./registry/tool-registry.js";
 import { createReadResultTool } from "./model-tools/read-result-tool.js";
 import type { ResultBudgetOptions } from "./results/result-budget.js";
 import { SpillStore } from "./results/spill-store.js";
-import { compileProgram } from "./program/compile-program.js";
+import { type CompiledProgram, compileProgram } from "./program/compile-program.js";
 import type { ContractDeclarations } from "./program/contract-declarations.js";
 import { encodeProgramInput } from "./program/program-input.js";
 import type { ProgramForm } from "./program/program-wrapper.js";
@@ -31,7 +31,7 @@ import { compileRunContract, type RunContract } from "./program/run-contract.js"
 import { InProcessExecutor } from "./sandbox/in-process-executor.js";
 import type { SandboxExecutor } from "./sandbox/sandbox-executor.js";
 import { WorkerPool } from "./sandbox/worker-pool.js";
-import { DEFAULT_RUN_LIMITS, failedRunResult, runProgram, type RunLimits } from "./sandbox/run-program.js";
+import { capRunError, DEFAULT_RUN_LIMITS, failedRunResult, runProgram, type RunLimits } from "./sandbox/run-program.js";
 import { RunQueue, type RunQueueOptions, type RunTicket } from "./sandbox/run-queue.js";
 import { TypeChecker } from "./program/type-checker.js";
 import { generateDeclarations, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
@@ -169,6 +169,33 @@ export interface CallToolOptions {
    * the tool's `callers` must admit, and its result gets the hosted budget. Default: a direct call.
    */
   readonly hostedCaller?: HostedCaller;
+}
+
+/**
+ * What `check` checks a program against: the same contract and settings a run takes, without
+ * running anything.
+ */
+export interface CheckOptions extends Pick<RunOptions, "inputSchema" | "outputSchema" | "typeCheck" | "limits"> {
+  /**
+   * An input to check as a run checks it (JSON within limits, matching `inputSchema`); it also
+   * declares `input`. Without one, only the program is checked.
+   */
+  readonly input?: unknown;
+  /**
+   * The program's runs will be given an input whose value is not known yet (a batch's): `input` is
+   * declared (typed from `inputSchema`, else `any`) as in a run with one. Implied by `input` or
+   * `inputSchema`. Default false: like a run without an input, a program that reads it is a TYPE_ERROR.
+   */
+  readonly hasInput?: boolean;
+}
+
+/** What `check` found: `error` is the one a run of the program would end with before running. */
+export interface CheckResult {
+  readonly ok: boolean;
+  /** Set when `ok` is false: the RunError `run` would give (SYNTAX_ERROR, TYPE_ERROR with its line...). */
+  readonly error?: RunError;
+  /** Lint findings, and the type errors of `typeCheck: "warn"`, as a run would report them. */
+  readonly warnings: readonly Diagnostic[];
 }
 
 /** A Switchyard session; see the module comment. */
@@ -382,12 +409,43 @@ export class Switchyard {
   }
 
   /**
+   * Checks a program as `run` would before running it, and runs nothing: compile (SYNTAX_ERROR,
+   * SOURCE_TOO_LARGE), the input when one is given (INPUT_TOO_LARGE, INPUT_INVALID), and the type
+   * check with lint against the current declarations and the run's contract (TYPE_ERROR with
+   * every diagnostic's line and column, TYPE_CHECK_FAILED). `error` is the one a run with the same
+   * options would end with at those steps, message and positions alike. It takes no place in the
+   * run queue, asks no permission, calls no tool and emits no trace event. Throws like `run`:
+   * OPTION_INVALID for invalid `limits`, SCHEMA_INVALID for a schema that does not compile.
+   */
+  async check(source: string, options: CheckOptions = {}): Promise<CheckResult> {
+    const limits = this.#resolveLimits(this.#limits, options.limits, "check limits");
+    const hasInput = options.hasInput === true || options.input !== undefined;
+    const contract = compileRunContract(
+      { inputSchema: options.inputSchema, hasInput, outputSchema: options.outputSchema },
+      this.#checkedDeclarations(),
+    );
+    const prepared = await this.#prepare(String(source), {
+      limits,
+      contract,
+      input: options.input,
+      // A check without an input checks the program alone; a run without one is refused by its schema.
+      missingInputFails: false,
+      mode: options.typeCheck ?? this.#options.typeCheck ?? "error",
+    });
+    if (prepared.ok) return { ok: true, warnings: prepared.warnings };
+    // As the run's error leaves it: within the message limit, and redacted.
+    const error = capRunError(prepared.error);
+    return {
+      ok: false,
+      error: this.#redactor === undefined ? error : redactRunError(this.#redactor, error).error,
+      warnings: prepared.warnings,
+    };
+  }
+
+  /**
    * The stations before the sandbox, then the run:
    * 1. take a place in the run queue (RUN_QUEUE_FULL when it is full);
-   * 2. the input: JSON within limits, matching `inputSchema` (INPUT_TOO_LARGE, INPUT_INVALID);
-   * 3. compile (SYNTAX_ERROR, SOURCE_TOO_LARGE);
-   * 4. type-check against the declarations and the run's contract (TYPE_ERROR in `error` mode;
-   *    warnings otherwise);
+   * 2-4. prepare the program (`#prepare`, what `check` does too): the input, compile, type-check;
    * 5. show the whole program to `approveProgram`, if configured (PERMISSION_DENIED);
    * 6. wait for the run's turn and memory (CANCELLED if its signal fires first);
    * 7. run it in a fresh isolate (in this process or a worker's), every call through the pipeline;
@@ -416,52 +474,31 @@ export class Switchyard {
       });
     }
     try {
-      let inputJson: string | undefined;
-      if (options.input !== undefined) {
-        const encoded = encodeProgramInput(options.input, limits);
-        if (!encoded.ok) return failed(encoded.error);
-        inputJson = encoded.json;
-      }
-      const inputError = contract.checkInput(inputJson);
-      if (inputError !== undefined) return failed(inputError);
-
-      const compiled = await compileProgram(source, { maxSourceBytes: limits.maxSourceBytes });
-      if (!compiled.ok) return failed(compiled.error);
-      const program = compiled.program;
-
-      const mode = options.typeCheck ?? this.#options.typeCheck ?? "error";
-      // Taken with the declarations the check reads (no await between): results are compared
-      // with the observed types this program was written and checked against.
-      const drift = new OutputDrift(this.observedTypes);
-      const check: TypeCheckOutcome =
-        mode === "off"
-          ? { errors: [], warnings: [] }
-          : await this.#typeCheck(program.source, program.form, contract.types);
-      if (mode === "error" && check.failure !== undefined)
-        return failed({ code: "TYPE_CHECK_FAILED", message: check.failure });
-      if (mode === "error" && check.errors.length > 0) {
-        // The compiler threw on this program: it was not checked, rather than found wrong.
-        const crashed = check.errors.every((diagnostic) => diagnostic.code === CHECK_FAILED);
-        return failed(
-          crashed
-            ? { code: "TYPE_CHECK_FAILED", message: check.errors[0]!.message }
-            : typeErrorOf(check.errors, program.source, contract),
-          check.warnings,
-        );
-      }
+      const prepared = await this.#prepare(source, {
+        limits,
+        contract,
+        input: options.input,
+        missingInputFails: true,
+        mode: options.typeCheck ?? this.#options.typeCheck ?? "error",
+      });
+      if (!prepared.ok) return failed(prepared.error, prepared.warnings);
+      const { program, inputJson, drift } = prepared;
 
       const toolNames = this.#permissions.approvesPrograms ? findReferencedTools(program.source, snapshot) : [];
       const approval = await this.#permissions.checkProgram(program.source, toolNames);
       if (!approval.allowed)
         return failed(
           { code: "PERMISSION_DENIED", message: `The program was not run: ${approval.reason}` },
-          check.warnings,
+          prepared.checkWarnings,
         );
 
       const closing = this.#closing.signal;
       const release = await admitUnlessAborted(ticket, limits.memoryLimitMb, [options.signal, closing]);
       if (release === undefined) {
-        return failed({ code: "CANCELLED", message: "The run was cancelled before it started." }, check.warnings);
+        return failed(
+          { code: "CANCELLED", message: "The run was cancelled before it started." },
+          prepared.checkWarnings,
+        );
       }
       let ran: RunResult;
       try {
@@ -477,7 +514,7 @@ export class Switchyard {
           signal: options.signal,
           closing,
           catalogVersion: snapshot.version,
-          warnings: [...check.errors, ...check.warnings],
+          warnings: prepared.warnings,
           discovery: createProgramDiscovery(this),
           executor: this.#executor,
           inputJson,
@@ -493,6 +530,70 @@ export class Switchyard {
     } finally {
       ticket.leave();
     }
+  }
+
+  /**
+   * What `run` and `check` share, everything before the sandbox that reads only the program:
+   * 1. the input: JSON within limits, matching `inputSchema` (INPUT_TOO_LARGE, INPUT_INVALID;
+   *    a missing input fails an `inputSchema` only with `missingInputFails`);
+   * 2. compile (SYNTAX_ERROR, SOURCE_TOO_LARGE);
+   * 3. type-check with lint against the declarations and the run's contract (TYPE_ERROR and
+   *    TYPE_CHECK_FAILED in `error` mode; warnings otherwise).
+   * Takes no run-queue place and asks no permission: the caller does what comes next.
+   */
+  async #prepare(
+    source: string,
+    preparing: {
+      limits: RunLimits;
+      contract: RunContract;
+      input: unknown;
+      missingInputFails: boolean;
+      mode: TypeCheckMode;
+    },
+  ): Promise<Prepared> {
+    const { limits, contract, input, mode } = preparing;
+    let inputJson: string | undefined;
+    if (input !== undefined) {
+      const encoded = encodeProgramInput(input, limits);
+      if (!encoded.ok) return { ok: false, error: encoded.error, warnings: [] };
+      inputJson = encoded.json;
+    }
+    const inputError =
+      inputJson === undefined && !preparing.missingInputFails ? undefined : contract.checkInput(inputJson);
+    if (inputError !== undefined) return { ok: false, error: inputError, warnings: [] };
+
+    const compiled = await compileProgram(source, { maxSourceBytes: limits.maxSourceBytes });
+    if (!compiled.ok) return { ok: false, error: compiled.error, warnings: [] };
+    const program = compiled.program;
+
+    // Taken with the declarations the check reads (no await between): results are compared
+    // with the observed types this program was written and checked against.
+    const drift = new OutputDrift(this.observedTypes);
+    const check: TypeCheckOutcome =
+      mode === "off"
+        ? { errors: [], warnings: [] }
+        : await this.#typeCheck(program.source, program.form, contract.types);
+    if (mode === "error" && check.failure !== undefined)
+      return { ok: false, error: { code: "TYPE_CHECK_FAILED", message: check.failure }, warnings: [] };
+    if (mode === "error" && check.errors.length > 0) {
+      // The compiler threw on this program: it was not checked, rather than found wrong.
+      const crashed = check.errors.every((diagnostic) => diagnostic.code === CHECK_FAILED);
+      return {
+        ok: false,
+        error: crashed
+          ? { code: "TYPE_CHECK_FAILED", message: check.errors[0]!.message }
+          : typeErrorOf(check.errors, program.source, contract),
+        warnings: check.warnings,
+      };
+    }
+    return {
+      ok: true,
+      program,
+      inputJson,
+      drift,
+      warnings: [...check.errors, ...check.warnings],
+      checkWarnings: check.warnings,
+    };
   }
 
   /** `resolveLimits`, and the memory limit must fit the run queue's budget, or the run could never start. */
@@ -768,6 +869,20 @@ function warmUp(checker: TypeChecker): void {
 const MAX_REPORTED_DIAGNOSTICS = 10;
 /** Characters of a failed run's message kept in its program-end trace event. */
 const MAX_TRACED_ERROR_CHARS = 500;
+
+/** A program ready for the sandbox, or the error a run of it ends with before it. */
+type Prepared =
+  | { readonly ok: false; readonly error: RunError; readonly warnings: readonly Diagnostic[] }
+  | {
+      readonly ok: true;
+      readonly program: CompiledProgram;
+      readonly inputJson: string | undefined;
+      readonly drift: OutputDrift;
+      /** What the run reports: the check's warnings, and its errors in `warn` mode. */
+      readonly warnings: readonly Diagnostic[];
+      /** The check's warnings alone, reported by a run refused before it starts. */
+      readonly checkWarnings: readonly Diagnostic[];
+    };
 
 /** What a type check found, or why it could not complete. */
 interface TypeCheckOutcome {

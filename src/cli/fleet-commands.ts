@@ -9,9 +9,11 @@ import { type Command, Option } from "commander";
 import type { JsonSchema, JsonValue } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import { loadConfig } from "../config/load-config.js";
+import type { SubmittedBatch } from "../fleet/submit-batch.js";
 import type { BatchStatus } from "../fleet/watch-batch.js";
 import { assertWritableFile, EXIT_CODES, fileErrorOf } from "./cli-error.js";
 import { formatBatchSummary, startBatchProgress } from "./batch-progress.js";
+import { formatRunError, formatWarnings } from "./format-run-result.js";
 import { processInterrupts } from "./process-interrupts.js";
 
 const DEFAULT_REDIS = "redis://127.0.0.1:6379";
@@ -97,6 +99,11 @@ export function registerFleetCommands(program: Command): void {
       .requiredOption("--program <file>", "the TypeScript program every input runs through")
       .requiredOption("--inputs <file>", "JSONL: one JSON value per line, the program's `input`"),
   )
+    .option(
+      "--config <file>",
+      "the workers' switchyard.config.json: the program is type-checked against its tools first, and nothing " +
+        "is enqueued when it fails (exit 1); without it, only the workers check the program, once per input",
+    )
     .option("--batch <id>", "the batch id (default: derived from the program and the inputs, so a rerun resumes)")
     .option("--key <field>", "the idempotency key of an input: this field of it (default: a hash of the input)")
     .option("--input-schema <file>", "JSON Schema every input must match (the program's `input` is typed from it)")
@@ -107,6 +114,7 @@ export function registerFleetCommands(program: Command): void {
     .action(
       async (
         options: FleetFlags & {
+          config?: string;
           program: string;
           inputs: string;
           batch?: string;
@@ -127,18 +135,46 @@ export function registerFleetCommands(program: Command): void {
                 await readText(options.inputSchema, "the input schema (--input-schema)"),
                 options.inputSchema,
               ) as JsonSchema);
-        const { submitBatch } = await import("../fleet/submit-batch.js");
-        const submitted = await submitBatch({
-          ...fleetOf(options),
-          program,
-          inputs,
-          ...(options.batch === undefined ? {} : { batchId: options.batch }),
-          ...(options.key === undefined ? {} : { keyOf: keyField(options.key, options.inputs) }),
-          ...(inputSchema === undefined ? {} : { inputSchema }),
-          attempts: positiveInteger(options.attempts, "--attempts"),
-          backoffMs: nonNegativeInteger(options.backoffMs, "--backoff-ms"),
-          retryFailed: options.retryFailed === true,
-        });
+        const attempts = positiveInteger(options.attempts, "--attempts");
+        const backoffMs = nonNegativeInteger(options.backoffMs, "--backoff-ms");
+        const { programErrorOf, submitBatch } = await import("../fleet/submit-batch.js");
+        // The workers' session (their tools, MCP servers and type-check mode), for the check only:
+        // its programs never run here, so it starts no sandbox worker processes.
+        const session =
+          options.config === undefined
+            ? undefined
+            : await (await import("../fleet/fleet-session.js")).createFleetSession(await loadConfig(options.config), {
+                sessionOptions: { workers: 0 },
+              });
+        let submitted: SubmittedBatch;
+        try {
+          submitted = await submitBatch({
+            ...fleetOf(options),
+            program,
+            inputs,
+            ...(options.batch === undefined ? {} : { batchId: options.batch }),
+            ...(options.key === undefined ? {} : { keyOf: keyField(options.key, options.inputs) }),
+            ...(inputSchema === undefined ? {} : { inputSchema }),
+            ...(session === undefined ? {} : { checkWith: session.yard }),
+            attempts,
+            backoffMs,
+            retryFailed: options.retryFailed === true,
+          });
+        } catch (error) {
+          const refused = programErrorOf(error);
+          if (refused === undefined) throw error;
+          // Printed as `switchyard run` prints the error; the program failed, so exit 1, not 2.
+          process.stderr.write(
+            `switchyard: the program ${options.program} fails its check against ${options.config}; ` +
+              "nothing was enqueued.\n" +
+              `${formatRunError(refused).join("\n")}\n`,
+          );
+          process.exitCode = EXIT_CODES.failed;
+          return;
+        } finally {
+          await session?.close();
+        }
+        for (const line of formatWarnings(submitted.warnings)) process.stderr.write(`${line}\n`);
         process.stderr.write(
           `switchyard: batch ${submitted.batchId}: ${submitted.total} inputs, ${submitted.queued} queued, ` +
             `${submitted.skipped} already done` +

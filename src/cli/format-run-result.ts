@@ -1,31 +1,41 @@
 // Renders a RunResult for a person at a terminal: the output first, then logs, errors with
 // their source line, and a one-line account of the calls, bytes and redacted secrets. Formatting only.
 
-import type { RunResult } from "../contract.js";
+import type { Diagnostic, RunError, RunResult } from "../contract.js";
 
 /** A readable multi-line rendering of a run. */
 export function formatRunResult(result: RunResult): string {
   const lines: string[] = [];
   if (result.ok) {
     lines.push("output:", indent(JSON.stringify(result.output, null, 2)));
-  } else if (result.error?.code === "TYPE_ERROR") {
-    // The message already lists every diagnostic with its source line.
-    lines.push(`error TYPE_ERROR:`, indent(result.error.message));
   } else if (result.error !== undefined) {
-    const where =
-      result.error.line === undefined
-        ? ""
-        : ` (line ${result.error.line}${result.error.column === undefined ? "" : `, column ${result.error.column}`})`;
-    lines.push(`error ${result.error.code}${where}:`, indent(result.error.message));
-    for (const diagnostic of result.error.diagnostics ?? []) {
-      const code = typeof diagnostic.code === "number" ? `TS${diagnostic.code}` : diagnostic.code;
-      lines.push(indent(`line ${diagnostic.line}:${diagnostic.column} ${code}: ${diagnostic.message}`));
-    }
+    lines.push(...formatRunError(result.error));
   }
-  for (const warning of result.warnings) lines.push(`warning (line ${warning.line}): ${warning.message}`);
+  lines.push(...formatWarnings(result.warnings));
   if (result.logs.length > 0) lines.push("logs:", ...result.logs.map((line) => indent(line)));
   lines.push(summarizeRun(result));
   return lines.join("\n");
+}
+
+/** A run's error: its code and position, then its message and diagnostics, indented. */
+export function formatRunError(error: RunError): string[] {
+  // A TYPE_ERROR's message already lists every diagnostic with its source line.
+  if (error.code === "TYPE_ERROR") return ["error TYPE_ERROR:", indent(error.message)];
+  const where =
+    error.line === undefined
+      ? ""
+      : ` (line ${error.line}${error.column === undefined ? "" : `, column ${error.column}`})`;
+  const lines = [`error ${error.code}${where}:`, indent(error.message)];
+  for (const diagnostic of error.diagnostics ?? []) {
+    const code = typeof diagnostic.code === "number" ? `TS${diagnostic.code}` : diagnostic.code;
+    lines.push(indent(`line ${diagnostic.line}:${diagnostic.column} ${code}: ${diagnostic.message}`));
+  }
+  return lines;
+}
+
+/** One line per warning, with its line. */
+export function formatWarnings(warnings: readonly Diagnostic[]): string[] {
+  return warnings.map((warning) => `warning (line ${warning.line}): ${warning.message}`);
 }
 
 /** One line: calls by status, time, and bytes kept in the sandbox against bytes returned. */

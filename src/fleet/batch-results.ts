@@ -1,8 +1,8 @@
-// A batch's results, one per input that has one, in the order the inputs were first submitted.
+// A batch's results, one per input that has one, in the order the inputs were first submitted,
+// after recording the results no worker could write (reconcile-batch.ts).
 
 import type { BatchResult } from "./batch-store.js";
-import { BatchStore } from "./batch-store.js";
-import { connectRedis, queueNameOf } from "./redis-connection.js";
+import { openBatchReader } from "./reconcile-batch.js";
 import type { BatchOptions } from "./watch-batch.js";
 
 const READ_CHUNK = 500;
@@ -12,10 +12,10 @@ const READ_CHUNK = 500;
  * BATCH_NOT_FOUND for an unknown id, FLEET_UNAVAILABLE without Redis.
  */
 export async function* readBatchResults(options: BatchOptions): AsyncGenerator<BatchResult> {
-  const redis = await connectRedis(options.redis);
+  const reader = await openBatchReader(options);
   try {
-    const store = new BatchStore(redis, queueNameOf(options));
-    await store.requireMeta(options.batchId);
+    const store = reader.store;
+    await reader.reconcile({ findMissing: true });
     const keys = await store.keys(options.batchId);
     for (let start = 0; start < keys.length; start += READ_CHUNK) {
       for (const result of await store.results(options.batchId, keys.slice(start, start + READ_CHUNK))) {
@@ -23,6 +23,6 @@ export async function* readBatchResults(options: BatchOptions): AsyncGenerator<B
       }
     }
   } finally {
-    await redis.quit().catch(() => redis.disconnect());
+    await reader.close();
   }
 }

@@ -27,13 +27,17 @@ export interface BatchMeta {
 export interface BatchResult {
   /** The input's idempotency key. */
   readonly key: string;
+  /** The input; null in a `JOB_LOST` result, whose job (which carried the input) is gone. */
   readonly input: JsonValue;
   readonly ok: boolean;
   /** The program's return value; null when the run failed. */
   readonly output: JsonValue;
-  /** The run's error (its RunError code), or `WORKER_LOST` for a job that kept losing its worker. */
+  /**
+   * The run's error (its RunError code); `WORKER_LOST` for a job that kept losing its worker,
+   * `JOB_LOST` for a job gone from the queue with no result (see reconcile-batch.ts).
+   */
   readonly error?: {
-    readonly code: RunError["code"] | "WORKER_LOST";
+    readonly code: RunError["code"] | "WORKER_LOST" | "JOB_LOST";
     readonly message: string;
     readonly line?: number;
   };
@@ -46,7 +50,7 @@ export interface BatchResult {
   readonly enqueuedAt: number;
   readonly startedAt: number;
   readonly finishedAt: number;
-  /** The worker that wrote it. */
+  /** The worker that wrote it; `reconciled` when a reader recorded a failure no worker did. */
   readonly worker: string;
 }
 
@@ -59,6 +63,27 @@ export interface BatchCounts {
   readonly running: number;
   readonly cancelled: boolean;
 }
+
+/** How long a submit's mark lasts after its last renewal, in ms (a submit renews it per chunk of jobs). */
+const SUBMIT_MARK_MS = 120_000;
+
+// KEYS: results, running, writes, failed, then keys that must not exist; ARGV: key, result JSON, ok.
+const WRITE_RESULT_ONCE = `
+for i = 5, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then return -1 end
+end
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HINCRBY', KEYS[3], ARGV[1], 1)
+if ARGV[3] == '1' then redis.call('SREM', KEYS[4], ARGV[1]) else redis.call('SADD', KEYS[4], ARGV[1]) end
+return 1
+`;
+
+// One submit fewer; the mark goes with the last (a count below 1 means a mark that had expired).
+const END_SUBMIT = `
+if redis.call('DECR', KEYS[1]) <= 0 then redis.call('DEL', KEYS[1]) end
+return 0
+`;
 
 /** Redis operations on batches of one queue; see the module comment. */
 export class BatchStore {
@@ -177,6 +202,60 @@ export class BatchStore {
     if (result.ok) transaction.srem(this.#key(batchId, "failed"), result.key);
     else transaction.sadd(this.#key(batchId, "failed"), result.key);
     await transaction.exec();
+  }
+
+  /**
+   * Writes the result of `key` as writeResult does, unless it has one: `written`, or `present`
+   * when a result was there (it stays, and its count of writes does not move). `unless` adds
+   * conditions checked in the same atomic step, any of which makes it `refused`: a submit of the
+   * batch in progress (`submitting`), the batch cancelled (`cancelled`), the Redis key `job` (a
+   * job's record) existing.
+   */
+  async writeResultOnce(
+    batchId: string,
+    result: BatchResult,
+    unless: { readonly submitting?: boolean; readonly cancelled?: boolean; readonly job?: string } = {},
+  ): Promise<"written" | "present" | "refused"> {
+    const keys = [
+      this.#key(batchId, "results"),
+      this.#key(batchId, "running"),
+      this.#key(batchId, "writes"),
+      this.#key(batchId, "failed"),
+      ...(unless.submitting === true ? [this.#key(batchId, "submitting")] : []),
+      ...(unless.cancelled === true ? [this.#key(batchId, "cancelled")] : []),
+      ...(unless.job === undefined ? [] : [unless.job]),
+    ];
+    const written = await this.redis.eval(
+      WRITE_RESULT_ONCE,
+      keys.length,
+      ...keys,
+      result.key,
+      JSON.stringify(result),
+      result.ok ? "1" : "0",
+    );
+    return Number(written) === 1 ? "written" : Number(written) === 0 ? "present" : "refused";
+  }
+
+  /** Whether a submit of the batch is in progress (see startSubmit). */
+  async submitInProgress(batchId: string): Promise<boolean> {
+    return (await this.redis.exists(this.#key(batchId, "submitting"))) === 1;
+  }
+
+  /**
+   * Marks a submit of the batch as in progress until endSubmit, or for SUBMIT_MARK_MS after its
+   * last renewal (a submitter that died): readers do not take keys without jobs for lost jobs then.
+   */
+  async startSubmit(batchId: string): Promise<void> {
+    const mark = this.#key(batchId, "submitting");
+    await this.redis.multi().incr(mark).pexpire(mark, SUBMIT_MARK_MS).exec();
+  }
+
+  async renewSubmit(batchId: string): Promise<void> {
+    await this.redis.pexpire(this.#key(batchId, "submitting"), SUBMIT_MARK_MS);
+  }
+
+  async endSubmit(batchId: string): Promise<void> {
+    await this.redis.eval(END_SUBMIT, 1, this.#key(batchId, "submitting"));
   }
 
   /** Forgets the results of `keys` so they run again (a resubmit with retryFailed). */

@@ -10,11 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { Job } from "bullmq";
 import type { Redis } from "ioredis";
 import type { RunResult } from "../contract.js";
-import {
-  type ConfiguredSwitchyard,
-  type CreateFromConfigOptions,
-  createSwitchyardFromConfig,
-} from "../config/create-switchyard-from-config.js";
+import type { ConfiguredSwitchyard, CreateFromConfigOptions } from "../config/create-switchyard-from-config.js";
 import type { LoadedConfig, SwitchyardConfig } from "../config/load-config.js";
 import { SwitchyardError, messageOf } from "../errors.js";
 import { summarizeCalls } from "../model-tools/render-for-model.js";
@@ -24,8 +20,10 @@ import type { Switchyard } from "../switchyard.js";
 import type { ProgramJobData } from "./batch-jobs.js";
 import { type BatchMeta, type BatchResult, BatchStore } from "./batch-store.js";
 import { DEFAULT_TRANSIENT_CODES, failureCodeOf, isTransientFailure } from "./failure-policy.js";
-import { createJobInfoTool, type JobInfo } from "./job-info-tool.js";
+import { buildFleetSession } from "./fleet-session.js";
+import type { JobInfo } from "./job-info-tool.js";
 import { connectRedis, type FleetOptions, queueNameOf } from "./redis-connection.js";
+import { failedJobResult } from "./reconcile-batch.js";
 import { RedisRateLimiter } from "./redis-rate-limiter.js";
 
 export interface FleetWorkerOptions extends FleetOptions {
@@ -94,10 +92,8 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     const limiterClient = await connectRedis(options.redis);
     connections.push(limiterClient);
     const rateLimiter: RateLimiter = new RedisRateLimiter(limiterClient, "switchyard:rate");
-    const jobInfo = createJobInfoTool();
-    const configured = await createSwitchyardFromConfig(options.config, {
+    const { configured, jobs } = await buildFleetSession(options.config, {
       ...options.configOptions,
-      tools: [...(options.configOptions?.tools ?? []), jobInfo.tool],
       sessionOptions: {
         ...options.configOptions?.sessionOptions,
         scheduler: { rateLimiter, ...options.configOptions?.sessionOptions?.scheduler },
@@ -105,7 +101,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     });
     const workerConnection = await connectRedis(options.redis);
     connections.push(workerConnection);
-    const runner = new JobRunner(options, new BatchStore(commands, queue), configured, bullmq, jobInfo.runs);
+    const runner = new JobRunner(options, new BatchStore(commands, queue), configured, bullmq, jobs);
     const worker = new bullmq.Worker<ProgramJobData>(queue, (job, token) => runner.process(job, token), {
       connection: workerConnection,
       concurrency,
@@ -261,34 +257,17 @@ class JobRunner {
 
   /**
    * A job BullMQ failed for good: it lost its worker more often than allowed (a program that
-   * kills its worker every time), or our own processing threw. It still gets its one result.
+   * kills its worker every time), or our own processing threw. It still gets its one result,
+   * unless it has one; if this write is lost too, the batch's readers write it (reconcile-batch.ts).
    */
   async onFailed(job: Job<ProgramJobData> | undefined, error: Error): Promise<void> {
     if (job === undefined) return;
     try {
       if (!(await job.isFailed())) return;
-      const { batchId, key, input } = job.data;
-      const lost = /stalled more than allowable limit/.test(error.message);
-      await this.store.writeResult(batchId, {
-        key,
-        input,
-        ok: false,
-        output: null,
-        error: {
-          code: lost ? "WORKER_LOST" : "INTERNAL_ERROR",
-          message: lost
-            ? `The job's worker stopped while running it more than ${this.options.maxStalledCount ?? 2} times; ` +
-              "the program may be crashing its worker."
-            : `The worker failed to run the job: ${error.message}`,
-        },
-        calls: { total: 0, byStatus: {}, failed: [] },
-        attempt: Math.max(1, job.attemptsStarted),
-        wallMs: 0,
-        enqueuedAt: job.timestamp,
-        startedAt: job.processedOn ?? Date.now(),
-        finishedAt: Date.now(),
-        worker: this.name,
-      });
+      await this.store.writeResultOnce(
+        job.data.batchId,
+        failedJobResult(job, job.failedReason || error.message, this.name),
+      );
     } catch (failure) {
       this.options.log?.(`could not record the failure of job ${job.id}: ${messageOf(failure)}`);
     }

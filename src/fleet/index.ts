@@ -7,10 +7,17 @@ export { readBatchResults } from "./batch-results.js";
 export { cancelBatch, type CancelledBatch } from "./cancel-batch.js";
 export { DEFAULT_TRANSIENT_CODES, failureCodeOf, isTransientFailure } from "./failure-policy.js";
 export type { JobInfo } from "./job-info-tool.js";
+export { createFleetSession } from "./fleet-session.js";
 export { startFleetWorker, type FleetWorker, type FleetWorkerOptions } from "./fleet-worker.js";
 export { createRedisRateLimiter, RedisRateLimiter, type RedisRateLimiterOptions } from "./redis-rate-limiter.js";
 export { DEFAULT_QUEUE, type FleetOptions } from "./redis-connection.js";
-export { submitBatch, type SubmitBatchOptions, type SubmittedBatch } from "./submit-batch.js";
+export {
+  programErrorOf,
+  submitBatch,
+  type ProgramChecker,
+  type SubmitBatchOptions,
+  type SubmittedBatch,
+} from "./submit-batch.js";
 export {
   getBatchStatus,
   watchBatch,

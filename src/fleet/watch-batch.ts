@@ -1,9 +1,15 @@
-// A batch's progress, read from its own records in O(1) however large it is: done, failed,
-// running, queued, and, while watching, the rate and the time left. Reading never changes it.
+// A batch's progress, read from its own records: done, failed, running, queued, and, while
+// watching, the rate and the time left. Reading changes nothing but the results no worker could
+// write (reconcile-batch.ts): each reading records the failures of jobs BullMQ failed for good,
+// and looks for jobs gone from the queue (one EXISTS per input without a result) once per status,
+// and every MISSING_CHECK_INTERVAL_MS while watching; the counts themselves are O(1).
 
-import type { Redis } from "ioredis";
-import { type BatchCounts, BatchStore } from "./batch-store.js";
-import { connectRedis, type FleetOptions, queueNameOf } from "./redis-connection.js";
+import type { BatchCounts, BatchStore } from "./batch-store.js";
+import { openBatchReader } from "./reconcile-batch.js";
+import type { FleetOptions } from "./redis-connection.js";
+
+/** How often a watch looks for jobs gone from the queue, in ms. */
+const MISSING_CHECK_INTERVAL_MS = 10_000;
 
 export interface BatchOptions extends FleetOptions {
   readonly batchId: string;
@@ -32,13 +38,12 @@ export interface BatchProgress extends BatchStatus {
 
 /** The batch's status. Throws BATCH_NOT_FOUND for an unknown id, FLEET_UNAVAILABLE without Redis. */
 export async function getBatchStatus(options: BatchOptions): Promise<BatchStatus> {
-  const redis = await connectRedis(options.redis);
+  const reader = await openBatchReader(options);
   try {
-    const store = new BatchStore(redis, queueNameOf(options));
-    await store.requireMeta(options.batchId);
-    return await readStatus(store, options.batchId);
+    await reader.reconcile({ findMissing: true });
+    return await readStatus(reader.store, options.batchId);
   } finally {
-    await quit(redis);
+    await reader.close();
   }
 }
 
@@ -54,13 +59,15 @@ export interface WatchBatchOptions extends BatchOptions {
  * one) or `signal` fires. Throws like getBatchStatus.
  */
 export async function* watchBatch(options: WatchBatchOptions): AsyncGenerator<BatchProgress> {
-  const redis = await connectRedis(options.redis);
+  const reader = await openBatchReader(options);
   const window: { at: number; done: number }[] = [];
+  let missingCheckedAt = Number.NEGATIVE_INFINITY;
   try {
-    const store = new BatchStore(redis, queueNameOf(options));
-    await store.requireMeta(options.batchId);
     while (options.signal?.aborted !== true) {
-      const status = await readStatus(store, options.batchId);
+      const findMissing = performance.now() - missingCheckedAt >= MISSING_CHECK_INTERVAL_MS;
+      if (findMissing) missingCheckedAt = performance.now();
+      await reader.reconcile({ findMissing });
+      const status = await readStatus(reader.store, options.batchId);
       window.push({ at: status.at, done: status.done });
       while (window.length > 2 && status.at - window[0]!.at > 10_000) window.shift();
       const first = window[0]!;
@@ -73,7 +80,7 @@ export async function* watchBatch(options: WatchBatchOptions): AsyncGenerator<Ba
       await sleep(options.intervalMs ?? 500, options.signal);
     }
   } finally {
-    await quit(redis);
+    await reader.close();
   }
 }
 
@@ -102,8 +109,4 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     }
     signal?.addEventListener("abort", done, { once: true });
   });
-}
-
-async function quit(redis: Redis): Promise<void> {
-  await redis.quit().catch(() => redis.disconnect());
 }

@@ -3,7 +3,7 @@
 // kind and tells the trace where (kind and path, never the value), at most
 // MAX_REDACTION_EVENTS events per result; the counts are always complete.
 
-import type { CallError, JsonValue, RedactionCounts, RunResult } from "../contract.js";
+import type { CallError, JsonValue, RedactionCounts, RunError, RunResult } from "../contract.js";
 import type { RedactionLocation, TraceBus } from "../trace/trace-events.js";
 import { countByKind, type RedactedText, type Redaction, type Redactor } from "./redactor.js";
 
@@ -39,17 +39,9 @@ export function redactRunResult(redactor: Redactor, result: RunResult, trace?: T
   });
   let error = result.error;
   if (error !== undefined) {
-    const message = redactor.redactText(error.message);
-    if (message.kinds.length > 0) {
-      error = { ...error, message: message.text };
-      for (const kind of message.kinds) found.push({ kind, path: "error.message", location: "program-error" });
-    }
-    // The failing paths of INPUT_INVALID quote the input, which may carry secrets.
-    const details = error.details === undefined ? undefined : redactor.redactValue(error.details, "error.details");
-    if (details !== undefined && details.redactions.length > 0) {
-      error = { ...error, details: details.value as JsonValue };
-      for (const redaction of details.redactions) found.push({ ...redaction, location: "program-error" });
-    }
+    const redacted = redactRunError(redactor, error);
+    error = redacted.error;
+    found.push(...redacted.redactions);
   }
   if (found.length === 0) return result;
   emitRedactions(trace, found, { programId: result.programId });
@@ -60,6 +52,27 @@ export function redactRunResult(redactor: Redactor, result: RunResult, trace?: T
     ...(error === undefined ? {} : { error }),
     redactions: mergeCounts(result.redactions, countByKind(found))!,
   };
+}
+
+/** A run's error with its message and details redacted, and what was replaced. */
+export function redactRunError(
+  redactor: Redactor,
+  error: RunError,
+): { readonly error: RunError; readonly redactions: readonly LocatedRedaction[] } {
+  const found: LocatedRedaction[] = [];
+  let redacted = error;
+  const message = redactor.redactText(error.message);
+  if (message.kinds.length > 0) {
+    redacted = { ...redacted, message: message.text };
+    for (const kind of message.kinds) found.push({ kind, path: "error.message", location: "program-error" });
+  }
+  // The failing paths of INPUT_INVALID quote the input, which may carry secrets.
+  const details = error.details === undefined ? undefined : redactor.redactValue(error.details, "error.details");
+  if (details !== undefined && details.redactions.length > 0) {
+    redacted = { ...redacted, details: details.value as JsonValue };
+    for (const redaction of details.redactions) found.push({ ...redaction, location: "program-error" });
+  }
+  return { error: redacted, redactions: found };
 }
 
 /** How the sandbox marks a console line it cut at its length limit. */

@@ -363,7 +363,7 @@ export function failedRunResult(fields: {
 }
 
 /** A run's error with its message within `MAX_ERROR_TEXT_CHARS`, however it was built. */
-function capRunError(error: RunError): RunError {
+export function capRunError(error: RunError): RunError {
   return error.message.length <= MAX_ERROR_TEXT_CHARS ? error : { ...error, message: capErrorText(error.message) };
 }
 

@@ -1,16 +1,20 @@
-// The fleet commands' mistakes: each is one line on stderr, exit 2, never a stack trace.
+// The fleet commands' mistakes: each is one line on stderr, exit 2, never a stack trace; and
+// `batch submit --config`, which checks the program against the workers' session first.
 
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectRedis } from "../../src/fleet/redis-connection.js";
 import { tempFolder } from "../helpers/mcp-servers.js";
 import { startRedis, type TestRedis } from "../helpers/redis-server.js";
 
 const run = promisify(execFile);
 const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
+const TOOLS = fileURLToPath(new URL("./fixtures/stamp-tools.ts", import.meta.url));
 const temp = tempFolder("fleet-cli");
 let redis: TestRedis;
 beforeAll(async () => {
@@ -55,5 +59,49 @@ describe("the fleet commands", () => {
       expect(result.stderr.trim().split("\n")).toHaveLength(1);
       expect(result.stderr).not.toContain("    at ");
     }
+  }, 60_000);
+
+  it("batch submit --config refuses a program that fails the check: exit 1, one error with its lines, nothing enqueued", async () => {
+    const config = join(temp.path, "check.config.json");
+    writeFileSync(config, JSON.stringify({ tools: [TOOLS] }));
+    const program = join(temp.path, "sweep.ts");
+    writeFileSync(program, "const n = input.n;\nreturn await tools.api.stamp({ n: input.count });\n");
+    const inputs = join(temp.path, "check-inputs.jsonl");
+    writeFileSync(inputs, '{"n": 1}\n{"n": 2}\n');
+    const schema = join(temp.path, "input.schema.json");
+    writeFileSync(schema, JSON.stringify({ type: "object", properties: { n: { type: "number" } }, required: ["n"] }));
+    const args = ["batch", "submit", "--config", config, "--program", program, "--inputs", inputs];
+    const fleet = ["--input-schema", schema, "--redis", redis.url, "--queue", "cli-check"];
+    const refused = await fails([...args, ...fleet]);
+    expect(refused.code).toBe(1);
+    const lines = refused.stderr.trimEnd().split("\n");
+    expect(lines[0]).toMatch(
+      /^switchyard: the program .*sweep\.ts fails its check against .*check\.config\.json; nothing was enqueued\.$/,
+    );
+    expect(lines[1]).toBe("error TYPE_ERROR:");
+    expect(refused.stderr).toMatch(/line 2, column \d+: Property 'count' does not exist on type 'ProgramInput'/);
+    expect(refused.stderr).toContain("return await tools.api.stamp({ n: input.count });");
+    expect(refused.stderr).not.toContain("    at ");
+    expect(refused.stderr.match(/^switchyard:/gm)).toHaveLength(1);
+
+    const client = await connectRedis(redis.url);
+    const queue = new Queue("cli-check", { connection: client });
+    try {
+      expect(await client.keys("*cli-check*")).toEqual([]);
+      // The same program with the bug fixed is submitted, and its jobs wait for a worker.
+      writeFileSync(program, "const n = input.n;\nreturn await tools.api.stamp({ n });\n");
+      const submitted = await run(process.execPath, [BIN, ...args, ...fleet]);
+      expect(submitted.stdout.trim()).toMatch(/^b-[0-9a-f]{16}$/);
+      expect(submitted.stderr).toContain("2 inputs, 2 queued");
+      expect(await queue.getWaitingCount()).toBe(2);
+    } finally {
+      await queue.close();
+      await client.quit();
+    }
+  }, 60_000);
+
+  it("batch submit --help says that without --config only the workers check the program", async () => {
+    const help = await run(process.execPath, [BIN, "batch", "submit", "--help"]);
+    expect(help.stdout.replace(/\s+/g, " ")).toContain("without it, only the workers check the program");
   }, 60_000);
 });
