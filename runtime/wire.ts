@@ -105,7 +105,17 @@ export function startCallBatch(mayWait: boolean): string {
 
 /** Encodes a call of a batch (guest side). */
 export function encodeCall(path: string, argsJson: string): string {
-  return `c${field(path)}${field(argsJson)}`;
+  return encodeCallArguments(encodeCallPath(path), argsJson);
+}
+
+/** The start of a call's encoding, up to its arguments: the same for every call of one path, so it can be kept. */
+export function encodeCallPath(path: string): string {
+  return `c${field(path)}`;
+}
+
+/** Encodes a call of a batch from its path's `encodeCallPath` (guest side). */
+export function encodeCallArguments(encodedPath: string, argsJson: string): string {
+  return `${encodedPath}${argsJson.length}:${argsJson}`;
 }
 
 /** Encodes a call the guest refused (guest side). */
