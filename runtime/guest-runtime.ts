@@ -10,10 +10,9 @@ import { createGuestTimers } from "./guest-timers.js";
 import {
   BUDGET_PATH,
   CLOSED_GUEST_CONFIG,
-  type CallEnvelope,
+  type CallFailure,
   capErrorText,
   DESCRIBE_PATH,
-  decodeCallAnswers,
   decodeGuestConfig,
   encodeCall,
   encodeCallArguments,
@@ -29,6 +28,7 @@ import {
   MAX_LOG_LINE_CHARS,
   MAX_TOOL_PATH_CHARS,
   openLogWriter,
+  readCallAnswers,
   SEARCH_PATH,
   stackFrames,
   startCallBatch,
@@ -161,39 +161,42 @@ function install(
   const pendingResolve: (((value: unknown) => void) | undefined)[] = [];
   const pendingReject: (((error: unknown) => void) | undefined)[] = [];
 
-  const settle = (envelope: CallEnvelope): void => {
-    const index = envelope.index;
-    const resolve = pendingResolve[index];
-    const reject = pendingReject[index];
-    const path = pendingPath[index];
-    if (resolve === undefined || reject === undefined || path === undefined) return;
+  // A call's path and resolvers are filed together (enqueue) and cleared together (forget).
+  const forget = (index: number): void => {
     pendingResolve[index] = undefined;
     pendingReject[index] = undefined;
     pendingPath[index] = undefined;
     inFlight--;
-    if (envelope.ok) {
-      resolve(envelope.value);
-      return;
-    }
-    const error = makeError(envelope.code, envelope.message, envelope.callId, path);
-    if (envelope.details !== undefined) error.details = envelope.details;
+  };
+
+  const settleValue = (index: number, value: unknown): void => {
+    const resolve = pendingResolve[index];
+    if (resolve === undefined) return;
+    forget(index);
+    resolve(value);
+  };
+
+  const settleFailure = (index: number, failure: CallFailure): void => {
+    const reject = pendingReject[index];
+    const path = pendingPath[index];
+    if (reject === undefined || path === undefined) return;
+    forget(index);
+    const error = makeError(failure.code, failure.message, failure.callId, path);
+    if (failure.details !== undefined) error.details = failure.details;
     reject(error);
   };
 
   const deliver = (answerText: unknown): void => {
-    let answers: CallEnvelope[];
     try {
-      answers = decodeCallAnswers(answerText as string);
+      readCallAnswers(answerText as string, settleValue, settleFailure);
     } catch {
       // The host only sends answers it encoded; an unreadable one answers nothing.
-      return;
     }
-    for (let index = 0; index < answers.length; index++) settle(answers[index]!);
   };
 
   const failAll = (from: number, to: number, message: string): void => {
     for (let index = from; index < to; index++) {
-      settle({ ok: false, index, callId: null, code: "INTERNAL_ERROR", message });
+      settleFailure(index, { callId: null, code: "INTERNAL_ERROR", message });
     }
   };
 
