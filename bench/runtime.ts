@@ -20,6 +20,7 @@ import { ToolScheduler } from "../src/scheduler/tool-scheduler.js";
 import type { RunLimits } from "../src/sandbox/run-program.js";
 import { Switchyard, type TypeCheckMode } from "../src/switchyard.js";
 import { TraceBus } from "../src/trace/trace-events.js";
+import { decodeCallEnvelope } from "../runtime/wire.js";
 import { createPeerHarness, type PeerHarness } from "./runtime-peer.js";
 
 export interface RuntimeBenchOptions {
@@ -408,7 +409,7 @@ async function timeBridgeHandle(context: PipelineContext, calls: number): Promis
   return timeMs(async () => {
     for (let index = 0; index < calls; index++) {
       const envelope = await bridge.handle("bench.noop", "{}");
-      if (!envelope.startsWith('{"ok":true')) throw new Error(`bridge answered ${envelope}`);
+      if (!decodeCallEnvelope(envelope).ok) throw new Error(`bridge answered ${envelope}`);
     }
   });
 }

@@ -10,12 +10,13 @@ import { createGuestTimers } from "./guest-timers.js";
 import {
   BUDGET_PATH,
   CLOSED_GUEST_CONFIG,
-  type CallEnvelope,
+  type CallFailure,
   capErrorText,
   DESCRIBE_PATH,
-  decodeCallAnswers,
   decodeGuestConfig,
   encodeCall,
+  encodeCallArguments,
+  encodeCallPath,
   encodeProgramError,
   encodeProgramNothing,
   encodeProgramOutput,
@@ -27,6 +28,7 @@ import {
   MAX_LOG_LINE_CHARS,
   MAX_TOOL_PATH_CHARS,
   openLogWriter,
+  readCallAnswers,
   SEARCH_PATH,
   stackFrames,
   startCallBatch,
@@ -159,39 +161,42 @@ function install(
   const pendingResolve: (((value: unknown) => void) | undefined)[] = [];
   const pendingReject: (((error: unknown) => void) | undefined)[] = [];
 
-  const settle = (envelope: CallEnvelope): void => {
-    const index = envelope.index;
-    const resolve = pendingResolve[index];
-    const reject = pendingReject[index];
-    const path = pendingPath[index];
-    if (resolve === undefined || reject === undefined || path === undefined) return;
+  // A call's path and resolvers are filed together (enqueue) and cleared together (forget).
+  const forget = (index: number): void => {
     pendingResolve[index] = undefined;
     pendingReject[index] = undefined;
     pendingPath[index] = undefined;
     inFlight--;
-    if (envelope.ok) {
-      resolve(envelope.value);
-      return;
-    }
-    const error = makeError(envelope.code, envelope.message, envelope.callId, path);
-    if (envelope.details !== undefined) error.details = envelope.details;
+  };
+
+  const settleValue = (index: number, value: unknown): void => {
+    const resolve = pendingResolve[index];
+    if (resolve === undefined) return;
+    forget(index);
+    resolve(value);
+  };
+
+  const settleFailure = (index: number, failure: CallFailure): void => {
+    const reject = pendingReject[index];
+    const path = pendingPath[index];
+    if (reject === undefined || path === undefined) return;
+    forget(index);
+    const error = makeError(failure.code, failure.message, failure.callId, path);
+    if (failure.details !== undefined) error.details = failure.details;
     reject(error);
   };
 
   const deliver = (answerText: unknown): void => {
-    let answers: CallEnvelope[];
     try {
-      answers = decodeCallAnswers(answerText as string);
+      readCallAnswers(answerText as string, settleValue, settleFailure);
     } catch {
       // The host only sends answers it encoded; an unreadable one answers nothing.
-      return;
     }
-    for (let index = 0; index < answers.length; index++) settle(answers[index]!);
   };
 
   const failAll = (from: number, to: number, message: string): void => {
     for (let index = from; index < to; index++) {
-      settle({ ok: false, index, callId: null, code: "INTERNAL_ERROR", message });
+      settleFailure(index, { callId: null, code: "INTERNAL_ERROR", message });
     }
   };
 
@@ -238,6 +243,14 @@ function install(
   };
   const flushAtTurnEndArguments = [flushAtTurnEnd];
 
+  // One executor for every call's promise (a closure per call would be allocated, and run cold,
+  // for every call): it files the resolvers under the index `enqueue` has just taken.
+  let filing = 0;
+  const fileResolvers = (resolve: (value: unknown) => void, reject: (error: unknown) => void): void => {
+    pendingResolve[filing] = resolve;
+    pendingReject[filing] = reject;
+  };
+
   const enqueue = (path: string, encoded: string, bytes: number): Promise<unknown> => {
     // Past the batch's size, the calls queued so far cross first, so one crossing stays bounded.
     if (queuedCalls >= MAX_BATCH_CALLS || (queuedCalls > 0 && queuedBytes + bytes > config.maxArgumentBytes)) {
@@ -245,10 +258,8 @@ function install(
     }
     const index = nextIndex++;
     pendingPath[index] = path;
-    const promise = new captured.PromiseCtor<unknown>((resolve, reject) => {
-      pendingResolve[index] = resolve;
-      pendingReject[index] = reject;
-    });
+    filing = index;
+    const promise = new captured.PromiseCtor<unknown>(fileResolvers);
     inFlight++;
     queuedText += encoded;
     queuedCalls++;
@@ -263,7 +274,8 @@ function install(
   const refuse = (path: string, code: string, bytes: number, reason: string): Promise<unknown> =>
     enqueue(path, encodeRefusedCall(path, code, bytes, reason), 0);
 
-  const callTool = (path: string, input: unknown): Promise<unknown> => {
+  /** A call of `tools.<path>`; `encodedPath` is the path's `encodeCallPath`, kept by the proxy that calls. */
+  const callTool = (path: string, input: unknown, encodedPath?: string): Promise<unknown> => {
     if (finished)
       return captured.reject(
         makeError("RUN_FINISHED", "The program has already finished; this call was not made.", null, path),
@@ -291,7 +303,8 @@ function install(
       const reason = capErrorText(safeString(refusal.message, ""), 1_024);
       return refuse(path, refusal.code ?? "INPUT_INVALID", refusal.measuredBytes ?? 0, reason);
     }
-    return enqueue(path, encodeCall(path, argsJson), argsJson.length);
+    const encoded = encodedPath === undefined ? encodeCall(path, argsJson) : encodeCallArguments(encodedPath, argsJson);
+    return enqueue(path, encoded, argsJson.length);
   };
 
   captured.defineProperty(global, "tools", { value: createToolsProxy(callTool), writable: false, configurable: false });
@@ -360,8 +373,10 @@ function install(
 }
 
 /** `tools.a.b(...)` at any depth: each property extends a dotted path; calling sends it. */
-function createToolsProxy(callTool: (path: string, input: unknown) => Promise<unknown>): unknown {
+function createToolsProxy(callTool: (path: string, input: unknown, encodedPath?: string) => Promise<unknown>): unknown {
   const make = (path: string): unknown => {
+    // This level's encoded path, made on its first call: every call of a path starts the same.
+    let encodedPath: string | undefined;
     // Each level keeps its children, so a property read after the first costs one lookup.
     // Without a prototype: `tools.toString` and `tools.constructor` are tool paths like any other.
     const children = captured.create(null) as Record<string, unknown>;
@@ -387,7 +402,8 @@ function createToolsProxy(callTool: (path: string, input: unknown) => Promise<un
         return child;
       },
       apply(_target, _this, args: unknown[]) {
-        return callTool(path, args[0]);
+        encodedPath ??= encodeCallPath(path);
+        return callTool(path, args[0], encodedPath);
       },
       set() {
         return false;

@@ -105,7 +105,17 @@ export function startCallBatch(mayWait: boolean): string {
 
 /** Encodes a call of a batch (guest side). */
 export function encodeCall(path: string, argsJson: string): string {
-  return `c${field(path)}${field(argsJson)}`;
+  return encodeCallArguments(encodeCallPath(path), argsJson);
+}
+
+/** The start of a call's encoding, up to its arguments: the same for every call of one path, so it can be kept. */
+export function encodeCallPath(path: string): string {
+  return `c${field(path)}`;
+}
+
+/** Encodes a call of a batch from its path's `encodeCallPath` (guest side). */
+export function encodeCallArguments(encodedPath: string, argsJson: string): string {
+  return `${encodedPath}${argsJson.length}:${argsJson}`;
 }
 
 /** Encodes a call the guest refused (guest side). */
@@ -185,13 +195,26 @@ export type CallEnvelope =
       readonly details?: unknown;
     };
 
+// An answer is one flat JSON array of pairs, a tag and a payload per call: for a success the
+// call's index and its value, for a failure `-1 - index` and a CallFailure. Flat, so the guest
+// parses no object and builds no envelope for a call that succeeded: this is decoded for every
+// call, in an isolate whose code is mostly not yet optimized.
+
+/** A failed call's payload on the wire. */
+export interface CallFailure {
+  readonly callId: string | null;
+  readonly code: string;
+  readonly message: string;
+  readonly details?: unknown;
+}
+
 /**
  * Encodes a successful call. `valueJson` must already be JSON text; it is spliced in rather
  * than re-serialized, which keeps a large result to one serialization. No call id: the program
  * sees a call's id only on a failure (`error.callId`), and every answer is parsed in the guest.
  */
 export function encodeCallSuccess(index: number, valueJson: string): string {
-  return `{"ok":true,"index":${index},"value":${valueJson}}`;
+  return `${index},${valueJson}`;
 }
 
 /** Encodes a failed call as plain data, its message capped; the guest builds its own Error from it. */
@@ -202,7 +225,7 @@ export function encodeCallFailure(
   message: string,
   details?: unknown,
 ): string {
-  return stringifyJson({ ok: false, index, callId, code, message: capErrorText(message), details });
+  return `${-1 - index},${stringifyJson({ callId, code, message: capErrorText(message), details })}`;
 }
 
 /** Joins encoded envelopes into one answer (host side). */
@@ -210,14 +233,41 @@ export function encodeCallAnswers(envelopes: readonly string[]): string {
   return `[${envelopes.join(",")}]`;
 }
 
-/** Decodes one envelope (tests and tools; the guest decodes whole answers). */
-export function decodeCallEnvelope(text: string): CallEnvelope {
-  return parseJson(text) as CallEnvelope;
+/**
+ * Reads an answer (guest side): `onValue` for each success, `onFailure` for each failure, in
+ * order. Throws when the text is not JSON; entries that are not tag and payload are skipped.
+ */
+export function readCallAnswers(
+  text: string,
+  onValue: (index: number, value: unknown) => void,
+  onFailure: (index: number, failure: CallFailure) => void,
+): void {
+  const entries = parseJson(text) as unknown[];
+  for (let at = 0; at + 1 < entries.length; at += 2) {
+    const tag = entries[at];
+    if (typeof tag !== "number") continue;
+    if (tag >= 0) onValue(tag, entries[at + 1]);
+    else onFailure(-1 - tag, entries[at + 1] as CallFailure);
+  }
 }
 
-/** Decodes an answer (guest side). */
+/** Decodes an answer into envelopes (tests and tools; the guest reads answers with `readCallAnswers`). */
 export function decodeCallAnswers(text: string): CallEnvelope[] {
-  return parseJson(text) as CallEnvelope[];
+  const envelopes: CallEnvelope[] = [];
+  readCallAnswers(
+    text,
+    (index, value) => envelopes.push({ ok: true, index, value }),
+    (index, { callId, code, message, details }) =>
+      envelopes.push({ ok: false, index, callId, code, message, ...(details === undefined ? {} : { details }) }),
+  );
+  return envelopes;
+}
+
+/** Decodes one envelope, as `encodeCallSuccess` or `encodeCallFailure` made it (tests and tools). */
+export function decodeCallEnvelope(text: string): CallEnvelope {
+  const [envelope] = decodeCallAnswers(`[${text}]`);
+  if (envelope === undefined) throw new SyntaxError("Not a call envelope.");
+  return envelope;
 }
 
 // ---- the run's limits, host to guest ----

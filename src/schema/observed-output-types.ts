@@ -47,6 +47,8 @@ const FILE_FORMAT = 1;
 export class ObservedOutputTypes {
   // Replaced, never edited, when a rendered type changes: a run keeps the map it was checked against.
   #types = new Map<string, ObservedType>();
+  /** The tool `#record` put last in `#types`' order, while it is still last. */
+  #lastRecorded: string | undefined;
   #revision = 0;
   #dirty = false;
   #saving: Promise<void> | undefined;
@@ -103,8 +105,11 @@ export class ObservedOutputTypes {
       this.#types = new Map(this.#types);
       this.#revision += 1;
     }
-    // Refreshed at the end of the map's order, so the least recently observed is first to go.
-    this.#types.delete(tool);
+    // Refreshed at the end of the map's order, so the least recently observed is first to go. A
+    // tool already last (a program calling one tool in a loop) is updated in place: deleting and
+    // setting again would leave a hole in the map for every call until it is rehashed.
+    if (tool !== this.#lastRecorded) this.#types.delete(tool);
+    this.#lastRecorded = tool;
     this.#types.set(tool, {
       schema: changed ? schema : known.schema,
       results,

@@ -94,6 +94,12 @@ describe("call answers (host to guest)", () => {
     expect(decodeCallAnswers(encodeCallAnswers([]))).toEqual([]);
   });
 
+  it("cross as one flat array of tag and payload, a failure's tag negative, and skip a pair whose tag is not a number", () => {
+    const text = encodeCallAnswers([encodeCallSuccess(2, "null"), encodeCallFailure(0, "p.1", "TOOL_ERROR", "no")]);
+    expect(JSON.parse(text)).toEqual([2, null, -1, { callId: "p.1", code: "TOOL_ERROR", message: "no" }]);
+    expect(decodeCallAnswers('["2",null,1,"v"]')).toEqual([{ ok: true, index: 1, value: "v" }]);
+  });
+
   it("cap a failure's message before it crosses", () => {
     const [answer] = decodeCallAnswers(encodeCallAnswers([encodeCallFailure(0, "p.1", "TOOL_ERROR", "x".repeat(1e6))]));
     expect(answer?.ok === false && answer.message.length).toBeLessThanOrEqual(MAX_ERROR_TEXT_CHARS);
