@@ -66,6 +66,9 @@ interface GuestError extends Error {
 
 const captured = {
   stringify: JSON.stringify,
+  getPrototypeOf: Object.getPrototypeOf,
+  objectPrototype: Object.prototype,
+  keys: Object.keys,
   ErrorCtor: Error,
   Proxy,
   defineProperty: Object.defineProperty,
@@ -432,7 +435,7 @@ function serialize(value: unknown, maxBytes: number, sizeCode: string, shapeCode
   serializing.what = what;
   let text: string | undefined;
   try {
-    text = captured.stringify(value, checkedReplacer);
+    text = flatRecordJson(value, maxBytes) ?? captured.stringify(value, checkedReplacer);
   } catch (error) {
     if (isGuestError(error)) throw error;
     // JSON.stringify's own TypeError: a cycle.
@@ -451,6 +454,61 @@ function serialize(value: unknown, maxBytes: number, sizeCode: string, shapeCode
 }
 
 const serializing = { budget: 0, maxBytes: 0, sizeCode: "", shapeCode: "", what: "" };
+
+// Properties of a record the fast path writes itself; a larger value takes the replacer.
+const MAX_FLAT_KEYS = 16;
+
+/**
+ * The JSON of what most tool arguments are, a plain object of a few strings, numbers, booleans
+ * and nulls, written here without the replacer (a call from C++ into JS per key, most of
+ * serialization's cost); `undefined` for anything else, or for a record the replacer's count
+ * would refuse, so every refusal and its message still come from `serialize`'s one path. A
+ * record it writes has each property read once, as JSON.stringify reads it; one it gives up on
+ * part way is read again by the replacer's pass (a getter runs twice).
+ */
+function flatRecordJson(value: unknown, maxBytes: number): string | undefined {
+  if (typeof value !== "object" || value === null || captured.getPrototypeOf(value) !== captured.objectPrototype) {
+    return undefined;
+  }
+  // A toJSON anywhere on the chain (the program may add one to Object.prototype) changes the text.
+  if ("toJSON" in value) return undefined;
+  const keys = captured.keys(value);
+  if (keys.length > MAX_FLAT_KEYS) return undefined;
+  // The replacer's count: the root's empty key, then each key and its value.
+  let budget = 4;
+  let text = "{";
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
+    const current = (value as Record<string, unknown>)[key];
+    let json: string;
+    switch (typeof current) {
+      case "string":
+        budget += key.length + 4 + current.length;
+        json = captured.stringify(current);
+        break;
+      case "number":
+        budget += key.length + 12;
+        json = Number.isFinite(current) ? captured.String(current) : "null";
+        break;
+      case "boolean":
+        budget += key.length + 12;
+        json = current ? "true" : "false";
+        break;
+      case "object":
+        if (current !== null) return undefined;
+        budget += key.length + 12;
+        json = "null";
+        break;
+      default:
+        // undefined is left out by JSON.stringify; functions, symbols and BigInt are refused.
+        return undefined;
+    }
+    if (budget > maxBytes) return undefined;
+    text += `${index === 0 ? "" : ","}${captured.stringify(key)}:${json}`;
+  }
+  // `serialize` measures the text's bytes after, as it does the replacer's.
+  return `${text}}`;
+}
 
 function refuseValue(code: string, message: string): GuestError {
   const error = makeError(code, message, null, undefined);

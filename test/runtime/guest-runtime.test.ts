@@ -7,7 +7,7 @@ import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.
 import { IsolatePool } from "../../src/sandbox/isolate-pool.js";
 import { ToolBridge } from "../../src/sandbox/tool-bridge.js";
 import { PROGRAM_FILE, wrapForRun } from "../../src/program/program-wrapper.js";
-import { decodeProgramResult, encodeGuestConfig, MAX_ERROR_TEXT_CHARS } from "../../runtime/wire.js";
+import { decodeCallBatch, decodeProgramResult, encodeGuestConfig, MAX_ERROR_TEXT_CHARS } from "../../runtime/wire.js";
 import { createDeferred, createTestContext } from "../helpers/pipeline-fixtures.js";
 
 const pool = new IsolatePool();
@@ -196,6 +196,61 @@ describe("the guest's crossings", () => {
     expect(ids).toHaveLength(5);
     expect(run.bridge.records[2]?.bytesIn).toBeGreaterThan(1000);
     for (const batch of run.batches) expect(batch.length).toBeLessThan(2_000);
+  });
+
+  it("sends every argument as JSON.stringify writes it, a flat record too (written without the replacer)", async () => {
+    const run = await runGuest(
+      `const many = {};
+      for (let i = 0; i < 17; i++) many["k" + i] = i;
+      let reads = 0;
+      class Point { constructor() { this.x = 1; } }
+      const values = [
+        {}, { a: 1, b: "two", c: true, d: false, e: null },
+        { s: 'é\u2028"\\\n\u0000\ud800', 'key "q"': "v" },
+        { n: -0, x: NaN, y: Infinity, z: 1e21, w: 0.1, m: -5e-7 },
+        { u: undefined, k: 1 }, JSON.parse('{"__proto__": 1, "a": 2}'), many, { nested: { a: 1 }, list: [1] },
+        Object.assign(Object.create(null), { a: 1 }), new Point(),
+        { get g() { reads++; return 5; }, h: "x" },
+      ];
+      const expected = values.map((value) => JSON.stringify(value));
+      for (const value of values) await tools.t.echo(value);
+      Object.prototype.toJSON = function () { return { replaced: true }; };
+      try {
+        expected.push(JSON.stringify({ a: 1 }));
+        await tools.t.echo({ a: 1 });
+      } finally {
+        delete Object.prototype.toJSON;
+      }
+      return { expected, reads };`,
+    );
+    expect(run.result.ok).toBe(true);
+    const { expected, reads } = JSON.parse((run.result as { outputJson: string }).outputJson) as {
+      expected: string[];
+      reads: number;
+    };
+    const sent = run.batches.flatMap((batch) =>
+      (decodeCallBatch(batch)?.requests ?? []).map((request) => (request.kind === "call" ? request.argsJson : "")),
+    );
+    expect(sent).toEqual(expected);
+    expect(expected.at(-1)).toBe('{"replaced":true}');
+    // JSON.stringify in the program read the getter once, the crossing once more.
+    expect(reads).toBe(2);
+  });
+
+  it("refuses a flat record over the argument limit with the replacer's own message", async () => {
+    const run = await runGuest(
+      `const messages = [];
+      for (const input of [{ s: "x".repeat(1000) }, { s: "é".repeat(600) }, { n: 1, s: "x".repeat(960) }]) {
+        try { await tools.t.echo(input); messages.push("sent"); } catch (e) { messages.push(e.code + ": " + e.message); }
+      }
+      return messages;`,
+      { maxArgumentBytes: 1000 },
+    );
+    expect(run.result.ok && JSON.parse(run.result.outputJson)).toEqual([
+      "ARGUMENT_TOO_LARGE: The argument is larger than the 1000-byte limit.",
+      "ARGUMENT_TOO_LARGE: The argument is 1208 bytes, over the 1000-byte limit.",
+      "sent",
+    ]);
   });
 
   it("keeps an argument's size limit when its toJSON makes a call of its own", async () => {
