@@ -23,6 +23,7 @@ import { connectRedis } from "../src/fleet/redis-connection.js";
 import { submitBatch } from "../src/fleet/submit-batch.js";
 import { watchBatch } from "../src/fleet/watch-batch.js";
 import type { Switchyard } from "../src/switchyard.js";
+import { percentile } from "./stats.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CLI = join(ROOT, "dist-bench/src/cli/main.js");
@@ -35,11 +36,6 @@ return total;`;
 
 const temp = mkdtempSync(join(tmpdir(), "switchyard-bench-fleet-"));
 const children: ChildProcess[] = [];
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -202,8 +198,8 @@ async function throughput(redis: string, config: string, workers: number): Promi
       jobsPerSecond: JOBS / ((last - first) / 1000),
       lost,
       duplicated,
-      p50Ms: percentile(latencies, 50),
-      p99Ms: percentile(latencies, 99),
+      p50Ms: percentile(latencies, 0.5),
+      p99Ms: percentile(latencies, 0.99),
       inFlight: busyMs / (last - first),
     };
   } finally {
@@ -229,8 +225,8 @@ async function main(): Promise<void> {
   const one = await throughput(redis, config, 1);
   const two = await throughput(redis, config, 2);
   const local = { latencies: latency.local, jobsPerSecond: localJobsPerSecond };
-  const overheadP50 = percentile(latency.overhead, 50);
-  const overheadP99 = percentile(latency.overhead, 99);
+  const overheadP50 = percentile(latency.overhead, 0.5);
+  const overheadP99 = percentile(latency.overhead, 0.99);
   const fleet = latency.fleet;
   process.stdout.write(
     [
@@ -238,10 +234,10 @@ async function main(): Promise<void> {
       "",
       "| one job at a time, paired              | p50 ms | p99 ms |",
       "| -------------------------------------- | ------ | ------ |",
-      `| in process: yard.run                   | ${ms(percentile(local.latencies, 50))} | ${ms(percentile(local.latencies, 99))} |`,
-      `| fleet, 1 worker: enqueue to result     | ${ms(percentile(fleet, 50))} | ${ms(percentile(fleet, 99))} |`,
+      `| in process: yard.run                   | ${ms(percentile(local.latencies, 0.5))} | ${ms(percentile(local.latencies, 0.99))} |`,
+      `| fleet, 1 worker: enqueue to result     | ${ms(percentile(fleet, 0.5))} | ${ms(percentile(fleet, 0.99))} |`,
       `| overhead (fleet - in process, per pair) | ${ms(overheadP50)} | ${ms(overheadP99)} |`,
-      `| of it, enqueue to the worker's start   | ${ms(percentile(latency.pickup, 50))} | ${ms(percentile(latency.pickup, 99))} |`,
+      `| of it, enqueue to the worker's start   | ${ms(percentile(latency.pickup, 0.5))} | ${ms(percentile(latency.pickup, 0.99))} |`,
       "",
       `| ${JOBS} jobs, concurrency ${CONCURRENCY} per process | jobs/s | vs in process | lost | duplicated | runs in flight | enqueue to result p50 / p99 ms |`,
       "| ------------------------------------------ | ------ | ------------- | ---- | ---------- | -------------- | ------------------------------ |",

@@ -10,14 +10,10 @@ import { defineTool } from "../src/registry/define-tool.js";
 import { ObservedOutputTypes } from "../src/schema/observed-output-types.js";
 import { inferSchema } from "../src/schema/observed-schema.js";
 import { Switchyard } from "../src/switchyard.js";
+import { median } from "./stats.js";
 
 const CALLS = 900;
 const ROUNDS = 15;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 const record = {
   id: "cus_0001",

@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { median } from "./stats.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const CORE_IMPORT_TARGET_MS = 250;
@@ -74,12 +75,6 @@ process.stdout.write(JSON.stringify({ importMs: performance.now() - started, cpu
   const output = sh(process.execPath, ["--no-node-snapshot", "--input-type=module", "-e", script], project);
   const processMs = performance.now() - before;
   return { ...(JSON.parse(output) as { importMs: number; cpuMs: number }), processMs };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 const round = (value: number): string => String(Math.round(value));

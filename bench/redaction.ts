@@ -16,6 +16,7 @@ import { defineTool } from "../src/registry/define-tool.js";
 import { Switchyard } from "../src/switchyard.js";
 import type { RunResult } from "../src/contract.js";
 import { buildRedactionCorpus } from "./redaction-corpus.js";
+import { median } from "./stats.js";
 
 const TARGET_LARGE_MS = 5;
 const TARGET_SMALL_MS = 0.05;
@@ -23,12 +24,6 @@ const LARGE_BYTES = 1024 * 1024;
 const ROUNDS = 15;
 const SMALL_REPEATS = 2_000;
 const BRIDGE_CALLS = 2_000;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 function timeMs(run: () => void, repeats = 1): number {
   const started = performance.now();

@@ -22,6 +22,7 @@ import { Switchyard, type TypeCheckMode } from "../src/switchyard.js";
 import { TraceBus } from "../src/trace/trace-events.js";
 import { decodeCallEnvelope } from "../runtime/wire.js";
 import { createPeerHarness, type PeerHarness } from "./runtime-peer.js";
+import { median } from "./stats.js";
 
 export interface RuntimeBenchOptions {
   /** No-op calls per program (and per in-process loop). Default 2 000. */
@@ -153,13 +154,6 @@ const TARGET_TYPE_CHECK_COLD_MS = 600;
 const DIRECT_LOOP_FACTOR = 10;
 
 // ---- small utilities ----
-
-function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
 
 async function timeMs(run: () => Promise<unknown>): Promise<number> {
   const started = performance.now();

@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { defineTool } from "../src/registry/define-tool.js";
 import { Switchyard, type SwitchyardOptions } from "../src/switchyard.js";
+import { median } from "./stats.js";
 
 /** What `measureTelemetry` runs. */
 export interface TelemetryBenchOptions {
@@ -48,12 +49,6 @@ const noop = defineTool({
   inputSchema: { type: "object" },
   execute: () => null,
 });
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
 
 /** Runs the benchmark; see the module comment. */
 export async function measureTelemetry(options: TelemetryBenchOptions = {}): Promise<TelemetryMeasurement> {

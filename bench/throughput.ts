@@ -16,6 +16,7 @@ import { defineTool } from "../src/registry/define-tool.js";
 import { WorkerPool } from "../src/sandbox/worker-pool.js";
 import { Switchyard } from "../src/switchyard.js";
 import { IO_BOUND_PROGRAM, ioTools } from "./throughput-tools.js";
+import { percentile } from "./stats.js";
 
 const WORKER_COUNTS = [0, 1, 2, 4] as const;
 const RUNS = Number(process.env["THROUGHPUT_RUNS"] ?? 1_000);
@@ -82,11 +83,6 @@ async function drive(variant: Variant, source: string, count: number, into: Tall
   into.wallMs += performance.now() - started;
   into.runs += count;
   clearInterval(sampler);
-}
-
-function percentile(values: readonly number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
 }
 
 function runsPerSecond(figures: Tally): number {

@@ -10,15 +10,11 @@ import { pathToFileURL } from "node:url";
 import ivm from "isolated-vm";
 import { defineTool } from "../src/registry/define-tool.js";
 import { Switchyard } from "../src/switchyard.js";
+import { median } from "./stats.js";
 
 const CROSSINGS = 1_000;
 const ROUNDS = 9;
 const PENDING_TIMERS = 10_000;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 function hostTimers(): number {
   return process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length;

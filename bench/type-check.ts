@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import type { ProgramTypeChecker } from "../src/program/type-check-program.js";
+import { median } from "./stats.js";
 // The checker modules are imported dynamically, inside the timed region: loading TypeScript
 // is part of a cold start, and the worker path's host should never load it at all.
 
@@ -317,12 +318,6 @@ console.log(JSON.stringify(summary));
 return summary;`;
 
 // ---- measurement ----
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
 
 function timing(coldMs: number, warm: readonly number[]): TypeCheckTiming {
   return { coldMs, warmMedianMs: median(warm), warmMinMs: Math.min(...warm), warmMaxMs: Math.max(...warm) };
