@@ -3,13 +3,7 @@ import type { RunResult } from "../../src/contract.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { RunQueue } from "../../src/sandbox/run-queue.js";
 import { Switchyard, type SwitchyardOptions } from "../../src/switchyard.js";
-
-/** A promise resolved by hand. */
-function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
+import { createDeferred } from "../helpers/pipeline-fixtures.js";
 
 const yards: Switchyard[] = [];
 afterEach(async () => {
@@ -19,7 +13,7 @@ afterEach(async () => {
 /** A session whose `gate.held` calls wait until the test opens the gate; counts the runs inside it. */
 function createYard(options: SwitchyardOptions = {}) {
   const state = { inside: 0, maxInside: 0, entered: [] as string[] };
-  const gate = deferred();
+  const gate = createDeferred();
   const held = defineTool({
     name: "gate.held",
     description: "Waits until the test opens the gate.",

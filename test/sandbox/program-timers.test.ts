@@ -2,20 +2,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { MAX_PENDING_TIMERS } from "../../runtime/guest-timers.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { Switchyard } from "../../src/switchyard.js";
+import { createDeferred } from "../helpers/pipeline-fixtures.js";
 
 /** Host timers alive right now (Node's own count of `Timeout` handles). */
 function hostTimers(): number {
   return process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length;
 }
 
-/** A promise resolved by hand. */
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  return { promise, resolve };
-}
-
-const state = { lateCalls: 0, reached: deferred() };
+const state = { lateCalls: 0, reached: createDeferred() };
 const probe = defineTool({
   name: "probe.hostTimers",
   description: "Counts the host's live timers.",
@@ -168,7 +162,7 @@ describe("sleep, setTimeout and clearTimeout inside programs", () => {
   });
 
   it("stops a sleeping run at once when it is cancelled, and releases its host timer", async () => {
-    state.reached = deferred();
+    state.reached = createDeferred();
     const before = hostTimers();
     const controller = new AbortController();
     const running = yard.run("await tools.probe.reached(); await sleep(60_000); return 'woke';", {

@@ -5,17 +5,11 @@ import { defineTool } from "../../src/registry/define-tool.js";
 import { ToolError } from "../../src/errors.js";
 import type { RunResult } from "../../src/contract.js";
 import type { TraceEvent } from "../../src/trace/trace-events.js";
-
-/** A promise resolved by hand. */
-function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
+import { createDeferred } from "../helpers/pipeline-fixtures.js";
 
 function createYard(extra: ConstructorParameters<typeof Switchyard>[0] = {}) {
   const state = { inFlight: 0, maxInFlight: 0, calls: 0, lastInput: undefined as unknown };
-  const gate = { current: deferred() };
+  const gate = { current: createDeferred() };
   const echo = defineTool({
     name: "util.echo",
     description: "Returns its input doubled.",

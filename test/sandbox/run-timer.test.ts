@@ -49,7 +49,7 @@ describe("RunTimer: the host's one wake-up per run", () => {
     ["text", "soon", 0],
     ["a delay past the deadline", "1e12", 205],
     ["Infinity", "Infinity", 205],
-  ])("reads %s as a delay of %s ms", async (_label, text, expectedMs) => {
+  ])("reads %s (%j) as a delay of %i ms", async (_label, text, expectedMs) => {
     const deadlineAt = Date.now() + 200;
     const timer = new RunTimer(() => deadlineAt);
     const box = answered(timer.wake(text));

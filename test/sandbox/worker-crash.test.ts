@@ -4,13 +4,7 @@ import { createRandom } from "../../examples/orders/orders-service.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { WorkerPool, type WorkerExit } from "../../src/sandbox/worker-pool.js";
 import { Switchyard } from "../../src/switchyard.js";
-
-/** A promise resolved by hand. */
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
+import { createDeferred } from "../helpers/pipeline-fixtures.js";
 
 const RUNS = 100;
 const SEED = Number(process.env["CRASH_SEED"] ?? 20_261_201);
@@ -28,13 +22,13 @@ const CALLS_PER_RUN = 8;
 
 describe("workers killed at random", () => {
   const exits: WorkerExit[] = [];
-  let nextExit = deferred();
+  let nextExit = createDeferred();
   const pool = new WorkerPool({
     size: 2,
     onWorkerExit: (exit) => {
       exits.push(exit);
       nextExit.resolve();
-      nextExit = deferred();
+      nextExit = createDeferred();
     },
   });
   afterAll(() => pool.close());

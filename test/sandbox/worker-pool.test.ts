@@ -11,13 +11,7 @@ import { isAlive } from "../helpers/mcp-servers.js";
 import { sandboxWorkerPids } from "../helpers/worker-processes.js";
 import { WorkerPool, type WorkerExit } from "../../src/sandbox/worker-pool.js";
 import { Switchyard, type SwitchyardOptions } from "../../src/switchyard.js";
-
-/** A promise resolved by hand. */
-function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
+import { createDeferred } from "../helpers/pipeline-fixtures.js";
 
 const exits: WorkerExit[] = [];
 const pools: WorkerPool[] = [];
@@ -38,7 +32,7 @@ function createPool(size: number): WorkerPool {
 /** A session on `workers`, with an echo tool and a tool that holds its calls until the test opens the gate. */
 function createYard(workers: number | WorkerPool, options: SwitchyardOptions = {}) {
   const state = { inFlight: 0, aborted: 0, calls: [] as string[] };
-  const gate = { current: deferred() };
+  const gate = { current: createDeferred() };
   const echo = defineTool({
     name: "util.echo",
     description: "Returns its input.",
