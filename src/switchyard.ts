@@ -365,11 +365,7 @@ export class Switchyard {
   }
 
   async #run(source: string, options: RunOptions): Promise<RunResult> {
-    const limits = this.#resolveLimits(this.#limits, options.limits, "run limits");
-    const contract = compileRunContract(
-      { inputSchema: options.inputSchema, hasInput: options.input !== undefined, outputSchema: options.outputSchema },
-      this.#checkedDeclarations(),
-    );
+    const settings = this.#settingsOf(options, options.input !== undefined, "run limits");
     const snapshot = this.registry.snapshot();
     const programId = `${this.#sessionId}-p${++this.#runCount}`;
     const started = Date.now();
@@ -389,7 +385,7 @@ export class Switchyard {
       sourceBytes,
       catalogVersion: snapshot.version,
     });
-    const ran = await this.#compileCheckAndRun(text, { programId, snapshot, limits, contract, started, options });
+    const ran = await this.#compileCheckAndRun(text, { programId, snapshot, settings, started, options });
     // What leaves the run for a model: inside it, the program had every value whole.
     const result = this.#redactor === undefined ? ran : redactRunResult(this.#redactor, ran, this.trace);
     this.trace.emit({
@@ -418,19 +414,12 @@ export class Switchyard {
    * OPTION_INVALID for invalid `limits`, SCHEMA_INVALID for a schema that does not compile.
    */
   async check(source: string, options: CheckOptions = {}): Promise<CheckResult> {
-    const limits = this.#resolveLimits(this.#limits, options.limits, "check limits");
     const hasInput = options.hasInput === true || options.input !== undefined;
-    const contract = compileRunContract(
-      { inputSchema: options.inputSchema, hasInput, outputSchema: options.outputSchema },
-      this.#checkedDeclarations(),
-    );
-    const prepared = await this.#prepare(String(source), {
-      limits,
-      contract,
+    const settings = this.#settingsOf(options, hasInput, "check limits");
+    const prepared = await this.#prepare(String(source), settings, {
       input: options.input,
       // A check without an input checks the program alone; a run without one is refused by its schema.
       missingInputFails: false,
-      mode: options.typeCheck ?? this.#options.typeCheck ?? "error",
     });
     if (prepared.ok) return { ok: true, warnings: prepared.warnings };
     // As the run's error leaves it: within the message limit, and redacted.
@@ -456,13 +445,13 @@ export class Switchyard {
     run: {
       programId: string;
       snapshot: CatalogSnapshot;
-      limits: RunLimits;
-      contract: RunContract;
+      settings: RunSettings;
       started: number;
       options: RunOptions;
     },
   ): Promise<RunResult> {
-    const { programId, snapshot, limits, contract, started, options } = run;
+    const { programId, snapshot, settings, started, options } = run;
+    const { limits, contract } = settings;
     const failed = (error: RunError, warnings: readonly Diagnostic[] = []): RunResult =>
       failedRunResult({ programId, error, warnings, catalogVersion: snapshot.version, wallMs: Date.now() - started });
 
@@ -474,13 +463,7 @@ export class Switchyard {
       });
     }
     try {
-      const prepared = await this.#prepare(source, {
-        limits,
-        contract,
-        input: options.input,
-        missingInputFails: true,
-        mode: options.typeCheck ?? this.#options.typeCheck ?? "error",
-      });
+      const prepared = await this.#prepare(source, settings, { input: options.input, missingInputFails: true });
       if (!prepared.ok) return failed(prepared.error, prepared.warnings);
       const { program, inputJson, drift } = prepared;
 
@@ -543,15 +526,11 @@ export class Switchyard {
    */
   async #prepare(
     source: string,
-    preparing: {
-      limits: RunLimits;
-      contract: RunContract;
-      input: unknown;
-      missingInputFails: boolean;
-      mode: TypeCheckMode;
-    },
+    settings: RunSettings,
+    preparing: { input: unknown; missingInputFails: boolean },
   ): Promise<Prepared> {
-    const { limits, contract, input, mode } = preparing;
+    const { limits, contract, mode } = settings;
+    const { input } = preparing;
     let inputJson: string | undefined;
     if (input !== undefined) {
       const encoded = encodeProgramInput(input, limits);
@@ -594,6 +573,23 @@ export class Switchyard {
       warnings: [...check.errors, ...check.warnings],
       checkWarnings: check.warnings,
     };
+  }
+
+  /**
+   * What a run (or a check) with `options` is held to: its limits over the session's, its contract
+   * over the declarations, its type-check mode. Throws OPTION_INVALID, then SCHEMA_INVALID.
+   */
+  #settingsOf(
+    options: Pick<RunOptions, "inputSchema" | "outputSchema" | "typeCheck" | "limits">,
+    hasInput: boolean,
+    label: string,
+  ): RunSettings {
+    const limits = this.#resolveLimits(this.#limits, options.limits, label);
+    const contract = compileRunContract(
+      { inputSchema: options.inputSchema, hasInput, outputSchema: options.outputSchema },
+      this.#checkedDeclarations(),
+    );
+    return { limits, contract, mode: options.typeCheck ?? this.#options.typeCheck ?? "error" };
   }
 
   /** `resolveLimits`, and the memory limit must fit the run queue's budget, or the run could never start. */
@@ -869,6 +865,13 @@ function warmUp(checker: TypeChecker): void {
 const MAX_REPORTED_DIAGNOSTICS = 10;
 /** Characters of a failed run's message kept in its program-end trace event. */
 const MAX_TRACED_ERROR_CHARS = 500;
+
+/** The settings a run or a check resolved from its options; see `#settingsOf`. */
+interface RunSettings {
+  readonly limits: RunLimits;
+  readonly contract: RunContract;
+  readonly mode: TypeCheckMode;
+}
 
 /** A program ready for the sandbox, or the error a run of it ends with before it. */
 type Prepared =
