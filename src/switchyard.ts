@@ -36,6 +36,7 @@ import { RunQueue, type RunQueueOptions, type RunTicket } from "./sandbox/run-qu
 import { TypeChecker } from "./program/type-checker.js";
 import { generateDeclarations, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
 import { ObservedOutputTypes, type ObservedType, type ObservedTypesOptions } from "./schema/observed-output-types.js";
+import { OutputDrift } from "./schema/output-drift.js";
 import { ToolScheduler, type SchedulerOptions } from "./scheduler/tool-scheduler.js";
 import {
   Discovery,
@@ -47,6 +48,9 @@ import {
 import type { SearchResult, ToolSearchOptions } from "./search/tool-search.js";
 import { SwitchyardTelemetry, type TelemetryOptions } from "./telemetry/switchyard-telemetry.js";
 import { TraceBus } from "./trace/trace-events.js";
+
+// The warning code stays importable from the session module, where it was first exported.
+export { OUTPUT_DRIFT } from "./schema/output-drift.js";
 
 export interface SwitchyardOptions {
   readonly tools?: readonly ToolDefinition[];
@@ -719,50 +723,6 @@ function hasObservedType(tool: RegisteredTool, observed: ReadonlyMap<string, Obs
   return tool.definition.outputSchema === undefined && observed?.get(tool.definition.name)?.schema.type !== undefined;
 }
 
-/** The code of the warning a run gets when a result does not fit the tool's observed type. */
-export const OUTPUT_DRIFT = "output-drift";
-
-/**
- * One run's view of the observed types: the types as its program was checked against them,
- * and the first result of each tool that did not fit them (the session's types still learn it).
- */
-class OutputDrift {
-  readonly #expected: ReadonlyMap<string, ObservedType> | undefined;
-  readonly #found = new Map<string, string>();
-  /** The run's `observeOutput`; undefined when the session observes nothing. */
-  readonly observe: ((tool: string, value: unknown) => void) | undefined;
-
-  constructor(observedTypes: ObservedOutputTypes | undefined) {
-    this.#expected = observedTypes?.snapshot();
-    this.observe =
-      observedTypes === undefined
-        ? undefined
-        : (tool, value) => {
-            const mismatch = observedTypes.observe(tool, value, this.#expected?.get(tool));
-            if (mismatch !== undefined && !this.#found.has(tool)) this.#found.set(tool, mismatch);
-          };
-  }
-
-  /** One `output-drift` warning per tool whose results broke its observed type, at the line first calling it. */
-  warnings(source: string, catalog: CatalogSnapshot): Diagnostic[] {
-    return [...this.#found].map(([name, mismatch]) => {
-      const tool = catalog.get(name);
-      const path =
-        tool === undefined
-          ? name
-          : [tool.parsedName.namespaceIdentifier, tool.parsedName.localIdentifier].filter(Boolean).join(".");
-      return {
-        ...firstCallPosition(source, tool?.parsedName.localIdentifier),
-        code: OUTPUT_DRIFT,
-        severity: "warning",
-        message:
-          `tools.${path} returned a result that does not fit its observed type (${mismatch}). The type was only ` +
-          "observed, never declared; it is widened from the next run on. Check that value before relying on it.",
-      };
-    });
-  }
-}
-
 /** The controller `close()` aborts; every run of the session listens to it, so it has no listener cap. */
 function closingController(): AbortController {
   const controller = new AbortController();
@@ -799,16 +759,6 @@ function executorOf(workers: SwitchyardOptions["workers"]): SandboxExecutor {
     );
   }
   return new WorkerPool({ size: workers });
-}
-
-/** The line and column of the first `<identifier>(` in `source`, else the program's start. */
-function firstCallPosition(source: string, identifier: string | undefined): { line: number; column: number } {
-  if (identifier === undefined) return { line: 1, column: 1 };
-  const escaped = identifier.replace(/[$]/g, "\\$");
-  const match = new RegExp(`(?<![\\w$])${escaped}\\s*\\(`).exec(source);
-  if (match === null) return { line: 1, column: 1 };
-  const before = source.slice(0, match.index).split("\n");
-  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
 }
 
 function resolveLimits(base: RunLimits, overrides: Partial<RunLimits> | undefined, label: string): RunLimits {
