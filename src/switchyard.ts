@@ -36,6 +36,7 @@ import { RunQueue, type RunQueueOptions, type RunTicket } from "./sandbox/run-qu
 import { TypeChecker } from "./program/type-checker.js";
 import { generateDeclarations, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
 import { ObservedOutputTypes, type ObservedType, type ObservedTypesOptions } from "./schema/observed-output-types.js";
+import { OutputDrift } from "./schema/output-drift.js";
 import { ToolScheduler, type SchedulerOptions } from "./scheduler/tool-scheduler.js";
 import {
   Discovery,
@@ -47,6 +48,9 @@ import {
 import type { SearchResult, ToolSearchOptions } from "./search/tool-search.js";
 import { SwitchyardTelemetry, type TelemetryOptions } from "./telemetry/switchyard-telemetry.js";
 import { TraceBus } from "./trace/trace-events.js";
+
+// The warning code stays importable from the session module, where it was first exported.
+export { OUTPUT_DRIFT } from "./schema/output-drift.js";
 
 export interface SwitchyardOptions {
   readonly tools?: readonly ToolDefinition[];
@@ -365,11 +369,7 @@ export class Switchyard {
   }
 
   async #run(source: string, options: RunOptions): Promise<RunResult> {
-    const limits = this.#resolveLimits(this.#limits, options.limits, "run limits");
-    const contract = compileRunContract(
-      { inputSchema: options.inputSchema, hasInput: options.input !== undefined, outputSchema: options.outputSchema },
-      this.#checkedDeclarations(),
-    );
+    const settings = this.#settingsOf(options, options.input !== undefined, "run limits");
     const snapshot = this.registry.snapshot();
     const programId = `${this.#sessionId}-p${++this.#runCount}`;
     const started = Date.now();
@@ -389,7 +389,7 @@ export class Switchyard {
       sourceBytes,
       catalogVersion: snapshot.version,
     });
-    const ran = await this.#compileCheckAndRun(text, { programId, snapshot, limits, contract, started, options });
+    const ran = await this.#compileCheckAndRun(text, { programId, snapshot, settings, started, options });
     // What leaves the run for a model: inside it, the program had every value whole.
     const result = this.#redactor === undefined ? ran : redactRunResult(this.#redactor, ran, this.trace);
     this.trace.emit({
@@ -418,19 +418,12 @@ export class Switchyard {
    * OPTION_INVALID for invalid `limits`, SCHEMA_INVALID for a schema that does not compile.
    */
   async check(source: string, options: CheckOptions = {}): Promise<CheckResult> {
-    const limits = this.#resolveLimits(this.#limits, options.limits, "check limits");
     const hasInput = options.hasInput === true || options.input !== undefined;
-    const contract = compileRunContract(
-      { inputSchema: options.inputSchema, hasInput, outputSchema: options.outputSchema },
-      this.#checkedDeclarations(),
-    );
-    const prepared = await this.#prepare(String(source), {
-      limits,
-      contract,
+    const settings = this.#settingsOf(options, hasInput, "check limits");
+    const prepared = await this.#prepare(String(source), settings, {
       input: options.input,
       // A check without an input checks the program alone; a run without one is refused by its schema.
       missingInputFails: false,
-      mode: options.typeCheck ?? this.#options.typeCheck ?? "error",
     });
     if (prepared.ok) return { ok: true, warnings: prepared.warnings };
     // As the run's error leaves it: within the message limit, and redacted.
@@ -456,13 +449,13 @@ export class Switchyard {
     run: {
       programId: string;
       snapshot: CatalogSnapshot;
-      limits: RunLimits;
-      contract: RunContract;
+      settings: RunSettings;
       started: number;
       options: RunOptions;
     },
   ): Promise<RunResult> {
-    const { programId, snapshot, limits, contract, started, options } = run;
+    const { programId, snapshot, settings, started, options } = run;
+    const { limits, contract } = settings;
     const failed = (error: RunError, warnings: readonly Diagnostic[] = []): RunResult =>
       failedRunResult({ programId, error, warnings, catalogVersion: snapshot.version, wallMs: Date.now() - started });
 
@@ -474,13 +467,7 @@ export class Switchyard {
       });
     }
     try {
-      const prepared = await this.#prepare(source, {
-        limits,
-        contract,
-        input: options.input,
-        missingInputFails: true,
-        mode: options.typeCheck ?? this.#options.typeCheck ?? "error",
-      });
+      const prepared = await this.#prepare(source, settings, { input: options.input, missingInputFails: true });
       if (!prepared.ok) return failed(prepared.error, prepared.warnings);
       const { program, inputJson, drift } = prepared;
 
@@ -543,15 +530,11 @@ export class Switchyard {
    */
   async #prepare(
     source: string,
-    preparing: {
-      limits: RunLimits;
-      contract: RunContract;
-      input: unknown;
-      missingInputFails: boolean;
-      mode: TypeCheckMode;
-    },
+    settings: RunSettings,
+    preparing: { input: unknown; missingInputFails: boolean },
   ): Promise<Prepared> {
-    const { limits, contract, input, mode } = preparing;
+    const { limits, contract, mode } = settings;
+    const { input } = preparing;
     let inputJson: string | undefined;
     if (input !== undefined) {
       const encoded = encodeProgramInput(input, limits);
@@ -594,6 +577,23 @@ export class Switchyard {
       warnings: [...check.errors, ...check.warnings],
       checkWarnings: check.warnings,
     };
+  }
+
+  /**
+   * What a run (or a check) with `options` is held to: its limits over the session's, its contract
+   * over the declarations, its type-check mode. Throws OPTION_INVALID, then SCHEMA_INVALID.
+   */
+  #settingsOf(
+    options: Pick<RunOptions, "inputSchema" | "outputSchema" | "typeCheck" | "limits">,
+    hasInput: boolean,
+    label: string,
+  ): RunSettings {
+    const limits = this.#resolveLimits(this.#limits, options.limits, label);
+    const contract = compileRunContract(
+      { inputSchema: options.inputSchema, hasInput, outputSchema: options.outputSchema },
+      this.#checkedDeclarations(),
+    );
+    return { limits, contract, mode: options.typeCheck ?? this.#options.typeCheck ?? "error" };
   }
 
   /** `resolveLimits`, and the memory limit must fit the run queue's budget, or the run could never start. */
@@ -723,50 +723,6 @@ function hasObservedType(tool: RegisteredTool, observed: ReadonlyMap<string, Obs
   return tool.definition.outputSchema === undefined && observed?.get(tool.definition.name)?.schema.type !== undefined;
 }
 
-/** The code of the warning a run gets when a result does not fit the tool's observed type. */
-export const OUTPUT_DRIFT = "output-drift";
-
-/**
- * One run's view of the observed types: the types as its program was checked against them,
- * and the first result of each tool that did not fit them (the session's types still learn it).
- */
-class OutputDrift {
-  readonly #expected: ReadonlyMap<string, ObservedType> | undefined;
-  readonly #found = new Map<string, string>();
-  /** The run's `observeOutput`; undefined when the session observes nothing. */
-  readonly observe: ((tool: string, value: unknown) => void) | undefined;
-
-  constructor(observedTypes: ObservedOutputTypes | undefined) {
-    this.#expected = observedTypes?.snapshot();
-    this.observe =
-      observedTypes === undefined
-        ? undefined
-        : (tool, value) => {
-            const mismatch = observedTypes.observe(tool, value, this.#expected?.get(tool));
-            if (mismatch !== undefined && !this.#found.has(tool)) this.#found.set(tool, mismatch);
-          };
-  }
-
-  /** One `output-drift` warning per tool whose results broke its observed type, at the line first calling it. */
-  warnings(source: string, catalog: CatalogSnapshot): Diagnostic[] {
-    return [...this.#found].map(([name, mismatch]) => {
-      const tool = catalog.get(name);
-      const path =
-        tool === undefined
-          ? name
-          : [tool.parsedName.namespaceIdentifier, tool.parsedName.localIdentifier].filter(Boolean).join(".");
-      return {
-        ...firstCallPosition(source, tool?.parsedName.localIdentifier),
-        code: OUTPUT_DRIFT,
-        severity: "warning",
-        message:
-          `tools.${path} returned a result that does not fit its observed type (${mismatch}). The type was only ` +
-          "observed, never declared; it is widened from the next run on. Check that value before relying on it.",
-      };
-    });
-  }
-}
-
 /** The controller `close()` aborts; every run of the session listens to it, so it has no listener cap. */
 function closingController(): AbortController {
   const controller = new AbortController();
@@ -803,16 +759,6 @@ function executorOf(workers: SwitchyardOptions["workers"]): SandboxExecutor {
     );
   }
   return new WorkerPool({ size: workers });
-}
-
-/** The line and column of the first `<identifier>(` in `source`, else the program's start. */
-function firstCallPosition(source: string, identifier: string | undefined): { line: number; column: number } {
-  if (identifier === undefined) return { line: 1, column: 1 };
-  const escaped = identifier.replace(/[$]/g, "\\$");
-  const match = new RegExp(`(?<![\\w$])${escaped}\\s*\\(`).exec(source);
-  if (match === null) return { line: 1, column: 1 };
-  const before = source.slice(0, match.index).split("\n");
-  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
 }
 
 function resolveLimits(base: RunLimits, overrides: Partial<RunLimits> | undefined, label: string): RunLimits {
@@ -869,6 +815,13 @@ function warmUp(checker: TypeChecker): void {
 const MAX_REPORTED_DIAGNOSTICS = 10;
 /** Characters of a failed run's message kept in its program-end trace event. */
 const MAX_TRACED_ERROR_CHARS = 500;
+
+/** The settings a run or a check resolved from its options; see `#settingsOf`. */
+interface RunSettings {
+  readonly limits: RunLimits;
+  readonly contract: RunContract;
+  readonly mode: TypeCheckMode;
+}
 
 /** A program ready for the sandbox, or the error a run of it ends with before it. */
 type Prepared =

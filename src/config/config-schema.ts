@@ -5,6 +5,13 @@
 import type { JsonSchema } from "../contract.js";
 
 const positiveNumber = { type: "number", exclusiveMinimum: 0 } as const;
+/** The `tools` of a permission rule and of a rate limit: one glob or a list of them. */
+const toolGlobs = {
+  oneOf: [
+    { type: "string", minLength: 1 },
+    { type: "array", items: { type: "string", minLength: 1 }, minItems: 1 },
+  ],
+} as const;
 const stringMap = { type: "object", additionalProperties: { type: "string" } } as const;
 const restart = {
   type: "object",
@@ -103,10 +110,7 @@ export const CONFIG_SCHEMA = {
             properties: {
               tools: {
                 description: "Globs over full tool names: `*` matches any characters.",
-                oneOf: [
-                  { type: "string", minLength: 1 },
-                  { type: "array", items: { type: "string", minLength: 1 }, minItems: 1 },
-                ],
+                ...toolGlobs,
               },
               decision: { $ref: "#/$defs/decision" },
               reason: { type: "string" },
@@ -127,10 +131,7 @@ export const CONFIG_SCHEMA = {
         properties: {
           tools: {
             description: "Globs over full tool names (`*` matches any characters); the tools share one budget.",
-            oneOf: [
-              { type: "string", minLength: 1 },
-              { type: "array", items: { type: "string", minLength: 1 }, minItems: 1 },
-            ],
+            ...toolGlobs,
           },
           limit: { type: "integer", minimum: 1, description: "Calls that may start in any window." },
           windowMs: { ...positiveNumber, description: "Length of the window in ms. Default 1000 (per second)." },
