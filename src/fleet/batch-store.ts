@@ -67,12 +67,17 @@ export interface BatchCounts {
 /** How long a submit's mark lasts after its last renewal, in ms (a submit renews it per chunk of jobs). */
 const SUBMIT_MARK_MS = 120_000;
 
-// KEYS: results, running, writes, failed, then keys that must not exist; ARGV: key, result JSON, ok.
-const WRITE_RESULT_ONCE = `
+// KEYS: results, running, writes, failed, then keys that must not exist; ARGV: key, result JSON, ok,
+// and '1' to replace a result that is there (a worker's run) rather than keep it (a recorded failure).
+const WRITE_RESULT = `
 for i = 5, #KEYS do
   if redis.call('EXISTS', KEYS[i]) == 1 then return -1 end
 end
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+if ARGV[4] == '1' then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+elseif redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then
+  return 0
+end
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HINCRBY', KEYS[3], ARGV[1], 1)
 if ARGV[3] == '1' then redis.call('SREM', KEYS[4], ARGV[1]) else redis.call('SADD', KEYS[4], ARGV[1]) end
@@ -189,19 +194,12 @@ export class BatchStore {
   }
 
   /**
-   * Writes the result of `key` in one transaction: the result, its failed mark, the end of its
+   * Writes the result of `key` in one atomic step: the result, its failed mark, the end of its
    * running mark, and a count of how many times a result was written for it (runs beyond the
    * first are the at-least-once repeats; the result itself stays one).
    */
   async writeResult(batchId: string, result: BatchResult): Promise<void> {
-    const transaction = this.redis
-      .multi()
-      .hset(this.#key(batchId, "results"), result.key, JSON.stringify(result))
-      .hdel(this.#key(batchId, "running"), result.key)
-      .hincrby(this.#key(batchId, "writes"), result.key, 1);
-    if (result.ok) transaction.srem(this.#key(batchId, "failed"), result.key);
-    else transaction.sadd(this.#key(batchId, "failed"), result.key);
-    await transaction.exec();
+    await this.#writeResult(batchId, result, true, []);
   }
 
   /**
@@ -216,24 +214,33 @@ export class BatchStore {
     result: BatchResult,
     unless: { readonly submitting?: boolean; readonly cancelled?: boolean; readonly job?: string } = {},
   ): Promise<"written" | "present" | "refused"> {
+    const written = await this.#writeResult(batchId, result, false, [
+      ...(unless.submitting === true ? [this.#key(batchId, "submitting")] : []),
+      ...(unless.cancelled === true ? [this.#key(batchId, "cancelled")] : []),
+      ...(unless.job === undefined ? [] : [unless.job]),
+    ]);
+    return written === 1 ? "written" : written === 0 ? "present" : "refused";
+  }
+
+  /** WRITE_RESULT on the batch's keys: 1 written, 0 present (kept), -1 refused by one of `absent`. */
+  async #writeResult(batchId: string, result: BatchResult, replace: boolean, absent: string[]): Promise<number> {
     const keys = [
       this.#key(batchId, "results"),
       this.#key(batchId, "running"),
       this.#key(batchId, "writes"),
       this.#key(batchId, "failed"),
-      ...(unless.submitting === true ? [this.#key(batchId, "submitting")] : []),
-      ...(unless.cancelled === true ? [this.#key(batchId, "cancelled")] : []),
-      ...(unless.job === undefined ? [] : [unless.job]),
+      ...absent,
     ];
     const written = await this.redis.eval(
-      WRITE_RESULT_ONCE,
+      WRITE_RESULT,
       keys.length,
       ...keys,
       result.key,
       JSON.stringify(result),
       result.ok ? "1" : "0",
+      replace ? "1" : "0",
     );
-    return Number(written) === 1 ? "written" : Number(written) === 0 ? "present" : "refused";
+    return Number(written);
   }
 
   /** Whether a submit of the batch is in progress (see startSubmit). */

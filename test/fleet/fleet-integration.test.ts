@@ -13,6 +13,7 @@ import type { BatchResult } from "../../src/fleet/batch-store.js";
 import { readBatchResults } from "../../src/fleet/batch-results.js";
 import { submitBatch } from "../../src/fleet/submit-batch.js";
 import { type BatchProgress, watchBatch } from "../../src/fleet/watch-batch.js";
+import { busiestWindow } from "../helpers/busiest-window.js";
 import { isAlive, tempFolder } from "../helpers/mcp-servers.js";
 import { startRedis, stopProcess, type TestRedis } from "../helpers/redis-server.js";
 import { sandboxWorkerPids } from "../helpers/worker-processes.js";
@@ -208,15 +209,4 @@ function writeSchema(): string {
   const path = join(temp.path, "input.schema.json");
   writeFileSync(path, JSON.stringify({ type: "object", properties: { n: { type: "integer" } }, required: ["n"] }));
   return path;
-}
-
-/** The most timestamps in any window [t, t + windowMs). */
-function busiestWindow(sorted: readonly number[], windowMs: number): number {
-  let most = 0;
-  let start = 0;
-  for (let end = 0; end < sorted.length; end++) {
-    while (sorted[end]! - sorted[start]! >= windowMs) start++;
-    most = Math.max(most, end - start + 1);
-  }
-  return most;
 }

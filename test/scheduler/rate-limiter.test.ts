@@ -7,21 +7,10 @@ import {
   type RateLimitBucket,
   type RateLimitRule,
 } from "../../src/scheduler/rate-limiter.js";
+import { busiestWindow } from "../helpers/busiest-window.js";
 
 function bucketOf(rule: RateLimitRule): RateLimitBucket {
   return compileRateLimits([rule])[0]!.bucket;
-}
-
-/** The most slot times that fall in any half-open window [t, t + windowMs). */
-function busiestWindow(times: readonly number[], windowMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  let start = 0;
-  for (let end = 0; end < sorted.length; end++) {
-    while (sorted[end]! - sorted[start]! >= windowMs) start++;
-    most = Math.max(most, end - start + 1);
-  }
-  return most;
 }
 
 describe("InProcessRateLimiter", () => {
