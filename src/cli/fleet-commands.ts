@@ -3,7 +3,6 @@
 // (a missing file, an input line that is not JSON, an unknown batch, no Redis) is one line.
 
 import { createWriteStream } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { finished } from "node:stream/promises";
 import { type Command, Option } from "commander";
 import type { JsonSchema, JsonValue } from "../contract.js";
@@ -11,7 +10,8 @@ import { SwitchyardError } from "../errors.js";
 import { loadConfig } from "../config/load-config.js";
 import type { SubmittedBatch } from "../fleet/submit-batch.js";
 import type { BatchStatus } from "../fleet/watch-batch.js";
-import { assertWritableFile, EXIT_CODES, fileErrorOf } from "./cli-error.js";
+import { readJsonSchemaFile, readTextFile } from "./read-json-file.js";
+import { assertWritableFile, EXIT_CODES } from "./cli-error.js";
 import { formatBatchSummary, startBatchProgress } from "./batch-progress.js";
 import { formatRunError, formatWarnings } from "./format-run-result.js";
 import { processInterrupts } from "./process-interrupts.js";
@@ -126,15 +126,12 @@ export function registerFleetCommands(program: Command): void {
           wait?: boolean;
         },
       ) => {
-        const program = await readText(options.program, "the program file (--program)");
-        const inputs = parseInputs(await readText(options.inputs, "the inputs file (--inputs)"), options.inputs);
+        const program = await readTextFile(options.program, "the program file (--program)");
+        const inputs = parseInputs(await readTextFile(options.inputs, "the inputs file (--inputs)"), options.inputs);
         const inputSchema =
           options.inputSchema === undefined
             ? undefined
-            : (parseJson(
-                await readText(options.inputSchema, "the input schema (--input-schema)"),
-                options.inputSchema,
-              ) as JsonSchema);
+            : await readJsonSchemaFile(options.inputSchema, "the input schema (--input-schema)");
         const attempts = positiveInteger(options.attempts, "--attempts");
         const backoffMs = nonNegativeInteger(options.backoffMs, "--backoff-ms");
         const { programErrorOf, submitBatch } = await import("../fleet/submit-batch.js");
@@ -253,14 +250,6 @@ async function follow(flags: FleetFlags, batchId: string): Promise<void> {
   if (last === undefined) return;
   process.stdout.write(`${formatBatchSummary(last)}\n`);
   if (last.failed > 0 || last.cancelled || !last.finished) process.exitCode = EXIT_CODES.failed;
-}
-
-async function readText(path: string, what: string): Promise<string> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (error) {
-    throw fileErrorOf(error, path, what, "read");
-  }
 }
 
 function parseInputs(text: string, path: string): JsonValue[] {

@@ -2,7 +2,6 @@
 // library. Run through bin/switchyard.js, which makes sure Node has --no-node-snapshot.
 // Every failure leaves through one path (cli-error.ts): one message, one exit code.
 
-import { readFile } from "node:fs/promises";
 import { Command, CommanderError, Option } from "commander";
 import type { RunResult } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
@@ -15,9 +14,9 @@ import { JsonlTraceWriter } from "../trace/jsonl-trace-writer.js";
 import { catalogRows, formatCatalog } from "./format-catalog.js";
 import { formatBytes, formatRunResult } from "./format-run-result.js";
 import { approveOnTerminal } from "./terminal-approver.js";
-import { assertWritableFile, EXIT_CODES, fileErrorOf, reportOf } from "./cli-error.js";
+import { assertWritableFile, EXIT_CODES, reportOf } from "./cli-error.js";
 import { processInterrupts } from "./process-interrupts.js";
-import { readJsonFile, readJsonSchemaFile } from "./read-json-file.js";
+import { readJsonFile, readJsonSchemaFile, readTextFile } from "./read-json-file.js";
 import { startRunStatusLine, type RunStatusLine } from "./run-status-line.js";
 import type { ApprovalAnswer, Approver, PermissionRequest } from "../permissions/permission-gate.js";
 import { registerAgentCommand } from "./agent-command.js";
@@ -228,11 +227,7 @@ async function withSession(
 /** The program's text: a file, or stdin for `-`. A path that cannot be read is a usage error. */
 async function readProgram(file: string): Promise<string> {
   if (file === "-") return await readStdin();
-  try {
-    return await readFile(file, "utf8");
-  } catch (error) {
-    throw fileErrorOf(error, file, "the program file", "read");
-  }
+  return await readTextFile(file, "the program file");
 }
 
 /**

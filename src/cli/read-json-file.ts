@@ -1,4 +1,4 @@
-// Reads a JSON file a user named on the command line (`--input`, `--output-schema`). A file that
+// Reads a file a user named on the command line (a program, `--input`, `--output-schema`). A file that
 // cannot be read, is not JSON or (for a schema) does not compile is a usage mistake, reported in
 // one line by the command's error path before any server starts.
 
@@ -8,14 +8,18 @@ import { SwitchyardError } from "../errors.js";
 import { compileSchema } from "../schema/schema-validator.js";
 import { fileErrorOf } from "./cli-error.js";
 
-/** The parsed value of `path`; `what` names the file in messages ("the input file (--input)"). */
-export async function readJsonFile(path: string, what: string): Promise<unknown> {
-  let text: string;
+/** The text of `path`; one that cannot be read is a usage error naming it as `what`. */
+export async function readTextFile(path: string, what: string): Promise<string> {
   try {
-    text = await readFile(path, "utf8");
+    return await readFile(path, "utf8");
   } catch (error) {
     throw fileErrorOf(error, path, what, "read");
   }
+}
+
+/** The parsed value of `path`; `what` names the file in messages ("the input file (--input)"). */
+export async function readJsonFile(path: string, what: string): Promise<unknown> {
+  const text = await readTextFile(path, what);
   try {
     // A byte order mark is not JSON, but editors write one.
     return JSON.parse(text.replace(/^\uFEFF/, "")) as unknown;

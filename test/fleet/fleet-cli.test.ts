@@ -41,19 +41,28 @@ describe("the fleet commands", () => {
     writeFileSync(program, "return input;");
     const inputs = join(temp.path, "inputs.jsonl");
     writeFileSync(inputs, '{"n": 1}\n{"n": \n');
+    const badSchema = join(temp.path, "bad.schema.json");
+    writeFileSync(badSchema, JSON.stringify({ type: "object", properties: { n: { type: 5 } } }));
+    const goodInputs = join(temp.path, "good-inputs.jsonl");
+    writeFileSync(goodInputs, '{"n": 1}\n');
     const results = await Promise.all([
       fails(["batch", "status", "some-batch", "--redis", "redis://127.0.0.1:1"]),
       fails(["batch", "submit", "--program", program, "--inputs", inputs, "--redis", redis.url]),
       fails(["batch", "results", "no-such-batch", "--redis", redis.url]),
       fails(["batch", "submit", "--program", join(temp.path, "missing.ts"), "--inputs", inputs]),
       fails(["worker", "--config", join(temp.path, "switchyard.config.json"), "--workers", "two"]),
+      fails(["batch", "submit", "--program", program, "--inputs", goodInputs, "--input-schema", badSchema]),
     ]);
-    const [unreachable, notJson, unknown, missing, workers] = results;
+    const [unreachable, notJson, unknown, missing, workers, schema] = results;
     expect(unreachable!.stderr).toMatch(/^switchyard: Redis at redis:\/\/127\.0\.0\.1:1 cannot be reached/);
     expect(notJson!.stderr).toMatch(/^switchyard: .*inputs\.jsonl line 2 is not JSON/);
     expect(unknown!.stderr).toMatch(/^switchyard: No batch "no-such-batch" on queue "switchyard"/);
     expect(missing!.stderr).toMatch(/^switchyard: the program file \(--program\) ".*missing\.ts" does not exist/);
     expect(workers!.stderr).toMatch(/^switchyard: --workers needs an integer >= 0, got "two"/);
+    // Read as `run --output-schema` reads its schema: compiled before anything is enqueued.
+    expect(schema!.stderr).toMatch(
+      /^switchyard: the input schema \(--input-schema\) ".*bad\.schema\.json": the JSON Schema does not compile/,
+    );
     for (const result of results) {
       expect(result.code).toBe(2);
       expect(result.stderr.trim().split("\n")).toHaveLength(1);
