@@ -13,6 +13,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { serveGateway, type RunningGateway } from "../../src/gateway/serve-gateway.js";
 
 const SLOW_TOOLS = fileURLToPath(new URL("./fixtures/slow-tools.ts", import.meta.url));
+/** A JSON-RPC initialize, as a client opening a session sends it. */
+const INITIALIZE_BODY = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+});
 
 describe("serveGateway over streamable HTTP", () => {
   const folder = mkdtempSync(join(tmpdir(), "switchyard-gateway-http-"));
@@ -81,12 +88,7 @@ describe("serveGateway over streamable HTTP with a token", () => {
       const response = await fetch(gateway.url!, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
-        }),
+        body: INITIALIZE_BODY,
       });
       expect(response.status).toBe(401);
     }
@@ -132,12 +134,7 @@ describe("serveGateway over streamable HTTP: the session table", () => {
     fetch(gateway.url!, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-      }),
+      body: INITIALIZE_BODY,
     });
 
   it("answers an initialize beyond the cap with 503 and Retry-After, and expires idle sessions", async () => {
@@ -188,12 +185,7 @@ describe("serveGateway over streamable HTTP: initializes in progress", () => {
   /** An initialize whose headers are sent now and whose body waits for `sendBody`. */
   function initializeLater(): { sendBody: () => void; status: Promise<string>; socket: Socket } {
     const url = new URL(gateway.url!);
-    const body = JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-    });
+    const body = INITIALIZE_BODY;
     const socket = connect(Number(url.port), "127.0.0.1");
     socket.write(
       `POST /mcp HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
