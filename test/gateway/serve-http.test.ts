@@ -10,9 +10,18 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { serveGateway, type RunningGateway } from "../../src/gateway/serve-gateway.js";
+import { type RunningGateway, type ServeGatewayOptions, serveGateway } from "../../src/gateway/serve-gateway.js";
 
 const SLOW_TOOLS = fileURLToPath(new URL("./fixtures/slow-tools.ts", import.meta.url));
+/** A gateway over HTTP on a free port serving the slow-tools fixture, its config and log (serve.log) in `folder`. */
+function serveSlowTools(
+  folder: string,
+  options: Omit<ServeGatewayOptions, "configPath" | "httpPort" | "logFile"> = {},
+): Promise<RunningGateway> {
+  const configPath = join(folder, "switchyard.config.json");
+  writeFileSync(configPath, JSON.stringify({ tools: [SLOW_TOOLS] }));
+  return serveGateway({ configPath, httpPort: 0, logFile: join(folder, "serve.log"), ...options });
+}
 /** A JSON-RPC initialize, as a client opening a session sends it. */
 const INITIALIZE_BODY = JSON.stringify({
   jsonrpc: "2.0",
@@ -27,9 +36,7 @@ describe("serveGateway over streamable HTTP", () => {
   let gateway: RunningGateway;
 
   beforeAll(async () => {
-    const configPath = join(folder, "switchyard.config.json");
-    writeFileSync(configPath, JSON.stringify({ tools: [SLOW_TOOLS] }));
-    gateway = await serveGateway({ configPath, httpPort: 0, logFile });
+    gateway = await serveSlowTools(folder);
   });
 
   afterAll(async () => {
@@ -73,9 +80,7 @@ describe("serveGateway over streamable HTTP with a token", () => {
   let gateway: RunningGateway;
 
   beforeAll(async () => {
-    const configPath = join(folder, "switchyard.config.json");
-    writeFileSync(configPath, JSON.stringify({ tools: [SLOW_TOOLS] }));
-    gateway = await serveGateway({ configPath, httpPort: 0, httpToken: "s3cret", logFile: join(folder, "serve.log") });
+    gateway = await serveSlowTools(folder, { httpToken: "s3cret" });
   });
 
   afterAll(async () => {
@@ -115,14 +120,7 @@ describe("serveGateway over streamable HTTP: the session table", () => {
   let gateway: RunningGateway;
 
   beforeAll(async () => {
-    const configPath = join(folder, "switchyard.config.json");
-    writeFileSync(configPath, JSON.stringify({ tools: [SLOW_TOOLS] }));
-    gateway = await serveGateway({
-      configPath,
-      httpPort: 0,
-      logFile: join(folder, "serve.log"),
-      httpSessions: { maxSessions: 2, idleTimeoutMs: 300 },
-    });
+    gateway = await serveSlowTools(folder, { httpSessions: { maxSessions: 2, idleTimeoutMs: 300 } });
   });
 
   afterAll(async () => {
@@ -167,14 +165,7 @@ describe("serveGateway over streamable HTTP: initializes in progress", () => {
   // A fresh gateway per test: sessions a test opens stay open (30 min idle) and fill the cap.
   beforeEach(async () => {
     folder = mkdtempSync(join(tmpdir(), "switchyard-gateway-opening-"));
-    const configPath = join(folder, "switchyard.config.json");
-    writeFileSync(configPath, JSON.stringify({ tools: [SLOW_TOOLS] }));
-    gateway = await serveGateway({
-      configPath,
-      httpPort: 0,
-      logFile: join(folder, "serve.log"),
-      httpSessions: { maxSessions: 2 },
-    });
+    gateway = await serveSlowTools(folder, { httpSessions: { maxSessions: 2 } });
   });
 
   afterEach(async () => {
