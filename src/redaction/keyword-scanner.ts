@@ -11,7 +11,7 @@
 // keywords start with a lowercase letter must accept that.
 
 import type { Finding, KeywordRule } from "./keyword-rule.js";
-import { JsonStringCursor } from "./json-string-cursor.js";
+import { type DecodedPosition, JsonStringCursor } from "./json-string-cursor.js";
 import { LiteralIndex } from "./literal-index.js";
 
 /** A value found literally wherever it occurs, e.g. a token from the config, or its base64 form. */
@@ -105,7 +105,7 @@ export class KeywordScanner {
         mayFind = true;
         return false;
       }
-      let position: ReturnType<JsonStringCursor["locate"]> | null = null;
+      let position: DecodedPosition | undefined | null = null;
       for (const ruleIndex of entry.rules) {
         const rule = this.#rules[ruleIndex]!;
         if (rule.mayReportInJson?.(json, at) === false) continue;

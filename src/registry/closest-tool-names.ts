@@ -29,11 +29,7 @@ export function closestToolNames(
   name: string,
   options: { readonly limit?: number; readonly budget?: SuggestionBudget } = {},
 ): string[] {
-  if (name.length > MAX_NAME_LENGTH) return [];
-  if (options.budget !== undefined) {
-    if (options.budget.remaining <= 0) return [];
-    options.budget.remaining -= 1;
-  }
+  if (!spendLookup(name, options.budget)) return [];
   const lookup = new NameLookup(snapshot, name, options.limit ?? 3);
   lookup.compare(snapshot.tools.length);
   return lookup.closest();
@@ -52,15 +48,20 @@ export function suggestToolNames(
   name: string,
   options: { readonly limit?: number; readonly budget?: SuggestionBudget } = {},
 ): readonly string[] | Promise<string[]> {
-  if (name.length > MAX_NAME_LENGTH) return [];
-  if (options.budget !== undefined) {
-    if (options.budget.remaining <= 0) return [];
-    options.budget.remaining -= 1;
-  }
+  if (!spendLookup(name, options.budget)) return [];
   return new Promise((resolve) => {
     queued.push({ lookup: new NameLookup(snapshot, name, options.limit ?? 3), resolve });
     if (queued.length === 1) setImmediate(compareSome);
   });
+}
+
+/** Spends one lookup of `budget` for `name`; false, spending nothing, for a name too long or a budget spent. */
+function spendLookup(name: string, budget: SuggestionBudget | undefined): boolean {
+  if (name.length > MAX_NAME_LENGTH) return false;
+  if (budget === undefined) return true;
+  if (budget.remaining <= 0) return false;
+  budget.remaining -= 1;
+  return true;
 }
 
 /** Tools a queued lookup is compared with in one turn of the event loop (well under a millisecond). */

@@ -285,8 +285,10 @@ export class Bm25Index {
           const slot = matched.slots[index] as number;
           conceptScores[slot] = (matched.sums[index] as number) * (concept.weight ?? 1);
           conceptTouched.push(slot);
-          if (matched.named[index] === true) named[slot] = (named[slot] as number) + 1;
-          if (matched.named[index] === true) cover?.(slot, concept.terms);
+          if (matched.named[index] === true) {
+            named[slot] = (named[slot] as number) + 1;
+            cover?.(slot, concept.terms);
+          }
         }
       }
       if (concept.alternatives.length > 0 && alternativeWeight > 0) {

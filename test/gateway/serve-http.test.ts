@@ -10,9 +10,25 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { serveGateway, type RunningGateway } from "../../src/gateway/serve-gateway.js";
+import { type RunningGateway, type ServeGatewayOptions, serveGateway } from "../../src/gateway/serve-gateway.js";
 
 const SLOW_TOOLS = fileURLToPath(new URL("./fixtures/slow-tools.ts", import.meta.url));
+/** A gateway over HTTP on a free port serving the slow-tools fixture, its config and log (serve.log) in `folder`. */
+function serveSlowTools(
+  folder: string,
+  options: Omit<ServeGatewayOptions, "configPath" | "httpPort" | "logFile"> = {},
+): Promise<RunningGateway> {
+  const configPath = join(folder, "switchyard.config.json");
+  writeFileSync(configPath, JSON.stringify({ tools: [SLOW_TOOLS] }));
+  return serveGateway({ configPath, httpPort: 0, logFile: join(folder, "serve.log"), ...options });
+}
+/** A JSON-RPC initialize, as a client opening a session sends it. */
+const INITIALIZE_BODY = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+});
 
 describe("serveGateway over streamable HTTP", () => {
   const folder = mkdtempSync(join(tmpdir(), "switchyard-gateway-http-"));
@@ -20,9 +36,7 @@ describe("serveGateway over streamable HTTP", () => {
   let gateway: RunningGateway;
 
   beforeAll(async () => {
-    const configPath = join(folder, "switchyard.config.json");
-    writeFileSync(configPath, JSON.stringify({ tools: [SLOW_TOOLS] }));
-    gateway = await serveGateway({ configPath, httpPort: 0, logFile });
+    gateway = await serveSlowTools(folder);
   });
 
   afterAll(async () => {
@@ -66,9 +80,7 @@ describe("serveGateway over streamable HTTP with a token", () => {
   let gateway: RunningGateway;
 
   beforeAll(async () => {
-    const configPath = join(folder, "switchyard.config.json");
-    writeFileSync(configPath, JSON.stringify({ tools: [SLOW_TOOLS] }));
-    gateway = await serveGateway({ configPath, httpPort: 0, httpToken: "s3cret", logFile: join(folder, "serve.log") });
+    gateway = await serveSlowTools(folder, { httpToken: "s3cret" });
   });
 
   afterAll(async () => {
@@ -81,12 +93,7 @@ describe("serveGateway over streamable HTTP with a token", () => {
       const response = await fetch(gateway.url!, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
-        }),
+        body: INITIALIZE_BODY,
       });
       expect(response.status).toBe(401);
     }
@@ -113,14 +120,7 @@ describe("serveGateway over streamable HTTP: the session table", () => {
   let gateway: RunningGateway;
 
   beforeAll(async () => {
-    const configPath = join(folder, "switchyard.config.json");
-    writeFileSync(configPath, JSON.stringify({ tools: [SLOW_TOOLS] }));
-    gateway = await serveGateway({
-      configPath,
-      httpPort: 0,
-      logFile: join(folder, "serve.log"),
-      httpSessions: { maxSessions: 2, idleTimeoutMs: 300 },
-    });
+    gateway = await serveSlowTools(folder, { httpSessions: { maxSessions: 2, idleTimeoutMs: 300 } });
   });
 
   afterAll(async () => {
@@ -132,12 +132,7 @@ describe("serveGateway over streamable HTTP: the session table", () => {
     fetch(gateway.url!, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-      }),
+      body: INITIALIZE_BODY,
     });
 
   it("answers an initialize beyond the cap with 503 and Retry-After, and expires idle sessions", async () => {
@@ -170,14 +165,7 @@ describe("serveGateway over streamable HTTP: initializes in progress", () => {
   // A fresh gateway per test: sessions a test opens stay open (30 min idle) and fill the cap.
   beforeEach(async () => {
     folder = mkdtempSync(join(tmpdir(), "switchyard-gateway-opening-"));
-    const configPath = join(folder, "switchyard.config.json");
-    writeFileSync(configPath, JSON.stringify({ tools: [SLOW_TOOLS] }));
-    gateway = await serveGateway({
-      configPath,
-      httpPort: 0,
-      logFile: join(folder, "serve.log"),
-      httpSessions: { maxSessions: 2 },
-    });
+    gateway = await serveSlowTools(folder, { httpSessions: { maxSessions: 2 } });
   });
 
   afterEach(async () => {
@@ -188,12 +176,7 @@ describe("serveGateway over streamable HTTP: initializes in progress", () => {
   /** An initialize whose headers are sent now and whose body waits for `sendBody`. */
   function initializeLater(): { sendBody: () => void; status: Promise<string>; socket: Socket } {
     const url = new URL(gateway.url!);
-    const body = JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-    });
+    const body = INITIALIZE_BODY;
     const socket = connect(Number(url.port), "127.0.0.1");
     socket.write(
       `POST /mcp HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +

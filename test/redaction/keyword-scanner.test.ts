@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CREDENTIAL_FORMAT_RULES } from "../../src/redaction/credential-formats.js";
 import type { Finding } from "../../src/redaction/keyword-rule.js";
+import { KeywordScanner } from "../../src/redaction/keyword-scanner.js";
 import { encodedForms } from "../../src/redaction/known-secrets.js";
 import { Redactor } from "../../src/redaction/redactor.js";
 import { secretlintKeywordRules } from "../../src/redaction/secretlint-rules.js";
@@ -88,6 +89,22 @@ describe("KeywordScanner over JSON text", () => {
       );
     },
   );
+
+  it("rules out, without decoding a string, JSON whose keywords lead to no secret", () => {
+    // The property above holds for a pass that always says "may find"; this is what the pass is for.
+    const scanner = new KeywordScanner([...secretlintKeywordRules(), ...CREDENTIAL_FORMAT_RULES, urlPasswordRule]);
+    const values = [
+      { links: ["https://example.com/a?b=c", "see https://docs.example.org/x\nand git+ssh://github.com/a/b"] },
+      { note: "Reset your password from the settings page.\nThe Authorization header is required." },
+      { "x-api-key": "", Authorization: "", password: "" },
+      ["Bearer tokens expire", "basic usage"],
+    ];
+    for (const value of values) {
+      const json = JSON.stringify(value);
+      expect(scanner.mayMatch(json), json).toBe(true);
+      expect(scanner.mayFindInJson(json), json).toBe(false);
+    }
+  });
 
   it("finds a lowercase keyword right after an escape (a token at the start of a line)", () => {
     const redactor = new Redactor();

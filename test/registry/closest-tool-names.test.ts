@@ -21,6 +21,23 @@ const tool = (name: string) =>
     execute: () => name,
   });
 
+/** Counts turns of the host's event loop, one `setImmediate` each, until stopped. */
+function countTurns(): { readonly turns: number; stop(): void } {
+  let counting = true;
+  const counter = {
+    turns: 0,
+    stop: (): void => {
+      counting = false;
+    },
+  };
+  const count = (): void => {
+    counter.turns += 1;
+    if (counting) setImmediate(count);
+  };
+  setImmediate(count);
+  return counter;
+}
+
 describe("closestToolNames", () => {
   const snapshot = new ToolRegistry([
     tool("orders.search"),
@@ -53,18 +70,12 @@ describe("suggestToolNames", () => {
       tool(`ns${index % 7}.tool_number_${index}`),
     );
     const snapshot = new ToolRegistry(tools).snapshot();
-    let turns = 0;
-    let counting = true;
-    const count = (): void => {
-      turns += 1;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const loop = countTurns();
     const suggested = await suggestToolNames(snapshot, "ns3.tool_numbr_10");
-    counting = false;
+    loop.stop();
     expect(suggested).toEqual(closestToolNames(snapshot, "ns3.tool_numbr_10"));
     expect(suggested.length).toBeGreaterThan(0);
-    expect(turns).toBeGreaterThanOrEqual(4);
+    expect(loop.turns).toBeGreaterThanOrEqual(4);
   });
 
   it("answers at once, with nothing, once the budget is spent", () => {
@@ -141,19 +152,13 @@ describe("unknown tool names asked of discovery", () => {
     async (_how, calls) => {
       const yard = new Switchyard({ tools: [tool("orders.search")], typeCheck: "off" });
       // A turn counter on the host, read at each call's end: lookups chained in one turn share a value.
-      let turns = 0;
-      let counting = true;
-      const count = (): void => {
-        turns += 1;
-        if (counting) setImmediate(count);
-      };
-      setImmediate(count);
+      const loop = countTurns();
       const turnAtEnd: number[] = [];
       const unsubscribe = yard.trace.subscribe((event) => {
-        if (event.type === "tool-call-end") turnAtEnd.push(turns);
+        if (event.type === "tool-call-end") turnAtEnd.push(loop.turns);
       });
       const result = await yard.run(`${calls}\nreturn 1;`);
-      counting = false;
+      loop.stop();
       unsubscribe();
       expect(result.output).toBe(1);
       expect(turnAtEnd).toHaveLength(20);

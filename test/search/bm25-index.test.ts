@@ -123,12 +123,13 @@ describe("Bm25Index", () => {
     });
 
     it("credits a phrase alternative only where all its words are in the name", () => {
-      const index = new Bm25Index({ nameCoverageWeight: 1 });
-      index.add(document("a", { name: "read_file", description: "Reads it." }));
-      index.add(document("b", { name: "read_page", description: "Reads a file." }));
-      const plain = new Bm25Index({ nameCoverageWeight: 0 });
-      plain.add(document("a", { name: "read_file", description: "Reads it." }));
-      plain.add(document("b", { name: "read_page", description: "Reads a file." }));
+      const readers = (nameCoverageWeight: number): Bm25Index => {
+        const readers = new Bm25Index({ nameCoverageWeight });
+        readers.add(document("a", { name: "read_file", description: "Reads it." }));
+        readers.add(document("b", { name: "read_page", description: "Reads a file." }));
+        return readers;
+      };
+      const [index, plain] = [readers(1), readers(0)];
       const query = [{ terms: ["open"], exact: true, alternatives: [["read", "fil"]] }];
       const score = (target: Bm25Index, id: string) =>
         target.searchConcepts(query, 5).find((hit) => hit.id === id)?.score;
