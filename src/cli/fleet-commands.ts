@@ -5,7 +5,7 @@
 import { createWriteStream } from "node:fs";
 import { finished } from "node:stream/promises";
 import { type Command, Option } from "commander";
-import type { JsonSchema, JsonValue } from "../contract.js";
+import type { JsonValue } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import { loadConfig } from "../config/load-config.js";
 import type { SubmittedBatch } from "../fleet/submit-batch.js";
