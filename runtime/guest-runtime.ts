@@ -25,6 +25,7 @@ import {
   type LogLevel,
   type LogWriter,
   MAX_BATCH_CALLS,
+  MAX_BATCHES_AHEAD,
   MAX_LOG_LINE_CHARS,
   MAX_TOOL_PATH_CHARS,
   openLogWriter,
@@ -41,6 +42,7 @@ interface HostReference {
   apply(receiver: undefined, args: unknown[], options: { result: { promise: true; copy: true } }): Promise<unknown>;
   applySync(receiver: undefined, args: unknown[]): unknown;
   applySyncPromise(receiver: undefined, args: unknown[]): unknown;
+  applyIgnored(receiver: undefined, args: unknown[]): void;
 }
 
 /** The host's four entry points, in the order `install` receives them. */
@@ -150,11 +152,16 @@ function install(
 
   // Calls wait in the queue (already encoded) until the end of the current turn, then cross in
   // one batch; their answers come back in that batch's answer or in a later `wait`, found by
-  // their index. This path runs for every call in a fresh isolate, mostly before the JIT has
-  // warmed up: it allocates little and calls few functions.
+  // their index. A turn that fills batches sends them ahead without blocking, so the host works
+  // on one while the program makes the next; every MAX_BATCHES_AHEAD + 1st blocks, which bounds
+  // what waits on the host. This path runs for every call in a fresh isolate, mostly before the
+  // JIT has warmed up: it allocates little and calls few functions.
   let queuedText = "";
   let queuedCalls = 0;
   let queuedBytes = 0;
+  // Batches sent ahead since the last blocking crossing: crossings reach the host in order, so
+  // a blocking one's answer means the host has taken every batch sent before it.
+  let batchesAhead = 0;
   let flushScheduled = false;
   let nextIndex = 0;
   let inFlight = 0;
@@ -231,14 +238,31 @@ function install(
     // the second crossing. A program that has finished never waits.
     const mayWait = count === 1 && inFlight === 1 && !finished;
     let answerText: unknown;
+    batchesAhead = 0;
     try {
-      answerText = host.submit.applySyncPromise(undefined, [startCallBatch(mayWait) + text]);
+      answerText = host.submit.applySyncPromise(undefined, [startCallBatch(mayWait ? "mayWait" : "now") + text]);
     } catch (error) {
       failAll(first, first + count, `The calls could not cross to the host: ${messageOf(error)}`);
       return;
     }
     deliver(answerText);
     awaitAnswers();
+  };
+
+  /** Sends the queued calls without waiting; the next crossing's answer (or a `wait`) brings theirs. */
+  const sendAhead = (): void => {
+    const count = queuedCalls;
+    const text = queuedText;
+    const first = nextIndex - count;
+    queuedText = "";
+    queuedCalls = 0;
+    queuedBytes = 0;
+    batchesAhead++;
+    try {
+      host.submit.applyIgnored(undefined, [startCallBatch("later") + text]);
+    } catch (error) {
+      failAll(first, first + count, `The calls could not cross to the host: ${messageOf(error)}`);
+    }
   };
   const flushAtTurnEnd = (): void => {
     flushScheduled = false;
@@ -257,7 +281,8 @@ function install(
   const enqueue = (path: string, encoded: string, bytes: number): Promise<unknown> => {
     // Past the batch's size, the calls queued so far cross first, so one crossing stays bounded.
     if (queuedCalls >= MAX_BATCH_CALLS || (queuedCalls > 0 && queuedBytes + bytes > config.maxArgumentBytes)) {
-      flush();
+      if (batchesAhead < MAX_BATCHES_AHEAD) sendAhead();
+      else flush();
     }
     const index = nextIndex++;
     pendingPath[index] = path;

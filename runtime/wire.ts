@@ -46,6 +46,12 @@ export const MAX_TOOL_PATH_CHARS = 512;
 export const MAX_BATCH_CALLS = 256;
 
 /**
+ * Full batches one run sends ahead (answered `later`) before a batch that blocks: the host
+ * holds at most this many of a run's batches it has not taken, whatever a program does in a turn.
+ */
+export const MAX_BATCHES_AHEAD = 3;
+
+/**
  * `text` cut to at most `maxChars` characters, ending in a marker that says how much was cut.
  * In the guest, the program may have replaced `String.prototype.slice`: the result's length,
  * which no program can fake, is checked, and a fixed text is returned if it does not hold.
@@ -84,13 +90,21 @@ export type CallRequest =
     };
 
 /**
- * The calls of one crossing. `mayWait` is set by the guest when the batch holds one call and
- * no other call is in flight: the host may then answer it when it is done rather than at once.
+ * When the host answers a batch's calls. `now`: in the crossing's answer, every answer ready.
+ * `mayWait`: the batch holds one call and nothing else is in flight, so the program is most
+ * likely waiting for it; the host may hold the crossing until the call is done. `later`: a full
+ * batch sent ahead while the program goes on making calls; nobody reads this crossing's answer,
+ * so the calls' answers come with the next crossing's (or a `wait`).
  */
+export type BatchAnswer = "now" | "mayWait" | "later";
+
+/** The calls of one crossing, and when the host answers them. */
 export interface CallBatch {
-  readonly mayWait: boolean;
+  readonly answer: BatchAnswer;
   readonly requests: readonly CallRequest[];
 }
+
+const BATCH_MARKS: Readonly<Record<BatchAnswer, string>> = { now: "n", mayWait: "w", later: "l" };
 
 // Each field is `<length>:<text>`, so arguments cross as they were serialized, never escaped
 // into a second layer of JSON, and the host slices them out without parsing anything.
@@ -99,8 +113,8 @@ function field(text: string): string {
 }
 
 /** The start of a batch; its calls' encodings follow, in call order. */
-export function startCallBatch(mayWait: boolean): string {
-  return mayWait ? "w" : "n";
+export function startCallBatch(answer: BatchAnswer): string {
+  return BATCH_MARKS[answer];
 }
 
 /** Encodes a call of a batch (guest side). */
@@ -125,7 +139,7 @@ export function encodeRefusedCall(path: string, code: string, bytes: number, rea
 
 /** Encodes one crossing's calls: `startCallBatch` and each call's encoding. */
 export function encodeCallBatch(batch: CallBatch): string {
-  let text = startCallBatch(batch.mayWait);
+  let text = startCallBatch(batch.answer);
   const { requests } = batch;
   for (let index = 0; index < requests.length; index++) {
     const request = requests[index]!;
@@ -139,7 +153,9 @@ export function encodeCallBatch(batch: CallBatch): string {
 
 /** Decodes one crossing's calls (host side); `undefined` for anything malformed. Linear in the text. */
 export function decodeCallBatch(text: unknown): CallBatch | undefined {
-  if (typeof text !== "string" || (text[0] !== "w" && text[0] !== "n")) return undefined;
+  if (typeof text !== "string") return undefined;
+  const answer = text[0] === "n" ? "now" : text[0] === "w" ? "mayWait" : text[0] === "l" ? "later" : undefined;
+  if (answer === undefined) return undefined;
   const requests: CallRequest[] = [];
   let at = 1;
   const next = (): string | undefined => {
@@ -174,7 +190,7 @@ export function decodeCallBatch(text: unknown): CallBatch | undefined {
       return undefined;
     }
   }
-  return { mayWait: text[0] === "w", requests };
+  return { answer, requests };
 }
 
 // ---- answers, host to guest ----

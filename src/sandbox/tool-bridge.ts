@@ -133,21 +133,26 @@ export class ToolBridge {
   /**
    * The guest's crossing: starts every call of an encoded batch in order and answers at once
    * with every answer ready (those of this batch that did not wait, and earlier ones that
-   * finished since). A batch that may wait is held for its one call up to `BLOCKING_GRACE_MS`.
+   * finished since). A batch that may wait is held for its one call up to `BLOCKING_GRACE_MS`;
+   * the answers of a batch sent ahead are kept for the next crossing, which answers them.
    */
   submit = (batchText: unknown): string | Promise<string> => {
     const batch = decodeCallBatch(batchText);
     // Only a damaged guest runtime sends this; it still leaves a record.
     if (batch === undefined)
       return this.#answerNow([this.#refuse(this.#nextSlot(), "", "INPUT_INVALID", "Malformed call batch.")]);
+    const later = batch.answer === "later";
     const answers: string[] = [];
     let waiting: Promise<string> | undefined;
     for (const request of batch.requests) {
       const answer = this.#start(request);
-      if (typeof answer === "string") answers.push(answer);
-      else if (batch.mayWait && batch.requests.length === 1) waiting = answer;
-      else void answer.then(this.#finishedLater);
+      if (typeof answer !== "string") {
+        if (batch.answer === "mayWait" && batch.requests.length === 1) waiting = answer;
+        else void answer.then(this.#finishedLater);
+      } else if (later) this.#finishedLater(answer);
+      else answers.push(answer);
     }
+    if (later) return encodeCallAnswers([]);
     return waiting === undefined ? this.#answerNow(answers) : this.#holdBriefly(waiting);
   };
 

@@ -126,6 +126,25 @@ describe("the guest's crossings", () => {
     expect(run.bridge.records.map((record) => record.id)).toEqual(Array.from({ length: 600 }, (_, i) => `g.${i + 1}`));
   });
 
+  it("sends the full batches of a turn ahead, and blocks on every fourth, so the host never holds more than three", async () => {
+    const run = await runGuest(
+      "const r = await Promise.all(Array.from({ length: 2000 }, (_, i) => tools.t.echo({ i }))); return r.every((x, i) => x.i === i);",
+    );
+    expect(run.result).toEqual({ ok: true, outputJson: "true" });
+    // 7 full batches and one of 208: three ahead, one blocking, three ahead, the turn's last.
+    expect(run.batches.map((batch) => batch[0]).join("")).toBe("lllnllln");
+    expect(run.waits).toBe(0);
+    expect(run.bridge.records.map((record) => record.id)).toEqual(Array.from({ length: 2000 }, (_, i) => `g.${i + 1}`));
+  });
+
+  it("keeps the bound when a turn makes calls without end, until the call limit ends it", async () => {
+    const run = await runGuest("for (let i = 0; ; i++) { tools.t.echo({ i }); if (i > 9000) return i; }");
+    expect(run.result.ok).toBe(true);
+    const marks = run.batches.map((batch) => batch[0]).join("");
+    expect(marks).toMatch(/^(l{3}n)+l*n$/);
+    expect(run.bridge.records).toHaveLength(9002);
+  });
+
   it("sends the second stage of a two-stage fan-out as one more batch", async () => {
     const run = await runGuest(
       "const r = await Promise.all(Array.from({ length: 100 }, async (_, i) => { const a = await tools.t.echo({ i }); return tools.t.echo({ j: a.i }); })); return r.length;",

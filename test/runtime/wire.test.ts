@@ -35,7 +35,10 @@ const request: fc.Arbitrary<CallRequest> = fc.oneof(
     reason: fc.string({ unit: "binary" }),
   }),
 );
-const batch: fc.Arbitrary<CallBatch> = fc.record({ mayWait: fc.boolean(), requests: fc.array(request) });
+const batch: fc.Arbitrary<CallBatch> = fc.record({
+  answer: fc.constantFrom("now" as const, "mayWait" as const, "later" as const),
+  requests: fc.array(request),
+});
 
 describe("call batches (guest to host)", () => {
   it("decode what they encode, whatever the paths, arguments and reasons hold", () => {
@@ -48,7 +51,7 @@ describe("call batches (guest to host)", () => {
 
   it("carry arguments as they were serialized, without a second layer of escaping", () => {
     const argsJson = '{"q":"a \\"quoted\\" 12:34 value"}';
-    const text = encodeCallBatch({ mayWait: false, requests: [{ kind: "call", path: "a.b", argsJson }] });
+    const text = encodeCallBatch({ answer: "now", requests: [{ kind: "call", path: "a.b", argsJson }] });
     expect(text).toBe(`nc3:a.b${argsJson.length}:${argsJson}`);
   });
 

@@ -7,6 +7,7 @@ import {
   exceedsJsonDepth,
 } from "../../src/sandbox/tool-bridge.js";
 import {
+  type BatchAnswer,
   BUDGET_PATH,
   type CallRequest,
   decodeCallAnswers,
@@ -56,8 +57,8 @@ function createBridge(
 
 const call = (path: string, argsJson = "{}"): CallRequest => ({ kind: "call", path, argsJson });
 
-async function submit(bridge: ToolBridge, requests: CallRequest[], mayWait = false) {
-  return decodeCallAnswers(await bridge.submit(encodeCallBatch({ mayWait, requests })));
+async function submit(bridge: ToolBridge, requests: CallRequest[], answer: BatchAnswer = "now") {
+  return decodeCallAnswers(await bridge.submit(encodeCallBatch({ answer, requests })));
 }
 
 afterEach(() => {
@@ -151,9 +152,29 @@ describe("ToolBridge batches", () => {
     expect((await submit(bridge, [call("util.echo")])).map((answer) => answer.index)).toEqual([0, 1]);
   });
 
+  it("answers nothing to a batch sent ahead, and its calls' answers with the next crossing", async () => {
+    const { bridge, gates } = createBridge(undefined, 10);
+    expect(await submit(bridge, [call("util.echo", '{"n":1}'), call("util.held")], "later")).toEqual([]);
+    expect(await submit(bridge, [call("util.echo", '{"n":3}')])).toEqual([
+      { ok: true, index: 0, value: { n: 1 } },
+      { ok: true, index: 2, value: { n: 3 } },
+    ]);
+    const waited = bridge.wait();
+    gates[0]!.resolve("late");
+    expect(decodeCallAnswers(await waited)).toEqual([{ ok: true, index: 1, value: "late" }]);
+    expect(bridge.records.map((record) => record.id)).toEqual(["p1.1", "p1.2", "p1.3"]);
+  });
+
+  it("hands the answers of a batch sent ahead to a wait already outstanding", async () => {
+    const { bridge } = createBridge(undefined, 10);
+    const waited = bridge.wait();
+    expect(await submit(bridge, [call("util.echo", '{"n":1}')], "later")).toEqual([]);
+    expect(decodeCallAnswers(await waited)).toEqual([{ ok: true, index: 0, value: { n: 1 } }]);
+  });
+
   it("holds a batch that may wait until its one call is done, within the grace", async () => {
     const { bridge, gates } = createBridge(undefined, 10);
-    const answered = submit(bridge, [call("util.held")], true);
+    const answered = submit(bridge, [call("util.held")], "mayWait");
     gates[0]!.resolve("soon");
     expect(await answered).toEqual([{ ok: true, index: 0, value: "soon" }]);
   });
@@ -161,7 +182,7 @@ describe("ToolBridge batches", () => {
   it("answers a batch that may wait once the grace is over, and hands the late answer to wait", async () => {
     vi.useFakeTimers();
     const { bridge, gates } = createBridge(undefined, 10);
-    const answered = submit(bridge, [call("util.held")], true);
+    const answered = submit(bridge, [call("util.held")], "mayWait");
     await vi.advanceTimersByTimeAsync(BLOCKING_GRACE_MS);
     expect(await answered).toEqual([]);
     const waited = bridge.wait();
@@ -283,7 +304,7 @@ describe("ToolBridge: the run's own requests ($timer, $budget)", () => {
 
   it("holds a batch whose one request is a wake-up due within the grace, as it holds a call", async () => {
     const { bridge, wakes } = createRunBridge(10);
-    const answered = submit(bridge, [call(TIMER_PATH, "1")], true);
+    const answered = submit(bridge, [call(TIMER_PATH, "1")], "mayWait");
     await drainMicrotasks();
     wakes[0]!.wake();
     expect(await answered).toEqual([{ ok: true, index: 0, value: null }]);

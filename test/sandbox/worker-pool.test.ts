@@ -161,6 +161,19 @@ describe("workers: the batched crossing, the log buffer and the run's contracts 
     expect(result.logs).toEqual(["first", "last words"]);
   });
 
+  it("answers a fan-out of 2,000 calls, its full batches sent ahead over IPC, each call with its own answer and record in order", async () => {
+    const { yard } = createYard(pool);
+    const result = await yard.run(
+      "const all = await Promise.all(Array.from({ length: 2000 }, (_, i) => tools.util.echo({ i }))); return all.every((a, i) => a.echoed.i === i);",
+      { limits: { maxToolCalls: 2_000 } },
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.output).toBe(true);
+    expect(result.calls.map((call) => call.id)).toEqual(
+      Array.from({ length: 2000 }, (_, i) => `${result.programId}.${i + 1}`),
+    );
+  });
+
   it("keeps the log of a cancelled run, its pending calls each with one record", async () => {
     const { yard, state } = createYard(pool);
     const controller = new AbortController();
