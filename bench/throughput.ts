@@ -4,7 +4,10 @@
 // Then two rows that pick defaults: tools run inside a worker that loads them itself (a
 // prototype beside the host pipeline), and 24 concurrent 128 MB runs under the memory budget.
 // Clients are closed loops (each sends its next run when the last ends); variants are
-// interleaved in rounds so the shared machine's load falls on all of them alike.
+// interleaved in rounds so the shared machine's load falls on all of them alike. "cores" is the
+// CPU time of this process and its workers (every thread) over the wall time: what a variant
+// got out of the machine, and why a second worker cannot double what one worker already spreads
+// over both cores (isolated-vm runs each process's isolates on a pool of its own threads).
 // Run: npm run bench:throughput   (compiled with tsc into dist-bench/ first, as bench:runtime)
 
 import { fork } from "node:child_process";
@@ -39,13 +42,42 @@ interface Variant {
 interface Tally {
   readonly latenciesMs: number[];
   wallMs: number;
+  /** CPU time of this process and of the variant's workers, all threads. */
+  cpuMs: number;
   runs: number;
   failed: number;
   peakRssMb: number;
 }
 
 function tally(): Tally {
-  return { latenciesMs: [], wallMs: 0, runs: 0, failed: 0, peakRssMb: 0 };
+  return { latenciesMs: [], wallMs: 0, cpuMs: 0, runs: 0, failed: 0, peakRssMb: 0 };
+}
+
+/** Linux's USER_HZ: /proc reports CPU times in these ticks on every architecture Node runs on. */
+const TICKS_PER_SECOND = 100;
+
+/** CPU time, in ms, used so far by this process and by `pids` (0 for a pid already gone). */
+function cpuMsUsed(pids: readonly number[]): Map<number, number> {
+  const used = new Map<number, number>();
+  const own = process.cpuUsage();
+  used.set(process.pid, (own.user + own.system) / 1_000);
+  for (const pid of pids) {
+    try {
+      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      used.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1_000) / TICKS_PER_SECOND);
+    } catch {
+      // The process ended between listing and reading.
+    }
+  }
+  return used;
+}
+
+/** CPU ms used between two readings; a process first seen in `after` counts from its start. */
+function cpuMsBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
 }
 
 /** Resident memory of this process and of `pids`, in MB (Linux /proc; 0 for a pid already gone). */
@@ -69,6 +101,7 @@ async function drive(variant: Variant, source: string, count: number, into: Tall
     into.peakRssMb = Math.max(into.peakRssMb, residentMb(variant.pids()));
   }, 10);
   const started = performance.now();
+  const cpuBefore = cpuMsUsed(variant.pids());
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
       while (sent < count) {
@@ -81,6 +114,7 @@ async function drive(variant: Variant, source: string, count: number, into: Tall
     }),
   );
   into.wallMs += performance.now() - started;
+  into.cpuMs += cpuMsBetween(cpuBefore, cpuMsUsed(variant.pids()));
   into.runs += count;
   clearInterval(sampler);
 }
@@ -184,11 +218,12 @@ async function calibrateCpuProgram(): Promise<string> {
 
 function row(label: string, figures: Tally): string {
   const failed = figures.failed > 0 ? ` (${figures.failed} failed)` : "";
-  return `| ${label.padEnd(42)} | ${runsPerSecond(figures).toFixed(1).padStart(7)} | ${percentile(figures.latenciesMs, 0.5).toFixed(1).padStart(7)} | ${percentile(figures.latenciesMs, 0.99).toFixed(1).padStart(7)} | ${figures.peakRssMb.toFixed(0).padStart(8)}${failed} |`;
+  const cores = figures.cpuMs / figures.wallMs;
+  return `| ${label.padEnd(42)} | ${runsPerSecond(figures).toFixed(1).padStart(7)} | ${percentile(figures.latenciesMs, 0.5).toFixed(1).padStart(7)} | ${percentile(figures.latenciesMs, 0.99).toFixed(1).padStart(7)} | ${figures.peakRssMb.toFixed(0).padStart(11)} | ${cores.toFixed(2).padStart(5)} | ${(figures.cpuMs / figures.runs).toFixed(1).padStart(10)}${failed} |`;
 }
 
 function header(title: string): string {
-  return `\n${title}\n| ${"variant".padEnd(42)} | runs/s  | p50 ms  | p99 ms  | peak RSS MB |\n| ${"-".repeat(42)} | ------- | ------- | ------- | ----------- |`;
+  return `\n${title}\n| ${"variant".padEnd(42)} | runs/s  | p50 ms  | p99 ms  | peak RSS MB | cores | CPU ms/run |\n| ${"-".repeat(42)} | ------- | ------- | ------- | ----------- | ----- | ---------- |`;
 }
 
 /** Runs every variant for `RUNS` runs of `source`, interleaved in ROUNDS rounds; returns the tallies by label. */
