@@ -225,7 +225,11 @@ function install(
     captured.apply(captured.then, answered, [onAnswers, onWaitFailed]);
   };
 
-  const flush = (): void => {
+  /**
+   * Sends the queued calls. Blocking, it delivers the answers ready now; `ahead`, it does not
+   * wait, and the next crossing's answer (or a `wait`) brings theirs.
+   */
+  const cross = (ahead: boolean): void => {
     if (queuedCalls === 0) return;
     const count = queuedCalls;
     const text = queuedText;
@@ -236,34 +240,21 @@ function install(
     // One call and nothing else in flight: the program is most likely waiting for it, so the
     // host may hold this crossing until the call is done (for a short grace at most) and spare
     // the second crossing. A program that has finished never waits.
-    const mayWait = count === 1 && inFlight === 1 && !finished;
+    const answer = ahead ? "later" : count === 1 && inFlight === 1 && !finished ? "mayWait" : "now";
+    batchesAhead = ahead ? batchesAhead + 1 : 0;
     let answerText: unknown;
-    batchesAhead = 0;
     try {
-      answerText = host.submit.applySyncPromise(undefined, [startCallBatch(mayWait ? "mayWait" : "now") + text]);
+      if (ahead) host.submit.applyIgnored(undefined, [startCallBatch(answer) + text]);
+      else answerText = host.submit.applySyncPromise(undefined, [startCallBatch(answer) + text]);
     } catch (error) {
       failAll(first, first + count, `The calls could not cross to the host: ${messageOf(error)}`);
       return;
     }
+    if (ahead) return;
     deliver(answerText);
     awaitAnswers();
   };
-
-  /** Sends the queued calls without waiting; the next crossing's answer (or a `wait`) brings theirs. */
-  const sendAhead = (): void => {
-    const count = queuedCalls;
-    const text = queuedText;
-    const first = nextIndex - count;
-    queuedText = "";
-    queuedCalls = 0;
-    queuedBytes = 0;
-    batchesAhead++;
-    try {
-      host.submit.applyIgnored(undefined, [startCallBatch("later") + text]);
-    } catch (error) {
-      failAll(first, first + count, `The calls could not cross to the host: ${messageOf(error)}`);
-    }
-  };
+  const flush = (): void => cross(false);
   const flushAtTurnEnd = (): void => {
     flushScheduled = false;
     flush();
@@ -281,8 +272,7 @@ function install(
   const enqueue = (path: string, encoded: string, bytes: number): Promise<unknown> => {
     // Past the batch's size, the calls queued so far cross first, so one crossing stays bounded.
     if (queuedCalls >= MAX_BATCH_CALLS || (queuedCalls > 0 && queuedBytes + bytes > config.maxArgumentBytes)) {
-      if (batchesAhead < MAX_BATCHES_AHEAD) sendAhead();
-      else flush();
+      cross(batchesAhead < MAX_BATCHES_AHEAD);
     }
     const index = nextIndex++;
     pendingPath[index] = path;
