@@ -14,6 +14,7 @@ import {
   readLogLines,
 } from "../../runtime/wire.js";
 import { loadGuestRuntimeSource } from "./guest-runtime-source.js";
+import { compileRuntime, WARM_UP_MEMORY_MB, warmRuntimeCodeCache } from "./runtime-code-cache.js";
 
 /**
  * What the guest runtime reaches on the host: one run's bridge, console sink and limits. Every
@@ -63,13 +64,12 @@ const UNBOUND: GuestBindings = {
 
 const MAX_SPARE_SIZES = 4;
 
-let runtimeCache: { source: string; data: ivm.ExternalCopy<ArrayBuffer> | undefined } | undefined;
-
 /** Hands out prepared isolates, one spare per memory limit in use; see the module comment. */
 export class IsolatePool {
   readonly #spares = new Map<number, Promise<PreparedIsolate>>();
   readonly #runtimeSource: () => Promise<string>;
   #closed = false;
+  #warmStarted = false;
 
   /** `runtimeSource` gives the guest runtime's script; default: this package's own (loadGuestRuntimeSource). */
   constructor(options: { runtimeSource?: () => Promise<string> } = {}) {
@@ -83,7 +83,10 @@ export class IsolatePool {
     const taken = spare === undefined ? undefined : await spare.catch(() => undefined);
     // Prepare the next one after this turn, while the caller's program runs on its own thread.
     if (!this.#closed) setImmediate(() => this.#replenish(memoryLimitMb));
-    return taken !== undefined && !taken.isolate.isDisposed ? taken : await this.#prepare(memoryLimitMb);
+    const prepared = taken !== undefined && !taken.isolate.isDisposed ? taken : await this.#prepare(memoryLimitMb);
+    // Once per process, after the first isolate is ready: the warm code cache later ones start from.
+    if (!this.#closed) this.#warmCodeCache();
+    return prepared;
   }
 
   /** Disposes the spares. Later `take` calls still work but keep no spares. */
@@ -95,6 +98,15 @@ export class IsolatePool {
       const prepared = await spare.catch(() => undefined);
       prepared?.dispose();
     }
+  }
+
+  #warmCodeCache(): void {
+    if (this.#warmStarted) return;
+    this.#warmStarted = true;
+    void this.#runtimeSource().then(
+      (source) => warmRuntimeCodeCache(source, () => this.#prepare(WARM_UP_MEMORY_MB)),
+      () => undefined,
+    );
   }
 
   #replenish(memoryLimitMb: number): void {
@@ -163,14 +175,4 @@ export class IsolatePool {
 
 function decodeUtf16(units: Uint16Array): string {
   return Buffer.from(units.buffer, units.byteOffset, units.byteLength).toString("utf16le");
-}
-
-async function compileRuntime(isolate: ivm.Isolate, source: string): Promise<ivm.Script> {
-  // V8's code cache for the runtime script, produced by the first isolate, makes later compiles cheap.
-  if (runtimeCache?.source === source && runtimeCache.data !== undefined) {
-    return isolate.compileScript(source, { filename: "switchyard-runtime.js", cachedData: runtimeCache.data });
-  }
-  const script = await isolate.compileScript(source, { filename: "switchyard-runtime.js", produceCachedData: true });
-  runtimeCache = { source, data: (script as ivm.Script & ivm.CachedDataResult).cachedData };
-  return script;
 }
