@@ -241,17 +241,18 @@ function install(
     // host may hold this crossing until the call is done (for a short grace at most) and spare
     // the second crossing. A program that has finished never waits.
     const answer = ahead ? "later" : count === 1 && inFlight === 1 && !finished ? "mayWait" : "now";
+    const batchText = startCallBatch(answer) + text;
     batchesAhead = ahead ? batchesAhead + 1 : 0;
-    let answerText: unknown;
     try {
-      if (ahead) host.submit.applyIgnored(undefined, [startCallBatch(answer) + text]);
-      else answerText = host.submit.applySyncPromise(undefined, [startCallBatch(answer) + text]);
+      if (ahead) {
+        host.submit.applyIgnored(undefined, [batchText]);
+        return;
+      }
+      deliver(host.submit.applySyncPromise(undefined, [batchText]));
     } catch (error) {
       failAll(first, first + count, `The calls could not cross to the host: ${messageOf(error)}`);
       return;
     }
-    if (ahead) return;
-    deliver(answerText);
     awaitAnswers();
   };
   const flush = (): void => cross(false);

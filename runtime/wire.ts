@@ -104,7 +104,11 @@ export interface CallBatch {
   readonly requests: readonly CallRequest[];
 }
 
+// The one letter a batch starts with, and back: the decoder reads what the encoder writes.
 const BATCH_MARKS: Readonly<Record<BatchAnswer, string>> = { now: "n", mayWait: "w", later: "l" };
+const ANSWERS_BY_MARK: ReadonlyMap<string, BatchAnswer> = new Map(
+  (Object.keys(BATCH_MARKS) as BatchAnswer[]).map((answer) => [BATCH_MARKS[answer], answer]),
+);
 
 // Each field is `<length>:<text>`, so arguments cross as they were serialized, never escaped
 // into a second layer of JSON, and the host slices them out without parsing anything.
@@ -154,7 +158,7 @@ export function encodeCallBatch(batch: CallBatch): string {
 /** Decodes one crossing's calls (host side); `undefined` for anything malformed. Linear in the text. */
 export function decodeCallBatch(text: unknown): CallBatch | undefined {
   if (typeof text !== "string") return undefined;
-  const answer = text[0] === "n" ? "now" : text[0] === "w" ? "mayWait" : text[0] === "l" ? "later" : undefined;
+  const answer = ANSWERS_BY_MARK.get(text.charAt(0));
   if (answer === undefined) return undefined;
   const requests: CallRequest[] = [];
   let at = 1;
