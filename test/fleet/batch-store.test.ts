@@ -2,22 +2,11 @@
 // counts the repeat (a job run twice), a recorded failure never replaces a result, and either
 // keeps the running mark and the failed set in step with the result it leaves.
 
-import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type BatchResult, BatchStore } from "../../src/fleet/batch-store.js";
-import { connectRedis } from "../../src/fleet/redis-connection.js";
-import { startRedis, type TestRedis } from "../helpers/redis-server.js";
+import { useRedisForFile } from "../helpers/redis-server.js";
 
-let redis: TestRedis;
-let client: Redis;
-beforeAll(async () => {
-  redis = await startRedis();
-  client = await connectRedis(redis.url);
-});
-afterAll(async () => {
-  await client?.quit();
-  await redis?.stop();
-});
+const redis = useRedisForFile();
 
 function resultOf(key: string, ok: boolean, worker: string): BatchResult {
   return {
@@ -38,7 +27,7 @@ function resultOf(key: string, ok: boolean, worker: string): BatchResult {
 
 describe("BatchStore's result writes", () => {
   it("replaces a result on a worker's write and counts the repeat; a write-once keeps the result there", async () => {
-    const store = new BatchStore(client, `store-${process.pid}`);
+    const store = new BatchStore(redis.client, `store-${process.pid}`);
     const batchId = "b";
     expect(await store.startRunning(batchId, "k", "w1")).toBe(true);
     await store.writeResult(batchId, resultOf("k", false, "w1"));

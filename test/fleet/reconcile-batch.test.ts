@@ -6,29 +6,18 @@
 
 import { randomUUID } from "node:crypto";
 import { Queue, UnrecoverableError, Worker } from "bullmq";
-import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { JsonValue } from "../../src/contract.js";
 import { jobIdOf, type ProgramJobData } from "../../src/fleet/batch-jobs.js";
 import { readBatchResults } from "../../src/fleet/batch-results.js";
 import { type BatchResult, BatchStore } from "../../src/fleet/batch-store.js";
 import { startFleetWorker } from "../../src/fleet/fleet-worker.js";
 import { RECONCILED, reconcileBatch } from "../../src/fleet/reconcile-batch.js";
-import { connectRedis } from "../../src/fleet/redis-connection.js";
 import { submitBatch } from "../../src/fleet/submit-batch.js";
 import { getBatchStatus, watchBatch } from "../../src/fleet/watch-batch.js";
-import { startRedis, type TestRedis } from "../helpers/redis-server.js";
+import { useRedisForFile } from "../helpers/redis-server.js";
 
-let redis: TestRedis;
-let client: Redis;
-beforeAll(async () => {
-  redis = await startRedis();
-  client = await connectRedis(redis.url);
-});
-afterAll(async () => {
-  await client?.quit();
-  await redis?.stop();
-});
+const redis = useRedisForFile();
 
 let queueCount = 0;
 function freshQueue(): string {
@@ -56,7 +45,7 @@ async function until(condition: () => Promise<boolean>, what: string, timeoutMs 
  */
 function manualWorker(queue: string) {
   const worker = new Worker<ProgramJobData>(queue, null, {
-    connection: client.duplicate(),
+    connection: redis.client.duplicate(),
     lockDuration: 400,
     stalledInterval: 200,
     maxStalledCount: 0,
@@ -80,8 +69,8 @@ function manualWorker(queue: string) {
  */
 async function brokenBatch(queue: string, inputs: JsonValue[]) {
   const submitted = await submitBatch({ redis: redis.url, queue, program: "return input;", inputs, attempts: 1 });
-  const bull = new Queue<ProgramJobData>(queue, { connection: client });
-  const store = new BatchStore(client, queue);
+  const bull = new Queue<ProgramJobData>(queue, { connection: redis.client });
+  const store = new BatchStore(redis.client, queue);
   const manual = manualWorker(queue);
   try {
     // A worker takes the first input, marks it running and dies: its lock lapses.
@@ -133,9 +122,9 @@ describe("the batch's readers reconcile it with BullMQ", () => {
       }),
     ]);
     expect(readings).toHaveLength(8);
-    const store = new BatchStore(client, queue);
+    const store = new BatchStore(redis.client, queue);
     expect(await store.repeatedWrites(batchId)).toEqual(new Map());
-    expect(await client.hvals(`switchyard:${queue}:batch:${batchId}:writes`)).toEqual(["1", "1", "1"]);
+    expect(await redis.client.hvals(`switchyard:${queue}:batch:${batchId}:writes`)).toEqual(["1", "1", "1"]);
 
     expect(await getBatchStatus(fleet)).toMatchObject({
       total: 5,
@@ -164,7 +153,7 @@ describe("the batch's readers reconcile it with BullMQ", () => {
     expect(gone!.error!.message).toContain("--retry-failed");
 
     // Once more, directly, twice: nothing new is written and the results stay as they were.
-    const bull = new Queue<ProgramJobData>(queue, { connection: client });
+    const bull = new Queue<ProgramJobData>(queue, { connection: redis.client });
     try {
       const meta = await store.requireMeta(batchId);
       expect(await reconcileBatch(store, bull, meta, { findMissing: true })).toBe(0);
@@ -227,7 +216,7 @@ describe("the batch's readers reconcile it with BullMQ", () => {
     } finally {
       await manual.close();
     }
-    const store = new BatchStore(client, queue);
+    const store = new BatchStore(redis.client, queue);
     await store.startSubmit(submitted.batchId);
     expect(await getBatchStatus(fleet)).toMatchObject({ done: 0, queued: 2 });
     await store.endSubmit(submitted.batchId);
@@ -240,7 +229,7 @@ describe("the batch's readers reconcile it with BullMQ", () => {
     const [lost] = await resultsOf(queue, submitted.batchId);
     expect(lost).toMatchObject({ error: { code: "JOB_LOST" } });
     // The other input's job waits in the queue: it was never taken for lost.
-    const bull = new Queue(queue, { connection: client });
+    const bull = new Queue(queue, { connection: redis.client });
     try {
       const [other] = (await store.keys(submitted.batchId)).filter((key) => key !== lost!.key);
       expect(await bull.getJobState(jobIdOf(submitted.batchId, other!))).toBe("waiting");

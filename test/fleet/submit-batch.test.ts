@@ -3,25 +3,20 @@
 // batch meta, the inputs not even read); one that passes is enqueued with the check's warnings.
 
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JsonValue } from "../../src/contract.js";
 import { SwitchyardError } from "../../src/errors.js";
 import type { ConfiguredSwitchyard } from "../../src/config/create-switchyard-from-config.js";
 import { createFleetSession } from "../../src/fleet/fleet-session.js";
-import { connectRedis } from "../../src/fleet/redis-connection.js";
 import { programErrorOf, submitBatch } from "../../src/fleet/submit-batch.js";
 import { getBatchStatus } from "../../src/fleet/watch-batch.js";
 import { defineTool } from "../../src/registry/define-tool.js";
-import { startRedis, type TestRedis } from "../helpers/redis-server.js";
+import { useRedisForFile } from "../helpers/redis-server.js";
 
-let redis: TestRedis;
-let client: Redis;
+const redis = useRedisForFile();
 let session: ConfiguredSwitchyard;
 const calls: unknown[] = [];
 beforeAll(async () => {
-  redis = await startRedis();
-  client = await connectRedis(redis.url);
   session = await createFleetSession(
     { typeCheck: "error" },
     {
@@ -43,8 +38,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await session?.close();
-  await client?.quit();
-  await redis?.stop();
 });
 
 let queueCount = 0;
@@ -54,7 +47,7 @@ function freshQueue(): string {
 
 /** Every Redis key of `queue`: BullMQ's and the batch store's. */
 async function keysOf(queue: string): Promise<string[]> {
-  return [...(await client.keys(`bull:${queue}:*`)), ...(await client.keys(`switchyard:${queue}:*`))];
+  return [...(await redis.client.keys(`bull:${queue}:*`)), ...(await redis.client.keys(`switchyard:${queue}:*`))];
 }
 
 /** Inputs that count how many were read. */
@@ -147,7 +140,7 @@ return { out, attempt: job.attempt };`;
     expect(submitted.warnings).toEqual([
       expect.objectContaining({ code: "serial-await-in-loop", line: 4, severity: "warning" }),
     ]);
-    const jobs = new Queue(queue, { connection: client });
+    const jobs = new Queue(queue, { connection: redis.client });
     try {
       expect(await jobs.getWaitingCount()).toBe(3);
     } finally {

@@ -3,6 +3,9 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll } from "vitest";
+import { connectRedis } from "../../src/fleet/redis-connection.js";
 
 export interface TestRedis {
   readonly port: number;
@@ -10,6 +13,41 @@ export interface TestRedis {
   readonly url: string;
   /** Stops the server (SIGTERM, then SIGKILL after 2 s) and waits for it to exit. */
   stop(): Promise<void>;
+}
+
+/** A Redis server and a client of it, shared by the tests of one file. */
+export interface FileRedis {
+  readonly url: string;
+  readonly client: Redis;
+}
+
+/**
+ * Starts a Redis and connects a client before the file's tests, and quits and stops both after
+ * them; call it at the top of the file. Reading `url` or `client` before the start throws.
+ */
+export function useRedisForFile(): FileRedis {
+  let server: TestRedis | undefined;
+  let client: Redis | undefined;
+  beforeAll(async () => {
+    server = await startRedis();
+    client = await connectRedis(server.url);
+  });
+  afterAll(async () => {
+    await client?.quit();
+    await server?.stop();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("The file's Redis is read before its beforeAll started it.");
+    return value;
+  };
+  return {
+    get url() {
+      return started(server).url;
+    },
+    get client() {
+      return started(client);
+    },
+  };
 }
 
 /** A port nothing listens on right now. */
