@@ -5,12 +5,23 @@
 import type { ToolCall, ToolOutcome } from "../../src/contract.js";
 import type { PipelineContext } from "../../src/execute-tool-call.js";
 import { PermissionGate, type PermissionOptions } from "../../src/permissions/permission-gate.js";
-import type { ToolDefinition } from "../../src/registry/define-tool.js";
+import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
 import { ToolRegistry } from "../../src/registry/tool-registry.js";
 import type { ResultBudgetOptions } from "../../src/results/result-budget.js";
 import type { Budgets } from "../../src/scheduler/deadline.js";
 import { ToolScheduler, type SchedulerOptions } from "../../src/scheduler/tool-scheduler.js";
 import { TraceBus, type TraceEvent } from "../../src/trace/trace-events.js";
+
+/** A read tool named `name` that answers with its input, as it came. */
+export function echoTool(name: string): ToolDefinition {
+  return defineTool({
+    name,
+    description: "Returns its input.",
+    effect: "read",
+    inputSchema: { type: "object" },
+    execute: (input: unknown) => input,
+  });
+}
 
 /** A promise with its resolve and reject exposed, for settling by hand. */
 export interface Deferred<T> {

@@ -8,20 +8,14 @@ import { IsolatePool } from "../../src/sandbox/isolate-pool.js";
 import { ToolBridge } from "../../src/sandbox/tool-bridge.js";
 import { PROGRAM_FILE, wrapForRun } from "../../src/program/program-wrapper.js";
 import { decodeCallBatch, decodeProgramResult, encodeGuestConfig, MAX_ERROR_TEXT_CHARS } from "../../runtime/wire.js";
-import { createDeferred, createTestContext } from "../helpers/pipeline-fixtures.js";
+import { createDeferred, createTestContext, echoTool } from "../helpers/pipeline-fixtures.js";
 
 const pool = new IsolatePool();
 afterAll(() => pool.close());
 
 const gate = { current: createDeferred<string>(), waiting: 0 };
 const tools: ToolDefinition[] = [
-  defineTool({
-    name: "t.echo",
-    description: "Returns its input.",
-    effect: "read",
-    inputSchema: { type: "object" },
-    execute: (input: unknown) => input,
-  }),
+  echoTool("t.echo"),
   defineTool({
     name: "t.later",
     description: "Returns its input after a promise hop.",

@@ -2,11 +2,11 @@
 // what later isolates start from. Real isolates and real runs; the module's state is this file's.
 
 import { afterAll, describe, expect, it } from "vitest";
-import { defineTool } from "../../src/registry/define-tool.js";
 import { loadGuestRuntimeSource } from "../../src/sandbox/guest-runtime-source.js";
 import { IsolatePool } from "../../src/sandbox/isolate-pool.js";
 import { runtimeCodeCacheBytes, warmRuntimeCodeCache } from "../../src/sandbox/runtime-code-cache.js";
 import { Switchyard } from "../../src/switchyard.js";
+import { echoTool } from "../helpers/pipeline-fixtures.js";
 
 const pool = new IsolatePool();
 afterAll(() => pool.close());
@@ -26,15 +26,7 @@ describe("the guest runtime's code cache", () => {
     await expect.poll(() => runtimeCodeCacheBytes(source), { timeout: 10_000 }).toBeGreaterThan(10_000);
     const yard = new Switchyard({
       typeCheck: "off",
-      tools: [
-        defineTool({
-          name: "t.echo",
-          description: "Returns its input.",
-          effect: "read",
-          inputSchema: { type: "object" },
-          execute: (input: unknown) => input,
-        }),
-      ],
+      tools: [echoTool("t.echo")],
     });
     try {
       const ok = await yard.run(
