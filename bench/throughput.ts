@@ -56,19 +56,23 @@ function tally(): Tally {
 /** Linux's USER_HZ: /proc reports CPU times in these ticks on every architecture Node runs on. */
 const TICKS_PER_SECOND = 100;
 
-/** CPU time, in ms, used so far by this process and by `pids` (0 for a pid already gone). */
+/** A file of /proc/<pid>, or undefined when the process ended between listing and reading. */
+function procFile(pid: number, name: "stat" | "status"): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/${name}`, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time, in ms, used so far by this process and by `pids` (a pid already gone is left out). */
 function cpuMsUsed(pids: readonly number[]): Map<number, number> {
-  const used = new Map<number, number>();
   const own = process.cpuUsage();
-  used.set(process.pid, (own.user + own.system) / 1_000);
+  const used = new Map([[process.pid, (own.user + own.system) / 1_000]]);
   for (const pid of pids) {
-    try {
-      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-      used.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1_000) / TICKS_PER_SECOND);
-    } catch {
-      // The process ended between listing and reading.
-    }
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = procFile(pid, "stat")?.split(") ")[1]?.split(" ");
+    if (fields !== undefined) used.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1_000) / TICKS_PER_SECOND);
   }
   return used;
 }
@@ -84,12 +88,8 @@ function cpuMsBetween(before: Map<number, number>, after: Map<number, number>): 
 function residentMb(pids: readonly number[]): number {
   let bytes = process.memoryUsage.rss();
   for (const pid of pids) {
-    try {
-      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-      bytes += Number(match?.[1] ?? 0) * 1024;
-    } catch {
-      // The process ended between listing and reading.
-    }
+    const match = /VmRSS:\s+(\d+) kB/.exec(procFile(pid, "status") ?? "");
+    bytes += Number(match?.[1] ?? 0) * 1024;
   }
   return bytes / 1e6;
 }
