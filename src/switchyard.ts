@@ -9,7 +9,7 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Diagnostic, HostedCaller, JsonSchema, RunError, RunResult, ToolOutcome } from "./contract.js";
-import { SwitchyardError, messageOf } from "./errors.js";
+import { SwitchyardError } from "./errors.js";
 import { executeToolCall, type PipelineContext } from "./execute-tool-call.js";
 import { type Approver, PermissionGate, type PermissionOptions } from "./permissions/permission-gate.js";
 import { findReferencedTools } from "./permissions/referenced-tools.js";
@@ -24,9 +24,7 @@ import { createReadResultTool } from "./model-tools/read-result-tool.js";
 import type { ResultBudgetOptions } from "./results/result-budget.js";
 import { SpillStore } from "./results/spill-store.js";
 import { type CompiledProgram, compileProgram } from "./program/compile-program.js";
-import type { ContractDeclarations } from "./program/contract-declarations.js";
 import { encodeProgramInput } from "./program/program-input.js";
-import type { ProgramForm } from "./program/program-wrapper.js";
 import { compileRunContract, type RunContract } from "./program/run-contract.js";
 import { InProcessExecutor } from "./sandbox/in-process-executor.js";
 import type { SandboxExecutor } from "./sandbox/sandbox-executor.js";
@@ -34,6 +32,7 @@ import { WorkerPool } from "./sandbox/worker-pool.js";
 import { capRunError, DEFAULT_RUN_LIMITS, failedRunResult, runProgram, type RunLimits } from "./sandbox/run-program.js";
 import { RunQueue, type RunQueueOptions, type RunTicket } from "./sandbox/run-queue.js";
 import { TypeChecker } from "./program/type-checker.js";
+import { checkTypes, refusalOf, UNCHECKED } from "./program/check-types.js";
 import { generateDeclarations, RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
 import { ObservedOutputTypes, type ObservedType, type ObservedTypesOptions } from "./schema/observed-output-types.js";
 import { OutputDrift } from "./schema/output-drift.js";
@@ -552,23 +551,12 @@ export class Switchyard {
     // Taken with the declarations the check reads (no await between): results are compared
     // with the observed types this program was written and checked against.
     const drift = new OutputDrift(this.observedTypes);
-    const check: TypeCheckOutcome =
+    const check =
       mode === "off"
-        ? { errors: [], warnings: [] }
-        : await this.#typeCheck(program.source, program.form, contract.types);
-    if (mode === "error" && check.failure !== undefined)
-      return { ok: false, error: { code: "TYPE_CHECK_FAILED", message: check.failure }, warnings: [] };
-    if (mode === "error" && check.errors.length > 0) {
-      // The compiler threw on this program: it was not checked, rather than found wrong.
-      const crashed = check.errors.every((diagnostic) => diagnostic.code === CHECK_FAILED);
-      return {
-        ok: false,
-        error: crashed
-          ? { code: "TYPE_CHECK_FAILED", message: check.errors[0]!.message }
-          : typeErrorOf(check.errors, program.source, contract),
-        warnings: check.warnings,
-      };
-    }
+        ? UNCHECKED
+        : await checkTypes(this.#checker(), this.#checkedDeclarations(), program.source, program.form, contract.types);
+    const refusal = mode === "error" ? refusalOf(check, program.source, contract) : undefined;
+    if (refusal !== undefined) return { ok: false, ...refusal };
     return {
       ok: true,
       program,
@@ -656,32 +644,6 @@ export class Switchyard {
     const tools = this.declarations();
     if (this.#checked?.tools !== tools) this.#checked = { tools, text: `${RUNTIME_DECLARATIONS}\n${tools}` };
     return this.#checked.text;
-  }
-
-  async #typeCheck(source: string, form: ProgramForm, contract: ContractDeclarations): Promise<TypeCheckOutcome> {
-    try {
-      const diagnostics = await this.#checker().check(source, this.#checkedDeclarations(), {
-        lint: true,
-        form,
-        contract,
-      });
-      return {
-        errors: diagnostics.filter((diagnostic) => diagnostic.severity === "error"),
-        warnings: diagnostics.filter((diagnostic) => diagnostic.severity === "warning"),
-      };
-    } catch (error) {
-      // The check could not complete (it timed out, killed the worker twice, or the declarations
-      // do not compile): in `error` mode the program does not run unchecked; in `warn` mode it
-      // runs, and the run says it was not checked.
-      const message = `The program was not type-checked: ${messageOf(error)}`;
-      // A configuration error is the host's to fix; anything else came from this program's check.
-      const advice = SwitchyardError.isInstance(error) ? "" : ` ${SIMPLIFY_ADVICE}`;
-      return {
-        errors: [],
-        warnings: [{ line: 1, column: 1, code: TYPE_CHECK_UNAVAILABLE, message, severity: "warning" }],
-        failure: `${message}\nIn typeCheck "error" mode a program that could not be checked does not run.${advice}`,
-      };
-    }
   }
 
   #pipeline(catalog: CatalogSnapshot): PipelineContext {
@@ -812,7 +774,6 @@ function warmUp(checker: TypeChecker): void {
   setImmediate(() => void checker.check("return 0;", RUNTIME_DECLARATIONS).catch(() => undefined));
 }
 
-const MAX_REPORTED_DIAGNOSTICS = 10;
 /** Characters of a failed run's message kept in its program-end trace event. */
 const MAX_TRACED_ERROR_CHARS = 500;
 
@@ -836,46 +797,3 @@ type Prepared =
       /** The check's warnings alone, reported by a run refused before it starts. */
       readonly checkWarnings: readonly Diagnostic[];
     };
-
-/** What a type check found, or why it could not complete. */
-interface TypeCheckOutcome {
-  readonly errors: readonly Diagnostic[];
-  readonly warnings: readonly Diagnostic[];
-  /** Set when the check could not complete: the message of TYPE_CHECK_FAILED. */
-  readonly failure?: string;
-}
-
-/** The warning of a run whose check could not complete (in `warn` mode it ran anyway). */
-const TYPE_CHECK_UNAVAILABLE = "type-check-unavailable";
-/** The diagnostic the checker gives when the compiler threw on a program (see ProgramTypeChecker). */
-const CHECK_FAILED = "CHECK_FAILED";
-
-const SIMPLIFY_ADVICE = "Simplify its types (less recursion, smaller unions and literals) and try again.";
-
-/** Most characters of the contract's types quoted under a type error that names them. */
-const MAX_QUOTED_CONTRACT_CHARS = 2_000;
-
-function typeErrorOf(errors: readonly Diagnostic[], source: string, contract: RunContract): RunError {
-  const lines = source.split("\n");
-  const shown = errors.slice(0, MAX_REPORTED_DIAGNOSTICS).map((diagnostic) => {
-    const text = lines[diagnostic.line - 1]?.trim().slice(0, 160) ?? "";
-    const code = typeof diagnostic.code === "number" ? `TS${diagnostic.code}` : diagnostic.code;
-    return `line ${diagnostic.line}, column ${diagnostic.column}: ${diagnostic.message} (${code})\n    ${text}`;
-  });
-  const more =
-    errors.length > MAX_REPORTED_DIAGNOSTICS ? `\n...and ${errors.length - MAX_REPORTED_DIAGNOSTICS} more` : "";
-  const first = errors[0]!;
-  // The model never saw ProgramInput or ProgramOutput declared: quote them when a message names them.
-  const contractTypes = contract.types.declarations;
-  const namesContract = contractTypes !== "" && shown.some((line) => /\bProgram(?:Input|Output)\d*\b/.test(line));
-  const quoted = namesContract
-    ? `\nThe run's input and output types:\n${contractTypes.length > MAX_QUOTED_CONTRACT_CHARS ? `${contractTypes.slice(0, MAX_QUOTED_CONTRACT_CHARS)}\n...` : contractTypes.trimEnd()}`
-    : "";
-  return {
-    code: "TYPE_ERROR",
-    message: `The program does not type-check against the tool declarations; nothing ran.\n${shown.join("\n")}${more}${quoted}`,
-    line: first.line,
-    column: first.column,
-    diagnostics: errors,
-  };
-}
