@@ -15,22 +15,8 @@ import {
 } from "../../runtime/wire.js";
 import { loadGuestRuntimeSource } from "./guest-runtime-source.js";
 import { compileRuntime, WARM_UP_MEMORY_MB, warmRuntimeCodeCache } from "./runtime-code-cache.js";
+import type { PreparedIsolate } from "./prepared-isolate.js";
 import type { GuestBindings } from "./sandbox-executor.js";
-
-/**
- * An isolate nobody has run code in yet, with the guest runtime installed. Its References
- * lead to bindings that refuse everything until `bind` attaches one run.
- */
-export interface PreparedIsolate {
-  readonly isolate: ivm.Isolate;
-  readonly context: ivm.Context;
-  bind(bindings: GuestBindings): void;
-  /**
-   * Disposes the isolate (if still alive), hands the console lines it wrote to the bound
-   * `log` (so a run's log is whole however it ended), and releases the References.
-   */
-  dispose(): void;
-}
 
 const INSTALL_SNIPPET = "globalThis.__switchyardInstall($0, $1, $2, $3); delete globalThis.__switchyardInstall;";
 
