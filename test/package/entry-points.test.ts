@@ -93,7 +93,8 @@ describe("importing the package", () => {
     ]) {
       expect(loaded).not.toContain(heavy);
     }
-    expect(loaded).toContain("isolated-vm");
+    // The native addon loads when the first session is made (loadIsolatedVm), not on import.
+    expect(loaded).not.toContain("isolated-vm");
   }, 60_000);
 
   it("sees what an entry does load: the /gateway entry loads the MCP SDK's server", () => {
