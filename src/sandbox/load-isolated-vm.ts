@@ -72,7 +72,7 @@ function adviceFor(nodeVersion: string): string {
   }
   return (
     "Node 22 and 24 load a prebuilt binary (Linux x64/arm64, macOS arm64, Windows x64): reinstall " +
-    "switchyard-runtime with npm on this Node so it picks isolated-vm 6 or 7; elsewhere install a " +
-    "C++ toolchain and run `npm rebuild isolated-vm`."
+    "switchyard-runtime with npm on this Node, without --omit=optional, so it picks isolated-vm 6 or 7; " +
+    "elsewhere install a C++ toolchain and run `npm rebuild isolated-vm`."
   );
 }
