@@ -6,7 +6,7 @@
 // Where no sandbox can be made, the tool refuses to be created unless `unsandboxed: true`.
 
 import { spawn } from "node:child_process";
-import { realpathSync } from "node:fs";
+import { closeSync, realpathSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
@@ -15,11 +15,13 @@ import { classifyCommand, type CommandClassification } from "../permissions/comm
 import type { PermissionRule } from "../permissions/permission-gate.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
 import { DRAFT_2020_12, existingFolderOption, positiveIntegerOption } from "./builtin-support.js";
+import { createCommandCgroup } from "./shell-cgroup.js";
 import {
   DEFAULT_SHELL_LIMITS,
   detectShellSandbox,
   findPrlimit,
   limitedCommand,
+  openSeccompFilter,
   SANDBOX_HOME,
   type SandboxPolicy,
   type ShellLimits,
@@ -164,7 +166,7 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
     sandbox === undefined
       ? "It runs WITHOUT a sandbox: it can reach everything the host user can."
       : `It runs in a sandbox: only the workspace (${workspace}) is writable, /tmp is private and empty, the rest of the system is read-only, ` +
-        `${network === "none" ? "there is no network, " : ""}other processes are invisible, and each process gets ${limits.cpuSeconds} s of CPU and files up to ${limits.maxFileBytes} bytes.`;
+        `${network === "none" ? "there is no network, " : ""}other processes are invisible, it runs as an unprivileged user, and each process gets ${limits.cpuSeconds} s of CPU, ${limits.maxMemoryBytes} bytes of memory and files up to ${limits.maxFileBytes} bytes.`;
 
   return defineTool<ShellRunInput, ShellRunResult>({
     name: SHELL_TOOL_NAME,
@@ -236,14 +238,25 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
       }
       if (sandbox !== undefined) {
         const policy: SandboxPolicy = { workspace, network, limits, readOnlyPaths, env: baseEnv(SANDBOX_HOME) };
-        const { file, args } = sandboxedCommand(sandbox, policy, input.command);
-        return runShell(file, args, {
-          cwd: workspace,
-          env: policy.env,
-          timeoutMs,
-          maxOutputBytes,
-          signal: context.signal,
-        });
+        const sandboxed = sandboxedCommand(sandbox, policy, input.command);
+        // The cgroup is joined before bwrap starts, so no process of the command is outside it.
+        const cgroup = await createCommandCgroup(limits);
+        const [file, ...args] =
+          cgroup === undefined
+            ? [sandboxed.file, ...sandboxed.args]
+            : ["/bin/sh", "-c", JOIN_CGROUPS, "sh", ...cgroup.procsFiles, "--", sandboxed.file, ...sandboxed.args];
+        try {
+          return await runShell(file as string, args, {
+            cwd: workspace,
+            env: policy.env,
+            timeoutMs,
+            maxOutputBytes,
+            signal: context.signal,
+            seccompFilter: () => openSeccompFilter(sandbox),
+          });
+        } finally {
+          await cgroup?.release();
+        }
       }
       // No sandbox: HOME is still never the workspace, but a fresh empty folder per call.
       const home = await mkdtemp(join(tmpdir(), "switchyard-shell-home-"));
@@ -308,12 +321,17 @@ export function shellPermissionRules(): PermissionRule[] {
   ];
 }
 
+// Run on the host before bwrap: moves itself into each cgroup given before `--`, then execs the rest.
+const JOIN_CGROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
+
 interface RunShellOptions {
   readonly cwd: string;
   readonly env: Record<string, string>;
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
   readonly signal: AbortSignal;
+  /** Opens the descriptor given to the child as fd 3 (bwrap's --seccomp); closed after the spawn. */
+  readonly seccompFilter?: () => number;
 }
 
 function runShell(file: string, args: readonly string[], options: RunShellOptions): Promise<ShellRunResult> {
@@ -322,15 +340,21 @@ function runShell(file: string, args: readonly string[], options: RunShellOption
       reject(new ToolError("The command was cancelled before it started.", { code: "CANCELLED" }));
       return;
     }
-    const child = spawn(file, args, {
-      cwd: options.cwd,
-      env: options.env,
-      // Its own process group, so a timeout kills the shell (or bwrap, whose PID namespace then
-      // dies with everything in it) and everything it started.
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      windowsHide: true,
-    });
+    const filter = options.seccompFilter?.();
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(file, args, {
+        cwd: options.cwd,
+        env: options.env,
+        // Its own process group, so a timeout kills the shell (or bwrap, whose PID namespace then
+        // dies with everything in it) and everything it started.
+        detached: true,
+        stdio: filter === undefined ? ["ignore", "pipe", "pipe"] : ["ignore", "pipe", "pipe", filter],
+        windowsHide: true,
+      });
+    } finally {
+      if (filter !== undefined) closeSync(filter);
+    }
     const stdout = new CappedOutput(options.maxOutputBytes);
     const stderr = new CappedOutput(options.maxOutputBytes);
     let timedOut = false;
@@ -477,7 +501,9 @@ function checkLimits(limits: ShellLimits | undefined): Required<ShellLimits> {
     cpuSeconds: limit("cpuSeconds"),
     maxFileBytes: limit("maxFileBytes"),
     maxProcesses: limit("maxProcesses"),
+    maxMemoryBytes: limit("maxMemoryBytes"),
     maxTmpBytes: limit("maxTmpBytes"),
+    maxShmBytes: limit("maxShmBytes"),
   };
 }
 
