@@ -58,6 +58,8 @@ export interface ShellLimits {
 export interface ShellSandbox {
   readonly bwrapPath: string;
   readonly prlimitPath: string;
+  /** The pinned shell, dash (see `findPinnedShell`). */
+  readonly shellPath: string;
   /** A file holding the seccomp filter (in a private folder): opened once per command for bwrap. */
   readonly seccompPath: string;
 }
@@ -100,6 +102,9 @@ export const SANDBOX_HOME = "/tmp";
 // Only these locations are trusted to hold the real programs: never the host's PATH.
 const BWRAP_LOCATIONS = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
 const PRLIMIT_LOCATIONS = ["/usr/bin/prlimit", "/bin/prlimit"];
+// dash, whatever /bin/sh is: the classifier parses POSIX sh as dash reads it (bash as sh accepts
+// $'…', [[ ]] and more, which would read differently). Debian and Ubuntu's /bin/sh; macOS ships it.
+const DASH_LOCATIONS = ["/usr/bin/dash", "/bin/dash"];
 // The system as programs need it; /home, /root, /var, /run, /srv and /work stay invisible.
 const SYSTEM_PATHS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"];
 // Secrets in /etc that a process of the host's user (often root in containers) could read.
@@ -128,7 +133,13 @@ export function detectShellSandbox(network: ShellNetwork): ShellSandbox | { read
   if (prlimitPath === undefined) {
     return { unavailable: "prlimit is not installed (apt-get install -y util-linux)" };
   }
-  const sandbox = { bwrapPath, prlimitPath, seccompPath: seccompFile() };
+  const shellPath = findPinnedShell();
+  if (shellPath === undefined) {
+    return {
+      unavailable: "dash is not installed (apt-get install -y dash): shell.run runs dash, the dialect it parses",
+    };
+  }
+  const sandbox = { bwrapPath, prlimitPath, shellPath, seccompPath: seccompFile() };
   const key = `${bwrapPath}\0${network}`;
   if (!probes.has(key)) probes.set(key, probe(sandbox, network));
   const failure = probes.get(key);
@@ -136,7 +147,7 @@ export function detectShellSandbox(network: ShellNetwork): ShellSandbox | { read
 }
 
 /**
- * The program and arguments that run `/bin/sh -c <commandLine>` under `policy`. The command
+ * The program and arguments that run `dash -c <commandLine>` under `policy`. The command
  * sees: the system folders read-only (with /etc/shadow and similar masked), `readOnlyPaths`
  * read-only, the workspace read-write at its real path (its working folder), a private /tmp
  * of `maxTmpBytes`, a read-only /dev of the usual device nodes with a /dev/shm of `maxShmBytes`,
@@ -165,13 +176,18 @@ export function sandboxedCommand(
       "--chdir",
       policy.workspace,
       "--",
-      ...limitedCommand(sandbox.prlimitPath, policy.limits, commandLine),
+      ...limitedCommand(sandbox.prlimitPath, sandbox.shellPath, policy.limits, commandLine),
     ],
   };
 }
 
-/** `prlimit <limits> -- /bin/sh -c <commandLine>`: also what the unsandboxed shell runs. */
-export function limitedCommand(prlimitPath: string, limits: Required<ShellLimits>, commandLine: string): string[] {
+/** `prlimit <limits> -- <dash> -c <commandLine>`: also what the unsandboxed shell runs. */
+export function limitedCommand(
+  prlimitPath: string,
+  shellPath: string,
+  limits: Required<ShellLimits>,
+  commandLine: string,
+): string[] {
   return [
     prlimitPath,
     `--cpu=${limits.cpuSeconds}`,
@@ -180,10 +196,15 @@ export function limitedCommand(prlimitPath: string, limits: Required<ShellLimits
     `--as=${limits.maxMemoryBytes}`,
     "--core=0",
     "--",
-    "/bin/sh",
+    shellPath,
     "-c",
     commandLine,
   ];
+}
+
+/** The shell commands run with: dash, at its standard path; undefined where it is not installed. */
+export function findPinnedShell(): string | undefined {
+  return DASH_LOCATIONS.find((path) => existsSync(path));
 }
 
 /** prlimit where it is installed, for the unsandboxed shell; undefined elsewhere. */

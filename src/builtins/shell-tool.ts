@@ -1,4 +1,4 @@
-// The built-in `shell.run` tool: runs one command line with /bin/sh in an OS sandbox
+// The built-in `shell.run` tool: runs one command line with dash in an OS sandbox
 // (bubblewrap, see shell-sandbox.ts): the system read-only, the workspace the only writable
 // folder, a private /tmp, no network unless granted, a fixed environment and resource limits.
 // Permission comes from `shellPermissionRules` (read: allow, write: ask, destructive: deny) and
@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { SwitchyardError, ToolError } from "../errors.js";
 import { classifyCommand, type CommandClassification } from "../permissions/command-classifier.js";
+import { loadShellParser } from "../permissions/shell-syntax.js";
 import type { PermissionRule } from "../permissions/permission-gate.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
 import { DRAFT_2020_12, existingFolderOption, positiveIntegerOption } from "./builtin-support.js";
@@ -19,6 +20,7 @@ import { createCommandCgroup } from "./shell-cgroup.js";
 import {
   DEFAULT_SHELL_LIMITS,
   detectShellSandbox,
+  findPinnedShell,
   findPrlimit,
   limitedCommand,
   openSeccompFilter,
@@ -102,7 +104,7 @@ const FIXED_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 const OWNER = "createShellTool";
 
 /**
- * Creates `shell.run`: `/bin/sh -c <command>` in a bubblewrap sandbox (see ShellToolOptions
+ * Creates `shell.run`: `dash -c <command>` in a bubblewrap sandbox (see ShellToolOptions
  * and README "The shell sandbox"): the workspace (real path) is the working folder and the
  * only writable one, the system is read-only, /tmp is private, the network is off unless
  * `network: "host"`, other processes are invisible, the environment is fixed, and CPU time,
@@ -152,6 +154,16 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
     }
     sandbox = found;
   }
+  // dash is pinned, sandboxed or not: the classifier parses exactly its dialect.
+  const shellPath = sandbox?.shellPath ?? findPinnedShell();
+  if (shellPath === undefined) {
+    throw new SwitchyardError(
+      "SANDBOX_UNAVAILABLE",
+      `${OWNER}: dash is not installed (apt-get install -y dash); shell.run runs dash, the POSIX dialect its permission rules parse.`,
+    );
+  }
+  // The parser loads once (~0.3 s) here, not on the event loop of the first call.
+  loadShellParser();
   const prlimitPath = findPrlimit();
   const baseEnv = (home: string): Record<string, string> => ({
     PATH: FIXED_PATH,
@@ -171,7 +183,7 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
   return defineTool<ShellRunInput, ShellRunResult>({
     name: SHELL_TOOL_NAME,
     description:
-      `Run a shell command line with /bin/sh in the workspace folder and return its exit code, stdout and stderr. ` +
+      `Run a POSIX shell command line with dash in the workspace folder and return its exit code, stdout and stderr. ` +
       `Read-only commands (ls, cat, grep, git status …) run directly; commands that change files or the system need approval; ` +
       `destructive ones (rm -r, force pushes, writes outside the workspace …) are refused with PERMISSION_DENIED. ` +
       `Each command times out after ${timeoutMs} ms (timedOut: true); stdout and stderr are each cut to ${maxOutputBytes} bytes (truncated: true). ` +
@@ -188,7 +200,7 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
           minLength: 1,
           maxLength: MAX_COMMAND_LENGTH,
           description:
-            'The command line, run as /bin/sh -c "<command>" in the workspace folder, e.g. "grep -rn TODO src | head -20".',
+            'The command line, run as dash -c "<command>" (POSIX sh: no bash syntax) in the workspace folder, e.g. "grep -rn TODO src | head -20".',
         },
       },
       required: ["command"],
@@ -263,9 +275,9 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
       try {
         const argv =
           prlimitPath === undefined
-            ? ["/bin/sh", "-c", input.command]
-            : limitedCommand(prlimitPath, limits, input.command);
-        const [file = "/bin/sh", ...args] = argv;
+            ? [shellPath, "-c", input.command]
+            : limitedCommand(prlimitPath, shellPath, limits, input.command);
+        const [file = shellPath, ...args] = argv;
         return await runShell(file, args, {
           cwd: workspace,
           env: baseEnv(home),
@@ -287,6 +299,7 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
  * rules fail closed. Put them before broader rules; the first matching rule wins.
  */
 export function shellPermissionRules(): PermissionRule[] {
+  loadShellParser();
   const cache = new WeakMap<object, CommandClassification>();
   const riskOf = (input: unknown): CommandClassification["risk"] => {
     if (typeof input !== "object" || input === null) return "destructive";
