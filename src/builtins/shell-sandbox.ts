@@ -217,7 +217,8 @@ export function findPrlimit(): string | undefined {
  * close it afterwards. One open per command, since bwrap reads it to the end (a shared offset).
  */
 export function openSeccompFilter(sandbox: ShellSandbox): number {
-  return openSync(sandbox.seccompPath, "r");
+  // Written again if a temp-folder cleaner removed it; a failure to open fails the call, closed.
+  return openSync(existsSync(sandbox.seccompPath) ? sandbox.seccompPath : seccompFile(), "r");
 }
 
 let seccompPath: string | undefined;

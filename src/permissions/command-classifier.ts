@@ -113,6 +113,7 @@ export const MAX_ANALYZED_LENGTH = 2048;
 // dash reads a carriage return or another control character as part of a word; a parser may
 // take it for a blank. A line with one is never proven read-only.
 const CONTROL_CHARACTER = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
 
 // A path component `proc` (`/proc/`, `proc/1`), a file named `environ`, or bash's network
 // pseudo-files, anywhere in the line. Preceded by a character that cannot continue a name, so
@@ -178,10 +179,13 @@ function analyzeText(text: string, depth: number, argumentsUnknown: boolean, con
     findings.flag("write", `nested command text longer than ${MAX_ANALYZED_LENGTH} characters is not analyzed`);
     return findings;
   }
-  const { script, problem } = parseShell(text);
+  // Each control character is parsed as a letter, which is how dash reads it: `true\r# ; rm -rf x`
+  // is the command `true\r#` and then rm, never a comment.
+  const hasControl = CONTROL_CHARACTER.test(text);
+  const { script, problem } = parseShell(hasControl ? text.replace(CONTROL_CHARACTERS, "_") : text);
   const findings = analyzeScript(script, depth, argumentsUnknown, context);
   if (problem !== undefined) findings.flag("write", problem);
-  if (CONTROL_CHARACTER.test(text)) {
+  if (hasControl) {
     findings.flag("write", "a carriage return or control character: dash reads it as part of a word, not as a blank");
   }
   return findings;

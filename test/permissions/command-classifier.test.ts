@@ -636,6 +636,8 @@ const ISSUE_30_BYPASSES: Case[] = [
     "rm() { :; }; unset -f rm; rm -rf ./victim",
     "sh -c 'if false; then rm() { :; }; fi; rm -rf ./victim'",
     "f(){ f|f& };f",
+    "true\r# ; rm -rf ./victim",
+    "echo x\u000b; rm -rf ./victim",
   ]),
   ...cases("write", [
     "echo $'\\' ; touch m ; echo '\\'",
