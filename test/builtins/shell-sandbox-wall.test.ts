@@ -3,7 +3,7 @@
 // in CI) and as an ordinary user (uid 4242 through setpriv when the tests run as root).
 
 import { spawn } from "node:child_process";
-import { closeSync } from "node:fs";
+import { closeSync, existsSync, readdirSync } from "node:fs";
 import { chown, mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -106,6 +106,12 @@ describe("the sandbox as the host's user (root here and in CI)", () => {
     const running = Number(count);
     expect(running).toBeGreaterThan(10);
     expect(running).toBeLessThanOrEqual(DEFAULT_SHELL_LIMITS.maxProcesses);
+    // The command's cgroup is gone with its processes (where one was made: root here and in CI).
+    const pidsRoot = "/sys/fs/cgroup/pids";
+    const left = existsSync(pidsRoot)
+      ? readdirSync(pidsRoot).filter((name) => name.startsWith(`switchyard-shell-${process.pid}-`))
+      : [];
+    expect(left).toEqual([]);
   });
 
   it("cannot put 100 MB into /dev/shm, nor write new files in /dev", async () => {
