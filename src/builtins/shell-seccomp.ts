@@ -77,6 +77,13 @@ export const REFUSED_SYSCALLS: readonly RefusedCall[] = [
   { name: "setdomainname", x86_64: 171, aarch64: 162 },
 ];
 
+/**
+ * socket(2) for AF_VSOCK is refused: vsock is not separated by network namespaces, so in a
+ * virtual machine it would reach the hypervisor's services from a sandbox without network.
+ */
+export const SOCKET = { name: "socket", x86_64: 41, aarch64: 198 } as const;
+export const AF_VSOCK = 40;
+
 /** clone(2) with any of these flags makes a namespace: refused (CLONE_NEWNS … CLONE_NEWTIME). */
 export const CLONE_NAMESPACE_FLAGS = 0x7e02_0080;
 const CLONE = { x86_64: 56, aarch64: 220 };
@@ -111,8 +118,8 @@ type Instruction =
 
 /**
  * The filter as bytes of `struct sock_filter[]`, ready to be read by bwrap from a descriptor.
- * Per architecture: load the call number, refuse (EPERM) the listed calls and clone with a
- * namespace flag, answer clone3 with ENOSYS, allow the rest. An unknown architecture (or
+ * Per architecture: load the call number, refuse (EPERM) the listed calls, clone with a
+ * namespace flag and an AF_VSOCK socket, answer clone3 with ENOSYS, allow the rest. An unknown architecture (or
  * x86_64's x32 ABI) is killed: its numbers mean other calls.
  */
 export function seccompFilter(): Buffer {
@@ -129,9 +136,16 @@ export function seccompFilter(): Buffer {
     program.push(
       { op: JEQ_K, k: CLONE3, ifTrue: "enosys" },
       { op: JEQ_K, k: CLONE[arch], ifTrue: "clone" },
+      { op: JEQ_K, k: SOCKET[arch], ifTrue: "socket" },
       { op: RET_K, k: RET_ALLOW },
     );
   }
+  program.push(
+    { label: "socket" },
+    { op: LD_W_ABS, k: OFFSET_ARG0_LOW },
+    { op: JEQ_K, k: AF_VSOCK, ifTrue: "eperm" },
+    { op: RET_K, k: RET_ALLOW },
+  );
   program.push(
     { label: "clone" },
     { op: LD_W_ABS, k: OFFSET_ARG0_LOW },

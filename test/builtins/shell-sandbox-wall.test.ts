@@ -90,6 +90,13 @@ describe("the sandbox as the host's user (root here and in CI)", () => {
     expect(result.stderr).toContain("Operation not permitted");
   });
 
+  it("cannot open a vsock socket (not separated by network namespaces), while other sockets still open", async () => {
+    const result = await run(
+      `perl -e 'socket(my $v, 40, 1, 0) ? print "vsock open\\n" : print "vsock: $!\\n"; socket(my $u, 1, 1, 0) ? print "unix open\\n" : print "unix: $!\\n"'`,
+    );
+    expect(result.stdout).toBe("vsock: Operation not permitted\nunix open\n");
+  });
+
   it("cannot build a 512 MiB string in awk: the memory limit stops it", async () => {
     const result = await run(`awk 'BEGIN{s="x";for(i=0;i<29;i++)s=s s;print length(s)}'; echo exit=$?`);
     expect(result.stdout).not.toContain("536870912");
