@@ -17,6 +17,7 @@ import {
   lstatSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readlinkSync,
   realpathSync,
   rmSync,
@@ -257,8 +258,11 @@ function isolationArguments({ network, readOnlyPaths, limits }: SandboxPolicy): 
     "sandbox",
   ];
   for (const path of SYSTEM_PATHS) args.push(...mirror(path));
-  for (const path of MASKED_FILES) if (isFile(path)) args.push("--ro-bind", "/dev/null", path);
-  for (const path of MASKED_FOLDERS) {
+  const etc = hiddenFromOthers("/etc");
+  for (const path of new Set([...MASKED_FILES, ...etc.files])) {
+    if (isFile(path)) args.push("--ro-bind", "/dev/null", path);
+  }
+  for (const path of new Set([...MASKED_FOLDERS, ...etc.folders])) {
     if (isFolder(path)) args.push("--size", "4096", "--tmpfs", path, "--remount-ro", path);
   }
   if (network === "host") args.push(...resolverFiles());
@@ -267,8 +271,60 @@ function isolationArguments({ network, readOnlyPaths, limits }: SandboxPolicy): 
   args.push("--dev", "/dev", "--size", String(limits.maxShmBytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev");
   // /tmp before the binds that may lie under it, or the tmpfs would hide them.
   args.push("--proc", "/proc", "--size", String(limits.maxTmpBytes), "--tmpfs", "/tmp");
-  for (const path of readOnlyPaths) args.push("--ro-bind", path, path);
+  for (const path of readOnlyPaths) {
+    args.push("--ro-bind", path, path);
+    const hidden = hiddenFromOthers(path);
+    for (const file of hidden.files) args.push("--ro-bind", "/dev/null", file);
+    for (const folder of hidden.folders) args.push("--size", "4096", "--tmpfs", folder, "--remount-ro", folder);
+  }
   return args;
+}
+
+// Entries looked at per bound tree when searching for what others may not read.
+const HIDDEN_SCAN_LIMIT = 20_000;
+const hiddenCache = new Map<string, { files: string[]; folders: string[] }>();
+
+/**
+ * What an ordinary host user could not read under `root`: files without the read bit for
+ * others, folders without read or search for others. Only when this process runs as root:
+ * the sandbox's user namespace then maps host root to the sandbox user, which would make
+ * root's own 0600 files readable to the command. Scanned once per process and tree, at most
+ * HIDDEN_SCAN_LIMIT entries (deeper entries of a larger tree are not masked).
+ */
+function hiddenFromOthers(root: string): { files: string[]; folders: string[] } {
+  if (process.getuid?.() !== 0) return { files: [], folders: [] };
+  const cached = hiddenCache.get(root);
+  if (cached !== undefined) return cached;
+  const found = { files: [] as string[], folders: [] as string[] };
+  const pending = [root];
+  let seen = 0;
+  while (pending.length > 0 && seen < HIDDEN_SCAN_LIMIT) {
+    const folder = pending.pop() as string;
+    let names: string[];
+    try {
+      names = readdirSync(folder);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (++seen > HIDDEN_SCAN_LIMIT) break;
+      const path = join(folder, name);
+      let stats: ReturnType<typeof lstatSync>;
+      try {
+        stats = lstatSync(path);
+      } catch {
+        continue;
+      }
+      if (stats.isDirectory()) {
+        if ((stats.mode & 0o005) !== 0o005) found.folders.push(path);
+        else pending.push(path);
+      } else if (stats.isFile() && (stats.mode & 0o004) === 0) {
+        found.files.push(path);
+      }
+    }
+  }
+  hiddenCache.set(root, found);
+  return found;
 }
 
 /** A top-level system path as the host has it: a symlink stays a symlink (usrmerge), a folder is bound read-only. */

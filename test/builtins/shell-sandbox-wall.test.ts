@@ -4,7 +4,7 @@
 
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, readdirSync } from "node:fs";
-import { chown, mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -81,6 +81,27 @@ describe("the sandbox as the host's user (root here and in CI)", () => {
     expect(await exists(join(readOnly, "planted.txt"))).toBe(false);
     expect(await readFile(join(readOnly, "kept.txt"), "utf8")).toBe("kept\n");
   });
+
+  it.skipIf(!isRoot)(
+    "hides what an ordinary user could not read in the bound folders: host root is the sandbox user's owner",
+    async () => {
+      const tree = join(root, "tree");
+      await mkdir(join(tree, "closed"), { recursive: true });
+      await writeFile(join(tree, "public.txt"), "public\n", { mode: 0o644 });
+      await writeFile(join(tree, "secret.txt"), "root only\n", { mode: 0o600 });
+      await writeFile(join(tree, "closed", "inside.txt"), "inside\n", { mode: 0o644 });
+      await chmod(join(tree, "closed"), 0o700);
+      const result = await run(
+        `cat ${tree}/public.txt ${tree}/secret.txt ${tree}/closed/inside.txt; wc -c < /etc/gshadow`,
+        {
+          readOnlyPaths: [tree],
+        },
+      );
+      expect(result.stdout).toBe("public\n");
+      expect(result.stderr).toContain("secret.txt: Permission denied");
+      expect(result.stderr).toContain("inside.txt: No such file or directory");
+    },
+  );
 
   it("refuses new namespaces (seccomp): unshare, a user namespace with root mapped, setns", async () => {
     const result = await run(
