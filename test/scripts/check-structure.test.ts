@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -67,6 +67,12 @@ describe("checkStructure", () => {
       "src/b.ts": 'import { load } from "./a.js";\nexport const b = load;\n',
     });
     expect(checkStructure(root).fileCycles).toEqual([["src/a.ts", "src/b.ts"]]);
+  });
+
+  it("does not follow a symbolic link that leads back up the tree", () => {
+    const root = tree({ "src/a/x.ts": "export const x = 1;\n" });
+    symlinkSync(join(root, "src"), join(root, "src/a/loop"));
+    expect(structureProblems(checkStructure(root))).toEqual([]);
   });
 
   it("refuses a session of 400 lines", () => {
