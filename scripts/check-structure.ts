@@ -62,7 +62,7 @@ export function checkStructure(root: string = repositoryRoot()): StructureReport
   return {
     fileCycles,
     folderCycles,
-    sessionLines: readSource(root, "src/switchyard.ts").split("\n").length,
+    sessionLines: lineCount(readSource(root, "src/switchyard.ts")),
     strayNumberedSteps: numbered.filter((file) => !(file in NUMBERED_PIPELINES)),
     runStationsMismatch:
       program.length === RUN_STATIONS.length && RUN_STATIONS.every((station, index) => program[index] === station)
@@ -115,6 +115,11 @@ export function numberedSteps(text: string): string[] {
 export function folderOf(file: string): string {
   const parts = file.split("/");
   return parts.length > 2 ? `${parts[0]}/${parts[1]}/` : file;
+}
+
+/** Lines as `wc -l` counts them: a final newline ends the last line rather than starting one. */
+function lineCount(text: string): number {
+  return text.length === 0 ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
 }
 
 function repositoryRoot(): string {

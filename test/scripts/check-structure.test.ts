@@ -76,7 +76,10 @@ describe("checkStructure", () => {
   });
 
   it("refuses a session of 400 lines", () => {
-    const root = tree({ "src/switchyard.ts": "\n".repeat(MAX_SESSION_LINES - 1) });
+    const root = tree({ "src/switchyard.ts": "line\n".repeat(MAX_SESSION_LINES) });
+    expect(checkStructure(tree({ "src/switchyard.ts": "line\n".repeat(MAX_SESSION_LINES - 1) })).sessionLines).toBe(
+      MAX_SESSION_LINES - 1,
+    );
     expect(structureProblems(checkStructure(root))).toEqual([
       `src/switchyard.ts has ${MAX_SESSION_LINES} lines; it must stay under ${MAX_SESSION_LINES}`,
     ]);
