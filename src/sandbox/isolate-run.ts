@@ -10,6 +10,8 @@ import type { GuestBindings, IsolatePool, PreparedIsolate } from "./isolate-pool
 import type { SandboxEnding, SandboxExecution, SandboxJob, SandboxOutcome } from "./sandbox-executor.js";
 
 const WATCHDOG_INTERVAL_MS = 10;
+/** The name the guest runtime gives the errors of failed calls (runtime/guest-runtime.ts `makeError`). */
+const TOOL_CALL_ERROR_NAME = "ToolCallError";
 /** Characters of a rejected error's name kept (a program can set any name). */
 const MAX_ERROR_NAME_CHARS = 200;
 
@@ -124,10 +126,11 @@ function failureOf(isolate: ivm.Isolate, error: unknown): SandboxEnding {
   const fullStack = (error as Error | null)?.stack;
   // Frames apart from the message, so a long message cannot push the program's line out of the cut.
   const stack = typeof fullStack === "string" ? capErrorText(stackFrames(fullStack)) : undefined;
-  if (stack?.includes(PROGRAM_FILE)) {
-    const name = capErrorText(String((error as Error).name || "Error"), MAX_ERROR_NAME_CHARS);
-    return { kind: "rejected", name, message, stack };
-  }
+  const name = capErrorText(String((error as Error | null)?.name || "Error"), MAX_ERROR_NAME_CHARS);
+  // A failed tool call the program never handled is the program's fault too, though the error
+  // was made by the guest runtime when the answer came (its stack has no line of the program).
+  if (stack?.includes(PROGRAM_FILE) || name === TOOL_CALL_ERROR_NAME)
+    return { kind: "rejected", name, message, stack: stack ?? "" };
   return { kind: "failed", message: `The sandbox failed: ${message}` };
 }
 
