@@ -53,6 +53,14 @@ export interface RunLimits {
    * parking many large calls on a slow tool).
    */
   readonly maxPendingArgumentBytes: number;
+  /**
+   * Bytes of results the host holds for the program once their crossing is over: calls that
+   * finished while the program was busy, or faster than it takes them in. Default 64 MB (half
+   * the default memory limit: a program could not take in more at once); a result that would
+   * pass it is dropped and its call fails `RESULT_TOO_LARGE` (a program cannot pin host memory
+   * by starting many large reads and then staying busy).
+   */
+  readonly maxPendingResultBytes: number;
   /** Bytes of the run's `input` as JSON. Default 1 MB → `INPUT_TOO_LARGE`, before anything runs. */
   readonly maxInputBytes: number;
   /** Nesting depth of the run's `input`. Default 64 → `INPUT_TOO_LARGE`. */
@@ -71,6 +79,7 @@ export const DEFAULT_RUN_LIMITS: RunLimits = Object.freeze({
   maxArgumentBytes: 1024 * 1024,
   maxArgumentDepth: 64,
   maxPendingArgumentBytes: 32 * 1024 * 1024,
+  maxPendingResultBytes: 64 * 1024 * 1024,
   maxInputBytes: 1024 * 1024,
   maxInputDepth: 64,
 });
@@ -138,6 +147,7 @@ class ProgramRun {
       maxArgumentBytes: this.#limits.maxArgumentBytes,
       maxArgumentDepth: this.#limits.maxArgumentDepth,
       maxPendingArgumentBytes: this.#limits.maxPendingArgumentBytes,
+      maxPendingResultBytes: this.#limits.maxPendingResultBytes,
       onCallLimit: () =>
         this.#end({
           code: "TOOL_CALL_LIMIT",
