@@ -26,7 +26,12 @@ import { ToolBridge, type DiscoveryHandler } from "./tool-bridge.js";
 export interface RunLimits {
   /** Wall-clock time of the whole run, compile excluded, in ms. Default 30 000 → `TIMEOUT`. */
   readonly wallTimeMs: number;
-  /** CPU time of the isolate, from its own counter, in ms. Default 10 000 → `CPU_LIMIT`. */
+  /**
+   * CPU time of the isolate, in ms. Default 10 000 → `CPU_LIMIT`. Measured by the isolate's
+   * thread clock for finished stretches of work and, for a stretch still running, as its fair
+   * share of the CPU the process's worker threads used (src/sandbox/cpu-meter.ts): time a run
+   * spends waiting for a core (many runs at once, a loaded machine) is not billed.
+   */
   readonly cpuTimeMs: number;
   /**
    * V8 heap limit of the isolate, in MB. Default 128 → `MEMORY_LIMIT`. Like isolated-vm's
