@@ -34,7 +34,7 @@ interface Watched {
 
 const watched = new Set<Watched>();
 let timer: NodeJS.Timeout | undefined;
-let last: { wallMs: number; processMs: number; mainMs: number } | undefined;
+let last: { processMs: number; mainMs: number } | undefined;
 /** Isolates active at the last tick: how many shared the worker threads' CPU. */
 let lastActive = 1;
 
@@ -78,7 +78,6 @@ function tick(): void {
   const now = sample();
   const previous = last ?? now;
   last = now;
-  const wallMs = Math.max(0, now.wallMs - previous.wallMs);
   const workersMs = Math.max(0, now.processMs - previous.processMs - (now.mainMs - previous.mainMs));
   // Isolates whose reading moved worked during the tick.
   const active: { entry: Watched; grew: number }[] = [];
@@ -109,9 +108,9 @@ function readingOf(isolate: ivm.Isolate): number | undefined {
   return isolate.isDisposed ? undefined : Number(isolate.cpuTime) / 1e6;
 }
 
-function sample(): { wallMs: number; processMs: number; mainMs: number } {
+function sample(): { processMs: number; mainMs: number } {
   const { user, system } = process.cpuUsage();
-  return { wallMs: performance.now(), processMs: (user + system) / 1_000, mainMs: mainThreadCpuMs() };
+  return { processMs: (user + system) / 1_000, mainMs: mainThreadCpuMs() };
 }
 
 let mainThreadClock = true;

@@ -404,7 +404,10 @@ export class ToolBridge {
   }
 
   readonly #finishedLater = (answerText: string): void => {
-    if (this.#closed) return this.#handedOver([answerText]);
+    if (this.#closed) {
+      this.#handedOver([answerText]);
+      return;
+    }
     this.#ready.push(answerText);
     this.#scheduleDelivery();
   };
