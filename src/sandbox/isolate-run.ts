@@ -8,7 +8,9 @@ import type ivm from "isolated-vm";
 import { capErrorText, stackFrames } from "../../runtime/wire.js";
 import { PROGRAM_FILE } from "../program/program-wrapper.js";
 import { watchCpu } from "./cpu-meter.js";
-import type { GuestBindings, IsolatePool, PreparedIsolate } from "./isolate-pool.js";
+import type { IsolatePool } from "./isolate-pool.js";
+import type { PreparedIsolate } from "./prepared-isolate.js";
+import type { GuestBindings } from "./sandbox-executor.js";
 import type { SandboxEnding, SandboxExecution, SandboxJob, SandboxOutcome } from "./sandbox-executor.js";
 
 /** The name the guest runtime gives the errors of failed calls (runtime/guest-runtime.ts `makeError`). */
