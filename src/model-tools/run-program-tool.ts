@@ -40,7 +40,7 @@ export const RUN_PROGRAM_WITH_INPUT_SCHEMA = {
     code: CODE_PROPERTY,
     input: {
       description:
-        "Optional JSON value the program reads as the constant `input`: pass data here rather than pasting it into the code. It is typed `any`, so annotate callback parameters over it: `input.rows.map((row: { id: string }) => row.id)`.",
+        "Optional JSON value the program reads as the constant `input`: pass data here rather than pasting it into the code.",
     },
   },
   required: ["code"],

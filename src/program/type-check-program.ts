@@ -27,6 +27,11 @@ const COMPILER_OPTIONS: TS.CompilerOptions = {
   // `catch (error) { error.message }` is what models write, and it works at runtime in almost
   // every case; failing the whole run on it costs a model turn for nothing.
   useUnknownInCatchVariables: false,
+  // Results of tools without an outputSchema (and `input` without a schema) are `any`; a model
+  // cannot know their shape, so `rows.map((row) => row.id)` must not need an annotation. Off,
+  // untyped values stay `any` and their callbacks' parameters too (no TS7005-7034); everything
+  // typed is still checked: tool names, inputs, fields of typed results, the declared output.
+  noImplicitAny: false,
   noEmit: true,
   target: ts.ScriptTarget.ES2022,
   lib: ["lib.es2022.d.ts"],
