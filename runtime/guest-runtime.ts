@@ -6,6 +6,7 @@
 // reads after the run; error texts are capped before they cross.
 // It captures every intrinsic it needs up front: the program may overwrite globals later.
 
+import { type CallSite, captureCallSite, placeAtCallSite } from "./call-sites.js";
 import { createGuestTimers } from "./guest-timers.js";
 import {
   BUDGET_PATH,
@@ -170,12 +171,15 @@ function install(
   const pendingPath: (string | undefined)[] = [];
   const pendingResolve: (((value: unknown) => void) | undefined)[] = [];
   const pendingReject: (((error: unknown) => void) | undefined)[] = [];
+  // Where the program made each call (call-sites.ts): a failure it does not catch names that line.
+  const pendingSite: (CallSite | undefined)[] = [];
 
   // A call's path and resolvers are filed together (enqueue) and cleared together (forget).
   const forget = (index: number): void => {
     pendingResolve[index] = undefined;
     pendingReject[index] = undefined;
     pendingPath[index] = undefined;
+    pendingSite[index] = undefined;
     inFlight--;
   };
 
@@ -190,8 +194,10 @@ function install(
     const reject = pendingReject[index];
     const path = pendingPath[index];
     if (reject === undefined || path === undefined) return;
+    const site = pendingSite[index];
     forget(index);
     const error = makeError(failure.code, failure.message, failure.callId, path);
+    placeAtCallSite(error, `ToolCallError: ${failure.message}`, callNote(error) ?? "", site);
     if (failure.details !== undefined) error.details = failure.details;
     reject(error);
   };
@@ -270,13 +276,14 @@ function install(
     pendingReject[filing] = reject;
   };
 
-  const enqueue = (path: string, encoded: string, bytes: number): Promise<unknown> => {
+  const enqueue = (path: string, encoded: string, bytes: number, site?: CallSite): Promise<unknown> => {
     // Past the batch's size, the calls queued so far cross first, so one crossing stays bounded.
     if (queuedCalls >= MAX_BATCH_CALLS || (queuedCalls > 0 && queuedBytes + bytes > config.maxArgumentBytes)) {
       cross(batchesAhead < MAX_BATCHES_AHEAD);
     }
     const index = nextIndex++;
     pendingPath[index] = path;
+    pendingSite[index] = site;
     filing = index;
     const promise = new captured.PromiseCtor<unknown>(fileResolvers);
     inFlight++;
@@ -290,8 +297,8 @@ function install(
     return promise;
   };
 
-  const refuse = (path: string, code: string, bytes: number, reason: string): Promise<unknown> =>
-    enqueue(path, encodeRefusedCall(path, code, bytes, reason), 0);
+  const refuse = (path: string, code: string, bytes: number, reason: string, site?: CallSite): Promise<unknown> =>
+    enqueue(path, encodeRefusedCall(path, code, bytes, reason), 0, site);
 
   /** A call of `tools.<path>`; `encodedPath` is the path's `encodeCallPath`, kept by the proxy that calls. */
   const callTool = (path: string, input: unknown, encodedPath?: string): Promise<unknown> => {
@@ -299,13 +306,15 @@ function install(
       return captured.reject(
         makeError("RUN_FINISHED", "The program has already finished; this call was not made.", null, path),
       );
+    const site = captureCallSite(callTool);
     if (path === "") {
-      return refuse(path, "TOOL_NOT_FOUND", 0, "`tools` itself is not a tool; call tools.<namespace>.<name>(input).");
+      const reason = "`tools` itself is not a tool; call tools.<namespace>.<name>(input).";
+      return refuse(path, "TOOL_NOT_FOUND", 0, reason, site);
     }
     if (path.length > MAX_TOOL_PATH_CHARS) {
       const shown = `${path.slice(0, 64)}…`;
       const reason = `No tool has a name of ${path.length} characters; tool names are at most ${MAX_TOOL_PATH_CHARS}.`;
-      return refuse(shown, "TOOL_NOT_FOUND", 0, reason);
+      return refuse(shown, "TOOL_NOT_FOUND", 0, reason, site);
     }
     let argsJson: string;
     try {
@@ -320,10 +329,10 @@ function install(
       // Refused here, before any argument crosses; the host still gives it an id and a record.
       const refusal = toGuestError(error, path);
       const reason = capErrorText(safeString(refusal.message, ""), 1_024);
-      return refuse(path, refusal.code ?? "INPUT_INVALID", refusal.measuredBytes ?? 0, reason);
+      return refuse(path, refusal.code ?? "INPUT_INVALID", refusal.measuredBytes ?? 0, reason, site);
     }
     const encoded = encodedPath === undefined ? encodeCall(path, argsJson) : encodeCallArguments(encodedPath, argsJson);
-    return enqueue(path, encoded, argsJson.length);
+    return enqueue(path, encoded, argsJson.length, site);
   };
 
   captured.defineProperty(global, "tools", { value: createToolsProxy(callTool), writable: false, configurable: false });
@@ -584,18 +593,36 @@ function describeThrown(error: unknown): string {
   if (error instanceof captured.ErrorCtor) {
     const guestError = error as GuestError;
     const name = safeString(guestError.name, "Error");
-    const toolNote =
-      typeof guestError.code === "string" && typeof guestError.tool === "string"
-        ? ` (${guestError.code} from tools.${guestError.tool})`
-        : "";
     // Both texts are capped by the encoder, before they cross: a message may be megabytes.
     return encodeProgramError(
       "RUNTIME_ERROR",
-      `${name}: ${safeString(guestError.message, "")}${toolNote}`,
-      stackFrames(safeString(guestError.stack, "")) || null,
+      `${name}: ${describeToolFailure(guestError)}`,
+      stackFrames(readStack(guestError)) || null,
     );
   }
   return encodeProgramError("RUNTIME_ERROR", `Uncaught ${formatLogValue(error)}`, null);
+}
+
+/** An error's stack, or "" when reading it throws (a program's own Error.prepareStackTrace may). */
+function readStack(error: GuestError): string {
+  try {
+    return safeString(error.stack, "");
+  } catch {
+    return "";
+  }
+}
+
+/** What a failed call's error adds to its message: `NOT_FOUND from tools.x.y, call p1.3`; undefined for other errors. */
+function callNote(error: GuestError): string | undefined {
+  if (typeof error.code !== "string" || typeof error.tool !== "string") return undefined;
+  return `${error.code} from tools.${error.tool}${typeof error.callId === "string" ? `, call ${error.callId}` : ""}`;
+}
+
+/** An error's message, with the note of a failed call: `No ticket T-1. (NOT_FOUND from tools.x.y, call p1.3)`. */
+function describeToolFailure(error: GuestError): string {
+  const message = safeString(error.message, "");
+  const note = callNote(error);
+  return note === undefined ? message : `${message} (${note})`;
 }
 
 function makeError(code: string, message: string, callId: string | null, tool: string | undefined): GuestError {

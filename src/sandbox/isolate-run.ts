@@ -4,6 +4,7 @@
 // `timeout` does not cover code after the first `await`. The first reason to end wins.
 
 import type ivm from "isolated-vm";
+import { readCallNote } from "../../runtime/call-sites.js";
 import { capErrorText, stackFrames } from "../../runtime/wire.js";
 import { PROGRAM_FILE } from "../program/program-wrapper.js";
 import type { GuestBindings, IsolatePool, PreparedIsolate } from "./isolate-pool.js";
@@ -126,6 +127,9 @@ function failureOf(isolate: ivm.Isolate, error: unknown): SandboxEnding {
   const stack = typeof fullStack === "string" ? capErrorText(stackFrames(fullStack)) : undefined;
   if (stack?.includes(PROGRAM_FILE)) {
     const name = capErrorText(String((error as Error).name || "Error"), MAX_ERROR_NAME_CHARS);
+    // A failed tool call's note (code, tool, call id) crosses in a frame of its own.
+    const note = readCallNote(stack);
+    if (note !== undefined) return { kind: "rejected", name: "ToolCallError", message: `${message} (${note})`, stack };
     return { kind: "rejected", name, message, stack };
   }
   return { kind: "failed", message: `The sandbox failed: ${message}` };
