@@ -65,6 +65,10 @@ return page.orders.map((o) => o.id);`);
 const page = await tools.orders.search({ customerId: "c" });
 page.orders.forEach((order) => { last = order; });
 return last.id;`,
+    "a variable set to null first, then to the best item inside a callback": `let best = null;
+const page = await tools.orders.search({ customerId: "c" });
+page.orders.forEach((order) => { if (best === null || order.total > best.total) best = order; });
+return best.id;`,
     "TS7006 (a callback parameter over an untyped value)": `const page = await tools.orders.search({ customerId: "c" });
 return page.orders.filter((order) => order.total > 10).map((order) => order.id);`,
     "TS7008 (a class member without a type)": `class Tally { seen; add(id) { (this.seen ??= []).push(id); } }
@@ -79,6 +83,11 @@ return [firstOf(page.orders).id, pick(page.orders).id];`,
 return sum(1, 2, 3);`,
     "TS7031 (a destructured parameter)": `const page = await tools.orders.search({ customerId: "c" });
 return page.orders.map(({ id, lines }) => ({ id, units: lines.reduce((n, { qty }) => n + qty, 0) }));`,
+    "an array that starts empty and evolves as it is filled": `const closed = [];
+const page = await tools.orders.search({ customerId: "c" });
+closed.push(...page.orders.filter((order) => order.total > 10));
+const ids: string[] = closed.map((order) => order.id);
+return ids;`,
     "TS7053 (indexing an object literal with a string)": `const counts = {};
 const page = await tools.orders.search({ customerId: "c" });
 for (const order of page.orders) counts[order.id] = (counts[order.id] ?? 0) + 1;
