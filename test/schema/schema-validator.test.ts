@@ -1,5 +1,6 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it, vi } from "vitest";
+import type { JsonSchema } from "../../src/contract.js";
 import { SwitchyardError } from "../../src/errors.js";
 import { compileSchema, formatViolations, violationsToJson } from "../../src/schema/schema-validator.js";
 
@@ -124,7 +125,7 @@ describe("compileSchema", () => {
   });
 
   it("words every keyword plainly: never ajv's bare 'must ...'", () => {
-    const cases: [object, unknown, string][] = [
+    const cases: [JsonSchema, unknown, string][] = [
       [{ type: "string", pattern: "^T-\\d+$" }, "X-1", "a string matching the pattern /^T-\\d+$/"],
       [{ type: "string", minLength: 2 }, "a", "a string of at least 2 characters"],
       [{ type: "string", maxLength: 1 }, "ab", "a string of at most 1 character"],
@@ -160,7 +161,7 @@ describe("compileSchema", () => {
       [false, 1, "nothing: the schema allows no value here"],
     ];
     for (const [schema, value, expected] of cases) {
-      const violations = compileSchema(schema as object, "test")(value);
+      const violations = compileSchema(schema, "test")(value);
       expect(
         violations.map((violation) => violation.expected),
         JSON.stringify(schema),
