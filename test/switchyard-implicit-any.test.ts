@@ -88,6 +88,11 @@ const page = await tools.orders.search({ customerId: "c" });
 closed.push(...page.orders.filter((order) => order.total > 10));
 const ids: string[] = closed.map((order) => order.id);
 return ids;`,
+    "Object.entries and Object.values over an untyped result (TS18046)": `const page = await tools.orders.search({ customerId: "c" });
+const byId = Object.fromEntries(page.orders.map((order) => [order.id, order]));
+const totals = Object.entries(byId).map(([id, order]) => ({ id, total: order.total }));
+const sum = Object.values(byId).reduce((all, order) => all + order.total, 0);
+return { totals, sum };`,
     "TS7053 (indexing an object literal with a string)": `const counts = {};
 const page = await tools.orders.search({ customerId: "c" });
 for (const order of page.orders) counts[order.id] = (counts[order.id] ?? 0) + 1;
@@ -140,6 +145,13 @@ return customer.nmae;`);
 return customers.map((c) => c.teir);`);
     expect(inCallback.error).toMatchObject({ code: "TYPE_ERROR", line: 2 });
     expect(inCallback.error?.message).toContain("teir");
+  });
+
+  it("refuses an untyped value where a typed tool input needs a string", async () => {
+    const result = await yard.run(`const page = await tools.orders.search({ customerId: "c" });
+const [first] = Object.values(page.orders[0]);
+return await tools.customers.get({ id: first });`);
+    expect(result.error).toMatchObject({ code: "TYPE_ERROR", line: 3 });
   });
 
   it("refuses a wrong output shape against the run's outputSchema", async () => {

@@ -55,6 +55,11 @@ const COMPILER_OPTIONS: TS.CompilerOptions = {
 export const IMPLICIT_ANY_CODES: ReadonlySet<number> = new Set([
   7005, 7006, 7008, 7009, 7010, 7011, 7013, 7015, 7017, 7018, 7019, 7020, 7022, 7023, 7024, 7031, 7032, 7033, 7034,
   7052, 7053, 7055, 7057,
+  // "'c' is of type 'unknown'" (and "Object is of type 'unknown'"): lib es2022 types
+  // `Object.entries(untyped)` and `Object.values(untyped)` as `unknown`, so `([team, c]) => c.open`
+  // over an untyped result would fail; a field without a type in a schema is `unknown` too. Such
+  // a value is used as freely as `any`; assigning it to a typed place is still checked.
+  18046, 2571,
 ]);
 
 /** "'x' is possibly 'undefined'" and its kin (null, null or undefined; object forms). */
