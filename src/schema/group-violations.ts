@@ -3,7 +3,13 @@
 // in the keys of a map-like object become one place with a count (`/counts/*/urgent ×40`).
 // Distinct places come first, so one top-level mistake is not hidden behind many repeated ones.
 
-import type { SchemaViolation } from "./schema-validator.js";
+/** What grouping reads of a violation (schema-validator's SchemaViolation has this shape). */
+export interface PlacedViolation {
+  /** JSON Pointer into the value, `""` for the root. */
+  readonly path: string;
+  readonly expected: string;
+  readonly received: string;
+}
 
 /** Lines (places) a message lists; the rest are counted. */
 export const MAX_VIOLATION_LINES = 20;
@@ -29,7 +35,7 @@ export interface ViolationGroup {
 }
 
 /** The groups of `violations`: the smallest groups first, then in order of first occurrence. */
-export function groupViolations(violations: readonly SchemaViolation[]): ViolationGroup[] {
+export function groupViolations(violations: readonly PlacedViolation[]): ViolationGroup[] {
   const segments = violations.map((violation) =>
     violation.path === "" ? [] : violation.path.slice(1).split("/").map(indexAsWildcard),
   );
