@@ -35,6 +35,7 @@ import {
   weakSetAdd,
   weakSetHas,
 } from "./guest-intrinsics.js";
+import { type CallSite, captureCallSite, placeAtCallSite } from "./call-sites.js";
 import { createGuestTimers } from "./guest-timers.js";
 import {
   BUDGET_PATH,
@@ -198,6 +199,8 @@ function install(
   // The error a call refused inside the sandbox rejects with, made where the program called, so
   // it names the program's line when the program never handles it.
   const pendingRefusal = newList<GuestError | undefined>();
+  // Where the program made each call (call-sites.ts): a failure it does not catch names that line.
+  const pendingSite = newList<CallSite | undefined>();
 
   // A call's path and resolvers are filed together (enqueue) and cleared together (forget).
   const forget = (index: number): void => {
@@ -205,6 +208,7 @@ function install(
     pendingReject[index] = undefined;
     pendingPath[index] = undefined;
     pendingRefusal[index] = undefined;
+    pendingSite[index] = undefined;
     inFlight--;
   };
 
@@ -220,6 +224,7 @@ function install(
     const path = pendingPath[index];
     if (reject === undefined || path === undefined) return;
     const refusal = pendingRefusal[index];
+    const site = pendingSite[index];
     forget(index);
     // Only own fields are read: a getter a program put on Object.prototype is not consulted.
     const callId = objectHasOwn(failure, "callId") ? failure.callId : null;
@@ -227,6 +232,7 @@ function install(
     defineValue(error, "callId", typeof callId === "string" ? callId : null);
     if (objectHasOwn(failure, "details") && failure.details !== undefined)
       defineValue(error, "details", failure.details);
+    placeAtCallSite(error, `ToolCallError: ${safeString(error.message, "")}`, callNote(error) ?? "", site);
     reject(error);
   };
 
@@ -299,7 +305,13 @@ function install(
     pendingReject[filing] = reject;
   };
 
-  const enqueue = (path: string, encoded: string, bytes: number, refusal?: GuestError): Promise<unknown> => {
+  const enqueue = (
+    path: string,
+    encoded: string,
+    bytes: number,
+    refusal?: GuestError,
+    site?: CallSite,
+  ): Promise<unknown> => {
     // Past the batch's size, the calls queued so far cross first, so one crossing stays bounded.
     if (queuedCalls >= MAX_BATCH_CALLS || (queuedCalls > 0 && queuedBytes + bytes > config.maxArgumentBytes)) {
       cross(batchesAhead < MAX_BATCHES_AHEAD);
@@ -307,6 +319,7 @@ function install(
     const index = nextIndex++;
     pendingPath[index] = path;
     pendingRefusal[index] = refusal;
+    pendingSite[index] = site;
     filing = index;
     const promise = new PromiseConstructor<unknown>(fileResolvers);
     inFlight++;
@@ -321,8 +334,8 @@ function install(
   };
 
   // The error is made here, inside the program's call, so its stack names the program's line.
-  const refuse = (path: string, code: string, bytes: number, reason: string): Promise<unknown> =>
-    enqueue(path, encodeRefusedCall(path, code, bytes, reason), 0, makeError(code, reason, null, path));
+  const refuse = (path: string, code: string, bytes: number, reason: string, site?: CallSite): Promise<unknown> =>
+    enqueue(path, encodeRefusedCall(path, code, bytes, reason), 0, makeError(code, reason, null, path), site);
 
   /** A call of `tools.<path>`; `encodedPath` is the path's `encodeCallPath`, kept by the proxy that calls. */
   const callTool = (path: string, input: unknown, encodedPath?: string): Promise<unknown> => {
@@ -330,13 +343,15 @@ function install(
       const error = makeError("RUN_FINISHED", "The program has already finished; this call was not made.", null, path);
       return new PromiseConstructor<unknown>((_resolve, reject) => reject(error));
     }
+    const site = captureCallSite(callTool);
     if (path === "") {
-      return refuse(path, "TOOL_NOT_FOUND", 0, "`tools` itself is not a tool; call tools.<namespace>.<name>(input).");
+      const reason = "`tools` itself is not a tool; call tools.<namespace>.<name>(input).";
+      return refuse(path, "TOOL_NOT_FOUND", 0, reason, site);
     }
     if (path.length > MAX_TOOL_PATH_CHARS) {
       const shown = `${sliceText(path, 0, 64)}…`;
       const reason = `No tool has a name of ${path.length} characters; tool names are at most ${MAX_TOOL_PATH_CHARS}.`;
-      return refuse(shown, "TOOL_NOT_FOUND", 0, reason);
+      return refuse(shown, "TOOL_NOT_FOUND", 0, reason, site);
     }
     let argsJson: string;
     try {
@@ -351,10 +366,10 @@ function install(
       // Refused here, before any argument crosses; the host still gives it an id and a record.
       const refusal = toGuestError(error, path);
       const reason = capErrorText(safeString(refusal.message, ""), 1_024);
-      return refuse(path, refusal.code ?? "INPUT_INVALID", refusal.measuredBytes ?? 0, reason);
+      return refuse(path, refusal.code ?? "INPUT_INVALID", refusal.measuredBytes ?? 0, reason, site);
     }
     const encoded = encodedPath === undefined ? encodeCall(path, argsJson) : encodeCallArguments(encodedPath, argsJson);
-    return enqueue(path, encoded, argsJson.length);
+    return enqueue(path, encoded, argsJson.length, undefined, site);
   };
 
   defineConstant(global, "tools", createToolsProxy(callTool));
@@ -686,18 +701,36 @@ function describeThrown(error: unknown): string {
   if (isError(error)) {
     const guestError = error as GuestError;
     const name = safeString(guestError.name, "Error");
-    const toolNote =
-      typeof guestError.code === "string" && typeof guestError.tool === "string"
-        ? ` (${guestError.code} from tools.${guestError.tool})`
-        : "";
     // Both texts are capped by the encoder, before they cross: a message may be megabytes.
     return encodeProgramError(
       "RUNTIME_ERROR",
-      `${name}: ${safeString(guestError.message, "")}${toolNote}`,
-      stackFrames(safeString(guestError.stack, "")) || null,
+      `${name}: ${describeToolFailure(guestError)}`,
+      stackFrames(readStack(guestError)) || null,
     );
   }
   return encodeProgramError("RUNTIME_ERROR", `Uncaught ${formatLogValue(error)}`, null);
+}
+
+/** An error's stack, or "" when reading it throws (a program's own Error.prepareStackTrace may). */
+function readStack(error: GuestError): string {
+  try {
+    return safeString(error.stack, "");
+  } catch {
+    return "";
+  }
+}
+
+/** What a failed call's error adds to its message: `NOT_FOUND from tools.x.y, call p1.3`; undefined for other errors. */
+function callNote(error: GuestError): string | undefined {
+  if (typeof error.code !== "string" || typeof error.tool !== "string") return undefined;
+  return `${error.code} from tools.${error.tool}${typeof error.callId === "string" ? `, call ${error.callId}` : ""}`;
+}
+
+/** An error's message, with the note of a failed call: `No ticket T-1. (NOT_FOUND from tools.x.y, call p1.3)`. */
+function describeToolFailure(error: GuestError): string {
+  const message = safeString(error.message, "");
+  const note = callNote(error);
+  return note === undefined ? message : `${message} (${note})`;
 }
 
 function makeError(code: string, message: string, callId: string | null, tool: string | undefined): GuestError {

@@ -30,6 +30,7 @@ import { formatViolations, violationsToJson } from "./schema/schema-validator.js
 import { CallControl, Interrupt } from "./scheduler/call-control.js";
 import { computeDeadline, type Budgets, type CallDeadline } from "./scheduler/deadline.js";
 import type { RateLimitBucket, RateLimitReservation } from "./scheduler/rate-limiter.js";
+import type { LockReservation } from "./scheduler/lock-table.js";
 import type { ToolScheduler } from "./scheduler/tool-scheduler.js";
 import type { TraceBus } from "./trace/trace-events.js";
 import { capErrorText } from "../runtime/wire.js";
@@ -205,26 +206,50 @@ class CallRun {
     };
     const verdict = context.permissions.checkNow(request, context.preapprovedTools, context.approve);
     if ("allowed" in verdict) return verdict.allowed ? this.schedule() : this.#denied(verdict.reason);
+    // A write waiting for its approval keeps its place in line from now: writes made after it
+    // (approved sooner or needing none) start after it, in the order the program made them.
+    const reservation =
+      this.#tool.effect === "read"
+        ? undefined
+        : context.scheduler.reserve(this.#tool, call, resourceKeysOf(this.registered, call.input));
     this.control.armDeadline(computeDeadline(Date.now(), Number.POSITIVE_INFINITY, context.budgets ?? {}));
     return Promise.race([
       context.permissions.askApprover(verdict, context.approve),
       this.control.whenInterrupted(),
-    ]).then((answer) => {
-      if (answer instanceof Interrupt) return this.#interrupted(answer);
-      return answer.allowed ? this.schedule() : this.#denied(answer.reason);
-    });
+    ]).then(
+      (answer) => {
+        if (answer instanceof Interrupt) {
+          reservation?.cancel();
+          return this.#interrupted(answer);
+        }
+        if (answer.allowed) return this.schedule(reservation);
+        reservation?.cancel();
+        return this.#denied(answer.reason);
+      },
+      (error: unknown) => {
+        reservation?.cancel();
+        throw error;
+      },
+    );
   }
 
   // 4. Scheduling: admitted at once when nothing is in the way, else queued under the run's
-  //    and session's deadlines.
-  schedule(): Step {
+  //    and session's deadlines; a call that waited for approval waits from the place it reserved.
+  schedule(reservation?: LockReservation): Step {
     const { call, context, control } = this;
-    if (control.interrupted !== undefined) return this.#interrupted(control.interrupted);
+    if (control.interrupted !== undefined) {
+      reservation?.cancel();
+      return this.#interrupted(control.interrupted);
+    }
     const keys = resourceKeysOf(this.registered, call.input);
-    const release = context.scheduler.tryAdmit(this.#tool, call, keys);
-    if (release !== undefined) return this.throttle(release);
+    if (reservation === undefined) {
+      const release = context.scheduler.tryAdmit(this.#tool, call, keys);
+      if (release !== undefined) return this.throttle(release);
+    }
     control.armDeadline(computeDeadline(Date.now(), Number.POSITIVE_INFINITY, context.budgets ?? {}));
-    return context.scheduler.admit(this.#tool, call, keys, control.signal).then(
+    const admitted =
+      reservation?.acquire(control.signal) ?? context.scheduler.admit(this.#tool, call, keys, control.signal);
+    return admitted.then(
       (granted) => this.throttle(granted),
       () => this.#interrupted(control.interrupted ?? new Interrupt("CANCELLED", undefined)),
     );

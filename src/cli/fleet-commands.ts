@@ -8,6 +8,7 @@ import { type Command, Option } from "commander";
 import type { JsonValue } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import { loadConfig } from "../config/load-config.js";
+import { findReferencedNamespaces } from "../permissions/referenced-tools.js";
 import type { SubmittedBatch } from "../fleet/submit-batch.js";
 import type { BatchStatus } from "../fleet/watch-batch.js";
 import { readJsonSchemaFile, readTextFile } from "./read-json-file.js";
@@ -142,6 +143,8 @@ export function registerFleetCommands(program: Command): void {
             ? undefined
             : await (await import("../fleet/fleet-session.js")).createFleetSession(await loadConfig(options.config), {
                 sessionOptions: { workers: 0 },
+                // Only the servers the program names: a check must not wait for every server's start.
+                startMcpServer: startOnlyReferenced(program),
               });
         let submitted: SubmittedBatch;
         try {
@@ -294,4 +297,10 @@ function nonNegativeInteger(value: string, flag: string): number {
   if (!Number.isInteger(number) || number < 0)
     throw new SwitchyardError("OPTION_INVALID", `${flag} needs an integer >= 0, got ${JSON.stringify(value)}.`);
   return number;
+}
+
+/** The MCP servers a check of `program` needs: those it names, or all when it may reach others. */
+function startOnlyReferenced(program: string): ((namespace: string) => boolean) | undefined {
+  const namespaces = findReferencedNamespaces(program);
+  return namespaces === undefined ? undefined : (namespace) => namespaces.includes(namespace);
 }

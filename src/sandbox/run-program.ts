@@ -390,7 +390,10 @@ function locateRuntimeError(code: string, message: string, stack: string | null,
   const mapped = program.originalPosition({ line: Number(match[1]), column: Number(match[2]) });
   if (mapped === undefined) return { code: runCode, message };
   const position = toModelPosition(mapped.line, mapped.column);
-  const lineText = program.source.split("\n")[position.line - 1]?.trim().slice(0, 200) ?? "";
+  const sourceLine = program.source.split("\n")[position.line - 1];
+  // A stack the program wrote itself may name any line: only one of its own is shown.
+  if (sourceLine === undefined || position.line < 1) return { code: runCode, message };
+  const lineText = sourceLine.trim().slice(0, 200);
   const where = `\n  at line ${position.line}: ${lineText}`;
   return {
     code: runCode,
