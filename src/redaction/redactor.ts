@@ -11,6 +11,7 @@ import { type KnownSecret, literalFormsOf } from "./known-secrets.js";
 import { secretlintKeywordRules } from "./secretlint-rules.js";
 import { urlPasswordRule } from "./url-password.js";
 import { type CompiledPattern, compilePatterns, findPatterns, type RedactionPattern } from "./user-patterns.js";
+import { findWrappedBase64, originalIndex } from "./wrapped-base64.js";
 
 /** What a session redacts; `redaction: false` on the session turns all of it off. */
 export interface RedactionOptions {
@@ -70,6 +71,8 @@ const GENERIC_KINDS: ReadonlySet<string> = new Set([
 export class Redactor {
   readonly #scanner: KeywordScanner;
   readonly #patterns: readonly CompiledPattern[];
+  /** Whether a known secret has base64 forms, which a wrapped base64 text may break over two lines. */
+  readonly #joinsWrappedBase64: boolean;
 
   /**
    * Compiles the options. Throws SwitchyardError OPTION_INVALID for a secret shorter than 4
@@ -82,6 +85,7 @@ export class Redactor {
     if (literals.length === 0 && formats) this.#scanner = sharedScanner ??= new KeywordScanner(credentialRules());
     else this.#scanner = new KeywordScanner(formats ? credentialRules() : [], literals);
     this.#patterns = compilePatterns(options.patterns ?? []);
+    this.#joinsWrappedBase64 = literals.some((literal) => literal.base64);
   }
 
   /**
@@ -90,7 +94,13 @@ export class Redactor {
    * for plain text (JSON text goes through `redactJson`, which reads its escapes).
    */
   mayHaveSecrets(text: string): boolean {
-    return this.#patterns.length > 0 || this.#scanner.mayMatch(text);
+    return this.#patterns.length > 0 || this.#scanner.mayMatch(text) || this.#mayMatchWrapped(text, "\n");
+  }
+
+  /** Whether a known secret's base64 form occurs in a wrapped base64 block of `text` once its lines are joined. */
+  #mayMatchWrapped(text: string, newline: "\n" | "\\n"): boolean {
+    if (!this.#joinsWrappedBase64) return false;
+    return findWrappedBase64(text, newline).some((block) => this.#scanner.mayMatch(block.joined));
   }
 
   /** `text` with every secret replaced by `[REDACTED:<kind>]`; the same string when none was found. */
@@ -100,6 +110,7 @@ export class Redactor {
     if (text.length === 0) return { text, kinds: NO_KINDS };
     const found: Finding[] = [];
     this.#scanner.scan(text, found);
+    if (this.#joinsWrappedBase64) this.#scanWrapped(text, found);
     if (this.#patterns.length > 0) findPatterns(this.#patterns, text, found);
     if (found.length === 0) return { text, kinds: NO_KINDS };
     return replaceFindings(text, found);
@@ -114,6 +125,17 @@ export class Redactor {
     if (typeof value === "object" && value !== null && !this.#mayHaveSecretsIn(value))
       return { value, redactions: NO_REDACTIONS };
     return this.#walkRoot(value, root);
+  }
+
+  /** Findings in the joined lines of each wrapped base64 block, mapped back over the line breaks. */
+  #scanWrapped(text: string, found: Finding[]): void {
+    for (const block of findWrappedBase64(text, "\n")) {
+      const inner: Finding[] = [];
+      this.#scanner.scan(block.joined, inner);
+      for (const { start, end, kind } of inner) {
+        found.push({ start: originalIndex(block, start), end: originalIndex(block, end - 1) + 1, kind });
+      }
+    }
   }
 
   #walkRoot<T>(value: T, root: string): { readonly value: T; readonly redactions: readonly Redaction[] } {
@@ -150,7 +172,7 @@ export class Redactor {
 
   /** Whether the walk could replace anything in the value JSON.stringify wrote as `json`. */
   #mayFindInJson(json: string): boolean {
-    return this.#patterns.length > 0 || this.#scanner.mayFindInJson(json);
+    return this.#patterns.length > 0 || this.#scanner.mayFindInJson(json) || this.#mayMatchWrapped(json, "\\n");
   }
 
   /** `#mayFindInJson` of a value's JSON text: one pass instead of one scan per string. */
