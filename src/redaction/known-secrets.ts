@@ -63,7 +63,7 @@ export function encodedForms(value: string): string[] {
   // `+` for spaces (application/x-www-form-urlencoded).
   for (const encoded of [encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)]) {
     forms.add(encoded);
-    forms.add(encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+    forms.add(encoded.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()));
   }
   forms.add(JSON.stringify(value).slice(1, -1));
   for (const form of base64Forms(value)) forms.add(form);

@@ -122,7 +122,7 @@ describe("Redactor: known secrets", () => {
   });
 
   it("replaces its URL-encoded forms with lower-case hex escapes too (%2f as well as %2F)", () => {
-    const lower = encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+    const lower = encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
     expect(lower).toContain("%2f");
     expect(redactor.redactText(`GET /crm?token=${lower}&page=2`).text).toBe(
       "GET /crm?token=[REDACTED:env:CRM_TOKEN]&page=2",
@@ -130,7 +130,7 @@ describe("Redactor: known secrets", () => {
     const form = new URLSearchParams({ q: secret })
       .toString()
       .slice(2)
-      .replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+      .replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
     expect(redactor.redactText(`q=${form}`).kinds).toEqual(["env:CRM_TOKEN"]);
   });
 
