@@ -16,7 +16,7 @@ import { findReferencedTools } from "./permissions/referenced-tools.js";
 import type { ModelToolDefinition } from "./model-tools/model-tool-definition.js";
 import { createProgramDiscovery } from "./model-tools/program-discovery.js";
 import { describeProgramTool } from "./model-tools/run-program-tool.js";
-import { redactRunError, redactRunResult } from "./redaction/redact-results.js";
+import { redactDiagnostics, redactRunError, redactRunResult } from "./redaction/redact-results.js";
 import { Redactor, type RedactionOptions } from "./redaction/redactor.js";
 import type { ToolDefinition } from "./registry/define-tool.js";
 import { ToolRegistry, type CatalogSnapshot, type RegisteredTool } from "./registry/tool-registry.js";
@@ -266,7 +266,11 @@ export class Switchyard {
     this.#permissions = new PermissionGate(options.permissions);
     this.#scheduler = new ToolScheduler(options.scheduler);
     this.registry = new ToolRegistry(withResultReader(options.tools ?? [], this.#spill));
-    this.observedTypes = options.observedTypes === false ? undefined : new ObservedOutputTypes(options.observedTypes);
+    const redactor = this.#redactor;
+    // A key the model may not read is not recorded: observed types reach declarations and the file.
+    const showKey = redactor === undefined ? undefined : (key: string) => redactor.redactText(key).kinds.length === 0;
+    this.observedTypes =
+      options.observedTypes === false ? undefined : new ObservedOutputTypes(options.observedTypes, showKey);
     this.discovery = new Discovery(
       options.discovery,
       (name) => this.offers(name),
@@ -425,14 +429,15 @@ export class Switchyard {
       // A check without an input checks the program alone; a run without one is refused by its schema.
       missingInputFails: false,
     });
-    if (prepared.ok) return { ok: true, warnings: prepared.warnings };
-    // As the run's error leaves it: within the message limit, and redacted.
+    // As the run's error and warnings leave it: within the message limit, and redacted.
+    const redactor = this.#redactor;
+    const warnings =
+      redactor === undefined
+        ? prepared.warnings
+        : redactDiagnostics(redactor, prepared.warnings, "warnings", "program-warnings").diagnostics;
+    if (prepared.ok) return { ok: true, warnings };
     const error = capRunError(prepared.error);
-    return {
-      ok: false,
-      error: this.#redactor === undefined ? error : redactRunError(this.#redactor, error).error,
-      warnings: prepared.warnings,
-    };
+    return { ok: false, error: redactor === undefined ? error : redactRunError(redactor, error).error, warnings };
   }
 
   /**

@@ -105,15 +105,24 @@ export class Redactor {
 
   /** `text` with every secret replaced by `[REDACTED:<kind>]`; the same string when none was found. */
   redactText(text: string): RedactedText {
+    const found = this.findSecrets(text);
+    if (found.length === 0) return { text, kinds: NO_KINDS };
+    return replaceFindings(text, found);
+  }
+
+  /**
+   * Where `redactText` would replace something in `text`: character ranges and kinds, unordered,
+   * possibly overlapping. For a caller that must cut a text without cutting a secret in two.
+   */
+  findSecrets(text: string): Finding[] {
     // No keyword and no listed form is shorter than 3 characters.
-    if (text.length < 3 && this.#patterns.length === 0) return { text, kinds: NO_KINDS };
-    if (text.length === 0) return { text, kinds: NO_KINDS };
+    if (text.length < 3 && this.#patterns.length === 0) return [];
+    if (text.length === 0) return [];
     const found: Finding[] = [];
     this.#scanner.scan(text, found);
     if (this.#joinsWrappedBase64) this.#scanWrapped(text, found);
     if (this.#patterns.length > 0) findPatterns(this.#patterns, text, found);
-    if (found.length === 0) return { text, kinds: NO_KINDS };
-    return replaceFindings(text, found);
+    return found;
   }
 
   /**
