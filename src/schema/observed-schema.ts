@@ -210,9 +210,41 @@ export function countBand(results: number): number {
   return results >= 2 ? 2 : 1;
 }
 
-/** The JSON Schema of an observed shape (it already is one), with `description` set. */
-export function observedToJsonSchema(schema: ObservedSchema, description: string): JsonSchema {
-  return { ...schema, description } as JsonSchema;
+/**
+ * The JSON Schema of an observed shape (it already is one), with `description` set. With
+ * `maxNodes`, only that many nodes are kept, depth first in key order: an object's keys past the
+ * budget are left out and an index signature of `any` says how many (`12 more keys not shown`),
+ * an array's elements past it become anything.
+ */
+export function observedToJsonSchema(schema: ObservedSchema, description: string, maxNodes = Infinity): JsonSchema {
+  const kept = maxNodes === Infinity ? schema : keepNodes(schema, { left: maxNodes });
+  return { ...kept, description } as JsonSchema;
+}
+
+/** `schema` with at most `budget.left` nodes, as `observedToJsonSchema` describes. */
+function keepNodes(schema: ObservedSchema, budget: { left: number }): ObservedSchema {
+  budget.left -= 1;
+  const copy: Mutable<ObservedSchema> & { description?: string } = { ...schema };
+  if (schema.properties !== undefined) {
+    const properties = emptyProperties();
+    const keys = Object.keys(schema.properties);
+    let shown = 0;
+    for (; shown < keys.length && budget.left > 0; shown++) {
+      properties[keys[shown]!] = keepNodes(schema.properties[keys[shown]!]!, budget);
+    }
+    copy.properties = properties;
+    if (shown < keys.length) {
+      copy.required = (schema.required ?? []).filter((key) => Object.hasOwn(properties, key));
+      const left = keys.length - shown;
+      copy.additionalProperties = {
+        description: `${left} more ${left === 1 ? "key" : "keys"} not shown`,
+      } as ObservedSchema;
+    }
+  }
+  if (schema.additionalProperties !== undefined)
+    copy.additionalProperties = budget.left > 0 ? keepNodes(schema.additionalProperties, budget) : {};
+  if (schema.items !== undefined) copy.items = budget.left > 0 ? keepNodes(schema.items, budget) : {};
+  return copy;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
