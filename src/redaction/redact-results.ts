@@ -5,6 +5,7 @@
 
 import type { CallError, Diagnostic, JsonValue, RedactionCounts, RunError, RunResult } from "../contract.js";
 import type { RedactionLocation, TraceBus } from "../trace/trace-events.js";
+import { redactEmbeddedJsonStrings } from "./embedded-json-strings.js";
 import { countByKind, type RedactedText, type Redaction, type Redactor } from "./redactor.js";
 
 /** Most `redaction` trace events for one result; the result's counts stay exact beyond it. */
@@ -78,7 +79,10 @@ export function redactRunError(
 ): { readonly error: RunError; readonly redactions: readonly LocatedRedaction[] } {
   const found: LocatedRedaction[] = [];
   let redacted = error;
-  const message = redactCutHeads(redactor.redactText(error.message), CUT_ERROR_TEXT);
+  const message = redactCutHeads(
+    redactEmbeddedJsonStrings(redactor, redactor.redactText(error.message)),
+    CUT_ERROR_TEXT,
+  );
   if (message.kinds.length > 0) {
     redacted = { ...redacted, message: message.text };
     for (const kind of message.kinds) found.push({ kind, path: "error.message", location: "program-error" });
@@ -121,12 +125,16 @@ const CUT_LINE = /([A-Za-z0-9_\-+/=.]{8,})(… \[line cut at \d+ characters\])$/
 /**
  * How `capErrorText` marks an error text it cut, anywhere in a run's message: the guest cuts a
  * program's error before the host sees it, and the host adds the failing line after the marker.
+ * Heads from 4 characters: the host's cut, which leaves room for that line, can fall 4 into a token.
  */
-const CUT_ERROR_TEXT = /([A-Za-z0-9_\-+/=.]{8,})(… \[cut: \d+ characters in all\])/g;
+const CUT_ERROR_TEXT = /([A-Za-z0-9_\-+/=.]{4,})(… \[cut: \d+ characters in all\])/g;
 
-/** A log line redacted, and a token's head left at the sandbox's cut (see redactCutHeads). */
+/**
+ * A log line redacted, inside the JSON string literals the guest prints objects with too, and a
+ * token's head left at the sandbox's cut (see redactCutHeads).
+ */
 function redactCutLine(redactor: Redactor, line: string): RedactedText {
-  return redactCutHeads(redactor.redactText(line), CUT_LINE);
+  return redactCutHeads(redactEmbeddedJsonStrings(redactor, redactor.redactText(line)), CUT_LINE);
 }
 
 /**
