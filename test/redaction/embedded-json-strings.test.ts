@@ -18,7 +18,7 @@ describe("redactEmbeddedJsonStrings", () => {
       expect(redacted.text, canary.kind).not.toContain(canary.secret);
     }
     expect(redacted.text.startsWith('result: {"lines":["GITHUB_TOKEN=[REDACTED:github-token]"')).toBe(true);
-    expect(redacted.text.endsWith("\"]} (done)")).toBe(true);
+    expect(redacted.text.endsWith('"]} (done)')).toBe(true);
     // Still JSON where it was.
     expect(() => JSON.parse(redacted.text.slice(8, -7))).not.toThrow();
   });
