@@ -100,7 +100,9 @@ export class Redactor {
   /** Whether a known secret's base64 form occurs in a wrapped base64 block of `text` once its lines are joined. */
   #mayMatchWrapped(text: string, newline: "\n" | "\\n"): boolean {
     if (!this.#joinsWrappedBase64) return false;
-    return findWrappedBase64(text, newline).some((block) => this.#scanner.mayMatch(block.joined));
+    const blocks = findWrappedBase64(text, newline);
+    // One pass over every block; a line break between two blocks keeps a match from spanning them.
+    return blocks.length > 0 && this.#scanner.mayMatch(blocks.map((block) => block.joined).join("\n"));
   }
 
   /** `text` with every secret replaced by `[REDACTED:<kind>]`; the same string when none was found. */
