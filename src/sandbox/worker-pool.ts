@@ -9,8 +9,14 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { SwitchyardError, messageOf } from "../errors.js";
 import { loadGuestRuntimeSource } from "./guest-runtime-source.js";
-import type { GuestBindings } from "./isolate-pool.js";
-import type { SandboxExecution, SandboxExecutor, SandboxJob, SandboxOutcome } from "./sandbox-executor.js";
+import { loadIsolatedVm } from "./load-isolated-vm.js";
+import type {
+  GuestBindings,
+  SandboxExecution,
+  SandboxExecutor,
+  SandboxJob,
+  SandboxOutcome,
+} from "./sandbox-executor.js";
 import { BINDING_CROSSINGS, FrameBatcher, type HostFrame, type WorkerFrame } from "./worker-protocol.js";
 
 export interface WorkerPoolOptions {
@@ -59,6 +65,8 @@ export class WorkerPool implements SandboxExecutor {
         `WorkerPool size must be an integer of 1 or more, got ${options.size}.`,
       );
     }
+    // The workers load isolated-vm from the same install: fail here, in one line, rather than in each worker.
+    loadIsolatedVm();
     this.size = options.size;
     this.#slots = Array.from({ length: options.size }, () => undefined);
     this.#onWorkerExit = options.onWorkerExit;
