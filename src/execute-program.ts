@@ -12,7 +12,7 @@ import { checkTypes, refusalOf, UNCHECKED } from "./program/check-types.js";
 import { encodeProgramInput } from "./program/program-input.js";
 import type { RunContract } from "./program/run-contract.js";
 import type { TypeChecker } from "./program/type-checker.js";
-import { redactRunError, redactRunResult } from "./redaction/redact-results.js";
+import { redactDiagnostics, redactRunError, redactRunResult } from "./redaction/redact-results.js";
 import type { Redactor } from "./redaction/redactor.js";
 import type { CatalogSnapshot } from "./registry/tool-registry.js";
 import { capRunError, failedRunResult, runProgram, type RunLimits } from "./sandbox/run-program.js";
@@ -215,14 +215,15 @@ export async function checkProgram(
     // A check without an input checks the program alone; a run without one is refused by its schema.
     missingInputFails: false,
   });
-  if (prepared.ok) return { ok: true, warnings: prepared.warnings };
-  // As the run's error leaves it: within the message limit, and redacted.
+  // As the run's error and warnings leave it: within the message limit, and redacted.
+  const { redactor } = context;
+  const warnings =
+    redactor === undefined
+      ? prepared.warnings
+      : redactDiagnostics(redactor, prepared.warnings, "warnings", "program-warnings").diagnostics;
+  if (prepared.ok) return { ok: true, warnings };
   const error = capRunError(prepared.error);
-  return {
-    ok: false,
-    error: context.redactor === undefined ? error : redactRunError(context.redactor, error).error,
-    warnings: prepared.warnings,
-  };
+  return { ok: false, error: redactor === undefined ? error : redactRunError(redactor, error).error, warnings };
 }
 
 /** Steps 1 to 6 of a run. */

@@ -15,6 +15,7 @@ import {
 } from "./contract.js";
 import { messageOf, ToolError } from "./errors.js";
 import type { Approver, PermissionGate } from "./permissions/permission-gate.js";
+import { capOutsideSecrets } from "./redaction/cap-outside-secrets.js";
 import { emitRedactions, redactCallError, type LocatedRedaction } from "./redaction/redact-results.js";
 import { countByKind, type Redactor } from "./redaction/redactor.js";
 import type { ToolContext, ToolDefinition } from "./registry/define-tool.js";
@@ -33,7 +34,6 @@ import type { RateLimitBucket, RateLimitReservation } from "./scheduler/rate-lim
 import type { LockReservation } from "./scheduler/lock-table.js";
 import type { ToolScheduler } from "./scheduler/tool-scheduler.js";
 import type { TraceBus } from "./trace/trace-events.js";
-import { capErrorText } from "../runtime/wire.js";
 
 /** Everything a call needs from its session and run. */
 export interface PipelineContext {
@@ -444,11 +444,18 @@ class CallRun {
     return this.call.caller !== "program" && this.#tool.redaction !== false ? this.context.redactor : undefined;
   }
 
-  /** A tool's throw as an outcome; for a direct call redacted before its message is cut to length. */
+  /**
+   * A tool's throw as an outcome; for a direct call redacted before its message is cut to length.
+   * A program's call keeps the message whole, cut outside any secret: the run's error is
+   * redacted later, and a secret cut in two would no longer be recognised there.
+   */
   #thrown(error: unknown): PipelineResult {
     const parts = errorParts(error);
     const redactor = this.#redactor();
-    if (redactor === undefined) return this.#end(failedOutcome(this.call, parts.code, parts.message, parts.details));
+    if (redactor === undefined) {
+      const { code, message, details } = parts;
+      return this.#end(failedOutcome(this.call, code, message, details, this.context.redactor));
+    }
     // Cutting first could leave the head of a token that no rule recognises any more.
     const redacted = redactCallError(redactor, parts);
     (this.#redactions ??= []).push(...redacted.redactions);
@@ -661,16 +668,20 @@ function errorParts(error: unknown): CallError {
   return { code: "TOOL_ERROR", message };
 }
 
-/** A failed outcome for `call`, its message capped at `MAX_CALL_ERROR_MESSAGE_CHARS`. */
+/**
+ * A failed outcome for `call`, its message capped at `MAX_CALL_ERROR_MESSAGE_CHARS`; with a
+ * redactor, the cut never falls inside a secret (see capOutsideSecrets).
+ */
 export function failedOutcome(
   call: ToolCall,
   code: CallErrorCode | ToolDefinedCode,
   message: string,
   details?: CallError["details"],
+  redactor?: Redactor,
 ): ToolOutcome {
   const error: CallError = {
     code,
-    message: capErrorText(message, MAX_CALL_ERROR_MESSAGE_CHARS),
+    message: capOutsideSecrets(message, MAX_CALL_ERROR_MESSAGE_CHARS, redactor),
     ...(details === undefined ? {} : { details }),
   };
   return { callId: call.id, tool: call.tool, status: statusForCode(code), error };

@@ -124,7 +124,11 @@ export class Switchyard {
     this.#permissions = new PermissionGate(options.permissions);
     this.#scheduler = new ToolScheduler(options.scheduler);
     this.registry = new ToolRegistry(withResultReader(options.tools ?? [], this.#spill));
-    this.observedTypes = options.observedTypes === false ? undefined : new ObservedOutputTypes(options.observedTypes);
+    const redactor = this.#redactor;
+    // A key the model may not read is not recorded: observed types reach declarations and the file.
+    const showKey = redactor === undefined ? undefined : (key: string) => redactor.redactText(key).kinds.length === 0;
+    this.observedTypes =
+      options.observedTypes === false ? undefined : new ObservedOutputTypes(options.observedTypes, showKey);
     this.discovery = new Discovery(
       options.discovery,
       (name) => this.offers(name),

@@ -86,7 +86,14 @@ export interface ProgramEndEvent {
 }
 
 /** Where a redacted secret was: a direct call's result or error, or a program's output, logs or error. */
-export type RedactionLocation = "call-result" | "call-error" | "program-output" | "program-logs" | "program-error";
+export type RedactionLocation =
+  | "call-result"
+  | "call-error"
+  | "program-output"
+  | "program-logs"
+  | "program-error"
+  | "program-warnings"
+  | "program-calls";
 
 /** One secret replaced by `[REDACTED:<kind>]` before reaching a model; never carries the value. */
 export interface RedactionEvent {
