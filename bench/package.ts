@@ -10,12 +10,15 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { benchConditions, currentLoad, writeBenchResult } from "./bench-result.js";
 import { median } from "./stats.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const CORE_IMPORT_TARGET_MS = 250;
 const FOOTPRINT_TARGET_MB = 100;
 const FOOTPRINT_BEFORE_MB = 176;
+const HELP_TARGET_MS = 300;
+const RUN_TARGET_MS = 1_500;
 const OPTIONAL_PEERS = ["@anthropic-ai/sdk@1.14.0", "openai@6.49.0", "gpt-tokenizer@4.0.0"];
 
 interface Options {
@@ -96,6 +99,48 @@ function table(rows: readonly (readonly string[])[]): string {
   ].join("\n");
 }
 
+// --- The installed command: `switchyard --help` and a first run, each a fresh process ---------
+
+interface CommandTimings {
+  /** Wall times of `switchyard --help`, whole process, in ms. */
+  readonly help: number[];
+  /** `switchyard run` of `return 1` with the type check on, tools from a JavaScript module. */
+  readonly runJs: number[];
+  /** The same with the tools in a TypeScript module (tsx loads it). */
+  readonly runTs: number[];
+}
+
+const TOOL_MODULE = `export const tools = [{
+  name: "echo.say",
+  description: "Says its text back.",
+  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  effect: "read",
+  execute: (input) => input.text,
+}];
+`;
+
+/** Times the installed `switchyard` command in `project`: --help and a type-checked `return 1`. */
+function timeCommands(project: string, runs: number): CommandTimings {
+  writeFileSync(join(project, "return-1.ts"), "return 1;\n");
+  writeFileSync(join(project, "bench-tools.mjs"), TOOL_MODULE);
+  writeFileSync(join(project, "bench-tools.ts"), TOOL_MODULE.replace("(input) =>", "(input: { text: string }) =>"));
+  const bin = join(project, "node_modules", ".bin", "switchyard");
+  const wall = (args: readonly string[]): number => {
+    const started = performance.now();
+    const output = sh(bin, args, project);
+    const elapsed = performance.now() - started;
+    if (args[0] === "run" && !/^output:\n {2}1$/m.test(output)) throw new Error(`unexpected output: ${output}`);
+    return elapsed;
+  };
+  const timings: CommandTimings = { help: [], runJs: [], runTs: [] };
+  for (let round = 0; round < runs; round++) {
+    timings.help.push(wall(["--help"]));
+    timings.runJs.push(wall(["run", "return-1.ts", "--tools", "./bench-tools.mjs", "--type-check", "error"]));
+    timings.runTs.push(wall(["run", "return-1.ts", "--tools", "./bench-tools.ts", "--type-check", "error"]));
+  }
+  return timings;
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const work = mkdtempSync(join(tmpdir(), "switchyard-bench-package-"));
@@ -111,7 +156,10 @@ async function main(): Promise<void> {
     execFileSync("mkdir", ["-p", project]);
     writeFileSync(join(project, "package.json"), '{ "name": "bench-package", "private": true, "type": "module" }\n');
     console.log("installing the tarball alone (isolated-vm builds from source)...");
+    const startLoad = currentLoad();
+    const installStarted = performance.now();
     sh("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", tarball], project);
+    const installMs = performance.now() - installStarted;
     const modules = join(project, "node_modules");
     const coreMb = megabytes(modules);
     const largest = largestPackages(modules, 8);
@@ -123,6 +171,8 @@ async function main(): Promise<void> {
       timings.core.push(timeImport(project, core));
       timings.agent.push(timeImport(project, agent));
     }
+
+    const commands = timeCommands(project, Math.min(options.runs, 5));
 
     console.log("installing the optional peers...");
     sh("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...OPTIONAL_PEERS], project);
@@ -176,6 +226,48 @@ async function main(): Promise<void> {
       `\ncore import ${round(coreMs)} ms (target ≤ ${CORE_IMPORT_TARGET_MS}), /agent ${round(median(timings.agent.map((run) => run.importMs)))} ms; ` +
         `install ${coreMb.toFixed(1)} MB without optional peers (target ≤ ${FOOTPRINT_TARGET_MB}, was ${FOOTPRINT_BEFORE_MB})`,
     );
+    const helpMs = median(commands.help);
+    const runJsMs = median(commands.runJs);
+    const runTsMs = median(commands.runTs);
+    console.log(`\nThe installed command, whole process, medians of ${commands.help.length} rounds:\n`);
+    console.log(
+      table([
+        ["command", "wall", "target"],
+        ["`switchyard --help`", `${round(helpMs)} ms`, `≤ ${HELP_TARGET_MS} ms`],
+        [
+          "`switchyard run` of `return 1`, type check on, tools in a .mjs",
+          `${round(runJsMs)} ms`,
+          `≤ ${RUN_TARGET_MS} ms`,
+        ],
+        ["the same, tools in a .ts module (tsx loads it)", `${round(runTsMs)} ms`, ""],
+      ]),
+    );
+    const conditions = benchConditions(startLoad);
+    const written = writeBenchResult(
+      "package",
+      conditions,
+      {
+        "install-seconds": `${Math.round(installMs / 1000)} s`,
+        "install-mb": `${coreMb.toFixed(1)} MB`,
+        "install-with-peers-mb": `${withPeersMb.toFixed(1)} MB`,
+        "core-import-ms": `${round(coreMs)} ms`,
+        "core-import-cpu-ms": `${round(median(timings.core.map((run) => run.cpuMs)))} ms`,
+        "agent-import-ms": `${round(median(timings.agent.map((run) => run.importMs)))} ms`,
+        "agent-import-cpu-ms": `${round(median(timings.agent.map((run) => run.cpuMs)))} ms`,
+        "previous-root-import-ms": `${round(median(previousRoot.map((run) => run.importMs)))} ms`,
+        "previous-root-import-cpu-ms": `${round(median(previousRoot.map((run) => run.cpuMs)))} ms`,
+        "help-ms": `${round(helpMs)} ms`,
+        "run-return-1-ms": `${round(runJsMs)} ms`,
+        "run-return-1-ts-tools-ms": `${round(runTsMs)} ms`,
+        rounds: String(options.runs),
+        "command-rounds": String(commands.help.length),
+      },
+      [
+        "Measured offline: npm could not fetch isolated-vm's prebuilt binary, so the install time includes compiling it from source (most of it).",
+        "Imports: medians of fresh `node --no-node-snapshot` processes, rounds interleaved; commands: the installed `switchyard` bin, whole process.",
+      ],
+    );
+    console.log(`\nresult: ${written}`);
     if (options.keep) console.log(`kept: ${work}`);
   } finally {
     if (!options.keep) rmSync(work, { recursive: true, force: true });
