@@ -68,6 +68,8 @@ describe("README.md and docs/*.md", () => {
       "shell",
       "output",
       "file app.ts",
+      "shell",
+      "output",
     ]);
     const { version } = require("../../package.json") as { version: string };
     expect(steps[0]?.text).toContain(`switchyard-runtime-${version}.tgz`);
