@@ -3,10 +3,12 @@
 // node_modules footprint, then times imports in fresh processes, side by side and interleaved:
 // the core, `/agent`, and the core plus what the root import used to load (both provider SDKs
 // and the tokenizer, installed afterwards as the optional peers). Medians of --runs rounds.
-// Run: npm run bench:package [-- --tarball <file>] [--runs <n>] [--keep]
+// The installed command's start (`--help`, a first `run`) is its own row and result file; rerun it
+// alone against an existing install with --commands-only <project>.
+// Run: npm run bench:package [-- --tarball <file>] [--runs <n>] [--keep] [--commands-only <project>]
 
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,19 +24,25 @@ const RUN_TARGET_MS = 1_500;
 const OPTIONAL_PEERS = ["@anthropic-ai/sdk@1.14.0", "openai@6.49.0", "gpt-tokenizer@4.0.0"];
 
 interface Options {
+  /** Time only the installed command in this project (an install of the tarball), nothing else. */
+  commandsOnly: string | undefined;
   tarball: string | undefined;
   runs: number;
   keep: boolean;
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { tarball: undefined, runs: 9, keep: false };
+  const options: Options = { commandsOnly: undefined, tarball: undefined, runs: 9, keep: false };
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index];
     if (argument === "--tarball") options.tarball = argv[++index];
     else if (argument === "--runs") options.runs = Number(argv[++index]);
     else if (argument === "--keep") options.keep = true;
-    else throw new Error(`Unknown option ${argument}; options: --tarball <file>, --runs <n>, --keep`);
+    else if (argument === "--commands-only") options.commandsOnly = argv[++index];
+    else
+      throw new Error(
+        `Unknown option ${argument}; options: --tarball <file>, --runs <n>, --keep, --commands-only <project>`,
+      );
   }
   if (!Number.isInteger(options.runs) || options.runs < 1) throw new Error("--runs needs a positive integer");
   return options;
@@ -101,13 +109,20 @@ function table(rows: readonly (readonly string[])[]): string {
 
 // --- The installed command: `switchyard --help` and a first run, each a fresh process ---------
 
+interface CommandTiming {
+  /** Wall time of the whole process, in ms. */
+  readonly wallMs: number;
+  /** CPU time (user + system) of the process and its children, in ms: steadier on a busy machine. */
+  readonly cpuMs: number;
+}
+
 interface CommandTimings {
-  /** Wall times of `switchyard --help`, whole process, in ms. */
-  readonly help: number[];
+  /** `switchyard --help`. */
+  readonly help: CommandTiming[];
   /** `switchyard run` of `return 1` with the type check on, tools from a JavaScript module. */
-  readonly runJs: number[];
+  readonly runJs: CommandTiming[];
   /** The same with the tools in a TypeScript module (tsx loads it). */
-  readonly runTs: number[];
+  readonly runTs: CommandTiming[];
 }
 
 const TOOL_MODULE = `export const tools = [{
@@ -125,24 +140,79 @@ function timeCommands(project: string, runs: number): CommandTimings {
   writeFileSync(join(project, "bench-tools.mjs"), TOOL_MODULE);
   writeFileSync(join(project, "bench-tools.ts"), TOOL_MODULE.replace("(input) =>", "(input: { text: string }) =>"));
   const bin = join(project, "node_modules", ".bin", "switchyard");
-  const wall = (args: readonly string[]): number => {
+  // GNU time reports the CPU of the command and every process it waited for (the re-executed Node).
+  const measure = (args: readonly string[]): CommandTiming => {
+    const report = join(project, ".time");
     const started = performance.now();
-    const output = sh(bin, args, project);
-    const elapsed = performance.now() - started;
+    const output = sh("/usr/bin/time", ["-o", report, "-f", "%U %S", bin, ...args], project);
+    const wallMs = performance.now() - started;
     if (args[0] === "run" && !/^output:\n {2}1$/m.test(output)) throw new Error(`unexpected output: ${output}`);
-    return elapsed;
+    const [user, system] = readFileSync(report, "utf8").trim().split(/\s+/).slice(-2).map(Number);
+    return { wallMs, cpuMs: ((user ?? Number.NaN) + (system ?? Number.NaN)) * 1000 };
   };
   const timings: CommandTimings = { help: [], runJs: [], runTs: [] };
   for (let round = 0; round < runs; round++) {
-    timings.help.push(wall(["--help"]));
-    timings.runJs.push(wall(["run", "return-1.ts", "--tools", "./bench-tools.mjs", "--type-check", "error"]));
-    timings.runTs.push(wall(["run", "return-1.ts", "--tools", "./bench-tools.ts", "--type-check", "error"]));
+    timings.help.push(measure(["--help"]));
+    timings.runJs.push(measure(["run", "return-1.ts", "--tools", "./bench-tools.mjs", "--type-check", "error"]));
+    timings.runTs.push(measure(["run", "return-1.ts", "--tools", "./bench-tools.ts", "--type-check", "error"]));
   }
   return timings;
 }
 
+/** Prints the command row and writes bench/results/package-command.json (its own file: it can be rerun alone). */
+function reportCommands(commands: CommandTimings, startLoad: number): void {
+  const wall = (runs: readonly CommandTiming[]): number => median(runs.map((run) => run.wallMs));
+  const cpu = (runs: readonly CommandTiming[]): number => median(runs.map((run) => run.cpuMs));
+  console.log(`\nThe installed command, whole process, medians of ${commands.help.length} rounds:\n`);
+  console.log(
+    table([
+      ["command", "wall", "CPU", "target"],
+      [
+        "`switchyard --help`",
+        `${round(wall(commands.help))} ms`,
+        `${round(cpu(commands.help))} ms`,
+        `≤ ${HELP_TARGET_MS} ms`,
+      ],
+      [
+        "`switchyard run` of `return 1`, type check on, tools in a .mjs",
+        `${round(wall(commands.runJs))} ms`,
+        `${round(cpu(commands.runJs))} ms`,
+        `≤ ${RUN_TARGET_MS} ms`,
+      ],
+      [
+        "the same, tools in a .ts module (tsx loads it)",
+        `${round(wall(commands.runTs))} ms`,
+        `${round(cpu(commands.runTs))} ms`,
+        "",
+      ],
+    ]),
+  );
+  const written = writeBenchResult(
+    "package-command",
+    benchConditions(startLoad),
+    {
+      "help-ms": `${round(wall(commands.help))} ms`,
+      "help-cpu-ms": `${round(cpu(commands.help))} ms`,
+      "run-return-1-ms": `${round(wall(commands.runJs))} ms`,
+      "run-return-1-cpu-ms": `${round(cpu(commands.runJs))} ms`,
+      "run-return-1-ts-tools-ms": `${round(wall(commands.runTs))} ms`,
+      "run-return-1-ts-tools-cpu-ms": `${round(cpu(commands.runTs))} ms`,
+      rounds: String(commands.help.length),
+    },
+    [
+      "The installed `switchyard` bin from a fresh install of the packed tarball, whole process; CPU is the process's and its children's (GNU time).",
+    ],
+  );
+  console.log(`result: ${written}`);
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.commandsOnly !== undefined) {
+    const startLoad = currentLoad();
+    reportCommands(timeCommands(options.commandsOnly, Math.min(options.runs, 5)), startLoad);
+    return;
+  }
   const work = mkdtempSync(join(tmpdir(), "switchyard-bench-package-"));
   try {
     let tarball = options.tarball;
@@ -226,22 +296,7 @@ async function main(): Promise<void> {
       `\ncore import ${round(coreMs)} ms (target ≤ ${CORE_IMPORT_TARGET_MS}), /agent ${round(median(timings.agent.map((run) => run.importMs)))} ms; ` +
         `install ${coreMb.toFixed(1)} MB without optional peers (target ≤ ${FOOTPRINT_TARGET_MB}, was ${FOOTPRINT_BEFORE_MB})`,
     );
-    const helpMs = median(commands.help);
-    const runJsMs = median(commands.runJs);
-    const runTsMs = median(commands.runTs);
-    console.log(`\nThe installed command, whole process, medians of ${commands.help.length} rounds:\n`);
-    console.log(
-      table([
-        ["command", "wall", "target"],
-        ["`switchyard --help`", `${round(helpMs)} ms`, `≤ ${HELP_TARGET_MS} ms`],
-        [
-          "`switchyard run` of `return 1`, type check on, tools in a .mjs",
-          `${round(runJsMs)} ms`,
-          `≤ ${RUN_TARGET_MS} ms`,
-        ],
-        ["the same, tools in a .ts module (tsx loads it)", `${round(runTsMs)} ms`, ""],
-      ]),
-    );
+    reportCommands(commands, startLoad);
     const conditions = benchConditions(startLoad);
     const written = writeBenchResult(
       "package",
@@ -256,15 +311,11 @@ async function main(): Promise<void> {
         "agent-import-cpu-ms": `${round(median(timings.agent.map((run) => run.cpuMs)))} ms`,
         "previous-root-import-ms": `${round(median(previousRoot.map((run) => run.importMs)))} ms`,
         "previous-root-import-cpu-ms": `${round(median(previousRoot.map((run) => run.cpuMs)))} ms`,
-        "help-ms": `${round(helpMs)} ms`,
-        "run-return-1-ms": `${round(runJsMs)} ms`,
-        "run-return-1-ts-tools-ms": `${round(runTsMs)} ms`,
         rounds: String(options.runs),
-        "command-rounds": String(commands.help.length),
       },
       [
         "Measured offline: npm could not fetch isolated-vm's prebuilt binary, so the install time includes compiling it from source (most of it).",
-        "Imports: medians of fresh `node --no-node-snapshot` processes, rounds interleaved; commands: the installed `switchyard` bin, whole process.",
+        "Imports: medians of fresh `node --no-node-snapshot` processes, rounds interleaved.",
       ],
     );
     console.log(`\nresult: ${written}`);
