@@ -48,10 +48,21 @@ function oneLine(message: string, code: string, details: unknown): string {
   const written = Array.isArray(stderr) ? stderr.filter((line) => typeof line === "string" && line.trim() !== "") : [];
   const last = written.at(-1) as string | undefined;
   if (code === "SOURCE_START_FAILED" && last !== undefined) {
-    return `${lines[0]} Its stderr ended with: ${JSON.stringify(last.trim().slice(0, 200))}`;
+    return escapeControls(`${lines[0]} Its stderr ended with: ${JSON.stringify(last.trim().slice(0, 200))}`);
   }
   // Several lines of one kind (one per failed server): joined, so each still shows.
-  return lines.filter((line) => line !== "").join(" ");
+  return escapeControls(lines.filter((line) => line !== "").join(" "));
+}
+
+/**
+ * Control characters written as escapes: a message may quote a config key, a path or a server's
+ * words, and an escape sequence in one must not recolour, move or clear the user's terminal.
+ */
+function escapeControls(text: string): string {
+  return text.replace(
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /**

@@ -7,6 +7,7 @@ import type { SchemaViolation } from "../schema/schema-validator.js";
 import { CONFIG_SCHEMA } from "./config-schema.js";
 
 const UNKNOWN_KEY = /^no such property/;
+const MAX_KEY_LENGTH = 64;
 
 /** `<label> is not a valid Switchyard config: /a: ...; /b: ...` (one line; see the module comment). */
 export function describeConfigViolations(label: string, violations: readonly SchemaViolation[]): string {
@@ -28,6 +29,8 @@ export function describeConfigViolations(label: string, violations: readonly Sch
 
 /** The known key closest to `key` by edit distance (case-insensitive), if close enough to be a typo. */
 export function closestKey(key: string, known: readonly string[]): string | undefined {
+  // No config key is this long: a huge one is not a typo, and comparing it would cost its length.
+  if (key.length > MAX_KEY_LENGTH) return undefined;
   const lower = key.toLowerCase();
   // A typo is a slip or two, not a different word: at most a third of the key, at most 3 edits.
   const limit = Math.min(3, Math.max(1, Math.floor(key.length / 3)));

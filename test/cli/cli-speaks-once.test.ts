@@ -150,3 +150,15 @@ describe("switchyard demo", () => {
     expect(result.output.candidates).toHaveLength(8);
   }, 60_000);
 });
+
+describe("switchyard: hostile text in a mistake", () => {
+  it("prints a config key with a newline and a terminal escape as escapes, on one line", async () => {
+    const program = write("p.ts", "return 1;");
+    const config = write("hostile.config.json", JSON.stringify({ ["to\u001b[2J\nols"]: [], ["x".repeat(100_000)]: 1 }));
+    const finished = await run(["run", program, "--config", config]);
+    expectOneLine(finished, /unknown key/);
+    expect(finished.stderr).not.toContain("\u001b");
+    expect(finished.stderr).toContain("\\u001b[2J");
+    expect(finished.stderr.length).toBeLessThan(250_000);
+  });
+});
