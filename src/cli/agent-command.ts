@@ -3,34 +3,13 @@
 // command runs, does the work. Keys come from the environment, never from flags.
 
 import { Option, type Command } from "commander";
-import type { AgentMode } from "../agent/agent-toolset.js";
-import type { ProgressOutput } from "./agent-progress.js";
+import type { AgentMode } from "../agent/model-adapter.js";
+import type { AgentCommandIO, AgentCommandOptions } from "./run-agent-command.js";
 
 /** The loop's modes, for `--mode`'s choices without loading the agent code (a test holds it to AGENT_MODES). */
 export const CLI_AGENT_MODES = ["direct", "programmatic", "hybrid", "hosted"] as const satisfies readonly AgentMode[];
 
-/** Where the command reads and writes; the process's own streams unless a test swaps them. */
-export interface AgentCommandIO {
-  readonly stdout: ProgressOutput;
-  readonly stderr: ProgressOutput;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly setExitCode: (code: number) => void;
-}
-
-/** The parsed flags of `agent`. */
-export interface AgentCommandOptions {
-  readonly provider: "anthropic" | "openai" | "openai-responses";
-  readonly model?: string;
-  readonly pricing?: string;
-  readonly mode: AgentMode;
-  readonly tools?: string[];
-  readonly config?: string;
-  readonly transcript?: string;
-  readonly baseUrl?: string;
-  readonly maxSteps: string;
-  readonly maxTokens: string;
-  readonly stream?: boolean;
-}
+export type { AgentCommandIO, AgentCommandOptions } from "./run-agent-command.js";
 
 /** Registers `agent` on `program`. */
 export function registerAgentCommand(program: Command, io: AgentCommandIO = processIO()): Command {

@@ -3,7 +3,7 @@
 
 import { writeFile } from "node:fs/promises";
 import { createAnthropicAdapter } from "../agent/anthropic-adapter.js";
-import type { ModelAdapter } from "../agent/model-adapter.js";
+import type { AgentMode, ModelAdapter } from "../agent/model-adapter.js";
 import {
   createPriceTable,
   describePriceRow,
@@ -21,11 +21,33 @@ import { SwitchyardError } from "../errors.js";
 import type { ToolDefinition } from "../registry/define-tool.js";
 import { loadToolModule } from "../sources/load-tool-module.js";
 import { Switchyard } from "../switchyard.js";
-import { createAgentProgressView, formatUsage } from "./agent-progress.js";
-import type { AgentCommandIO, AgentCommandOptions } from "./agent-command.js";
+import { createAgentProgressView, formatUsage, type ProgressOutput } from "./agent-progress.js";
 import { approveOnTerminal } from "./terminal-approver.js";
 import { assertWritableFile } from "./cli-error.js";
 import { processInterrupts } from "./process-interrupts.js";
+
+/** Where the command reads and writes; the process's own streams unless a test swaps them. */
+export interface AgentCommandIO {
+  readonly stdout: ProgressOutput;
+  readonly stderr: ProgressOutput;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly setExitCode: (code: number) => void;
+}
+
+/** The parsed flags of `agent`. */
+export interface AgentCommandOptions {
+  readonly provider: "anthropic" | "openai" | "openai-responses";
+  readonly model?: string;
+  readonly pricing?: string;
+  readonly mode: AgentMode;
+  readonly tools?: string[];
+  readonly config?: string;
+  readonly transcript?: string;
+  readonly baseUrl?: string;
+  readonly maxSteps: string;
+  readonly maxTokens: string;
+  readonly stream?: boolean;
+}
 
 const PROVIDER_ENV = {
   anthropic: { key: "ANTHROPIC_API_KEY", baseURL: "ANTHROPIC_BASE_URL" },
