@@ -282,4 +282,32 @@ if [ -n "${CONSUMER_SUMMARY:-}" ]; then
     "$quick_start" "ok" "$frameworks" >>"$CONSUMER_SUMMARY"
 fi
 
+# --- The README's quick start, followed literally (issue 29) -------------------------------------
+# Its marked steps, in order, in a fresh folder beside the tarball: the commands as written, the
+# files as written, and each command's output compared with the output the README shows (only
+# the times, `<n> ms`, may differ). A README that drifts from the package fails here.
+step "the README's quick start, followed literally in a fresh folder"
+quick="$work/quick-start"
+mkdir -p "$quick/steps"
+(cd "$repo" && node --import tsx test/readme/readme-blocks.ts --quick-start "$quick/steps") >"$quick/steps.list"
+cp "$tarball" "$quick/"
+script="$quick/follow.sh"
+printf 'set -euo pipefail\ncd %q\n' "$quick" >"$script"
+pending=""
+while read -r kind name; do
+  case "$kind" in
+    file) printf 'cp %q .\n' "$quick/steps/$name" >>"$script" ;;
+    shell) pending="$quick/steps/$name"; printf '{ . %q; } >%q\n' "$pending" "$pending.out" >>"$script" ;;
+    output) printf '%s %s\n' "$pending.out" "$quick/steps/$name" >>"$quick/compare.list" ;;
+  esac
+done <"$quick/steps.list"
+bash "$script" || fail "a quick-start step failed (see $script)"
+normalize() { sed -E 's/[0-9]+ ms/<n> ms/g' "$1"; }
+while read -r actual expected; do
+  if ! diff <(normalize "$expected") <(normalize "$actual"); then
+    fail "the quick start printed something else than the README shows ($(basename "$expected"))"
+  fi
+done <"$quick/compare.list"
+echo "quick start: $(grep -c . "$quick/compare.list") outputs as the README shows them"
+
 step "passed"

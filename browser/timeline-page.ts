@@ -3,6 +3,7 @@
 // concurrency slot, details on hover and click, totals, and the program's source with its
 // failing lines marked. Runs offline: no network, no libraries, nothing but this page's DOM.
 
+import { axisTicks } from "./axis-ticks.js";
 import type { TimelineCall, TimelineCallStatus, TimelineData, TimelineRun } from "./timeline-data.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -109,14 +110,6 @@ function firstCallAt(run: TimelineRun): number {
   );
 }
 
-/** Tick spacing of 1, 2 or 5 times a power of ten, about `count` ticks over `spanMs`. */
-function tickStep(spanMs: number, count: number): number {
-  const raw = spanMs / Math.max(count, 1);
-  const power = 10 ** Math.floor(Math.log10(raw));
-  for (const factor of [1, 2, 5, 10]) if (factor * power >= raw) return factor * power;
-  return 10 * power;
-}
-
 function describeCall(call: TimelineCall, run: TimelineRun): [string, string][] {
   const rows: [string, string][] = [
     ["tool", call.tool],
@@ -172,13 +165,11 @@ function drawTimeline(container: HTMLElement, run: TimelineRun, mode: LaneMode, 
   const chart = svg("svg", { width, height, class: "chart", role: "img" });
   chart.setAttribute("aria-label", `${run.calls.length} calls over ${formatMs(spanMs)}`);
 
-  const step = tickStep(spanMs, Math.floor(plotWidth / 90));
-  const offset = axisStart - run.startedAt;
-  for (let tick = 0; tick <= spanMs + 1e-9; tick += step) {
-    const tickX = x(axisStart + tick);
+  for (const tick of axisTicks(axisStart - run.startedAt, spanMs, Math.floor(plotWidth / 90))) {
+    const tickX = x(axisStart + tick.atMs);
     chart.append(svg("line", { x1: tickX, x2: tickX, y1: AXIS_HEIGHT_PX - 6, y2: height, class: "grid" }));
     const label = svg("text", { x: tickX, y: AXIS_HEIGHT_PX - 10, class: "tick" });
-    label.textContent = `+${formatMs(offset + tick)}`;
+    label.textContent = tick.label;
     chart.append(label);
   }
 

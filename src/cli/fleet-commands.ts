@@ -5,13 +5,12 @@
 import { createWriteStream } from "node:fs";
 import { finished } from "node:stream/promises";
 import { type Command, Option } from "commander";
-import type { JsonValue } from "../contract.js";
+import type { JsonSchema, JsonValue } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
-import { loadConfig } from "../config/load-config.js";
+import type { LoadedConfig } from "../config/load-config.js";
 import { findReferencedNamespaces } from "../permissions/referenced-tools.js";
 import type { SubmittedBatch } from "../fleet/submit-batch.js";
 import type { BatchStatus } from "../fleet/watch-batch.js";
-import { readJsonSchemaFile, readTextFile } from "./read-json-file.js";
 import { assertWritableFile, EXIT_CODES } from "./cli-error.js";
 import { formatBatchSummary, startBatchProgress } from "./batch-progress.js";
 import { formatRunError, formatWarnings } from "./format-run-result.js";
@@ -303,4 +302,17 @@ function nonNegativeInteger(value: string, flag: string): number {
 function startOnlyReferenced(program: string): ((namespace: string) => boolean) | undefined {
   const namespaces = findReferencedNamespaces(program);
   return namespaces === undefined ? undefined : (namespace) => namespaces.includes(namespace);
+}
+
+// The config loader and the JSON readers bring ajv: loaded when a command runs, so `--help` stays light.
+async function loadConfig(path: string): Promise<LoadedConfig> {
+  return (await import("../config/load-config.js")).loadConfig(path);
+}
+
+async function readTextFile(path: string, what: string): Promise<string> {
+  return (await import("./read-json-file.js")).readTextFile(path, what);
+}
+
+async function readJsonSchemaFile(path: string, what: string): Promise<JsonSchema> {
+  return (await import("./read-json-file.js")).readJsonSchemaFile(path, what);
 }
