@@ -60,7 +60,7 @@ export { ToolRegistry, type CatalogSnapshot, type RegisteredTool } from "./regis
 export type { SkippedTool, SourceAttachment } from "./registry/source-attachment.js";
 
 // Tool sources: one contract, attached with registry.attachSource.
-export type { SourceTool, ToolSource, ToolSourceState } from "./sources/tool-source.js";
+export type { SourceTool, ToolSource, ToolSourceState } from "./registry/tool-source.js";
 export { ModuleToolSource, type ModuleToolSourceOptions } from "./sources/module-source.js";
 export { loadToolModule } from "./sources/load-tool-module.js";
 export {

@@ -4,7 +4,6 @@
 // one run would block the next). Spares are prepared while the previous run is busy.
 // How each binding crosses (blocking or not, shared memory for the console) is decided here.
 
-import type ivm from "isolated-vm";
 import {
   CLOSED_GUEST_CONFIG,
   decodeGuestConfig,
@@ -16,45 +15,12 @@ import {
 import { loadGuestRuntimeSource } from "./guest-runtime-source.js";
 import { type IsolatedVmModule, loadIsolatedVm } from "./load-isolated-vm.js";
 import { compileRuntime, WARM_UP_MEMORY_MB, warmRuntimeCodeCache } from "./runtime-code-cache.js";
+import type { PreparedIsolate } from "./prepared-isolate.js";
+import type { GuestBindings } from "./sandbox-executor.js";
 
-/**
- * What the guest runtime reaches on the host: one run's bridge, console sink and limits. Every
- * member takes and returns plain strings (or a promise of one), so the bindings can be
- * forwarded across a process boundary.
- */
-export interface GuestBindings {
-  /**
-   * Starts the calls of an encoded batch (runtime/wire.ts `encodeCallBatch`) and answers with
-   * an encoded answer (`encodeCallAnswers`) of every call ready now. The isolate is blocked
-   * until it answers: it must not wait for a tool, except briefly for a batch answered
-   * `mayWait`. A batch answered `later` does not block (its answer is not read). A promise is
-   * allowed so the answer can come from another process. Batches are taken in the order sent.
-   */
-  submit(batchText: unknown): string | Promise<string>;
-  /** Resolves with an encoded answer of calls that finished since the last answer, once one has. */
-  wait(): Promise<string>;
-  /** One console line; called for every line once the isolate has stopped (see `PreparedIsolate.dispose`). */
-  log(level: unknown, text: unknown): void;
-  /** The run's GuestConfig as JSON. */
-  config(): string;
-}
-
-/**
- * An isolate nobody has run code in yet, with the guest runtime installed. Its References
- * lead to bindings that refuse everything until `bind` attaches one run.
- */
-export interface PreparedIsolate {
-  readonly isolate: ivm.Isolate;
-  readonly context: ivm.Context;
-  bind(bindings: GuestBindings): void;
-  /**
-   * Disposes the isolate (if still alive), hands the console lines it wrote to the bound
-   * `log` (so a run's log is whole however it ended), and releases the References.
-   */
-  dispose(): void;
-}
-
-const INSTALL_SNIPPET = "globalThis.__switchyardInstall($0, $1, $2, $3); delete globalThis.__switchyardInstall;";
+// Returns the guest's receiver of `wait` answers (see `#prepare`).
+const INSTALL_SNIPPET =
+  "const receive = globalThis.__switchyardInstall($0, $1, $2, $3); delete globalThis.__switchyardInstall; return receive;";
 
 const UNBOUND: GuestBindings = {
   submit: () => encodeCallAnswers([]),
@@ -139,9 +105,23 @@ export class IsolatePool {
     let bindings = UNBOUND;
     // The console's shared buffer, sized from the run's limits when the guest first logs.
     let logBuffer: SharedArrayBuffer | undefined;
+    // The guest's receiver of `wait` answers. They are handed to it in a task of their own
+    // rather than through a promise resolved in the isolate: resolving one with isolated-vm's
+    // transferred promise would call a `Promise.prototype.then` the program may have replaced.
+    let receive: ivm.Reference<(answerText: string) => void> | undefined;
+    const answer = (answerText: string): void => {
+      if (receive === undefined || isolate.isDisposed) return;
+      try {
+        receive.applyIgnored(undefined, [answerText]);
+      } catch {
+        // Disposed in the meantime: the run is over and nobody waits for the answer.
+      }
+    };
     const references = [
       new isolatedVm.Reference((batchText: unknown) => bindings.submit(batchText)),
-      new isolatedVm.Reference(() => bindings.wait()),
+      new isolatedVm.Reference(() => {
+        bindings.wait().then(answer, () => answer(encodeCallAnswers([])));
+      }),
       new isolatedVm.Reference(() => {
         logBuffer ??= new SharedArrayBuffer(2 * logBufferUnits(decodeGuestConfig(bindings.config())));
         return new isolatedVm.ExternalCopy(logBuffer).copyInto({ release: true });
@@ -154,6 +134,8 @@ export class IsolatePool {
       if (disposed) return;
       disposed = true;
       for (const reference of references) reference.release();
+      receive?.release();
+      receive = undefined;
       // After the isolate is gone nothing writes any more; a line it was writing is not committed.
       if (logBuffer !== undefined) {
         for (const line of readLogLines(logBuffer, decodeUtf16)) bindings.log(line.level, line.text);
@@ -164,7 +146,7 @@ export class IsolatePool {
       const context = await isolate.createContext();
       const script = await compileRuntime(isolate, source);
       await script.run(context);
-      await context.evalClosure(INSTALL_SNIPPET, references);
+      receive = await context.evalClosure(INSTALL_SNIPPET, references, { result: { reference: true } });
       return {
         isolate,
         context,

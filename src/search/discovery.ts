@@ -12,6 +12,7 @@ import type { CatalogSnapshot, RegisteredTool } from "../registry/tool-registry.
 import type { ObservedType } from "../schema/observed-output-types.js";
 import {
   type DeclarationTool,
+  generateDeclarations,
   generateToolDeclaration,
   generateToolDeclarations,
 } from "../schema/generate-declarations.js";
@@ -131,9 +132,10 @@ export class Discovery {
   }
 
   /**
-   * Searches the catalog: references only, lexical, on the calling thread. A bad regex is
-   * `{ ok: false, error: PATTERN_INVALID }`. For the host's own queries; model and program
-   * queries go through `find`, which cannot stall the event loop.
+   * Searches the catalog: references only, lexical, synchronous. A bad regex, or one that runs
+   * past its deadline on the search worker (the calling thread waits for it, at most the
+   * deadline), is `{ ok: false, error: PATTERN_INVALID }`. For the host's own queries; model and
+   * program queries go through `find`, which does not block the event loop at all.
    */
   search(query: string, options: ToolSearchOptions = {}): SearchResult {
     return this.#search.search(query, options);
@@ -359,6 +361,26 @@ export function declarationToolOf(tool: RegisteredTool, observed?: ObservedType)
       : { observedOutput: { schema: observed.schema, results: observed.results } }),
     ...(tool.definition.inputExamples === undefined ? {} : { inputExamples: tool.definition.inputExamples }),
   };
+}
+
+/** The declaration text of the program-callable tools among `tools`, with their observed types. */
+export function declarationsOf(
+  tools: readonly RegisteredTool[],
+  observed: ReadonlyMap<string, ObservedType> | undefined,
+): string {
+  return generateDeclarations(
+    tools
+      .filter((tool) => tool.definition.callers.includes("program"))
+      .map((tool) => declarationToolOf(tool, observed?.get(tool.definition.name))),
+  );
+}
+
+/** Whether `tool` is declared with an observed output type (it has none of its own, and results came in). */
+export function hasObservedType(
+  tool: RegisteredTool,
+  observed: ReadonlyMap<string, ObservedType> | undefined,
+): boolean {
+  return tool.definition.outputSchema === undefined && observed?.get(tool.definition.name)?.schema.type !== undefined;
 }
 
 // What an embedder sees of a tool: its name, description and parameter names.
