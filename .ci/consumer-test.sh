@@ -58,7 +58,8 @@ for peer in @anthropic-ai/sdk openai gpt-tokenizer; do
   [ ! -e "node_modules/$peer" ] || fail "optional peer $peer was installed"
 done
 echo "node_modules: $(du -sm node_modules | cut -f1) MB (with @types/node), installed in ${install_seconds} s"
-# Which isolated-vm this Node loads, and whether npm compiled it (a build/ folder) or it came prebuilt.
+# Which isolated-vm this Node loads: prebuilt (6.x/7.x ship prebuilds/ and load one unless npm built
+# build/) or built at install (5.x: its install script compiles, or prebuild-install fetches, out/).
 isolate="$(node -e '
 const { createRequire } = require("node:module");
 const { existsSync } = require("node:fs");
@@ -69,7 +70,7 @@ for (const name of ["isolated-vm", "isolated-vm-7"]) {
   try { folder = dirname(fromPackage.resolve(`${name}/package.json`)); } catch { continue; }
   try { fromPackage(name); } catch { continue; }
   const { version } = require(join(folder, "package.json"));
-  console.log(`${name}@${version} ${existsSync(join(folder, "build")) ? "compiled" : "prebuilt"}`);
+  console.log(`${name}@${version} ${existsSync(join(folder, "prebuilds")) && !existsSync(join(folder, "build")) ? "prebuilt" : "built at install"}`);
   process.exit(0);
 }
 console.log("none");')"

@@ -110,7 +110,7 @@ function installNodeLine(major: string): NodeLine {
   return { major, node: join(folder, "node"), env };
 }
 
-/** Which isolated-vm the package loads in `project` under `node`, and whether npm compiled it. */
+/** Which isolated-vm the package loads in `project` under `node`: prebuilt, or built at install (see consumer-test.sh). */
 function isolateOf(project: string, node: string): string {
   const script = `const { createRequire } = require("node:module"); const { existsSync } = require("node:fs");
 const { dirname, join } = require("node:path");
@@ -118,7 +118,7 @@ const load = createRequire(require.resolve("switchyard-runtime/package.json"));
 for (const name of ["isolated-vm", "isolated-vm-7"]) {
   try { load(name); } catch { continue; }
   const folder = dirname(load.resolve(name + "/package.json"));
-  console.log(name + "@" + require(join(folder, "package.json")).version + (existsSync(join(folder, "build")) ? " compiled" : " prebuilt"));
+  console.log(name + "@" + require(join(folder, "package.json")).version + (existsSync(join(folder, "prebuilds")) && !existsSync(join(folder, "build")) ? " prebuilt" : " built at install"));
   process.exit(0);
 }
 console.log("none loads");`;
