@@ -88,7 +88,51 @@ const captured = {
   toolCallErrors: new WeakSet<object>(),
   weakSetHas: WeakSet.prototype.has,
   weakSetAdd: WeakSet.prototype.add,
+  now: Date.now,
+  DateCtor: Date,
+  construct: Reflect.construct,
+  toDateString: Date.prototype.toString,
 };
+
+/**
+ * Makes a durable run's program repeatable: `Date.now()`, `new Date()` and `Date()` read the
+ * run's clock (the time the last answer from the host carried, journaled, so a replay reads the
+ * same values; it does not move while the program computes between crossings, as in Cloudflare
+ * Workers), and `Math.random` is a seeded sfc32 generator whose seed is journaled.
+ */
+function installDeterminism(
+  global: Record<string, unknown>,
+  readClock: () => number,
+  seed: readonly [number, number, number, number],
+): void {
+  const { DateCtor, construct, defineProperty } = captured;
+  const VirtualDate = function (this: unknown, ...args: unknown[]): unknown {
+    if (new.target === undefined) return captured.apply(captured.toDateString, new DateCtor(readClock()), []);
+    return construct(DateCtor, args.length === 0 ? [readClock()] : args, new.target);
+  } as unknown as DateConstructor;
+  defineProperty(VirtualDate, "prototype", { value: DateCtor.prototype });
+  defineProperty(DateCtor.prototype, "constructor", { value: VirtualDate, writable: true, configurable: true });
+  defineProperty(VirtualDate, "now", { value: () => readClock(), writable: true, configurable: true });
+  defineProperty(VirtualDate, "parse", { value: DateCtor.parse, writable: true, configurable: true });
+  defineProperty(VirtualDate, "UTC", { value: DateCtor.UTC, writable: true, configurable: true });
+  defineProperty(global, "Date", { value: VirtualDate, writable: true, configurable: true });
+  let [a, b, c, d] = seed;
+  const random = (): number => {
+    // sfc32 (Chris Doty-Humphrey's small fast chaotic generator): 128 bits of state, no multiply.
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    d >>>= 0;
+    const t = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    return (t >>> 0) / 4294967296;
+  };
+  defineProperty(Math, "random", { value: random, writable: true, configurable: true });
+}
 
 /**
  * Installs `tools`, `console` and the program runner; called once by the host (ahead of the
@@ -196,9 +240,17 @@ function install(
     reject(error);
   };
 
+  // A durable run's clock: the time the last answer carried (see `installDeterminism`).
+  let clockMs = 0;
+  let durable = false;
+  const onClock = (nowMs: number): void => {
+    // Never backwards: a journaled clock replays as it was read.
+    if (nowMs > clockMs) clockMs = nowMs;
+  };
+
   const deliver = (answerText: unknown): void => {
     try {
-      readCallAnswers(answerText as string, settleValue, settleFailure);
+      readCallAnswers(answerText as string, settleValue, settleFailure, onClock);
     } catch {
       // The host only sends answers it encoded; an unreadable one answers nothing.
     }
@@ -341,6 +393,7 @@ function install(
       return enqueue(TIMER_PATH, encodeCall(TIMER_PATH, delay), delay.length);
     },
     reportCallbackError: (error) => log("error", ["Uncaught in a timer callback:", error]),
+    now: () => (durable ? clockMs : captured.now()),
   });
   for (const name of ["sleep", "setTimeout", "clearTimeout"] as const) {
     captured.defineProperty(global, name, { value: timers[name], writable: true, configurable: true });
@@ -362,6 +415,11 @@ function install(
       // The run's input: the program's own copy, bound like a `const` (not writable, not deletable).
       if (captured.hasOwn(config, "input")) {
         captured.defineProperty(global, "input", { value: config.input, writable: false, configurable: false });
+      }
+      if (config.durable !== undefined) {
+        durable = true;
+        clockMs = config.durable.nowMs;
+        installDeterminism(global, () => clockMs, config.durable.seed);
       }
       return new captured.PromiseCtor<unknown>((resolve) => resolve(main())).then(
         (value) =>

@@ -17,6 +17,11 @@ export interface GuestTimerHost {
   requestWake(delayMs: number): Promise<unknown>;
   /** Reports a callback that threw (or whose promise rejected): the program keeps running. */
   reportCallbackError(error: unknown): void;
+  /**
+   * The clock timers are due by, in ms; default the real `Date.now`. A durable run passes its
+   * journaled clock, so a replayed wake-up finds the same timers due.
+   */
+  now?(): number;
 }
 
 export interface GuestTimers {
@@ -35,7 +40,7 @@ interface TimerEntry {
 }
 
 // Captured while the runtime is evaluated, before any program can replace them.
-const now = Date.now;
+const realNow = Date.now;
 const toNumber = Number;
 const isNaNNumber = Number.isNaN;
 const RangeErrorCtor = RangeError;
@@ -49,6 +54,7 @@ const min = Math.min;
 
 /** Builds one run's timers on `host`; see the module comment. */
 export function createGuestTimers(host: GuestTimerHost): GuestTimers {
+  const now = host.now === undefined ? realNow : () => host.now!();
   const pending = new MapCtor<number, TimerEntry>();
   const heap: TimerEntry[] = [];
   let nextId = 1;
