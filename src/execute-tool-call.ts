@@ -481,6 +481,7 @@ class CallToolContext implements ToolContext {
   readonly callId: string;
   readonly caller: ToolCall["caller"];
   readonly programId: string | undefined;
+  readonly idempotencyKey: string | undefined;
   readonly #control: CallControl;
 
   constructor(control: CallControl, call: ToolCall) {
@@ -488,6 +489,7 @@ class CallToolContext implements ToolContext {
     this.callId = call.id;
     this.caller = call.caller;
     this.programId = call.programId;
+    this.idempotencyKey = call.idempotencyKey;
   }
 
   get signal(): AbortSignal {

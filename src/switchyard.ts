@@ -3,6 +3,9 @@
 // any model call); `run` and `callTool` resolve with results and never reject for anything a
 // program or model does. One session shares one scheduler, so writes stay ordered across runs.
 
+import { type DurableOptions, DurableRun, type RunDecision } from "./durable/durable-run.js";
+import type { RunJournal } from "./durable/run-journal.js";
+import { defaultRunJournal, readRunHeader, startDurableRun } from "./durable/start-durable-run.js";
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { rm } from "node:fs/promises";
@@ -116,6 +119,11 @@ export interface SwitchyardOptions {
    * `{ file }` keeps them across sessions; `false` leaves such tools resolving to `any`.
    */
   readonly observedTypes?: ObservedTypesOptions | false;
+  /**
+   * Where durable runs (`RunOptions.durable`) keep their journals. Default: a FileRunJournal in
+   * `$SWITCHYARD_RUNS_DIR`, else `.switchyard/runs` in the current directory.
+   */
+  readonly runJournal?: RunJournal;
 }
 
 export type TypeCheckMode = "error" | "warn" | "off";
@@ -158,6 +166,23 @@ export interface RunOptions {
    * across keys (a client, a tenant, a batch). Default: the session's own key.
    */
   readonly callerKey?: string;
+  /**
+   * Makes the run durable under an id (see docs/durable-runs.md): every crossing is journaled;
+   * a run whose id the journal holds is replayed from the start in a fresh isolate, its journaled
+   * calls answered from the journal without calling the tools, then goes on live. A program that
+   * no longer matches ends `REPLAY_DIVERGED`; an `ask` nobody answers in time ends `PAUSED`.
+   */
+  readonly durable?: DurableOptions;
+}
+
+/** What `resume` takes: a run's options, without the input and program the journal keeps. */
+export interface ResumeOptions extends Omit<RunOptions, "input" | "durable"> {
+  /** Decisions on the calls the run paused on. */
+  readonly decisions?: readonly RunDecision[];
+  /** The store, when not the session's. */
+  readonly store?: RunJournal;
+  /** See `DurableOptions.askTimeoutMs`. */
+  readonly askTimeoutMs?: number;
 }
 
 export interface CallToolOptions {
@@ -215,6 +240,7 @@ export class Switchyard {
   readonly #permissions: PermissionGate;
   readonly #scheduler: ToolScheduler;
   readonly #options: SwitchyardOptions;
+  #runJournal: RunJournal | undefined;
   readonly #sessionDeadlineAt: number | undefined;
   readonly #sessionId = randomUUID().slice(0, 8);
   #runCount = 0;
@@ -409,6 +435,34 @@ export class Switchyard {
   }
 
   /**
+   * Resumes durable run `id` (paused, or cut short by a crash) from another process or another
+   * day: runs the program its journal was started with, with its input, replaying the journal and
+   * answering the calls it paused on with `decisions`. Resolves with the RunResult like `run`; a
+   * run the store does not hold ends `JOURNAL_INVALID`.
+   */
+  async resume(id: string, options: ResumeOptions = {}): Promise<RunResult> {
+    const { decisions, store, askTimeoutMs, ...runOptions } = options;
+    const durable: DurableOptions = { id, decisions, store, askTimeoutMs };
+    const header = await readRunHeader(this.#journalOf(durable), id);
+    if ("code" in header) {
+      return failedRunResult({
+        programId: id,
+        error: header,
+        warnings: [],
+        catalogVersion: this.registry.snapshot().version,
+        wallMs: 0,
+      });
+    }
+    const input = header.inputJson === undefined ? undefined : (JSON.parse(header.inputJson) as unknown);
+    return this.run(header.source, { ...runOptions, ...(input === undefined ? {} : { input }), durable });
+  }
+
+  /** The store of a durable run: its own, else the session's. */
+  #journalOf(durable: DurableOptions): RunJournal {
+    return durable.store ?? (this.#runJournal ??= this.#options.runJournal ?? defaultRunJournal());
+  }
+
+  /**
    * Checks a program as `run` would before running it, and runs nothing: compile (SYNTAX_ERROR,
    * SOURCE_TOO_LARGE), the input when one is given (INPUT_TOO_LARGE, INPUT_INVALID), and the type
    * check with lint against the current declarations and the run's contract (TYPE_ERROR with
@@ -489,7 +543,15 @@ export class Switchyard {
       }
       let ran: RunResult;
       try {
+        const durable =
+          options.durable &&
+          (await startDurableRun(this.#journalOf(options.durable), options.durable, {
+            source: program.source,
+            inputJson,
+          }));
+        if (durable !== undefined && !(durable instanceof DurableRun)) return failed(durable, prepared.checkWarnings);
         ran = await runProgram(program, {
+          durable,
           programId,
           limits,
           pipeline: {

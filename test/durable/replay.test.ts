@@ -1,0 +1,121 @@
+// Durable runs end to end in one process, on real isolates: a journaled run replays to the same
+// output without calling its tools again; a program that reads the clock, Math.random and which
+// of two raced calls answered first replays to the same output from any prefix of its journal.
+
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { FileRunJournal } from "../../src/durable/file-run-journal.js";
+import { defineTool } from "../../src/registry/define-tool.js";
+import { Switchyard } from "../../src/switchyard.js";
+
+const folder = mkdtempSync(join(tmpdir(), "durable-replay-"));
+const store = new FileRunJournal({ folder });
+const yards: Switchyard[] = [];
+afterAll(async () => {
+  await Promise.all(yards.map((yard) => yard.close()));
+  rmSync(folder, { recursive: true, force: true });
+});
+
+/** A session whose `api.page` and `api.slow` count their calls and keep the idempotency keys. */
+function createYard(delays: { fast: number; slow: number } = { fast: 1, slow: 30 }) {
+  const calls: string[] = [];
+  const page = defineTool({
+    name: "api.page",
+    description: "One page.",
+    inputSchema: { type: "object", properties: { cursor: { type: "number" } } },
+    execute: (input: { cursor: number }, context) => {
+      calls.push(String(context.idempotencyKey));
+      return { items: [input.cursor * 10, input.cursor * 10 + 1], next: input.cursor < 4 ? input.cursor + 1 : null };
+    },
+  });
+  const race = defineTool({
+    name: "api.after",
+    description: "Answers after a delay.",
+    inputSchema: { type: "object", properties: { name: { type: "string" } } },
+    execute: async (input: { name: "fast" | "slow" }, context) => {
+      calls.push(String(context.idempotencyKey));
+      await new Promise((resolve) => setTimeout(resolve, delays[input.name]));
+      return input.name;
+    },
+  });
+  const yard = new Switchyard({ tools: [page, race], typeCheck: "off", runJournal: store });
+  yards.push(yard);
+  return { yard, calls };
+}
+
+const SWEEP = `
+let cursor = 0; const items = [];
+while (cursor !== null) { const page = await tools.api.page({ cursor }); items.push(...page.items); cursor = page.next; }
+return items;`;
+
+const NONDETERMINISTIC = `
+const started = Date.now();
+const coin = Math.random();
+const winner = await Promise.race([tools.api.after({ name: "fast" }), tools.api.after({ name: "slow" })]);
+await sleep(20);
+const later = new Date().getTime();
+const dice = [Math.random(), Math.random()];
+const page = await tools.api.page({ cursor: coin < 0.5 ? 1 : 2 });
+return { started, coin, winner, waited: later - started >= 20, dice, page, branch: started % 2 === 0 ? "even" : "odd" };`;
+
+describe("durable runs, replayed in one process", () => {
+  it("answers every journaled call from the journal on a second run, calling no tool", async () => {
+    const first = createYard();
+    const original = await first.yard.run(SWEEP, { durable: { id: "sweep-1" } });
+    expect(original.ok).toBe(true);
+    expect(first.calls).toEqual(["sweep-1:1", "sweep-1:2", "sweep-1:3", "sweep-1:4", "sweep-1:5"]);
+    expect(original.calls.every((call) => call.replayed === undefined)).toBe(true);
+
+    const second = createYard();
+    const replayed = await second.yard.run(SWEEP, { durable: { id: "sweep-1" } });
+    expect(replayed.output).toEqual(original.output);
+    expect(second.calls).toEqual([]);
+    expect(replayed.calls).toHaveLength(5);
+    expect(replayed.calls.every((call) => call.replayed === true)).toBe(true);
+    expect(replayed.calls.map((call) => call.id)).toEqual(original.calls.map((call) => call.id));
+  });
+
+  it("replays the clock, Math.random and the winner of a race from every prefix of the journal", async () => {
+    const first = createYard({ fast: 1, slow: 40 });
+    const original = await first.yard.run(NONDETERMINISTIC, { durable: { id: "nondet" } });
+    expect(original.ok, original.error?.message).toBe(true);
+    expect((original.output as { winner: string }).winner).toBe("fast");
+    expect((original.output as { waited: boolean }).waited).toBe(true);
+    const path = join(folder, "nondet.jsonl");
+    const journal = readFileSync(path, "utf8");
+    const lines = journal.split("\n").filter((line) => line !== "");
+    // Cut after each line in turn (a crash there), and once inside the last line (a torn write).
+    const cuts = [...lines.keys()].map((count) => lines.slice(0, count + 1).join("\n") + "\n");
+    cuts.push(journal.slice(0, journal.length - 7));
+    for (const [at, cut] of cuts.entries()) {
+      writeFileSync(path, cut);
+      // The race's delays reversed: a live race would now be won by "slow".
+      const again = createYard({ fast: 40, slow: 1 });
+      const result = await again.yard.run(NONDETERMINISTIC, { durable: { id: "nondet" } });
+      if (at < 2) {
+        // Cut before the race's answer reached the program: the race is run again, live.
+        expect(result.ok).toBe(true);
+        continue;
+      }
+      expect(result.output, `cut after line ${at + 1}`).toEqual(original.output);
+    }
+  });
+
+  it("runs a journal cut before any crossing as the same program from its journaled clock and seed", async () => {
+    const first = createYard();
+    const original = await first.yard.run("return [Date.now(), Math.random(), new Date().toISOString()];", {
+      durable: { id: "clock-only" },
+    });
+    const path = join(folder, "clock-only.jsonl");
+    const header = readFileSync(path, "utf8").split("\n")[0]!;
+    writeFileSync(path, `${header}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const again = await createYard().yard.run("return [Date.now(), Math.random(), new Date().toISOString()];", {
+      durable: { id: "clock-only" },
+    });
+    expect(again.output).toEqual(original.output);
+    expect(statSync(path).size).toBeGreaterThan(header.length + 1);
+  });
+});
