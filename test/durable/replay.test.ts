@@ -87,7 +87,7 @@ describe("durable runs, replayed in one process", () => {
     const journal = readFileSync(path, "utf8");
     const lines = journal.split("\n").filter((line) => line !== "");
     // Cut after each line in turn (a crash there), and once inside the last line (a torn write).
-    const cuts = [...lines.keys()].map((count) => lines.slice(0, count + 1).join("\n") + "\n");
+    const cuts = [...lines.keys()].map((count) => `${lines.slice(0, count + 1).join("\n")}\n`);
     cuts.push(journal.slice(0, journal.length - 7));
     for (const [at, cut] of cuts.entries()) {
       writeFileSync(path, cut);
