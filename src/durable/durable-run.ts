@@ -292,9 +292,8 @@ export async function openDurableRun(
   program: { readonly source: string; readonly inputJson: string | undefined },
 ): Promise<DurableRun> {
   const id = checkRunId(options.id);
-  const stored = await store.read(id);
   const now = Date.now();
-  const header: JournalHeader = stored?.header ?? {
+  const fresh: JournalHeader = {
     t: "run",
     v: 1,
     id,
@@ -305,9 +304,18 @@ export async function openDurableRun(
     nowMs: now,
     seed: [randomInt(2 ** 32), randomInt(2 ** 32), randomInt(2 ** 32), randomInt(2 ** 32)],
   };
-  const entries = stored === undefined ? [] : await withSpilledAnswers(store, id, stored.entries);
-  const writer = await store.open(id, stored === undefined ? header : undefined);
-  return new DurableRun(header, entries, writer, options);
+  // The lock first, then the read: nobody appends between what is read and what is replayed.
+  // `open` writes `fresh` only into a journal that is new (or empty).
+  const writer = await store.open(id, fresh);
+  try {
+    const stored = await store.read(id);
+    if (stored === undefined) throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} vanished.`);
+    const entries = await withSpilledAnswers(store, id, stored.entries);
+    return new DurableRun(stored.header, entries, writer, options);
+  } catch (error) {
+    await writer.close();
+    throw error;
+  }
 }
 
 /** Entries with every answer stored apart read back inline, so the replay never waits on the disk. */

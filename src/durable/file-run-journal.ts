@@ -98,15 +98,18 @@ export class FileRunJournal implements RunJournal {
     try {
       const path = this.#journalPath(id);
       let bytes = 0;
+      let text: Buffer | undefined;
       try {
-        const text = await readFile(path, "utf8");
-        const { complete } = decodeJournalText(id, text);
-        // A torn last line is cut before anything is appended after it.
-        if (complete < Buffer.byteLength(text)) await truncate(path, Buffer.byteLength(text.slice(0, complete)));
-        bytes = complete + (await this.#spilledBytes(id));
-      } catch (error) {
-        if (JournalError.isInstance(error)) throw error;
+        text = await readFile(path);
+      } catch {
         if (header === undefined) throw new JournalError("JOURNAL_INVALID", `Run ${id} has no journal.`);
+      }
+      if (text !== undefined && text.length > 0) {
+        // `read` has checked every complete line; a torn last line is cut before anything is appended.
+        const complete = text.lastIndexOf(0x0a) + 1;
+        if (complete === 0) throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} has no complete line.`);
+        if (complete < text.length) await truncate(path, complete);
+        bytes = complete + (await this.#spilledBytes(id));
       }
       const fd = openSync(path, OPEN_APPEND, 0o600);
       const writer = new FileJournalWriter(this, id, fd, bytes, () => this.#unlock(id));
