@@ -33,6 +33,7 @@ export {
   type CallToolOptions,
   type CheckOptions,
   type CheckResult,
+  type ResumeOptions,
   type RunOptions,
   type SwitchyardOptions,
   type TypeCheckMode,
@@ -41,6 +42,27 @@ export { DEFAULT_RUN_LIMITS, type RunLimits } from "./sandbox/run-program.js";
 export { TypeChecker, type TypeCheckerOptions, type TypeCheckerStats } from "./program/type-checker.js";
 export { RunQueue, type RunQueueOptions, type RunQueueStats } from "./sandbox/run-queue.js";
 export { WorkerPool, type WorkerExit, type WorkerPoolOptions } from "./sandbox/worker-pool.js";
+
+// Durable runs: a journal of every crossing, replay to resume, pauses for a person.
+export {
+  DEFAULT_ASK_TIMEOUT_MS,
+  DEFAULT_RETENTION_MS,
+  type DurableOptions,
+  type RunDecision,
+} from "./durable/durable-run.js";
+export { FileRunJournal, type FileRunJournalOptions } from "./durable/file-run-journal.js";
+export { JournalError, type JournalErrorCode } from "./durable/journal-error.js";
+export { isRunId, MAX_RUN_ID_CHARS } from "./durable/run-id.js";
+export type {
+  JournalEntry,
+  JournalHeader,
+  JournalWriter,
+  PendingRequest,
+  RunJournal,
+  RunState,
+  RunSummary,
+  StoredJournal,
+} from "./durable/run-journal.js";
 
 // Redaction: secrets replaced before anything reaches a model.
 export {

@@ -103,6 +103,27 @@ describe("durable runs, replayed in one process", () => {
     }
   });
 
+  it("replays the same way when the isolate runs in a worker process", async () => {
+    const calls: string[] = [];
+    const page = defineTool({
+      name: "api.page",
+      description: "One page.",
+      inputSchema: { type: "object", properties: { cursor: { type: "number" } } },
+      execute: (input: { cursor: number }, context) => {
+        calls.push(String(context.idempotencyKey));
+        return { items: [input.cursor], next: input.cursor < 4 ? input.cursor + 1 : null };
+      },
+    });
+    const yard = new Switchyard({ tools: [page], typeCheck: "off", runJournal: store, workers: 1 });
+    yards.push(yard);
+    const source = `${SWEEP.replace("return items;", "return [items, Date.now(), Math.random()];")}`;
+    const original = await yard.run(source, { durable: { id: "in-worker" } });
+    expect(original.ok, original.error?.message).toBe(true);
+    const replayed = await yard.run(source, { durable: { id: "in-worker" } });
+    expect(replayed.output).toEqual(original.output);
+    expect(calls).toHaveLength(5);
+  });
+
   it("runs a journal cut before any crossing as the same program from its journaled clock and seed", async () => {
     const first = createYard();
     const original = await first.yard.run("return [Date.now(), Math.random(), new Date().toISOString()];", {
