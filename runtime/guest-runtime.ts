@@ -89,6 +89,7 @@ const captured = {
   weakSetHas: WeakSet.prototype.has,
   weakSetAdd: WeakSet.prototype.add,
   now: Date.now,
+  getOwnPropertyDescriptor: Object.getOwnPropertyDescriptor,
   DateCtor: Date,
   construct: Reflect.construct,
   toDateString: Date.prototype.toString,
@@ -116,6 +117,28 @@ function installDeterminism(
   defineProperty(VirtualDate, "parse", { value: DateCtor.parse, writable: true, configurable: true });
   defineProperty(VirtualDate, "UTC", { value: DateCtor.UTC, writable: true, configurable: true });
   defineProperty(global, "Date", { value: VirtualDate, writable: true, configurable: true });
+  // `Intl.DateTimeFormat#format()` and `formatToParts()` without a date read the real clock.
+  const formatPrototype = typeof Intl === "object" ? Intl.DateTimeFormat.prototype : undefined;
+  if (formatPrototype !== undefined) {
+    const formatGetter = captured.getOwnPropertyDescriptor(formatPrototype, "format")?.get;
+    const formatToParts = formatPrototype.formatToParts;
+    if (formatGetter !== undefined) {
+      defineProperty(formatPrototype, "format", {
+        configurable: true,
+        get(this: Intl.DateTimeFormat) {
+          const format = captured.apply(formatGetter, this, []) as (date?: Date | number) => string;
+          return (date?: Date | number) => format(date === undefined ? readClock() : date);
+        },
+      });
+    }
+    defineProperty(formatPrototype, "formatToParts", {
+      configurable: true,
+      writable: true,
+      value(this: Intl.DateTimeFormat, date?: Date | number) {
+        return captured.apply(formatToParts, this, [date === undefined ? readClock() : date]);
+      },
+    });
+  }
   let [a, b, c, d] = seed;
   const random = (): number => {
     // sfc32 (Chris Doty-Humphrey's small fast chaotic generator): 128 bits of state, no multiply.

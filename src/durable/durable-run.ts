@@ -10,6 +10,7 @@ import type { ApprovalAnswer, Approver, PermissionRequest } from "../permissions
 import type { GuestDeterminism } from "../../runtime/wire.js";
 import type { CrossingJournal } from "./crossing-journal.js";
 import { JournalError } from "./journal-error.js";
+import { isEnvelopeOf } from "./journal-lines.js";
 import { checkRunId } from "./run-id.js";
 import type {
   CrossingEntry,
@@ -332,7 +333,14 @@ async function withSpilledAnswers(
     }
     const answers: JournaledAnswer[] = [];
     for (const answer of entry.answers) {
-      answers.push(answer.ref === undefined ? answer : { ...answer, e: await store.readSpilled(id, answer.ref) });
+      if (answer.ref === undefined) {
+        answers.push(answer);
+        continue;
+      }
+      const envelope = await store.readSpilled(id, answer.ref);
+      if (!isEnvelopeOf(answer.i, envelope))
+        throw new JournalError("JOURNAL_INVALID", `The spilled answer ${answer.ref} of run ${id} is damaged.`);
+      answers.push({ ...answer, e: envelope });
     }
     loaded.push({ ...entry, answers });
   }

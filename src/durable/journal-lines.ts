@@ -91,9 +91,23 @@ function isAnswer(value: unknown): boolean {
     optionalNumber(value["n"]) &&
     typeof value["tool"] === "string" &&
     typeof value["h"] === "string" &&
-    (typeof value["e"] === "string" || typeof value["ref"] === "string") &&
+    (typeof value["e"] === "string" ? isEnvelopeOf(value["i"], value["e"]) : typeof value["ref"] === "string") &&
     (value["r"] === undefined || isRecord(value["r"]))
   );
+}
+
+/**
+ * Whether `envelope` is one answer, of wire index `index`, as the bridge encodes it: a replay
+ * splices it into the guest's answer as it is, so a tampered one must not smuggle in a second
+ * answer (for a call that was never answered) or text that is not JSON.
+ */
+export function isEnvelopeOf(index: number, envelope: string): boolean {
+  try {
+    const pair = JSON.parse(`[${envelope}]`) as unknown[];
+    return pair.length === 2 && (pair[0] === index || pair[0] === -1 - index);
+  } catch {
+    return false;
+  }
 }
 
 function isPending(value: unknown): boolean {

@@ -88,6 +88,22 @@ describe("the file journal store", () => {
     await expect(store.read("damaged")).rejects.toThrow(/line 2: not a journal entry/);
   });
 
+  it("refuses a journal whose answer was edited to smuggle in an answer for another call", async () => {
+    const store = createStore();
+    const first = createYard(store);
+    await first.yard.run(THREE, { durable: { id: "smuggled" } });
+    const path = join(store.folder, "smuggled.jsonl");
+    const text = readFileSync(path, "utf8");
+    // The first answer, `0,{...}`, extended with an answer for index 7.
+    const tampered = text.replace(/"e":"0,(\{[^"]*(?:\\"[^"]*)*\})"/, (_all, value: string) => `"e":"0,${value},7,1"`);
+    expect(tampered).not.toBe(text);
+    writeFileSync(path, tampered);
+    const again = createYard(store);
+    const result = await again.yard.run(THREE, { durable: { id: "smuggled" } });
+    expect(result.error?.code).toBe("JOURNAL_INVALID");
+    expect(again.calls()).toBe(0);
+  });
+
   it.each(["../../etc", "../escape", "a/b", "..", "", ".hidden", "x".repeat(129), "nul\u0000byte", "semi;colon"])(
     "refuses the run id %j before any file is touched",
     async (id) => {
