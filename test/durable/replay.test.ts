@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileRunJournal } from "../../src/durable/file-run-journal.js";
 import { defineTool } from "../../src/registry/define-tool.js";
+import { buildTimeline } from "../../src/timeline/build-timeline.js";
+import type { TraceEvent } from "../../src/trace/trace-events.js";
 import { Switchyard } from "../../src/switchyard.js";
 
 const folder = mkdtempSync(join(tmpdir(), "durable-replay-"));
@@ -76,6 +78,24 @@ describe("durable runs, replayed in one process", () => {
     expect(replayed.calls).toHaveLength(5);
     expect(replayed.calls.every((call) => call.replayed === true)).toBe(true);
     expect(replayed.calls.map((call) => call.id)).toEqual(original.calls.map((call) => call.id));
+  });
+
+  it("marks replayed calls in the trace and the timeline, and live ones not", async () => {
+    const first = createYard();
+    await first.yard.run(SWEEP, { durable: { id: "traced" } });
+    const path = join(folder, "traced.jsonl");
+    // Keep the header and the first two crossings: two calls replayed, three live.
+    writeFileSync(path, `${readFileSync(path, "utf8").split("\n").slice(0, 3).join("\n")}\n`);
+    const second = createYard();
+    const events: TraceEvent[] = [];
+    const stop = second.yard.trace.subscribe((event) => events.push(event));
+    await second.yard.run(SWEEP, { durable: { id: "traced" } });
+    stop();
+    const ends = events.filter((event) => event.type === "tool-call-end");
+    expect(ends.map((event) => event.replayed === true)).toEqual([true, true, false, false, false]);
+    const timeline = buildTimeline(events);
+    expect(timeline.runs[0]!.calls.map((call) => call.replayed === true)).toEqual([true, true, false, false, false]);
+    expect(second.calls).toEqual(["traced:3", "traced:4", "traced:5"]);
   });
 
   it("replays the clock, Math.random and the winner of a race from every prefix of the journal", async () => {
