@@ -263,8 +263,10 @@ class FileJournalWriter implements JournalWriter {
   append(entries: readonly JournalEntry[]): boolean {
     if (this.#fd === undefined || entries.length === 0) return this.#fd !== undefined;
     const text = encodeJournalLines(entries);
-    const bytes = Buffer.byteLength(text);
-    if (this.#bytes + bytes > this.#store.maxRunBytes) return false;
+    // A UTF-16 unit is at most 3 bytes: only a text that could pass the cap is measured.
+    if (this.#bytes + text.length * 3 > this.#store.maxRunBytes) {
+      if (this.#bytes + Buffer.byteLength(text) > this.#store.maxRunBytes) return false;
+    }
     this.#write(text);
     if (entries.some((entry) => entry.t !== "x")) void this.flush();
     else this.#scheduleSync();
@@ -312,8 +314,7 @@ class FileJournalWriter implements JournalWriter {
   }
 
   #write(text: string): void {
-    writeSync(this.#fd!, text);
-    this.#bytes += Buffer.byteLength(text);
+    this.#bytes += writeSync(this.#fd!, text);
   }
 
   #scheduleSync(): void {
