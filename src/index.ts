@@ -33,7 +33,6 @@ export {
   type CallToolOptions,
   type CheckOptions,
   type CheckResult,
-  type ResumeOptions,
   type RunOptions,
   type SwitchyardOptions,
   type TypeCheckMode,
@@ -44,6 +43,7 @@ export { RunQueue, type RunQueueOptions, type RunQueueStats } from "./sandbox/ru
 export { WorkerPool, type WorkerExit, type WorkerPoolOptions } from "./sandbox/worker-pool.js";
 
 // Durable runs: a journal of every crossing, replay to resume, pauses for a person.
+export type { ResumeOptions } from "./execute-program.js";
 export {
   DEFAULT_ASK_TIMEOUT_MS,
   DEFAULT_RETENTION_MS,
@@ -82,7 +82,7 @@ export { ToolRegistry, type CatalogSnapshot, type RegisteredTool } from "./regis
 export type { SkippedTool, SourceAttachment } from "./registry/source-attachment.js";
 
 // Tool sources: one contract, attached with registry.attachSource.
-export type { SourceTool, ToolSource, ToolSourceState } from "./sources/tool-source.js";
+export type { SourceTool, ToolSource, ToolSourceState } from "./registry/tool-source.js";
 export { ModuleToolSource, type ModuleToolSourceOptions } from "./sources/module-source.js";
 export { loadToolModule } from "./sources/load-tool-module.js";
 export {

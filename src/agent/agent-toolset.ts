@@ -8,20 +8,13 @@ import { RUN_PROGRAM_TOOL } from "../model-tools/run-program-tool.js";
 import { describeSearchTool, SEARCH_TOOLS_TOOL } from "../model-tools/search-tools-tool.js";
 import type { RegisteredTool } from "../registry/tool-registry.js";
 import type { Switchyard } from "../switchyard.js";
-import type { ProviderToolDefinition } from "./model-adapter.js";
+import type { AgentMode, ProviderToolDefinition } from "./model-adapter.js";
 import { ProviderToolNames } from "./provider-tool-names.js";
 
-/**
- * - `direct`: every direct-callable tool, one provider tool each;
- * - `programmatic`: `run_program` (and `search_tools` when discovery defers tools), run in
- *   Switchyard's sandbox;
- * - `hybrid`: both; a tool's `callers` decides where it appears;
- * - `hosted`: the provider's own code execution writes and runs the program; every tool a
- *   model turn or a program may call is offered with its allowed callers, and each call the
- *   hosted program makes comes back through Switchyard's pipeline.
- */
-export type AgentMode = "direct" | "programmatic" | "hybrid" | "hosted";
+// The modes' type lives with the adapter contract that names it; exported here too, beside AGENT_MODES.
+export type { AgentMode } from "./model-adapter.js";
 
+/** Every agent mode, in the order help texts list them; see AgentMode. */
 export const AGENT_MODES: readonly AgentMode[] = ["direct", "programmatic", "hybrid", "hosted"];
 
 /** The provider name of the client-executed tool search (`ModelAdapter.toolSearch: "client"`). */

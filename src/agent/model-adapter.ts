@@ -5,8 +5,18 @@
 // lives here once.
 
 import type { ModelToolDefinition } from "../model-tools/model-tool-definition.js";
-import type { AgentMode } from "./agent-toolset.js";
 import type { AgentMessage, ContentBlock, ProviderContainer } from "./transcript.js";
+
+/**
+ * - `direct`: every direct-callable tool, one provider tool each;
+ * - `programmatic`: `run_program` (and `search_tools` when discovery defers tools), run in
+ *   Switchyard's sandbox;
+ * - `hybrid`: both; a tool's `callers` decides where it appears;
+ * - `hosted`: the provider's own code execution writes and runs the program; every tool a
+ *   model turn or a program may call is offered with its allowed callers, and each call the
+ *   hosted program makes comes back through Switchyard's pipeline.
+ */
+export type AgentMode = "direct" | "programmatic" | "hybrid" | "hosted";
 
 /** A tool as the loop offers it to a provider: its definition plus how the provider may load and call it. */
 export interface ProviderToolDefinition extends ModelToolDefinition {

@@ -7,7 +7,7 @@ import { context as otelContext } from "@opentelemetry/api";
 import type { RunResult } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
-import { startAgentTelemetry } from "../telemetry/agent-telemetry.js";
+import { startAgentTelemetry } from "./agent-telemetry.js";
 import type { AgentEvent, AgentEventListener } from "./agent-events.js";
 import { createAgentToolset, AGENT_MODES, type AgentMode, type AgentToolset } from "./agent-toolset.js";
 import {

@@ -14,7 +14,7 @@ import type { RunLimits } from "../sandbox/run-program.js";
 import type { RateLimitRule } from "../scheduler/rate-limiter.js";
 import type { RunQueueOptions } from "../sandbox/run-queue.js";
 import { compileSchema, formatViolations, type CompiledValidator } from "../schema/schema-validator.js";
-import type { TypeCheckMode } from "../switchyard.js";
+import type { TypeCheckMode } from "../execute-program.js";
 import { CONFIG_SCHEMA } from "./config-schema.js";
 
 interface McpServerCommon {

@@ -1,6 +1,6 @@
 // Where a run becomes durable: the few lines the session's run pipeline calls. Opens the run's
-// journal (a RunError, never a throw, for a damaged journal or a run another process holds),
-// gives `yard.resume` the program a journal was started with, and names the default store.
+// journal (a RunError, never a throw, for a damaged journal or a run another process holds), and
+// names the default store.
 
 import { join } from "node:path";
 import type { RunError } from "../contract.js";
@@ -8,7 +8,7 @@ import { type DurableOptions, type DurableRun, openDurableRun } from "./durable-
 import { FileRunJournal } from "./file-run-journal.js";
 import { JournalError } from "./journal-error.js";
 import { checkRunId } from "./run-id.js";
-import type { JournalHeader, RunJournal } from "./run-journal.js";
+import type { RunJournal } from "./run-journal.js";
 
 /**
  * The folder of the default store: `$SWITCHYARD_RUNS_DIR`, else `.switchyard/runs` in the
@@ -41,18 +41,5 @@ export async function startDurableRun(
       code: "JOURNAL_INVALID",
       message: `The journal of run ${options.id} could not be opened: ${String(error)}`,
     };
-  }
-}
-
-/** The header of run `id`'s journal (its program and input), or the RunError saying why there is none. */
-export async function readRunHeader(store: RunJournal, id: string): Promise<JournalHeader | RunError> {
-  checkRunId(id);
-  try {
-    const journal = await store.read(id);
-    if (journal !== undefined) return journal.header;
-    return { code: "JOURNAL_INVALID", message: `No durable run ${id} in the store; nothing to resume.` };
-  } catch (error) {
-    if (JournalError.isInstance(error)) return { code: error.code, message: error.message };
-    throw error;
   }
 }

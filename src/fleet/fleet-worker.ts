@@ -16,7 +16,6 @@ import { SwitchyardError, messageOf } from "../errors.js";
 import { summarizeCalls } from "../model-tools/render-for-model.js";
 import { importOptional } from "../optional-dependency.js";
 import type { RateLimiter } from "../scheduler/rate-limiter.js";
-import type { Switchyard } from "../switchyard.js";
 import type { ProgramJobData } from "./batch-jobs.js";
 import { type BatchMeta, type BatchResult, BatchStore } from "./batch-store.js";
 import { DEFAULT_TRANSIENT_CODES, failureCodeOf, isTransientFailure } from "./failure-policy.js";
@@ -52,7 +51,7 @@ export interface FleetWorkerOptions extends FleetOptions {
 export interface FleetWorker {
   readonly name: string;
   /** The worker's session (its catalog, trace and scheduler). */
-  readonly yard: Switchyard;
+  readonly yard: ConfiguredSwitchyard["yard"];
   /** Jobs running now. */
   readonly running: number;
   /** Results this worker wrote. */

@@ -7,7 +7,7 @@
 import type { Diagnostic, JsonSchema, JsonValue, RunError } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import { importOptional } from "../optional-dependency.js";
-import type { CheckOptions, CheckResult } from "../switchyard.js";
+import type { CheckOptions, CheckResult } from "../execute-program.js";
 import { checkBatchId, contentKeyOf, derivedBatchId, jobIdOf, PROGRAM_JOB, type ProgramJobData } from "./batch-jobs.js";
 import { type BatchMeta, BatchStore } from "./batch-store.js";
 import { connectRedis, type FleetOptions, queueNameOf } from "./redis-connection.js";

@@ -8,8 +8,7 @@ import type { JsonSchema, RunResult } from "../contract.js";
 import { SwitchyardError, ToolError } from "../errors.js";
 import { renderRunResultForModel } from "../model-tools/render-for-model.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
-import type { Switchyard } from "../switchyard.js";
-import { runCodeModeProgram, type CodeModeToolOptions } from "./code-mode-run.js";
+import { runCodeModeProgram, type CodeModeToolOptions, type CodeModeHost } from "./code-mode-run.js";
 import { importOptionalWith } from "../optional-dependency.js";
 import {
   finalValueOf,
@@ -19,7 +18,7 @@ import {
   type ImportToolsOptions,
 } from "./imported-tools.js";
 
-export type { CodeModeToolOptions } from "./code-mode-run.js";
+export type { CodeModeHost, CodeModeToolOptions } from "./code-mode-run.js";
 export type { ImportToolsOptions } from "./imported-tools.js";
 
 const ai = await importOptionalWith("ai", () => import("ai"));
@@ -41,7 +40,7 @@ export type CodeModeTool = Tool<ProgramInput, RunResult>;
  * TypeScript declarations of the catalog), read afresh each step, so catalog changes show. A
  * failed run reaches the model as an error result with the code and the failing line.
  */
-export function createCodeModeTool(yard: Switchyard, options: CodeModeToolOptions = {}): CodeModeTool {
+export function createCodeModeTool(yard: CodeModeHost, options: CodeModeToolOptions = {}): CodeModeTool {
   return ai.tool<ProgramInput, RunResult>({
     get description(): string {
       return yard.programTool().description;

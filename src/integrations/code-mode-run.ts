@@ -3,11 +3,16 @@
 // model should read. Shared so the three integrations behave alike.
 
 import type { RunResult } from "../contract.js";
-import { answerModelToolCall } from "../model-tools/answer-model-tool-call.js";
+import { answerModelToolCall, type ModelToolHost } from "../model-tools/answer-model-tool-call.js";
+import type { ModelToolDefinition } from "../model-tools/model-tool-definition.js";
 import { renderModelToolAnswer } from "../model-tools/render-for-model.js";
 import { RUN_PROGRAM_TOOL } from "../model-tools/run-program-tool.js";
 import type { RunLimits } from "../sandbox/run-program.js";
-import type { Switchyard } from "../switchyard.js";
+
+/** What a framework's code-mode tool needs of a session: the run_program tool, and runs (a Switchyard fits). */
+export interface CodeModeHost extends ModelToolHost {
+  programTool(): ModelToolDefinition;
+}
 
 /** Options of a framework's code-mode (run_program) tool. */
 export interface CodeModeToolOptions {
@@ -34,7 +39,7 @@ export interface CodeModeCall {
  * the input is not `{ code: string }` (frameworks pass such an error to the model as the tool's error).
  */
 export async function runCodeModeProgram(
-  yard: Switchyard,
+  yard: CodeModeHost,
   input: unknown,
   call: CodeModeCall,
   options: CodeModeToolOptions,

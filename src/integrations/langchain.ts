@@ -8,12 +8,11 @@ import type { JsonSchema } from "../contract.js";
 import { ToolError } from "../errors.js";
 import { renderRunResultForModel } from "../model-tools/render-for-model.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
-import type { Switchyard } from "../switchyard.js";
-import { runCodeModeProgram, type CodeModeToolOptions } from "./code-mode-run.js";
+import { runCodeModeProgram, type CodeModeToolOptions, type CodeModeHost } from "./code-mode-run.js";
 import { importOptionalWith } from "../optional-dependency.js";
 import { importedToolFields, importedToolName, type ImportToolsOptions } from "./imported-tools.js";
 
-export type { CodeModeToolOptions } from "./code-mode-run.js";
+export type { CodeModeHost, CodeModeToolOptions } from "./code-mode-run.js";
 export type { ImportToolsOptions } from "./imported-tools.js";
 
 const { tool: langchainTool, ToolInputParsingException } = await importOptionalWith(
@@ -30,7 +29,7 @@ const { ToolMessage } = await importOptionalWith("@langchain/core", () => import
  * sees it) and whose `status` is `error` when the run failed; called with plain input, it
  * answers with the rendered text. The description follows the catalog (`yard.programTool()`).
  */
-export function createCodeModeTool(yard: Switchyard, options: CodeModeToolOptions = {}): DynamicStructuredTool {
+export function createCodeModeTool(yard: CodeModeHost, options: CodeModeToolOptions = {}): DynamicStructuredTool {
   const codeMode = langchainTool(
     async (input: unknown, runtime) => {
       // LangChain 1 passes the tool call as `toolCall` and, inside agents, its id as `toolCallId`.

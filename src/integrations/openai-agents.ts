@@ -8,12 +8,11 @@ import type { JsonSchema } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import { renderRunResultForModel } from "../model-tools/render-for-model.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
-import type { Switchyard } from "../switchyard.js";
-import { runCodeModeProgram, type CodeModeToolOptions } from "./code-mode-run.js";
+import { runCodeModeProgram, type CodeModeToolOptions, type CodeModeHost } from "./code-mode-run.js";
 import { importOptionalWith } from "../optional-dependency.js";
 import { importedToolFields, importedToolName, refuseUnapproved, type ImportToolsOptions } from "./imported-tools.js";
 
-export type { CodeModeToolOptions } from "./code-mode-run.js";
+export type { CodeModeHost, CodeModeToolOptions } from "./code-mode-run.js";
 export type { ImportToolsOptions } from "./imported-tools.js";
 
 const agents = await importOptionalWith("@openai/agents", () => import("@openai/agents"));
@@ -34,7 +33,7 @@ type ProgramParameters = {
  * a calls summary). The whole RunResult goes to `options.onRun` with the model's call id. The
  * description is `yard.programTool()`'s, read afresh each turn, so catalog changes show.
  */
-export function createCodeModeTool(yard: Switchyard, options: CodeModeToolOptions = {}): CodeModeTool {
+export function createCodeModeTool(yard: CodeModeHost, options: CodeModeToolOptions = {}): CodeModeTool {
   const codeMode = agents.tool({
     name: "run_program",
     description: yard.programTool().description,

@@ -8,9 +8,17 @@ import { messageOf, ToolError } from "../errors.js";
 import type { Approver } from "../permissions/permission-gate.js";
 import type { RunLimits } from "../sandbox/run-program.js";
 import type { SearchToolsAnswer } from "../search/discovery.js";
-import type { Switchyard } from "../switchyard.js";
+import type { ToolSearchOptions } from "../search/tool-search.js";
+import type { RunOptions } from "../execute-program.js";
+import type { CallToolOptions } from "../switchyard-options.js";
 import { CALL_TOOL_TOOL, readCallToolRequest } from "./call-tool-tool.js";
-import { DESCRIBE_TOOLS_TOOL, type DescribeAnswer, describeTools, readDescribeRequest } from "./describe-tools-tool.js";
+import {
+  DESCRIBE_TOOLS_TOOL,
+  type DescribeAnswer,
+  type DescribeToolsHost,
+  describeTools,
+  readDescribeRequest,
+} from "./describe-tools-tool.js";
 import { readModelToolInput } from "./read-model-tool-input.js";
 import { RUN_PROGRAM_TOOL, RUN_PROGRAM_WITH_INPUT_SCHEMA, type RunProgramInput } from "./run-program-tool.js";
 import { readSearchRequest, SEARCH_TOOLS_TOOL } from "./search-tools-tool.js";
@@ -58,12 +66,19 @@ export type ModelToolAnswer =
   | { readonly tool: typeof CALL_TOOL_TOOL; readonly outcome: ToolOutcome }
   | { readonly tool: "refused"; readonly name: string; readonly error: CallError };
 
+/** What the model-facing tools need of a session: run, search, describe, call (a Switchyard fits). */
+export interface ModelToolHost extends DescribeToolsHost {
+  run(source: string, options?: RunOptions): Promise<RunResult>;
+  findAndLoad(query: string, options?: ToolSearchOptions): Promise<SearchToolsAnswer>;
+  callTool(name: string, input: unknown, options?: CallToolOptions): Promise<ToolOutcome>;
+}
+
 /**
  * Answers one model tool call against `yard`: checks the input, then runs the program, searches,
  * describes or makes the direct call. Resolves with a `refused` answer for an unknown or not
  * offered name and for invalid input (`TOOL_NOT_FOUND`, `INPUT_INVALID`, `PATTERN_INVALID`).
  */
-export async function answerModelToolCall(yard: Switchyard, call: ModelToolCall): Promise<ModelToolAnswer> {
+export async function answerModelToolCall(yard: ModelToolHost, call: ModelToolCall): Promise<ModelToolAnswer> {
   const offered = call.offered ?? MODEL_TOOL_NAMES;
   const refuse = (error: CallError): ModelToolAnswer => ({ tool: "refused", name: call.name, error });
   if (!(offered as readonly string[]).includes(call.name)) {

@@ -3,7 +3,8 @@
 
 import type { CallError, JsonSchema } from "../contract.js";
 import { type SuggestionBudget, suggestToolNames } from "../registry/closest-tool-names.js";
-import type { Switchyard } from "../switchyard.js";
+import type { ToolRegistry } from "../registry/tool-registry.js";
+import type { Discovery } from "../search/discovery.js";
 import type { ModelToolDefinition } from "./model-tool-definition.js";
 import { readModelToolInput } from "./read-model-tool-input.js";
 
@@ -65,13 +66,19 @@ export function readDescribeRequest(
   return read.ok ? { ok: true, names: [...new Set(read.value.names)] } : read;
 }
 
+/** What describe_tools reads of a session: the catalog and its declarations (a Switchyard fits). */
+export interface DescribeToolsHost {
+  readonly registry: Pick<ToolRegistry, "snapshot">;
+  readonly discovery: Pick<Discovery, "describeMany">;
+}
+
 /**
  * Declarations of the tools named that the model is offered, in one wrapper; the rest are
  * unknown, with suggestions while `suggestions` lasts (default: a budget of
  * DESCRIBE_SUGGESTION_LOOKUPS for this answer alone; a run passes its own, shared by its calls).
  */
 export async function describeTools(
-  yard: Switchyard,
+  yard: DescribeToolsHost,
   names: readonly string[],
   suggestions: SuggestionBudget = { remaining: DESCRIBE_SUGGESTION_LOOKUPS },
 ): Promise<DescribeAnswer> {

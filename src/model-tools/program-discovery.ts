@@ -6,16 +6,21 @@ import type { JsonValue } from "../contract.js";
 import { ToolError } from "../errors.js";
 import { SUGGESTION_LOOKUPS_PER_RUN, type SuggestionBudget } from "../registry/closest-tool-names.js";
 import type { DiscoveryHandler } from "../sandbox/tool-bridge.js";
-import type { Switchyard } from "../switchyard.js";
-import { describeTools } from "./describe-tools-tool.js";
+import type { Discovery } from "../search/discovery.js";
+import { type DescribeToolsHost, describeTools } from "./describe-tools-tool.js";
 import { readSearchRequest } from "./search-tools-tool.js";
+
+/** What `tools.$search` and `tools.$describe` read of a session (a Switchyard fits). */
+export interface ProgramDiscoveryHost extends DescribeToolsHost {
+  readonly discovery: Pick<Discovery, "describeMany" | "find">;
+}
 
 /**
  * The discovery handler a session hands to one run: make one per run. Its did-you-mean
  * lookups for unknown `$describe` names are charged to that run, SUGGESTION_LOOKUPS_PER_RUN at
  * most (as for unknown tool calls), so a loop of typos costs the host a bounded amount of work.
  */
-export function createProgramDiscovery(yard: Switchyard): DiscoveryHandler {
+export function createProgramDiscovery(yard: ProgramDiscoveryHost): DiscoveryHandler {
   const suggestions: SuggestionBudget = { remaining: SUGGESTION_LOOKUPS_PER_RUN };
   return {
     async search(input: unknown): Promise<JsonValue> {

@@ -6,7 +6,7 @@
 
 import type { RunError } from "../contract.js";
 import { messageOf } from "../errors.js";
-import { exceedsJsonDepth } from "../sandbox/tool-bridge.js";
+import { exceedsJsonDepth } from "../json-limits.js";
 
 /** The limits an input is held to; both are RunLimits fields. */
 export interface ProgramInputLimits {

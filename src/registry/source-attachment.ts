@@ -4,7 +4,7 @@
 // set aside with its reason; it never hides the source's other tools.
 
 import { messageOf } from "../errors.js";
-import type { SourceTool, ToolSource } from "../sources/tool-source.js";
+import type { SourceTool, ToolSource } from "./tool-source.js";
 import { defineTool, type ToolDefinition } from "./define-tool.js";
 import { prepareTool } from "./prepare-tool.js";
 

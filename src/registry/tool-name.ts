@@ -3,6 +3,7 @@
 // mapped to a deterministic TypeScript identifier, so `get-weather` is `tools.get_weather`.
 
 import { SwitchyardError } from "../errors.js";
+import { toIdentifier } from "../schema/to-identifier.js";
 
 /** The parts of a tool name and the identifiers a program uses for them. */
 export interface ParsedToolName {
@@ -20,30 +21,8 @@ const MAX_NAME_LENGTH = 128;
 const NAMESPACE_PATTERN = /^[A-Za-z0-9_$-]+$/;
 const LOCAL_NAME_PATTERN = /^[A-Za-z0-9_$.-]+$/;
 
-// Words a member of `tools` may not be called as written: JavaScript reserved words, and
-// `then`, which would make `tools` (or a namespace) a thenable that `await` unwraps.
-const RESERVED = new Set(
-  (
-    "break case catch class const continue debugger default delete do else enum export extends false " +
-    "finally for function if import in instanceof new null return super switch this throw true try " +
-    "typeof var void while with yield let static implements interface package private protected " +
-    "public await arguments eval then constructor prototype __proto__"
-  ).split(" "),
-);
-
 /** Names reserved by the runtime itself at the root of `tools`. */
 export const RESERVED_ROOT_MEMBERS: ReadonlySet<string> = new Set(["$search", "$describe"]);
-
-/**
- * Maps a name part to a valid TypeScript identifier, deterministically: invalid characters
- * become `_`, a leading digit gets a `_` prefix, a reserved word gets a `_` suffix.
- */
-export function toIdentifier(part: string): string {
-  let identifier = part.replace(/[^A-Za-z0-9_$]/g, "_");
-  if (/^[0-9]/.test(identifier)) identifier = `_${identifier}`;
-  if (RESERVED.has(identifier)) identifier = `${identifier}_`;
-  return identifier;
-}
 
 /**
  * Splits a tool name at its first dot and derives the identifiers. Throws

@@ -5,7 +5,7 @@
 // source belongs to it alone. A tool not in the registry does not exist, whatever a model says.
 
 import { SwitchyardError } from "../errors.js";
-import type { ToolSource } from "../sources/tool-source.js";
+import type { ToolSource } from "./tool-source.js";
 import type { ToolDefinition } from "./define-tool.js";
 import { prepareTool, type RegisteredTool } from "./prepare-tool.js";
 import { SourceAttachment } from "./source-attachment.js";

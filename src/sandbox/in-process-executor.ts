@@ -2,9 +2,9 @@
 // isolated-vm's threads, with one spare prepared ahead per memory limit in use. A native crash in
 // isolated-vm takes the whole process down with it; WorkerPool is the executor that contains one.
 
-import { IsolatePool, type GuestBindings } from "./isolate-pool.js";
+import { IsolatePool } from "./isolate-pool.js";
 import { type IsolateExecution, runInIsolate } from "./isolate-run.js";
-import type { SandboxExecution, SandboxExecutor, SandboxJob } from "./sandbox-executor.js";
+import type { GuestBindings, SandboxExecution, SandboxExecutor, SandboxJob } from "./sandbox-executor.js";
 
 /** Runs jobs in isolates of this process; see the module comment. */
 export class InProcessExecutor implements SandboxExecutor {

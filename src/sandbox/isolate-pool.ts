@@ -15,43 +15,8 @@ import {
 } from "../../runtime/wire.js";
 import { loadGuestRuntimeSource } from "./guest-runtime-source.js";
 import { compileRuntime, WARM_UP_MEMORY_MB, warmRuntimeCodeCache } from "./runtime-code-cache.js";
-
-/**
- * What the guest runtime reaches on the host: one run's bridge, console sink and limits. Every
- * member takes and returns plain strings (or a promise of one), so the bindings can be
- * forwarded across a process boundary.
- */
-export interface GuestBindings {
-  /**
-   * Starts the calls of an encoded batch (runtime/wire.ts `encodeCallBatch`) and answers with
-   * an encoded answer (`encodeCallAnswers`) of every call ready now. The isolate is blocked
-   * until it answers: it must not wait for a tool, except briefly for a batch answered
-   * `mayWait`. A batch answered `later` does not block (its answer is not read). A promise is
-   * allowed so the answer can come from another process. Batches are taken in the order sent.
-   */
-  submit(batchText: unknown): string | Promise<string>;
-  /** Resolves with an encoded answer of calls that finished since the last answer, once one has. */
-  wait(): Promise<string>;
-  /** One console line; called for every line once the isolate has stopped (see `PreparedIsolate.dispose`). */
-  log(level: unknown, text: unknown): void;
-  /** The run's GuestConfig as JSON. */
-  config(): string;
-}
-
-/**
- * An isolate nobody has run code in yet, with the guest runtime installed. Its References
- * lead to bindings that refuse everything until `bind` attaches one run.
- */
-export interface PreparedIsolate {
-  readonly isolate: ivm.Isolate;
-  readonly context: ivm.Context;
-  bind(bindings: GuestBindings): void;
-  /**
-   * Disposes the isolate (if still alive), hands the console lines it wrote to the bound
-   * `log` (so a run's log is whole however it ended), and releases the References.
-   */
-  dispose(): void;
-}
+import type { PreparedIsolate } from "./prepared-isolate.js";
+import type { GuestBindings } from "./sandbox-executor.js";
 
 const INSTALL_SNIPPET = "globalThis.__switchyardInstall($0, $1, $2, $3); delete globalThis.__switchyardInstall;";
 

@@ -6,7 +6,9 @@
 import type ivm from "isolated-vm";
 import { capErrorText, stackFrames } from "../../runtime/wire.js";
 import { PROGRAM_FILE } from "../program/program-wrapper.js";
-import type { GuestBindings, IsolatePool, PreparedIsolate } from "./isolate-pool.js";
+import type { IsolatePool } from "./isolate-pool.js";
+import type { PreparedIsolate } from "./prepared-isolate.js";
+import type { GuestBindings } from "./sandbox-executor.js";
 import type { SandboxEnding, SandboxExecution, SandboxJob, SandboxOutcome } from "./sandbox-executor.js";
 
 const WATCHDOG_INTERVAL_MS = 10;

@@ -16,7 +16,8 @@ import {
   encodeCallSuccess,
   encodeGuestConfig,
 } from "../../runtime/wire.js";
-import type { GuestBindings, PreparedIsolate } from "./isolate-pool.js";
+import type { PreparedIsolate } from "./prepared-isolate.js";
+import type { GuestBindings } from "./sandbox-executor.js";
 
 /** The runtime script's name in stack traces; a cache is only taken up by a compile of the same name. */
 const RUNTIME_FILE = "switchyard-runtime.js";

@@ -4,7 +4,27 @@
 // isolate, enforces the limits that need the isolate (wall time, CPU time, memory) and says how
 // the script ended. A job and an ending are plain data, so both cross to a worker process as they are.
 
-import type { GuestBindings } from "./isolate-pool.js";
+/**
+ * What the guest runtime reaches on the host: one run's bridge, console sink and limits. Every
+ * member takes and returns plain strings (or a promise of one), so the bindings can be
+ * forwarded across a process boundary.
+ */
+export interface GuestBindings {
+  /**
+   * Starts the calls of an encoded batch (runtime/wire.ts `encodeCallBatch`) and answers with
+   * an encoded answer (`encodeCallAnswers`) of every call ready now. The isolate is blocked
+   * until it answers: it must not wait for a tool, except briefly for a batch answered
+   * `mayWait`. A batch answered `later` does not block (its answer is not read). A promise is
+   * allowed so the answer can come from another process. Batches are taken in the order sent.
+   */
+  submit(batchText: unknown): string | Promise<string>;
+  /** Resolves with an encoded answer of calls that finished since the last answer, once one has. */
+  wait(): Promise<string>;
+  /** One console line; called for every line once the isolate has stopped (see `PreparedIsolate.dispose`). */
+  log(level: unknown, text: unknown): void;
+  /** The run's GuestConfig as JSON. */
+  config(): string;
+}
 
 /** The limits an executor enforces itself, by disposing the isolate. */
 export interface SandboxLimits {

@@ -29,6 +29,7 @@ import type { CrossingJournal } from "../durable/crossing-journal.js";
 import { hashInput } from "../durable/hash-input.js";
 import type { CrossingKind, JournaledAnswer } from "../durable/run-journal.js";
 import { messageOf, ToolError } from "../errors.js";
+import { exceedsJsonDepth } from "../json-limits.js";
 
 /** What programs can ask about the catalog at run time (`tools.$search`, `tools.$describe`). */
 export interface DiscoveryHandler {
@@ -713,24 +714,4 @@ export class ToolBridge {
 /** `JSON.parse` reviver: a `__proto__` key is dropped, so parsed input can never carry one. */
 function dropProtoKeys(key: string, value: unknown): unknown {
   return key === "__proto__" ? undefined : value;
-}
-
-/** Whether JSON text nests deeper than `maxDepth`, by a linear scan that skips strings. */
-export function exceedsJsonDepth(text: string, maxDepth: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (inString) {
-      if (code === 92 /* \ */) index++;
-      else if (code === 34 /* " */) inString = false;
-    } else if (code === 34) {
-      inString = true;
-    } else if (code === 123 /* { */ || code === 91 /* [ */) {
-      if (++depth > maxDepth) return true;
-    } else if (code === 125 /* } */ || code === 93 /* ] */) {
-      depth--;
-    }
-  }
-  return false;
 }

@@ -9,8 +9,13 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { SwitchyardError, messageOf } from "../errors.js";
 import { loadGuestRuntimeSource } from "./guest-runtime-source.js";
-import type { GuestBindings } from "./isolate-pool.js";
-import type { SandboxExecution, SandboxExecutor, SandboxJob, SandboxOutcome } from "./sandbox-executor.js";
+import type {
+  GuestBindings,
+  SandboxExecution,
+  SandboxExecutor,
+  SandboxJob,
+  SandboxOutcome,
+} from "./sandbox-executor.js";
 import { BINDING_CROSSINGS, FrameBatcher, type HostFrame, type WorkerFrame } from "./worker-protocol.js";
 
 export interface WorkerPoolOptions {

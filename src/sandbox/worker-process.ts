@@ -4,7 +4,8 @@
 // answers every call. When the host says close, or goes away, it disposes every isolate, lets the
 // runs settle and exits by emptying its event loop (exiting with isolates alive can crash).
 
-import { IsolatePool, type GuestBindings } from "./isolate-pool.js";
+import { IsolatePool } from "./isolate-pool.js";
+import type { GuestBindings } from "./sandbox-executor.js";
 import { type IsolateExecution, runInIsolate } from "./isolate-run.js";
 import {
   BINDING_CROSSINGS,

@@ -3,7 +3,7 @@
 // and answers untouched: the guest/host wire format stays runtime/wire.ts's alone. Frames sent in
 // one event-loop turn travel as one message, so a fan-out of calls costs one IPC crossing.
 
-import type { GuestBindings } from "./isolate-pool.js";
+import type { GuestBindings } from "./sandbox-executor.js";
 import type { SandboxJob, SandboxOutcome } from "./sandbox-executor.js";
 
 /**

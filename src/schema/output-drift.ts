@@ -3,11 +3,22 @@
 // warning at the line first calling the tool. The session's types still learn every result.
 
 import type { Diagnostic } from "../contract.js";
-import type { CatalogSnapshot } from "../registry/tool-registry.js";
 import type { ObservedOutputTypes, ObservedType } from "./observed-output-types.js";
 
 /** The code of the warning a run gets when a result does not fit the tool's observed type. */
 export const OUTPUT_DRIFT = "output-drift";
+
+/**
+ * What the warnings read of the catalog: the identifiers a program calls a tool by (a
+ * CatalogSnapshot fits). Declared here so schema/ does not import the registry, which imports it.
+ */
+export interface ToolIdentifiers {
+  get(
+    name: string,
+  ):
+    | { readonly parsedName: { readonly namespaceIdentifier: string | undefined; readonly localIdentifier: string } }
+    | undefined;
+}
 
 /**
  * One run's view of the observed types: the types as its program was checked against them,
@@ -31,7 +42,7 @@ export class OutputDrift {
   }
 
   /** One `output-drift` warning per tool whose results broke its observed type, at the line first calling it. */
-  warnings(source: string, catalog: CatalogSnapshot): Diagnostic[] {
+  warnings(source: string, catalog: ToolIdentifiers): Diagnostic[] {
     return [...this.#found].map(([name, mismatch]) => {
       const tool = catalog.get(name);
       const path =

@@ -4,7 +4,7 @@
 // throws, and recursion is bounded: $refs become named types, nesting stops at 64 levels.
 
 import type { JsonSchema } from "../contract.js";
-import { toIdentifier } from "../registry/tool-name.js";
+import { toIdentifier } from "./to-identifier.js";
 import { blockComment, formatJsDoc, inlineJsDoc, schemaDocLines } from "./jsdoc.js";
 
 /** Options of `schemaToTypeScript`. */

@@ -12,6 +12,7 @@ import type { CatalogSnapshot, RegisteredTool } from "../registry/tool-registry.
 import type { ObservedType } from "../schema/observed-output-types.js";
 import {
   type DeclarationTool,
+  generateDeclarations,
   generateToolDeclaration,
   generateToolDeclarations,
 } from "../schema/generate-declarations.js";
@@ -359,6 +360,26 @@ export function declarationToolOf(tool: RegisteredTool, observed?: ObservedType)
       : { observedOutput: { schema: observed.schema, results: observed.results } }),
     ...(tool.definition.inputExamples === undefined ? {} : { inputExamples: tool.definition.inputExamples }),
   };
+}
+
+/** The declaration text of the program-callable tools among `tools`, with their observed types. */
+export function declarationsOf(
+  tools: readonly RegisteredTool[],
+  observed: ReadonlyMap<string, ObservedType> | undefined,
+): string {
+  return generateDeclarations(
+    tools
+      .filter((tool) => tool.definition.callers.includes("program"))
+      .map((tool) => declarationToolOf(tool, observed?.get(tool.definition.name))),
+  );
+}
+
+/** Whether `tool` is declared with an observed output type (it has none of its own, and results came in). */
+export function hasObservedType(
+  tool: RegisteredTool,
+  observed: ReadonlyMap<string, ObservedType> | undefined,
+): boolean {
+  return tool.definition.outputSchema === undefined && observed?.get(tool.definition.name)?.schema.type !== undefined;
 }
 
 // What an embedder sees of a tool: its name, description and parameter names.

@@ -5,7 +5,7 @@
 import { ToolError } from "../errors.js";
 import type { ToolContext, ToolDefinition } from "../registry/define-tool.js";
 import { loadToolModule } from "./load-tool-module.js";
-import type { SourceTool, ToolSource, ToolSourceState } from "./tool-source.js";
+import type { SourceTool, ToolSource, ToolSourceState } from "../registry/tool-source.js";
 
 /** Options of `ModuleToolSource`. */
 export interface ModuleToolSourceOptions {

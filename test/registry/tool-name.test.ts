@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseToolName, toIdentifier } from "../../src/registry/tool-name.js";
+import { parseToolName } from "../../src/registry/tool-name.js";
+import { toIdentifier } from "../../src/schema/to-identifier.js";
 import { configErrorCode } from "../helpers/config-error.js";
 
 describe("parseToolName", () => {

@@ -1,11 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineTool } from "../../src/registry/define-tool.js";
-import {
-  BLOCKING_GRACE_MS,
-  type RunRequestHandler,
-  ToolBridge,
-  exceedsJsonDepth,
-} from "../../src/sandbox/tool-bridge.js";
+import { exceedsJsonDepth } from "../../src/json-limits.js";
+import { BLOCKING_GRACE_MS, type RunRequestHandler, ToolBridge } from "../../src/sandbox/tool-bridge.js";
 import {
   type BatchAnswer,
   BUDGET_PATH,

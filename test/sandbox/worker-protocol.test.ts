@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { GuestBindings } from "../../src/sandbox/isolate-pool.js";
+import type { GuestBindings } from "../../src/sandbox/sandbox-executor.js";
 import { BINDING_CROSSINGS, crossingArguments, FrameBatcher } from "../../src/sandbox/worker-protocol.js";
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));

@@ -15,7 +15,7 @@ import { SwitchyardError, ToolError, messageOf } from "../../errors.js";
 import type { ToolContext, ToolDefinition } from "../../registry/define-tool.js";
 import type { SkippedTool, SourceAttachment } from "../../registry/source-attachment.js";
 import type { ToolRegistry } from "../../registry/tool-registry.js";
-import type { SourceTool, ToolSource, ToolSourceState } from "../tool-source.js";
+import type { SourceTool, ToolSource, ToolSourceState } from "../../registry/tool-source.js";
 import { errorTextOfToolResult, valueOfToolResult, type McpToolResultLike } from "./mcp-content.js";
 import { traceContextMeta } from "../../telemetry/switchyard-telemetry.js";
 

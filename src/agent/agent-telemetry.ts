@@ -4,9 +4,9 @@
 // through the session's own spans. Nothing is created when the agent span does not record.
 
 import { context, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
-import type { AgentEvent } from "../agent/agent-events.js";
-import type { ModelUsage } from "../agent/model-adapter.js";
-import * as attribute from "./semantic-attributes.js";
+import type { AgentEvent } from "./agent-events.js";
+import type { ModelUsage } from "./model-adapter.js";
+import * as attribute from "../telemetry/semantic-attributes.js";
 
 /** What an agent run's spans are started with. */
 export interface AgentSpanStart {

@@ -2,9 +2,9 @@
 // user's, a framework's tool set. A source lists tools and answers calls to them; the
 // registry (`ToolRegistry.attachSource`) claims its namespace, turns its listing into checked
 // definitions, follows its changes and removes its tools when it closes. A source never
-// touches a registry itself.
+// touches a registry itself. The contract lives beside the registry that consumes it; sources/ implements it.
 
-import type { ToolContext, ToolSpec } from "../registry/define-tool.js";
+import type { ToolContext, ToolSpec } from "./define-tool.js";
 
 /** Where a source is in its life; calls to a source that is not `connected` may fail `SOURCE_UNAVAILABLE`. */
 export type ToolSourceState = "starting" | "connected" | "unavailable" | "gave-up" | "closed";
