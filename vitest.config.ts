@@ -8,10 +8,14 @@ import { defineConfig } from "vitest/config";
 const { compilerOptions } = JSON.parse(readFileSync(new URL("./tsconfig.json", import.meta.url), "utf8")) as {
   compilerOptions: { paths: Record<string, [string]> };
 };
-const alias = Object.entries(compilerOptions.paths).map(([name, [target]]) => ({
-  find: new RegExp(`^${name.replaceAll("/", "\\/")}$`),
-  replacement: fileURLToPath(new URL(target, import.meta.url)),
-}));
+// Only the package's own names: "isolated-vm" is there for tsc and tsx (two install folders, the
+// first that exists wins), and loadIsolatedVm resolves it through Node's require, not vite.
+const alias = Object.entries(compilerOptions.paths)
+  .filter(([name]) => name.startsWith("switchyard-runtime"))
+  .map(([name, [target]]) => ({
+    find: new RegExp(`^${name.replaceAll("/", "\\/")}$`),
+    replacement: fileURLToPath(new URL(target, import.meta.url)),
+  }));
 
 // isolated-vm on Node 20 needs --no-node-snapshot, which cannot reach worker threads
 // through NODE_OPTIONS: every test file runs in a forked child with the flag.

@@ -7,8 +7,15 @@
 #   - the installed `switchyard` command runs a program whose TypeScript tool module imports the
 #     package by name and throws a ToolError: its code reaches the program;
 #   - a CommonJS project (a subfolder sharing the install) require()s the package, runs a program,
-#     and gets OPTIONAL_DEPENDENCY_MISSING naming the install command from an adapter.
+#     and gets OPTIONAL_DEPENDENCY_MISSING naming the install command from an adapter;
+#   - with no isolated-vm binary, the command fails with one line saying what to do;
+#   - with CONSUMER_FRAMEWORKS (e.g. "ai@7.0.173 @openai/agents@0.20.0 openai@7.59.0"), those are
+#     installed next to the package and the AI SDK and Agents SDK examples type-check and run.
+# Runs under the `node` and `npm` first on PATH (.ci/with-node.sh <major> [npm major] -- picks a line).
 # Usage: .ci/consumer-test.sh [work folder]   (default: a new temporary folder, removed at the end)
+# Environment: SWITCHYARD_TARBALL=<file> installs that tarball instead of packing the checkout;
+# CONSUMER_SUMMARY=<file> appends one tab-separated row: node, npm, install s, isolate binary,
+# quick start output, CommonJS, frameworks.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="${1:-$(mktemp -d)}"
@@ -17,9 +24,16 @@ mkdir -p "$work"
 step() { printf '\n== consumer: %s\n' "$*"; }
 fail() { printf 'consumer test FAILED: %s\n' "$*" >&2; exit 1; }
 
-step "npm pack"
+node_major="$(node -p 'process.versions.node.split(".")[0]')"
+echo "node $(node --version), npm $(npm --version)"
 cd "$repo"
-tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -n 1)"
+if [ -n "${SWITCHYARD_TARBALL:-}" ]; then
+  step "the tarball $SWITCHYARD_TARBALL"
+  tarball="$SWITCHYARD_TARBALL"
+else
+  step "npm pack"
+  tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -n 1)"
+fi
 listing="$(tar -tzf "$tarball")"
 for required in package/dist/src/index.js package/dist/src/index.d.ts package/dist/src/agent/index.js \
   package/dist/src/gateway/index.js package/dist/src/testing/index.js package/dist/runtime/guest-runtime.iife.js \
@@ -37,11 +51,30 @@ cd "$project"
 cat >package.json <<'JSON'
 { "name": "consumer-esm", "version": "1.0.0", "private": true, "type": "module" }
 JSON
-npm install --no-audit --no-fund --loglevel=error "$tarball" @types/node@20 >/dev/null
+started=$SECONDS
+npm install --no-audit --no-fund --loglevel=error "$tarball" "@types/node@$node_major" >/dev/null
+install_seconds=$((SECONDS - started))
 for peer in @anthropic-ai/sdk openai gpt-tokenizer; do
   [ ! -e "node_modules/$peer" ] || fail "optional peer $peer was installed"
 done
-echo "node_modules: $(du -sm node_modules | cut -f1) MB (with @types/node)"
+echo "node_modules: $(du -sm node_modules | cut -f1) MB (with @types/node), installed in ${install_seconds} s"
+# Which isolated-vm this Node loads, and whether npm compiled it (a build/ folder) or it came prebuilt.
+isolate="$(node -e '
+const { createRequire } = require("node:module");
+const { existsSync } = require("node:fs");
+const { dirname, join } = require("node:path");
+const fromPackage = createRequire(require.resolve("switchyard-runtime/package.json"));
+for (const name of ["isolated-vm", "isolated-vm-7"]) {
+  let folder;
+  try { folder = dirname(fromPackage.resolve(`${name}/package.json`)); } catch { continue; }
+  try { fromPackage(name); } catch { continue; }
+  const { version } = require(join(folder, "package.json"));
+  console.log(`${name}@${version} ${existsSync(join(folder, "build")) ? "compiled" : "prebuilt"}`);
+  process.exit(0);
+}
+console.log("none");')"
+echo "isolate binary: $isolate"
+[ "$isolate" != none ] || fail "no isolated-vm loads on Node $node_major"
 
 step "ESM TypeScript: type-check against the published declarations (strict)"
 cat >tsconfig.json <<'JSON'
@@ -92,6 +125,7 @@ export const tools = [
 TS
 npx tsc -p tsconfig.json
 node --no-node-snapshot --import tsx consumer.ts | tee consumer.out
+quick_start="$(tail -n 1 consumer.out)"
 grep -q "^ok estimate" consumer.out || fail "catalogStats().tokenizer should name the estimate without gpt-tokenizer"
 
 step "README blocks against the published declarations"
@@ -121,7 +155,7 @@ try {
   return { code: error.code, retryAfterMs: error.details?.retryAfterMs };
 }
 TS
-npx switchyard run program.ts --tools ./tools.ts --json --report run.html >run.json
+./node_modules/.bin/switchyard run program.ts --tools ./tools.ts --json --report run.html >run.json
 grep -q 'id="timeline-data"' run.html || fail "switchyard run --report wrote no timeline page"
 node -e '
 const result = JSON.parse(require("node:fs").readFileSync("run.json", "utf8"));
@@ -130,14 +164,27 @@ if (result.output?.code !== "RATE_LIMITED" || result.output?.retryAfterMs !== 10
   process.exit(1);
 }
 console.log("program saw", JSON.stringify(result.output));'
-npx switchyard demo >demo.out || fail "switchyard demo failed"
+./node_modules/.bin/switchyard demo >demo.out || fail "switchyard demo failed"
 grep -q "ground truth" demo.out || fail "switchyard demo printed no ground truth"
 set +e
-npx switchyard run missing.ts --tools ./tools.ts 2>mistake.err
+./node_modules/.bin/switchyard run missing.ts --tools ./tools.ts 2>mistake.err
 code=$?
 set -e
 [ "$code" = 2 ] || fail "a missing program file should exit 2, got $code"
 [ "$(wc -l <mistake.err)" = 1 ] || fail "a missing program file should print one line: $(cat mistake.err)"
+
+step "no isolated-vm binary: the command says so in one line"
+mkdir -p hidden
+for name in isolated-vm isolated-vm-7; do [ ! -e "node_modules/$name" ] || mv "node_modules/$name" "hidden/$name"; done
+set +e
+./node_modules/.bin/switchyard run program.ts --tools ./tools.ts 2>unavailable.err
+code=$?
+set -e
+for name in isolated-vm isolated-vm-7; do [ ! -e "hidden/$name" ] || mv "hidden/$name" "node_modules/$name"; done
+cat unavailable.err
+[ "$code" = 2 ] || fail "without isolated-vm the command should exit 2, got $code"
+[ "$(wc -l <unavailable.err)" = 1 ] || fail "without isolated-vm the command should print one line"
+grep -q "No isolated-vm binary loads on Node $(node --version) (ABI" unavailable.err || fail "the line does not name the Node line"
 
 step "CommonJS: require() the package (Node >= 20.19)"
 mkdir -p cjs
@@ -183,5 +230,56 @@ main().catch((error) => {
 });
 JS
 node --no-node-snapshot index.js
+cd ..
+
+frameworks="-"
+if [ -n "${CONSUMER_FRAMEWORKS:-}" ]; then
+  step "frameworks: $CONSUMER_FRAMEWORKS (their examples, typed and run against the installed majors)"
+  # shellcheck disable=SC2086 # a list of package specs
+  npm install --no-audit --no-fund --loglevel=error $CONSUMER_FRAMEWORKS zod@4 >/dev/null
+  mkdir -p frameworks
+  # The repo's examples import the sources; here they import the package by name.
+  sed -e 's|"../../src/contract.js"|"switchyard-runtime"|; s|"../../src/switchyard.js"|"switchyard-runtime"|' \
+    -e 's|"../support-desk/desk.js"|"./desk.js"|' "$repo/examples/support-desk/desk.ts" >frameworks/desk.ts
+  examples=()
+  for pair in "ai:ai-sdk" "@openai/agents:openai-agents"; do
+    [ -e "node_modules/${pair%%:*}" ] || continue
+    sed -e 's|"../../src/contract.js"|"switchyard-runtime"|; s|"../../src/switchyard.js"|"switchyard-runtime"|' \
+      -e "s|\"../../src/integrations/${pair#*:}.js\"|\"switchyard-runtime/${pair#*:}\"|" \
+      -e 's|"../support-desk/desk.js"|"./desk.js"|' "$repo/examples/${pair#*:}/support-desk.ts" >"frameworks/${pair#*:}.ts"
+    examples+=("${pair#*:}")
+  done
+  cat >frameworks/tsconfig.json <<'JSON'
+{
+  "compilerOptions": {
+    "target": "ES2022", "lib": ["ES2022"], "module": "NodeNext", "moduleResolution": "NodeNext",
+    "types": ["node"], "strict": true, "skipLibCheck": true, "noEmit": true
+  },
+  "include": ["*.ts"]
+}
+JSON
+  npx tsc -p frameworks/tsconfig.json
+  cat >frameworks/expected.ts <<'TS'
+import { expectedDeskAnswer } from "./desk.js";
+console.log(`answer: ${expectedDeskAnswer()}`);
+TS
+  expected="$(node --import tsx frameworks/expected.ts)"
+  for example in "${examples[@]}"; do
+    node --no-node-snapshot --import tsx "frameworks/$example.ts" | tee "frameworks/$example.out"
+    grep -qF "$expected" "frameworks/$example.out" || fail "the $example example did not print: $expected"
+    grep -qE 'run \S+-p1: 14 tool calls' "frameworks/$example.out" || fail "the $example example made no 14-call run"
+  done
+  frameworks="$(node -e '
+const { readFileSync } = require("node:fs");
+const installed = require("./package.json").dependencies;
+const version = (name) => JSON.parse(readFileSync(`node_modules/${name}/package.json`, "utf8")).version;
+console.log(process.argv.slice(1).filter((name) => installed[name]).map((name) => `${name}@${version(name)}`).join(" "));
+' ai @openai/agents openai)"
+fi
+
+if [ -n "${CONSUMER_SUMMARY:-}" ]; then
+  printf '%s\t%s\t%s s\t%s\t%s\t%s\t%s\n' "$(node --version)" "$(npm --version)" "$install_seconds" "$isolate" \
+    "$quick_start" "ok" "$frameworks" >>"$CONSUMER_SUMMARY"
+fi
 
 step "passed"

@@ -5,7 +5,9 @@
 
 import { availableParallelism, loadavg } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { shellPermissionRules } from "../src/builtins/shell-tool.js";
 import { answerModelToolCall } from "../src/model-tools/answer-model-tool-call.js";
+import { MAX_ANALYZED_LENGTH } from "../src/permissions/command-classifier.js";
 import { defineTool } from "../src/registry/define-tool.js";
 import { Switchyard } from "../src/switchyard.js";
 
@@ -16,12 +18,36 @@ const ROUNDS = 5;
 const FENCED_PROGRAM = `\`\`\`\n${" ".repeat(40_000)}x`;
 const HUGE_PROGRAM = `\`\`\`\n${" \t".repeat(2_000_000)}`;
 
+// The shell.run permission rules (they load the parser now, as a session does when it is made)
+// and command lines for them: 100 KB, and the longest line parsed, of short pipelines.
+const SHELL_RULES = shellPermissionRules();
+const PARSER_TARGET_MS = 20;
+const LONG_COMMAND = `grep -n x ${"src/file.ts ".repeat(9_000)}`.slice(0, 100_000);
+const LONGEST_PARSED = "ls -la 'a b' | grep \"x$y\" > /dev/null; ".repeat(300).slice(0, MAX_ANALYZED_LENGTH);
+
+/** Which rule the gate would apply to `command`, and how long deciding took (a fresh input: no cache). */
+function shellDecision(command: string): string {
+  const started = performance.now();
+  const rule = SHELL_RULES.find((candidate) => candidate.when?.({ command }, undefined as never) === true);
+  const elapsed = performance.now() - started;
+  const verdict = elapsed <= PARSER_TARGET_MS ? "≤" : ">";
+  return `${rule?.decision ?? "none"} in ${elapsed.toFixed(1)} ms, ${verdict} ${PARSER_TARGET_MS} ms`;
+}
+
 interface Row {
   readonly what: string;
   readonly work: (yard: Switchyard) => Promise<string>;
 }
 
 const ROWS: readonly Row[] = [
+  {
+    what: "shell.run permission check of a 100 KB command line (classifier; not parsed past 2 KiB)",
+    work: async () => shellDecision(LONG_COMMAND),
+  },
+  {
+    what: `shell.run permission check of a ${MAX_ANALYZED_LENGTH}-character line of pipelines (the longest parsed)`,
+    work: async () => shellDecision(LONGEST_PARSED),
+  },
   {
     what: "regex `.{0,99}.{0,99}.{0,99}.{0,99}~` via search_tools, 1,000 tools",
     work: async (yard) => {

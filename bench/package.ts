@@ -2,13 +2,15 @@
 // takes --tarball), installs it into a fresh project with no optional peer, measures the
 // node_modules footprint, then times imports in fresh processes, side by side and interleaved:
 // the core, `/agent`, and the core plus what the root import used to load (both provider SDKs
-// and the tokenizer, installed afterwards as the optional peers). Medians of --runs rounds.
-// Run: npm run bench:package [-- --tarball <file>] [--runs <n>] [--keep]
+// and the tokenizer, installed afterwards as the optional peers). Medians of --runs rounds. Then the
+// same tarball on other Node lines from the registry (.ci/install-node.sh, cached; default 24):
+// install time and size, which isolated-vm npm picked, and the import times under that Node.
+// Run: npm run bench:package [-- --tarball <file>] [--runs <n>] [--lines 24,22|none] [--keep]
 
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { median } from "./stats.js";
 
@@ -22,23 +24,29 @@ interface Options {
   tarball: string | undefined;
   runs: number;
   keep: boolean;
+  /** Node majors measured beside the machine's own, installed from the registry. */
+  lines: string[];
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { tarball: undefined, runs: 9, keep: false };
+  const options: Options = { tarball: undefined, runs: 9, keep: false, lines: ["24"] };
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index];
     if (argument === "--tarball") options.tarball = argv[++index];
     else if (argument === "--runs") options.runs = Number(argv[++index]);
     else if (argument === "--keep") options.keep = true;
-    else throw new Error(`Unknown option ${argument}; options: --tarball <file>, --runs <n>, --keep`);
+    else if (argument === "--lines") {
+      const lines = argv[++index] ?? "";
+      options.lines = lines === "none" ? [] : lines.split(",");
+    } else
+      throw new Error(`Unknown option ${argument}; options: --tarball <file>, --runs <n>, --lines <majors>, --keep`);
   }
   if (!Number.isInteger(options.runs) || options.runs < 1) throw new Error("--runs needs a positive integer");
   return options;
 }
 
-function sh(command: string, args: readonly string[], cwd: string): string {
-  return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+function sh(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
+  return execFileSync(command, args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
 }
 
 function megabytes(folder: string): number {
@@ -65,19 +73,82 @@ interface ImportTiming {
   readonly processMs: number;
 }
 
-/** Runs `body` (an ES module snippet doing the imports) in a fresh `node --no-node-snapshot`. */
-function timeImport(project: string, body: string): ImportTiming {
+/** Runs `body` (an ES module snippet doing the imports) in a fresh `node --no-node-snapshot` (`node`, default this one). */
+function timeImport(project: string, body: string, node = process.execPath): ImportTiming {
   const script = `const started = performance.now(); const cpu = process.cpuUsage();
 ${body}
 const used = process.cpuUsage(cpu);
 process.stdout.write(JSON.stringify({ importMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000 }));`;
   const before = performance.now();
-  const output = sh(process.execPath, ["--no-node-snapshot", "--input-type=module", "-e", script], project);
+  const output = sh(node, ["--no-node-snapshot", "--input-type=module", "-e", script], project);
   const processMs = performance.now() - before;
   return { ...(JSON.parse(output) as { importMs: number; cpuMs: number }), processMs };
 }
 
 const round = (value: number): string => String(Math.round(value));
+
+/** A Node line from the registry: its `node`, and an environment whose npm runs under it. */
+interface NodeLine {
+  readonly major: string;
+  readonly node: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+function installNodeLine(major: string): NodeLine {
+  const folder = sh(join(ROOT, ".ci/install-node.sh"), [major], ROOT).trim().split("\n")[0]!;
+  const env = { ...process.env, PATH: `${folder}:${process.env["PATH"] ?? ""}`, npm_config_nodedir: dirname(folder) };
+  return { major, node: join(folder, "node"), env };
+}
+
+/** Which isolated-vm the package loads in `project` under `node`, and whether npm compiled it. */
+function isolateOf(project: string, node: string): string {
+  const script = `const { createRequire } = require("node:module"); const { existsSync } = require("node:fs");
+const { dirname, join } = require("node:path");
+const load = createRequire(require.resolve("switchyard-runtime/package.json"));
+for (const name of ["isolated-vm", "isolated-vm-7"]) {
+  try { load(name); } catch { continue; }
+  const folder = dirname(load.resolve(name + "/package.json"));
+  console.log(name + "@" + require(join(folder, "package.json")).version + (existsSync(join(folder, "build")) ? " compiled" : " prebuilt"));
+  process.exit(0);
+}
+console.log("none loads");`;
+  return sh(node, ["-e", script], project).trim();
+}
+
+interface LineMeasurement {
+  readonly node: string;
+  readonly installS: number;
+  readonly mb: number;
+  readonly isolate: string;
+  readonly core: ImportTiming[];
+  readonly agent: ImportTiming[];
+}
+
+/** Installs `tarball` into a fresh project under `line` and times its imports there. */
+function measureLine(work: string, tarball: string, runs: number, line: NodeLine): LineMeasurement {
+  const node = line.node;
+  const project = join(work, `line-${line.major}`);
+  mkdirSync(project, { recursive: true });
+  writeFileSync(join(project, "package.json"), '{ "name": "bench-package-line", "private": true, "type": "module" }\n');
+  const started = performance.now();
+  sh("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", tarball], project, line.env);
+  const installS = (performance.now() - started) / 1000;
+  const core: ImportTiming[] = [];
+  const agent: ImportTiming[] = [];
+  for (let round = 0; round < runs; round++) {
+    core.push(timeImport(project, 'await import("switchyard-runtime");', node));
+    agent.push(timeImport(project, 'await import("switchyard-runtime/agent");', node));
+  }
+  const version = sh(node, ["--version"], project).trim();
+  return {
+    node: version,
+    installS,
+    mb: megabytes(join(project, "node_modules")),
+    isolate: isolateOf(project, node),
+    core,
+    agent,
+  };
+}
 
 function pad(cells: readonly string[], widths: readonly number[]): string {
   return `| ${cells.map((cell, index) => cell.padEnd(widths[index]!)).join(" | ")} |`;
@@ -110,10 +181,13 @@ async function main(): Promise<void> {
     rmSync(project, { recursive: true, force: true });
     execFileSync("mkdir", ["-p", project]);
     writeFileSync(join(project, "package.json"), '{ "name": "bench-package", "private": true, "type": "module" }\n');
-    console.log("installing the tarball alone (isolated-vm builds from source)...");
+    console.log("installing the tarball alone (on Node 20 isolated-vm builds from source)...");
+    const installStarted = performance.now();
     sh("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", tarball], project);
+    const installS = (performance.now() - installStarted) / 1000;
     const modules = join(project, "node_modules");
     const coreMb = megabytes(modules);
+    const isolate = isolateOf(project, process.execPath);
     const largest = largestPackages(modules, 8);
 
     const core = 'await import("switchyard-runtime");';
@@ -171,6 +245,29 @@ async function main(): Promise<void> {
     console.log(
       `\nLargest packages without the peers: ${largest.map((entry) => `${entry.name} ${entry.mb.toFixed(1)}`).join(", ")} (MB).`,
     );
+    if (options.lines.length > 0) {
+      console.log(`\ninstalling the tarball on Node ${options.lines.join(", ")} (from the registry)...`);
+      const here = { node: process.version, installS, mb: coreMb, isolate, core: timings.core, agent: timings.agent };
+      const lines: LineMeasurement[] = [here];
+      for (const major of options.lines) lines.push(measureLine(work, tarball, options.runs, installNodeLine(major)));
+      const ms = (runs: readonly ImportTiming[]): string => `${round(median(runs.map((run) => run.importMs)))} ms`;
+      console.log(
+        `\nBy Node line (a fresh project each, npm ${sh("npm", ["--version"], ROOT).trim()}; imports: medians of ${options.runs}):\n`,
+      );
+      console.log(
+        table([
+          ["node", "install", "node_modules", "isolated-vm", "core import", "/agent import"],
+          ...lines.map((line) => [
+            line.node,
+            `${line.installS.toFixed(0)} s`,
+            `${line.mb.toFixed(1)} MB`,
+            line.isolate,
+            ms(line.core),
+            ms(line.agent),
+          ]),
+        ]),
+      );
+    }
     const coreMs = median(timings.core.map((run) => run.importMs));
     console.log(
       `\ncore import ${round(coreMs)} ms (target ≤ ${CORE_IMPORT_TARGET_MS}), /agent ${round(median(timings.agent.map((run) => run.importMs)))} ms; ` +

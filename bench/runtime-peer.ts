@@ -1,5 +1,6 @@
-// The peer a user would otherwise pick in Node, @utcp/code-mode (a devDependency, on the same
-// isolated-vm 5.0.4 through npm `overrides`), driven on bench/runtime.ts's workloads: its tools
+// The peer a user would otherwise pick in Node, @utcp/code-mode (installed by hand, see PEER_INSTALL:
+// its required isolated-vm peer would make the repo's own install fail on Node 24, where the
+// lock's isolated-vm 5 cannot build), driven on bench/runtime.ts's workloads: its tools
 // registered through @utcp/direct-call, its programs in its own dialect (tool calls are
 // synchronous functions: `bench.noop({})`). Its UTCP client writes a console line on the host
 // for every call; runs are timed with that line muted, or formatted into a discarding stream.
@@ -29,18 +30,25 @@ interface CodeModeClient {
 
 const MANUAL = "switchyardBenchManual";
 
+/** Installs the peer beside the repo's isolated-vm without saving it (its peer range names isolated-vm 6). */
+export const PEER_INSTALL =
+  "npm install --no-save --legacy-peer-deps @utcp/code-mode@1.2.12 @utcp/direct-call@1.0.12 @utcp/sdk@1.1.2";
+
 /**
  * A code-mode client with the bench tools registered as manual `bench`, or the reason it is
- * not available (the package is a devDependency of the repository only).
+ * not available (it is not a dependency of the repository: PEER_INSTALL adds it).
  */
 export async function createPeerHarness(tools: PeerTools): Promise<PeerHarness | string> {
   let codeMode: { CodeModeUtcpClient: { create(): Promise<CodeModeClient> } };
   let directCall: { addFunctionToUtcpDirectCall(name: string, fn: (...args: unknown[]) => unknown): void };
   try {
-    codeMode = (await import("@utcp/code-mode")) as unknown as typeof codeMode;
-    directCall = (await import("@utcp/direct-call")) as unknown as typeof directCall;
+    // Names in variables: the packages are not dependencies, so the type checker must not look for them.
+    const codeModePackage = "@utcp/code-mode";
+    const directCallPackage = "@utcp/direct-call";
+    codeMode = (await import(codeModePackage)) as typeof codeMode;
+    directCall = (await import(directCallPackage)) as typeof directCall;
   } catch (error) {
-    return `@utcp/code-mode is not installed (${(error as Error).message.split("\n")[0]})`;
+    return `@utcp/code-mode is not installed (${(error as Error).message.split("\n")[0]}); add it with: ${PEER_INSTALL}`;
   }
   const tool = (name: string, callable: string) => ({
     name,

@@ -10,7 +10,7 @@
 
 import { setMaxListeners } from "node:events";
 import { pathToFileURL } from "node:url";
-import ivm from "isolated-vm";
+import { loadIsolatedVm } from "../src/sandbox/load-isolated-vm.js";
 import type { ToolCall } from "../src/contract.js";
 import { runToolCall, type PipelineContext } from "../src/execute-tool-call.js";
 import { PermissionGate } from "../src/permissions/permission-gate.js";
@@ -23,6 +23,8 @@ import { TraceBus } from "../src/trace/trace-events.js";
 import { decodeCallEnvelope } from "../runtime/wire.js";
 import { createPeerHarness, type PeerHarness } from "./runtime-peer.js";
 import { median } from "./stats.js";
+
+const ivm = loadIsolatedVm();
 
 export interface RuntimeBenchOptions {
   /** No-op calls per program (and per in-process loop). Default 2 000. */

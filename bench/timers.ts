@@ -7,10 +7,12 @@
 
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
-import ivm from "isolated-vm";
+import { loadIsolatedVm } from "../src/sandbox/load-isolated-vm.js";
 import { defineTool } from "../src/registry/define-tool.js";
 import { Switchyard } from "../src/switchyard.js";
 import { median } from "./stats.js";
+
+const ivm = loadIsolatedVm();
 
 const CROSSINGS = 1_000;
 const ROUNDS = 9;

@@ -7,6 +7,9 @@
 import { createRequire } from "node:module";
 import { SwitchyardError } from "./errors.js";
 
+/** Node 22 and later run the current framework majors (AI SDK 7, openai 7); Node 20 the ones before. */
+const NODE_22_OR_LATER = Number(process.versions.node.split(".")[0]) >= 22;
+
 /**
  * The optional packages, with the version range package.json declares as its peer range (a
  * test keeps them equal) and what needs them.
@@ -18,8 +21,8 @@ export const OPTIONAL_DEPENDENCIES = {
     neededBy: "The Anthropic adapter (createAnthropicAdapter)",
   },
   openai: {
-    range: "^6.49.0",
-    install: "npm install openai@6",
+    range: "^6.49.0 || ^7.59.0",
+    install: NODE_22_OR_LATER ? "npm install openai@7" : "npm install openai@6",
     neededBy:
       "The OpenAI adapters and embedder (createOpenAIAdapter, createOpenAIResponsesAdapter, createOpenAIEmbedder)",
   },
@@ -28,11 +31,16 @@ export const OPTIONAL_DEPENDENCIES = {
     install: "npm install gpt-tokenizer@4",
     neededBy: "Exact o200k token counts (countTokens)",
   },
-  ai: { range: "^6.0.325", install: "npm install ai@6", neededBy: "switchyard-runtime/ai-sdk" },
+  ai: {
+    // AI SDK 7 declares Node >= 22; 6 is the major for Node 20. Both are tested (ai-sdk.test.ts).
+    range: "^6.0.325 || ^7.0.173",
+    install: NODE_22_OR_LATER ? "npm install ai@7" : "npm install ai@6",
+    neededBy: "switchyard-runtime/ai-sdk",
+  },
   "@openai/agents": {
-    // 0.15 and later need openai 7, which needs Node 22: the line tested here on Node 20.
-    range: "^0.14.3",
-    install: "npm install @openai/agents@0.14",
+    // 0.15 and later need openai 7, which needs Node 22: 0.14 is the line for Node 20, 0.20 the current one.
+    range: "^0.14.3 || ^0.20.0",
+    install: NODE_22_OR_LATER ? "npm install @openai/agents@0.20" : "npm install @openai/agents@0.14",
     neededBy: "switchyard-runtime/openai-agents",
   },
   "@langchain/core": {

@@ -1,8 +1,9 @@
 // Builds the bubblewrap (bwrap) command line that runs one shell command in an OS sandbox on
-// Linux: the system folders read-only, the workspace the only writable bind, a private /tmp,
-// new user/PID/IPC/UTS/cgroup (and, unless granted, network) namespaces, a fixed environment
-// and resource limits set with prlimit inside. It refuses to pretend: where bwrap is missing or
-// cannot create namespaces, `detectShellSandbox` says why and the caller must not run anything.
+// Linux: the system folders read-only, the workspace the only writable bind, a private sized
+// /tmp and /dev/shm, a read-only minimal /dev, new user/PID/IPC/UTS/cgroup (and, unless granted,
+// network) namespaces, a non-root uid with no capabilities, a seccomp filter (shell-seccomp.ts),
+// a fixed environment and resource limits set with prlimit inside. It refuses to pretend: where
+// bwrap is missing or cannot create namespaces, `detectShellSandbox` says why and nothing runs.
 //
 // Why bwrap directly rather than @anthropic-ai/sandbox-runtime: that package declares Node
 // >= 22.12 (Switchyard supports Node 20), is at 0.0.x, and filters hosts with an HTTP/SOCKS
@@ -10,9 +11,21 @@
 // is one Debian package (`bubblewrap`), and the argument list below is the whole policy.
 
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdtempSync, readlinkSync, realpathSync, rmSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { seccompFilter } from "./shell-seccomp.js";
 
 /** Whether commands may use the network: `none` (a new, empty network namespace) or `host`. */
 export type ShellNetwork = "none" | "host";
@@ -24,18 +37,32 @@ export interface ShellLimits {
   /** Largest file a process may write, in bytes (RLIMIT_FSIZE); past it the write fails with SIGXFSZ. Default 64 MiB. */
   readonly maxFileBytes?: number;
   /**
-   * Most processes of the user at once (RLIMIT_NPROC). Default 256. The kernel does not
-   * enforce this for the root user: when the host runs as root it is set but has no effect.
+   * Most processes of the command at once. Default 256. Enforced by a `pids` cgroup where the
+   * host lets Switchyard make one (root, or a delegated cgroup v2 tree), else by RLIMIT_NPROC,
+   * which binds a host user that is not root (counted per user inside the sandbox's namespace)
+   * but not root: see docs/shell-sandbox.md.
    */
   readonly maxProcesses?: number;
+  /**
+   * Memory of the command, in bytes. Default 512 MiB. Each process's address space is capped
+   * at this (RLIMIT_AS, which binds root too); where a memory cgroup can be made, the whole
+   * command (all its processes and what it writes to /tmp and /dev/shm) is capped at it as well.
+   */
+  readonly maxMemoryBytes?: number;
   /** Size of the private /tmp (a tmpfs, held in memory), in bytes. Default 64 MiB. */
   readonly maxTmpBytes?: number;
+  /** Size of /dev/shm (a tmpfs, held in memory), in bytes. Default 8 MiB. */
+  readonly maxShmBytes?: number;
 }
 
 /** Where the sandbox's programs are; found once by `detectShellSandbox`. */
 export interface ShellSandbox {
   readonly bwrapPath: string;
   readonly prlimitPath: string;
+  /** The pinned shell, dash (see `findPinnedShell`). */
+  readonly shellPath: string;
+  /** A file holding the seccomp filter (in a private folder): opened once per command for bwrap. */
+  readonly seccompPath: string;
 }
 
 /** Everything one sandboxed command depends on. */
@@ -55,8 +82,20 @@ export const DEFAULT_SHELL_LIMITS: Required<ShellLimits> = {
   cpuSeconds: 30,
   maxFileBytes: 64 * 1024 * 1024,
   maxProcesses: 256,
+  maxMemoryBytes: 512 * 1024 * 1024,
   maxTmpBytes: 64 * 1024 * 1024,
+  maxShmBytes: 8 * 1024 * 1024,
 };
+
+/**
+ * The uid and gid commands run as inside the sandbox: never 0, so no capability is held or
+ * regained (`--cap-drop ALL`, and bwrap sets no_new_privs), whatever user the host runs as.
+ */
+export const SANDBOX_UID = 1000;
+export const SANDBOX_GID = 1000;
+
+/** The descriptor on which bwrap reads the seccomp filter (see `openSeccompFilter`). */
+export const SECCOMP_FD = 3;
 
 /** HOME inside the sandbox: the private /tmp, never the workspace (a planted .gitconfig stays unread). */
 export const SANDBOX_HOME = "/tmp";
@@ -64,6 +103,9 @@ export const SANDBOX_HOME = "/tmp";
 // Only these locations are trusted to hold the real programs: never the host's PATH.
 const BWRAP_LOCATIONS = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
 const PRLIMIT_LOCATIONS = ["/usr/bin/prlimit", "/bin/prlimit"];
+// dash, whatever /bin/sh is: the classifier parses POSIX sh as dash reads it (bash as sh accepts
+// $'…', [[ ]] and more, which would read differently). Debian and Ubuntu's /bin/sh; macOS ships it.
+const DASH_LOCATIONS = ["/usr/bin/dash", "/bin/dash"];
 // The system as programs need it; /home, /root, /var, /run, /srv and /work stay invisible.
 const SYSTEM_PATHS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"];
 // Secrets in /etc that a process of the host's user (often root in containers) could read.
@@ -92,7 +134,13 @@ export function detectShellSandbox(network: ShellNetwork): ShellSandbox | { read
   if (prlimitPath === undefined) {
     return { unavailable: "prlimit is not installed (apt-get install -y util-linux)" };
   }
-  const sandbox = { bwrapPath, prlimitPath };
+  const shellPath = findPinnedShell();
+  if (shellPath === undefined) {
+    return {
+      unavailable: "dash is not installed (apt-get install -y dash): shell.run runs dash, the dialect it parses",
+    };
+  }
+  const sandbox = { bwrapPath, prlimitPath, shellPath, seccompPath: seccompFile() };
   const key = `${bwrapPath}\0${network}`;
   if (!probes.has(key)) probes.set(key, probe(sandbox, network));
   const failure = probes.get(key);
@@ -100,11 +148,13 @@ export function detectShellSandbox(network: ShellNetwork): ShellSandbox | { read
 }
 
 /**
- * The program and arguments that run `/bin/sh -c <commandLine>` under `policy`. The command
+ * The program and arguments that run `dash -c <commandLine>` under `policy`. The command
  * sees: the system folders read-only (with /etc/shadow and similar masked), `readOnlyPaths`
  * read-only, the workspace read-write at its real path (its working folder), a private /tmp
- * of `maxTmpBytes`, a fresh /dev and /proc (its own processes only), no network unless
- * `host`, and the limits. bwrap is killed with its parent (`--die-with-parent`), and the whole
+ * of `maxTmpBytes`, a read-only /dev of the usual device nodes with a /dev/shm of `maxShmBytes`,
+ * a fresh /proc (its own processes only), no network unless `host`, and the limits. It runs as
+ * uid/gid 1000 with no capabilities, under the seccomp filter read from descriptor 3: spawn bwrap
+ * with `openSeccompFilter(sandbox)` as its fourth stdio entry. bwrap is killed with its parent (`--die-with-parent`), and the whole
  * PID namespace dies with it. The command inherits bwrap's environment, so spawn bwrap with
  * exactly `policy.env`: never the host's, which the sandbox's PID 1 (a copy of bwrap) would
  * show in /proc/1/environ. (Not `--setenv`: its values would be visible in the host's `ps`.)
@@ -127,29 +177,61 @@ export function sandboxedCommand(
       "--chdir",
       policy.workspace,
       "--",
-      ...limitedCommand(sandbox.prlimitPath, policy.limits, commandLine),
+      ...limitedCommand(sandbox.prlimitPath, sandbox.shellPath, policy.limits, commandLine),
     ],
   };
 }
 
-/** `prlimit <limits> -- /bin/sh -c <commandLine>`: also what the unsandboxed shell runs. */
-export function limitedCommand(prlimitPath: string, limits: Required<ShellLimits>, commandLine: string): string[] {
+/** `prlimit <limits> -- <dash> -c <commandLine>`: also what the unsandboxed shell runs. */
+export function limitedCommand(
+  prlimitPath: string,
+  shellPath: string,
+  limits: Required<ShellLimits>,
+  commandLine: string,
+): string[] {
   return [
     prlimitPath,
     `--cpu=${limits.cpuSeconds}`,
     `--fsize=${limits.maxFileBytes}`,
     `--nproc=${limits.maxProcesses}`,
+    `--as=${limits.maxMemoryBytes}`,
     "--core=0",
     "--",
-    "/bin/sh",
+    shellPath,
     "-c",
     commandLine,
   ];
 }
 
+/** The shell commands run with: dash, at its standard path; undefined where it is not installed. */
+export function findPinnedShell(): string | undefined {
+  return DASH_LOCATIONS.find((path) => existsSync(path));
+}
+
 /** prlimit where it is installed, for the unsandboxed shell; undefined elsewhere. */
 export function findPrlimit(): string | undefined {
   return process.platform === "linux" ? PRLIMIT_LOCATIONS.find((path) => existsSync(path)) : undefined;
+}
+
+/**
+ * Opens the seccomp filter for one bwrap: pass the descriptor as stdio entry 3 of the spawn and
+ * close it afterwards. One open per command, since bwrap reads it to the end (a shared offset).
+ */
+export function openSeccompFilter(sandbox: ShellSandbox): number {
+  // Written again if a temp-folder cleaner removed it; a failure to open fails the call, closed.
+  return openSync(existsSync(sandbox.seccompPath) ? sandbox.seccompPath : seccompFile(), "r");
+}
+
+let seccompPath: string | undefined;
+
+/** Writes the filter once per process into a private folder (mode 0700) and returns its path. */
+function seccompFile(): string {
+  if (seccompPath === undefined || !existsSync(seccompPath)) {
+    const folder = mkdtempSync(join(tmpdir(), "switchyard-seccomp-"));
+    seccompPath = join(folder, "filter.bpf");
+    writeFileSync(seccompPath, seccompFilter(), { mode: 0o400 });
+  }
+  return seccompPath;
 }
 
 function isolationArguments({ network, readOnlyPaths, limits }: SandboxPolicy): string[] {
@@ -158,6 +240,15 @@ function isolationArguments({ network, readOnlyPaths, limits }: SandboxPolicy): 
     // setsid: a command cannot push keystrokes into a terminal of the host (TIOCSTI).
     "--new-session",
     "--unshare-user",
+    // Not root inside, no capability in the sandbox's user namespace: no mount, no umount.
+    "--uid",
+    String(SANDBOX_UID),
+    "--gid",
+    String(SANDBOX_GID),
+    "--cap-drop",
+    "ALL",
+    "--seccomp",
+    String(SECCOMP_FD),
     "--unshare-pid",
     "--unshare-ipc",
     "--unshare-uts",
@@ -167,13 +258,73 @@ function isolationArguments({ network, readOnlyPaths, limits }: SandboxPolicy): 
     "sandbox",
   ];
   for (const path of SYSTEM_PATHS) args.push(...mirror(path));
-  for (const path of MASKED_FILES) if (isFile(path)) args.push("--ro-bind", "/dev/null", path);
-  for (const path of MASKED_FOLDERS) if (isFolder(path)) args.push("--tmpfs", path, "--remount-ro", path);
+  const etc = hiddenFromOthers("/etc");
+  for (const path of new Set([...MASKED_FILES, ...etc.files])) {
+    if (isFile(path)) args.push("--ro-bind", "/dev/null", path);
+  }
+  for (const path of new Set([...MASKED_FOLDERS, ...etc.folders])) {
+    if (isFolder(path)) args.push("--size", "4096", "--tmpfs", path, "--remount-ro", path);
+  }
   if (network === "host") args.push(...resolverFiles());
+  // /dev: bwrap's usual nodes (null, zero, full, random, urandom, tty, pts, ptmx, fd, std*) on an
+  // unsized tmpfs, so it is remounted read-only; /dev/shm gets a sized tmpfs of its own.
+  args.push("--dev", "/dev", "--size", String(limits.maxShmBytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev");
   // /tmp before the binds that may lie under it, or the tmpfs would hide them.
-  args.push("--dev", "/dev", "--proc", "/proc", "--size", String(limits.maxTmpBytes), "--tmpfs", "/tmp");
-  for (const path of readOnlyPaths) args.push("--ro-bind", path, path);
+  args.push("--proc", "/proc", "--size", String(limits.maxTmpBytes), "--tmpfs", "/tmp");
+  for (const path of readOnlyPaths) {
+    args.push("--ro-bind", path, path);
+    const hidden = hiddenFromOthers(path);
+    for (const file of hidden.files) args.push("--ro-bind", "/dev/null", file);
+    for (const folder of hidden.folders) args.push("--size", "4096", "--tmpfs", folder, "--remount-ro", folder);
+  }
   return args;
+}
+
+// Entries looked at per bound tree when searching for what others may not read.
+const HIDDEN_SCAN_LIMIT = 20_000;
+const hiddenCache = new Map<string, { files: string[]; folders: string[] }>();
+
+/**
+ * What an ordinary host user could not read under `root`: files without the read bit for
+ * others, folders without read or search for others. Only when this process runs as root:
+ * the sandbox's user namespace then maps host root to the sandbox user, which would make
+ * root's own 0600 files readable to the command. Scanned once per process and tree, at most
+ * HIDDEN_SCAN_LIMIT entries (deeper entries of a larger tree are not masked).
+ */
+function hiddenFromOthers(root: string): { files: string[]; folders: string[] } {
+  if (process.getuid?.() !== 0) return { files: [], folders: [] };
+  const cached = hiddenCache.get(root);
+  if (cached !== undefined) return cached;
+  const found = { files: [] as string[], folders: [] as string[] };
+  const pending = [root];
+  let seen = 0;
+  while (pending.length > 0 && seen < HIDDEN_SCAN_LIMIT) {
+    const folder = pending.pop() as string;
+    let names: string[];
+    try {
+      names = readdirSync(folder);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (++seen > HIDDEN_SCAN_LIMIT) break;
+      const path = join(folder, name);
+      let stats: ReturnType<typeof lstatSync>;
+      try {
+        stats = lstatSync(path);
+      } catch {
+        continue;
+      }
+      if (stats.isDirectory()) {
+        if ((stats.mode & 0o005) !== 0o005) found.folders.push(path);
+        else pending.push(path);
+      } else if (stats.isFile() && (stats.mode & 0o004) === 0) {
+        found.files.push(path);
+      }
+    }
+  }
+  hiddenCache.set(root, found);
+  return found;
 }
 
 /** A top-level system path as the host has it: a symlink stays a symlink (usrmerge), a folder is bound read-only. */
@@ -223,12 +374,17 @@ function probe(sandbox: ShellSandbox, network: ShellNetwork): string | undefined
     const env = { PATH: "/usr/bin:/bin" };
     const policy = { workspace, network, limits: DEFAULT_SHELL_LIMITS, readOnlyPaths: [], env };
     const { args } = sandboxedCommand(sandbox, policy, "true");
-    result = spawnSync(sandbox.bwrapPath, args, {
-      env,
-      stdio: ["ignore", "ignore", "pipe"],
-      timeout: 10_000,
-      encoding: "utf8",
-    });
+    const filter = openSeccompFilter(sandbox);
+    try {
+      result = spawnSync(sandbox.bwrapPath, args, {
+        env,
+        stdio: ["ignore", "ignore", "pipe", filter],
+        timeout: 10_000,
+        encoding: "utf8",
+      });
+    } finally {
+      closeSync(filter);
+    }
   } finally {
     rmSync(workspace, { recursive: true, force: true });
   }

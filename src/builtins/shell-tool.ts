@@ -1,4 +1,4 @@
-// The built-in `shell.run` tool: runs one command line with /bin/sh in an OS sandbox
+// The built-in `shell.run` tool: runs one command line with dash in an OS sandbox
 // (bubblewrap, see shell-sandbox.ts): the system read-only, the workspace the only writable
 // folder, a private /tmp, no network unless granted, a fixed environment and resource limits.
 // Permission comes from `shellPermissionRules` (read: allow, write: ask, destructive: deny) and
@@ -6,20 +6,24 @@
 // Where no sandbox can be made, the tool refuses to be created unless `unsandboxed: true`.
 
 import { spawn } from "node:child_process";
-import { realpathSync } from "node:fs";
+import { closeSync, realpathSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { SwitchyardError, ToolError } from "../errors.js";
 import { classifyCommand, type CommandClassification } from "../permissions/command-classifier.js";
+import { loadShellParser } from "../permissions/shell-syntax.js";
 import type { PermissionRule } from "../permissions/permission-gate.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
 import { DRAFT_2020_12, existingFolderOption, positiveIntegerOption } from "./builtin-support.js";
+import { createCommandCgroup } from "./shell-cgroup.js";
 import {
   DEFAULT_SHELL_LIMITS,
   detectShellSandbox,
+  findPinnedShell,
   findPrlimit,
   limitedCommand,
+  openSeccompFilter,
   SANDBOX_HOME,
   type SandboxPolicy,
   type ShellLimits,
@@ -100,7 +104,7 @@ const FIXED_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 const OWNER = "createShellTool";
 
 /**
- * Creates `shell.run`: `/bin/sh -c <command>` in a bubblewrap sandbox (see ShellToolOptions
+ * Creates `shell.run`: `dash -c <command>` in a bubblewrap sandbox (see ShellToolOptions
  * and README "The shell sandbox"): the workspace (real path) is the working folder and the
  * only writable one, the system is read-only, /tmp is private, the network is off unless
  * `network: "host"`, other processes are invisible, the environment is fixed, and CPU time,
@@ -150,6 +154,16 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
     }
     sandbox = found;
   }
+  // dash is pinned, sandboxed or not: the classifier parses exactly its dialect.
+  const shellPath = sandbox?.shellPath ?? findPinnedShell();
+  if (shellPath === undefined) {
+    throw new SwitchyardError(
+      "SANDBOX_UNAVAILABLE",
+      `${OWNER}: dash is not installed (apt-get install -y dash); shell.run runs dash, the POSIX dialect its permission rules parse.`,
+    );
+  }
+  // The parser loads once (~0.3 s) here, not on the event loop of the first call.
+  loadShellParser();
   const prlimitPath = findPrlimit();
   const baseEnv = (home: string): Record<string, string> => ({
     PATH: FIXED_PATH,
@@ -164,12 +178,12 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
     sandbox === undefined
       ? "It runs WITHOUT a sandbox: it can reach everything the host user can."
       : `It runs in a sandbox: only the workspace (${workspace}) is writable, /tmp is private and empty, the rest of the system is read-only, ` +
-        `${network === "none" ? "there is no network, " : ""}other processes are invisible, and each process gets ${limits.cpuSeconds} s of CPU and files up to ${limits.maxFileBytes} bytes.`;
+        `${network === "none" ? "there is no network, " : ""}other processes are invisible, it runs as an unprivileged user, and each process gets ${limits.cpuSeconds} s of CPU, ${limits.maxMemoryBytes} bytes of memory and files up to ${limits.maxFileBytes} bytes.`;
 
   return defineTool<ShellRunInput, ShellRunResult>({
     name: SHELL_TOOL_NAME,
     description:
-      `Run a shell command line with /bin/sh in the workspace folder and return its exit code, stdout and stderr. ` +
+      `Run a POSIX shell command line with dash in the workspace folder and return its exit code, stdout and stderr. ` +
       `Read-only commands (ls, cat, grep, git status …) run directly; commands that change files or the system need approval; ` +
       `destructive ones (rm -r, force pushes, writes outside the workspace …) are refused with PERMISSION_DENIED. ` +
       `Each command times out after ${timeoutMs} ms (timedOut: true); stdout and stderr are each cut to ${maxOutputBytes} bytes (truncated: true). ` +
@@ -186,7 +200,7 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
           minLength: 1,
           maxLength: MAX_COMMAND_LENGTH,
           description:
-            'The command line, run as /bin/sh -c "<command>" in the workspace folder, e.g. "grep -rn TODO src | head -20".',
+            'The command line, run as dash -c "<command>" (POSIX sh: no bash syntax) in the workspace folder, e.g. "grep -rn TODO src | head -20".',
         },
       },
       required: ["command"],
@@ -236,23 +250,34 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
       }
       if (sandbox !== undefined) {
         const policy: SandboxPolicy = { workspace, network, limits, readOnlyPaths, env: baseEnv(SANDBOX_HOME) };
-        const { file, args } = sandboxedCommand(sandbox, policy, input.command);
-        return runShell(file, args, {
-          cwd: workspace,
-          env: policy.env,
-          timeoutMs,
-          maxOutputBytes,
-          signal: context.signal,
-        });
+        const sandboxed = sandboxedCommand(sandbox, policy, input.command);
+        // The cgroup is joined before bwrap starts, so no process of the command is outside it.
+        const cgroup = await createCommandCgroup(limits);
+        const [file, ...args] =
+          cgroup === undefined
+            ? [sandboxed.file, ...sandboxed.args]
+            : ["/bin/sh", "-c", JOIN_CGROUPS, "sh", ...cgroup.procsFiles, "--", sandboxed.file, ...sandboxed.args];
+        try {
+          return await runShell(file as string, args, {
+            cwd: workspace,
+            env: policy.env,
+            timeoutMs,
+            maxOutputBytes,
+            signal: context.signal,
+            seccompFilter: () => openSeccompFilter(sandbox),
+          });
+        } finally {
+          await cgroup?.release();
+        }
       }
       // No sandbox: HOME is still never the workspace, but a fresh empty folder per call.
       const home = await mkdtemp(join(tmpdir(), "switchyard-shell-home-"));
       try {
         const argv =
           prlimitPath === undefined
-            ? ["/bin/sh", "-c", input.command]
-            : limitedCommand(prlimitPath, limits, input.command);
-        const [file = "/bin/sh", ...args] = argv;
+            ? [shellPath, "-c", input.command]
+            : limitedCommand(prlimitPath, shellPath, limits, input.command);
+        const [file = shellPath, ...args] = argv;
         return await runShell(file, args, {
           cwd: workspace,
           env: baseEnv(home),
@@ -274,6 +299,7 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
  * rules fail closed. Put them before broader rules; the first matching rule wins.
  */
 export function shellPermissionRules(): PermissionRule[] {
+  loadShellParser();
   const cache = new WeakMap<object, CommandClassification>();
   const riskOf = (input: unknown): CommandClassification["risk"] => {
     if (typeof input !== "object" || input === null) return "destructive";
@@ -308,12 +334,17 @@ export function shellPermissionRules(): PermissionRule[] {
   ];
 }
 
+// Run on the host before bwrap: moves itself into each cgroup given before `--`, then execs the rest.
+const JOIN_CGROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
+
 interface RunShellOptions {
   readonly cwd: string;
   readonly env: Record<string, string>;
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
   readonly signal: AbortSignal;
+  /** Opens the descriptor given to the child as fd 3 (bwrap's --seccomp); closed after the spawn. */
+  readonly seccompFilter?: () => number;
 }
 
 function runShell(file: string, args: readonly string[], options: RunShellOptions): Promise<ShellRunResult> {
@@ -322,15 +353,21 @@ function runShell(file: string, args: readonly string[], options: RunShellOption
       reject(new ToolError("The command was cancelled before it started.", { code: "CANCELLED" }));
       return;
     }
-    const child = spawn(file, args, {
-      cwd: options.cwd,
-      env: options.env,
-      // Its own process group, so a timeout kills the shell (or bwrap, whose PID namespace then
-      // dies with everything in it) and everything it started.
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      windowsHide: true,
-    });
+    const filter = options.seccompFilter?.();
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(file, args, {
+        cwd: options.cwd,
+        env: options.env,
+        // Its own process group, so a timeout kills the shell (or bwrap, whose PID namespace then
+        // dies with everything in it) and everything it started.
+        detached: true,
+        stdio: filter === undefined ? ["ignore", "pipe", "pipe"] : ["ignore", "pipe", "pipe", filter],
+        windowsHide: true,
+      });
+    } finally {
+      if (filter !== undefined) closeSync(filter);
+    }
     const stdout = new CappedOutput(options.maxOutputBytes);
     const stderr = new CappedOutput(options.maxOutputBytes);
     let timedOut = false;
@@ -477,7 +514,9 @@ function checkLimits(limits: ShellLimits | undefined): Required<ShellLimits> {
     cpuSeconds: limit("cpuSeconds"),
     maxFileBytes: limit("maxFileBytes"),
     maxProcesses: limit("maxProcesses"),
+    maxMemoryBytes: limit("maxMemoryBytes"),
     maxTmpBytes: limit("maxTmpBytes"),
+    maxShmBytes: limit("maxShmBytes"),
   };
 }
 

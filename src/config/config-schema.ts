@@ -196,12 +196,24 @@ export const CONFIG_SCHEMA = {
             maxProcesses: {
               type: "integer",
               minimum: 1,
-              description: "Most processes at once (not enforced for root). Default 256.",
+              description:
+                "Most processes of a command at once (a pids cgroup where one can be made, else RLIMIT_NPROC, which root is exempt from). Default 256.",
+            },
+            maxMemoryBytes: {
+              type: "integer",
+              minimum: 1,
+              description:
+                "Memory per process (RLIMIT_AS), and of the whole command where a memory cgroup can be made, in bytes. Default 512 MiB.",
             },
             maxTmpBytes: {
               type: "integer",
               minimum: 1,
               description: "Size of the private /tmp, in bytes. Default 64 MiB.",
+            },
+            maxShmBytes: {
+              type: "integer",
+              minimum: 1,
+              description: "Size of /dev/shm, in bytes. Default 8 MiB.",
             },
           },
           additionalProperties: false,

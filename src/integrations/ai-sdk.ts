@@ -1,9 +1,9 @@
-// Switchyard for the Vercel AI SDK (`switchyard-runtime/ai-sdk`, AI SDK 6: the newest major that runs on
+// Switchyard for the Vercel AI SDK (`switchyard-runtime/ai-sdk`): AI SDK 7 (Node >= 22) and 6 (for
 // Node 20). `createCodeModeTool` is an AI SDK tool that runs model-written programs;
 // `toolsFromAiSdk` turns an AI SDK tool set into Switchyard tools programs can call. The `ai`
 // package is an optional peer: importing this module without it fails with the install command.
 
-import type { FlexibleSchema, Tool, ToolExecutionOptions, ToolSet } from "ai";
+import type { FlexibleSchema, Tool, ToolSet } from "ai";
 import type { JsonSchema, RunResult } from "../contract.js";
 import { SwitchyardError, ToolError } from "../errors.js";
 import { renderRunResultForModel } from "../model-tools/render-for-model.js";
@@ -35,20 +35,32 @@ export interface ProgramInput {
 export type CodeModeTool = Tool<ProgramInput, RunResult>;
 
 /**
+ * What a tool's `execute` receives, in either major: AI SDK 7 made it generic over the tool's
+ * context (and requires `context`), AI SDK 6 is not generic; both are read off `Tool`.
+ */
+type ExecutionOptions = Parameters<NonNullable<Tool["execute"]>>[1];
+
+/**
  * An AI SDK tool that runs the program the model writes in `yard`: put it in `tools` under the
  * name `run_program`. Its description is `yard.programTool()`'s (instructions and the
  * TypeScript declarations of the catalog), read afresh each step, so catalog changes show. A
  * failed run reaches the model as an error result with the code and the failing line.
  */
+<<<<<<< HEAD
 export function createCodeModeTool(yard: CodeModeHost, options: CodeModeToolOptions = {}): CodeModeTool {
   return ai.tool<ProgramInput, RunResult>({
+=======
+export function createCodeModeTool(yard: Switchyard, options: CodeModeToolOptions = {}): CodeModeTool {
+  // No explicit type arguments: AI SDK 7's two-argument overload reads them as <INPUT, CONTEXT>.
+  return ai.tool({
+>>>>>>> node-lines
     get description(): string {
       return yard.programTool().description;
     },
     inputSchema: ai.jsonSchema<ProgramInput>(yard.programTool().inputSchema as Parameters<typeof ai.jsonSchema>[0]),
-    execute: (input, { toolCallId, abortSignal }) =>
+    execute: (input: ProgramInput, { toolCallId, abortSignal }: ExecutionOptions): Promise<RunResult> =>
       runCodeModeProgram(yard, input, { toolCallId, signal: abortSignal }, options),
-    toModelOutput: ({ output }) => ({
+    toModelOutput: ({ output }: { output: RunResult }) => ({
       type: output.ok ? "text" : "error-text",
       value: renderRunResultForModel(output),
     }),
@@ -74,10 +86,8 @@ interface ImportableTool {
   readonly title?: string;
   readonly inputSchema: FlexibleSchema<unknown>;
   readonly outputSchema?: FlexibleSchema<unknown>;
-  readonly needsApproval?:
-    | boolean
-    | ((input: unknown, options: ToolExecutionOptions) => boolean | PromiseLike<boolean>);
-  readonly execute?: (input: unknown, options: ToolExecutionOptions) => unknown;
+  readonly needsApproval?: boolean | ((input: unknown, options: ExecutionOptions) => boolean | PromiseLike<boolean>);
+  readonly execute?: (input: unknown, options: ExecutionOptions) => unknown;
 }
 
 function importTool(name: string, entry: ToolSet[string], options: ImportToolsOptions): ToolDefinition {
@@ -105,11 +115,14 @@ function importTool(name: string, entry: ToolSet[string], options: ImportToolsOp
       if (!validated.success) {
         throw new ToolError(`Invalid input for ${fullName}: ${validated.error.message}`, { code: "INPUT_INVALID" });
       }
-      const callOptions: ToolExecutionOptions = {
+      // `context` is AI SDK 7's per-tool context (what generateText's tool context would give);
+      // a program's call has none. AI SDK 6 ignores the field.
+      const callOptions = {
         toolCallId: context.callId,
         messages: [],
         abortSignal: context.signal,
-      };
+        context: {},
+      } as ExecutionOptions;
       const needsApproval =
         typeof tool.needsApproval === "function"
           ? await tool.needsApproval(validated.value, callOptions)

@@ -1,5 +1,5 @@
-// Switchyard for the OpenAI Agents SDK (`switchyard-runtime/openai-agents`, @openai/agents 0.14: the
-// newest line whose `openai` dependency runs on Node 20). `createCodeModeTool` is a function tool
+// Switchyard for the OpenAI Agents SDK (`switchyard-runtime/openai-agents`): @openai/agents 0.20 with
+// openai 7 (Node >= 22), and 0.14 with openai 6 (Node 20). `createCodeModeTool` is a function tool
 // that runs model-written programs; `toolsFromOpenAIAgents` turns Agents SDK function tools into
 // Switchyard tools. `@openai/agents` is an optional peer: without it, importing fails with the command.
 

@@ -9,11 +9,10 @@ import { hasReadOnlyShape, isPlainVariableName, readOnlyProblem } from "./read-o
 import {
   checkDepth,
   NestingTooDeepError,
-  type OperatorText,
   parseShell,
   type Redirect,
   type Script,
-  type Token,
+  type Statement,
   type Word,
 } from "./shell-syntax.js";
 
@@ -80,10 +79,10 @@ export interface CommandClassification {
  */
 export function classifyCommand(commandLine: string): CommandClassification {
   if (commandLine.trim() === "") return { risk: "read", reasons: ["empty"], commands: [] };
-  if (commandLine.length > MAX_INPUT_LENGTH) {
+  if (commandLine.length > MAX_ANALYZED_LENGTH) {
     return {
-      risk: "destructive",
-      reasons: [`command line longer than ${MAX_INPUT_LENGTH} characters is not analyzed`],
+      risk: "write",
+      reasons: [`command line longer than ${MAX_ANALYZED_LENGTH} characters is not analyzed: it needs approval`],
       commands: [],
     };
   }
@@ -104,7 +103,17 @@ export function classifyCommand(commandLine: string): CommandClassification {
   }
 }
 
-const MAX_INPUT_LENGTH = 1_048_576;
+/**
+ * Longest line parsed. The parser costs 1 to 10 µs a character on these machines (mvdan-sh is
+ * a GopherJS build: ~1 µs a character at best, several times that while it collects garbage), and
+ * classification runs on the event loop: 2 KiB keeps a check within a few milliseconds.
+ */
+export const MAX_ANALYZED_LENGTH = 2048;
+
+// dash reads a carriage return or another control character as part of a word; a parser may
+// take it for a blank. A line with one is never proven read-only.
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
 
 // A path component `proc` (`/proc/`, `proc/1`), a file named `environ`, or bash's network
 // pseudo-files, anywhere in the line. Preceded by a character that cannot continue a name, so
@@ -154,27 +163,36 @@ class Findings {
 }
 
 interface Context {
-  readonly functions: Set<string>;
-  /** Function bodies being read, innermost last, with their open-brace count. */
-  readonly functionBodies: { name: string; braces: number }[];
-  /** How many bodies of each function name are open: a lookup that stays O(1) under hostile nesting. */
+  /** Names of the functions whose bodies are being read: a call to one of them is recursion. */
   readonly openFunctions: Map<string, number>;
-  pendingFunction: string | undefined;
 }
 
 function newContext(): Context {
-  return { functions: new Set(), functionBodies: [], openFunctions: new Map(), pendingFunction: undefined };
+  return { openFunctions: new Map() };
 }
 
+/** Parses `text` as POSIX sh (the dialect of the dash that runs it) and classifies the tree. */
 function analyzeText(text: string, depth: number, argumentsUnknown: boolean, context: Context): Findings {
-  const { tokens, problems } = parseShell(text, depth);
-  const findings = analyzeScript(tokens, depth, argumentsUnknown, context);
-  for (const problem of problems) findings.flag("write", problem);
+  checkDepth(depth);
+  if (text.length > MAX_ANALYZED_LENGTH) {
+    const findings = new Findings();
+    findings.flag("write", `nested command text longer than ${MAX_ANALYZED_LENGTH} characters is not analyzed`);
+    return findings;
+  }
+  // Each control character is parsed as a letter, which is how dash reads it: `true\r# ; rm -rf x`
+  // is the command `true\r#` and then rm, never a comment.
+  const hasControl = CONTROL_CHARACTER.test(text);
+  const { script, problem } = parseShell(hasControl ? text.replace(CONTROL_CHARACTERS, "_") : text);
+  const findings = analyzeScript(script, depth, argumentsUnknown, context);
+  if (problem !== undefined) findings.flag("write", problem);
+  if (hasControl) {
+    findings.flag("write", "a carriage return or control character: dash reads it as part of a word, not as a blank");
+  }
   return findings;
 }
 
 // ---------------------------------------------------------------------------------------
-// Scripts, pipelines and stages
+// The syntax tree: statements, pipelines, compound commands, functions
 
 interface StageResult {
   readonly findings: Findings;
@@ -182,195 +200,108 @@ interface StageResult {
   readonly network: boolean;
   /** This stage runs whatever arrives on its standard input as code. */
   readonly readsStdinAsCode: string | undefined;
-  readonly startsCase: boolean;
 }
 
-function analyzeScript(tokens: Script, depth: number, argumentsUnknown: boolean, context: Context): Findings {
+function analyzeScript(script: Script, depth: number, argumentsUnknown: boolean, context: Context): Findings {
+  checkDepth(depth);
   const findings = new Findings();
-  let stageItems: Token[] = [];
-  let pipeline: StageResult[] = [];
-  // Inside `case`, the words before a `)` are a pattern, not a command. A stray `)` or `;;`
-  // outside a case is a syntax error, and then every stage is still classified.
-  let sawCase = false;
-  let expectingCasePattern = false;
-
-  const finishPipeline = (): void => {
-    let networkUpstream = false;
-    for (const stage of pipeline) {
-      const interpreter = stage.readsStdinAsCode;
-      if (interpreter !== undefined && networkUpstream) {
-        findings.flag("destructive", `piping network content into ${interpreter} runs downloaded code`);
-      }
-      networkUpstream ||= stage.network;
-    }
-    pipeline = [];
-  };
-
-  // `a|b)` alternatives: held back until the `)` shows they were a pattern, not a pipeline.
-  let heldAlternatives: Token[][] = [];
-
-  const analyzeItems = (items: readonly Token[], isPattern: boolean): StageResult => {
-    const result = analyzeStage(items, depth, argumentsUnknown, context, isPattern);
-    findings.merge(result.findings);
-    pipeline.push(result);
-    return result;
-  };
-
-  const finishStage = (endedBy: OperatorText | undefined): void => {
-    const items = stageItems;
-    stageItems = [];
-    if (items.length === 0) return;
-    if (expectingCasePattern && endedBy === "|") {
-      heldAlternatives.push(items);
-      return;
-    }
-    const isPattern = endedBy === ")" && expectingCasePattern;
-    for (const held of heldAlternatives) analyzeItems(held, isPattern);
-    heldAlternatives = [];
-    const result = analyzeItems(items, isPattern);
-    if (result.startsCase) {
-      sawCase = true;
-      expectingCasePattern = endedBy !== ")";
-    } else if (isPattern) expectingCasePattern = false;
-  };
-
-  for (const token of tokens) {
-    if (token.kind !== "operator") {
-      stageItems.push(token);
-      continue;
-    }
-    finishStage(token.operator);
-    if (token.operator !== "|" && token.operator !== "|&") finishPipeline();
-    if (token.operator === ";;" && sawCase) expectingCasePattern = true;
-  }
-  finishStage(undefined);
-  for (const held of heldAlternatives) analyzeItems(held, false);
-  finishPipeline();
+  for (const statement of script)
+    findings.merge(analyzeStatement(statement, depth, argumentsUnknown, context).findings);
   return findings;
 }
 
-const SKIPPED_KEYWORDS = new Set(["!", "if", "then", "else", "elif", "fi", "while", "until", "do", "done", "esac"]);
-const HEADER_KEYWORDS = new Set(["for", "select", "case"]);
-const FUNCTION_KEYWORD = new Set(["function"]);
-
-function isKeyword(word: Word, keywords: ReadonlySet<string>): boolean {
-  return !word.quoted && !word.dynamic && keywords.has(word.text);
+/** Flags what the shell evaluates in a word: its substitutions and unproven expansions. */
+function analyzeWordParts(word: Word, depth: number, context: Context, into: Findings): void {
+  for (const problem of word.problems) into.flag("write", problem);
+  for (const substitution of word.substitutions) into.merge(analyzeScript(substitution, depth + 1, false, context));
 }
 
-function analyzeStage(
-  items: readonly Token[],
+function analyzeStatement(
+  statement: Statement,
   depth: number,
   argumentsUnknown: boolean,
   context: Context,
-  isPattern: boolean,
 ): StageResult {
   const findings = new Findings();
   const nested = new Findings();
-  const redirects: Redirect[] = [];
-  const ordered: (Word | { readonly kind: "group"; readonly tokens: Script })[] = [];
-
-  for (const item of items) {
-    if (item.kind === "word") {
-      for (const substitution of item.substitutions) {
-        nested.merge(analyzeScript(substitution, depth + 1, false, context));
-      }
-      ordered.push(item);
-    } else if (item.kind === "redirect") {
-      redirects.push(item);
-      for (const substitution of item.target?.substitutions ?? []) {
-        nested.merge(analyzeScript(substitution, depth + 1, false, context));
-      }
-      for (const substitution of item.heredoc?.substitutions ?? []) {
-        nested.merge(analyzeScript(substitution, depth + 1, false, context));
-      }
-    } else if (item.kind === "group") {
-      ordered.push(item);
-    }
+  for (const redirect of statement.redirects) {
+    if (redirect.target !== undefined) analyzeWordParts(redirect.target, depth, context, nested);
+    if (redirect.heredoc !== undefined) analyzeWordParts(redirect.heredoc, depth, context, nested);
+    classifyRedirect(redirect, findings);
   }
-  const substitutionNetwork = nested.network;
-  const done = (network: boolean, readsStdinAsCode: string | undefined, startsCase = false): StageResult => {
+  const done = (result: StageResult): StageResult => {
+    // A command comes before the commands substituted into its words.
+    findings.merge(result.findings);
     findings.merge(nested);
-    return { findings, network: network || substitutionNetwork, readsStdinAsCode, startsCase };
+    return { findings, network: result.network || nested.network, readsStdinAsCode: result.readsStdinAsCode };
   };
-  if (isPattern) return done(false, undefined);
-
-  for (const redirect of redirects) classifyRedirect(redirect, findings);
-
-  let index = 0;
-  for (;;) {
-    const item = ordered[index];
-    const following = ordered[index + 1];
-    if (item === undefined || item.kind !== "word") break;
-    if (isKeyword(item, HEADER_KEYWORDS)) {
-      // `for x in …`, `select …` and `case … in` list words, not commands.
-      return done(false, undefined, item.text === "case");
+  const { command } = statement;
+  switch (command.kind) {
+    case "simple": {
+      for (const word of command.words) analyzeWordParts(word, depth, context, nested);
+      if (command.words.length === 0)
+        return done({ findings: new Findings(), network: false, readsStdinAsCode: undefined });
+      const stdinRedirect = statement.redirects
+        .filter((redirect) => (redirect.fd === "" || redirect.fd === "0") && redirect.operator.startsWith("<"))
+        .at(-1);
+      const result = classifySimpleCommand(command.words, {
+        depth,
+        context,
+        argumentsUnknown,
+        stdinRedirect,
+        substitutionNetwork: nested.network,
+      });
+      return done(result);
     }
-    if (isKeyword(item, SKIPPED_KEYWORDS)) {
-      index++;
-    } else if (!item.quoted && !item.dynamic && item.text === "{") {
-      if (context.pendingFunction !== undefined) {
-        const name = context.pendingFunction;
-        context.functionBodies.push({ name, braces: 1 });
-        context.openFunctions.set(name, (context.openFunctions.get(name) ?? 0) + 1);
-        context.pendingFunction = undefined;
-      } else {
-        const body = context.functionBodies.at(-1);
-        if (body !== undefined) body.braces++;
+    case "pipeline": {
+      const inner = new Findings();
+      let networkUpstream = false;
+      for (const stage of command.stages) {
+        const result = analyzeStatement(stage, depth, argumentsUnknown, context);
+        inner.merge(result.findings);
+        if (result.readsStdinAsCode !== undefined && networkUpstream) {
+          inner.flag("destructive", `piping network content into ${result.readsStdinAsCode} runs downloaded code`);
+        }
+        networkUpstream ||= result.network;
       }
-      index++;
-    } else if (!item.quoted && !item.dynamic && item.text === "}") {
-      const body = context.functionBodies.at(-1);
-      if (body !== undefined && --body.braces === 0) {
-        context.functionBodies.pop();
-        context.openFunctions.set(body.name, (context.openFunctions.get(body.name) ?? 1) - 1);
+      return done({ findings: inner, network: inner.network, readsStdinAsCode: undefined });
+    }
+    case "list": {
+      const inner = new Findings();
+      for (const part of command.statements)
+        inner.merge(analyzeStatement(part, depth, argumentsUnknown, context).findings);
+      return done({ findings: inner, network: inner.network, readsStdinAsCode: undefined });
+    }
+    case "group": {
+      const inner = analyzeScript(command.body, depth + 1, argumentsUnknown, context);
+      return done({ findings: inner, network: inner.network, readsStdinAsCode: undefined });
+    }
+    case "compound": {
+      const inner = new Findings();
+      // The header is evaluated too: `for x in $(cmd)`, `case $(cmd) in`, the patterns.
+      for (const word of command.header) analyzeWordParts(word, depth, context, inner);
+      if (command.loopVariable !== undefined && !isPlainVariableName(command.loopVariable)) {
+        inner.flag(
+          "write",
+          `for ${command.loopVariable} assigns an upper-case variable, which configures programs (PATH, LD_PRELOAD …)`,
+        );
       }
-      index++;
-    } else if (isKeyword(item, FUNCTION_KEYWORD) && following?.kind === "word") {
-      context.functions.add(following.text);
-      context.pendingFunction = following.text;
-      index += 2;
-      const parentheses = ordered[index];
-      if (parentheses?.kind === "group" && parentheses.tokens.length === 0) index++;
-    } else if (following?.kind === "group" && following.tokens.length === 0) {
-      context.functions.add(item.text);
-      context.pendingFunction = item.text;
-      index += 2;
-    } else {
-      break;
+      for (const body of command.bodies) inner.merge(analyzeScript(body, depth + 1, argumentsUnknown, context));
+      return done({ findings: inner, network: inner.network, readsStdinAsCode: undefined });
+    }
+    case "function": {
+      // A definition anywhere (even in a branch that never runs) changes what later names mean.
+      const inner = new Findings();
+      inner.flag("write", `defines a function ${command.name}, which changes what the name runs`);
+      context.openFunctions.set(command.name, (context.openFunctions.get(command.name) ?? 0) + 1);
+      try {
+        inner.merge(analyzeStatement(command.body, depth + 1, argumentsUnknown, context).findings);
+      } finally {
+        context.openFunctions.set(command.name, (context.openFunctions.get(command.name) ?? 1) - 1);
+      }
+      return done({ findings: inner, network: inner.network, readsStdinAsCode: undefined });
     }
   }
-
-  const rest = ordered.slice(index);
-  const first = rest[0];
-  if (first === undefined) return done(false, undefined);
-  context.pendingFunction = undefined;
-  if (first.kind === "group") {
-    const inner = analyzeScript(first.tokens, depth + 1, argumentsUnknown, context);
-    findings.merge(inner);
-    if (rest.length > 1) findings.flag("write", "unexpected words after a subshell: cannot be parsed reliably");
-    return done(inner.network, undefined);
-  }
-  const words: Word[] = [];
-  for (const item of rest) {
-    if (item.kind === "word") {
-      words.push(item);
-    } else {
-      findings.flag("write", "unexpected ( inside a command: cannot be parsed reliably");
-      findings.merge(analyzeScript(item.tokens, depth + 1, argumentsUnknown, context));
-    }
-  }
-  const stdinRedirect = redirects
-    .filter((redirect) => (redirect.fd === "" || redirect.fd === "0") && redirect.operator.startsWith("<"))
-    .at(-1);
-  const command = classifySimpleCommand(words, {
-    depth,
-    context,
-    argumentsUnknown,
-    stdinRedirect,
-    substitutionNetwork,
-  });
-  findings.merge(command.findings);
-  return done(command.network, command.readsStdinAsCode);
 }
 
 function classifyRedirect(redirect: Redirect, findings: Findings): void {
@@ -808,28 +739,24 @@ function classifySimpleCommand(words: readonly Word[], environment: StageEnviron
     readsStdinAsCode: undefined,
   };
 
-  if (context.functions.has(nameWord.text)) {
-    if ((context.openFunctions.get(nameWord.text) ?? 0) > 0) {
-      commandFindings.flag("destructive", `function ${nameWord.text} calls itself: a fork bomb or unbounded recursion`);
-    }
-    // Otherwise its body was classified where it was defined.
-  } else {
-    DENY_RULES.get(name)?.(call);
-    if (DESTRUCTIVE.has(name) || name.startsWith("mkfs")) {
-      commandFindings.flag("destructive", `${name} ${DESTRUCTIVE.get(name) ?? "formats a file system"}`);
-    }
-    if (NETWORK.has(name)) {
-      commandFindings.flag("write", `${name} accesses the network`);
-      call.network = true;
-    }
-    // The allow-list decides read; a deny rule that already found harm has said why.
-    if (commandFindings.risk === "read") {
-      const reason = hasReadOnlyShape(name)
-        ? readOnlyProblem({ name, args: call.args, argumentsUnknown })
-        : (STATE_BUILTINS.get(name) ??
-          (KNOWN_WRITE.has(name) ? `${name} can change files or system state` : `unknown command "${nameWord.text}"`));
-      if (reason !== undefined) commandFindings.flag("write", reason);
-    }
+  if ((context.openFunctions.get(nameWord.text) ?? 0) > 0) {
+    commandFindings.flag("destructive", `function ${nameWord.text} calls itself: a fork bomb or unbounded recursion`);
+  }
+  DENY_RULES.get(name)?.(call);
+  if (DESTRUCTIVE.has(name) || name.startsWith("mkfs")) {
+    commandFindings.flag("destructive", `${name} ${DESTRUCTIVE.get(name) ?? "formats a file system"}`);
+  }
+  if (NETWORK.has(name)) {
+    commandFindings.flag("write", `${name} accesses the network`);
+    call.network = true;
+  }
+  // The allow-list decides read; a deny rule that already found harm has said why.
+  if (commandFindings.risk === "read") {
+    const reason = hasReadOnlyShape(name)
+      ? readOnlyProblem({ name, args: call.args, argumentsUnknown })
+      : (STATE_BUILTINS.get(name) ??
+        (KNOWN_WRITE.has(name) ? `${name} can change files or system state` : `unknown command "${nameWord.text}"`));
+    if (reason !== undefined) commandFindings.flag("write", reason);
   }
 
   if (elevated && commandFindings.risk === "write") {
@@ -902,7 +829,8 @@ const NETWORK = new Set(
 
 const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"]);
 // Only these are analyzed as shells: the others read start-up files or treat names differently (zsh's `path`).
-const ANALYZED_SHELLS = new Set(["sh", "bash", "dash"]);
+// The dialect parsed is POSIX sh as dash reads it: bash -c is still read for harm, never proven read-only.
+const ANALYZED_SHELLS = new Set(["sh", "dash"]);
 const INTERPRETERS = new Map<string, string>([
   ["python", "Python"],
   ["pypy", "Python"],
@@ -1258,7 +1186,7 @@ deny(`${[...SHELLS].join(" ")} source .`, (call) => {
     return;
   }
   if (!ANALYZED_SHELLS.has(name))
-    findings.flag("write", `${name} is not analyzed as a shell (only sh, bash and dash are)`);
+    findings.flag("write", `${name} is not analyzed in its own dialect (only sh and dash are)`);
   let commandMode = false;
   let stdinMode = false;
   let index = 0;
@@ -1293,7 +1221,7 @@ deny(`${[...SHELLS].join(" ")} source .`, (call) => {
   const source = call.environment.stdinRedirect;
   if (source?.heredoc !== undefined) {
     findings.flag("write", `${name} runs commands from a heredoc`);
-    nested(call, source.heredoc.body);
+    nested(call, source.heredoc.text);
   } else if (source?.operator === "<<<" && source.target !== undefined) {
     findings.flag("write", `${name} runs commands from a here-string`);
     if (source.target.dynamic) findings.flag("destructive", `${name} runs a here-string computed at run time`);

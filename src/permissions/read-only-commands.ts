@@ -323,7 +323,10 @@ export function sedScriptProblem(script: string): string | undefined {
     } else if (command === "{") {
       // A block: its commands follow.
     } else if (command === ":" || command === "b" || command === "t" || command === "T") {
-      while (index < length && !";\n".includes(script.charAt(index))) index++;
+      // GNU sed ends a label at a blank as well as at `;` or a newline (`:x e cmd` runs cmd):
+      // whatever follows the label is read as the next command, so nothing hides behind one.
+      skipBlanks();
+      while (index < length && !"; \t\n".includes(script.charAt(index))) index++;
     } else if (command === "a" || command === "i" || command === "c") {
       // Text to the end of the line; a trailing backslash continues it on the next line.
       while (index < length && script.charAt(index) !== "\n") index += script.charAt(index) === "\\" ? 2 : 1;

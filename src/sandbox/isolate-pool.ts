@@ -4,7 +4,7 @@
 // one run would block the next). Spares are prepared while the previous run is busy.
 // How each binding crosses (blocking or not, shared memory for the console) is decided here.
 
-import ivm from "isolated-vm";
+import type ivm from "isolated-vm";
 import {
   CLOSED_GUEST_CONFIG,
   decodeGuestConfig,
@@ -14,6 +14,7 @@ import {
   readLogLines,
 } from "../../runtime/wire.js";
 import { loadGuestRuntimeSource } from "./guest-runtime-source.js";
+import { type IsolatedVmModule, loadIsolatedVm } from "./load-isolated-vm.js";
 import { compileRuntime, WARM_UP_MEMORY_MB, warmRuntimeCodeCache } from "./runtime-code-cache.js";
 import type { PreparedIsolate } from "./prepared-isolate.js";
 import type { GuestBindings } from "./sandbox-executor.js";
@@ -33,12 +34,17 @@ const MAX_SPARE_SIZES = 4;
 export class IsolatePool {
   readonly #spares = new Map<number, Promise<PreparedIsolate>>();
   readonly #runtimeSource: () => Promise<string>;
+  readonly #isolatedVm: IsolatedVmModule;
   #closed = false;
   #warmStarted = false;
 
-  /** `runtimeSource` gives the guest runtime's script; default: this package's own (loadGuestRuntimeSource). */
+  /**
+   * `runtimeSource` gives the guest runtime's script; default: this package's own (loadGuestRuntimeSource).
+   * Throws SwitchyardError `SANDBOX_UNAVAILABLE` when no isolated-vm binary loads on this Node (loadIsolatedVm).
+   */
   constructor(options: { runtimeSource?: () => Promise<string> } = {}) {
     this.#runtimeSource = options.runtimeSource ?? loadGuestRuntimeSource;
+    this.#isolatedVm = loadIsolatedVm();
   }
 
   /** A fresh prepared isolate with `memoryLimitMb`; the caller owns it and must dispose it. */
@@ -93,18 +99,19 @@ export class IsolatePool {
 
   async #prepare(memoryLimitMb: number): Promise<PreparedIsolate> {
     const source = await this.#runtimeSource();
-    const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
+    const isolatedVm = this.#isolatedVm;
+    const isolate = new isolatedVm.Isolate({ memoryLimit: memoryLimitMb });
     let bindings = UNBOUND;
     // The console's shared buffer, sized from the run's limits when the guest first logs.
     let logBuffer: SharedArrayBuffer | undefined;
     const references = [
-      new ivm.Reference((batchText: unknown) => bindings.submit(batchText)),
-      new ivm.Reference(() => bindings.wait()),
-      new ivm.Reference(() => {
+      new isolatedVm.Reference((batchText: unknown) => bindings.submit(batchText)),
+      new isolatedVm.Reference(() => bindings.wait()),
+      new isolatedVm.Reference(() => {
         logBuffer ??= new SharedArrayBuffer(2 * logBufferUnits(decodeGuestConfig(bindings.config())));
-        return new ivm.ExternalCopy(logBuffer).copyInto({ release: true });
+        return new isolatedVm.ExternalCopy(logBuffer).copyInto({ release: true });
       }),
-      new ivm.Reference(() => bindings.config()),
+      new isolatedVm.Reference(() => bindings.config()),
     ];
     let disposed = false;
     const dispose = (): void => {

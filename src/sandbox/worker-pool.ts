@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { SwitchyardError, messageOf } from "../errors.js";
 import { loadGuestRuntimeSource } from "./guest-runtime-source.js";
+import { loadIsolatedVm } from "./load-isolated-vm.js";
 import type {
   GuestBindings,
   SandboxExecution,
@@ -64,6 +65,8 @@ export class WorkerPool implements SandboxExecutor {
         `WorkerPool size must be an integer of 1 or more, got ${options.size}.`,
       );
     }
+    // The workers load isolated-vm from the same install: fail here, in one line, rather than in each worker.
+    loadIsolatedVm();
     this.size = options.size;
     this.#slots = Array.from({ length: options.size }, () => undefined);
     this.#onWorkerExit = options.onWorkerExit;

@@ -112,6 +112,35 @@ describe("shell.run with shellPermissionRules", () => {
     expect(await readFile(join(workspace, "marker.txt"), "utf8")).toBe("keep me\n");
   });
 
+  it.each([
+    "if false; then rm() { :; }; fi; rm -rf marker.txt",
+    "(if false; then rm() { :; }; fi); rm -rf marker.txt",
+    "rm() { :; }; unset -f rm; rm -rf marker.txt",
+    "sh -c 'if false; then rm() { :; }; fi; rm -rf marker.txt'",
+  ])("denies %s: a function defined anywhere never hides the rm after it", async (command) => {
+    const yard = new Switchyard({
+      tools: [createShellTool({ workspace })],
+      permissions: { rules: shellPermissionRules(), approve: () => true },
+    });
+    expect(errorOf(await yard.callTool("shell.run", { command }))).toMatchObject({ code: "PERMISSION_DENIED" });
+    expect(await readFile(join(workspace, "marker.txt"), "utf8")).toBe("keep me\n");
+  });
+
+  it.each([
+    "echo $'\\' ; touch made.txt ; echo '\\'",
+    "true\r# ; touch made.txt",
+    "set -- 1; for x do touch made.txt; done",
+    "case a in (a) touch made.txt;; esac",
+    "sed ':x e touch made.txt' marker.txt",
+  ])("asks before running %j, and without an approver nothing is made", async (command) => {
+    const yard = new Switchyard({
+      tools: [createShellTool({ workspace })],
+      permissions: { rules: shellPermissionRules() },
+    });
+    expect(errorOf(await yard.callTool("shell.run", { command }))).toMatchObject({ status: "denied" });
+    expect(await readdir(workspace)).not.toContain("made.txt");
+  });
+
   it("fails closed: an input without a readable command matches the deny rule", () => {
     const gate = new PermissionGate({ rules: shellPermissionRules() });
     const request = {

@@ -158,7 +158,10 @@ describe("switchyard-runtime/ai-sdk: the code-mode tool in generateText's own lo
     const codeMode = createCodeModeTool(yard);
     const pending = codeMode.execute!(
       { code: "while (true) { await tools.inventory.list({}); }" },
-      { toolCallId: "c", messages: [], abortSignal: controller.signal },
+      // `context` is AI SDK 7's (required there); AI SDK 6 ignores it.
+      { toolCallId: "c", messages: [], abortSignal: controller.signal, context: {} } as Parameters<
+        NonNullable<typeof codeMode.execute>
+      >[1],
     ) as Promise<RunResult>;
     controller.abort();
     const result = await pending;
@@ -211,16 +214,16 @@ describe("switchyard-runtime/ai-sdk: toolsFromAiSdk", () => {
     const yard = session({
       tools: toolsFromAiSdk(
         {
-          progress: tool<{ job: string }, { done: number }>({
+          progress: tool({
             inputSchema: z.object({ job: z.string() }),
-            async *execute() {
+            async *execute(): AsyncGenerator<{ done: number }> {
               yield { done: 1 };
               yield { done: 2 };
             },
           }),
-          broken: tool<{ job: string }, { done: number }>({
+          broken: tool({
             inputSchema: z.object({ job: z.string() }),
-            execute: async () => {
+            execute: async (): Promise<{ done: number }> => {
               throw new Error("the CRM is down");
             },
           }),

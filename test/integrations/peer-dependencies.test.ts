@@ -6,6 +6,8 @@ import { describe, expect, it } from "vitest";
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const HIDE = fileURLToPath(new URL("./fixtures/hide-frameworks.mjs", import.meta.url));
+// The install command names the framework major for the Node line the test runs on.
+const NODE_22 = Number(process.versions.node.split(".")[0]) >= 22;
 
 /** Imports `module` in a fresh Node where the frameworks are not installed; reports what happened. */
 async function importWithoutFrameworks(module: string, then = ""): Promise<Record<string, unknown>> {
@@ -41,8 +43,12 @@ describe("optional framework peers", () => {
   });
 
   it.each([
-    ["src/integrations/ai-sdk.ts", "switchyard-runtime/ai-sdk", "npm install ai@6"],
-    ["src/integrations/openai-agents.ts", "switchyard-runtime/openai-agents", "npm install @openai/agents@0.14"],
+    ["src/integrations/ai-sdk.ts", "switchyard-runtime/ai-sdk", NODE_22 ? "npm install ai@7" : "npm install ai@6"],
+    [
+      "src/integrations/openai-agents.ts",
+      "switchyard-runtime/openai-agents",
+      NODE_22 ? "npm install @openai/agents@0.20" : "npm install @openai/agents@0.14",
+    ],
     ["src/integrations/langchain.ts", "switchyard-runtime/langchain", "npm install @langchain/core@1"],
   ])("%s fails to load with OPTIONAL_DEPENDENCY_MISSING and the install command", async (module, subpath, command) => {
     const outcome = await importWithoutFrameworks(module);

@@ -93,7 +93,8 @@ describe("importing the package", () => {
     ]) {
       expect(loaded).not.toContain(heavy);
     }
-    expect(loaded).toContain("isolated-vm");
+    // The native addon loads when the first session is made (loadIsolatedVm), not on import.
+    expect(loaded).not.toContain("isolated-vm");
   }, 60_000);
 
   it("sees what an entry does load: the /gateway entry loads the MCP SDK's server", () => {
@@ -144,10 +145,11 @@ describe("package.json", () => {
       expect(manifest.peerDependencies[name]).toBe(range);
       expect(manifest.peerDependenciesMeta[name]).toEqual({ optional: true });
       expect(manifest.dependencies[name]).toBeUndefined();
-      // The exact version our tests use is the floor of the range we declare. The local embedder's
-      // runtime is the exception: its install fetches native binaries, so tests stop at its refusal.
+      // The exact version our tests use is the floor of the range we declare (of its first major:
+      // a later one, for Node >= 22, is tested in .ci/consumer-test.sh on Node 24). The local
+      // embedder's runtime is the exception: its install fetches native binaries, so tests stop at its refusal.
       if (name === "@huggingface/transformers") expect(manifest.devDependencies[name]).toBeUndefined();
-      else expect(`^${manifest.devDependencies[name]}`).toBe(range);
+      else expect(range.split(" || ")[0]).toBe(`^${manifest.devDependencies[name]}`);
     }
   });
 });
@@ -158,7 +160,7 @@ describe("optional dependencies", () => {
     expect(SwitchyardError.isInstance(error)).toBe(true);
     expect(error.code).toBe("OPTIONAL_DEPENDENCY_MISSING");
     expect(error.message).toContain('"openai"');
-    expect(error.message).toContain("npm install openai@6");
+    expect(error.message).toContain(`npm install openai@${Number(process.versions.node.split(".")[0]) >= 22 ? 7 : 6}`);
     expect(error.message).toContain("createOpenAIAdapter");
   });
 

@@ -1,10 +1,10 @@
 // The guest runtime's code cache: made again after the warm-up program, once per process, and
 // what later isolates start from. Real isolates and real runs; the module's state is this file's.
 
-import ivm from "isolated-vm";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadGuestRuntimeSource } from "../../src/sandbox/guest-runtime-source.js";
 import { IsolatePool } from "../../src/sandbox/isolate-pool.js";
+import { loadIsolatedVm } from "../../src/sandbox/load-isolated-vm.js";
 import { compileRuntime, runtimeCodeCacheBytes, warmRuntimeCodeCache } from "../../src/sandbox/runtime-code-cache.js";
 import { Switchyard } from "../../src/switchyard.js";
 import { echoTool } from "../helpers/pipeline-fixtures.js";
@@ -50,7 +50,7 @@ describe("the guest runtime's code cache", () => {
 
   it("keeps the cache it has when the warm-up cannot start, and never rejects", async () => {
     const other = `${await loadGuestRuntimeSource()}\n// another build`;
-    const isolate = new ivm.Isolate({ memoryLimit: 32 });
+    const isolate = new (loadIsolatedVm().Isolate)({ memoryLimit: 32 });
     try {
       await compileRuntime(isolate, other);
     } finally {

@@ -1,0 +1,149 @@
+// A control group per sandboxed command, where the host lets this process make one: a process
+// count (pids) and a memory limit that hold for every user, root included. RLIMIT_NPROC does not
+// bind a host that runs as root (the sandbox's uid maps back to root, which the kernel exempts),
+// and RLIMIT_AS is per process; a cgroup counts the command's processes and memory as a whole.
+// Where no cgroup can be made (no write access, a v2 tree without delegation) the rlimits remain.
+
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+const CGROUP_ROOT = "/sys/fs/cgroup";
+
+/** A command's cgroup(s): the `cgroup.procs` files its first process joins, and how to remove them. */
+export interface CommandCgroup {
+  /** One per hierarchy (cgroup v1 has one for pids and one for memory; v2 one for both). */
+  readonly procsFiles: readonly string[];
+  /** What the cgroup enforces, for the tool's description and the tests. */
+  readonly enforces: { readonly processes: boolean; readonly memory: boolean };
+  /** Kills whatever is left in the cgroup(s) and removes them. Never throws. */
+  release(): Promise<void>;
+}
+
+/** The limits a command cgroup sets. */
+export interface CgroupLimits {
+  readonly maxProcesses: number;
+  readonly maxMemoryBytes: number;
+}
+
+interface Hierarchy {
+  /** The folder of this process's own cgroup in the hierarchy. */
+  readonly own: string;
+  readonly pidsFile: string | undefined;
+  readonly memoryFiles: readonly string[];
+}
+
+let counter = 0;
+let hierarchies: readonly Hierarchy[] | undefined;
+
+/**
+ * Makes a fresh cgroup for one command, with `pids.max` and the memory limit, in every hierarchy
+ * this process may write (cgroup v1 `pids` and `memory`, or v2 where the pids and memory
+ * controllers are delegated to its own cgroup). Returns undefined where none can be made.
+ */
+export async function createCommandCgroup(limits: CgroupLimits): Promise<CommandCgroup | undefined> {
+  hierarchies ??= findHierarchies();
+  const made: string[] = [];
+  const enforces = { processes: false, memory: false };
+  const name = `switchyard-shell-${process.pid}-${++counter}`;
+  for (const hierarchy of hierarchies) {
+    const folder = join(hierarchy.own, name);
+    try {
+      await mkdir(folder);
+    } catch {
+      continue;
+    }
+    made.push(folder);
+    try {
+      if (hierarchy.pidsFile !== undefined) {
+        await writeFile(join(folder, hierarchy.pidsFile), String(limits.maxProcesses));
+        enforces.processes = true;
+      }
+      for (const file of hierarchy.memoryFiles) {
+        if (!existsSync(join(folder, file))) continue;
+        await writeFile(join(folder, file), file === "memory.swap.max" ? "0" : String(limits.maxMemoryBytes));
+        if (file !== "memory.swap.max") enforces.memory = true;
+      }
+    } catch {
+      // A controller that refuses its limit: the folder stays usable for what did work.
+    }
+  }
+  if (made.length === 0 || (!enforces.processes && !enforces.memory)) {
+    await Promise.all(made.map((folder) => removeCgroup(folder)));
+    return undefined;
+  }
+  return {
+    procsFiles: made.map((folder) => join(folder, "cgroup.procs")),
+    enforces,
+    release: async () => {
+      await Promise.all(made.map((folder) => removeCgroup(folder)));
+    },
+  };
+}
+
+/** SIGKILLs what is left in `folder` and removes it, retrying while the kernel reaps. */
+async function removeCgroup(folder: string): Promise<void> {
+  for (let attempt = 0; attempt < 40; attempt++) {
+    try {
+      await rmdir(folder);
+      return;
+    } catch {
+      const pids = await readFile(join(folder, "cgroup.procs"), "utf8").catch(() => "");
+      for (const pid of pids.split("\n").filter(Boolean)) {
+        try {
+          process.kill(Number(pid), "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+/** The writable hierarchies, from /proc/self/cgroup: v1 `pids` and `memory`, or the v2 tree. */
+function findHierarchies(): Hierarchy[] {
+  if (process.platform !== "linux") return [];
+  let lines: string[];
+  try {
+    lines = readFileSync("/proc/self/cgroup", "utf8").split("\n");
+  } catch {
+    return [];
+  }
+  const found: Hierarchy[] = [];
+  for (const line of lines) {
+    const [, controllers = "", path = ""] = line.split(":");
+    const names = controllers.split(",");
+    if (names.includes("pids"))
+      found.push({ own: join(CGROUP_ROOT, "pids", path), pidsFile: "pids.max", memoryFiles: [] });
+    if (names.includes("memory")) {
+      found.push({
+        own: join(CGROUP_ROOT, "memory", path),
+        pidsFile: undefined,
+        memoryFiles: ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"],
+      });
+    }
+    if (controllers === "" && line.startsWith("0::") && found.length === 0) {
+      // cgroup v2: usable only where our cgroup already hands pids and memory to its children.
+      const own = join(CGROUP_ROOT, path);
+      const delegated = readText(join(own, "cgroup.subtree_control")).split(/\s+/);
+      if (delegated.includes("pids") || delegated.includes("memory")) {
+        found.push({
+          own,
+          pidsFile: delegated.includes("pids") ? "pids.max" : undefined,
+          memoryFiles: delegated.includes("memory") ? ["memory.max", "memory.swap.max"] : [],
+        });
+      }
+    }
+  }
+  // A v2 line comes last in hybrid setups; keep it only where v1 gave nothing.
+  return found.filter((hierarchy) => existsSync(hierarchy.own));
+}
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, "utf8").trim();
+  } catch {
+    return "";
+  }
+}
