@@ -4,7 +4,7 @@
 // dependency; no graph library is installed), so it sees `import type` and re-exports too.
 // Run it with `npx tsx scripts/check-structure.ts`; the test suite runs it as well.
 
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
@@ -62,7 +62,7 @@ export function checkStructure(root: string = repositoryRoot()): StructureReport
   return {
     fileCycles,
     folderCycles,
-    sessionLines: readSource(root, "src/switchyard.ts").split("\n").length,
+    sessionLines: lineCount(readSource(root, "src/switchyard.ts")),
     strayNumberedSteps: numbered.filter((file) => !(file in NUMBERED_PIPELINES)),
     runStationsMismatch:
       program.length === RUN_STATIONS.length && RUN_STATIONS.every((station, index) => program[index] === station)
@@ -117,6 +117,11 @@ export function folderOf(file: string): string {
   return parts.length > 2 ? `${parts[0]}/${parts[1]}/` : file;
 }
 
+/** Lines as `wc -l` counts them: a final newline ends the last line rather than starting one. */
+function lineCount(text: string): number {
+  return text.length === 0 ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+}
+
 function repositoryRoot(): string {
   return resolve(dirname(fileURLToPath(import.meta.url)), "..");
 }
@@ -129,20 +134,23 @@ function readSource(root: string, file: string): string {
   }
 }
 
-/** Every .ts file under the `folders` of `root`, as `/`-separated paths relative to it. */
+/** Every .ts file under the `folders` of `root`, as `/`-separated paths relative to it; symbolic links are not followed. */
 function sourceFiles(root: string, folders: readonly string[]): string[] {
   const found: string[] = [];
   const walk = (folder: string): void => {
-    let names: string[];
+    let entries: Dirent[];
     try {
-      names = readdirSync(folder).sort();
+      entries = readdirSync(folder, { withFileTypes: true });
     } catch {
       return;
     }
-    for (const name of names) {
-      const path = join(folder, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith(".ts") && !name.endsWith(".d.ts")) found.push(relative(root, path).split(sep).join("/"));
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const path = join(folder, entry.name);
+      // A link could lead back up the tree and never end; the repository's own files are no links.
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile() && entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts")) {
+        found.push(relative(root, path).split(sep).join("/"));
+      }
     }
   };
   for (const folder of folders) walk(join(root, folder));

@@ -416,27 +416,35 @@ async function admitUnlessAborted(
 }
 
 /**
- * The program and input run `id`'s journal was started with (what `yard.resume` runs again), read
- * from `store` (default `defaultRunJournal()`); or, when the store holds no such run or a damaged
- * one, the failed RunResult the resume ends with.
+ * What `yard.resume` runs: the program and input run `id`'s journal was started with, read from
+ * `options.store`, else `sessionStore`, else `defaultRunJournal()`, with the resume's options and
+ * decisions; or, when the store holds no such run or a damaged one, the failed RunResult it ends with.
  */
-export async function readJournaledProgram(
-  store: RunJournal | undefined,
+export async function resumeRequest(
   id: string,
-  catalogVersion: number,
-): Promise<{ readonly source: string; readonly input: { input?: unknown } } | RunResult> {
+  { decisions, store, askTimeoutMs, ...rest }: ResumeOptions,
+  sessionStore: RunJournal | undefined,
+  registry: { snapshot(): { readonly version: number } },
+): Promise<{ readonly source: string; readonly options: RunOptions } | RunResult> {
   checkRunId(id);
   let error: RunError;
   try {
-    const journal = await (store ?? defaultRunJournal()).read(id);
+    const journal = await (store ?? sessionStore ?? defaultRunJournal()).read(id);
     if (journal !== undefined) {
       const { source, inputJson } = journal.header;
-      return { source, input: inputJson === undefined ? {} : { input: JSON.parse(inputJson) as unknown } };
+      const input = inputJson === undefined ? {} : { input: JSON.parse(inputJson) as unknown };
+      return { source, options: { ...rest, ...input, durable: { id, decisions, store, askTimeoutMs } } };
     }
     error = { code: "JOURNAL_INVALID", message: `No durable run ${id} in the store; nothing to resume.` };
   } catch (thrown) {
     if (!JournalError.isInstance(thrown)) throw thrown;
     error = { code: thrown.code, message: thrown.message };
   }
-  return failedRunResult({ programId: id, error, warnings: [], catalogVersion, wallMs: 0 });
+  return failedRunResult({
+    programId: id,
+    error,
+    warnings: [],
+    catalogVersion: registry.snapshot().version,
+    wallMs: 0,
+  });
 }

@@ -17,8 +17,7 @@ import {
   checkProgram,
   executeProgram,
   type ProgramContext,
-  readJournaledProgram,
-  type ResumeOptions,
+  resumeRequest,
   type RunOptions,
   type RunSettings,
 } from "./execute-program.js";
@@ -186,7 +185,10 @@ export class Switchyard {
     return !this.#permissions.alwaysDenies(tool);
   }
 
-  /** Searches the catalog for the host: references only, nothing is loaded. */
+  /**
+   * Searches the catalog for the host: references only, nothing is loaded. A regex runs on a
+   * worker thread while the caller waits at most its deadline (250 ms once the worker is up).
+   */
   searchTools(query: string, options: ToolSearchOptions = {}): SearchResult {
     return this.discovery.search(query, options);
   }
@@ -236,11 +238,9 @@ export class Switchyard {
   }
 
   /** Resumes durable run `id` with its journal's program and input (docs/durable-runs.md); resolves like `run`. */
-  async resume(id: string, { decisions, store, askTimeoutMs, ...rest }: ResumeOptions = {}): Promise<RunResult> {
-    const version = this.registry.snapshot().version;
-    const journaled = await readJournaledProgram(store ?? this.#options.runJournal, id, version);
-    if ("ok" in journaled) return journaled;
-    return this.run(journaled.source, { ...rest, ...journaled.input, durable: { id, decisions, store, askTimeoutMs } });
+  async resume(id: string, options: Parameters<typeof resumeRequest>[1] = {}): Promise<RunResult> {
+    const resumed = await resumeRequest(id, options, this.#options.runJournal, this.registry);
+    return "source" in resumed ? this.run(resumed.source, resumed.options) : resumed;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -69,8 +69,17 @@ describe("checkStructure", () => {
     expect(checkStructure(root).fileCycles).toEqual([["src/a.ts", "src/b.ts"]]);
   });
 
+  it("does not follow a symbolic link that leads back up the tree", () => {
+    const root = tree({ "src/a/x.ts": "export const x = 1;\n" });
+    symlinkSync(join(root, "src"), join(root, "src/a/loop"));
+    expect(structureProblems(checkStructure(root))).toEqual([]);
+  });
+
   it("refuses a session of 400 lines", () => {
-    const root = tree({ "src/switchyard.ts": "\n".repeat(MAX_SESSION_LINES - 1) });
+    const root = tree({ "src/switchyard.ts": "line\n".repeat(MAX_SESSION_LINES) });
+    expect(checkStructure(tree({ "src/switchyard.ts": "line\n".repeat(MAX_SESSION_LINES - 1) })).sessionLines).toBe(
+      MAX_SESSION_LINES - 1,
+    );
     expect(structureProblems(checkStructure(root))).toEqual([
       `src/switchyard.ts has ${MAX_SESSION_LINES} lines; it must stay under ${MAX_SESSION_LINES}`,
     ]);
