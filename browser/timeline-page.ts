@@ -117,7 +117,8 @@ function describeCall(call: TimelineCall, run: TimelineRun): [string, string][] 
     ["status", call.code === null ? call.status : `${call.status} (${call.code})`],
     ["queued at", `+${formatMs(call.queuedAt - run.startedAt)}`],
   ];
-  if (call.startedAt === null) rows.push(["ran", "never (answered before its tool started)"]);
+  if (call.replayed === true) rows.push(["ran", "no: replayed from the durable run's journal"]);
+  else if (call.startedAt === null) rows.push(["ran", "never (answered before its tool started)"]);
   else {
     rows.push(["waited", formatMs(call.startedAt - call.queuedAt)]);
     rows.push(["ran", formatMs(call.endedAt - call.startedAt)]);
@@ -184,7 +185,8 @@ function drawTimeline(container: HTMLElement, run: TimelineRun, mode: LaneMode, 
       chart.append(label);
     }
     for (const call of lane.calls) {
-      const group = svg("g", { class: `call status-${call.status}`, "data-call-id": call.id });
+      const replayed = call.replayed === true ? " replayed" : "";
+      const group = svg("g", { class: `call status-${call.status}${replayed}`, "data-call-id": call.id });
       const queuedEnd = call.startedAt ?? call.endedAt;
       if (call.startedAt === null || queuedEnd > call.queuedAt) {
         const left = x(call.queuedAt);

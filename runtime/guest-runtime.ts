@@ -10,6 +10,7 @@
 
 import {
   applyFunction,
+  dateNow,
   charCodeOf,
   defineConstant,
   defineValue,
@@ -114,6 +115,77 @@ const toolCallErrors = new WeakSetConstructor<object>();
 const toolProxies = new WeakSetConstructor<object>();
 // The promise the end-of-turn flush hangs on: one for the whole run.
 const turnEnd = resolvedPromise();
+
+// Captured for a durable run's clock and random numbers (see installDeterminism).
+const durableCaptured = {
+  DateCtor: Date,
+  construct: Reflect.construct,
+  toDateString: Date.prototype.toString,
+  getOwnPropertyDescriptor: Object.getOwnPropertyDescriptor,
+  defineProperty: Object.defineProperty,
+};
+
+/**
+ * Makes a durable run's program repeatable: `Date.now()`, `new Date()` and `Date()` read the
+ * run's clock (the time the last answer from the host carried, journaled, so a replay reads the
+ * same values; it does not move while the program computes between crossings, as in Cloudflare
+ * Workers), and `Math.random` is a seeded sfc32 generator whose seed is journaled.
+ */
+function installDeterminism(
+  global: Record<string, unknown>,
+  readClock: () => number,
+  seed: readonly [number, number, number, number],
+): void {
+  const { DateCtor, construct, defineProperty } = durableCaptured;
+  const VirtualDate = function (this: unknown, ...args: unknown[]): unknown {
+    if (new.target === undefined) return applyFunction(durableCaptured.toDateString, new DateCtor(readClock()), []);
+    return construct(DateCtor, args.length === 0 ? [readClock()] : args, new.target);
+  } as unknown as DateConstructor;
+  defineProperty(VirtualDate, "prototype", { value: DateCtor.prototype });
+  defineProperty(DateCtor.prototype, "constructor", { value: VirtualDate, writable: true, configurable: true });
+  defineProperty(VirtualDate, "now", { value: () => readClock(), writable: true, configurable: true });
+  defineProperty(VirtualDate, "parse", { value: DateCtor.parse, writable: true, configurable: true });
+  defineProperty(VirtualDate, "UTC", { value: DateCtor.UTC, writable: true, configurable: true });
+  defineProperty(global, "Date", { value: VirtualDate, writable: true, configurable: true });
+  // `Intl.DateTimeFormat#format()` and `formatToParts()` without a date read the real clock.
+  const formatPrototype = typeof Intl === "object" ? Intl.DateTimeFormat.prototype : undefined;
+  if (formatPrototype !== undefined) {
+    const formatGetter = durableCaptured.getOwnPropertyDescriptor(formatPrototype, "format")?.get;
+    const formatToParts = formatPrototype.formatToParts;
+    if (formatGetter !== undefined) {
+      defineProperty(formatPrototype, "format", {
+        configurable: true,
+        get(this: Intl.DateTimeFormat) {
+          const format = applyFunction(formatGetter, this, []) as (date?: Date | number) => string;
+          return (date?: Date | number) => format(date === undefined ? readClock() : date);
+        },
+      });
+    }
+    defineProperty(formatPrototype, "formatToParts", {
+      configurable: true,
+      writable: true,
+      value(this: Intl.DateTimeFormat, date?: Date | number) {
+        return applyFunction(formatToParts, this, [date === undefined ? readClock() : date]);
+      },
+    });
+  }
+  let [a, b, c, d] = seed;
+  const random = (): number => {
+    // sfc32 (Chris Doty-Humphrey's small fast chaotic generator): 128 bits of state, no multiply.
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    d >>>= 0;
+    const t = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    return (t >>> 0) / 4294967296;
+  };
+  defineProperty(Math, "random", { value: random, writable: true, configurable: true });
+}
 
 /**
  * Installs `tools`, `console` and the program runner; called once by the host (ahead of the
@@ -236,9 +308,17 @@ function install(
     reject(error);
   };
 
+  // A durable run's clock: the time the last answer carried (see `installDeterminism`).
+  let clockMs = 0;
+  let durable = false;
+  const onClock = (nowMs: number): void => {
+    // Never backwards: a journaled clock replays as it was read.
+    if (nowMs > clockMs) clockMs = nowMs;
+  };
+
   const deliver = (answerText: unknown): void => {
     try {
-      readCallAnswers(answerText as string, settleValue, settleFailure);
+      readCallAnswers(answerText as string, settleValue, settleFailure, onClock);
     } catch {
       // The host only sends answers it encoded; an unreadable one answers nothing.
     }
@@ -382,6 +462,7 @@ function install(
       const delay = toText(delayMs);
       return enqueue(TIMER_PATH, encodeCall(TIMER_PATH, delay), delay.length);
     },
+    now: () => (durable ? clockMs : dateNow()),
     reportCallbackError: (error) => {
       try {
         log("error", ["Uncaught in a timer callback:", error]);
@@ -431,6 +512,11 @@ function install(
       config = decodeGuestConfig(host.config() as string);
       // The run's input: the program's own copy, bound like a `const` (not writable, not deletable).
       if (objectHasOwn(config, "input")) defineConstant(global, "input", config.input);
+      if (config.durable !== undefined) {
+        durable = true;
+        clockMs = config.durable.nowMs;
+        installDeterminism(global, () => clockMs, config.durable.seed);
+      }
       // The program's promise is reacted to with the captured `then`, and the run's promise is
       // resolved with a string (never an object, so no `then` is looked up): whatever the
       // program replaced, its end reaches the host.

@@ -513,6 +513,7 @@ class CallToolContext implements ToolContext {
   readonly callId: string;
   readonly caller: ToolCall["caller"];
   readonly programId: string | undefined;
+  readonly idempotencyKey: string | undefined;
   readonly #control: CallControl;
 
   constructor(control: CallControl, call: ToolCall) {
@@ -520,6 +521,7 @@ class CallToolContext implements ToolContext {
     this.callId = call.id;
     this.caller = call.caller;
     this.programId = call.programId;
+    this.idempotencyKey = call.idempotencyKey;
   }
 
   get signal(): AbortSignal {

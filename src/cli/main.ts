@@ -16,6 +16,7 @@ import { registerServeCommand } from "./serve-command.js";
 import { registerBenchCommand } from "./bench-command.js";
 import { registerTraceCommand } from "./trace-command.js";
 import { registerFleetCommands } from "./fleet-commands.js";
+import { registerRunsCommands } from "./runs-commands.js";
 import { packageVersion } from "./package-version.js";
 
 // Only commander and the command definitions load up front, so `--help` and `--version` answer
@@ -55,6 +56,7 @@ program
   )
   .option("--trace <file>", "append trace events to a JSONL file")
   .option("--report <file>", "write the run's timeline page (one self-contained HTML file)")
+  .option("--durable <id>", "journal the run under this id; an id already journaled is replayed and resumed")
   .addOption(
     new Option("--type-check <mode>", "type-check before running (default: the config's, else error)").choices([
       "error",
@@ -72,6 +74,7 @@ program
         trace?: string;
         report?: string;
         typeCheck?: "error" | "warn" | "off";
+        durable?: string;
       },
     ) => {
       // Claimed first: a signal while MCP servers start ends the run CANCELLED as soon as it begins.
@@ -93,6 +96,8 @@ program
       let status: RunStatusLine | undefined;
       // A question on the terminal must not be drawn over by the status line.
       const approve = async (request: PermissionRequest): Promise<ApprovalAnswer> => {
+        // With nobody at a terminal, a durable run pauses for `switchyard runs approve|deny`.
+        if (options.durable !== undefined && !(process.stdin.isTTY && process.stderr.isTTY)) return "later";
         status?.pause();
         try {
           return await approveOnTerminal(request);
@@ -113,6 +118,7 @@ program
             ...(input === undefined ? {} : { input }),
             ...(outputSchema === undefined ? {} : { outputSchema }),
             ...(options.typeCheck === undefined ? {} : { typeCheck: options.typeCheck }),
+            ...(options.durable === undefined ? {} : { durable: { id: options.durable } }),
           });
         } finally {
           status?.stop();
@@ -255,6 +261,7 @@ registerServeCommand(program);
 registerBenchCommand(program);
 registerTraceCommand(program);
 registerFleetCommands(program);
+registerRunsCommands(program, (flags, work) => withSession(flags, undefined, work));
 
 try {
   await program.parseAsync(process.argv);

@@ -39,6 +39,8 @@ export interface ToolCallEndEvent {
   readonly code: CallErrorCode | ToolDefinedCode | undefined;
   readonly bytesIn: number;
   readonly bytesOut: number;
+  /** Set when a durable run's replay answered the call from its journal, without calling the tool. */
+  readonly replayed?: true;
 }
 
 /** A call waits for its start slot under the rate limits that cover its tool (step 4). */
