@@ -26,7 +26,7 @@ import { PermissionGate } from "./permissions/permission-gate.js";
 import type { ModelToolDefinition } from "./model-tools/model-tool-definition.js";
 import { createProgramDiscovery } from "./model-tools/program-discovery.js";
 import { describeProgramTool } from "./model-tools/run-program-tool.js";
-import { Redactor } from "./redaction/redactor.js";
+import { readableKeyFilter, Redactor } from "./redaction/redactor.js";
 import type { ToolDefinition } from "./registry/define-tool.js";
 import { ToolRegistry, type CatalogSnapshot } from "./registry/tool-registry.js";
 import { createReadResultTool } from "./model-tools/read-result-tool.js";
@@ -125,9 +125,7 @@ export class Switchyard {
     this.#permissions = new PermissionGate(options.permissions);
     this.#scheduler = new ToolScheduler(options.scheduler);
     this.registry = new ToolRegistry(withResultReader(options.tools ?? [], this.#spill));
-    const redactor = this.#redactor;
-    // A key the model may not read is not recorded: observed types reach declarations and the file.
-    const showKey = redactor === undefined ? undefined : (key: string) => redactor.redactText(key).kinds.length === 0;
+    const showKey = readableKeyFilter(this.#redactor);
     this.observedTypes =
       options.observedTypes === false ? undefined : new ObservedOutputTypes(options.observedTypes, showKey);
     this.discovery = new Discovery(
@@ -227,10 +225,8 @@ export class Switchyard {
   run(source: string, options: RunOptions = {}): Promise<RunResult> {
     const running = this.#run(source, options);
     this.#active.add(running);
-    void running.then(
-      () => this.#active.delete(running),
-      () => this.#active.delete(running),
-    );
+    const forget = (): boolean => this.#active.delete(running);
+    void running.then(forget, forget);
     return running;
   }
 

@@ -288,3 +288,12 @@ export function countByKind(redactions: readonly { readonly kind: string }[]): R
   for (const { kind } of redactions) counts[kind] = (counts[kind] ?? 0) + 1;
   return counts;
 }
+
+/**
+ * A key filter for observed types: true for a key in which `redactor` finds nothing to redact.
+ * Undefined without a redactor (every key may be recorded). Observed keys reach declarations,
+ * run_program's description and the observed-types file, so a secret used as a key must not.
+ */
+export function readableKeyFilter(redactor: Redactor | undefined): ((key: string) => boolean) | undefined {
+  return redactor === undefined ? undefined : (key) => redactor.redactText(key).kinds.length === 0;
+}
