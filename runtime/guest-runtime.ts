@@ -4,8 +4,37 @@
 // oversized value never reaches the host. Calls made in one turn of the program cross together
 // (a timer's wake-up and `$budget` with them); console lines go to a shared buffer the host
 // reads after the run; error texts are capped before they cross.
-// It captures every intrinsic it needs up front: the program may overwrite globals later.
+// It reaches built-ins only through guest-intrinsics.ts (captured before any program ran) and
+// keeps its state in objects and lists without prototypes: a program that replaces globals or
+// puts setters on prototypes breaks its own code, never a crossing or the run's ending.
 
+import {
+  applyFunction,
+  charCodeOf,
+  defineConstant,
+  defineValue,
+  ErrorConstructor,
+  getPrototypeOf,
+  isArray,
+  isError,
+  isFiniteNumber,
+  newList,
+  objectCreate,
+  objectFreeze,
+  objectHasOwn,
+  objectKeys,
+  objectPrototype,
+  PromiseConstructor,
+  ProxyConstructor,
+  reactTo,
+  resolvedPromise,
+  sliceText,
+  stringifyJson,
+  toText,
+  WeakSetConstructor,
+  weakSetAdd,
+  weakSetHas,
+} from "./guest-intrinsics.js";
 import { createGuestTimers } from "./guest-timers.js";
 import {
   BUDGET_PATH,
@@ -39,7 +68,6 @@ import {
 
 /** The slice of isolated-vm's Reference the guest uses. */
 interface HostReference {
-  apply(receiver: undefined, args: unknown[], options: { result: { promise: true; copy: true } }): Promise<unknown>;
   applySync(receiver: undefined, args: unknown[]): unknown;
   applySyncPromise(receiver: undefined, args: unknown[]): unknown;
   applyIgnored(receiver: undefined, args: unknown[]): void;
@@ -49,7 +77,12 @@ interface HostReference {
 interface HostReferences {
   /** A batch of calls; answers what is ready (blocking this isolate only while the host works). */
   readonly submit: HostReference;
-  /** Resolves with answers of calls that finished since; one is outstanding at a time. */
+  /**
+   * Asks for the answers of calls that finished since; one request is outstanding at a time.
+   * It returns nothing: the host hands the answers to the function `install` returned, in a
+   * task of its own, so no promise of the isolate (whose `then` a program may have replaced)
+   * stands between the host and the guest.
+   */
   readonly wait: HostReference;
   /** The run's SharedArrayBuffer for console lines. */
   readonly logBuffer: HostReference;
@@ -66,42 +99,33 @@ interface GuestError extends Error {
   measuredBytes?: number;
 }
 
-const captured = {
-  stringify: JSON.stringify,
-  getPrototypeOf: Object.getPrototypeOf,
-  objectPrototype: Object.prototype,
-  keys: Object.keys,
-  ErrorCtor: Error,
-  Proxy,
-  defineProperty: Object.defineProperty,
-  freeze: Object.freeze,
-  create: Object.create,
-  isArray: Array.isArray,
-  hasOwn: Object.hasOwn,
-  String,
-  PromiseCtor: Promise,
-  reject: Promise.reject.bind(Promise),
-  apply: Reflect.apply,
-  then: Promise.prototype.then,
-  resolved: Promise.resolve(),
-  // Errors made by makeError: what `isToolCallError` recognises (a program cannot forge one).
-  toolCallErrors: new WeakSet<object>(),
-  weakSetHas: WeakSet.prototype.has,
-  weakSetAdd: WeakSet.prototype.add,
-};
+/**
+ * The class of the errors failed calls reject with: its name is what the host reads on an error
+ * a program left unhandled (isolated-vm copies a custom error's name), to report it as the
+ * program's fault.
+ */
+class ToolCallError extends ErrorConstructor {}
+
+// Errors made by makeError: what `isToolCallError` recognises (a program cannot forge one).
+const toolCallErrors = new WeakSetConstructor<object>();
+// What the tools proxies are: a value the runtime serializes that is one of them is `tools`
+// itself (or a namespace of it), never a value.
+const toolProxies = new WeakSetConstructor<object>();
+// The promise the end-of-turn flush hangs on: one for the whole run.
+const turnEnd = resolvedPromise();
 
 /**
  * Installs `tools`, `console` and the program runner; called once by the host (ahead of the
  * run, when the isolate is prepared), then deleted. The run's limits are fetched from the
- * host when the program starts.
+ * host when the program starts. Returns the function the host hands the answers of a `wait` to.
  */
 function install(
   submitHost: HostReference,
   waitHost: HostReference,
   logHost: HostReference,
   configHost: HostReference,
-) {
-  const host: HostReferences = { submit: submitHost, wait: waitHost, logBuffer: logHost, config: configHost };
+): (answerText: unknown) => void {
+  const host = bindHost({ submit: submitHost, wait: waitHost, logBuffer: logHost, config: configHost });
   let config: GuestConfig = CLOSED_GUEST_CONFIG;
   const global = globalThis as Record<string, unknown>;
   // WebAssembly memory is not counted by the isolate's memory limit.
@@ -116,7 +140,7 @@ function install(
   /** Writes a line within `maxBytes`; its UTF-8 size, or -1 when it was not kept. */
   const writeLine = (level: LogLevel, text: string, maxBytes: number): number => {
     // The buffer is sized for the run's budget; asked for once, when the first line is written.
-    logWriter ??= openLogWriter(host.logBuffer.applySync(undefined, []) as SharedArrayBuffer);
+    logWriter ??= openLogWriter(host.logBuffer() as SharedArrayBuffer);
     return writeLogLine(logWriter, level, text, maxBytes);
   };
 
@@ -128,7 +152,7 @@ function install(
       line += formatLogValue(args[index]);
     }
     if (line.length > MAX_LOG_LINE_CHARS) {
-      line = `${line.slice(0, MAX_LOG_LINE_CHARS)}… [line cut at ${MAX_LOG_LINE_CHARS} characters]`;
+      line = `${sliceText(line, 0, MAX_LOG_LINE_CHARS)}… [line cut at ${MAX_LOG_LINE_CHARS} characters]`;
     }
     if (level !== "log" && level !== "info") line = `[${level}] ${line}`;
     // Each line counts its newline too.
@@ -141,14 +165,14 @@ function install(
     logLines += 1;
     logBytes += bytes + 1;
   };
-  const consoleObject = captured.freeze({
+  const consoleObject = objectFreeze({
     log: (...args: unknown[]) => log("log", args),
     info: (...args: unknown[]) => log("info", args),
     warn: (...args: unknown[]) => log("warn", args),
     error: (...args: unknown[]) => log("error", args),
     debug: (...args: unknown[]) => log("debug", args),
   });
-  captured.defineProperty(global, "console", { value: consoleObject, writable: true, configurable: true });
+  defineValue(global, "console", consoleObject, false);
 
   // Calls wait in the queue (already encoded) until the end of the current turn, then cross in
   // one batch; their answers come back in that batch's answer or in a later `wait`, found by
@@ -167,15 +191,20 @@ function install(
   let inFlight = 0;
   let waiting = false;
   // Calls waiting for their answer, indexed by the call's index: dense, in call order.
-  const pendingPath: (string | undefined)[] = [];
-  const pendingResolve: (((value: unknown) => void) | undefined)[] = [];
-  const pendingReject: (((error: unknown) => void) | undefined)[] = [];
+  // Lists without a prototype: a setter a program puts on Array.prototype[0] is never reached.
+  const pendingPath = newList<string | undefined>();
+  const pendingResolve = newList<((value: unknown) => void) | undefined>();
+  const pendingReject = newList<((error: unknown) => void) | undefined>();
+  // The error a call refused inside the sandbox rejects with, made where the program called, so
+  // it names the program's line when the program never handles it.
+  const pendingRefusal = newList<GuestError | undefined>();
 
   // A call's path and resolvers are filed together (enqueue) and cleared together (forget).
   const forget = (index: number): void => {
     pendingResolve[index] = undefined;
     pendingReject[index] = undefined;
     pendingPath[index] = undefined;
+    pendingRefusal[index] = undefined;
     inFlight--;
   };
 
@@ -190,9 +219,14 @@ function install(
     const reject = pendingReject[index];
     const path = pendingPath[index];
     if (reject === undefined || path === undefined) return;
+    const refusal = pendingRefusal[index];
     forget(index);
-    const error = makeError(failure.code, failure.message, failure.callId, path);
-    if (failure.details !== undefined) error.details = failure.details;
+    // Only own fields are read: a getter a program put on Object.prototype is not consulted.
+    const callId = objectHasOwn(failure, "callId") ? failure.callId : null;
+    const error = refusal ?? makeError(ownText(failure, "code"), ownText(failure, "message"), null, path);
+    defineValue(error, "callId", typeof callId === "string" ? callId : null);
+    if (objectHasOwn(failure, "details") && failure.details !== undefined)
+      defineValue(error, "details", failure.details);
     reject(error);
   };
 
@@ -215,14 +249,10 @@ function install(
     deliver(answerText);
     awaitAnswers();
   };
-  const onWaitFailed = (): void => {
-    waiting = false;
-  };
   const awaitAnswers = (): void => {
     if (waiting || inFlight === 0 || finished) return;
     waiting = true;
-    const answered = host.wait.apply(undefined, [], { result: { promise: true, copy: true } });
-    captured.apply(captured.then, answered, [onAnswers, onWaitFailed]);
+    host.wait();
   };
 
   /**
@@ -245,10 +275,10 @@ function install(
     batchesAhead = ahead ? batchesAhead + 1 : 0;
     try {
       if (ahead) {
-        host.submit.applyIgnored(undefined, [batchText]);
+        host.submitAhead(batchText);
         return;
       }
-      deliver(host.submit.applySyncPromise(undefined, [batchText]));
+      deliver(host.submit(batchText));
     } catch (error) {
       failAll(first, first + count, `The calls could not cross to the host: ${messageOf(error)}`);
       return;
@@ -260,7 +290,6 @@ function install(
     flushScheduled = false;
     flush();
   };
-  const flushAtTurnEndArguments = [flushAtTurnEnd];
 
   // One executor for every call's promise (a closure per call would be allocated, and run cold,
   // for every call): it files the resolvers under the index `enqueue` has just taken.
@@ -270,40 +299,42 @@ function install(
     pendingReject[filing] = reject;
   };
 
-  const enqueue = (path: string, encoded: string, bytes: number): Promise<unknown> => {
+  const enqueue = (path: string, encoded: string, bytes: number, refusal?: GuestError): Promise<unknown> => {
     // Past the batch's size, the calls queued so far cross first, so one crossing stays bounded.
     if (queuedCalls >= MAX_BATCH_CALLS || (queuedCalls > 0 && queuedBytes + bytes > config.maxArgumentBytes)) {
       cross(batchesAhead < MAX_BATCHES_AHEAD);
     }
     const index = nextIndex++;
     pendingPath[index] = path;
+    pendingRefusal[index] = refusal;
     filing = index;
-    const promise = new captured.PromiseCtor<unknown>(fileResolvers);
+    const promise = new PromiseConstructor<unknown>(fileResolvers);
     inFlight++;
     queuedText += encoded;
     queuedCalls++;
     queuedBytes += bytes;
     if (!flushScheduled) {
       flushScheduled = true;
-      captured.apply(captured.then, captured.resolved, flushAtTurnEndArguments);
+      reactTo(turnEnd, flushAtTurnEnd);
     }
     return promise;
   };
 
+  // The error is made here, inside the program's call, so its stack names the program's line.
   const refuse = (path: string, code: string, bytes: number, reason: string): Promise<unknown> =>
-    enqueue(path, encodeRefusedCall(path, code, bytes, reason), 0);
+    enqueue(path, encodeRefusedCall(path, code, bytes, reason), 0, makeError(code, reason, null, path));
 
   /** A call of `tools.<path>`; `encodedPath` is the path's `encodeCallPath`, kept by the proxy that calls. */
   const callTool = (path: string, input: unknown, encodedPath?: string): Promise<unknown> => {
-    if (finished)
-      return captured.reject(
-        makeError("RUN_FINISHED", "The program has already finished; this call was not made.", null, path),
-      );
+    if (finished) {
+      const error = makeError("RUN_FINISHED", "The program has already finished; this call was not made.", null, path);
+      return new PromiseConstructor<unknown>((_resolve, reject) => reject(error));
+    }
     if (path === "") {
       return refuse(path, "TOOL_NOT_FOUND", 0, "`tools` itself is not a tool; call tools.<namespace>.<name>(input).");
     }
     if (path.length > MAX_TOOL_PATH_CHARS) {
-      const shown = `${path.slice(0, 64)}…`;
+      const shown = `${sliceText(path, 0, 64)}…`;
       const reason = `No tool has a name of ${path.length} characters; tool names are at most ${MAX_TOOL_PATH_CHARS}.`;
       return refuse(shown, "TOOL_NOT_FOUND", 0, reason);
     }
@@ -326,25 +357,27 @@ function install(
     return enqueue(path, encoded, argsJson.length);
   };
 
-  captured.defineProperty(global, "tools", { value: createToolsProxy(callTool), writable: false, configurable: false });
-  captured.defineProperty(global, "isToolCallError", {
-    value: (value: unknown) => isToolCallError(value),
-    writable: true,
-    configurable: true,
-  });
+  defineConstant(global, "tools", createToolsProxy(callTool));
+  defineValue(global, "isToolCallError", (value: unknown) => isToolCallError(value), false);
 
   // A wake-up crosses like a call (in the turn's batch, answered by index, through `wait` when
   // it is not due yet), but the host answers it itself: no record, no part of maxToolCalls.
   const timers = createGuestTimers({
     requestWake: (delayMs) => {
-      const delay = captured.String(delayMs);
+      const delay = toText(delayMs);
       return enqueue(TIMER_PATH, encodeCall(TIMER_PATH, delay), delay.length);
     },
-    reportCallbackError: (error) => log("error", ["Uncaught in a timer callback:", error]),
+    reportCallbackError: (error) => {
+      try {
+        log("error", ["Uncaught in a timer callback:", error]);
+      } catch {
+        // An error whose getters throw: its line is lost, the timers go on.
+      }
+    },
   });
-  for (const name of ["sleep", "setTimeout", "clearTimeout"] as const) {
-    captured.defineProperty(global, name, { value: timers[name], writable: true, configurable: true });
-  }
+  defineValue(global, "sleep", timers.sleep, false);
+  defineValue(global, "setTimeout", timers.setTimeout, false);
+  defineValue(global, "clearTimeout", timers.clearTimeout, false);
 
   const end = (encode: () => string): string => {
     finished = true;
@@ -354,41 +387,90 @@ function install(
     return encode();
   };
 
-  captured.defineProperty(global, "__switchyardRun", {
-    configurable: true,
-    value: (main: () => Promise<unknown>): Promise<string> => {
-      delete global["__switchyardRun"];
-      config = decodeGuestConfig(host.config.applySync(undefined, []) as string);
-      // The run's input: the program's own copy, bound like a `const` (not writable, not deletable).
-      if (captured.hasOwn(config, "input")) {
-        captured.defineProperty(global, "input", { value: config.input, writable: false, configurable: false });
-      }
-      return new captured.PromiseCtor<unknown>((resolve) => resolve(main())).then(
-        (value) =>
-          end(() => {
-            if (value === undefined) return encodeProgramNothing();
-            try {
-              return encodeProgramOutput(
-                serialize(value, config.maxOutputBytes, "OUTPUT_TOO_LARGE", "OUTPUT_NOT_SERIALIZABLE", "output"),
-              );
-            } catch (error) {
-              const failure = toGuestError(error, undefined);
-              return encodeProgramError(failure.code ?? "OUTPUT_NOT_SERIALIZABLE", failure.message, null);
-            }
-          }),
-        (error: unknown) =>
-          end(() => {
-            try {
-              return describeThrown(error);
-            } catch {
-              // A hostile thrown value (a getter that throws on `message`, a trapped Proxy) must
-              // still end as the program's own fault, never as a sandbox failure.
-              return encodeProgramError("RUNTIME_ERROR", "Uncaught exception whose message could not be read.", null);
-            }
-          }),
+  const encodeOutput = (value: unknown): string => {
+    if (value === undefined) return encodeProgramNothing();
+    try {
+      return encodeProgramOutput(
+        serialize(value, config.maxOutputBytes, "OUTPUT_TOO_LARGE", "OUTPUT_NOT_SERIALIZABLE", "output"),
       );
+    } catch (error) {
+      const failure = toGuestError(error, undefined);
+      return encodeProgramError(failure.code ?? "OUTPUT_NOT_SERIALIZABLE", failure.message, null);
+    }
+  };
+  const encodeThrown = (error: unknown): string => {
+    try {
+      return describeThrown(error);
+    } catch {
+      // A hostile thrown value (a getter that throws on `message`, a trapped Proxy) must
+      // still end as the program's own fault, never as a sandbox failure.
+      return encodeProgramError("RUNTIME_ERROR", "Uncaught exception whose message could not be read.", null);
+    }
+  };
+
+  defineValue(
+    global,
+    "__switchyardRun",
+    (main: () => Promise<unknown>): Promise<string> => {
+      delete global["__switchyardRun"];
+      config = decodeGuestConfig(host.config() as string);
+      // The run's input: the program's own copy, bound like a `const` (not writable, not deletable).
+      if (objectHasOwn(config, "input")) defineConstant(global, "input", config.input);
+      // The program's promise is reacted to with the captured `then`, and the run's promise is
+      // resolved with a string (never an object, so no `then` is looked up): whatever the
+      // program replaced, its end reaches the host.
+      return new PromiseConstructor<string>((resolve) => {
+        try {
+          reactTo(
+            main(),
+            (value) => {
+              resolve(end(() => encodeOutput(value)));
+            },
+            (error) => {
+              resolve(end(() => encodeThrown(error)));
+            },
+          );
+        } catch (error) {
+          resolve(end(() => encodeThrown(error)));
+        }
+      });
     },
-  });
+    false,
+  );
+  return onAnswers;
+}
+
+/** `record[key]` when it is an own string, else "": answers are read without their prototype's getters. */
+function ownText(record: object, key: string): string {
+  const value = objectHasOwn(record, key) ? (record as Record<string, unknown>)[key] : undefined;
+  return typeof value === "string" ? value : "";
+}
+
+/** The host's entry points as functions, their Reference methods read now, before any program runs. */
+function bindHost(references: HostReferences): {
+  submit: (batchText: string) => unknown;
+  submitAhead: (batchText: string) => void;
+  wait: () => void;
+  logBuffer: () => unknown;
+  config: () => unknown;
+} {
+  const { submit, wait, logBuffer, config } = references;
+  const submitSync = submit.applySyncPromise;
+  const submitIgnored = submit.applyIgnored;
+  const waitIgnored = wait.applyIgnored;
+  const logSync = logBuffer.applySync;
+  const configSync = config.applySync;
+  return {
+    submit: (batchText) => applyFunction(submitSync, submit, [undefined, [batchText]]),
+    submitAhead: (batchText) => {
+      applyFunction(submitIgnored, submit, [undefined, [batchText]]);
+    },
+    wait: () => {
+      applyFunction(waitIgnored, wait, [undefined, []]);
+    },
+    logBuffer: () => applyFunction(logSync, logBuffer, [undefined, []]),
+    config: () => applyFunction(configSync, config, [undefined, []]),
+  };
 }
 
 /** `tools.a.b(...)` at any depth: each property extends a dotted path; calling sends it. */
@@ -398,12 +480,18 @@ function createToolsProxy(callTool: (path: string, input: unknown, encodedPath?:
     let encodedPath: string | undefined;
     // Each level keeps its children, so a property read after the first costs one lookup.
     // Without a prototype: `tools.toString` and `tools.constructor` are tool paths like any other.
-    const children = captured.create(null) as Record<string, unknown>;
+    const children = objectCreate(null) as Record<string, unknown>;
     const target = (() => {}) as unknown as object;
-    return new captured.Proxy(target, {
+    // The handler has no prototype: a trap a program puts on Object.prototype (`has`,
+    // `getPrototypeOf`) is not one of ours.
+    const handler: ProxyHandler<object> & { __proto__: null } = {
+      __proto__: null,
       get(_target, property) {
         // `then` would make the object a thenable that `await` unwraps; symbols are not names.
+        // While the runtime serializes a value, `toJSON` is not a tool either: JSON.stringify
+        // would call it.
         if (typeof property !== "string" || property === "then") return undefined;
+        if (property === "toJSON" && serializing.depth > 0) return undefined;
         const known = children[property];
         if (known !== undefined) return known;
         let child: unknown;
@@ -422,7 +510,7 @@ function createToolsProxy(callTool: (path: string, input: unknown, encodedPath?:
       },
       apply(_target, _this, args: unknown[]) {
         encodedPath ??= encodeCallPath(path);
-        return callTool(path, args[0], encodedPath);
+        return callTool(path, args.length > 0 ? args[0] : undefined, encodedPath);
       },
       set() {
         return false;
@@ -430,7 +518,10 @@ function createToolsProxy(callTool: (path: string, input: unknown, encodedPath?:
       defineProperty() {
         return false;
       },
-    });
+    };
+    const proxy = new ProxyConstructor(target, handler);
+    weakSetAdd(toolProxies, proxy);
+    return proxy;
   };
   return make("");
 }
@@ -450,12 +541,15 @@ function serialize(value: unknown, maxBytes: number, sizeCode: string, shapeCode
   serializing.shapeCode = shapeCode;
   serializing.what = what;
   let text: string | undefined;
+  serializing.depth++;
   try {
-    text = flatRecordJson(value, maxBytes) ?? captured.stringify(value, checkedReplacer);
+    text = flatRecordJson(value, maxBytes) ?? stringifyJson(value, checkedReplacer);
   } catch (error) {
     if (isGuestError(error)) throw error;
     // JSON.stringify's own TypeError: a cycle.
     throw refuseValue(shapeCode, `The ${what} is not JSON-serializable: ${capErrorText(messageOf(error), 1_024)}`);
+  } finally {
+    serializing.depth--;
   }
   if (typeof text !== "string") text = "null";
   // A UTF-16 unit is at most 3 UTF-8 bytes: only a text that could be over the limit is measured.
@@ -469,7 +563,9 @@ function serialize(value: unknown, maxBytes: number, sizeCode: string, shapeCode
   return text;
 }
 
-const serializing = { budget: 0, maxBytes: 0, sizeCode: "", shapeCode: "", what: "" };
+// `depth`: serializations under way (a toJSON may call a tool, whose arguments are serialized
+// inside the outer serialization).
+const serializing = { budget: 0, maxBytes: 0, sizeCode: "", shapeCode: "", what: "", depth: 0 };
 
 // Properties of a record the fast path writes itself; a larger value takes the replacer.
 const MAX_FLAT_KEYS = 16;
@@ -483,12 +579,12 @@ const MAX_FLAT_KEYS = 16;
  * part way is read again by the replacer's pass (a getter runs twice).
  */
 function flatRecordJson(value: unknown, maxBytes: number): string | undefined {
-  if (typeof value !== "object" || value === null || captured.getPrototypeOf(value) !== captured.objectPrototype) {
+  if (typeof value !== "object" || value === null || getPrototypeOf(value) !== objectPrototype) {
     return undefined;
   }
   // A toJSON anywhere on the chain (the program may add one to Object.prototype) changes the text.
   if ("toJSON" in value) return undefined;
-  const keys = captured.keys(value);
+  const keys = objectKeys(value);
   if (keys.length > MAX_FLAT_KEYS) return undefined;
   // The replacer's count: the root's empty key, then each key and its value.
   let budget = 4;
@@ -500,11 +596,11 @@ function flatRecordJson(value: unknown, maxBytes: number): string | undefined {
     switch (typeof current) {
       case "string":
         budget += key.length + 4 + current.length;
-        json = captured.stringify(current);
+        json = stringifyJson(current);
         break;
       case "number":
         budget += key.length + 12;
-        json = Number.isFinite(current) ? captured.String(current) : "null";
+        json = isFiniteNumber(current) ? toText(current) : "null";
         break;
       case "boolean":
         budget += key.length + 12;
@@ -520,7 +616,7 @@ function flatRecordJson(value: unknown, maxBytes: number): string | undefined {
         return undefined;
     }
     if (budget > maxBytes) return undefined;
-    text += `${index === 0 ? "" : ","}${captured.stringify(key)}:${json}`;
+    text += `${index === 0 ? "" : ","}${stringifyJson(key)}:${json}`;
   }
   // `serialize` measures the text's bytes after, as it does the replacer's.
   return `${text}}`;
@@ -528,7 +624,7 @@ function flatRecordJson(value: unknown, maxBytes: number): string | undefined {
 
 function refuseValue(code: string, message: string): GuestError {
   const error = makeError(code, message, null, undefined);
-  error.measuredBytes = serializing.budget;
+  defineValue(error, "measuredBytes", serializing.budget);
   return error;
 }
 
@@ -541,6 +637,12 @@ function checkedReplacer(this: unknown, key: string, current: unknown): unknown 
   state.budget += key.length + 4;
   switch (typeof current) {
     case "function":
+      if (weakSetHas(toolProxies, current as object)) {
+        throw refuseValue(
+          state.shapeCode,
+          `The ${state.what} contains \`tools\` or one of its tools at ${quoteKey(key)}: a tool is not a value; call it and use what it returns.`,
+        );
+      }
       throw refuseValue(
         state.shapeCode,
         `The ${state.what} contains a function at ${quoteKey(key)}; only JSON data can cross.`,
@@ -577,11 +679,11 @@ function checkedReplacer(this: unknown, key: string, current: unknown): unknown 
 
 /** A key as a message quotes it: a program can make keys of any length. */
 function quoteKey(key: string): string {
-  return captured.stringify(key.length > 100 ? `${key.slice(0, 100)}…` : key);
+  return stringifyJson(key.length > 100 ? `${sliceText(key, 0, 100)}…` : key);
 }
 
 function describeThrown(error: unknown): string {
-  if (error instanceof captured.ErrorCtor) {
+  if (isError(error)) {
     const guestError = error as GuestError;
     const name = safeString(guestError.name, "Error");
     const toolNote =
@@ -599,46 +701,44 @@ function describeThrown(error: unknown): string {
 }
 
 function makeError(code: string, message: string, callId: string | null, tool: string | undefined): GuestError {
-  const error = new captured.ErrorCtor(message) as GuestError;
-  error.name = "ToolCallError";
-  error.code = code;
-  error.callId = callId;
-  if (tool !== undefined) error.tool = tool;
-  captured.apply(captured.weakSetAdd, captured.toolCallErrors, [error]);
+  const error = new ToolCallError(message) as GuestError;
+  // Defined, not assigned: a setter a program put on Error.prototype or Object.prototype for
+  // these names must not take them.
+  defineValue(error, "name", "ToolCallError");
+  defineValue(error, "code", code);
+  defineValue(error, "callId", callId);
+  if (tool !== undefined) defineValue(error, "tool", tool);
+  weakSetAdd(toolCallErrors, error);
   return error;
 }
 
 /** Whether `value` is an error a tool call (or `tools.$search`, `$describe`, `$budget`) rejected with. */
 function isToolCallError(value: unknown): boolean {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (captured.apply(captured.weakSetHas, captured.toolCallErrors, [value]) as boolean)
-  );
+  return typeof value === "object" && value !== null && weakSetHas(toolCallErrors, value);
 }
 
 function toGuestError(error: unknown, tool: string | undefined): GuestError {
   if (isGuestError(error)) {
-    if (tool !== undefined) error.tool = tool;
+    if (tool !== undefined) defineValue(error, "tool", tool);
     return error;
   }
   return makeError("INTERNAL_ERROR", messageOf(error), null, tool);
 }
 
+/** Whether `error` is one the runtime made (and so has an own `code`), whatever a program did to Error. */
 function isGuestError(error: unknown): error is GuestError & { code: string } {
-  return error instanceof captured.ErrorCtor && typeof (error as GuestError).code === "string";
+  return isToolCallError(error);
 }
 
 function formatLogValue(value: unknown): string {
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean" || value === null) return `${value}`;
-  if (value instanceof captured.ErrorCtor)
-    return `${safeString(value.name, "Error")}: ${safeString(value.message, "")}`;
+  if (isError(value)) return `${safeString(value.name, "Error")}: ${safeString(value.message, "")}`;
   if (value === undefined || typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") {
-    return captured.String(value);
+    return toText(value);
   }
   try {
-    return captured.stringify(value) ?? captured.String(value);
+    return stringifyJson(value) ?? toText(value);
   } catch {
     return "[unserializable]";
   }
@@ -649,17 +749,17 @@ function safeString(value: unknown, fallback: string): string {
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof captured.ErrorCtor ? safeString(error.message, "") : captured.String(error);
+  return isError(error) ? safeString(error.message, "") : toText(error);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !captured.isArray(value);
+  return typeof value === "object" && value !== null && !isArray(value);
 }
 
 function utf8Length(text: string): number {
   let bytes = text.length;
   for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
+    const code = charCodeOf(text, index);
     if (code >= 0x80) bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1;
   }
   return bytes;

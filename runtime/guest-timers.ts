@@ -3,6 +3,27 @@
 // for one wake-up at a time, so however many timers a program sets, the host holds one. A
 // timer never fires after the program has returned. Free of Node and DOM APIs.
 
+import {
+  append,
+  applyFunction,
+  dateNow as now,
+  isNaNNumber,
+  MapConstructor,
+  mapClear,
+  mapDelete,
+  mapGet,
+  mapSet,
+  mapSize,
+  mathMax as max,
+  mathMin as min,
+  newList,
+  PromiseConstructor,
+  RangeErrorConstructor,
+  reactTo,
+  TypeErrorConstructor,
+  toNumber,
+} from "./guest-intrinsics.js";
+
 /** Most timers pending at once; one more throws a RangeError. */
 export const MAX_PENDING_TIMERS = 10_000;
 
@@ -34,23 +55,14 @@ interface TimerEntry {
   cancelled: boolean;
 }
 
-// Captured while the runtime is evaluated, before any program can replace them.
-const now = Date.now;
-const toNumber = Number;
-const isNaNNumber = Number.isNaN;
-const RangeErrorCtor = RangeError;
-const TypeErrorCtor = TypeError;
-const PromiseCtor = Promise;
-const MapCtor = Map;
-const apply = Reflect.apply;
-const then = Promise.prototype.then;
-const max = Math.max;
-const min = Math.min;
+// Every built-in is the one captured before any program ran (guest-intrinsics.ts); the heap is
+// a list without a prototype, swapped without destructuring (which would use the program's
+// Array iterator).
 
 /** Builds one run's timers on `host`; see the module comment. */
 export function createGuestTimers(host: GuestTimerHost): GuestTimers {
-  const pending = new MapCtor<number, TimerEntry>();
-  const heap: TimerEntry[] = [];
+  const pending = new MapConstructor<number, TimerEntry>();
+  const heap = newList<TimerEntry>();
   let nextId = 1;
   let closed = false;
   // The wake-up asked of the host: when it is due, and which request it was.
@@ -59,11 +71,11 @@ export function createGuestTimers(host: GuestTimerHost): GuestTimers {
 
   const schedule = (run: () => void, ms: unknown): number => {
     if (closed) return 0;
-    if (pending.size >= MAX_PENDING_TIMERS) {
-      throw new RangeErrorCtor(`At most ${MAX_PENDING_TIMERS} timers may be pending at once.`);
+    if (mapSize(pending) >= MAX_PENDING_TIMERS) {
+      throw new RangeErrorConstructor(`At most ${MAX_PENDING_TIMERS} timers may be pending at once.`);
     }
     const entry: TimerEntry = { id: nextId++, at: now() + delayOf(ms), run, cancelled: false };
-    pending.set(entry.id, entry);
+    mapSet(pending, entry.id, entry);
     push(heap, entry);
     arm();
     return entry.id;
@@ -74,7 +86,7 @@ export function createGuestTimers(host: GuestTimerHost): GuestTimers {
     if (first === undefined || (wake !== undefined && wake.at <= first.at)) return;
     const sequence = ++wakeSequence;
     wake = { at: first.at, sequence };
-    apply(then, host.requestWake(max(0, first.at - now())), [() => onWake(sequence), ignore]);
+    reactTo(host.requestWake(max(0, first.at - now())), () => onWake(sequence), ignore);
   };
 
   const onWake = (sequence: number): void => {
@@ -83,7 +95,7 @@ export function createGuestTimers(host: GuestTimerHost): GuestTimers {
     const time = now();
     for (let first = peek(); first !== undefined && first.at <= time; first = peek()) {
       pop(heap);
-      pending.delete(first.id);
+      mapDelete(pending, first.id);
       try {
         first.run();
       } catch (error) {
@@ -101,29 +113,29 @@ export function createGuestTimers(host: GuestTimerHost): GuestTimers {
 
   return {
     sleep: (ms) =>
-      new PromiseCtor<void>((resolve) => {
+      new PromiseConstructor<void>((resolve) => {
         schedule(() => resolve(), ms);
       }),
     setTimeout: (callback, ms, ...args) => {
       if (typeof callback !== "function") {
-        throw new TypeErrorCtor("setTimeout needs a function; strings are not evaluated.");
+        throw new TypeErrorConstructor("setTimeout needs a function; strings are not evaluated.");
       }
       return schedule(() => {
-        const returned: unknown = apply(callback, undefined, args);
+        const returned: unknown = applyFunction(callback, undefined, args);
         if (isThenable(returned)) returned.then(undefined, (error: unknown) => host.reportCallbackError(error));
       }, ms);
     },
     clearTimeout: (id) => {
-      const entry = typeof id === "number" ? pending.get(id) : undefined;
+      const entry = typeof id === "number" ? mapGet(pending, id) : undefined;
       if (entry === undefined) return;
       entry.cancelled = true;
-      pending.delete(entry.id);
+      mapDelete(pending, entry.id);
       // Cancelled entries wait in the heap until they surface; rebuild before they outnumber the live ones.
-      if (heap.length > 64 && heap.length > 2 * pending.size) rebuild(heap, pending);
+      if (heap.length > 64 && heap.length > 2 * mapSize(pending)) rebuild(heap);
     },
     close: () => {
       closed = true;
-      pending.clear();
+      mapClear(pending);
       heap.length = 0;
     },
   };
@@ -154,20 +166,28 @@ function before(a: TimerEntry, b: TimerEntry): boolean {
   return a.at < b.at || (a.at === b.at && a.id < b.id);
 }
 
+function swap(heap: TimerEntry[], a: number, b: number): void {
+  const entry = heap[a]!;
+  heap[a] = heap[b]!;
+  heap[b] = entry;
+}
+
 function push(heap: TimerEntry[], entry: TimerEntry): void {
-  heap.push(entry);
+  append(heap, entry);
   let index = heap.length - 1;
   while (index > 0) {
     const parent = (index - 1) >> 1;
     if (!before(heap[index]!, heap[parent]!)) break;
-    [heap[index], heap[parent]] = [heap[parent]!, heap[index]!];
+    swap(heap, index, parent);
     index = parent;
   }
 }
 
 function pop(heap: TimerEntry[]): void {
-  const last = heap.pop();
-  if (last === undefined || heap.length === 0) return;
+  if (heap.length === 0) return;
+  const last = heap[heap.length - 1]!;
+  heap.length -= 1;
+  if (heap.length === 0) return;
   heap[0] = last;
   let index = 0;
   for (;;) {
@@ -177,12 +197,15 @@ function pop(heap: TimerEntry[]): void {
     if (left < heap.length && before(heap[left]!, heap[smallest]!)) smallest = left;
     if (right < heap.length && before(heap[right]!, heap[smallest]!)) smallest = right;
     if (smallest === index) return;
-    [heap[index], heap[smallest]] = [heap[smallest]!, heap[index]!];
+    swap(heap, index, smallest);
     index = smallest;
   }
 }
 
-function rebuild(heap: TimerEntry[], pending: Map<number, TimerEntry>): void {
+/** Drops the cancelled entries and restores the heap order with what is left (the live timers). */
+function rebuild(heap: TimerEntry[]): void {
+  const live = newList<TimerEntry>();
+  for (let index = 0; index < heap.length; index++) if (!heap[index]!.cancelled) append(live, heap[index]!);
   heap.length = 0;
-  for (const entry of pending.values()) push(heap, entry);
+  for (let index = 0; index < live.length; index++) push(heap, live[index]!);
 }

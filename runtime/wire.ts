@@ -26,6 +26,18 @@ const atomicsLoad = Atomics.load;
 const atomicsStore = Atomics.store;
 const reflectApply = Reflect.apply;
 const indexOfString = String.prototype.indexOf;
+const sliceString = String.prototype.slice;
+
+// `text.charCodeAt(index)` as a function of the text, bound now: the log writer calls it per unit.
+const charCodeOf = reflectApply(Function.prototype.bind, Function.prototype.call, [String.prototype.charCodeAt]) as (
+  text: string,
+  index: number,
+) => number;
+
+/** `text.slice(start, end)` with the slice captured before any program ran. */
+function sliceOf(text: string, start: number, end?: number): string {
+  return reflectApply(sliceString, text, end === undefined ? [start] : [start, end]) as string;
+}
 
 // ---- limits both sides apply ----
 
@@ -53,13 +65,15 @@ export const MAX_BATCHES_AHEAD = 3;
 
 /**
  * `text` cut to at most `maxChars` characters, ending in a marker that says how much was cut.
- * In the guest, the program may have replaced `String.prototype.slice`: the result's length,
- * which no program can fake, is checked, and a fixed text is returned if it does not hold.
+ * It slices with the `slice` captured before any program ran; the result's length is checked
+ * all the same, and a fixed text is returned if it does not hold.
  */
 export function capErrorText(text: string, maxChars: number = MAX_ERROR_TEXT_CHARS): string {
   if (text.length <= maxChars) return text;
   const marker = `… [cut: ${text.length} characters in all]`;
-  const cut = `${text.slice(0, Math.max(0, maxChars - marker.length))}${marker}`;
+  const keep = maxChars - marker.length;
+  // biome-ignore lint/complexity/useMathMinMax: Math.max is a global a program may replace.
+  const cut = `${sliceOf(text, 0, keep > 0 ? keep : 0)}${marker}`;
   return typeof cut === "string" && cut.length <= maxChars ? cut : `[a text of ${text.length} characters, cut]`;
 }
 
@@ -69,7 +83,7 @@ export function capErrorText(text: string, maxChars: number = MAX_ERROR_TEXT_CHA
  */
 export function stackFrames(stack: string): string {
   const at = reflectApply(indexOfString, stack, ["\n    at "]) as number;
-  return at < 0 ? "" : stack.slice(at + 1);
+  return at < 0 ? "" : sliceOf(stack, at + 1);
 }
 
 // ---- calls, guest to host ----
@@ -380,7 +394,7 @@ export function writeLogLine(writer: LogWriter, level: LogLevel, text: string, m
   if (end > units.length || text.length > maxBytes) return -1;
   let bytes = text.length;
   for (let index = 0, at = start + LOG_RECORD_UNITS; index < text.length; index++, at++) {
-    const code = text.charCodeAt(index);
+    const code = charCodeOf(text, index);
     units[at] = code;
     if (code >= 0x80) bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1;
   }
@@ -463,7 +477,10 @@ export function encodeProgramNothing(): string {
 
 /** Encodes the error that ended a program (guest side); message and stack are capped before they cross. */
 export function encodeProgramError(code: string, message: string, stack: string | null): string {
-  return `e${stringifyJson({ code, message: capErrorText(message), stack: stack === null ? null : capErrorText(stack) })}`;
+  // Written field by field from strings: JSON.stringify of an object would call a `toJSON` a
+  // program put on Object.prototype.
+  const stackJson = stack === null ? "null" : stringifyJson(capErrorText(stack));
+  return `e{"code":${stringifyJson(code)},"message":${stringifyJson(capErrorText(message))},"stack":${stackJson}}`;
 }
 
 /** Decodes a program's end (host side). Anything malformed is reported, never thrown; texts are capped again. */

@@ -184,7 +184,10 @@ export class Switchyard {
     return !this.#permissions.alwaysDenies(tool);
   }
 
-  /** Searches the catalog for the host: references only, nothing is loaded. */
+  /**
+   * Searches the catalog for the host: references only, nothing is loaded. A regex runs on a
+   * worker thread while the caller waits at most its deadline (250 ms once the worker is up).
+   */
   searchTools(query: string, options: ToolSearchOptions = {}): SearchResult {
     return this.discovery.search(query, options);
   }

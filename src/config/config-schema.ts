@@ -72,6 +72,7 @@ export const CONFIG_SCHEMA = {
         maxSourceBytes: positiveNumber,
         maxArgumentBytes: positiveNumber,
         maxArgumentDepth: positiveNumber,
+        maxPendingResultBytes: positiveNumber,
         maxInputBytes: positiveNumber,
         maxInputDepth: positiveNumber,
       },

@@ -1,7 +1,8 @@
 // The gateway's table of streamable-HTTP sessions: capped in number and expired when idle, so
 // clients that initialize and walk away cannot pile up live sessions (each holds an MCP server
-// object and its transport). An initialize counts against the cap from its headers on, before
-// its body (and so its session id) arrives. A session with a request in flight is never expired.
+// object and its transport). An initialize counts against the cap once its whole body has
+// arrived (read under `bodyTimeoutMs`), until its session is in the table: a client that sends
+// headers and never a body holds no place. A session with a request in flight is never expired.
 
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 
@@ -11,10 +12,24 @@ export interface HttpSessionLimits {
   readonly maxSessions?: number;
   /** A session with no request for this long is closed, in ms. Default 1 800 000 (30 min). */
   readonly idleTimeoutMs?: number;
+  /**
+   * Time for a request's headers to arrive, in ms, from its first byte; past it the connection is
+   * closed with 408 (Node's `headersTimeout`, checked every `HTTP_TIMEOUT_CHECK_MS`). Default 10 000.
+   */
+  readonly headersTimeoutMs?: number;
+  /**
+   * Time for a request's body to arrive after its headers, in ms; past it the request gets 408
+   * and its connection is closed (an initialize's body is read before it takes a place). Default 10 000.
+   */
+  readonly bodyTimeoutMs?: number;
 }
 
 export const DEFAULT_MAX_HTTP_SESSIONS = 100;
 export const DEFAULT_HTTP_SESSION_IDLE_MS = 30 * 60_000;
+export const DEFAULT_HTTP_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_HTTP_BODY_TIMEOUT_MS = 10_000;
+/** How often Node checks its header and request timeouts, in ms (its own default is 30 s). */
+export const HTTP_TIMEOUT_CHECK_MS = 250;
 
 interface Entry {
   readonly transport: StreamableHTTPServerTransport;
@@ -51,8 +66,8 @@ export class HttpSessions {
   }
 
   /**
-   * Holds a place for an initialize until its answer is sent, so initializes whose bodies are
-   * still arriving cannot all pass the cap. Call the returned function once it is answered.
+   * Holds a place for an initialize (its body read) until its answer is sent, so initializes
+   * handled at once cannot all pass the cap. Call the returned function once it is answered.
    */
   reserve(): () => void {
     this.#opening += 1;

@@ -11,7 +11,14 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { createSwitchyardFromConfig, type ConfiguredSwitchyard } from "../config/create-switchyard-from-config.js";
 import { loadConfig } from "../config/load-config.js";
 import { createGatewayLog, redirectConsole, type GatewayLog } from "./gateway-log.js";
-import { type HttpSessionLimits, HttpSessions } from "./http-sessions.js";
+import {
+  DEFAULT_HTTP_BODY_TIMEOUT_MS,
+  DEFAULT_HTTP_HEADERS_TIMEOUT_MS,
+  HTTP_TIMEOUT_CHECK_MS,
+  type HttpSessionLimits,
+  HttpSessions,
+} from "./http-sessions.js";
+import { readJsonBody } from "./read-json-body.js";
 import { createGatewayServer, type GatewayServer, type GatewayServerOptions } from "./gateway-server.js";
 import { messageOf, SwitchyardError } from "../errors.js";
 import { compileSchema } from "../schema/schema-validator.js";
@@ -31,7 +38,10 @@ export interface ServeGatewayOptions {
   readonly logFile?: string;
   /** Stop waiting for downstream servers and the session after this long on shutdown, in ms. Default 5 000. */
   readonly shutdownTimeoutMs?: number;
-  /** HTTP only: most sessions open at once (default 100) and how long an idle one lives (default 30 min). */
+  /**
+   * HTTP only: most sessions open at once (default 100), how long an idle one lives (default
+   * 30 min), and how long a request's headers and body may take to arrive (default 10 s each).
+   */
   readonly httpSessions?: HttpSessionLimits;
   /** Extra gateway options (progress interval, approval timeout, the programs' output schema). */
   readonly gateway?: Pick<GatewayServerOptions, "progressIntervalMs" | "approvalTimeoutMs" | "outputSchema">;
@@ -48,6 +58,8 @@ export interface RunningGateway {
 }
 
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5_000;
+/** Bytes of an initialize's body read before it takes a place (the MCP SDK's own message limit). */
+const MAX_INITIALIZE_BYTES = 4 * 1024 * 1024;
 
 /**
  * Starts `switchyard serve`. Throws SwitchyardError (CONFIG_INVALID, SOURCE_START_FAILED,
@@ -60,7 +72,7 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Runnin
   if (outputSchema !== undefined) compileSchema(outputSchema, "The gateway's outputSchema");
   const log = createGatewayLog(options.logFile);
   const stdio = options.httpPort === undefined;
-  const listener = stdio ? undefined : await bindHttp(options.httpPort!);
+  const listener = stdio ? undefined : await bindHttp(options.httpPort!, options.httpSessions ?? {});
   const restoreConsole = stdio ? redirectConsole(log) : () => {};
   const started = Date.now();
   let session: ConfiguredSwitchyard;
@@ -162,10 +174,24 @@ interface HttpListener {
   close(): Promise<void>;
 }
 
-/** Binds `port` on 127.0.0.1 (0 picks a free one); a port in use or refused is OPTION_INVALID. */
-async function bindHttp(port: number): Promise<HttpListener> {
+/**
+ * Binds `port` on 127.0.0.1 (0 picks a free one); a port in use or refused is OPTION_INVALID.
+ * Headers must arrive within `headersTimeoutMs`, a whole request within that plus `bodyTimeoutMs`
+ * (Node's own defaults, 60 s and 300 s checked every 30 s, let a silent client hold a request
+ * for minutes).
+ */
+async function bindHttp(port: number, limits: HttpSessionLimits): Promise<HttpListener> {
+  const headersTimeout = limits.headersTimeoutMs ?? DEFAULT_HTTP_HEADERS_TIMEOUT_MS;
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout: headersTimeout + (limits.bodyTimeoutMs ?? DEFAULT_HTTP_BODY_TIMEOUT_MS),
+      connectionsCheckingInterval: HTTP_TIMEOUT_CHECK_MS,
+    },
+    (request, response) => listener.handle(request, response),
+  );
   const listener: HttpListener = {
-    server: createServer((request, response) => listener.handle(request, response)),
+    server,
     port,
     handle: (_request, response) => void response.writeHead(503, { "retry-after": "1" }).end(),
     close: () => new Promise<void>((resolve) => listener.server.close(() => resolve())),
@@ -201,6 +227,17 @@ function serveHttp(
   log: GatewayLog,
 ): { url: string; close: () => Promise<void> } {
   const sessions = new HttpSessions(options.httpSessions ?? {}, (id) => log(`http session ${id} expired (idle)`));
+  const bodyTimeoutMs = options.httpSessions?.bodyTimeoutMs ?? DEFAULT_HTTP_BODY_TIMEOUT_MS;
+  const refuseFull = (response: ServerResponse): void => {
+    log(`http initialize refused: ${sessions.size} sessions open (the cap is ${sessions.maxSessions})`);
+    response.writeHead(503, { "content-type": "application/json", "retry-after": "30" }).end(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        error: { code: -32000, message: `Too many open sessions (${sessions.maxSessions}); retry later.` },
+        id: null,
+      }),
+    );
+  };
   const allowedHosts = [`127.0.0.1:${listener.port}`, `localhost:${listener.port}`];
   const token = options.httpToken;
   const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`);
@@ -230,25 +267,33 @@ function serveHttp(
       );
       return;
     }
+    // Refused on its headers when the table is full, without reading the body.
     if (sessions.full) {
-      log(`http initialize refused: ${sessions.size} sessions open (the cap is ${sessions.maxSessions})`);
-      response.writeHead(503, { "content-type": "application/json", "retry-after": "30" }).end(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          error: { code: -32000, message: `Too many open sessions (${sessions.maxSessions}); retry later.` },
-          id: null,
-        }),
-      );
+      refuseFull(response);
+      return;
+    }
+    // The body first, under its deadline: only a whole initialize takes a place.
+    const body = await readJsonBody(request, { maxBytes: MAX_INITIALIZE_BYTES, timeoutMs: bodyTimeoutMs });
+    if (!body.ok) {
+      response
+        .writeHead(body.status, { "content-type": "application/json", connection: "close" })
+        .end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32600, message: body.message }, id: null }));
+      // Whatever of the body is still on its way is not read.
+      response.once("finish", () => request.socket.destroy());
+      return;
+    }
+    if (sessions.full) {
+      refuseFull(response);
       return;
     }
     const release = sessions.reserve();
     try {
-      await openSession(request, response);
+      await openSession(request, response, body.value);
     } finally {
       release();
     }
   };
-  const openSession = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+  const openSession = async (request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> => {
     const gateway = createGatewayServer(yard, gatewayOptions);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -267,7 +312,7 @@ function serveHttp(
     };
     gateways.add(gateway);
     await gateway.server.connect(transport);
-    await transport.handleRequest(request, response);
+    await transport.handleRequest(request, response, body);
     // A first request that was not an initialize leaves no session behind.
     if (transport.sessionId === undefined) {
       gateways.delete(gateway);

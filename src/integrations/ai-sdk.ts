@@ -46,14 +46,9 @@ type ExecutionOptions = Parameters<NonNullable<Tool["execute"]>>[1];
  * TypeScript declarations of the catalog), read afresh each step, so catalog changes show. A
  * failed run reaches the model as an error result with the code and the failing line.
  */
-<<<<<<< HEAD
 export function createCodeModeTool(yard: CodeModeHost, options: CodeModeToolOptions = {}): CodeModeTool {
-  return ai.tool<ProgramInput, RunResult>({
-=======
-export function createCodeModeTool(yard: Switchyard, options: CodeModeToolOptions = {}): CodeModeTool {
   // No explicit type arguments: AI SDK 7's two-argument overload reads them as <INPUT, CONTEXT>.
   return ai.tool({
->>>>>>> node-lines
     get description(): string {
       return yard.programTool().description;
     },

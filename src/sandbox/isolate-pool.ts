@@ -4,7 +4,6 @@
 // one run would block the next). Spares are prepared while the previous run is busy.
 // How each binding crosses (blocking or not, shared memory for the console) is decided here.
 
-import type ivm from "isolated-vm";
 import {
   CLOSED_GUEST_CONFIG,
   decodeGuestConfig,
@@ -19,7 +18,9 @@ import { compileRuntime, WARM_UP_MEMORY_MB, warmRuntimeCodeCache } from "./runti
 import type { PreparedIsolate } from "./prepared-isolate.js";
 import type { GuestBindings } from "./sandbox-executor.js";
 
-const INSTALL_SNIPPET = "globalThis.__switchyardInstall($0, $1, $2, $3); delete globalThis.__switchyardInstall;";
+// Returns the guest's receiver of `wait` answers (see `#prepare`).
+const INSTALL_SNIPPET =
+  "const receive = globalThis.__switchyardInstall($0, $1, $2, $3); delete globalThis.__switchyardInstall; return receive;";
 
 const UNBOUND: GuestBindings = {
   submit: () => encodeCallAnswers([]),
@@ -104,9 +105,23 @@ export class IsolatePool {
     let bindings = UNBOUND;
     // The console's shared buffer, sized from the run's limits when the guest first logs.
     let logBuffer: SharedArrayBuffer | undefined;
+    // The guest's receiver of `wait` answers. They are handed to it in a task of their own
+    // rather than through a promise resolved in the isolate: resolving one with isolated-vm's
+    // transferred promise would call a `Promise.prototype.then` the program may have replaced.
+    let receive: ivm.Reference<(answerText: string) => void> | undefined;
+    const answer = (answerText: string): void => {
+      if (receive === undefined || isolate.isDisposed) return;
+      try {
+        receive.applyIgnored(undefined, [answerText]);
+      } catch {
+        // Disposed in the meantime: the run is over and nobody waits for the answer.
+      }
+    };
     const references = [
       new isolatedVm.Reference((batchText: unknown) => bindings.submit(batchText)),
-      new isolatedVm.Reference(() => bindings.wait()),
+      new isolatedVm.Reference(() => {
+        bindings.wait().then(answer, () => answer(encodeCallAnswers([])));
+      }),
       new isolatedVm.Reference(() => {
         logBuffer ??= new SharedArrayBuffer(2 * logBufferUnits(decodeGuestConfig(bindings.config())));
         return new isolatedVm.ExternalCopy(logBuffer).copyInto({ release: true });
@@ -119,6 +134,8 @@ export class IsolatePool {
       if (disposed) return;
       disposed = true;
       for (const reference of references) reference.release();
+      receive?.release();
+      receive = undefined;
       // After the isolate is gone nothing writes any more; a line it was writing is not committed.
       if (logBuffer !== undefined) {
         for (const line of readLogLines(logBuffer, decodeUtf16)) bindings.log(line.level, line.text);
@@ -129,7 +146,7 @@ export class IsolatePool {
       const context = await isolate.createContext();
       const script = await compileRuntime(isolate, source);
       await script.run(context);
-      await context.evalClosure(INSTALL_SNIPPET, references);
+      receive = await context.evalClosure(INSTALL_SNIPPET, references, { result: { reference: true } });
       return {
         isolate,
         context,

@@ -1,17 +1,20 @@
 // The isolate side of one run, shared by the in-process executor and the worker process: take a
-// prepared isolate, bind the run's GuestBindings, watch it (CPU time, wall time), run the script,
-// always dispose it, and say how it ended. A host watchdog is needed because isolated-vm's own
-// `timeout` does not cover code after the first `await`. The first reason to end wins.
+// prepared isolate, bind the run's GuestBindings, watch it (CPU time through cpu-meter.ts, wall
+// time), run the script, always dispose it, and say how it ended. A host watchdog is needed
+// because isolated-vm's own `timeout` does not cover code after the first `await`. The first
+// reason to end wins.
 
 import type ivm from "isolated-vm";
 import { capErrorText, stackFrames } from "../../runtime/wire.js";
 import { PROGRAM_FILE } from "../program/program-wrapper.js";
+import { watchCpu } from "./cpu-meter.js";
 import type { IsolatePool } from "./isolate-pool.js";
 import type { PreparedIsolate } from "./prepared-isolate.js";
 import type { GuestBindings } from "./sandbox-executor.js";
 import type { SandboxEnding, SandboxExecution, SandboxJob, SandboxOutcome } from "./sandbox-executor.js";
 
-const WATCHDOG_INTERVAL_MS = 10;
+/** The name the guest runtime gives the errors of failed calls (runtime/guest-runtime.ts `makeError`). */
+const TOOL_CALL_ERROR_NAME = "ToolCallError";
 /** Characters of a rejected error's name kept (a program can set any name). */
 const MAX_ERROR_NAME_CHARS = 200;
 
@@ -68,8 +71,9 @@ class IsolateRun {
     } catch (error) {
       this.#ending ??= failureOf(prepared.isolate, error);
     } finally {
-      stopWatching();
-      if (!prepared.isolate.isDisposed) cpuMs = Number(prepared.isolate.cpuTime) / 1e6;
+      // The meter's measure, not isolated-vm's reading: the isolate's thread may still be in the
+      // last stretch of work (its epilogue) when the script's promise settles here.
+      cpuMs = stopWatching();
       prepared.dispose();
     }
     return {
@@ -97,17 +101,14 @@ class IsolateRun {
     return await script.run(prepared.context, { promise: true, copy: true });
   }
 
-  /** Starts the CPU watchdog and the wall-time timer; returns the stop function. */
-  #watch(isolate: ivm.Isolate): () => void {
+  /** Starts the CPU watch and the wall-time timer; returns the stop function, which gives the CPU estimate in ms. */
+  #watch(isolate: ivm.Isolate): () => number {
     const { cpuTimeMs, wallTimeMs } = this.#job.limits;
-    const watchdog = setInterval(() => {
-      if (isolate.isDisposed) return;
-      if (Number(isolate.cpuTime) / 1e6 > cpuTimeMs) this.end({ kind: "exceeded", limit: "CPU_LIMIT" });
-    }, WATCHDOG_INTERVAL_MS);
+    const cpu = watchCpu(isolate, cpuTimeMs, () => this.end({ kind: "exceeded", limit: "CPU_LIMIT" }));
     const wallTimer = setTimeout(() => this.end({ kind: "exceeded", limit: "TIMEOUT" }), wallTimeMs);
     return () => {
-      clearInterval(watchdog);
       clearTimeout(wallTimer);
+      return cpu.stop();
     };
   }
 }
@@ -126,10 +127,11 @@ function failureOf(isolate: ivm.Isolate, error: unknown): SandboxEnding {
   const fullStack = (error as Error | null)?.stack;
   // Frames apart from the message, so a long message cannot push the program's line out of the cut.
   const stack = typeof fullStack === "string" ? capErrorText(stackFrames(fullStack)) : undefined;
-  if (stack?.includes(PROGRAM_FILE)) {
-    const name = capErrorText(String((error as Error).name || "Error"), MAX_ERROR_NAME_CHARS);
-    return { kind: "rejected", name, message, stack };
-  }
+  const name = capErrorText(String((error as Error | null)?.name || "Error"), MAX_ERROR_NAME_CHARS);
+  // A failed tool call the program never handled is the program's fault too, though the error
+  // was made by the guest runtime when the answer came (its stack has no line of the program).
+  if (stack?.includes(PROGRAM_FILE) || name === TOOL_CALL_ERROR_NAME)
+    return { kind: "rejected", name, message, stack: stack ?? "" };
   return { kind: "failed", message: `The sandbox failed: ${message}` };
 }
 

@@ -26,7 +26,12 @@ import { ToolBridge, type DiscoveryHandler } from "./tool-bridge.js";
 export interface RunLimits {
   /** Wall-clock time of the whole run, compile excluded, in ms. Default 30 000 → `TIMEOUT`. */
   readonly wallTimeMs: number;
-  /** CPU time of the isolate, from its own counter, in ms. Default 10 000 → `CPU_LIMIT`. */
+  /**
+   * CPU time of the isolate, in ms. Default 10 000 → `CPU_LIMIT`. Measured by the isolate's
+   * thread clock for finished stretches of work and, for a stretch still running, as its fair
+   * share of the CPU the process's worker threads used (src/sandbox/cpu-meter.ts): time a run
+   * spends waiting for a core (many runs at once, a loaded machine) is not billed.
+   */
   readonly cpuTimeMs: number;
   /**
    * V8 heap limit of the isolate, in MB. Default 128 → `MEMORY_LIMIT`. Like isolated-vm's
@@ -53,6 +58,14 @@ export interface RunLimits {
    * parking many large calls on a slow tool).
    */
   readonly maxPendingArgumentBytes: number;
+  /**
+   * Bytes of results the host holds for the program once their crossing is over: calls that
+   * finished while the program was busy, or faster than it takes them in. Default 64 MB (half
+   * the default memory limit: a program could not take in more at once); a result that would
+   * pass it is dropped and its call fails `RESULT_TOO_LARGE` (a program cannot pin host memory
+   * by starting many large reads and then staying busy).
+   */
+  readonly maxPendingResultBytes: number;
   /** Bytes of the run's `input` as JSON. Default 1 MB → `INPUT_TOO_LARGE`, before anything runs. */
   readonly maxInputBytes: number;
   /** Nesting depth of the run's `input`. Default 64 → `INPUT_TOO_LARGE`. */
@@ -71,6 +84,7 @@ export const DEFAULT_RUN_LIMITS: RunLimits = Object.freeze({
   maxArgumentBytes: 1024 * 1024,
   maxArgumentDepth: 64,
   maxPendingArgumentBytes: 32 * 1024 * 1024,
+  maxPendingResultBytes: 64 * 1024 * 1024,
   maxInputBytes: 1024 * 1024,
   maxInputDepth: 64,
 });
@@ -138,6 +152,7 @@ class ProgramRun {
       maxArgumentBytes: this.#limits.maxArgumentBytes,
       maxArgumentDepth: this.#limits.maxArgumentDepth,
       maxPendingArgumentBytes: this.#limits.maxPendingArgumentBytes,
+      maxPendingResultBytes: this.#limits.maxPendingResultBytes,
       onCallLimit: () =>
         this.#end({
           code: "TOOL_CALL_LIMIT",

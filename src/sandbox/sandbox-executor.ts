@@ -30,7 +30,7 @@ export interface GuestBindings {
 export interface SandboxLimits {
   /** Wall-clock time from the isolate's start, in ms → `TIMEOUT`. */
   readonly wallTimeMs: number;
-  /** CPU time of the isolate, from its own counter, in ms → `CPU_LIMIT`. */
+  /** CPU time of the isolate in ms, as cpu-meter.ts measures it → `CPU_LIMIT`. */
   readonly cpuTimeMs: number;
   /** V8 heap limit of the isolate, in MB → `MEMORY_LIMIT`; a guideline, as isolated-vm says. */
   readonly memoryLimitMb: number;

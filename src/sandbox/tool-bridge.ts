@@ -3,8 +3,10 @@
 // sizes and depth are checked before anything is parsed, `__proto__` keys are dropped, and the
 // call runs through the one pipeline. Every call gets exactly one record, trace events and one
 // answer envelope, never a rejection; answers not ready when their batch is answered wait for
-// the guest's next `wait`. The run's own requests (`$timer`, `$budget`) cross the same way but
-// are answered by the run: no record, no part of `maxToolCalls`.
+// the guest's next `wait`, within a byte budget: a result that would take the answers waiting for
+// the guest past `maxPendingResultBytes` is dropped and the call fails RESULT_TOO_LARGE. The run's
+// own requests (`$timer`, `$budget`) cross the same way but are answered by the run: no record,
+// no part of `maxToolCalls`.
 
 import type { CallErrorCode, CallRecord, JsonValue, ToolCall, ToolDefinedCode } from "../contract.js";
 import {
@@ -41,6 +43,13 @@ export interface ToolBridgeOptions {
   readonly maxArgumentDepth: number;
   /** Bytes of arguments of calls still in flight the host may hold. */
   readonly maxPendingArgumentBytes: number;
+  /**
+   * Bytes of answers the host may hold for the guest once their crossing is over (calls that
+   * finished while the program was busy, or faster than it takes them). A result past it is
+   * dropped: the call fails RESULT_TOO_LARGE, its record says so. Counted in characters of the
+   * answers' JSON, as `maxPendingArgumentBytes` counts arguments. Default: unlimited.
+   */
+  readonly maxPendingResultBytes?: number | undefined;
   /** Called once when the program exceeds `maxToolCalls`; the run should end. */
   readonly onCallLimit: () => void;
   readonly discovery?: DiscoveryHandler | undefined;
@@ -94,6 +103,14 @@ export class ToolBridge {
   #calls = 0;
   /** Answers of calls that finished after their batch was answered, for the next `wait`. */
   #ready: string[] = [];
+  /**
+   * Characters of answers made after their crossing and not yet handed to the guest: those in
+   * `#ready` and those on their way there (counted when made, so answers that finish together
+   * cannot each pass the budget).
+   */
+  #pendingAnswerChars = 0;
+  /** Calls held back while the waiting answers fill their budget: each starts when called. */
+  #paused: (() => void)[] = [];
   #waiter: ((answerText: string) => void) | undefined;
   #deliveryScheduled = false;
 
@@ -119,7 +136,9 @@ export class ToolBridge {
   /** Refuses every later call with `RUN_FINISHED` and answers an outstanding `wait` with nothing. */
   close(): void {
     this.#closed = true;
+    const ready = this.#ready;
     this.#ready = [];
+    this.#handedOver(ready);
     const waiter = this.#waiter;
     this.#waiter = undefined;
     waiter?.(encodeCallAnswers([]));
@@ -218,8 +237,16 @@ export class ToolBridge {
     }
     const callId = this.#callId(slot);
     if (tool === SEARCH_PATH || tool === DESCRIBE_PATH)
-      return this.#track(this.#discover(index, callId, tool, input, argsJson.length));
+      return this.#track(this.#discover(index, callId, tool, input, argsJson.length).then((text) => this.#late(text)));
     const call: ToolCall = { id: callId, tool, input, caller: "program", programId: this.#options.programId };
+    if (this.#resultsFull) {
+      // Backpressure: while the answers waiting for the guest fill their budget, a call is not
+      // started (its arguments count as in flight); it starts once the guest has taken answers.
+      return this.#holdArguments(
+        argsJson.length,
+        new Promise<void>((start) => this.#paused.push(start)).then(() => this.#runLate(index, call, argsJson.length)),
+      );
+    }
     let result: PipelineResult | Promise<PipelineResult>;
     try {
       result = runToolCall(call, this.#options.pipeline, { inputBytes: argsJson.length });
@@ -227,18 +254,42 @@ export class ToolBridge {
       return this.#internalFailure(index, call, error);
     }
     if (!(result instanceof Promise)) return this.#deliver(index, result);
-    const held = argsJson.length;
-    this.#pendingArgumentBytes += held;
-    const delivered = result.then(
-      (done) => this.#deliver(index, done),
-      (error: unknown) => this.#internalFailure(index, call, error),
-    );
+    return this.#holdArguments(argsJson.length, this.#settleLate(index, call, result));
+  };
+
+  /** Whether the answers waiting for the guest have reached `maxPendingResultBytes`. */
+  get #resultsFull(): boolean {
+    const budget = this.#options.maxPendingResultBytes;
+    return budget !== undefined && this.#pendingAnswerChars >= budget;
+  }
+
+  /** Tracks `answer`, counting `bytes` of arguments as in flight until it settles. */
+  #holdArguments(bytes: number, answer: Promise<string>): Promise<string> {
+    this.#pendingArgumentBytes += bytes;
     return this.#track(
-      delivered.finally(() => {
-        this.#pendingArgumentBytes -= held;
+      answer.finally(() => {
+        this.#pendingArgumentBytes -= bytes;
       }),
     );
-  };
+  }
+
+  /** Runs a call whose start was held back, answering late. */
+  #runLate(index: number, call: ToolCall, inputBytes: number): Promise<string> | string {
+    let result: PipelineResult | Promise<PipelineResult>;
+    try {
+      result = runToolCall(call, this.#options.pipeline, { inputBytes });
+    } catch (error) {
+      return this.#late(this.#internalFailure(index, call, error));
+    }
+    return result instanceof Promise ? this.#settleLate(index, call, result) : this.#deliverLate(index, result);
+  }
+
+  #settleLate(index: number, call: ToolCall, result: Promise<PipelineResult>): Promise<string> {
+    return result.then(
+      (done) => this.#deliverLate(index, done),
+      (error: unknown) => this.#late(this.#internalFailure(index, call, error)),
+    );
+  }
 
   #start(request: CallRequest): string | Promise<string> {
     if (request.kind === "call") return this.handle(request.path, request.argsJson);
@@ -261,7 +312,7 @@ export class ToolBridge {
     const json = answer(typeof text === "string" ? text : "");
     return typeof json === "string"
       ? encodeCallSuccess(index, json)
-      : json.then((value) => encodeCallSuccess(index, value));
+      : json.then((value) => this.#late(encodeCallSuccess(index, value)));
   }
 
   /** The refusals every call can get before its arguments are looked at, or undefined. */
@@ -315,7 +366,24 @@ export class ToolBridge {
     if (this.#ready.length === 0) return encodeCallAnswers(answers);
     const ready = this.#ready;
     this.#ready = [];
+    this.#handedOver(ready);
     return encodeCallAnswers([...ready, ...answers]);
+  }
+
+  /** Counts an answer made after its crossing (see `#pendingAnswerChars`); returns it. */
+  #late(answerText: string): string {
+    this.#pendingAnswerChars += answerText.length;
+    return answerText;
+  }
+
+  /** Uncounts answers handed to the guest (or dropped); below the budget, held calls start. */
+  #handedOver(answerTexts: readonly string[]): void {
+    for (const text of answerTexts) this.#pendingAnswerChars -= text.length;
+    if (this.#paused.length === 0 || (this.#resultsFull && !this.#closed)) return;
+    const paused = this.#paused;
+    this.#paused = [];
+    // Started, closed or not: after close, the run's signal is aborted and each ends CANCELLED with its record.
+    for (const start of paused) start();
   }
 
   /** Holds a crossing for its one call's answer, up to the grace; past it the answer goes to `wait`. */
@@ -330,13 +398,17 @@ export class ToolBridge {
         if (!held) return this.#finishedLater(text);
         held = false;
         clearTimeout(timer);
+        this.#handedOver([text]);
         resolve(this.#answerNow([text]));
       });
     });
   }
 
   readonly #finishedLater = (answerText: string): void => {
-    if (this.#closed) return;
+    if (this.#closed) {
+      this.#handedOver([answerText]);
+      return;
+    }
     this.#ready.push(answerText);
     this.#scheduleDelivery();
   };
@@ -353,6 +425,25 @@ export class ToolBridge {
       this.#waiter = undefined;
       waiter(this.#answerNow([]));
     });
+  }
+
+  /**
+   * `#deliver` for a call that finished after its crossing: its answer waits for the guest, so a
+   * result that would take the waiting answers past `maxPendingResultBytes` is dropped.
+   */
+  #deliverLate(index: number, done: PipelineResult): string {
+    const budget = this.#options.maxPendingResultBytes;
+    const size = done.outcome.status === "ok" ? (done.json ?? "null").length : 0;
+    if (budget !== undefined && size > 0 && this.#pendingAnswerChars + size > budget) {
+      const { record } = done;
+      this.#records[index] = { ...record, status: "error", code: "RESULT_TOO_LARGE", bytesOut: 0 };
+      const message =
+        `The call succeeded, but its ${size}-byte result was dropped: results waiting for the program already ` +
+        `hold ${this.#pendingAnswerChars} bytes and the limit is ${budget} (maxPendingResultBytes). Await results ` +
+        "as they come (bound the parallelism) rather than starting many large calls while the program is busy.";
+      return this.#late(encodeCallFailure(index, record.id, "RESULT_TOO_LARGE", message));
+    }
+    return this.#late(this.#deliver(index, done));
   }
 
   #deliver(index: number, { outcome, json, record }: PipelineResult): string {

@@ -132,9 +132,10 @@ export class Discovery {
   }
 
   /**
-   * Searches the catalog: references only, lexical, on the calling thread. A bad regex is
-   * `{ ok: false, error: PATTERN_INVALID }`. For the host's own queries; model and program
-   * queries go through `find`, which cannot stall the event loop.
+   * Searches the catalog: references only, lexical, synchronous. A bad regex, or one that runs
+   * past its deadline on the search worker (the calling thread waits for it, at most the
+   * deadline), is `{ ok: false, error: PATTERN_INVALID }`. For the host's own queries; model and
+   * program queries go through `find`, which does not block the event loop at all.
    */
   search(query: string, options: ToolSearchOptions = {}): SearchResult {
     return this.#search.search(query, options);

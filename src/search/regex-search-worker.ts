@@ -6,8 +6,12 @@
 // Why not a linear-time engine on the calling thread: over the texts of 1,000 tools the issue-14
 // pattern took 63 ms with native `re2` (built from source by node-gyp in 5 minutes here, 21 MB),
 // 3.4 s with `re2-wasm` and 53 s with `re2js`; linear, but still past a 50 ms budget.
+// Synchronous callers (`searchNow`, behind `yard.searchTools` and `searchAndLoad`) use the same
+// worker: the calling thread waits on shared memory (Atomics.wait) for the search to start and
+// then at most the deadline, and reads the hits with receiveMessageOnPort; a slow pattern costs
+// it the deadline, never the pattern's own time.
 
-import { Worker } from "node:worker_threads";
+import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { SearchDocument, SearchHit } from "./bm25-index.js";
 import { checkPattern, haystacksOf, type RegexSearchResult } from "./regex-search.js";
 
@@ -27,7 +31,10 @@ let documents = [];
 parentPort.on("message", (message) => {
   if (message.type === "catalog") { documents = message.documents; return; }
   if (message.type === "more") { documents.push(...message.documents); return; }
-  parentPort.postMessage({ id: message.id, started: true });
+  // A synchronous caller waits on \`signal\` (1: started, 2: done) and reads the hits from \`port\`.
+  const signal = message.signal;
+  if (signal !== undefined) { Atomics.store(signal, 0, 1); Atomics.notify(signal, 0); }
+  else parentPort.postMessage({ id: message.id, started: true });
   const regex = new RegExp(message.pattern, "i");
   const hits = [];
   documents.forEach(([id, fields], ordinal) => {
@@ -36,7 +43,12 @@ parentPort.on("message", (message) => {
     if (score > 0) hits.push({ id, score, ordinal });
   });
   hits.sort((left, right) => right.score - left.score || left.ordinal - right.ordinal);
-  parentPort.postMessage({ id: message.id, hits: hits.slice(0, message.limit).map(({ id, score }) => ({ id, score })) });
+  const answer = { id: message.id, hits: hits.slice(0, message.limit).map(({ id, score }) => ({ id, score })) };
+  if (signal === undefined) { parentPort.postMessage(answer); return; }
+  message.port.postMessage(answer);
+  message.port.close();
+  Atomics.store(signal, 0, 2);
+  Atomics.notify(signal, 0);
 });
 `;
 
@@ -80,6 +92,43 @@ export class RegexSearchWorker {
     return run;
   }
 
+  /**
+   * `search` for a synchronous caller: the calling thread blocks until the worker has started
+   * the search (thread start and catalog copy included, up to 10 s) and then for at most the
+   * deadline, whatever the pattern. Returns `PATTERN_INVALID` as `search` does. Use one worker
+   * either for `search` or for `searchNow`: their catalog copies are not coordinated.
+   */
+  searchNow(documents: Iterable<SearchDocument>, version: number, pattern: string, limit: number): RegexSearchResult {
+    const checked = checkPattern(pattern);
+    if (!checked.ok) return checked;
+    const worker = this.#start();
+    if (this.#sentVersion !== version) {
+      // One message: the caller waits anyway, and the worker takes it while it waits.
+      worker.postMessage({ type: "catalog", documents: [...documents].map(documentTexts) });
+      this.#sentVersion = version;
+    }
+    const signal = new Int32Array(new SharedArrayBuffer(4));
+    const { port1, port2 } = new MessageChannel();
+    const id = this.#nextId++;
+    const request = { type: "search", id, pattern, limit: Math.max(0, Math.floor(limit)), signal, port: port2 };
+    worker.postMessage(request, [port2]);
+    try {
+      Atomics.wait(signal, 0, 0, WORKER_START_TIMEOUT_MS);
+      if (Atomics.load(signal, 0) === 1) Atomics.wait(signal, 0, 1, this.#deadlineMs);
+      const answer = Atomics.load(signal, 0) === 2 ? receiveMessageOnPort(port1) : undefined;
+      if (answer !== undefined) return { ok: true, hits: (answer.message as { hits: SearchHit[] }).hits };
+      const started = Atomics.load(signal, 0) === 1;
+      // Mid-match (or never started): only terminating the worker stops the pattern.
+      this.#stopNow();
+      const message = started
+        ? `The pattern took over ${this.#deadlineMs} ms to run over the catalog; send a simpler pattern.`
+        : "The pattern could not be run: the search worker did not start.";
+      return { ok: false, error: { code: "PATTERN_INVALID", message } };
+    } finally {
+      port1.close();
+    }
+  }
+
   /** Stops the worker; a later search starts a new one. */
   async close(): Promise<void> {
     const worker = this.#worker;
@@ -102,9 +151,7 @@ export class RegexSearchWorker {
       worker.postMessage({ type: "catalog", documents: [] });
       for (let start = 0; start < all.length; start += CATALOG_SLICE) {
         if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-        const texts = all
-          .slice(start, start + CATALOG_SLICE)
-          .map((document) => [document.id, haystacksOf(document).map(({ text, weight }) => [text, weight])]);
+        const texts = all.slice(start, start + CATALOG_SLICE).map(documentTexts);
         worker.postMessage({ type: "more", documents: texts });
       }
       this.#sentVersion = version;
@@ -138,6 +185,14 @@ export class RegexSearchWorker {
     }
   }
 
+  /** Terminates the worker without waiting: V8 interrupts its match at once. */
+  #stopNow(): void {
+    const worker = this.#worker;
+    this.#worker = undefined;
+    this.#sentVersion = undefined;
+    void worker?.terminate();
+  }
+
   #start(): Worker {
     if (this.#worker !== undefined) return this.#worker;
     const worker = new Worker(WORKER_SOURCE, { eval: true });
@@ -159,4 +214,9 @@ export class RegexSearchWorker {
     this.#worker = worker;
     return worker;
   }
+}
+
+/** A document as the worker holds it: its id and its weighted texts. */
+function documentTexts(document: SearchDocument): [string, [string, number][]] {
+  return [document.id, haystacksOf(document).map(({ text, weight }) => [text, weight])];
 }

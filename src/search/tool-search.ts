@@ -7,7 +7,7 @@ import type { JsonSchema } from "../contract.js";
 import { Bm25Index, type Bm25Options, type SearchDocument } from "./bm25-index.js";
 import { QueryExpander } from "./query-expansion.js";
 import { splitWords, tokenize } from "./tokenize.js";
-import { type PatternError, searchByRegex } from "./regex-search.js";
+import type { PatternError } from "./regex-search.js";
 import { RegexSearchWorker } from "./regex-search-worker.js";
 
 /** What search needs of a tool; a `ToolDefinition` fits. */
@@ -216,6 +216,8 @@ export class ToolSearch {
   /** Bumped by every change, so the regex worker knows when its copy of the texts is stale. */
   #version = 0;
   #regexWorker: RegexSearchWorker | undefined;
+  /** The worker behind synchronous regex searches (`search`); its own, so catalog copies never interleave. */
+  #regexSyncWorker: RegexSearchWorker | undefined;
   readonly #alternativeWeight: number | undefined;
 
   /**
@@ -296,13 +298,16 @@ export class ToolSearch {
    * Finds tools for a query and returns references, best first, equal scores in catalog
    * order. `bm25` (default) tokenizes the query (first 1,000 characters) like the catalog;
    * a query with no searchable words returns no references. `regex` treats the query as a case-insensitive
-   * pattern and fails with `PATTERN_INVALID` for a refused one (see `checkPattern`).
+   * pattern and fails with `PATTERN_INVALID` for a refused one (see `checkPattern`) or one that runs
+   * past `REGEX_WORKER_DEADLINE_MS`: it runs on a worker thread while this thread waits, so a
+   * pattern the static check did not foresee blocks the caller for the deadline, not its own time.
    */
   search(query: string, options: ToolSearchOptions = {}): SearchResult {
     const limit = clampLimit(options.limit);
     let hits: readonly { readonly id: string; readonly score: number }[];
     if (options.mode === "regex") {
-      const result = searchByRegex(this.#documents.values(), query, limit);
+      this.#regexSyncWorker ??= new RegexSearchWorker();
+      const result = this.#regexSyncWorker.searchNow(this.#documents.values(), this.#version, query, limit);
       if (!result.ok) return result;
       hits = result.hits;
     } else {
@@ -337,9 +342,9 @@ export class ToolSearch {
     return this.#summaries.get(name);
   }
 
-  /** Stops the regex worker, if one was started; searching later starts a new one. */
+  /** Stops the regex workers, if any were started; searching later starts new ones. */
   async close(): Promise<void> {
-    await this.#regexWorker?.close();
+    await Promise.all([this.#regexWorker?.close(), this.#regexSyncWorker?.close()]);
   }
 
   #answer(hits: readonly { readonly id: string; readonly score: number }[]): SearchResult {

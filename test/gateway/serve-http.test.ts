@@ -193,21 +193,26 @@ describe("serveGateway over streamable HTTP: initializes in progress", () => {
     return { sendBody: () => socket.write(body), status, socket };
   }
 
-  it("counts initializes whose body has not arrived yet against the cap", async () => {
+  it("holds no place for initializes whose body has not arrived, and lets only the cap in once bodies come", async () => {
     const pending = Array.from({ length: 5 }, initializeLater);
-    // The three beyond the cap are refused on their headers; the first two wait for their bodies.
-    await expect
-      .poll(() => readFileSync(join(folder, "serve.log"), "utf8").match(/initialize refused/g)?.length ?? 0, {
-        timeout: 10_000,
-      })
-      .toBe(3);
+    // Five clients sent headers and no body: a whole initialize still opens a session at once.
+    const whole = await initialize();
+    expect(whole.status).toBe(200);
     for (const request of pending) request.sendBody();
     const statuses = await Promise.all(pending.map((request) => request.status));
     for (const request of pending) request.socket.destroy();
-    expect(statuses.filter((status) => status.includes(" 200 "))).toHaveLength(2);
-    expect(statuses.filter((status) => status.includes(" 503 "))).toHaveLength(3);
+    // One place was left: one of the five gets it, the other four are refused.
+    expect(statuses.filter((status) => status.includes(" 200 "))).toHaveLength(1);
+    expect(statuses.filter((status) => status.includes(" 503 "))).toHaveLength(4);
     expect(readFileSync(join(folder, "serve.log"), "utf8").match(/http session \S+ opened/g)).toHaveLength(2);
   });
+
+  const initialize = (): Promise<Response> =>
+    fetch(gateway.url!, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: INITIALIZE_BODY,
+    });
 
   it("gives the place back when an initialize is abandoned before its body", async () => {
     const abandoned = Array.from({ length: 2 }, initializeLater);
@@ -226,5 +231,72 @@ describe("serveGateway over streamable HTTP: initializes in progress", () => {
         { timeout: 10_000, interval: 200 },
       )
       .toContain(" 200 ");
+  });
+});
+
+describe("serveGateway over streamable HTTP: clients that go silent", () => {
+  const folder = mkdtempSync(join(tmpdir(), "switchyard-gateway-silent-"));
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    gateway = await serveSlowTools(folder, {
+      httpSessions: { maxSessions: 3, headersTimeoutMs: 600, bodyTimeoutMs: 600 },
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  /** A raw socket that sends `text` and resolves with everything received once the server closes it. */
+  function silentClient(text: string): { socket: Socket; closed: Promise<{ received: string; afterMs: number }> } {
+    const url = new URL(gateway.url!);
+    const startedAt = Date.now();
+    const socket = connect(Number(url.port), "127.0.0.1", () => socket.write(text.replaceAll("HOST", url.host)));
+    const closed = new Promise<{ received: string; afterMs: number }>((resolve) => {
+      let received = "";
+      socket.on("data", (chunk) => (received += chunk));
+      socket.on("close", () => resolve({ received, afterMs: Date.now() - startedAt }));
+      socket.on("error", () => undefined);
+    });
+    return { socket, closed };
+  }
+
+  const HEADERS_ONLY =
+    "POST /mcp HTTP/1.1\r\nHost: HOST\r\nContent-Type: application/json\r\n" +
+    "Accept: application/json, text/event-stream\r\nContent-Length: 200\r\n\r\n";
+
+  it("lets a whole initialize in while five clients hold headers without a body, and closes those with 408", async () => {
+    const silent = Array.from({ length: 5 }, () => silentClient(HEADERS_ONLY));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const whole = await fetch(gateway.url!, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: INITIALIZE_BODY,
+    });
+    expect(whole.status).toBe(200);
+    const ends = await Promise.all(silent.map((client) => client.closed));
+    for (const end of ends) {
+      expect(end.received).toMatch(/^HTTP\/1\.1 408 /);
+      // Closed near the body deadline, not Node's 300 s.
+      expect(end.afterMs).toBeLessThan(5_000);
+    }
+  });
+
+  it("closes a connection whose headers never end, near the header deadline", async () => {
+    const client = silentClient("POST /mcp HTTP/1.1\r\nHost: HOST\r\nContent-Type: application/json\r\n");
+    const end = await client.closed;
+    expect(end.afterMs).toBeLessThan(5_000);
+    expect(end.afterMs).toBeGreaterThanOrEqual(500);
+  });
+
+  it("closes a connection that trickles its body past the deadline", async () => {
+    const client = silentClient(HEADERS_ONLY);
+    const trickle = setInterval(() => client.socket.write(" "), 100);
+    const end = await client.closed;
+    clearInterval(trickle);
+    expect(end.received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(end.afterMs).toBeLessThan(5_000);
   });
 });
