@@ -24,6 +24,8 @@ export interface CatalogRow {
   readonly constructMs: number;
   /** The longest the event loop was held during construction and the second after it. */
   readonly maxStallMs: number;
+  /** Heap after a full GC, per tool (RSS keeps pages freed by smaller catalogs, so it under-reads). */
+  readonly heapBytesPerTool: number;
   readonly rssBytesPerTool: number;
   readonly firstCheckMs: number;
   readonly firstSearchMs: number;
@@ -72,13 +74,15 @@ async function measureSize(size: number): Promise<CatalogRow> {
   const tools = catalogOf(size);
   const [first, second] = [tools[0]!.name, tools[1]!.name];
   collect();
-  const rssBefore = process.memoryUsage().rss;
+  const { rss: rssBefore, heapUsed: heapBefore } = process.memoryUsage();
   const started = performance.now();
   const yard = new Switchyard({ tools });
   const constructMs = performance.now() - started;
   const after = await longestGap(1_000);
   collect();
-  const rssBytesPerTool = (process.memoryUsage().rss - rssBefore) / size;
+  const memory = process.memoryUsage();
+  const rssBytesPerTool = (memory.rss - rssBefore) / size;
+  const heapBytesPerTool = (memory.heapUsed - heapBefore) / size;
 
   const checkStarted = performance.now();
   const checked = await yard.check(PROGRAM(first, second));
@@ -99,6 +103,7 @@ async function measureSize(size: number): Promise<CatalogRow> {
     tools: size,
     constructMs,
     maxStallMs: Math.max(constructMs, after),
+    heapBytesPerTool,
     rssBytesPerTool,
     firstCheckMs,
     firstSearchMs,
@@ -120,11 +125,13 @@ export async function measureScale(): Promise<CatalogRow[]> {
     .map((load) => load.toFixed(2))
     .join(" ");
   console.log(`scale: catalog curve (load ${loads}, gc ${typeof globalThis.gc === "function" ? "on" : "off"})`);
-  console.log("  tools  session ms  max stall ms  RSS/tool KB  first check ms  first search ms  search p99 ms");
+  console.log(
+    "  tools  session ms  max stall ms  heap/tool KB  RSS/tool KB  first check ms  first search ms  search p99 ms",
+  );
   for (const row of rows) {
     console.log(
       `  ${String(row.tools).padStart(5)}  ${row.constructMs.toFixed(1).padStart(10)}  ${row.maxStallMs.toFixed(1).padStart(12)}` +
-        `  ${(row.rssBytesPerTool / 1024).toFixed(1).padStart(11)}  ${row.firstCheckMs.toFixed(1).padStart(14)}` +
+        `  ${(row.heapBytesPerTool / 1024).toFixed(1).padStart(12)}  ${(row.rssBytesPerTool / 1024).toFixed(1).padStart(11)}  ${row.firstCheckMs.toFixed(1).padStart(14)}` +
         `  ${row.firstSearchMs.toFixed(1).padStart(15)}  ${row.searchP99Ms.toFixed(2).padStart(13)}`,
     );
   }

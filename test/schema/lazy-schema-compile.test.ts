@@ -101,16 +101,20 @@ describe("schemas compiled on first use", () => {
   it("compiles now a schema whose references the meta-schema cannot vouch for, and accepts it when it is valid", () => {
     const before = schemaCompileCount();
     const valid: JsonSchema[] = [
-      // "$ref" inside data, an escaped pointer, a nested $id: all compile fine with ajv.
+      // "$ref" inside data and nested $ids: both compile fine with ajv.
       { const: { $ref: "#/nowhere" } },
-      { $defs: { "a/b": { type: "string" } }, properties: { x: { $ref: "#/$defs/a~1b" } } },
       { $defs: { inner: { $id: "https://example.com/inner", type: "string" } }, properties: { x: { $id: "x" } } },
     ];
     for (const schema of valid) prepareSchema(schema, "valid");
     expect(schemaCompileCount()).toBe(before + valid.length);
-    // A plain local reference that resolves is vouched for without a compile.
+    // Plain local references that resolve (an escaped pointer too) are vouched for without a compile.
     prepareSchema({ $defs: { s: { type: "string" } }, $ref: "#/$defs/s" }, "local");
+    const escaped = prepareSchema(
+      { $defs: { "a/b": { type: "string" } }, properties: { x: { $ref: "#/$defs/a~1b" } } },
+      "escaped",
+    );
     expect(schemaCompileCount()).toBe(before + valid.length);
+    expect(escaped({ x: 3 })).toEqual([{ path: "/x", expected: "type string", received: "number 3" }]);
   });
 
   it("checks inputExamples at registration, compiling that tool's schema then, with EXAMPLE_INVALID for a bad one", () => {
