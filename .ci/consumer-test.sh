@@ -58,7 +58,8 @@ for peer in @anthropic-ai/sdk openai gpt-tokenizer; do
   [ ! -e "node_modules/$peer" ] || fail "optional peer $peer was installed"
 done
 echo "node_modules: $(du -sm node_modules | cut -f1) MB (with @types/node), installed in ${install_seconds} s"
-# Which isolated-vm this Node loads, and whether npm compiled it (a build/ folder) or it came prebuilt.
+# Which isolated-vm this Node loads: prebuilt (6.x/7.x ship prebuilds/ and load one unless npm built
+# build/) or built at install (5.x: its install script compiles, or prebuild-install fetches, out/).
 isolate="$(node -e '
 const { createRequire } = require("node:module");
 const { existsSync } = require("node:fs");
@@ -69,7 +70,7 @@ for (const name of ["isolated-vm", "isolated-vm-7"]) {
   try { folder = dirname(fromPackage.resolve(`${name}/package.json`)); } catch { continue; }
   try { fromPackage(name); } catch { continue; }
   const { version } = require(join(folder, "package.json"));
-  console.log(`${name}@${version} ${existsSync(join(folder, "build")) ? "compiled" : "prebuilt"}`);
+  console.log(`${name}@${version} ${existsSync(join(folder, "prebuilds")) && !existsSync(join(folder, "build")) ? "prebuilt" : "built at install"}`);
   process.exit(0);
 }
 console.log("none");')"
@@ -281,5 +282,33 @@ if [ -n "${CONSUMER_SUMMARY:-}" ]; then
   printf '%s\t%s\t%s s\t%s\t%s\t%s\t%s\n' "$(node --version)" "$(npm --version)" "$install_seconds" "$isolate" \
     "$quick_start" "ok" "$frameworks" >>"$CONSUMER_SUMMARY"
 fi
+
+# --- The README's quick start, followed literally (issue 29) -------------------------------------
+# Its marked steps, in order, in a fresh folder beside the tarball: the commands as written, the
+# files as written, and each command's output compared with the output the README shows (only
+# the times, `<n> ms`, may differ). A README that drifts from the package fails here.
+step "the README's quick start, followed literally in a fresh folder"
+quick="$work/quick-start"
+mkdir -p "$quick/steps"
+(cd "$repo" && node --import tsx test/readme/readme-blocks.ts --quick-start "$quick/steps") >"$quick/steps.list"
+cp "$tarball" "$quick/"
+script="$quick/follow.sh"
+printf 'set -euo pipefail\ncd %q\n' "$quick" >"$script"
+pending=""
+while read -r kind name; do
+  case "$kind" in
+    file) printf 'cp %q .\n' "$quick/steps/$name" >>"$script" ;;
+    shell) pending="$quick/steps/$name"; printf '{ . %q; } >%q\n' "$pending" "$pending.out" >>"$script" ;;
+    output) printf '%s %s\n' "$pending.out" "$quick/steps/$name" >>"$quick/compare.list" ;;
+  esac
+done <"$quick/steps.list"
+bash "$script" || fail "a quick-start step failed (see $script)"
+normalize() { sed -E 's/[0-9]+ ms/<n> ms/g' "$1"; }
+while read -r actual expected; do
+  if ! diff <(normalize "$expected") <(normalize "$actual"); then
+    fail "the quick start printed something else than the README shows ($(basename "$expected"))"
+  fi
+done <"$quick/compare.list"
+echo "quick start: $(grep -c . "$quick/compare.list") outputs as the README shows them"
 
 step "passed"

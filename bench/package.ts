@@ -5,22 +5,29 @@
 // and the tokenizer, installed afterwards as the optional peers). Medians of --runs rounds. Then the
 // same tarball on other Node lines from the registry (.ci/install-node.sh, cached; default 24):
 // install time and size, which isolated-vm npm picked, and the import times under that Node.
-// Run: npm run bench:package [-- --tarball <file>] [--runs <n>] [--lines 24,22|none] [--keep]
+// The installed command's start (`--help`, a first `run`) is its own row and result file; rerun it
+// alone against an existing install with --commands-only <project>.
+// Run: npm run bench:package [-- --tarball <file>] [--runs <n>] [--lines 24,22|none] [--keep] [--commands-only <project>]
 
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { benchConditions, currentLoad, writeBenchResult } from "./bench-result.js";
 import { median } from "./stats.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const CORE_IMPORT_TARGET_MS = 250;
 const FOOTPRINT_TARGET_MB = 100;
 const FOOTPRINT_BEFORE_MB = 176;
+const HELP_TARGET_MS = 300;
+const RUN_TARGET_MS = 1_500;
 const OPTIONAL_PEERS = ["@anthropic-ai/sdk@1.14.0", "openai@6.49.0", "gpt-tokenizer@4.0.0"];
 
 interface Options {
+  /** Time only the installed command in this project (an install of the tarball), nothing else. */
+  commandsOnly: string | undefined;
   tarball: string | undefined;
   runs: number;
   keep: boolean;
@@ -29,17 +36,20 @@ interface Options {
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { tarball: undefined, runs: 9, keep: false, lines: ["24"] };
+  const options: Options = { commandsOnly: undefined, tarball: undefined, runs: 9, keep: false, lines: ["24"] };
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index];
     if (argument === "--tarball") options.tarball = argv[++index];
     else if (argument === "--runs") options.runs = Number(argv[++index]);
     else if (argument === "--keep") options.keep = true;
+    else if (argument === "--commands-only") options.commandsOnly = argv[++index];
     else if (argument === "--lines") {
       const lines = argv[++index] ?? "";
       options.lines = lines === "none" ? [] : lines.split(",");
     } else
-      throw new Error(`Unknown option ${argument}; options: --tarball <file>, --runs <n>, --lines <majors>, --keep`);
+      throw new Error(
+        `Unknown option ${argument}; options: --tarball <file>, --runs <n>, --lines <majors>, --keep, --commands-only <project>`,
+      );
   }
   if (!Number.isInteger(options.runs) || options.runs < 1) throw new Error("--runs needs a positive integer");
   return options;
@@ -100,7 +110,7 @@ function installNodeLine(major: string): NodeLine {
   return { major, node: join(folder, "node"), env };
 }
 
-/** Which isolated-vm the package loads in `project` under `node`, and whether npm compiled it. */
+/** Which isolated-vm the package loads in `project` under `node`: prebuilt, or built at install (see consumer-test.sh). */
 function isolateOf(project: string, node: string): string {
   const script = `const { createRequire } = require("node:module"); const { existsSync } = require("node:fs");
 const { dirname, join } = require("node:path");
@@ -108,7 +118,7 @@ const load = createRequire(require.resolve("switchyard-runtime/package.json"));
 for (const name of ["isolated-vm", "isolated-vm-7"]) {
   try { load(name); } catch { continue; }
   const folder = dirname(load.resolve(name + "/package.json"));
-  console.log(name + "@" + require(join(folder, "package.json")).version + (existsSync(join(folder, "build")) ? " compiled" : " prebuilt"));
+  console.log(name + "@" + require(join(folder, "package.json")).version + (existsSync(join(folder, "prebuilds")) && !existsSync(join(folder, "build")) ? " prebuilt" : " built at install"));
   process.exit(0);
 }
 console.log("none loads");`;
@@ -167,8 +177,112 @@ function table(rows: readonly (readonly string[])[]): string {
   ].join("\n");
 }
 
+// --- The installed command: `switchyard --help` and a first run, each a fresh process ---------
+
+interface CommandTiming {
+  /** Wall time of the whole process, in ms. */
+  readonly wallMs: number;
+  /** CPU time (user + system) of the process and its children, in ms: steadier on a busy machine. */
+  readonly cpuMs: number;
+}
+
+interface CommandTimings {
+  /** `switchyard --help`. */
+  readonly help: CommandTiming[];
+  /** `switchyard run` of `return 1` with the type check on, tools from a JavaScript module. */
+  readonly runJs: CommandTiming[];
+  /** The same with the tools in a TypeScript module (tsx loads it). */
+  readonly runTs: CommandTiming[];
+}
+
+const TOOL_MODULE = `export const tools = [{
+  name: "echo.say",
+  description: "Says its text back.",
+  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  effect: "read",
+  execute: (input) => input.text,
+}];
+`;
+
+/** Times the installed `switchyard` command in `project`: --help and a type-checked `return 1`. */
+function timeCommands(project: string, runs: number): CommandTimings {
+  writeFileSync(join(project, "return-1.ts"), "return 1;\n");
+  writeFileSync(join(project, "bench-tools.mjs"), TOOL_MODULE);
+  writeFileSync(join(project, "bench-tools.ts"), TOOL_MODULE.replace("(input) =>", "(input: { text: string }) =>"));
+  const bin = join(project, "node_modules", ".bin", "switchyard");
+  // GNU time reports the CPU of the command and every process it waited for (the re-executed Node).
+  const measure = (args: readonly string[]): CommandTiming => {
+    const report = join(project, ".time");
+    const started = performance.now();
+    const output = sh("/usr/bin/time", ["-o", report, "-f", "%U %S", bin, ...args], project);
+    const wallMs = performance.now() - started;
+    if (args[0] === "run" && !/^output:\n {2}1$/m.test(output)) throw new Error(`unexpected output: ${output}`);
+    const [user, system] = readFileSync(report, "utf8").trim().split(/\s+/).slice(-2).map(Number);
+    return { wallMs, cpuMs: ((user ?? Number.NaN) + (system ?? Number.NaN)) * 1000 };
+  };
+  const timings: CommandTimings = { help: [], runJs: [], runTs: [] };
+  for (let round = 0; round < runs; round++) {
+    timings.help.push(measure(["--help"]));
+    timings.runJs.push(measure(["run", "return-1.ts", "--tools", "./bench-tools.mjs", "--type-check", "error"]));
+    timings.runTs.push(measure(["run", "return-1.ts", "--tools", "./bench-tools.ts", "--type-check", "error"]));
+  }
+  return timings;
+}
+
+/** Prints the command row and writes bench/results/package-command.json (its own file: it can be rerun alone). */
+function reportCommands(commands: CommandTimings, startLoad: number): void {
+  const wall = (runs: readonly CommandTiming[]): number => median(runs.map((run) => run.wallMs));
+  const cpu = (runs: readonly CommandTiming[]): number => median(runs.map((run) => run.cpuMs));
+  console.log(`\nThe installed command, whole process, medians of ${commands.help.length} rounds:\n`);
+  console.log(
+    table([
+      ["command", "wall", "CPU", "target"],
+      [
+        "`switchyard --help`",
+        `${round(wall(commands.help))} ms`,
+        `${round(cpu(commands.help))} ms`,
+        `≤ ${HELP_TARGET_MS} ms`,
+      ],
+      [
+        "`switchyard run` of `return 1`, type check on, tools in a .mjs",
+        `${round(wall(commands.runJs))} ms`,
+        `${round(cpu(commands.runJs))} ms`,
+        `≤ ${RUN_TARGET_MS} ms`,
+      ],
+      [
+        "the same, tools in a .ts module (tsx loads it)",
+        `${round(wall(commands.runTs))} ms`,
+        `${round(cpu(commands.runTs))} ms`,
+        "",
+      ],
+    ]),
+  );
+  const written = writeBenchResult(
+    "package-command",
+    benchConditions(startLoad),
+    {
+      "help-ms": `${round(wall(commands.help))} ms`,
+      "help-cpu-ms": `${round(cpu(commands.help))} ms`,
+      "run-return-1-ms": `${round(wall(commands.runJs))} ms`,
+      "run-return-1-cpu-ms": `${round(cpu(commands.runJs))} ms`,
+      "run-return-1-ts-tools-ms": `${round(wall(commands.runTs))} ms`,
+      "run-return-1-ts-tools-cpu-ms": `${round(cpu(commands.runTs))} ms`,
+      rounds: String(commands.help.length),
+    },
+    [
+      "The installed `switchyard` bin from a fresh install of the packed tarball, whole process; CPU is the process's and its children's (GNU time).",
+    ],
+  );
+  console.log(`result: ${written}`);
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.commandsOnly !== undefined) {
+    const startLoad = currentLoad();
+    reportCommands(timeCommands(options.commandsOnly, Math.min(options.runs, 5)), startLoad);
+    return;
+  }
   const work = mkdtempSync(join(tmpdir(), "switchyard-bench-package-"));
   try {
     let tarball = options.tarball;
@@ -182,6 +296,7 @@ async function main(): Promise<void> {
     execFileSync("mkdir", ["-p", project]);
     writeFileSync(join(project, "package.json"), '{ "name": "bench-package", "private": true, "type": "module" }\n');
     console.log("installing the tarball alone (on Node 20 isolated-vm builds from source)...");
+    const startLoad = currentLoad();
     const installStarted = performance.now();
     sh("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", tarball], project);
     const installS = (performance.now() - installStarted) / 1000;
@@ -197,6 +312,8 @@ async function main(): Promise<void> {
       timings.core.push(timeImport(project, core));
       timings.agent.push(timeImport(project, agent));
     }
+
+    const commands = timeCommands(project, Math.min(options.runs, 5));
 
     console.log("installing the optional peers...");
     sh("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...OPTIONAL_PEERS], project);
@@ -273,6 +390,29 @@ async function main(): Promise<void> {
       `\ncore import ${round(coreMs)} ms (target ≤ ${CORE_IMPORT_TARGET_MS}), /agent ${round(median(timings.agent.map((run) => run.importMs)))} ms; ` +
         `install ${coreMb.toFixed(1)} MB without optional peers (target ≤ ${FOOTPRINT_TARGET_MB}, was ${FOOTPRINT_BEFORE_MB})`,
     );
+    reportCommands(commands, startLoad);
+    const conditions = benchConditions(startLoad);
+    const written = writeBenchResult(
+      "package",
+      conditions,
+      {
+        "install-seconds": `${Math.round(installS)} s`,
+        "install-mb": `${coreMb.toFixed(1)} MB`,
+        "install-with-peers-mb": `${withPeersMb.toFixed(1)} MB`,
+        "core-import-ms": `${round(coreMs)} ms`,
+        "core-import-cpu-ms": `${round(median(timings.core.map((run) => run.cpuMs)))} ms`,
+        "agent-import-ms": `${round(median(timings.agent.map((run) => run.importMs)))} ms`,
+        "agent-import-cpu-ms": `${round(median(timings.agent.map((run) => run.cpuMs)))} ms`,
+        "previous-root-import-ms": `${round(median(previousRoot.map((run) => run.importMs)))} ms`,
+        "previous-root-import-cpu-ms": `${round(median(previousRoot.map((run) => run.cpuMs)))} ms`,
+        rounds: String(options.runs),
+      },
+      [
+        "Measured offline: npm could not fetch isolated-vm's prebuilt binary, so the install time includes compiling it from source (most of it).",
+        "Imports: medians of fresh `node --no-node-snapshot` processes, rounds interleaved.",
+      ],
+    );
+    console.log(`\nresult: ${written}`);
     if (options.keep) console.log(`kept: ${work}`);
   } finally {
     if (!options.keep) rmSync(work, { recursive: true, force: true });

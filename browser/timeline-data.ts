@@ -16,6 +16,8 @@ export interface TimelineCall {
   readonly endedAt: number;
   readonly bytesIn: number;
   readonly bytesOut: number;
+  /** Set when a durable run's replay answered the call from its journal: its tool was not called. */
+  readonly replayed?: true;
 }
 
 /** A line of the program's source worth a reader's eye. */

@@ -3,6 +3,7 @@
 // concurrency slot, details on hover and click, totals, and the program's source with its
 // failing lines marked. Runs offline: no network, no libraries, nothing but this page's DOM.
 
+import { axisTicks } from "./axis-ticks.js";
 import type { TimelineCall, TimelineCallStatus, TimelineData, TimelineRun } from "./timeline-data.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -109,14 +110,6 @@ function firstCallAt(run: TimelineRun): number {
   );
 }
 
-/** Tick spacing of 1, 2 or 5 times a power of ten, about `count` ticks over `spanMs`. */
-function tickStep(spanMs: number, count: number): number {
-  const raw = spanMs / Math.max(count, 1);
-  const power = 10 ** Math.floor(Math.log10(raw));
-  for (const factor of [1, 2, 5, 10]) if (factor * power >= raw) return factor * power;
-  return 10 * power;
-}
-
 function describeCall(call: TimelineCall, run: TimelineRun): [string, string][] {
   const rows: [string, string][] = [
     ["tool", call.tool],
@@ -124,7 +117,8 @@ function describeCall(call: TimelineCall, run: TimelineRun): [string, string][] 
     ["status", call.code === null ? call.status : `${call.status} (${call.code})`],
     ["queued at", `+${formatMs(call.queuedAt - run.startedAt)}`],
   ];
-  if (call.startedAt === null) rows.push(["ran", "never (answered before its tool started)"]);
+  if (call.replayed === true) rows.push(["ran", "no: replayed from the durable run's journal"]);
+  else if (call.startedAt === null) rows.push(["ran", "never (answered before its tool started)"]);
   else {
     rows.push(["waited", formatMs(call.startedAt - call.queuedAt)]);
     rows.push(["ran", formatMs(call.endedAt - call.startedAt)]);
@@ -172,13 +166,11 @@ function drawTimeline(container: HTMLElement, run: TimelineRun, mode: LaneMode, 
   const chart = svg("svg", { width, height, class: "chart", role: "img" });
   chart.setAttribute("aria-label", `${run.calls.length} calls over ${formatMs(spanMs)}`);
 
-  const step = tickStep(spanMs, Math.floor(plotWidth / 90));
-  const offset = axisStart - run.startedAt;
-  for (let tick = 0; tick <= spanMs + 1e-9; tick += step) {
-    const tickX = x(axisStart + tick);
+  for (const tick of axisTicks(axisStart - run.startedAt, spanMs, Math.floor(plotWidth / 90))) {
+    const tickX = x(axisStart + tick.atMs);
     chart.append(svg("line", { x1: tickX, x2: tickX, y1: AXIS_HEIGHT_PX - 6, y2: height, class: "grid" }));
     const label = svg("text", { x: tickX, y: AXIS_HEIGHT_PX - 10, class: "tick" });
-    label.textContent = `+${formatMs(offset + tick)}`;
+    label.textContent = tick.label;
     chart.append(label);
   }
 
@@ -193,7 +185,8 @@ function drawTimeline(container: HTMLElement, run: TimelineRun, mode: LaneMode, 
       chart.append(label);
     }
     for (const call of lane.calls) {
-      const group = svg("g", { class: `call status-${call.status}`, "data-call-id": call.id });
+      const replayed = call.replayed === true ? " replayed" : "";
+      const group = svg("g", { class: `call status-${call.status}${replayed}`, "data-call-id": call.id });
       const queuedEnd = call.startedAt ?? call.endedAt;
       if (call.startedAt === null || queuedEnd > call.queuedAt) {
         const left = x(call.queuedAt);

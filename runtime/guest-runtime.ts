@@ -10,6 +10,7 @@
 
 import {
   applyFunction,
+  dateNow,
   charCodeOf,
   defineConstant,
   defineValue,
@@ -35,6 +36,7 @@ import {
   weakSetAdd,
   weakSetHas,
 } from "./guest-intrinsics.js";
+import { type CallSite, captureCallSite, placeAtCallSite } from "./call-sites.js";
 import { createGuestTimers } from "./guest-timers.js";
 import {
   BUDGET_PATH,
@@ -113,6 +115,77 @@ const toolCallErrors = new WeakSetConstructor<object>();
 const toolProxies = new WeakSetConstructor<object>();
 // The promise the end-of-turn flush hangs on: one for the whole run.
 const turnEnd = resolvedPromise();
+
+// Captured for a durable run's clock and random numbers (see installDeterminism).
+const durableCaptured = {
+  DateCtor: Date,
+  construct: Reflect.construct,
+  toDateString: Date.prototype.toString,
+  getOwnPropertyDescriptor: Object.getOwnPropertyDescriptor,
+  defineProperty: Object.defineProperty,
+};
+
+/**
+ * Makes a durable run's program repeatable: `Date.now()`, `new Date()` and `Date()` read the
+ * run's clock (the time the last answer from the host carried, journaled, so a replay reads the
+ * same values; it does not move while the program computes between crossings, as in Cloudflare
+ * Workers), and `Math.random` is a seeded sfc32 generator whose seed is journaled.
+ */
+function installDeterminism(
+  global: Record<string, unknown>,
+  readClock: () => number,
+  seed: readonly [number, number, number, number],
+): void {
+  const { DateCtor, construct, defineProperty } = durableCaptured;
+  const VirtualDate = function (this: unknown, ...args: unknown[]): unknown {
+    if (new.target === undefined) return applyFunction(durableCaptured.toDateString, new DateCtor(readClock()), []);
+    return construct(DateCtor, args.length === 0 ? [readClock()] : args, new.target);
+  } as unknown as DateConstructor;
+  defineProperty(VirtualDate, "prototype", { value: DateCtor.prototype });
+  defineProperty(DateCtor.prototype, "constructor", { value: VirtualDate, writable: true, configurable: true });
+  defineProperty(VirtualDate, "now", { value: () => readClock(), writable: true, configurable: true });
+  defineProperty(VirtualDate, "parse", { value: DateCtor.parse, writable: true, configurable: true });
+  defineProperty(VirtualDate, "UTC", { value: DateCtor.UTC, writable: true, configurable: true });
+  defineProperty(global, "Date", { value: VirtualDate, writable: true, configurable: true });
+  // `Intl.DateTimeFormat#format()` and `formatToParts()` without a date read the real clock.
+  const formatPrototype = typeof Intl === "object" ? Intl.DateTimeFormat.prototype : undefined;
+  if (formatPrototype !== undefined) {
+    const formatGetter = durableCaptured.getOwnPropertyDescriptor(formatPrototype, "format")?.get;
+    const formatToParts = formatPrototype.formatToParts;
+    if (formatGetter !== undefined) {
+      defineProperty(formatPrototype, "format", {
+        configurable: true,
+        get(this: Intl.DateTimeFormat) {
+          const format = applyFunction(formatGetter, this, []) as (date?: Date | number) => string;
+          return (date?: Date | number) => format(date === undefined ? readClock() : date);
+        },
+      });
+    }
+    defineProperty(formatPrototype, "formatToParts", {
+      configurable: true,
+      writable: true,
+      value(this: Intl.DateTimeFormat, date?: Date | number) {
+        return applyFunction(formatToParts, this, [date === undefined ? readClock() : date]);
+      },
+    });
+  }
+  let [a, b, c, d] = seed;
+  const random = (): number => {
+    // sfc32 (Chris Doty-Humphrey's small fast chaotic generator): 128 bits of state, no multiply.
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    d >>>= 0;
+    const t = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    return (t >>> 0) / 4294967296;
+  };
+  defineProperty(Math, "random", { value: random, writable: true, configurable: true });
+}
 
 /**
  * Installs `tools`, `console` and the program runner; called once by the host (ahead of the
@@ -198,6 +271,8 @@ function install(
   // The error a call refused inside the sandbox rejects with, made where the program called, so
   // it names the program's line when the program never handles it.
   const pendingRefusal = newList<GuestError | undefined>();
+  // Where the program made each call (call-sites.ts): a failure it does not catch names that line.
+  const pendingSite = newList<CallSite | undefined>();
 
   // A call's path and resolvers are filed together (enqueue) and cleared together (forget).
   const forget = (index: number): void => {
@@ -205,6 +280,7 @@ function install(
     pendingReject[index] = undefined;
     pendingPath[index] = undefined;
     pendingRefusal[index] = undefined;
+    pendingSite[index] = undefined;
     inFlight--;
   };
 
@@ -220,6 +296,7 @@ function install(
     const path = pendingPath[index];
     if (reject === undefined || path === undefined) return;
     const refusal = pendingRefusal[index];
+    const site = pendingSite[index];
     forget(index);
     // Only own fields are read: a getter a program put on Object.prototype is not consulted.
     const callId = objectHasOwn(failure, "callId") ? failure.callId : null;
@@ -227,12 +304,21 @@ function install(
     defineValue(error, "callId", typeof callId === "string" ? callId : null);
     if (objectHasOwn(failure, "details") && failure.details !== undefined)
       defineValue(error, "details", failure.details);
+    placeAtCallSite(error, `ToolCallError: ${safeString(error.message, "")}`, callNote(error) ?? "", site);
     reject(error);
+  };
+
+  // A durable run's clock: the time the last answer carried (see `installDeterminism`).
+  let clockMs = 0;
+  let durable = false;
+  const onClock = (nowMs: number): void => {
+    // Never backwards: a journaled clock replays as it was read.
+    if (nowMs > clockMs) clockMs = nowMs;
   };
 
   const deliver = (answerText: unknown): void => {
     try {
-      readCallAnswers(answerText as string, settleValue, settleFailure);
+      readCallAnswers(answerText as string, settleValue, settleFailure, onClock);
     } catch {
       // The host only sends answers it encoded; an unreadable one answers nothing.
     }
@@ -299,7 +385,13 @@ function install(
     pendingReject[filing] = reject;
   };
 
-  const enqueue = (path: string, encoded: string, bytes: number, refusal?: GuestError): Promise<unknown> => {
+  const enqueue = (
+    path: string,
+    encoded: string,
+    bytes: number,
+    refusal?: GuestError,
+    site?: CallSite,
+  ): Promise<unknown> => {
     // Past the batch's size, the calls queued so far cross first, so one crossing stays bounded.
     if (queuedCalls >= MAX_BATCH_CALLS || (queuedCalls > 0 && queuedBytes + bytes > config.maxArgumentBytes)) {
       cross(batchesAhead < MAX_BATCHES_AHEAD);
@@ -307,6 +399,7 @@ function install(
     const index = nextIndex++;
     pendingPath[index] = path;
     pendingRefusal[index] = refusal;
+    pendingSite[index] = site;
     filing = index;
     const promise = new PromiseConstructor<unknown>(fileResolvers);
     inFlight++;
@@ -321,8 +414,8 @@ function install(
   };
 
   // The error is made here, inside the program's call, so its stack names the program's line.
-  const refuse = (path: string, code: string, bytes: number, reason: string): Promise<unknown> =>
-    enqueue(path, encodeRefusedCall(path, code, bytes, reason), 0, makeError(code, reason, null, path));
+  const refuse = (path: string, code: string, bytes: number, reason: string, site?: CallSite): Promise<unknown> =>
+    enqueue(path, encodeRefusedCall(path, code, bytes, reason), 0, makeError(code, reason, null, path), site);
 
   /** A call of `tools.<path>`; `encodedPath` is the path's `encodeCallPath`, kept by the proxy that calls. */
   const callTool = (path: string, input: unknown, encodedPath?: string): Promise<unknown> => {
@@ -330,13 +423,15 @@ function install(
       const error = makeError("RUN_FINISHED", "The program has already finished; this call was not made.", null, path);
       return new PromiseConstructor<unknown>((_resolve, reject) => reject(error));
     }
+    const site = captureCallSite(callTool);
     if (path === "") {
-      return refuse(path, "TOOL_NOT_FOUND", 0, "`tools` itself is not a tool; call tools.<namespace>.<name>(input).");
+      const reason = "`tools` itself is not a tool; call tools.<namespace>.<name>(input).";
+      return refuse(path, "TOOL_NOT_FOUND", 0, reason, site);
     }
     if (path.length > MAX_TOOL_PATH_CHARS) {
       const shown = `${sliceText(path, 0, 64)}…`;
       const reason = `No tool has a name of ${path.length} characters; tool names are at most ${MAX_TOOL_PATH_CHARS}.`;
-      return refuse(shown, "TOOL_NOT_FOUND", 0, reason);
+      return refuse(shown, "TOOL_NOT_FOUND", 0, reason, site);
     }
     let argsJson: string;
     try {
@@ -351,10 +446,10 @@ function install(
       // Refused here, before any argument crosses; the host still gives it an id and a record.
       const refusal = toGuestError(error, path);
       const reason = capErrorText(safeString(refusal.message, ""), 1_024);
-      return refuse(path, refusal.code ?? "INPUT_INVALID", refusal.measuredBytes ?? 0, reason);
+      return refuse(path, refusal.code ?? "INPUT_INVALID", refusal.measuredBytes ?? 0, reason, site);
     }
     const encoded = encodedPath === undefined ? encodeCall(path, argsJson) : encodeCallArguments(encodedPath, argsJson);
-    return enqueue(path, encoded, argsJson.length);
+    return enqueue(path, encoded, argsJson.length, undefined, site);
   };
 
   defineConstant(global, "tools", createToolsProxy(callTool));
@@ -367,6 +462,7 @@ function install(
       const delay = toText(delayMs);
       return enqueue(TIMER_PATH, encodeCall(TIMER_PATH, delay), delay.length);
     },
+    now: () => (durable ? clockMs : dateNow()),
     reportCallbackError: (error) => {
       try {
         log("error", ["Uncaught in a timer callback:", error]);
@@ -416,6 +512,11 @@ function install(
       config = decodeGuestConfig(host.config() as string);
       // The run's input: the program's own copy, bound like a `const` (not writable, not deletable).
       if (objectHasOwn(config, "input")) defineConstant(global, "input", config.input);
+      if (config.durable !== undefined) {
+        durable = true;
+        clockMs = config.durable.nowMs;
+        installDeterminism(global, () => clockMs, config.durable.seed);
+      }
       // The program's promise is reacted to with the captured `then`, and the run's promise is
       // resolved with a string (never an object, so no `then` is looked up): whatever the
       // program replaced, its end reaches the host.
@@ -686,18 +787,36 @@ function describeThrown(error: unknown): string {
   if (isError(error)) {
     const guestError = error as GuestError;
     const name = safeString(guestError.name, "Error");
-    const toolNote =
-      typeof guestError.code === "string" && typeof guestError.tool === "string"
-        ? ` (${guestError.code} from tools.${guestError.tool})`
-        : "";
     // Both texts are capped by the encoder, before they cross: a message may be megabytes.
     return encodeProgramError(
       "RUNTIME_ERROR",
-      `${name}: ${safeString(guestError.message, "")}${toolNote}`,
-      stackFrames(safeString(guestError.stack, "")) || null,
+      `${name}: ${describeToolFailure(guestError)}`,
+      stackFrames(readStack(guestError)) || null,
     );
   }
   return encodeProgramError("RUNTIME_ERROR", `Uncaught ${formatLogValue(error)}`, null);
+}
+
+/** An error's stack, or "" when reading it throws (a program's own Error.prepareStackTrace may). */
+function readStack(error: GuestError): string {
+  try {
+    return safeString(error.stack, "");
+  } catch {
+    return "";
+  }
+}
+
+/** What a failed call's error adds to its message: `NOT_FOUND from tools.x.y, call p1.3`; undefined for other errors. */
+function callNote(error: GuestError): string | undefined {
+  if (typeof error.code !== "string" || typeof error.tool !== "string") return undefined;
+  return `${error.code} from tools.${error.tool}${typeof error.callId === "string" ? `, call ${error.callId}` : ""}`;
+}
+
+/** An error's message, with the note of a failed call: `No ticket T-1. (NOT_FOUND from tools.x.y, call p1.3)`. */
+function describeToolFailure(error: GuestError): string {
+  const message = safeString(error.message, "");
+  const note = callNote(error);
+  return note === undefined ? message : `${message} (${note})`;
 }
 
 function makeError(code: string, message: string, callId: string | null, tool: string | undefined): GuestError {

@@ -6,7 +6,7 @@
 import {
   append,
   applyFunction,
-  dateNow as now,
+  dateNow as realNow,
   isNaNNumber,
   MapConstructor,
   mapClear,
@@ -38,6 +38,11 @@ export interface GuestTimerHost {
   requestWake(delayMs: number): Promise<unknown>;
   /** Reports a callback that threw (or whose promise rejected): the program keeps running. */
   reportCallbackError(error: unknown): void;
+  /**
+   * The clock timers are due by, in ms; default the real `Date.now`. A durable run passes its
+   * journaled clock, so a replayed wake-up finds the same timers due.
+   */
+  now?(): number;
 }
 
 export interface GuestTimers {
@@ -61,6 +66,7 @@ interface TimerEntry {
 
 /** Builds one run's timers on `host`; see the module comment. */
 export function createGuestTimers(host: GuestTimerHost): GuestTimers {
+  const now = host.now === undefined ? realNow : () => host.now!();
   const pending = new MapConstructor<number, TimerEntry>();
   const heap = newList<TimerEntry>();
   let nextId = 1;

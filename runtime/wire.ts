@@ -267,6 +267,18 @@ export function encodeCallAnswers(envelopes: readonly string[]): string {
   return `[${envelopes.join(",")}]`;
 }
 
+// The tag of the clock pair a durable run's answers start with; any other string tag is skipped.
+const CLOCK_TAG = "t";
+
+/**
+ * The clock pair of a durable run's answer: the host's time (ms since the epoch) when the answer
+ * was made, or the journaled one in a replay. Placed first among an answer's envelopes; a guest
+ * of a durable run reads `Date.now()` from the last one it received.
+ */
+export function encodeClockPair(nowMs: number): string {
+  return `"${CLOCK_TAG}",${Number.isFinite(nowMs) ? Math.floor(nowMs) : 0}`;
+}
+
 /**
  * Reads an answer (guest side): `onValue` for each success, `onFailure` for each failure, in
  * order. Throws when the text is not JSON; entries that are not tag and payload are skipped.
@@ -275,11 +287,16 @@ export function readCallAnswers(
   text: string,
   onValue: (index: number, value: unknown) => void,
   onFailure: (index: number, failure: CallFailure) => void,
+  onClock?: (nowMs: number) => void,
 ): void {
   const entries = parseJson(text) as unknown[];
   for (let at = 0; at + 1 < entries.length; at += 2) {
     const tag = entries[at];
-    if (typeof tag !== "number") continue;
+    if (typeof tag !== "number") {
+      const nowMs = entries[at + 1];
+      if (tag === CLOCK_TAG && onClock !== undefined && typeof nowMs === "number") onClock(nowMs);
+      continue;
+    }
     if (tag >= 0) onValue(tag, entries[at + 1]);
     else onFailure(-1 - tag, entries[at + 1] as CallFailure);
   }
@@ -314,6 +331,17 @@ export interface GuestConfig {
   readonly maxLogLines: number;
   /** The program's `input`, parsed; absent when the run was given none. */
   readonly input?: unknown;
+  /**
+   * Set for a durable run: the clock at its start (ms since the epoch) and the seed of its
+   * `Math.random` (four 32-bit integers), both journaled, so a replay reads the same values.
+   */
+  readonly durable?: GuestDeterminism | undefined;
+}
+
+/** What makes a durable run's guest repeatable: its first clock value and its random seed. */
+export interface GuestDeterminism {
+  readonly nowMs: number;
+  readonly seed: readonly [number, number, number, number];
 }
 
 /** Until a run starts, nothing may cross: code outside the program function gets no budget. */
@@ -335,6 +363,7 @@ export function encodeGuestConfig(config: Omit<GuestConfig, "input">, inputJson?
     maxOutputBytes: config.maxOutputBytes,
     maxLogBytes: config.maxLogBytes,
     maxLogLines: config.maxLogLines,
+    ...(config.durable === undefined ? {} : { durable: config.durable }),
   });
   return inputJson === undefined ? limits : `${limits.slice(0, -1)},"input":${inputJson}}`;
 }

@@ -68,6 +68,11 @@ export type RunErrorCode =
   | "CANCELLED"
   | "SANDBOX_CRASHED"
   | "RUN_QUEUE_FULL"
+  | "REPLAY_DIVERGED"
+  | "PAUSED"
+  | "JOURNAL_INVALID"
+  | "JOURNAL_LIMIT"
+  | "RUN_BUSY"
   | "INTERNAL_ERROR";
 
 /** The status of one call's single outcome. */
@@ -88,6 +93,11 @@ export interface ToolCall {
   readonly hostedCaller?: HostedCaller;
   /** Overrides the tool's own timeout, still capped by the run's and session's budgets. */
   readonly timeoutMs?: number;
+  /**
+   * Set for a durable run's calls: the run's id and the call's position (`<runId>:<n>`), the
+   * same on every try of the call, so a tool can recognise the call that was in flight at a crash.
+   */
+  readonly idempotencyKey?: string | undefined;
 }
 
 /** A structured error carried as data to the model or the program. */
@@ -145,6 +155,8 @@ export interface CallRecord {
   readonly bytesIn: number;
   /** Bytes of the JSON result handed back to the program. */
   readonly bytesOut: number;
+  /** Set when a durable run's replay answered the call from its journal: the tool was not called again. */
+  readonly replayed?: true;
 }
 
 /** Why a run failed, located in the model's own source where that is known. */

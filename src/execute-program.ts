@@ -4,6 +4,11 @@
 // cause. The run's steps are numbered here once; each call the program makes is execute-tool-call.ts.
 
 import type { Diagnostic, JsonSchema, RunError, RunResult } from "./contract.js";
+import { type DurableOptions, DurableRun, type RunDecision } from "./durable/durable-run.js";
+import type { RunJournal } from "./durable/run-journal.js";
+import { JournalError } from "./durable/journal-error.js";
+import { checkRunId } from "./durable/run-id.js";
+import { defaultRunJournal, startDurableRun } from "./durable/start-durable-run.js";
 import type { PipelineContext } from "./execute-tool-call.js";
 import type { Approver, PermissionGate } from "./permissions/permission-gate.js";
 import { findReferencedTools } from "./permissions/referenced-tools.js";
@@ -12,7 +17,7 @@ import { checkTypes, refusalOf, UNCHECKED } from "./program/check-types.js";
 import { encodeProgramInput } from "./program/program-input.js";
 import type { RunContract } from "./program/run-contract.js";
 import type { TypeChecker } from "./program/type-checker.js";
-import { redactRunError, redactRunResult } from "./redaction/redact-results.js";
+import { redactDiagnostics, redactRunError, redactRunResult } from "./redaction/redact-results.js";
 import type { Redactor } from "./redaction/redactor.js";
 import type { CatalogSnapshot } from "./registry/tool-registry.js";
 import { capRunError, failedRunResult, runProgram, type RunLimits } from "./sandbox/run-program.js";
@@ -66,6 +71,23 @@ export interface RunOptions {
    * across keys (a client, a tenant, a batch). Default: the session's own key.
    */
   readonly callerKey?: string;
+  /**
+   * Makes the run durable under an id (see docs/durable-runs.md): every crossing is journaled;
+   * a run whose id the journal holds is replayed from the start in a fresh isolate, its journaled
+   * calls answered from the journal without calling the tools, then goes on live. A program that
+   * no longer matches ends `REPLAY_DIVERGED`; an `ask` nobody answers in time ends `PAUSED`.
+   */
+  readonly durable?: DurableOptions;
+}
+
+/** What `resume` takes: a run's options, without the input and program the journal keeps. */
+export interface ResumeOptions extends Omit<RunOptions, "input" | "durable"> {
+  /** Decisions on the calls the run paused on. */
+  readonly decisions?: readonly RunDecision[];
+  /** The store, when not the session's. */
+  readonly store?: RunJournal;
+  /** See `DurableOptions.askTimeoutMs`. */
+  readonly askTimeoutMs?: number;
 }
 
 /**
@@ -128,6 +150,8 @@ export interface ProgramContext extends CheckContext {
   readonly pipeline: (catalog: CatalogSnapshot) => PipelineContext;
   /** `tools.$search` and `tools.$describe` for one run (one per run: it carries the run's budget). */
   readonly discovery: () => DiscoveryHandler;
+  /** Where durable runs keep their journals when a run names no store of its own; default `defaultRunJournal()`. */
+  readonly runJournal?: RunJournal | undefined;
 }
 
 /** One run as its session assigned it: id, the catalog snapshot it runs against, settings, options. */
@@ -215,14 +239,15 @@ export async function checkProgram(
     // A check without an input checks the program alone; a run without one is refused by its schema.
     missingInputFails: false,
   });
-  if (prepared.ok) return { ok: true, warnings: prepared.warnings };
-  // As the run's error leaves it: within the message limit, and redacted.
+  // As the run's error and warnings leave it: within the message limit, and redacted.
+  const { redactor } = context;
+  const warnings =
+    redactor === undefined
+      ? prepared.warnings
+      : redactDiagnostics(redactor, prepared.warnings, "warnings", "program-warnings").diagnostics;
+  if (prepared.ok) return { ok: true, warnings };
   const error = capRunError(prepared.error);
-  return {
-    ok: false,
-    error: context.redactor === undefined ? error : redactRunError(context.redactor, error).error,
-    warnings: prepared.warnings,
-  };
+  return { ok: false, error: redactor === undefined ? error : redactRunError(redactor, error).error, warnings };
 }
 
 /** Steps 1 to 6 of a run. */
@@ -271,7 +296,16 @@ async function admitAndRun(
     }
     let ran: RunResult;
     try {
+      const { durable: asked } = options;
+      const durable =
+        asked &&
+        (await startDurableRun(asked.store ?? context.runJournal ?? defaultRunJournal(), asked, {
+          ...program,
+          inputJson,
+        }));
+      if (durable !== undefined && !(durable instanceof DurableRun)) return failed(durable, prepared.checkWarnings);
       ran = await runProgram(program, {
+        durable,
         programId,
         limits,
         pipeline: {
@@ -380,4 +414,38 @@ async function admitUnlessAborted(
   } finally {
     for (const signal of signals) signal?.removeEventListener("abort", stop);
   }
+}
+
+/**
+ * What `yard.resume` runs: the program and input run `id`'s journal was started with, read from
+ * `options.store`, else `sessionStore`, else `defaultRunJournal()`, with the resume's options and
+ * decisions; or, when the store holds no such run or a damaged one, the failed RunResult it ends with.
+ */
+export async function resumeRequest(
+  id: string,
+  { decisions, store, askTimeoutMs, ...rest }: ResumeOptions,
+  sessionStore: RunJournal | undefined,
+  registry: { snapshot(): { readonly version: number } },
+): Promise<{ readonly source: string; readonly options: RunOptions } | RunResult> {
+  checkRunId(id);
+  let error: RunError;
+  try {
+    const journal = await (store ?? sessionStore ?? defaultRunJournal()).read(id);
+    if (journal !== undefined) {
+      const { source, inputJson } = journal.header;
+      const input = inputJson === undefined ? {} : { input: JSON.parse(inputJson) as unknown };
+      return { source, options: { ...rest, ...input, durable: { id, decisions, store, askTimeoutMs } } };
+    }
+    error = { code: "JOURNAL_INVALID", message: `No durable run ${id} in the store; nothing to resume.` };
+  } catch (thrown) {
+    if (!JournalError.isInstance(thrown)) throw thrown;
+    error = { code: thrown.code, message: thrown.message };
+  }
+  return failedRunResult({
+    programId: id,
+    error,
+    warnings: [],
+    catalogVersion: registry.snapshot().version,
+    wallMs: 0,
+  });
 }

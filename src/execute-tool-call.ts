@@ -15,6 +15,7 @@ import {
 } from "./contract.js";
 import { messageOf, ToolError } from "./errors.js";
 import type { Approver, PermissionGate } from "./permissions/permission-gate.js";
+import { capOutsideSecrets } from "./redaction/cap-outside-secrets.js";
 import { emitRedactions, redactCallError, type LocatedRedaction } from "./redaction/redact-results.js";
 import { countByKind, type Redactor } from "./redaction/redactor.js";
 import type { ToolContext, ToolDefinition } from "./registry/define-tool.js";
@@ -30,9 +31,9 @@ import { formatViolations, violationsToJson } from "./schema/schema-validator.js
 import { CallControl, Interrupt } from "./scheduler/call-control.js";
 import { computeDeadline, type Budgets, type CallDeadline } from "./scheduler/deadline.js";
 import type { RateLimitBucket, RateLimitReservation } from "./scheduler/rate-limiter.js";
+import type { LockReservation } from "./scheduler/lock-table.js";
 import type { ToolScheduler } from "./scheduler/tool-scheduler.js";
 import type { TraceBus } from "./trace/trace-events.js";
-import { capErrorText } from "../runtime/wire.js";
 
 /** Everything a call needs from its session and run. */
 export interface PipelineContext {
@@ -205,26 +206,50 @@ class CallRun {
     };
     const verdict = context.permissions.checkNow(request, context.preapprovedTools, context.approve);
     if ("allowed" in verdict) return verdict.allowed ? this.schedule() : this.#denied(verdict.reason);
+    // A write waiting for its approval keeps its place in line from now: writes made after it
+    // (approved sooner or needing none) start after it, in the order the program made them.
+    const reservation =
+      this.#tool.effect === "read"
+        ? undefined
+        : context.scheduler.reserve(this.#tool, call, resourceKeysOf(this.registered, call.input));
     this.control.armDeadline(computeDeadline(Date.now(), Number.POSITIVE_INFINITY, context.budgets ?? {}));
     return Promise.race([
       context.permissions.askApprover(verdict, context.approve),
       this.control.whenInterrupted(),
-    ]).then((answer) => {
-      if (answer instanceof Interrupt) return this.#interrupted(answer);
-      return answer.allowed ? this.schedule() : this.#denied(answer.reason);
-    });
+    ]).then(
+      (answer) => {
+        if (answer instanceof Interrupt) {
+          reservation?.cancel();
+          return this.#interrupted(answer);
+        }
+        if (answer.allowed) return this.schedule(reservation);
+        reservation?.cancel();
+        return this.#denied(answer.reason);
+      },
+      (error: unknown) => {
+        reservation?.cancel();
+        throw error;
+      },
+    );
   }
 
   // 4. Scheduling: admitted at once when nothing is in the way, else queued under the run's
-  //    and session's deadlines.
-  schedule(): Step {
+  //    and session's deadlines; a call that waited for approval waits from the place it reserved.
+  schedule(reservation?: LockReservation): Step {
     const { call, context, control } = this;
-    if (control.interrupted !== undefined) return this.#interrupted(control.interrupted);
+    if (control.interrupted !== undefined) {
+      reservation?.cancel();
+      return this.#interrupted(control.interrupted);
+    }
     const keys = resourceKeysOf(this.registered, call.input);
-    const release = context.scheduler.tryAdmit(this.#tool, call, keys);
-    if (release !== undefined) return this.throttle(release);
+    if (reservation === undefined) {
+      const release = context.scheduler.tryAdmit(this.#tool, call, keys);
+      if (release !== undefined) return this.throttle(release);
+    }
     control.armDeadline(computeDeadline(Date.now(), Number.POSITIVE_INFINITY, context.budgets ?? {}));
-    return context.scheduler.admit(this.#tool, call, keys, control.signal).then(
+    const admitted =
+      reservation?.acquire(control.signal) ?? context.scheduler.admit(this.#tool, call, keys, control.signal);
+    return admitted.then(
       (granted) => this.throttle(granted),
       () => this.#interrupted(control.interrupted ?? new Interrupt("CANCELLED", undefined)),
     );
@@ -419,11 +444,18 @@ class CallRun {
     return this.call.caller !== "program" && this.#tool.redaction !== false ? this.context.redactor : undefined;
   }
 
-  /** A tool's throw as an outcome; for a direct call redacted before its message is cut to length. */
+  /**
+   * A tool's throw as an outcome; for a direct call redacted before its message is cut to length.
+   * A program's call keeps the message whole, cut outside any secret: the run's error is
+   * redacted later, and a secret cut in two would no longer be recognised there.
+   */
   #thrown(error: unknown): PipelineResult {
     const parts = errorParts(error);
     const redactor = this.#redactor();
-    if (redactor === undefined) return this.#end(failedOutcome(this.call, parts.code, parts.message, parts.details));
+    if (redactor === undefined) {
+      const { code, message, details } = parts;
+      return this.#end(failedOutcome(this.call, code, message, details, this.context.redactor));
+    }
     // Cutting first could leave the head of a token that no rule recognises any more.
     const redacted = redactCallError(redactor, parts);
     (this.#redactions ??= []).push(...redacted.redactions);
@@ -481,6 +513,7 @@ class CallToolContext implements ToolContext {
   readonly callId: string;
   readonly caller: ToolCall["caller"];
   readonly programId: string | undefined;
+  readonly idempotencyKey: string | undefined;
   readonly #control: CallControl;
 
   constructor(control: CallControl, call: ToolCall) {
@@ -488,6 +521,7 @@ class CallToolContext implements ToolContext {
     this.callId = call.id;
     this.caller = call.caller;
     this.programId = call.programId;
+    this.idempotencyKey = call.idempotencyKey;
   }
 
   get signal(): AbortSignal {
@@ -636,16 +670,20 @@ function errorParts(error: unknown): CallError {
   return { code: "TOOL_ERROR", message };
 }
 
-/** A failed outcome for `call`, its message capped at `MAX_CALL_ERROR_MESSAGE_CHARS`. */
+/**
+ * A failed outcome for `call`, its message capped at `MAX_CALL_ERROR_MESSAGE_CHARS`; with a
+ * redactor, the cut never falls inside a secret (see capOutsideSecrets).
+ */
 export function failedOutcome(
   call: ToolCall,
   code: CallErrorCode | ToolDefinedCode,
   message: string,
   details?: CallError["details"],
+  redactor?: Redactor,
 ): ToolOutcome {
   const error: CallError = {
     code,
-    message: capErrorText(message, MAX_CALL_ERROR_MESSAGE_CHARS),
+    message: capOutsideSecrets(message, MAX_CALL_ERROR_MESSAGE_CHARS, redactor),
     ...(details === undefined ? {} : { details }),
   };
   return { callId: call.id, tool: call.tool, status: statusForCode(code), error };

@@ -42,6 +42,28 @@ export { TypeChecker, type TypeCheckerOptions, type TypeCheckerStats } from "./p
 export { RunQueue, type RunQueueOptions, type RunQueueStats } from "./sandbox/run-queue.js";
 export { WorkerPool, type WorkerExit, type WorkerPoolOptions } from "./sandbox/worker-pool.js";
 
+// Durable runs: a journal of every crossing, replay to resume, pauses for a person.
+export type { ResumeOptions } from "./execute-program.js";
+export {
+  DEFAULT_ASK_TIMEOUT_MS,
+  DEFAULT_RETENTION_MS,
+  type DurableOptions,
+  type RunDecision,
+} from "./durable/durable-run.js";
+export { FileRunJournal, type FileRunJournalOptions } from "./durable/file-run-journal.js";
+export { JournalError, type JournalErrorCode } from "./durable/journal-error.js";
+export { isRunId, MAX_RUN_ID_CHARS } from "./durable/run-id.js";
+export type {
+  JournalEntry,
+  JournalHeader,
+  JournalWriter,
+  PendingRequest,
+  RunJournal,
+  RunState,
+  RunSummary,
+  StoredJournal,
+} from "./durable/run-journal.js";
+
 // Redaction: secrets replaced before anything reaches a model.
 export {
   Redactor,

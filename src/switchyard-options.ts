@@ -2,6 +2,7 @@
 // the documented option surface of `new Switchyard()` and `callTool`. Types only: the session
 // checks every value in its constructor and throws OPTION_INVALID there, before any model call.
 
+import type { RunJournal } from "./durable/run-journal.js";
 import type { HostedCaller } from "./contract.js";
 import type { TypeCheckMode } from "./execute-program.js";
 import type { Approver, PermissionOptions } from "./permissions/permission-gate.js";
@@ -83,6 +84,11 @@ export interface SwitchyardOptions {
    * `{ file }` keeps them across sessions; `false` leaves such tools resolving to `any`.
    */
   readonly observedTypes?: ObservedTypesOptions | false;
+  /**
+   * Where durable runs (`RunOptions.durable`) keep their journals. Default: a FileRunJournal in
+   * `$SWITCHYARD_RUNS_DIR`, else `.switchyard/runs` in the current directory.
+   */
+  readonly runJournal?: RunJournal;
 }
 
 /** What `callTool` takes beside the tool name and input. */

@@ -17,6 +17,7 @@ import {
   checkProgram,
   executeProgram,
   type ProgramContext,
+  resumeRequest,
   type RunOptions,
   type RunSettings,
 } from "./execute-program.js";
@@ -124,7 +125,11 @@ export class Switchyard {
     this.#permissions = new PermissionGate(options.permissions);
     this.#scheduler = new ToolScheduler(options.scheduler);
     this.registry = new ToolRegistry(withResultReader(options.tools ?? [], this.#spill));
-    this.observedTypes = options.observedTypes === false ? undefined : new ObservedOutputTypes(options.observedTypes);
+    const redactor = this.#redactor;
+    // A key the model may not read is not recorded: observed types reach declarations and the file.
+    const showKey = redactor === undefined ? undefined : (key: string) => redactor.redactText(key).kinds.length === 0;
+    this.observedTypes =
+      options.observedTypes === false ? undefined : new ObservedOutputTypes(options.observedTypes, showKey);
     this.discovery = new Discovery(
       options.discovery,
       (name) => this.offers(name),
@@ -236,6 +241,12 @@ export class Switchyard {
     return executeProgram(String(source), { programId, snapshot, settings, options }, this.#programContext());
   }
 
+  /** Resumes durable run `id` with its journal's program and input (docs/durable-runs.md); resolves like `run`. */
+  async resume(id: string, options: Parameters<typeof resumeRequest>[1] = {}): Promise<RunResult> {
+    const resumed = await resumeRequest(id, options, this.#options.runJournal, this.registry);
+    return "source" in resumed ? this.run(resumed.source, resumed.options) : resumed;
+  }
+
   /**
    * Checks a program as `run` would before running it, and runs nothing: compile (SYNTAX_ERROR,
    * SOURCE_TOO_LARGE), the input when one is given (INPUT_TOO_LARGE, INPUT_INVALID), and the type
@@ -334,6 +345,7 @@ export class Switchyard {
       sessionKey: this.#sessionId,
       pipeline: (catalog) => this.#pipeline(catalog),
       discovery: () => createProgramDiscovery(this),
+      runJournal: this.#options.runJournal,
     };
   }
 

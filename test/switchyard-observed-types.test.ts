@@ -240,3 +240,38 @@ describe("observed output types in a session", () => {
     }
   });
 });
+
+describe("observed output types against hostile results", () => {
+  it("keeps run_program's description and the observed-types file small after a result with 40 keys of 50,000 characters", async () => {
+    const folder = tempFolder("observed-bounds");
+    const file = join(folder.path, "observed.json");
+    const huge = Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`${index}${"k".repeat(50_000)}`, index]));
+    const yard = new Switchyard({
+      typeCheck: "off",
+      observedTypes: { file },
+      tools: [
+        defineTool({
+          name: "feed.read",
+          description: "Reads the feed.",
+          effect: "read",
+          inputSchema: { type: "object" },
+          execute: () => ({ items: huge, next: null }),
+        }),
+      ],
+    });
+    try {
+      const before = yard.programTool().description.length;
+      const run = await yard.run("const feed = await tools.feed.read(); return Object.keys(feed.items).length;");
+      expect(run.output).toBe(40);
+      await yard.observedTypes?.save();
+      const after = yard.programTool().description;
+      expect(after).toContain("interface FeedReadObserved");
+      expect(after.length - before).toBeLessThan(1_000);
+      expect(yard.declarations()).not.toContain("kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk");
+      expect(readFileSync(file, "utf8").length).toBeLessThan(1_000);
+    } finally {
+      await yard.close();
+      folder.remove();
+    }
+  });
+});

@@ -289,6 +289,75 @@ describe("redaction of programs", () => {
     expect(run.redactions).toEqual({ "cut-secret": 1 });
   });
 
+  it("leaves no part of a token that a program's uncaught tool error quotes just before the 2,000-character cut", async () => {
+    const token = canaries[0]!.secret;
+    const long = defineTool({
+      name: "api.fail",
+      description: "Fails with a long message.",
+      effect: "read",
+      inputSchema: { type: "object", properties: {}, additionalProperties: false },
+      execute: () => {
+        throw new Error(`${"request failed, retrying. ".repeat(75)}token ${token} ${"x".repeat(200)}`);
+      },
+    });
+    const { yard } = session({ tools: [long] });
+    const run = await yard.run("await tools.api.fail({}); return 1;");
+    expect(run.error?.code).toBe("RUNTIME_ERROR");
+    for (let start = 0; start + 8 <= token.length; start++) {
+      expect(run.error?.message, `characters ${start}-${start + 8}`).not.toContain(token.slice(start, start + 8));
+    }
+    // The program itself got the message cut before the token, not a redacted one.
+    const caught = await yard.run(
+      "try { await tools.api.fail({}); } catch (error) { return (error as Error).message.length; } return 0;",
+    );
+    expect(caught.output).toBeLessThanOrEqual(2_000);
+    expect(caught.redactions).toBeUndefined();
+  });
+
+  it("redacts a program's own error cut by the sandbox at 8,192 characters in the middle of a token", async () => {
+    const token = canaries[0]!.secret;
+    const { yard } = session();
+    // Where the cut falls depends on the failing line quoted after it: try the token at every offset around it.
+    let cutInside = 0;
+    // The host cuts to leave room for the quoted line from about 4,025 pairs on (inside the token
+    // up to 4,029 with this line), the guest at 8,192 characters from about 4,075.
+    for (let pairs = 4_020; pairs <= 4_090; pairs += pairs < 4_034 ? 1 : 7) {
+      const run = await yard.run(`throw new Error("y ".repeat(${pairs}) + ${JSON.stringify(token)});`);
+      const message = run.error?.message ?? "";
+      if (message.includes("[REDACTED:cut-secret]… [cut:")) cutInside++;
+      for (let start = 0; start + 8 <= token.length; start++) {
+        expect(message, `${pairs}: characters ${start}-${start + 8}`).not.toContain(token.slice(start, start + 8));
+      }
+    }
+    expect(cutInside).toBeGreaterThan(0);
+  });
+
+  it("redacts secrets a result printed with console.log carries in JSON, where their quotes are escaped", async () => {
+    const { yard } = session();
+    const run = await yard.run(
+      "const { lines } = await tools.vault.read({}); console.log({ lines }); console.log(lines); return 0;",
+    );
+    expect(run.logs[0]).toContain('AWS_SECRET_ACCESS_KEY=\\"[REDACTED:aws-secret-access-key]\\"');
+    expect(leakedSecrets(run.logs.join("\n"), canaries)).toEqual([]);
+  });
+
+  it("redacts warnings and check() diagnostics that quote a secret", async () => {
+    const token = canaries[0]!.secret;
+    const { yard } = session({ typeCheck: "warn" });
+    const source = `const code: { a: number } = { a: 1, ${JSON.stringify(token)}: 2 }; return code;`;
+    const run = await yard.run(source);
+    expect(run.warnings.length).toBeGreaterThan(0);
+    expect(JSON.stringify(run.warnings)).toContain("[REDACTED:github-token]");
+    expect(JSON.stringify(run.warnings)).not.toContain(token);
+    const checked = await yard.check(source);
+    expect(JSON.stringify(checked)).not.toContain(token);
+    const strict = session({ typeCheck: "error" }).yard;
+    const refused = await strict.run(source);
+    expect(refused.error?.code).toBe("TYPE_ERROR");
+    expect(JSON.stringify(refused.error)).not.toContain(token);
+    expect(JSON.stringify(await strict.check(source))).not.toContain(token);
+  });
+
   it("leaves search and describe answers alone: they are the catalog's own text", async () => {
     const documented = defineTool({
       name: "docs.example",

@@ -27,12 +27,42 @@ export interface ErrorReport {
 
 /** One `switchyard: ...` report for `error`; see the module comment. */
 export function reportOf(error: unknown): ErrorReport {
-  if (SwitchyardError.isInstance(error)) return { message: `switchyard: ${error.message}`, exitCode: EXIT_CODES.usage };
+  if (SwitchyardError.isInstance(error)) {
+    return { message: `switchyard: ${oneLine(error.message, error.code, error.details)}`, exitCode: EXIT_CODES.usage };
+  }
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return {
     message: `switchyard: unexpected error (please report it with the lines below):\n${stack}`,
     exitCode: EXIT_CODES.internal,
   };
+}
+
+/**
+ * A library error's message as one line. The library may write several (an MCP server's last
+ * stderr lines, one line per failed server) for a log; a terminal gets the first line, and for a
+ * server that did not start the last line it wrote, taken from the error's details.
+ */
+function oneLine(message: string, code: string, details: unknown): string {
+  const lines = message.split("\n").map((line) => line.trim());
+  const stderr = (details as { stderr?: unknown } | null | undefined)?.stderr;
+  const written = Array.isArray(stderr) ? stderr.filter((line) => typeof line === "string" && line.trim() !== "") : [];
+  const last = written.at(-1) as string | undefined;
+  if (code === "SOURCE_START_FAILED" && last !== undefined) {
+    return escapeControls(`${lines[0]} Its stderr ended with: ${JSON.stringify(last.trim().slice(0, 200))}`);
+  }
+  // Several lines of one kind (one per failed server): joined, so each still shows.
+  return escapeControls(lines.filter((line) => line !== "").join(" "));
+}
+
+/**
+ * Control characters written as escapes: a message may quote a config key, a path or a server's
+ * words, and an escape sequence in one must not recolour, move or clear the user's terminal.
+ */
+function escapeControls(text: string): string {
+  return text.replace(
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /**

@@ -5,12 +5,12 @@
 import { createWriteStream } from "node:fs";
 import { finished } from "node:stream/promises";
 import { type Command, Option } from "commander";
-import type { JsonValue } from "../contract.js";
+import type { JsonSchema, JsonValue } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
-import { loadConfig } from "../config/load-config.js";
+import type { LoadedConfig } from "../config/load-config.js";
+import { findReferencedNamespaces } from "../permissions/referenced-tools.js";
 import type { SubmittedBatch } from "../fleet/submit-batch.js";
 import type { BatchStatus } from "../fleet/watch-batch.js";
-import { readJsonSchemaFile, readTextFile } from "./read-json-file.js";
 import { assertWritableFile, EXIT_CODES } from "./cli-error.js";
 import { formatBatchSummary, startBatchProgress } from "./batch-progress.js";
 import { formatRunError, formatWarnings } from "./format-run-result.js";
@@ -142,6 +142,8 @@ export function registerFleetCommands(program: Command): void {
             ? undefined
             : await (await import("../fleet/fleet-session.js")).createFleetSession(await loadConfig(options.config), {
                 sessionOptions: { workers: 0 },
+                // Only the servers the program names: a check must not wait for every server's start.
+                startMcpServer: startOnlyReferenced(program),
               });
         let submitted: SubmittedBatch;
         try {
@@ -294,4 +296,23 @@ function nonNegativeInteger(value: string, flag: string): number {
   if (!Number.isInteger(number) || number < 0)
     throw new SwitchyardError("OPTION_INVALID", `${flag} needs an integer >= 0, got ${JSON.stringify(value)}.`);
   return number;
+}
+
+/** The MCP servers a check of `program` needs: those it names, or all when it may reach others. */
+function startOnlyReferenced(program: string): ((namespace: string) => boolean) | undefined {
+  const namespaces = findReferencedNamespaces(program);
+  return namespaces === undefined ? undefined : (namespace) => namespaces.includes(namespace);
+}
+
+// The config loader and the JSON readers bring ajv: loaded when a command runs, so `--help` stays light.
+async function loadConfig(path: string): Promise<LoadedConfig> {
+  return (await import("../config/load-config.js")).loadConfig(path);
+}
+
+async function readTextFile(path: string, what: string): Promise<string> {
+  return (await import("./read-json-file.js")).readTextFile(path, what);
+}
+
+async function readJsonSchemaFile(path: string, what: string): Promise<JsonSchema> {
+  return (await import("./read-json-file.js")).readJsonSchemaFile(path, what);
 }

@@ -5,26 +5,22 @@
 import { Command, CommanderError, Option } from "commander";
 import type { RunResult } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
-import { createSwitchyardFromConfig } from "../config/create-switchyard-from-config.js";
-import { loadConfig } from "../config/load-config.js";
-import { loadToolModule } from "../sources/load-tool-module.js";
-import { RUNTIME_DECLARATIONS } from "../schema/generate-declarations.js";
-import { Switchyard } from "../switchyard.js";
-import { JsonlTraceWriter } from "../trace/jsonl-trace-writer.js";
-import { catalogRows, formatCatalog } from "./format-catalog.js";
-import { formatBytes, formatRunResult } from "./format-run-result.js";
-import { approveOnTerminal } from "./terminal-approver.js";
+import type { Switchyard } from "../switchyard.js";
+import type { ApprovalAnswer, Approver, PermissionRequest } from "../permissions/permission-gate.js";
+import type { TraceEvent } from "../trace/trace-events.js";
 import { assertWritableFile, EXIT_CODES, reportOf } from "./cli-error.js";
 import { processInterrupts } from "./process-interrupts.js";
-import { readJsonFile, readJsonSchemaFile, readTextFile } from "./read-json-file.js";
-import { startRunStatusLine, type RunStatusLine } from "./run-status-line.js";
-import type { ApprovalAnswer, Approver, PermissionRequest } from "../permissions/permission-gate.js";
+import type { RunStatusLine } from "./run-status-line.js";
 import { registerAgentCommand } from "./agent-command.js";
 import { registerServeCommand } from "./serve-command.js";
 import { registerBenchCommand } from "./bench-command.js";
 import { registerTraceCommand } from "./trace-command.js";
 import { registerFleetCommands } from "./fleet-commands.js";
-import type { TraceEvent } from "../trace/trace-events.js";
+import { registerRunsCommands } from "./runs-commands.js";
+import { packageVersion } from "./package-version.js";
+
+// Only commander and the command definitions load up front, so `--help` and `--version` answer
+// without loading the core (TypeScript, esbuild, ajv, isolated-vm): each action imports what it uses.
 
 // Installed first, so a signal during start-up (MCP servers starting) already counts.
 const interrupts = processInterrupts();
@@ -33,6 +29,7 @@ endQuietlyOnClosedPipe(process.stderr);
 
 const program = new Command("switchyard")
   .description("Run model-written TypeScript against typed, validated, permissioned tools in an isolated V8 sandbox.")
+  .version(packageVersion(), "-V, --version", "print the version")
   // Commander's mistakes join the one error path: thrown, not exited, and printed our way.
   .exitOverride()
   .configureOutput({
@@ -59,6 +56,7 @@ program
   )
   .option("--trace <file>", "append trace events to a JSONL file")
   .option("--report <file>", "write the run's timeline page (one self-contained HTML file)")
+  .option("--durable <id>", "journal the run under this id; an id already journaled is replayed and resumed")
   .addOption(
     new Option("--type-check <mode>", "type-check before running (default: the config's, else error)").choices([
       "error",
@@ -76,10 +74,15 @@ program
         trace?: string;
         report?: string;
         typeCheck?: "error" | "warn" | "off";
+        durable?: string;
       },
     ) => {
       // Claimed first: a signal while MCP servers start ends the run CANCELLED as soon as it begins.
       interrupts.claim();
+      const { readJsonFile, readJsonSchemaFile } = await import("./read-json-file.js");
+      const { approveOnTerminal } = await import("./terminal-approver.js");
+      const { startRunStatusLine } = await import("./run-status-line.js");
+      const { JsonlTraceWriter } = await import("../trace/jsonl-trace-writer.js");
       const source = await readProgram(file);
       const input =
         options.input === undefined ? undefined : await readJsonFile(options.input, "the input file (--input)");
@@ -93,6 +96,8 @@ program
       let status: RunStatusLine | undefined;
       // A question on the terminal must not be drawn over by the status line.
       const approve = async (request: PermissionRequest): Promise<ApprovalAnswer> => {
+        // With nobody at a terminal, a durable run pauses for `switchyard runs approve|deny`.
+        if (options.durable !== undefined && !(process.stdin.isTTY && process.stderr.isTTY)) return "later";
         status?.pause();
         try {
           return await approveOnTerminal(request);
@@ -113,6 +118,7 @@ program
             ...(input === undefined ? {} : { input }),
             ...(outputSchema === undefined ? {} : { outputSchema }),
             ...(options.typeCheck === undefined ? {} : { typeCheck: options.typeCheck }),
+            ...(options.durable === undefined ? {} : { durable: { id: options.durable } }),
           });
         } finally {
           status?.stop();
@@ -127,7 +133,7 @@ program
           await writeTimelinePage(options.report, buildTimeline(events, { title, sources: source }));
           process.stderr.write(`timeline: ${options.report}\n`);
         }
-        printResult(result, options.json === true);
+        await printResult(result, options.json === true);
         process.exitCode = result.ok ? EXIT_CODES.ok : EXIT_CODES.failed;
       });
     },
@@ -140,6 +146,7 @@ program
   .option("--tools <module...>", "module(s) exporting tools")
   .option("--runtime", "include the runtime declarations (console, $search, $describe)")
   .action(async (options: SessionFlags & { runtime?: boolean }) => {
+    const { RUNTIME_DECLARATIONS } = await import("../schema/generate-declarations.js");
     await withSession(options, undefined, async (yard) => {
       process.stdout.write(`${options.runtime === true ? `${RUNTIME_DECLARATIONS}\n` : ""}${yard.declarations()}`);
     });
@@ -152,6 +159,7 @@ program
   .option("--tools <module...>", "module(s) exporting tools")
   .option("--json", "print the listing as JSON")
   .action(async (options: SessionFlags & { json?: boolean }) => {
+    const { catalogRows, formatCatalog } = await import("./format-catalog.js");
     await withSession(options, undefined, async (yard) => {
       const rows = catalogRows(yard);
       process.stdout.write(options.json === true ? `${JSON.stringify(rows, null, 2)}\n` : formatCatalog(rows));
@@ -165,20 +173,11 @@ program
   .option("--show-program", "print the program the model wrote")
   .action(async (options: { json?: boolean; showProgram?: boolean }) => {
     const { runOrdersDemo } = await import("../../examples/orders/run-demo.js");
+    const { formatDemoSummary } = await import("./format-demo-summary.js");
     const { result, truth, program: source } = await runOrdersDemo();
     if (options.showProgram === true) process.stdout.write(`${source}\n\n`);
-    printResult(result, options.json === true);
-    if (options.json !== true) {
-      const found = Array.isArray((result.output as { candidates?: unknown[] } | null)?.candidates)
-        ? (result.output as { candidates: unknown[] }).candidates.length
-        : 0;
-      process.stdout.write(
-        `\nground truth: ${truth.duplicates.length} duplicate charges, ${truth.permanentFailures.length} orders whose payment lookup always fails; ` +
-          `the program found ${found} candidates.\n` +
-          `context saved: ${formatBytes(result.stats.bytesIn)} of tool results stayed in the sandbox; ` +
-          `the model sees ${formatBytes(result.stats.bytesOut)}.\n`,
-      );
-    }
+    if (options.json === true) await printResult(result, true);
+    else process.stdout.write(formatDemoSummary(result, truth));
     process.exitCode = result.ok ? 0 : 1;
   });
 
@@ -198,13 +197,17 @@ async function openSession(
   if (flags.config === undefined && (flags.tools ?? []).length === 0) {
     throw new SwitchyardError("OPTION_INVALID", "give --config <file> or --tools <module...> (or both).");
   }
+  const { loadToolModule } = await import("../sources/load-tool-module.js");
   const tools = [];
   for (const module of flags.tools ?? []) tools.push(...(await loadToolModule(module)));
   const approve = approver === undefined ? {} : { approve: approver };
   if (flags.config === undefined) {
+    const { Switchyard } = await import("../switchyard.js");
     const yard = new Switchyard({ tools, permissions: approve });
     return { yard, close: () => yard.close() };
   }
+  const { loadConfig } = await import("../config/load-config.js");
+  const { createSwitchyardFromConfig } = await import("../config/create-switchyard-from-config.js");
   const config = await loadConfig(flags.config);
   const configured = await createSwitchyardFromConfig(config, { tools, ...approve });
   return { yard: configured.yard, close: configured.close };
@@ -227,6 +230,7 @@ async function withSession(
 /** The program's text: a file, or stdin for `-`. A path that cannot be read is a usage error. */
 async function readProgram(file: string): Promise<string> {
   if (file === "-") return await readStdin();
+  const { readTextFile } = await import("./read-json-file.js");
   return await readTextFile(file, "the program file");
 }
 
@@ -241,7 +245,8 @@ function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
   });
 }
 
-function printResult(result: RunResult, json: boolean): void {
+async function printResult(result: RunResult, json: boolean): Promise<void> {
+  const { formatRunResult } = await import("./format-run-result.js");
   process.stdout.write(json ? `${JSON.stringify(result, null, 2)}\n` : `${formatRunResult(result)}\n`);
 }
 
@@ -256,6 +261,7 @@ registerServeCommand(program);
 registerBenchCommand(program);
 registerTraceCommand(program);
 registerFleetCommands(program);
+registerRunsCommands(program, (flags, work) => withSession(flags, undefined, work));
 
 try {
   await program.parseAsync(process.argv);

@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import type { JsonSchema } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import { compileSchema } from "../schema/schema-validator.js";
+import { jsonSyntaxProblem } from "../config/json-syntax-problem.js";
 import { fileErrorOf } from "./cli-error.js";
 
 /** The text of `path`; one that cannot be read is a usage error naming it as `what`. */
@@ -19,18 +20,18 @@ export async function readTextFile(path: string, what: string): Promise<string> 
 
 /** The parsed value of `path`; `what` names the file in messages ("the input file (--input)"). */
 export async function readJsonFile(path: string, what: string): Promise<unknown> {
-  const text = await readTextFile(path, what);
-  try {
-    // A byte order mark is not JSON, but editors write one.
-    return JSON.parse(text.replace(/^\uFEFF/, "")) as unknown;
-  } catch (error) {
-    // One line: the parser's message may quote the file, newlines included.
-    const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").slice(0, 200);
+  // A byte order mark is not JSON, but editors write one.
+  const text = (await readTextFile(path, what)).replace(/^\uFEFF/, "");
+  const problem = jsonSyntaxProblem(text);
+  if (problem !== undefined) {
+    // One line, even if the parser's message quoted the file, newlines included.
+    const reason = problem.replace(/\s+/g, " ").slice(0, 200);
     throw new SwitchyardError(
       "OPTION_INVALID",
       `${what} ${JSON.stringify(path)} is not valid JSON (${reason}); fix it or pass another file.`,
     );
   }
+  return JSON.parse(text) as unknown;
 }
 
 /** A JSON Schema file: an object or a boolean that ajv compiles (else SCHEMA_INVALID, one line). */

@@ -3,10 +3,8 @@
 
 import type { Command } from "commander";
 import { SwitchyardError } from "../errors.js";
-import { serveGateway } from "../gateway/serve-gateway.js";
 import { assertWritableFile } from "./cli-error.js";
 import { processInterrupts } from "./process-interrupts.js";
-import { readJsonSchemaFile } from "./read-json-file.js";
 
 interface ServeCommandOptions {
   readonly config: string;
@@ -34,6 +32,9 @@ export function registerServeCommand(program: Command): Command {
     .action(async (options: ServeCommandOptions) => {
       // serveGateway shuts down in order on SIGINT and SIGTERM itself.
       processInterrupts().claim();
+      // Loaded here, not at the top: `switchyard --help` must not load the gateway.
+      const { serveGateway } = await import("../gateway/serve-gateway.js");
+      const { readJsonSchemaFile } = await import("./read-json-file.js");
       // A log that cannot be written would be dropped silently: refuse it before anything starts.
       if (options.logFile !== undefined) await assertWritableFile(options.logFile, "the log file (--log-file)");
       const outputSchema =

@@ -35,7 +35,11 @@ const serverCommon = {
     ...positiveNumber,
     description: "Time a call may take before the server is checked for a hang, in ms. Default 30000.",
   },
-  startTimeoutMs: { ...positiveNumber, description: "Time for the handshake and first listing, in ms. Default 15000." },
+  startTimeoutMs: {
+    ...positiveNumber,
+    description:
+      "Time the server has to start: spawn, MCP handshake and first tools/list, in ms. Default 15000. Raise it for a server that starts slowly, e.g. `npx -y <package>` on its first run, which downloads the package first (or pre-install the package so starts stay fast).",
+  },
 } as const;
 
 /** The schema object; see the module comment. */

@@ -34,6 +34,11 @@ export interface CreateFromConfigOptions {
    * `scheduler.rateLimiter`; `scheduler` is merged with the config's `rateLimits`).
    */
   readonly sessionOptions?: Omit<SwitchyardOptions, "tools">;
+  /**
+   * Which of the config's MCP servers to start, by namespace; default all. A session made only to
+   * check a program starts the servers the program names (`namespacesToStart`), not the others.
+   */
+  readonly startMcpServer?: ((namespace: string) => boolean) | undefined;
 }
 
 /** A session built from a config, and what it started. */
@@ -101,7 +106,9 @@ export async function createSwitchyardFromConfig(
   if (Object.keys(scheduler).length > 0) yardOptions = { ...yardOptions, scheduler };
   const yard = new Switchyard(yardOptions);
 
-  const entries = Object.entries(loaded.mcpServers ?? {});
+  const entries = Object.entries(loaded.mcpServers ?? {}).filter(
+    ([namespace]) => options.startMcpServer?.(namespace) ?? true,
+  );
   const settled = await Promise.allSettled(
     entries.map(([namespace, server]) =>
       connectMcpSource(yard.registry, mcpSourceOptions(namespace, server, options.onMcpEvent)),

@@ -13,9 +13,11 @@ import type { ShellLimits, ShellNetwork } from "../builtins/shell-sandbox.js";
 import type { RunLimits } from "../sandbox/run-program.js";
 import type { RateLimitRule } from "../scheduler/rate-limiter.js";
 import type { RunQueueOptions } from "../sandbox/run-queue.js";
-import { compileSchema, formatViolations, type CompiledValidator } from "../schema/schema-validator.js";
+import { compileSchema, type CompiledValidator } from "../schema/schema-validator.js";
 import type { TypeCheckMode } from "../execute-program.js";
 import { CONFIG_SCHEMA } from "./config-schema.js";
+import { describeConfigViolations } from "./describe-config-violations.js";
+import { jsonSyntaxProblem } from "./json-syntax-problem.js";
 
 interface McpServerCommon {
   readonly callTimeoutMs?: number;
@@ -116,13 +118,13 @@ export async function loadConfig(path: string): Promise<LoadedConfig> {
   } catch (error) {
     throw new SwitchyardError("CONFIG_INVALID", `Could not read the config file ${configPath}: ${messageOf(error)}`);
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new SwitchyardError("CONFIG_INVALID", `The config file ${configPath} is not valid JSON: ${messageOf(error)}`);
+  // A byte order mark is not JSON, but editors write one.
+  const json = text.replace(/^\uFEFF/, "");
+  const problem = jsonSyntaxProblem(json);
+  if (problem !== undefined) {
+    throw new SwitchyardError("CONFIG_INVALID", `The config file ${configPath} is not valid JSON: ${problem}.`);
   }
-  return resolveConfig(value, { baseDir: dirname(configPath), configPath });
+  return resolveConfig(JSON.parse(json) as unknown, { baseDir: dirname(configPath), configPath });
 }
 
 /**
@@ -138,13 +140,9 @@ export function resolveConfig(
     (violation) => !/^must match "(then|else)" schema$/.test(violation.expected),
   );
   if (violations.length > 0) {
-    throw new SwitchyardError(
-      "CONFIG_INVALID",
-      formatViolations(`${label} is not a valid Switchyard config`, violations),
-      {
-        violations: violations.map((violation) => ({ ...violation })),
-      },
-    );
+    throw new SwitchyardError("CONFIG_INVALID", describeConfigViolations(label, violations), {
+      violations: violations.map((violation) => ({ ...violation })),
+    });
   }
   const config = value as SwitchyardConfig;
   if (config.shell?.enabled === true && config.workspace === undefined) {

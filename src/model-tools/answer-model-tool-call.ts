@@ -4,7 +4,7 @@
 // Schema validator; every outcome, refusals included, is an answer, never a rejection.
 
 import type { CallError, JsonSchema, RunResult, ToolOutcome } from "../contract.js";
-import { messageOf, ToolError } from "../errors.js";
+import { messageOf, SwitchyardError, ToolError } from "../errors.js";
 import type { Approver } from "../permissions/permission-gate.js";
 import type { RunLimits } from "../sandbox/run-program.js";
 import type { SearchToolsAnswer } from "../search/discovery.js";
@@ -20,6 +20,7 @@ import {
   readDescribeRequest,
 } from "./describe-tools-tool.js";
 import { readModelToolInput } from "./read-model-tool-input.js";
+import { readOutputSchema } from "./read-output-schema.js";
 import { RUN_PROGRAM_TOOL, RUN_PROGRAM_WITH_INPUT_SCHEMA, type RunProgramInput } from "./run-program-tool.js";
 import { readSearchRequest, SEARCH_TOOLS_TOOL } from "./search-tools-tool.js";
 
@@ -93,18 +94,33 @@ export async function answerModelToolCall(yard: ModelToolHost, call: ModelToolCa
         RUN_PROGRAM_TOOL,
         RUN_PROGRAM_WITH_INPUT_SCHEMA,
         call.input,
-        "{ code: string }, the TypeScript program, and optionally `input`, any JSON value it reads",
+        "{ code: string }, the TypeScript program, optionally `input`, any JSON value it reads, and `outputSchema`, the JSON Schema its return value must match",
       );
       if (!read.ok) return refuse(read.error);
-      const run = await yard.run(read.value.code, {
+      const contract = outputContractOf(call.outputSchema, read.value.outputSchema);
+      if (!contract.ok) return refuse(contract.error);
+      const runOptions = {
         ...(read.value.input === undefined ? {} : { input: read.value.input }),
-        ...(call.outputSchema === undefined ? {} : { outputSchema: call.outputSchema }),
+        ...(contract.schema === undefined ? {} : { outputSchema: contract.schema }),
         ...(call.callId === undefined ? {} : { toolCallId: call.callId }),
         ...(call.signal === undefined ? {} : { signal: call.signal }),
         ...(call.limits === undefined ? {} : { limits: call.limits }),
         ...(call.onStart === undefined ? {} : { onStart: call.onStart }),
         ...(call.approve === undefined ? {} : { approve: call.approve }),
-      });
+      };
+      let run: RunResult;
+      try {
+        run = await yard.run(read.value.code, runOptions);
+      } catch (error) {
+        // Vetted, the model's schema can still be one ajv rejects (`{ "type": "nonsense" }`): its
+        // mistake, answered as one. The surface's own schema compiled when the surface started.
+        if (!SwitchyardError.isInstance(error) || error.code !== "SCHEMA_INVALID") throw error;
+        return refuse({
+          code: "INPUT_INVALID",
+          message: `run_program's outputSchema was refused, nothing ran: ${error.message}`,
+          details: { path: "/outputSchema", reason: error.message },
+        });
+      }
       return { tool: RUN_PROGRAM_TOOL, run, source: read.value.code };
     }
     case SEARCH_TOOLS_TOOL: {
@@ -133,4 +149,18 @@ export async function answerModelToolCall(yard: ModelToolHost, call: ModelToolCa
       return { tool: CALL_TOOL_TOOL, outcome };
     }
   }
+}
+
+/**
+ * The run's output contract: the surface's (`ModelToolCall.outputSchema`, the host's word) and the
+ * model's per-call one (vetted first); with both, the output must match both (`allOf`).
+ */
+function outputContractOf(
+  surface: JsonSchema | undefined,
+  requested: unknown,
+): { readonly ok: true; readonly schema: JsonSchema | undefined } | { readonly ok: false; readonly error: CallError } {
+  if (requested === undefined) return { ok: true, schema: surface };
+  const read = readOutputSchema(requested);
+  if (!read.ok) return read;
+  return { ok: true, schema: surface === undefined ? read.schema : { allOf: [surface, read.schema] } };
 }

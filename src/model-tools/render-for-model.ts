@@ -62,7 +62,12 @@ export function renderRunResultForModel(result: RunResult): string {
       `output: ${output.length > MAX_RENDERED_OUTPUT_CHARS ? `${output.slice(0, MAX_RENDERED_OUTPUT_CHARS)}… [cut]` : output}`,
     );
   } else if (result.error !== undefined) {
-    const where = result.error.line === undefined ? "" : ` at line ${result.error.line}`;
+    const { line, column, code } = result.error;
+    // A syntax error's column matters (one long line); elsewhere the line is enough.
+    const where =
+      line === undefined
+        ? ""
+        : ` at line ${line}${code === "SYNTAX_ERROR" && column !== undefined ? `, column ${column}` : ""}`;
     lines.push(`error ${result.error.code}${where}: ${result.error.message}`);
   }
   for (const warning of result.warnings) lines.push(`warning line ${warning.line}: ${warning.message}`);

@@ -8,10 +8,14 @@ import type { ModelToolDefinition } from "./model-tool-definition.js";
 
 export const RUN_PROGRAM_TOOL = "run_program";
 
-/** What run_program takes: `{ code }`, the program, and optionally the `input` it reads. */
+/**
+ * What run_program takes: `{ code }`, the program; optionally the `input` it reads and the
+ * `outputSchema` its return value must match (vetted by `readOutputSchema` before it compiles).
+ */
 export interface RunProgramInput {
   readonly code: string;
   readonly input?: unknown;
+  readonly outputSchema?: unknown;
 }
 
 const CODE_PROPERTY = {
@@ -31,8 +35,8 @@ export const RUN_PROGRAM_INPUT_SCHEMA = {
 } as const satisfies JsonSchema;
 
 /**
- * run_program's schema with the optional `input`: what every surface accepts, and what the
- * gateway advertises (`withProgramInput`).
+ * run_program's schema with the optional `input` and `outputSchema`: what every surface accepts,
+ * and what the gateway advertises (`withProgramInput`).
  */
 export const RUN_PROGRAM_WITH_INPUT_SCHEMA = {
   type: "object",
@@ -40,7 +44,12 @@ export const RUN_PROGRAM_WITH_INPUT_SCHEMA = {
     code: CODE_PROPERTY,
     input: {
       description:
-        "Optional JSON value the program reads as the constant `input`: pass data here rather than pasting it into the code. It is typed `any`, so annotate callback parameters over it: `input.rows.map((row: { id: string }) => row.id)`.",
+        "Optional JSON value the program reads as the constant `input`: pass data here rather than pasting it into the code.",
+    },
+    outputSchema: {
+      type: ["object", "boolean"],
+      description:
+        "Optional JSON Schema the program's return value must match. It becomes the program's declared return type, so a wrong shape is a TYPE_ERROR at its `return` before anything runs, and the value is validated after the program returns (OUTPUT_INVALID, naming each failing path). Self-contained (`$ref` only to `#/$defs/...`), no `pattern`, at most 32 KB and 32 levels deep.",
     },
   },
   required: ["code"],

@@ -32,8 +32,12 @@ export interface PermissionRule {
   readonly reason?: string;
 }
 
-/** The approver's answer: a boolean, or a decision with a reason the model will see. */
-export type ApprovalAnswer = boolean | { readonly approved: boolean; readonly reason?: string };
+/**
+ * The approver's answer: a boolean, or a decision with a reason the model will see. `"later"`
+ * defers it: a durable run pauses with the call pending (`yard.resume` brings the decision);
+ * any other run takes it as no.
+ */
+export type ApprovalAnswer = boolean | "later" | { readonly approved: boolean; readonly reason?: string };
 
 export interface PermissionOptions {
   readonly rules?: readonly PermissionRule[];
@@ -91,6 +95,11 @@ export class PermissionGate {
     });
     this.#approve = options.approve;
     this.#approveProgram = options.approveProgram;
+  }
+
+  /** The session's approver, if one is configured (a durable run asks it before pausing). */
+  get approver(): Approver | undefined {
+    return this.#approve;
   }
 
   /** Whether programs are shown to an approver before they run. */

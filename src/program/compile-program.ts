@@ -189,10 +189,11 @@ function syntaxErrorOf(error: unknown, source: string): RunError {
     location === null
       ? { line: 1, column: 1 }
       : toModelPosition(Math.min(location.line, lineCount + WRAPPER_LINES), location.column + 1);
-  const lineText = source.split("\n")[position.line - 1] ?? "";
+  const lineText = (source.split("\n")[position.line - 1] ?? "").trim().slice(0, 200);
   return {
     code: "SYNTAX_ERROR",
-    message: `${first.text} (line ${position.line}, column ${position.column}): ${lineText.trim().slice(0, 200)}`,
+    // The position is in `line` and `column`, which every renderer prints: said once, not again here.
+    message: lineText === "" ? first.text : `${first.text}: ${lineText}`,
     line: position.line,
     column: position.column,
   };

@@ -27,6 +27,9 @@ const COMPILER_OPTIONS: TS.CompilerOptions = {
   // `catch (error) { error.message }` is what models write, and it works at runtime in almost
   // every case; failing the whole run on it costs a model turn for nothing.
   useUnknownInCatchVariables: false,
+  // Kept on for what it enables (`const rows = []` evolves as rows are pushed; off, it would be
+  // `never[]`); its own diagnostics are dropped from programs (IMPLICIT_ANY_CODES).
+  noImplicitAny: true,
   noEmit: true,
   target: ts.ScriptTarget.ES2022,
   lib: ["lib.es2022.d.ts"],
@@ -40,6 +43,59 @@ const COMPILER_OPTIONS: TS.CompilerOptions = {
   // Keeps program.ts a script even under TypeScript defaults that would make it a module.
   moduleDetection: ts.ModuleDetectionKind.Legacy,
 };
+
+/**
+ * The noImplicitAny family, never reported for a program: results of tools without an
+ * outputSchema (and an `input` without a schema) are `any`, a model cannot know their shape, and
+ * `rows.map((row) => row.id)` is correct JavaScript that must not cost a turn for an annotation.
+ * TypeScript types such values `any` whether or not it reports them, so dropping the reports
+ * changes nothing else: unknown tools, wrong inputs, misspelled fields of typed results and wrong
+ * output shapes are other diagnostics and stay errors.
+ */
+export const IMPLICIT_ANY_CODES: ReadonlySet<number> = new Set([
+  7005, 7006, 7008, 7009, 7010, 7011, 7013, 7015, 7017, 7018, 7019, 7020, 7022, 7023, 7024, 7031, 7032, 7033, 7034,
+  7052, 7053, 7055, 7057,
+  // "'c' is of type 'unknown'" (and "Object is of type 'unknown'"): lib es2022 types
+  // `Object.entries(untyped)` and `Object.values(untyped)` as `unknown`, so `([team, c]) => c.open`
+  // over an untyped result would fail; a field without a type in a schema is `unknown` too. Such
+  // a value is used as freely as `any`; assigning it to a typed place is still checked.
+  18046, 2571,
+]);
+
+/** "'x' is possibly 'undefined'" and its kin (null, null or undefined; object forms). */
+const POSSIBLY_EMPTY_CODES: ReadonlySet<number> = new Set([18047, 18048, 18049, 2531, 2532, 2533]);
+
+/**
+ * Whether a "possibly undefined" diagnostic is about a variable declared without a type and
+ * without a value (`let last;`, `let best = null;`): TypeScript types it from the assignments it
+ * sees in the control flow, and misses those made inside callbacks (`rows.forEach((row) => {
+ * last = row; })`), so it would refuse correct JavaScript. Such a variable is as untyped as a tool
+ * result without a schema and gets the same rule. Decided from the syntax tree, never a message.
+ */
+function isAboutUntypedVariable(diagnostic: TS.Diagnostic, file: TS.SourceFile, checker: TS.TypeChecker): boolean {
+  if (!POSSIBLY_EMPTY_CODES.has(diagnostic.code) || diagnostic.start === undefined) return false;
+  const node = identifierAt(file, diagnostic.start);
+  const declaration = node === undefined ? undefined : checker.getSymbolAtLocation(node)?.valueDeclaration;
+  if (declaration === undefined || !ts.isVariableDeclaration(declaration) || declaration.type !== undefined)
+    return false;
+  const initializer = declaration.initializer;
+  return (
+    initializer === undefined ||
+    initializer.kind === ts.SyntaxKind.NullKeyword ||
+    (ts.isIdentifier(initializer) && initializer.text === "undefined")
+  );
+}
+
+function identifierAt(file: TS.SourceFile, position: number): TS.Identifier | undefined {
+  let found: TS.Identifier | undefined;
+  const visit = (node: TS.Node): void => {
+    if (found !== undefined || position < node.getStart(file) || position >= node.getEnd()) return;
+    if (ts.isIdentifier(node)) found = node;
+    else ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return found;
+}
 
 /** Text the checker put into the model's source (a return type annotation): never on a line of its own. */
 export interface Insertion {
@@ -275,8 +331,14 @@ export class ProgramTypeChecker {
       ];
     }
     const sourceStart = wrapped.getPositionOfLineAndCharacter(WRAPPER_LINES, 0);
+    const checker = program?.getTypeChecker();
     return found
-      .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
+      .filter(
+        (diagnostic) =>
+          diagnostic.category === ts.DiagnosticCategory.Error &&
+          !IMPLICIT_ANY_CODES.has(diagnostic.code) &&
+          !(checker !== undefined && isAboutUntypedVariable(diagnostic, wrapped, checker)),
+      )
       .sort((a, b) => (a.start ?? 0) - (b.start ?? 0))
       .slice(0, MAX_DIAGNOSTICS)
       .map((diagnostic): Diagnostic => {

@@ -18,6 +18,8 @@ import { LiteralIndex } from "./literal-index.js";
 export interface LiteralValue {
   readonly text: string;
   readonly kind: string;
+  /** A base64 or base64url form of a secret, which a wrapped base64 text may break over lines. */
+  readonly base64?: boolean;
 }
 
 interface Entry {

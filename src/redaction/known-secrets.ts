@@ -1,7 +1,8 @@
 // Known secret values (the config's `${env:NAME}` values, the session's `redaction.secrets`)
-// and the forms they take in transit: URL-encoded (a query string), JSON-escaped, and base64
-// or base64url, also inside a longer base64 text such as `Basic base64(user:token)`, where the
-// value's encoding depends on its byte offset. Each form is matched literally.
+// and the forms they take in transit: URL-encoded (a query string; `%2F` and `%2f` alike),
+// JSON-escaped, and base64 or base64url, also inside a longer base64 text such as
+// `Basic base64(user:token)`, where the value's encoding depends on its byte offset. Each form
+// is matched literally; wrapped base64 is joined first (see wrapped-base64.ts).
 
 import { SwitchyardError } from "../errors.js";
 import type { LiteralValue } from "./keyword-scanner.js";
@@ -47,26 +48,33 @@ export function literalFormsOf(secrets: readonly (string | KnownSecret)[]): Lite
       );
     }
     const named = kind === undefined ? "secret" : checkKind(kind, where);
-    for (const text of encodedForms(value)) forms.push({ text, kind: named });
+    const base64 = new Set(base64Forms(value));
+    for (const text of encodedForms(value)) forms.push({ text, kind: named, base64: base64.has(text) });
   });
   return forms;
 }
 
-/** The value and its URL-encoded, JSON-escaped and base64 forms, without duplicates. */
+/**
+ * The value and its URL-encoded (upper- and lower-case hex: RFC 3986 §2.1 makes them equal, and
+ * Python's `quote` and many clients differ), JSON-escaped and base64 forms, without duplicates.
+ */
 export function encodedForms(value: string): string[] {
   const forms = new Set<string>([value]);
-  forms.add(encodeURIComponent(value));
   // `+` for spaces (application/x-www-form-urlencoded).
-  forms.add(new URLSearchParams({ v: value }).toString().slice(2));
-  forms.add(JSON.stringify(value).slice(1, -1));
-  const bytes = Buffer.from(value, "utf8");
-  if (bytes.length >= MIN_BASE64_SECRET_BYTES) {
-    for (const core of base64Cores(bytes)) {
-      forms.add(core);
-      forms.add(core.replaceAll("+", "-").replaceAll("/", "_"));
-    }
+  for (const encoded of [encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)]) {
+    forms.add(encoded);
+    forms.add(encoded.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()));
   }
+  forms.add(JSON.stringify(value).slice(1, -1));
+  for (const form of base64Forms(value)) forms.add(form);
   return [...forms];
+}
+
+/** The base64 and base64url cores of the value; none for a value too short to tell apart. */
+function base64Forms(value: string): string[] {
+  const bytes = Buffer.from(value, "utf8");
+  if (bytes.length < MIN_BASE64_SECRET_BYTES) return [];
+  return base64Cores(bytes).flatMap((core) => [core, core.replaceAll("+", "-").replaceAll("/", "_")]);
 }
 
 /**

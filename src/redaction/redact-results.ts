@@ -1,10 +1,11 @@
-// Applies a session's Redactor at the boundary to the model: a program's output, logs and
-// error message once its run is over, and a direct call's error. Counts what it replaced by
+// Applies a session's Redactor at the boundary to the model: a program's output, logs, error
+// (message, details, diagnostics) and warnings once its run is over, and a direct call's error. Counts what it replaced by
 // kind and tells the trace where (kind and path, never the value), at most
 // MAX_REDACTION_EVENTS events per result; the counts are always complete.
 
-import type { CallError, JsonValue, RedactionCounts, RunError, RunResult } from "../contract.js";
+import type { CallError, Diagnostic, JsonValue, RedactionCounts, RunError, RunResult } from "../contract.js";
 import type { RedactionLocation, TraceBus } from "../trace/trace-events.js";
+import { redactEmbeddedJsonStrings } from "./embedded-json-strings.js";
 import { countByKind, type RedactedText, type Redaction, type Redactor } from "./redactor.js";
 
 /** Most `redaction` trace events for one result; the result's counts stay exact beyond it. */
@@ -22,7 +23,10 @@ export interface LocatedRedaction extends Redaction {
   readonly location: RedactionLocation;
 }
 
-/** `result` with its output, logs and error (message and details) redacted, and `redactions` set when anything was. */
+/**
+ * `result` with its output, logs, error (message, details, diagnostics) and warnings redacted,
+ * and `redactions` set when anything was.
+ */
 export function redactRunResult(redactor: Redactor, result: RunResult, trace?: TraceBus): RunResult {
   const found: LocatedRedaction[] = [];
   const output = redactor.redactValue(result.output);
@@ -43,6 +47,18 @@ export function redactRunResult(redactor: Redactor, result: RunResult, trace?: T
     error = redacted.error;
     found.push(...redacted.redactions);
   }
+  // A program may call a tool by a name it built from a result (`tools.t[key]()`): the record keeps it.
+  let calls = result.calls;
+  if (calls.length > 0 && redactor.mayHaveSecrets(calls.map((call) => call.tool).join("\n"))) {
+    calls = calls.map((call, index) => {
+      const tool = redactor.redactText(call.tool);
+      for (const kind of tool.kinds) found.push({ kind, path: `calls[${index}].tool`, location: "program-calls" });
+      return tool.kinds.length === 0 ? call : { ...call, tool: tool.text };
+    });
+  }
+  // Warnings quote declarations and results' shapes (an output-drift path, a type's keys).
+  const warnings = redactDiagnostics(redactor, result.warnings, "warnings", "program-warnings");
+  found.push(...warnings.redactions);
   if (found.length === 0) return result;
   emitRedactions(trace, found, { programId: result.programId });
   return {
@@ -50,6 +66,8 @@ export function redactRunResult(redactor: Redactor, result: RunResult, trace?: T
     output: output.value as JsonValue,
     logs,
     ...(error === undefined ? {} : { error }),
+    warnings: warnings.diagnostics,
+    calls,
     redactions: mergeCounts(result.redactions, countByKind(found))!,
   };
 }
@@ -61,7 +79,10 @@ export function redactRunError(
 ): { readonly error: RunError; readonly redactions: readonly LocatedRedaction[] } {
   const found: LocatedRedaction[] = [];
   let redacted = error;
-  const message = redactor.redactText(error.message);
+  const message = redactCutHeads(
+    redactEmbeddedJsonStrings(redactor, redactor.redactText(error.message)),
+    CUT_ERROR_TEXT,
+  );
   if (message.kinds.length > 0) {
     redacted = { ...redacted, message: message.text };
     for (const kind of message.kinds) found.push({ kind, path: "error.message", location: "program-error" });
@@ -72,25 +93,64 @@ export function redactRunError(
     redacted = { ...redacted, details: details.value as JsonValue };
     for (const redaction of details.redactions) found.push({ ...redaction, location: "program-error" });
   }
+  if (error.diagnostics !== undefined) {
+    const diagnostics = redactDiagnostics(redactor, error.diagnostics, "error.diagnostics", "program-error");
+    if (diagnostics.redactions.length > 0) redacted = { ...redacted, diagnostics: diagnostics.diagnostics };
+    found.push(...diagnostics.redactions);
+  }
   return { error: redacted, redactions: found };
 }
 
+/** Diagnostics with their messages redacted (the same array when nothing was), and what was replaced. */
+export function redactDiagnostics(
+  redactor: Redactor,
+  diagnostics: readonly Diagnostic[],
+  path: string,
+  location: RedactionLocation,
+): { readonly diagnostics: readonly Diagnostic[]; readonly redactions: readonly LocatedRedaction[] } {
+  const found: LocatedRedaction[] = [];
+  let redacted = diagnostics;
+  diagnostics.forEach((diagnostic, index) => {
+    const message = redactor.redactText(diagnostic.message);
+    if (message.kinds.length === 0) return;
+    if (redacted === diagnostics) redacted = [...diagnostics];
+    (redacted as Diagnostic[])[index] = { ...diagnostic, message: message.text };
+    for (const kind of message.kinds) found.push({ kind, path: `${path}[${index}].message`, location });
+  });
+  return { diagnostics: redacted, redactions: found };
+}
+
 /** How the sandbox marks a console line it cut at its length limit. */
-const CUT_LINE = /([A-Za-z0-9_\-+/=.]{8,})(… \[line cut at \d+ characters\])$/;
+const CUT_LINE = /([A-Za-z0-9_\-+/=.]{8,})(… \[line cut at \d+ characters\])$/g;
+/**
+ * How `capErrorText` marks an error text it cut, anywhere in a run's message: the guest cuts a
+ * program's error before the host sees it, and the host adds the failing line after the marker.
+ * Heads from 4 characters: the host's cut, which leaves room for that line, can fall 4 into a token.
+ */
+const CUT_ERROR_TEXT = /([A-Za-z0-9_\-+/=.]{4,})(… \[cut: \d+ characters in all\])/g;
 
 /**
- * A log line redacted; when the sandbox cut it at its length limit in the middle of a token, no
- * rule recognises the token's head any more, so a token-like run ending at the cut goes too.
+ * A log line redacted, inside the JSON string literals the guest prints objects with too, and a
+ * token's head left at the sandbox's cut (see redactCutHeads).
  */
 function redactCutLine(redactor: Redactor, line: string): RedactedText {
-  const redacted = redactor.redactText(line);
-  const cut = CUT_LINE.exec(redacted.text);
-  // Any run that is not a plain word: the head of a token may be short and without digits.
-  if (cut === null || /^[a-z]+$|^[A-Z]+$/.test(cut[1]!) || cut[1]!.includes("REDACTED")) return redacted;
-  return {
-    text: `${redacted.text.slice(0, cut.index)}[REDACTED:cut-secret]${cut[2]}`,
-    kinds: [...redacted.kinds, "cut-secret"],
-  };
+  return redactCutHeads(redactEmbeddedJsonStrings(redactor, redactor.redactText(line)), CUT_LINE);
+}
+
+/**
+ * A redacted text where a token-like run ending at a cut marker is replaced too: when a text was
+ * cut at its length limit in the middle of a token, where no redactor could see the whole, no
+ * rule recognises the token's head any more.
+ */
+function redactCutHeads(redacted: RedactedText, marker: RegExp): RedactedText {
+  let kinds = redacted.kinds;
+  const text = redacted.text.replace(marker, (whole, head: string, cut: string) => {
+    // Any run that is not a plain word: the head of a token may be short and without digits.
+    if (/^[a-z]+$|^[A-Z]+$/.test(head) || head.includes("REDACTED")) return whole;
+    kinds = [...kinds, "cut-secret"];
+    return `[REDACTED:cut-secret]${cut}`;
+  });
+  return kinds === redacted.kinds ? redacted : { text, kinds };
 }
 
 /** A direct call's error with its message and details redacted, and what was replaced. */

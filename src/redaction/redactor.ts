@@ -11,6 +11,7 @@ import { type KnownSecret, literalFormsOf } from "./known-secrets.js";
 import { secretlintKeywordRules } from "./secretlint-rules.js";
 import { urlPasswordRule } from "./url-password.js";
 import { type CompiledPattern, compilePatterns, findPatterns, type RedactionPattern } from "./user-patterns.js";
+import { findWrappedBase64, originalIndex } from "./wrapped-base64.js";
 
 /** What a session redacts; `redaction: false` on the session turns all of it off. */
 export interface RedactionOptions {
@@ -70,6 +71,8 @@ const GENERIC_KINDS: ReadonlySet<string> = new Set([
 export class Redactor {
   readonly #scanner: KeywordScanner;
   readonly #patterns: readonly CompiledPattern[];
+  /** Whether a known secret has base64 forms, which a wrapped base64 text may break over two lines. */
+  readonly #joinsWrappedBase64: boolean;
 
   /**
    * Compiles the options. Throws SwitchyardError OPTION_INVALID for a secret shorter than 4
@@ -82,6 +85,7 @@ export class Redactor {
     if (literals.length === 0 && formats) this.#scanner = sharedScanner ??= new KeywordScanner(credentialRules());
     else this.#scanner = new KeywordScanner(formats ? credentialRules() : [], literals);
     this.#patterns = compilePatterns(options.patterns ?? []);
+    this.#joinsWrappedBase64 = literals.some((literal) => literal.base64);
   }
 
   /**
@@ -90,19 +94,37 @@ export class Redactor {
    * for plain text (JSON text goes through `redactJson`, which reads its escapes).
    */
   mayHaveSecrets(text: string): boolean {
-    return this.#patterns.length > 0 || this.#scanner.mayMatch(text);
+    return this.#patterns.length > 0 || this.#scanner.mayMatch(text) || this.#mayMatchWrapped(text, "\n");
+  }
+
+  /** Whether a known secret's base64 form occurs in a wrapped base64 block of `text` once its lines are joined. */
+  #mayMatchWrapped(text: string, newline: "\n" | "\\n"): boolean {
+    if (!this.#joinsWrappedBase64) return false;
+    const blocks = findWrappedBase64(text, newline);
+    // One pass over every block; a line break between two blocks keeps a match from spanning them.
+    return blocks.length > 0 && this.#scanner.mayMatch(blocks.map((block) => block.joined).join("\n"));
   }
 
   /** `text` with every secret replaced by `[REDACTED:<kind>]`; the same string when none was found. */
   redactText(text: string): RedactedText {
-    // No keyword and no listed form is shorter than 3 characters.
-    if (text.length < 3 && this.#patterns.length === 0) return { text, kinds: NO_KINDS };
-    if (text.length === 0) return { text, kinds: NO_KINDS };
-    const found: Finding[] = [];
-    this.#scanner.scan(text, found);
-    if (this.#patterns.length > 0) findPatterns(this.#patterns, text, found);
+    const found = this.findSecrets(text);
     if (found.length === 0) return { text, kinds: NO_KINDS };
     return replaceFindings(text, found);
+  }
+
+  /**
+   * Where `redactText` would replace something in `text`: character ranges and kinds, unordered,
+   * possibly overlapping. For a caller that must cut a text without cutting a secret in two.
+   */
+  findSecrets(text: string): Finding[] {
+    // No keyword and no listed form is shorter than 3 characters.
+    if (text.length < 3 && this.#patterns.length === 0) return [];
+    if (text.length === 0) return [];
+    const found: Finding[] = [];
+    this.#scanner.scan(text, found);
+    if (this.#joinsWrappedBase64) this.#scanWrapped(text, found);
+    if (this.#patterns.length > 0) findPatterns(this.#patterns, text, found);
+    return found;
   }
 
   /**
@@ -114,6 +136,17 @@ export class Redactor {
     if (typeof value === "object" && value !== null && !this.#mayHaveSecretsIn(value))
       return { value, redactions: NO_REDACTIONS };
     return this.#walkRoot(value, root);
+  }
+
+  /** Findings in the joined lines of each wrapped base64 block, mapped back over the line breaks. */
+  #scanWrapped(text: string, found: Finding[]): void {
+    for (const block of findWrappedBase64(text, "\n")) {
+      const inner: Finding[] = [];
+      this.#scanner.scan(block.joined, inner);
+      for (const { start, end, kind } of inner) {
+        found.push({ start: originalIndex(block, start), end: originalIndex(block, end - 1) + 1, kind });
+      }
+    }
   }
 
   #walkRoot<T>(value: T, root: string): { readonly value: T; readonly redactions: readonly Redaction[] } {
@@ -150,7 +183,7 @@ export class Redactor {
 
   /** Whether the walk could replace anything in the value JSON.stringify wrote as `json`. */
   #mayFindInJson(json: string): boolean {
-    return this.#patterns.length > 0 || this.#scanner.mayFindInJson(json);
+    return this.#patterns.length > 0 || this.#scanner.mayFindInJson(json) || this.#mayMatchWrapped(json, "\\n");
   }
 
   /** `#mayFindInJson` of a value's JSON text: one pass instead of one scan per string. */

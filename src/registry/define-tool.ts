@@ -13,6 +13,11 @@ export interface ToolContext {
   readonly callId: string;
   readonly caller: CallerKind;
   readonly programId: string | undefined;
+  /**
+   * In a durable run: `<runId>:<position>`, the same on every try of this call (a replay after a
+   * crash tries again only the call that was in flight), so the tool can make it once. Else undefined.
+   */
+  readonly idempotencyKey?: string | undefined;
 }
 
 /** A tool as its author writes it. */

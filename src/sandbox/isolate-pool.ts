@@ -4,6 +4,7 @@
 // one run would block the next). Spares are prepared while the previous run is busy.
 // How each binding crosses (blocking or not, shared memory for the console) is decided here.
 
+import type ivm from "isolated-vm";
 import {
   CLOSED_GUEST_CONFIG,
   decodeGuestConfig,

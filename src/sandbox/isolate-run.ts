@@ -5,6 +5,7 @@
 // reason to end wins.
 
 import type ivm from "isolated-vm";
+import { readCallNote } from "../../runtime/call-sites.js";
 import { capErrorText, stackFrames } from "../../runtime/wire.js";
 import { PROGRAM_FILE } from "../program/program-wrapper.js";
 import { watchCpu } from "./cpu-meter.js";
@@ -130,8 +131,13 @@ function failureOf(isolate: ivm.Isolate, error: unknown): SandboxEnding {
   const name = capErrorText(String((error as Error | null)?.name || "Error"), MAX_ERROR_NAME_CHARS);
   // A failed tool call the program never handled is the program's fault too, though the error
   // was made by the guest runtime when the answer came (its stack has no line of the program).
-  if (stack?.includes(PROGRAM_FILE) || name === TOOL_CALL_ERROR_NAME)
+  if (stack?.includes(PROGRAM_FILE) || name === TOOL_CALL_ERROR_NAME) {
+    // A failed tool call's note (code, tool, call id) crosses in a frame of its own.
+    const note = stack === undefined ? undefined : readCallNote(stack);
+    if (note !== undefined)
+      return { kind: "rejected", name: "ToolCallError", message: `${message} (${note})`, stack: stack ?? "" };
     return { kind: "rejected", name, message, stack: stack ?? "" };
+  }
   return { kind: "failed", message: `The sandbox failed: ${message}` };
 }
 

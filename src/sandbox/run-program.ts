@@ -14,6 +14,7 @@ import {
   MAX_ERROR_TEXT_CHARS,
   TIMER_PATH,
 } from "../../runtime/wire.js";
+import type { DurableRun } from "../durable/durable-run.js";
 import type { CompiledProgram } from "../program/compile-program.js";
 import { PROGRAM_FILE, toModelPosition } from "../program/program-wrapper.js";
 import { SUGGESTION_LOOKUPS_PER_RUN } from "../registry/closest-tool-names.js";
@@ -104,6 +105,8 @@ export interface RunProgramOptions {
   readonly inputJson?: string | undefined;
   /** Where the isolate runs: in this process, or in a worker process. */
   readonly executor: SandboxExecutor;
+  /** Makes the run durable: replayed from this journal as far as it goes, journaled from there on. */
+  readonly durable?: DurableRun | undefined;
 }
 
 /** Runs a compiled program; resolves with its RunResult and never rejects for program faults. */
@@ -140,10 +143,17 @@ class ProgramRun {
     this.#budgets = { ...options.pipeline.budgets, runDeadlineAt: Date.now() + options.limits.wallTimeMs };
     this.#log = new RunLog(options.limits.maxLogLines, options.limits.maxLogBytes);
     this.#timer = new RunTimer(() => this.#runDeadlineAt);
+    const { durable, pipeline } = options;
+    durable?.attach((error) => this.#end(error));
     this.#bridge = new ToolBridge({
       programId: options.programId,
+      durable,
       pipeline: {
-        ...options.pipeline,
+        ...pipeline,
+        approve:
+          durable === undefined
+            ? pipeline.approve
+            : durable.approver(pipeline.approve ?? pipeline.permissions.approver),
         signal: this.#callsController.signal,
         budgets: this.#budgets,
         suggestionBudget: { remaining: SUGGESTION_LOOKUPS_PER_RUN },
@@ -189,6 +199,7 @@ class ProgramRun {
         maxOutputBytes: this.#limits.maxOutputBytes,
         maxLogBytes: this.#limits.maxLogBytes,
         maxLogLines: this.#limits.maxLogLines,
+        durable: this.#options.durable?.determinism,
       },
       this.#options.inputJson,
     );
@@ -211,7 +222,8 @@ class ProgramRun {
       this.#callsController.abort();
       await this.#bridge.settled();
     }
-    return this.#result(outcome);
+    const result = this.#result(outcome);
+    return this.#options.durable === undefined ? result : this.#options.durable.finish(result, this.#bridge.replaying);
   }
 
   /** Ends the run when its signal fires or the session closes; returns the function that stops listening. */
@@ -390,7 +402,10 @@ function locateRuntimeError(code: string, message: string, stack: string | null,
   const mapped = program.originalPosition({ line: Number(match[1]), column: Number(match[2]) });
   if (mapped === undefined) return { code: runCode, message };
   const position = toModelPosition(mapped.line, mapped.column);
-  const lineText = program.source.split("\n")[position.line - 1]?.trim().slice(0, 200) ?? "";
+  const sourceLine = program.source.split("\n")[position.line - 1];
+  // A stack the program wrote itself may name any line: only one of its own is shown.
+  if (sourceLine === undefined || position.line < 1) return { code: runCode, message };
+  const lineText = sourceLine.trim().slice(0, 200);
   const where = `\n  at line ${position.line}: ${lineText}`;
   return {
     code: runCode,

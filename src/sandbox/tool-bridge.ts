@@ -23,9 +23,13 @@ import {
   encodeCallAnswers,
   encodeCallFailure,
   encodeCallSuccess,
+  encodeClockPair,
   MAX_TOOL_PATH_CHARS,
   SEARCH_PATH,
 } from "../../runtime/wire.js";
+import type { CrossingJournal } from "../durable/crossing-journal.js";
+import { hashInput } from "../durable/hash-input.js";
+import type { CrossingKind, JournaledAnswer } from "../durable/run-journal.js";
 import { messageOf, ToolError } from "../errors.js";
 import { exceedsJsonDepth } from "../json-limits.js";
 
@@ -59,6 +63,28 @@ export interface ToolBridgeOptions {
    * sent it, unparsed) and gives the JSON text of its value, at once or later; it must not throw.
    */
   readonly runRequests?: ReadonlyMap<string, RunRequestHandler>;
+  /**
+   * A durable run's journal: crossings it holds are answered from it (the tools untouched),
+   * later ones are appended as they are answered, each answer carries the run's clock, and every
+   * call gets an idempotency key. Absent: a plain run.
+   */
+  readonly durable?: CrossingJournal | undefined;
+}
+
+/** One crossing as a durable run journals it: its arrival number, kind and requests. */
+interface Crossing {
+  readonly k: number;
+  readonly kind: CrossingKind;
+  readonly first?: number | undefined;
+  readonly count?: number | undefined;
+}
+
+/** What a durable run remembers of a request until its answer is journaled. */
+interface RequestKey {
+  readonly tool: string;
+  readonly hash: string;
+  /** The call's position, 1-based; undefined for the run's own requests. */
+  readonly n: number | undefined;
 }
 
 /** Answers one of the run's own requests; see `ToolBridgeOptions.runRequests`. */
@@ -113,9 +139,31 @@ export class ToolBridge {
   #paused: (() => void)[] = [];
   #waiter: ((answerText: string) => void) | undefined;
   #deliveryScheduled = false;
+  // ---- durable runs only ----
+  readonly #durable: CrossingJournal | undefined;
+  /** Crossings arrived so far (submits and waits): the next one's number. */
+  #crossings = 0;
+  /** The crossing the outstanding `wait` is. */
+  #waiterCrossing = 0;
+  /** True while journaled crossings remain to be answered from the journal. */
+  #replaying = false;
+  #diverged = false;
+  /** Crossings that arrived during the replay and wait for their journaled turn. */
+  readonly #held = new Map<number, Crossing & { readonly answer: (text: string) => void }>();
+  /** Requests the journal has no answer for (in flight at the crash): started when the replay is over. */
+  #deferred: { readonly request: CallRequest; readonly slot: CallSlot }[] = [];
+  /** Tool and input hash of each request whose answer is not journaled yet, by wire index. */
+  readonly #keys = new Map<number, RequestKey>();
 
   constructor(options: ToolBridgeOptions) {
     this.#options = options;
+    this.#durable = options.durable;
+    this.#replaying = options.durable?.next() !== undefined;
+  }
+
+  /** Whether a durable run is still answering from its journal (false for a plain run). */
+  get replaying(): boolean {
+    return this.#replaying && !this.#diverged;
   }
 
   /** One record per call made, in call order. */
@@ -157,6 +205,7 @@ export class ToolBridge {
    * the answers of a batch sent ahead are kept for the next crossing, which answers them.
    */
   submit = (batchText: unknown): string | Promise<string> => {
+    if (this.#durable !== undefined) return this.#submitDurable(batchText);
     const batch = decodeCallBatch(batchText);
     // Only a damaged guest runtime sends this; it still leaves a record.
     if (batch === undefined)
@@ -179,10 +228,20 @@ export class ToolBridge {
   /** Resolves with the answers of calls that finished since the last answer, as soon as there is one. */
   wait = (): Promise<string> => {
     if (this.#closed) return Promise.resolve(encodeCallAnswers([]));
+    const k = this.#crossings++;
+    if (this.#replaying) return this.#arriveInReplay({ k, kind: "wait" }) as Promise<string>;
     // One wait is outstanding at a time; a second one takes over, the first gets nothing.
-    this.#waiter?.(encodeCallAnswers([]));
+    const displaced = this.#waiter;
+    if (displaced !== undefined) {
+      displaced(
+        this.#durable === undefined
+          ? encodeCallAnswers([])
+          : this.#reply({ k: this.#waiterCrossing, kind: "wait" }, []),
+      );
+    }
     return new Promise((resolve) => {
       this.#waiter = resolve;
+      this.#waiterCrossing = k;
       if (this.#ready.length > 0) this.#scheduleDelivery();
     });
   };
@@ -191,10 +250,13 @@ export class ToolBridge {
    * One call: a call envelope, synchronously when the pipeline answered without waiting, else a
    * promise of one. Never throws or rejects.
    */
-  handle = (path: unknown, argsJson: unknown): string | Promise<string> => {
+  handle = (path: unknown, argsJson: unknown): string | Promise<string> => this.#handleIn(undefined, path, argsJson);
+
+  /** `handle`, in `slot` when the replay of a durable run took it already. */
+  #handleIn(given: CallSlot | undefined, path: unknown, argsJson: unknown): string | Promise<string> {
     const runRequest = typeof path === "string" ? this.#options.runRequests?.get(path) : undefined;
-    if (runRequest !== undefined) return this.#answerRunRequest(this.#sequence++, runRequest, argsJson);
-    const slot = this.#nextSlot();
+    if (runRequest !== undefined) return this.#answerRunRequest(given?.index ?? this.#sequence++, runRequest, argsJson);
+    const slot = given ?? this.#nextSlot();
     const { index } = slot;
     const refused = this.#admit(slot, path);
     if (refused !== undefined) return refused;
@@ -238,7 +300,14 @@ export class ToolBridge {
     const callId = this.#callId(slot);
     if (tool === SEARCH_PATH || tool === DESCRIBE_PATH)
       return this.#track(this.#discover(index, callId, tool, input, argsJson.length).then((text) => this.#late(text)));
-    const call: ToolCall = { id: callId, tool, input, caller: "program", programId: this.#options.programId };
+    const call: ToolCall = {
+      id: callId,
+      tool,
+      input,
+      caller: "program",
+      programId: this.#options.programId,
+      idempotencyKey: this.#durable === undefined ? undefined : `${this.#durable.runId}:${slot.number + 1}`,
+    };
     if (this.#resultsFull) {
       // Backpressure: while the answers waiting for the guest fill their budget, a call is not
       // started (its arguments count as in flight); it starts once the guest has taken answers.
@@ -255,7 +324,7 @@ export class ToolBridge {
     }
     if (!(result instanceof Promise)) return this.#deliver(index, result);
     return this.#holdArguments(argsJson.length, this.#settleLate(index, call, result));
-  };
+  }
 
   /** Whether the answers waiting for the guest have reached `maxPendingResultBytes`. */
   get #resultsFull(): boolean {
@@ -291,10 +360,10 @@ export class ToolBridge {
     );
   }
 
-  #start(request: CallRequest): string | Promise<string> {
-    if (request.kind === "call") return this.handle(request.path, request.argsJson);
+  #start(request: CallRequest, given?: CallSlot): string | Promise<string> {
+    if (request.kind === "call") return this.#handleIn(given, request.path, request.argsJson);
     // Refused inside the sandbox before its arguments crossed: it is still a call of the run.
-    const slot = this.#nextSlot();
+    const slot = given ?? this.#nextSlot();
     const refused = this.#admit(slot, request.path);
     if (refused !== undefined) return refused;
     const code = GUEST_REFUSAL_CODES.has(request.code) ? (request.code as CallErrorCode) : "INPUT_INVALID";
@@ -336,7 +405,8 @@ export class ToolBridge {
   }
 
   #callId(slot: CallSlot): string {
-    return `${this.#options.programId}.${slot.number + 1}`;
+    // A durable run's call ids are the same in every process that runs it.
+    return `${this.#durable?.runId ?? this.#options.programId}.${slot.number + 1}`;
   }
 
   /** A call refused by the bridge: its record and trace events, as the pipeline gives every call. */
@@ -362,12 +432,17 @@ export class ToolBridge {
     };
   }
 
-  #answerNow(answers: string[]): string {
-    if (this.#ready.length === 0) return encodeCallAnswers(answers);
-    const ready = this.#ready;
-    this.#ready = [];
-    this.#handedOver(ready);
-    return encodeCallAnswers([...ready, ...answers]);
+  #answerNow(answers: string[], crossing?: Crossing): string {
+    let envelopes = answers;
+    if (this.#ready.length > 0) {
+      const ready = this.#ready;
+      this.#ready = [];
+      this.#handedOver(ready);
+      envelopes = [...ready, ...answers];
+    }
+    return this.#durable === undefined || crossing === undefined
+      ? encodeCallAnswers(envelopes)
+      : this.#reply(crossing, envelopes);
   }
 
   /** Counts an answer made after its crossing (see `#pendingAnswerChars`); returns it. */
@@ -387,19 +462,19 @@ export class ToolBridge {
   }
 
   /** Holds a crossing for its one call's answer, up to the grace; past it the answer goes to `wait`. */
-  #holdBriefly(answer: Promise<string>): Promise<string> {
+  #holdBriefly(answer: Promise<string>, crossing?: Crossing): Promise<string> {
     return new Promise((resolve) => {
       let held = true;
       const timer = setTimeout(() => {
         held = false;
-        resolve(this.#answerNow([]));
+        resolve(this.#answerNow([], crossing));
       }, BLOCKING_GRACE_MS);
       void answer.then((text) => {
         if (!held) return this.#finishedLater(text);
         held = false;
         clearTimeout(timer);
         this.#handedOver([text]);
-        resolve(this.#answerNow([text]));
+        resolve(this.#answerNow([text], crossing));
       });
     });
   }
@@ -423,7 +498,7 @@ export class ToolBridge {
       const waiter = this.#waiter;
       if (waiter === undefined || this.#ready.length === 0) return;
       this.#waiter = undefined;
-      waiter(this.#answerNow([]));
+      waiter(this.#answerNow([], { k: this.#waiterCrossing, kind: "wait" }));
     });
   }
 
@@ -475,6 +550,231 @@ export class ToolBridge {
     return running.finally(() => {
       if (--this.#inFlight === 0) this.#idle?.();
     });
+  }
+
+  // ---- durable runs: journal live crossings, replay journaled ones ----
+
+  /** `submit` for a durable run: replayed while the journal has the crossing, else live and journaled. */
+  #submitDurable(batchText: unknown): string | Promise<string> {
+    const k = this.#crossings++;
+    const batch = decodeCallBatch(batchText);
+    if (batch === undefined) {
+      if (this.#replaying) return this.#divergeWith(k, "a batch the host could not read", undefined);
+      const slot = this.#nextSlot();
+      this.#keys.set(slot.index, { tool: "", hash: "", n: slot.number + 1 });
+      return this.#answerNow([this.#refuse(slot, "", "INPUT_INVALID", "Malformed call batch.")], { k, kind: "now" });
+    }
+    const crossing: Crossing = { k, kind: batch.answer, first: this.#sequence, count: batch.requests.length };
+    if (this.#replaying) return this.#replaySubmit(crossing, batch.requests);
+    const answers: string[] = [];
+    let waiting: Promise<string> | undefined;
+    for (const request of batch.requests) {
+      this.#keys.set(this.#sequence, this.#keyOf(request));
+      const answer = this.#start(request);
+      if (typeof answer !== "string") {
+        if (batch.answer === "mayWait" && batch.requests.length === 1) waiting = answer;
+        else void answer.then(this.#finishedLater);
+      } else if (batch.answer === "later") this.#finishedLater(answer);
+      else answers.push(answer);
+    }
+    if (batch.answer === "later") return this.#reply(crossing, []);
+    return waiting === undefined ? this.#answerNow(answers, crossing) : this.#holdBriefly(waiting, crossing);
+  }
+
+  #isRunRequest(path: string): boolean {
+    return this.#options.runRequests?.has(path) === true;
+  }
+
+  #keyOf(request: CallRequest): RequestKey {
+    const n = this.#isRunRequest(request.path) ? undefined : this.#calls + 1;
+    const text = request.kind === "call" ? request.argsJson : `refused\0${request.code}\0${request.reason}`;
+    return { tool: request.path, hash: hashInput(text), n };
+  }
+
+  /** Journals a crossing's answer (unless the run is over) and returns it with the run's clock first. */
+  #reply(crossing: Crossing, envelopes: readonly string[]): string {
+    const nowMs = Date.now();
+    if (!this.#closed && !this.#diverged) {
+      const answers: JournaledAnswer[] = [];
+      for (const envelope of envelopes) answers.push(this.#journaled(envelope));
+      this.#durable?.record({ t: "x", ...crossing, nowMs, answers });
+    }
+    if (crossing.kind === "later") return encodeCallAnswers([]);
+    return encodeCallAnswers([encodeClockPair(nowMs), ...envelopes]);
+  }
+
+  #journaled(envelope: string): JournaledAnswer {
+    // An envelope starts with its tag: the index, or -1 - index for a failure.
+    const tag = Number.parseInt(envelope, 10);
+    const index = tag >= 0 ? tag : -1 - tag;
+    const key = this.#keys.get(index);
+    this.#keys.delete(index);
+    const ref = this.#durable?.spill(index, envelope);
+    return {
+      i: index,
+      n: key?.n,
+      tool: key?.tool ?? "",
+      h: key?.hash ?? "",
+      e: ref === undefined ? envelope : undefined,
+      ref,
+      r: this.#records[index],
+    };
+  }
+
+  /** A submit the journal may hold: each request checked against its journaled answer, none started. */
+  #replaySubmit(crossing: Crossing, requests: readonly CallRequest[]): string | Promise<string> {
+    const durable = this.#durable!;
+    const entry = durable.crossing(crossing.k);
+    if (
+      entry !== undefined &&
+      (entry.kind !== crossing.kind || entry.first !== crossing.first || entry.count !== crossing.count)
+    ) {
+      const journaled = `a ${entry.kind} crossing of ${entry.count ?? 0} request(s) from index ${entry.first ?? 0}`;
+      const made = `a ${crossing.kind} crossing of ${crossing.count ?? 0} request(s) from index ${crossing.first ?? 0}`;
+      return this.#divergeWith(crossing.k, made, journaled);
+    }
+    for (const request of requests) {
+      const isRun = this.#isRunRequest(request.path);
+      const key = this.#keyOf(request);
+      const slot = isRun ? { index: this.#sequence++, number: -1 } : this.#nextSlot();
+      const journaled = durable.answer(slot.index);
+      if (journaled === undefined) {
+        // In flight when the journal ended: made again, live, once the replay is over.
+        this.#keys.set(slot.index, key);
+        this.#deferred.push({ request, slot });
+        continue;
+      }
+      if (journaled.tool !== key.tool || (!isRun && journaled.h !== key.hash)) {
+        return this.#divergeWith(
+          crossing.k,
+          `tools.${key.tool} with input ${key.hash}`,
+          `tools.${journaled.tool} with input ${journaled.h}`,
+          key.n,
+        );
+      }
+      if (!isRun) this.#replayRecord(slot, journaled);
+    }
+    return this.#arriveInReplay(crossing);
+  }
+
+  /** A replayed call's record, as journaled and marked `replayed`, with its trace events. */
+  #replayRecord(slot: CallSlot, journaled: JournaledAnswer): void {
+    const id = this.#callId(slot);
+    const base: CallRecord = journaled.r ?? {
+      id,
+      tool: journaled.tool,
+      caller: "program",
+      status: "ok",
+      durationMs: 0,
+      bytesIn: 0,
+      bytesOut: 0,
+    };
+    const record: CallRecord = { ...base, replayed: true };
+    this.#records[slot.index] = record;
+    if (record.status === "ok") this.#bytesIn += record.bytesOut;
+    const { trace } = this.#options.pipeline;
+    if (!trace.active) return;
+    const at = Date.now();
+    const { programId } = this.#options;
+    trace.emit({ type: "tool-call-start", callId: id, tool: record.tool, caller: "program", programId, queuedAt: at });
+    trace.emit({
+      type: "tool-call-end",
+      callId: id,
+      tool: record.tool,
+      caller: "program",
+      programId,
+      queuedAt: at,
+      startedAt: undefined,
+      endedAt: at,
+      status: record.status,
+      code: record.code,
+      bytesIn: record.bytesIn,
+      bytesOut: record.bytesOut,
+      replayed: true,
+    });
+  }
+
+  /**
+   * A crossing of the replay waits for its turn: answers reach the program in the journaled
+   * order, so a `wait` is held until the crossings answered before it in the first run are.
+   */
+  #arriveInReplay(crossing: Crossing): string | Promise<string> {
+    let answered: string | undefined;
+    let settle: ((text: string) => void) | undefined;
+    const answer = (text: string): void => {
+      if (settle === undefined) answered = text;
+      else settle(text);
+    };
+    this.#held.set(crossing.k, { ...crossing, answer });
+    this.#pump();
+    if (answered !== undefined) return crossing.kind === "wait" ? Promise.resolve(answered) : answered;
+    // Nobody reads the answer of a batch sent ahead; its turn in the journal still comes.
+    if (crossing.kind === "later") return encodeCallAnswers([]);
+    if (crossing.kind !== "wait" && this.#replaying && !this.#diverged) {
+      // The program waits on this crossing, so the crossings the journal answers first never come.
+      return this.#divergeWith(crossing.k, `a ${crossing.kind} crossing the journal does not hold`, "more crossings");
+    }
+    if (this.#diverged)
+      return crossing.kind === "wait" ? Promise.resolve(encodeCallAnswers([])) : encodeCallAnswers([]);
+    return new Promise((resolve) => (settle = resolve));
+  }
+
+  /** Answers held crossings in the journal's order; when the journal is used up, goes live. */
+  #pump(): void {
+    const durable = this.#durable!;
+    while (this.#replaying && !this.#diverged) {
+      const line = durable.next();
+      if (line === undefined) {
+        this.#goLive();
+        return;
+      }
+      const held = this.#held.get(line.k);
+      if (held === undefined) return;
+      this.#held.delete(line.k);
+      durable.advance();
+      const envelopes = line.answers.map((journaled) => journaled.e ?? "");
+      held.answer(encodeCallAnswers(line.kind === "later" ? [] : [encodeClockPair(line.nowMs), ...envelopes]));
+    }
+  }
+
+  /** The journal is used up: calls it had no answer for start now, and held crossings are answered live. */
+  #goLive(): void {
+    this.#replaying = false;
+    this.#durable!.goneLive();
+    const held = [...this.#held.values()];
+    this.#held.clear();
+    for (const crossing of held) {
+      if (crossing.kind !== "wait") continue;
+      this.#waiter = crossing.answer;
+      this.#waiterCrossing = crossing.k;
+    }
+    const deferred = this.#deferred;
+    this.#deferred = [];
+    for (const { request, slot } of deferred) {
+      const answer = this.#start(request, slot);
+      if (typeof answer === "string") this.#finishedLater(answer);
+      else void answer.then(this.#finishedLater);
+    }
+    for (const crossing of held) {
+      if (crossing.kind === "later") this.#reply(crossing, []);
+      else if (crossing.kind !== "wait") crossing.answer(this.#answerNow([], crossing));
+    }
+  }
+
+  /** Ends a replay that no longer matches its journal; nothing more is journaled. */
+  #divergeWith(k: number, program: string, journal: string | undefined, position?: number): string {
+    this.#diverged = true;
+    const durable = this.#durable!;
+    const where = position === undefined ? `crossing ${k + 1}` : `call ${position}`;
+    durable.diverge({
+      code: "REPLAY_DIVERGED",
+      message:
+        `The program no longer matches the journal of run ${durable.runId} at ${where}: the program made ${program}` +
+        `${journal === undefined ? "" : `, the journal holds ${journal}`}. The journal is unchanged; ` +
+        "resume it with the program it was started with, or start a new run id.",
+      details: { crossing: k + 1, position: position ?? null, program, journal: journal ?? null },
+    });
+    return encodeCallAnswers([]);
   }
 
   /** `$search` and `$describe`: answered by the discovery handler, recorded and traced like any call. */

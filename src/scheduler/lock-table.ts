@@ -17,8 +17,21 @@ const IDLE_KEYS_KEPT = 1024;
 interface Waiter {
   readonly seq: number;
   readonly locks: readonly LockRequest[];
-  readonly grant: (release: ReleaseLocks) => void;
+  grant: (release: ReleaseLocks) => void;
   done: boolean;
+  /** False while a reservation waits for its call to be ready (an approval): it holds its place only. */
+  ready: boolean;
+}
+
+/**
+ * A place in line taken before the call may run (see `LockTable.reserve`): `acquire` waits from
+ * that place, `cancel` gives it up. Exactly one of the two should be called.
+ */
+export interface LockReservation {
+  /** Resolves with the release once every lock is granted; rejects like `LockTable.acquire` on abort. */
+  acquire(signal?: AbortSignal): Promise<ReleaseLocks>;
+  /** Leaves the line without a grant; harmless after `acquire` was granted or the place was left. */
+  cancel(): void;
 }
 
 /** A FIFO of waiters with lazy removal: entries marked done are skipped and dropped. */
@@ -80,28 +93,60 @@ export class LockTable {
    * reason if `signal` aborts first; nothing is held then.
    */
   acquire(locks: readonly LockRequest[], signal?: AbortSignal): Promise<ReleaseLocks> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    return this.#waitFrom(undefined, locks, signal);
+  }
+
+  /**
+   * Takes a place in line for `locks` now, for a call that may run only later (it waits for an
+   * approval): writers behind it on its exclusive keys wait for it, so writes start in the order
+   * they were made, approvals included. Readers are not held back by a place not yet ready.
+   */
+  reserve(locks: readonly LockRequest[]): LockReservation {
+    const waiter: Waiter = { seq: this.#sequence++, locks, done: false, ready: false, grant: () => {} };
+    this.#enqueue(waiter);
+    return {
+      acquire: (signal) => this.#waitFrom(waiter, locks, signal),
+      cancel: () => {
+        if (waiter.done) return;
+        waiter.done = true;
+        for (const lock of locks) this.#wake(lock.key);
+        this.#forgetIdle(locks);
+      },
+    };
+  }
+
+  #waitFrom(reserved: Waiter | undefined, locks: readonly LockRequest[], signal?: AbortSignal): Promise<ReleaseLocks> {
+    if (reserved?.done === true) return Promise.reject(new Error("The lock reservation was cancelled."));
+    if (signal?.aborted) {
+      if (reserved !== undefined) this.#leave(reserved);
+      return Promise.reject(signal.reason);
+    }
     return new Promise<ReleaseLocks>((resolve, reject) => {
       const onAbort = (): void => {
         if (waiter.done) return;
-        waiter.done = true;
         reject(signal?.reason);
-        // The leaver may have been holding back later waiters on its keys.
-        for (const lock of locks) this.#wake(lock.key);
-        this.#forgetIdle(locks);
+        this.#leave(waiter);
       };
-      const waiter: Waiter = {
-        seq: this.#sequence++,
-        locks,
-        done: false,
-        grant: (release) => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve(release);
-        },
+      const grant = (release: ReleaseLocks): void => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(release);
       };
-      this.#enqueue(waiter);
+      const waiter: Waiter = reserved ?? { seq: this.#sequence++, locks, done: false, ready: true, grant };
+      if (reserved === undefined) this.#enqueue(waiter);
+      else {
+        reserved.grant = grant;
+        reserved.ready = true;
+      }
       if (!this.#tryGrant(waiter)) signal?.addEventListener("abort", onAbort, { once: true });
     });
+  }
+
+  /** Takes `waiter` out of line without a grant; it may have been holding back later waiters on its keys. */
+  #leave(waiter: Waiter): void {
+    if (waiter.done) return;
+    waiter.done = true;
+    for (const lock of waiter.locks) this.#wake(lock.key);
+    this.#forgetIdle(waiter.locks);
   }
 
   /**
@@ -128,7 +173,7 @@ export class LockTable {
   }
 
   #tryGrant(waiter: Waiter): boolean {
-    if (waiter.done || !waiter.locks.every((lock) => this.#isEligible(waiter, lock))) return false;
+    if (waiter.done || !waiter.ready || !waiter.locks.every((lock) => this.#isEligible(waiter, lock))) return false;
     waiter.done = true;
     for (const lock of waiter.locks) take(this.#state(lock.key), lock);
     waiter.grant(this.#releaserFor(waiter.locks));
@@ -142,7 +187,8 @@ export class LockTable {
     const state = this.#state(lock.key);
     if (!isFree(state, lock)) return false;
     if (lock.mode === "exclusive") return state.waiting?.first() === waiter;
-    const firstExclusive = state.exclusiveWaiting?.first();
+    // A writer's place held for an approval holds back writers, not readers.
+    const firstExclusive = firstReady(state.exclusiveWaiting);
     if (firstExclusive !== undefined && firstExclusive.seq < waiter.seq) return false;
     const firstSlot = state.slotWaiting?.first();
     return firstSlot === undefined || firstSlot.seq >= waiter.seq;
@@ -156,6 +202,8 @@ export class LockTable {
     const state = this.#keys.get(key);
     if (state === undefined) return;
     state.waiting?.scan((waiter) => {
+      // A place not yet ready is skipped here: readers behind it may go; writers stop at it.
+      if (!waiter.ready) return true;
       const lock = waiter.locks.find((candidate) => candidate.key === key);
       if (lock === undefined || !this.#isEligible(waiter, lock)) return false;
       this.#tryGrant(waiter);
@@ -204,6 +252,16 @@ export class LockTable {
         this.#keys.delete(lock.key);
     }
   }
+}
+
+function firstReady(queue: WaiterQueue | undefined): Waiter | undefined {
+  let found: Waiter | undefined;
+  queue?.scan((waiter) => {
+    if (!waiter.ready) return true;
+    found = waiter;
+    return false;
+  });
+  return found;
 }
 
 function isFree(state: KeyState, lock: LockRequest): boolean {

@@ -1,6 +1,6 @@
 // Step 4 of the pipeline (numbered in execute-tool-call.ts): decides which calls may run at
 // the same time. A tool's effect and declared resources become locks: reads share, writes to
-// one resource take turns in call order, a write never overlaps a read of the same resource,
+// one resource take turns in call order (a write waiting for approval keeps its place), a write never overlaps a read of the same resource,
 // and writes that declare no resources are serialized per namespace. Reads overlap up to a
 // per-run, per-namespace limit. Rate limits (rate-limiter.ts) then give each call of a limited
 // tool its start slot.
@@ -8,7 +8,7 @@
 import type { ToolCall } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import type { ToolDefinition } from "../registry/define-tool.js";
-import { LockTable, type LockRequest, type ReleaseLocks } from "./lock-table.js";
+import { type LockRequest, type LockReservation, LockTable, type ReleaseLocks } from "./lock-table.js";
 import {
   compileRateLimits,
   InProcessRateLimiter,
@@ -103,6 +103,15 @@ export class ToolScheduler {
     signal?: AbortSignal,
   ): Promise<ReleaseLocks> {
     return this.#locks.acquire(this.locksFor(tool, call, resourceKeys), signal);
+  }
+
+  /**
+   * Takes `call`'s place in line now, for a call that runs only once approved: writes behind it
+   * in its namespace (or on its resources) wait for it, so writes start in the order the program
+   * made them, approvals included. `acquire` or `cancel` the reservation, once.
+   */
+  reserve(tool: ToolDefinition, call: ToolCall, resourceKeys: readonly string[]): LockReservation {
+    return this.#locks.reserve(this.locksFor(tool, call, resourceKeys));
   }
 
   /** Admits `call` at once when nothing is in its way (no waiting, no queue); else undefined. */

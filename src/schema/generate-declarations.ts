@@ -1,12 +1,14 @@
 // The `tools` object a program calls, as TypeScript declarations: named input and output types
 // per tool, one nested object per namespace, JSDoc with each description and copyable
 // examples. Output depends only on the tools and their order; it compiles together with
-// RUNTIME_DECLARATIONS, which holds what every run has (console, $search, $describe).
+// RUNTIME_DECLARATIONS, which holds what every run has (console, $search, $describe). Observed
+// output types, which tool results shape, are bounded per tool and per text, with a note
+// saying what was left out.
 
 import { MAX_PENDING_TIMERS } from "../../runtime/guest-timers.js";
 import type { JsonSchema, JsonValue } from "../contract.js";
 import { formatJsDoc, splitLines } from "./jsdoc.js";
-import { describeResultCount, type ObservedSchema, observedToJsonSchema } from "./observed-schema.js";
+import { describeResultCount, MAX_SCHEMA_NODES, type ObservedSchema, observedToJsonSchema } from "./observed-schema.js";
 import { schemaToTypeScript, toTypeName } from "./schema-to-typescript.js";
 
 /** What the declarations need to know of one tool. */
@@ -112,6 +114,17 @@ const RESERVED_TYPE_NAMES = [
   "Error",
 ];
 
+/**
+ * Characters one tool's observed output type may take: past it, the type keeps fewer nodes and
+ * says how many keys it leaves out (`12 more keys not shown`, typed `any`).
+ */
+export const MAX_OBSERVED_TYPE_CHARS = 4_000;
+/**
+ * Characters all observed output types of one declaration text may take together: tools past it
+ * resolve to `any`, and their doc says why. Declared types are the integrator's and are not cut.
+ */
+export const MAX_OBSERVED_TYPES_CHARS = 40_000;
+
 const INDENT = "  ";
 // Examples longer than this are left out: an @example is for copying, not for reading a dump.
 const MAX_EXAMPLE_LENGTH = 1_500;
@@ -151,17 +164,29 @@ function renderDeclarations(tools: readonly DeclarationTool[], toolsTypePrefix: 
   const typeDeclarations: string[] = [];
   const root: RootEntry[] = [];
   const namespaces = new Map<string, string[]>();
+  let observedCharsLeft = MAX_OBSERVED_TYPES_CHARS;
 
   for (const tool of tools) {
     const baseName = toTypeName(tool.namespaceIdentifier ?? "", tool.localIdentifier);
     const input = schemaToTypeScript(tool.inputSchema, { rootName: `${baseName}Input`, takenNames });
-    const output = outputTypeOf(tool, baseName, takenNames);
+    let output = outputTypeOf(tool, baseName, takenNames);
+    const docLines = methodDocLines(tool);
+    if (output !== undefined && tool.outputSchema === undefined) {
+      const chars = output.declarations.reduce((sum, text) => sum + text.length, 0);
+      if (chars > observedCharsLeft) {
+        output = undefined;
+        docLines.push(
+          "",
+          `Its observed result type is not shown: the observed types before it fill this text's ${MAX_OBSERVED_TYPES_CHARS.toLocaleString("en-US")} characters.`,
+        );
+      } else observedCharsLeft -= chars;
+    }
     typeDeclarations.push(...input.declarations, ...(output?.declarations ?? []));
 
     const indent = tool.namespaceIdentifier === undefined ? INDENT : INDENT + INDENT;
     const parameter = `input${requiresInput(tool.inputSchema) ? "" : "?"}: ${input.name}`;
     const signature = `${tool.localIdentifier}(${parameter}): Promise<${output?.name ?? "any"}>;`;
-    const doc = formatJsDoc(methodDocLines(tool), indent);
+    const doc = formatJsDoc(docLines, indent);
     const method = doc === "" ? `${indent}${signature}` : `${doc}\n${indent}${signature}`;
 
     if (tool.namespaceIdentifier === undefined) {
@@ -194,11 +219,20 @@ function outputTypeOf(tool: DeclarationTool, baseName: string, takenNames: Set<s
   const comment =
     `Observed from ${describeResultCount(observed.results)} of this tool, which declares no output schema: ` +
     "likely, not guaranteed. A later result may lack a field listed here or carry one that is not.";
-  return schemaToTypeScript(observedToJsonSchema(observed.schema, comment), {
-    rootName: `${baseName}Observed`,
-    takenNames,
-    unconstrained: "any",
-  });
+  // Names are taken only by the rendering kept: a smaller one is tried on a copy of the set.
+  for (let maxNodes = Infinity; ; maxNodes = maxNodes === Infinity ? MAX_SCHEMA_NODES / 2 : Math.floor(maxNodes / 2)) {
+    const names = new Set(takenNames);
+    const rendered = schemaToTypeScript(observedToJsonSchema(observed.schema, comment, maxNodes), {
+      rootName: `${baseName}Observed`,
+      takenNames: names,
+      unconstrained: "any",
+    });
+    const chars = rendered.declarations.reduce((sum, text) => sum + text.length, 0);
+    if (chars <= MAX_OBSERVED_TYPE_CHARS || maxNodes <= 1) {
+      for (const name of names) takenNames.add(name);
+      return rendered;
+    }
+  }
 }
 
 /** True when the input schema requires a property, so a call needs an argument. */

@@ -25,6 +25,14 @@ const CONSTRAINT_KEYWORDS = [
 // Control and bidirectional-override characters could hide text from a human reviewer.
 const HIDING_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g;
 
+/**
+ * Characters that change how text around them reads or that show as nothing: controls, bidi
+ * marks, embeddings, overrides and isolates, zero-width and invisible format characters, line
+ * and paragraph separators. A string literal in a declaration writes them as `\uXXXX` escapes.
+ */
+export const HIDDEN_CHARACTERS =
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
+
 const MAX_EXAMPLES = 3;
 const MAX_VALUE_LENGTH = 200;
 

@@ -1,7 +1,8 @@
 // The output types a session has observed for tools that declare no outputSchema: one merged
-// shape and a count of results per tool, bounded in tools and in schema size, optionally kept
-// in a JSON file so the next session starts typed. It never throws for a result; a file that
-// cannot be read or written is reported, not fatal to runs.
+// shape and a count of results per tool, bounded in tools, schema size and key length, optionally
+// kept in a JSON file so the next session starts typed. Keys the session's redactor would redact
+// are never recorded (in memory, in the file, in declarations). It never throws for a result; a
+// file that cannot be read or written is reported, not fatal to runs.
 
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -15,6 +16,7 @@ import {
   inferSchema,
   mergeSchemas,
   normalizeObservedSchema,
+  type ObservedKeyFilter,
   type ObservedSchema,
   sameSchema,
 } from "./observed-schema.js";
@@ -53,15 +55,19 @@ export class ObservedOutputTypes {
   #dirty = false;
   #saving: Promise<void> | undefined;
   readonly #file: string | undefined;
+  readonly #showKey: ObservedKeyFilter | undefined;
   /** The last failure to write the file; observed types stay in memory. */
   lastSaveError: Error | undefined;
 
   /**
    * Reads `options.file` when it exists. Throws SwitchyardError `CONFIG_INVALID` when it exists
    * but is not an observed-types file (it is written atomically, so a torn write cannot cause it).
+   * `showKey` refuses keys to record (a session passes "holds no secret"); an object with such a
+   * key is observed as a record of its values, in results and in the file alike.
    */
-  constructor(options: ObservedTypesOptions = {}) {
+  constructor(options: ObservedTypesOptions = {}, showKey?: ObservedKeyFilter) {
     this.#file = options.file;
+    this.#showKey = showKey;
     if (this.#file !== undefined) this.#load(this.#file);
   }
 
@@ -91,7 +97,7 @@ export class ObservedOutputTypes {
       this.#record(tool, known, known.schema);
       return undefined;
     }
-    const shape = inferSchema(value);
+    const shape = inferSchema(value, this.#showKey);
     if (shape === undefined) return undefined;
     this.#record(tool, known, known === undefined ? shape : mergeSchemas(known.schema, shape));
     return expected === undefined ? undefined : findMismatch(expected.schema, shape);
@@ -178,7 +184,7 @@ export class ObservedOutputTypes {
     }
     for (const [name, entry] of Object.entries(tools as Record<string, unknown>).slice(-MAX_OBSERVED_TOOLS)) {
       const { schema, results } = (entry ?? {}) as Record<string, unknown>;
-      const normalized = normalizeObservedSchema(schema);
+      const normalized = normalizeObservedSchema(schema, 0, this.#showKey);
       if (normalized === undefined || name === "__proto__") continue;
       const count = typeof results === "number" && Number.isSafeInteger(results) && results > 0 ? results : 1;
       this.#types.set(name, { schema: normalized, results: count, revision: 0 });

@@ -1,7 +1,9 @@
 // The shape of tool results, as a small subset of JSON Schema (type, properties, required,
 // items, additionalProperties): inferred from one value, merged over many, and compared, so a
 // tool without an outputSchema can be given an observed type. Every step is bounded in depth,
-// keys, array elements and nodes; values are read as JSON.stringify reads them. Pure: no I/O.
+// keys, key length, array elements and nodes; values are read as JSON.stringify reads them. A
+// key that may not be shown (too long, or holding a secret) is never recorded: its object is
+// read as a record. Pure: no I/O.
 
 import type { JsonSchema } from "../contract.js";
 
@@ -27,6 +29,11 @@ export const MAX_OBSERVED_DEPTH = 6;
 export const MAX_OBSERVED_KEYS = 40;
 /** Elements of an array (and values of a record) read per result, spread over its length. */
 export const MAX_SAMPLED_ELEMENTS = 20;
+/**
+ * Longest key listed as a property. An object with a longer key is read as a record: keys that
+ * long are data (ids, texts), and a hostile result must not grow every later declaration.
+ */
+export const MAX_OBSERVED_KEY_CHARS = 64;
 /** Values read per result; a result larger than this read in full is not observed at all. */
 export const MAX_INFERRED_NODES = 20_000;
 /** Nodes a merged schema may keep; a larger one is cut to fewer levels until it fits. */
@@ -41,13 +48,24 @@ const STRING_SCHEMA: ObservedSchema = Object.freeze({ type: "string" });
 const NO_PROPERTIES: Readonly<Record<string, ObservedSchema>> = Object.freeze({});
 
 /**
+ * Says whether a key may be recorded, besides its length: false for a key holding a secret.
+ * Must not throw. An object with a key it refuses is read as a record.
+ */
+export type ObservedKeyFilter = (key: string) => boolean;
+
+/** Whether `key` may be listed as a property. */
+function isShownKey(key: string, showKey: ObservedKeyFilter | undefined): boolean {
+  return key.length <= MAX_OBSERVED_KEY_CHARS && (showKey === undefined || showKey(key));
+}
+
+/**
  * The shape of `value` as the JSON text of it would have it (`toJSON` called, functions and
  * `undefined` dropped from objects, non-finite numbers as null), within the bounds above.
  * Undefined when the value is too large to read in MAX_INFERRED_NODES steps, is not JSON
- * (a BigInt), or throws while it is read.
+ * (a BigInt), or throws while it is read. `showKey` refuses keys besides the length bound.
  */
-export function inferSchema(value: unknown): ObservedSchema | undefined {
-  const budget = { nodes: MAX_INFERRED_NODES };
+export function inferSchema(value: unknown, showKey?: ObservedKeyFilter): ObservedSchema | undefined {
+  const budget = { nodes: MAX_INFERRED_NODES, showKey };
   try {
     const schema = infer(value, "", 0, budget);
     if (schema === undefined) return undefined;
@@ -132,9 +150,14 @@ export function covers(schema: ObservedSchema, shape: ObservedSchema): boolean {
 
 /**
  * `value` read as an ObservedSchema, as a file may hold one: unknown keywords dropped, kinds
- * checked, bounds applied. Undefined for anything that is not a schema object.
+ * checked, bounds applied (an object listing a key `showKey` or the length bound refuses becomes
+ * a record of its values). Undefined for anything that is not a schema object.
  */
-export function normalizeObservedSchema(value: unknown, depth = 0): ObservedSchema | undefined {
+export function normalizeObservedSchema(
+  value: unknown,
+  depth = 0,
+  showKey?: ObservedKeyFilter,
+): ObservedSchema | undefined {
   if (!isRecord(value)) return undefined;
   if (depth > MAX_OBSERVED_DEPTH) return {};
   const kinds = (Array.isArray(value.type) ? value.type : value.type === undefined ? [] : [value.type]).filter(
@@ -144,23 +167,28 @@ export function normalizeObservedSchema(value: unknown, depth = 0): ObservedSche
   const schema: Mutable<ObservedSchema> = { type: kindsValue(kinds) };
   if (kinds.includes("object")) {
     if (isRecord(value.additionalProperties)) {
-      schema.additionalProperties = normalizeObservedSchema(value.additionalProperties, depth + 1) ?? {};
+      schema.additionalProperties = normalizeObservedSchema(value.additionalProperties, depth + 1, showKey) ?? {};
     } else {
       const properties = emptyProperties();
       const listed = isRecord(value.properties) ? Object.entries(value.properties) : [];
       for (const [key, propertySchema] of listed.slice(0, MAX_OBSERVED_KEYS)) {
         if (key === "__proto__") continue;
-        properties[key] = normalizeObservedSchema(propertySchema, depth + 1) ?? {};
+        properties[key] = normalizeObservedSchema(propertySchema, depth + 1, showKey) ?? {};
       }
-      schema.properties = properties;
-      const required = Array.isArray(value.required) ? value.required : [];
-      schema.required = required.filter(
-        (key): key is string => typeof key === "string" && Object.hasOwn(properties, key),
-      );
+      if (Object.keys(properties).some((key) => !isShownKey(key, showKey))) {
+        // A file written before the key bounds, or by a session that knew other secrets.
+        schema.additionalProperties = recordValues([{ properties }]);
+      } else {
+        schema.properties = properties;
+        const required = Array.isArray(value.required) ? value.required : [];
+        schema.required = required.filter(
+          (key): key is string => typeof key === "string" && Object.hasOwn(properties, key),
+        );
+      }
     }
   }
   if (kinds.includes("array") && value.items !== undefined) {
-    schema.items = normalizeObservedSchema(value.items, depth + 1) ?? {};
+    schema.items = normalizeObservedSchema(value.items, depth + 1, showKey) ?? {};
   }
   return bound(schema);
 }
@@ -182,9 +210,41 @@ export function countBand(results: number): number {
   return results >= 2 ? 2 : 1;
 }
 
-/** The JSON Schema of an observed shape (it already is one), with `description` set. */
-export function observedToJsonSchema(schema: ObservedSchema, description: string): JsonSchema {
-  return { ...schema, description } as JsonSchema;
+/**
+ * The JSON Schema of an observed shape (it already is one), with `description` set. With
+ * `maxNodes`, only that many nodes are kept, depth first in key order: an object's keys past the
+ * budget are left out and an index signature of `any` says how many (`12 more keys not shown`),
+ * an array's elements past it become anything.
+ */
+export function observedToJsonSchema(schema: ObservedSchema, description: string, maxNodes = Infinity): JsonSchema {
+  const kept = maxNodes === Infinity ? schema : keepNodes(schema, { left: maxNodes });
+  return { ...kept, description } as JsonSchema;
+}
+
+/** `schema` with at most `budget.left` nodes, as `observedToJsonSchema` describes. */
+function keepNodes(schema: ObservedSchema, budget: { left: number }): ObservedSchema {
+  budget.left -= 1;
+  const copy: Mutable<ObservedSchema> & { description?: string } = { ...schema };
+  if (schema.properties !== undefined) {
+    const properties = emptyProperties();
+    const keys = Object.keys(schema.properties);
+    let shown = 0;
+    for (; shown < keys.length && budget.left > 0; shown++) {
+      properties[keys[shown]!] = keepNodes(schema.properties[keys[shown]!]!, budget);
+    }
+    copy.properties = properties;
+    if (shown < keys.length) {
+      copy.required = (schema.required ?? []).filter((key) => Object.hasOwn(properties, key));
+      const left = keys.length - shown;
+      copy.additionalProperties = {
+        description: `${left} more ${left === 1 ? "key" : "keys"} not shown`,
+      } as ObservedSchema;
+    }
+  }
+  if (schema.additionalProperties !== undefined)
+    copy.additionalProperties = budget.left > 0 ? keepNodes(schema.additionalProperties, budget) : {};
+  if (schema.items !== undefined) copy.items = budget.left > 0 ? keepNodes(schema.items, budget) : {};
+  return copy;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -234,7 +294,7 @@ function coveredValue(
   value: unknown,
   key: string | number,
   depth: number,
-  budget: { nodes: number },
+  budget: InferBudget,
 ): boolean {
   // Written for speed (it runs on every result): no allocation on the way down.
   const { type } = schema;
@@ -295,12 +355,13 @@ function coveredValue(
   return true;
 }
 
-function infer(
-  value: unknown,
-  key: string | number,
-  depth: number,
-  budget: { nodes: number },
-): ObservedSchema | undefined {
+/** What one inference may still read, and the keys it may record. */
+interface InferBudget {
+  nodes: number;
+  readonly showKey?: ObservedKeyFilter | undefined;
+}
+
+function infer(value: unknown, key: string | number, depth: number, budget: InferBudget): ObservedSchema | undefined {
   if (--budget.nodes < 0) throw new Error("too large to observe");
   const current = jsonView(value, key);
   if (current === null) return NULL_SCHEMA;
@@ -337,7 +398,7 @@ function infer(
   let keys = 0;
   for (const name in object) {
     if (!Object.hasOwn(object, name) || name === "__proto__") continue;
-    if (++keys > MAX_OBSERVED_KEYS) return inferRecord(object, depth, budget);
+    if (++keys > MAX_OBSERVED_KEYS || !isShownKey(name, budget.showKey)) return inferRecord(object, depth, budget);
     const propertySchema = infer(object[name], name, depth + 1, budget);
     if (propertySchema === undefined) continue;
     properties[name] = propertySchema;
@@ -347,7 +408,7 @@ function infer(
 }
 
 /** An object with too many keys to list, read as a record: a sample of its values merged. */
-function inferRecord(object: Record<string, unknown>, depth: number, budget: { nodes: number }): ObservedSchema {
+function inferRecord(object: Record<string, unknown>, depth: number, budget: InferBudget): ObservedSchema {
   const names = Object.keys(object).filter((name) => name !== "__proto__");
   let values: ObservedSchema | undefined;
   const samples = sampleCount(names.length);

@@ -5,7 +5,7 @@
 
 import type { JsonSchema } from "../contract.js";
 import { toIdentifier } from "./to-identifier.js";
-import { blockComment, formatJsDoc, inlineJsDoc, schemaDocLines } from "./jsdoc.js";
+import { blockComment, formatJsDoc, HIDDEN_CHARACTERS, inlineJsDoc, schemaDocLines } from "./jsdoc.js";
 
 /** Options of `schemaToTypeScript`. */
 export interface SchemaToTypeScriptOptions {
@@ -435,16 +435,21 @@ function literal(value: unknown): TypeText {
   return text === undefined ? unknownBecause("value is not JSON") : atom(text);
 }
 
-/** JSON text is valid TypeScript type syntax (literals, tuples, type literals) for any JSON value. */
+/**
+ * JSON text is valid TypeScript type syntax (literals, tuples, type literals) for any JSON value.
+ * Hidden characters (bidi overrides, zero-width, U+2028/2029, which JSON leaves raw) are written
+ * as `\uXXXX`: a key or literal reads in the declaration as the characters it holds.
+ */
 function jsonLiteral(value: unknown): string | undefined {
   try {
-    // U+2028/2029 are legal in JSON strings; escape them so no reader takes them as line breaks.
-    return JSON.stringify(value)
-      ?.replace(/\u2028/g, "\\u2028")
-      .replace(/\u2029/g, "\\u2029");
+    return JSON.stringify(value)?.replace(HIDDEN_CHARACTERS, unicodeEscape);
   } catch {
     return undefined;
   }
+}
+
+function unicodeEscape(character: string): string {
+  return `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }
 
 /**

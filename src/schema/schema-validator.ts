@@ -8,6 +8,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { JsonSchema, JsonValue } from "../contract.js";
 import { SwitchyardError, messageOf } from "../errors.js";
+import { groupViolations, MAX_VIOLATION_LINES } from "./group-violations.js";
 
 /** One reason a value does not match its schema. */
 export interface SchemaViolation {
@@ -23,7 +24,9 @@ export interface SchemaViolation {
 export type CompiledValidator = (value: unknown) => readonly SchemaViolation[];
 
 const DRAFT_07 = "http://json-schema.org/draft-07/schema";
-const MAX_VIOLATIONS = 20;
+// Violations kept per validation: enough to count and group what a large output got wrong
+// (formatViolations shows a few lines of them), bounded because a value may be megabytes.
+const MAX_VIOLATIONS = 10_000;
 
 // ajv is CommonJS: required on the first compile rather than imported, so importing Switchyard
 // neither loads it nor scans it for named exports (about 100 ms of CPU at start-up).
@@ -183,18 +186,52 @@ function resolvesLocally(root: unknown, ref: string): boolean {
   return (current !== null && typeof current === "object" && !Array.isArray(current)) || typeof current === "boolean";
 }
 
-/** Renders violations as one message a model can act on, e.g. for `INPUT_INVALID`. */
+/**
+ * Renders violations as one message a model can act on, e.g. for `INPUT_INVALID`: one line per
+ * place, where alike errors at a path pattern are one line (`/rows/*\/id ×40`), the distinct ones
+ * first, at most 20 lines, then how many errors and places were left out.
+ */
 export function formatViolations(subject: string, violations: readonly SchemaViolation[]): string {
-  const lines = violations.map(
-    (violation) =>
-      `- ${violation.path === "" ? "(root)" : violation.path}: expected ${violation.expected}, received ${violation.received}`,
-  );
-  return `${subject}:\n${lines.join("\n")}`;
+  const groups = groupViolations(violations);
+  const shown = groups.slice(0, MAX_VIOLATION_LINES);
+  const lines = shown.map((group) => {
+    const first = group.firstPath === "" ? "(root)" : group.firstPath;
+    if (group.count === 1) return `- ${first}: expected ${group.expected}, received ${group.received}`;
+    return `- ${group.pattern} ×${group.count}: expected ${group.expected}, received ${group.received} (first at ${first})`;
+  });
+  const left = groups.slice(MAX_VIOLATION_LINES);
+  if (left.length > 0) {
+    const errors = left.reduce((sum, group) => sum + group.count, 0);
+    lines.push(
+      `- and ${errors} more ${errors === 1 ? "error" : "errors"} at ${left.length} more ${left.length === 1 ? "place" : "places"}`,
+    );
+  }
+  const total = violations.length >= MAX_VIOLATIONS ? `${MAX_VIOLATIONS} or more` : String(violations.length);
+  const summary =
+    groups.length === violations.length && left.length === 0
+      ? ""
+      : ` (${total} errors at ${groups.length} ${groups.length === 1 ? "place" : "places"}, distinct ones first)`;
+  return `${subject}${summary}:\n${lines.join("\n")}`;
 }
 
-/** Violations as JSON data for outcome details. */
+/**
+ * Violations as JSON data for outcome details: the places `formatViolations` lists, each
+ * `{ path, expected, received }`, with `count` and `firstPath` where alike errors were grouped.
+ */
 export function violationsToJson(violations: readonly SchemaViolation[]): JsonValue {
-  return violations.map((violation) => ({ ...violation }));
+  return groupViolations(violations)
+    .slice(0, MAX_VIOLATION_LINES)
+    .map((group) =>
+      group.count === 1
+        ? { path: group.firstPath, expected: group.expected, received: group.received }
+        : {
+            path: group.pattern,
+            expected: group.expected,
+            received: group.received,
+            count: group.count,
+            firstPath: group.firstPath,
+          },
+    );
 }
 
 function describeErrors(errors: readonly ErrorObject[], root: unknown): SchemaViolation[] {
@@ -252,8 +289,90 @@ function describeError(error: ErrorObject, root: unknown): SchemaViolation {
         expected: `a string in format "${String(params["format"])}"`,
         received: preview(given),
       };
+    case "dependentRequired":
+    case "dependencies": {
+      const property = String(params["missingProperty"]);
+      return {
+        path: `${error.instancePath}/${escapePointer(property)}`,
+        expected: `a required property (required when "${String(params["property"])}" is present)`,
+        received: "missing",
+      };
+    }
+    case "unevaluatedProperties": {
+      const property = String(params["unevaluatedProperty"]);
+      return {
+        path: `${error.instancePath}/${escapePointer(property)}`,
+        expected: "no such property (not in the schema; check the spelling)",
+        received: preview(valueAt(given, `/${escapePointer(property)}`)),
+      };
+    }
+    case "propertyNames":
+      return {
+        path: `${error.instancePath}/${escapePointer(String(params["propertyName"]))}`,
+        expected: "a property name the schema allows (propertyNames)",
+        received: "this property",
+      };
     default:
-      return { path: error.instancePath, expected: error.message ?? error.keyword, received: preview(given) };
+      return { path: error.instancePath, expected: expectedInWords(error), received: preview(given) };
+  }
+}
+
+/** What a keyword expected, in words a model reads without knowing JSON Schema or ajv. */
+function expectedInWords(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  const limit = params["limit"];
+  const count = (noun: string): string => `${String(limit)} ${noun}${limit === 1 ? "" : "s"}`;
+  switch (error.keyword) {
+    case "pattern":
+      return `a string matching the pattern /${String(params["pattern"])}/`;
+    case "minLength":
+      return `a string of at least ${count("character")}`;
+    case "maxLength":
+      return `a string of at most ${count("character")}`;
+    case "minimum":
+      return `a number >= ${String(limit)}`;
+    case "maximum":
+      return `a number <= ${String(limit)}`;
+    case "exclusiveMinimum":
+      return `a number > ${String(limit)}`;
+    case "exclusiveMaximum":
+      return `a number < ${String(limit)}`;
+    case "multipleOf":
+      return `a multiple of ${String(params["multipleOf"])}`;
+    case "minItems":
+      return `an array of at least ${count("item")}`;
+    case "maxItems":
+    case "additionalItems":
+    case "unevaluatedItems":
+      return `an array of at most ${count("item")}`;
+    case "uniqueItems":
+      return `no duplicate items (items ${String(params["j"])} and ${String(params["i"])} are equal)`;
+    case "minProperties":
+      return `an object with at least ${count("property")}`.replace("propertys", "properties");
+    case "maxProperties":
+      return `an object with at most ${count("property")}`.replace("propertys", "properties");
+    case "contains":
+    case "minContains":
+      return `an array with at least ${String(params["minContains"] ?? 1)} item(s) matching its "contains" schema`;
+    case "maxContains":
+      return `an array with at most ${String(params["maxContains"])} item(s) matching its "contains" schema`;
+    case "anyOf":
+      return "a value matching at least one of the allowed shapes (anyOf)";
+    case "oneOf":
+      return Array.isArray(params["passingSchemas"])
+        ? "a value matching exactly one of the allowed shapes (oneOf), not several"
+        : "a value matching one of the allowed shapes (oneOf)";
+    case "not":
+      return 'a value the schema excludes ("not")';
+    case "if":
+      return `a value matching the "${String(params["failingKeyword"])}" schema that applies to it (if/then/else)`;
+    case "false schema":
+      return "nothing: the schema allows no value here";
+    case "discriminator":
+      return `an object whose "${String(params["tag"] ?? "tag")}" names one of the allowed shapes`;
+    default:
+      // A keyword not listed above (a custom one): ajv's message without its "must".
+      return `a value satisfying "${error.keyword}"${error.message === undefined ? "" : ` (${error.message})`}`;
   }
 }
 

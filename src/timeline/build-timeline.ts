@@ -95,6 +95,7 @@ export function buildTimeline(events: readonly TraceEvent[], options: BuildTimel
           endedAt: event.endedAt,
           bytesIn: event.bytesIn,
           bytesOut: event.bytesOut,
+          ...(event.replayed === true ? { replayed: true as const } : {}),
         });
         break;
       case "redaction":

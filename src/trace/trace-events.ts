@@ -39,6 +39,8 @@ export interface ToolCallEndEvent {
   readonly code: CallErrorCode | ToolDefinedCode | undefined;
   readonly bytesIn: number;
   readonly bytesOut: number;
+  /** Set when a durable run's replay answered the call from its journal, without calling the tool. */
+  readonly replayed?: true;
 }
 
 /** A call waits for its start slot under the rate limits that cover its tool (step 4). */
@@ -86,7 +88,14 @@ export interface ProgramEndEvent {
 }
 
 /** Where a redacted secret was: a direct call's result or error, or a program's output, logs or error. */
-export type RedactionLocation = "call-result" | "call-error" | "program-output" | "program-logs" | "program-error";
+export type RedactionLocation =
+  | "call-result"
+  | "call-error"
+  | "program-output"
+  | "program-logs"
+  | "program-error"
+  | "program-warnings"
+  | "program-calls";
 
 /** One secret replaced by `[REDACTED:<kind>]` before reaching a model; never carries the value. */
 export interface RedactionEvent {

@@ -283,3 +283,11 @@ describe("switchyard agent", () => {
     expect(unpriced.stderr()).not.toContain("cost as billed");
   });
 });
+
+describe("switchyard agent --mode", () => {
+  it("offers exactly the loop's modes, listed without loading the agent code", async () => {
+    const { CLI_AGENT_MODES } = await import("../../src/cli/agent-command.js");
+    const { AGENT_MODES } = await import("../../src/agent/agent-toolset.js");
+    expect([...CLI_AGENT_MODES]).toEqual([...AGENT_MODES]);
+  });
+});

@@ -80,14 +80,15 @@ describe("loadConfig", () => {
       permissions: { rules: [{ tools: "shell.run", decision: "maybe" }] },
       limits: { wallTimeMs: -1, speed: 3 },
     });
-    expect(error.message).toContain("/mcpServers/fs/comand: expected no such property");
+    expect(error.message).toContain('/mcpServers/fs/comand: unknown key; did you mean "command"?');
     expect(error.message).toContain("/mcpServers/fs/command: expected a required property, received missing");
     expect(error.message).toContain("/mcpServers/remote/url: expected type string");
     expect(error.message).toContain(
       '/permissions/rules/0/decision: expected one of "allow", "ask", "deny", received "maybe"',
     );
     expect(error.message).toContain("/limits/wallTimeMs");
-    expect(error.message).toContain("/limits/speed: expected no such property");
+    expect(error.message).toContain("/limits/speed: unknown key; the keys here are");
+    expect(error.message).not.toContain("\n");
   });
 
   it("refuses a namespace a program could not call, the shell without a workspace, and http without hosts", async () => {
@@ -101,7 +102,8 @@ describe("loadConfig", () => {
       code: "CONFIG_INVALID",
       message: expect.stringMatching(/Could not read/),
     });
-    expect((await configError("{ not json")).message).toMatch(/not valid JSON/);
+    expect((await configError("{ not json")).message).toMatch(/not valid JSON: .* at line 1, column 3\.$/);
+    expect((await configError('{\n  "tools": [\n')).message).toMatch(/not valid JSON: .* at line 3, column 1\.$/);
   });
 
   it("validates config objects built in code the same way", () => {

@@ -1,5 +1,5 @@
-// The README's code runs as written. Every ts/js block is type-checked as a consumer's module
-// would be (strict, NodeNext, importing `switchyard-runtime` by name; here resolved to the
+// The README's and the guides' (docs/*.md) code runs as written. Every ts/js block is type-checked
+// as a consumer's module would be (strict, NodeNext, importing `switchyard-runtime` by name; here resolved to the
 // sources, in CI's consumer test to the published declarations), and every block not marked
 // otherwise runs to completion. See readme-blocks.ts for the markers.
 
@@ -12,7 +12,14 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import type * as TS from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
-import { readmeBlocks, repositoryReadme, writeReadmeBlocks } from "./readme-blocks.js";
+import {
+  quickStartSteps,
+  readmeBlocks,
+  repositoryBlocks,
+  repositoryDocuments,
+  repositoryReadme,
+  writeReadmeBlocks,
+} from "./readme-blocks.js";
 
 const require = createRequire(import.meta.url);
 const ts = require("typescript") as typeof TS;
@@ -43,17 +50,52 @@ function entryPaths(): Record<string, string[]> {
   );
 }
 
-describe("README.md", () => {
+describe("README.md and docs/*.md", () => {
+  it("opens with the two commands that work on a fresh machine, and stays under 300 lines", () => {
+    const readme = repositoryReadme();
+    expect(readme.split("\n").slice(0, 6).join("\n")).toMatch(
+      /^# Switchyard\n\n```sh\nnpm ci && npm run demo .*\nnpm test .*\n```$/,
+    );
+    expect(readme.split("\n").length).toBeLessThanOrEqual(300);
+  });
+
+  it("gives the quick start as files, commands and the output they print, the tarball of this version", () => {
+    const steps = quickStartSteps(repositoryReadme());
+    expect(steps.map((step) => (step.kind === "file" ? `file ${step.name}` : step.kind))).toEqual([
+      "shell",
+      "file tools.ts",
+      "file program.ts",
+      "shell",
+      "output",
+      "file app.ts",
+      "shell",
+      "output",
+    ]);
+    const { version } = require("../../package.json") as { version: string };
+    expect(steps[0]?.text).toContain(`switchyard-runtime-${version}.tgz`);
+  });
+
   it("marks few blocks as not run, each with a reason", () => {
     const all = readmeBlocks(repositoryReadme());
     const notRun = all.filter((block) => block.mode !== "run");
     expect(all.filter((block) => block.mode === "run").length).toBeGreaterThanOrEqual(2);
-    // The first example states its result, so its program's type check and run are held to it.
-    expect(all.find((block) => block.mode === "run")?.expectedOutput).toEqual(["true 0"]);
-    // The three framework blocks call a model; examples/<framework>/ runs the same offline. The
-    // fleet block needs a Redis and a worker; test/fleet/ runs the same against a real one.
-    expect(notRun.length).toBeLessThanOrEqual(7);
-    for (const block of notRun) expect(block.reason?.length ?? 0).toBeGreaterThan(10);
+    // The quick start's own code states its result, so its program's type check and run are held to it.
+    expect(all.find((block) => block.fileName === "app.ts")?.expectedOutput).toEqual(["true [ 2, 1 ] 2"]);
+    expect(notRun.length).toBeLessThanOrEqual(1);
+    // In the guides: the three framework blocks call a model (examples/<framework>/ runs the same
+    // offline); the fleet block needs a Redis and a worker (test/fleet/ runs the same for real).
+    const guides = repositoryBlocks().filter((block) => block.document !== "README.md");
+    expect(guides.filter((block) => block.mode === "run").length).toBeGreaterThanOrEqual(10);
+    expect(guides.filter((block) => block.mode !== "run").length).toBeLessThanOrEqual(7);
+    for (const block of [...notRun, ...guides.filter((candidate) => candidate.mode !== "run")]) {
+      expect(block.reason?.length ?? 0).toBeGreaterThan(10);
+    }
+  });
+
+  it("names every block's file once across the documents", () => {
+    const names = repositoryBlocks().map((block) => block.fileName);
+    expect(new Set(names).size).toBe(names.length);
+    expect(repositoryDocuments().length).toBeGreaterThan(10);
   });
 
   it("type-checks every block as a consumer's strict module", () => {
@@ -79,15 +121,17 @@ describe("README.md", () => {
             ? undefined
             : diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
         const line = position === undefined ? block.line : block.line + position.line + 1;
-        return `README.md:${line}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")} (TS${diagnostic.code})`;
+        return `${block.document}:${line}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")} (TS${diagnostic.code})`;
       }),
     );
     expect(problems).toEqual([]);
   }, 120_000);
 
-  it.each(blocks.filter((block) => block.mode === "run").map((block) => [block.line, block] as const))(
-    "runs the block at line %i to completion",
-    async (_line, block) => {
+  it.each(
+    blocks.filter((block) => block.mode === "run").map((block) => [`${block.document}:${block.line}`, block] as const),
+  )(
+    "runs the block at %s to completion",
+    async (_where, block) => {
       const { stdout, stderr } = await promisify(execFile)(
         process.execPath,
         ["--no-node-snapshot", "--import", TSX, join(folder, block.fileName)],

@@ -121,6 +121,48 @@ describe("Redactor: known secrets", () => {
     }
   });
 
+  it("replaces its URL-encoded forms with lower-case hex escapes too (%2f as well as %2F)", () => {
+    const lower = encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
+    expect(lower).toContain("%2f");
+    expect(redactor.redactText(`GET /crm?token=${lower}&page=2`).text).toBe(
+      "GET /crm?token=[REDACTED:env:CRM_TOKEN]&page=2",
+    );
+    const form = new URLSearchParams({ q: secret })
+      .toString()
+      .slice(2)
+      .replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
+    expect(redactor.redactText(`q=${form}`).kinds).toEqual(["env:CRM_TOKEN"]);
+  });
+
+  it("replaces its base64 form in text wrapped at 76 columns (the base64 command's default), 64 and CRLF", () => {
+    for (let offset = 0; offset < 80; offset += 7) {
+      const encoded = Buffer.from(`${"p".repeat(offset)}${secret}${"q".repeat(90)}`).toString("base64");
+      for (const [width, newline] of [
+        [76, "\n"],
+        [64, "\n"],
+        [76, "\r\n"],
+      ] as const) {
+        const wrapped = encoded.match(new RegExp(`.{1,${width}}`, "g"))!.join(newline);
+        const redacted = redactor.redactText(`$ base64 creds.txt\n${wrapped}\n$ `);
+        expect(redacted.kinds, `offset ${offset}, width ${width}`).toEqual(["env:CRM_TOKEN"]);
+        // The lines around the secret stay: only the secret's characters (and the breaks inside it) go.
+        if (offset >= 7) expect(redacted.text.startsWith(`$ base64 creds.txt\n${wrapped.slice(0, 8)}`)).toBe(true);
+        expect(redactor.mayHaveSecrets(wrapped)).toBe(true);
+        const json = redactor.redactJson(JSON.stringify({ stdout: wrapped }));
+        expect(json?.redactions, `JSON, offset ${offset}, width ${width}`).toEqual([
+          { kind: "env:CRM_TOKEN", path: "$.stdout" },
+        ]);
+      }
+    }
+  });
+
+  it("leaves wrapped base64 that holds no known secret as it is", () => {
+    const encoded = Buffer.from("nothing secret here ".repeat(20)).toString("base64");
+    const wrapped = encoded.match(/.{1,76}/g)!.join("\n");
+    expect(redactor.redactText(wrapped)).toEqual({ text: wrapped, kinds: [] });
+    expect(redactor.redactJson(JSON.stringify({ stdout: wrapped }))).toBeUndefined();
+  });
+
   it("lists the value's forms once each", () => {
     const forms = encodedForms("abcdefgh");
     expect(new Set(forms).size).toBe(forms.length);

@@ -7,8 +7,11 @@ import {
   type DeclarationTool,
   generateDeclarations,
   generateToolDeclaration,
+  MAX_OBSERVED_TYPE_CHARS,
+  MAX_OBSERVED_TYPES_CHARS,
   RUNTIME_DECLARATIONS,
 } from "../../src/schema/generate-declarations.js";
+import type { ObservedSchema } from "../../src/schema/observed-schema.js";
 import { parseToolName } from "../../src/registry/tool-name.js";
 import { compileTypeScript, formatDiagnostics } from "../helpers/compile-typescript.js";
 
@@ -269,5 +272,74 @@ describe("generateDeclarations: observed output types", () => {
     expect(declared).not.toContain("Observed");
     const anything = generateDeclarations([{ ...observedCustomer, observedOutput: { results: 3, schema: {} } }]);
     expect(anything).toContain("Promise<any>");
+  });
+});
+
+describe("generateDeclarations: bounds on what tool results can put into declarations", () => {
+  const check = (tools: readonly DeclarationTool[], body: string): string =>
+    compileWithRuntime(generateDeclarations(tools), `export async function main() {\n${body}\n}\n`);
+
+  it("escapes bidi, isolate, zero-width and control characters in quoted keys and string literals", () => {
+    const hidden = ["\u202e", "\u2066", "\u2069", "\u200b", "\u200f", "\u061c", "\ufeff", "\u0085", "\u2028"];
+    const keys = hidden.map((character, index) => `k${index}${character}gpj.exe`);
+    const properties = Object.fromEntries(keys.map((key) => [key, { type: "string" } as const]));
+    const observed = tool("files.list", {
+      observedOutput: { results: 2, schema: { type: "object", properties, required: keys } },
+    });
+    const declared = tool("files.stat", {
+      outputSchema: { type: "object", properties: { kind: { enum: ["a\u202eb", "c\u2066d"] } } },
+    });
+    const text = generateDeclarations([observed, declared]);
+    for (const character of hidden) expect(text).not.toContain(character);
+    expect(text).toContain('"k0\\u202egpj.exe": string;');
+    expect(text).toContain('"k1\\u2066gpj.exe": string;');
+    expect(text).toContain('"a\\u202eb" | "c\\u2066d"');
+    // The escapes name the same keys: a program reading one still type-checks.
+    expect(check([observed], 'const r = await tools.files.list(); return r["k0\\u202egpj.exe"].length;')).toBe("");
+  });
+
+  it("cuts one tool's observed type to MAX_OBSERVED_TYPE_CHARS, saying how many keys it leaves out", () => {
+    const properties: Record<string, ObservedSchema> = {};
+    for (let index = 0; index < 40; index++) {
+      properties[`field_${"k".repeat(50)}_${index}`] = {
+        type: "object",
+        properties: { name: { type: "string" }, size: { type: "number" }, tags: { type: "array" } },
+        required: ["name", "size", "tags"],
+      };
+    }
+    const wide = tool("disk.scan", {
+      observedOutput: { results: 5, schema: { type: "object", properties, required: Object.keys(properties) } },
+    });
+    const text = generateDeclarations([wide]);
+    const observed = /interface DiskScanObserved \{[\s\S]*?\n\}/.exec(text)![0];
+    expect(observed.length).toBeLessThanOrEqual(MAX_OBSERVED_TYPE_CHARS);
+    expect(observed).toMatch(/\/\*\* \d+ more keys not shown \*\/\n {2}\[key: string\]: unknown;/);
+    const shown = (observed.match(/^ {2}field_/gm) ?? []).length;
+    expect(observed).toContain(`/** ${40 - shown} more keys not shown */`);
+    expect(check([wide], `const r = await tools.disk.scan(); return r.field_${"k".repeat(50)}_0.size + 1;`)).toBe("");
+  });
+
+  it("shows observed types up to MAX_OBSERVED_TYPES_CHARS in one text; later tools resolve to any and say why", () => {
+    const properties: Record<string, ObservedSchema> = {};
+    for (let index = 0; index < 30; index++) properties[`column_${"c".repeat(40)}_${index}`] = { type: "string" };
+    const schema: ObservedSchema = { type: "object", properties, required: Object.keys(properties) };
+    const tools = Array.from({ length: 60 }, (_, index) =>
+      tool(`db.table_${index}`, { observedOutput: { results: 3, schema } }),
+    );
+    const text = generateDeclarations(tools);
+    const observedChars = [
+      ...text.matchAll(/(?:\/\*\*(?:(?!\*\/)[\s\S])*\*\/\n)?interface DbTable\d+Observed \{[\s\S]*?\n\}/g),
+    ]
+      .map((match) => match[0].length)
+      .reduce((sum, chars) => sum + chars, 0);
+    expect(observedChars).toBeGreaterThan(MAX_OBSERVED_TYPES_CHARS / 2);
+    expect(observedChars).toBeLessThanOrEqual(MAX_OBSERVED_TYPES_CHARS);
+    expect(text).toContain("table_0(input?: DbTable0Input): Promise<DbTable0Observed>;");
+    expect(text).toContain("table_59(input?: DbTable59Input): Promise<any>;");
+    expect(text).toContain(
+      "Its observed result type is not shown: the observed types before it fill this text's 40,000",
+    );
+    // Alone (describe_tools), the same tool shows its type.
+    expect(generateToolDeclaration(tools[59]!)).toContain("Promise<DbTable59Observed>");
   });
 });

@@ -8,6 +8,7 @@ import {
   findMismatch,
   inferSchema,
   MAX_OBSERVED_DEPTH,
+  MAX_OBSERVED_KEY_CHARS,
   MAX_OBSERVED_KEYS,
   MAX_SCHEMA_NODES,
   mergeSchemas,
@@ -254,5 +255,52 @@ describe("fitsWithoutChange and covers", () => {
     expect(fitsWithoutChange(infer(record), { ...record, k0: "text" })).toBe(false);
     expect(fitsWithoutChange(infer({ a: 1 }), { a: 1, b: 2 })).toBe(false);
     expect(fitsWithoutChange(infer({ a: 1, b: 2 }), { a: 1 })).toBe(false);
+  });
+});
+
+describe("keys an observed type may not record", () => {
+  it("reads an object with a key longer than MAX_OBSERVED_KEY_CHARS as a record of its values", () => {
+    const long = "k".repeat(MAX_OBSERVED_KEY_CHARS + 1);
+    expect(infer({ id: 1, [long]: "x" })).toEqual({
+      type: "object",
+      additionalProperties: { type: ["number", "string"] },
+    });
+    expect(infer({ ["k".repeat(MAX_OBSERVED_KEY_CHARS)]: "x" })).toMatchObject({ required: ["k".repeat(64)] });
+    // 40 keys of 50,000 characters: a record of one value type, whatever the keys' size.
+    const hostile = Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`${index}${"x".repeat(50_000)}`, 1]));
+    const schema = infer({ data: hostile });
+    expect(JSON.stringify(schema).length).toBeLessThan(200);
+  });
+
+  it("reads an object with a key the filter refuses as a record, and merges it with the struct seen before", () => {
+    const secretKey = "ghp_not-a-field";
+    const showKey = (key: string): boolean => !key.startsWith("ghp_");
+    const first = inferSchema({ data: { [secretKey]: "a" } }, showKey)!;
+    expect(JSON.stringify(first)).not.toContain(secretKey);
+    expect(first).toEqual({
+      type: "object",
+      properties: { data: { type: "object", additionalProperties: { type: "string" } } },
+      required: ["data"],
+    });
+    const second = inferSchema({ data: { [secretKey]: 5 } }, showKey)!;
+    expect(findMismatch(first, second)).toBe("$.data[*] is number, where the type has string");
+  });
+
+  it("turns an object of a stored schema listing a refused or too long key into a record", () => {
+    const stored = {
+      type: "object",
+      properties: { ok: { type: "string" }, ["x".repeat(100)]: { type: "number" } },
+      required: ["ok"],
+    };
+    expect(normalizeObservedSchema(stored)).toEqual({
+      type: "object",
+      additionalProperties: { type: ["number", "string"] },
+    });
+    const refused = normalizeObservedSchema(
+      { type: "object", properties: { ghp_x: { type: "string" } } },
+      0,
+      (key) => !key.startsWith("ghp_"),
+    );
+    expect(refused).toEqual({ type: "object", additionalProperties: { type: "string" } });
   });
 });

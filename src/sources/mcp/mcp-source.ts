@@ -636,9 +636,11 @@ export class McpToolSource implements ToolSource {
         ? `it wrote something other than MCP messages to stdout (${error.message}); over stdio, stdout carries the protocol only, so the server must log to stderr`
         : error instanceof McpError && error.code === ErrorCode.ConnectionClosed
           ? "it exited (or closed its output) before the MCP handshake completed"
-          : error instanceof Error
-            ? error.message
-            : String(error);
+          : error instanceof McpError && error.code === ErrorCode.RequestTimeout
+            ? this.#startTimeoutReason()
+            : error instanceof Error
+              ? error.message
+              : String(error);
     const lines = stderr?.lines() ?? [];
     const tail =
       lines.length === 0
@@ -649,6 +651,22 @@ export class McpToolSource implements ToolSource {
     return `The MCP server "${this.namespace}" failed to start (${target}): ${reason}.${tail}`;
   }
 
+  /**
+   * Why a start timed out, and what to do: how long it waited, the option that sets it, and for
+   * `npx` (which may be downloading the package on a first start) to pre-install the package.
+   */
+  #startTimeoutReason(): string {
+    const transport = this.#options.transport;
+    const waited = `it did not complete the MCP handshake and its first tools/list within ${this.#startTimeoutMs} ms`;
+    const raise = `raise "startTimeoutMs" for this server (in a config file: mcpServers.${this.namespace}.startTimeoutMs, e.g. 60000; in code: the source's startTimeoutMs option)`;
+    const npxPackage = transport.kind === "stdio" ? npxPackageOf(transport.command, transport.args ?? []) : undefined;
+    if (npxPackage === undefined) return `${waited}. If it is only slow to start, ${raise}`;
+    return (
+      `${waited}. npx may still be downloading ${npxPackage} (a first start often takes longer than that): ${raise}, ` +
+      `or pre-install it (\`npm install -g ${npxPackage}\`, then run its binary as the command, or run \`npx -y ${npxPackage}\` once before starting)`
+    );
+  }
+
   #emit(event: McpSourceEvent): void {
     try {
       this.#options.onEvent?.(event);
@@ -656,6 +674,17 @@ export class McpToolSource implements ToolSource {
       // A listener's failure is not the source's.
     }
   }
+}
+
+/** The package an `npx` command runs (its first argument that is not an option), or undefined for other commands. */
+export function npxPackageOf(command: string, args: readonly string[]): string | undefined {
+  const name = command
+    .split(/[\\/]/)
+    .pop()
+    ?.replace(/\.(cmd|exe)$/i, "");
+  if (name !== "npx") return undefined;
+  const found = args.find((arg) => !arg.startsWith("-"));
+  return found === undefined ? undefined : found.slice(0, 200);
 }
 
 /** Follows `tools/list` pages to the end (at most MAX_LIST_PAGES, against a server that loops). */

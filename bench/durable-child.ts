@@ -1,0 +1,28 @@
+// The child process of `npm run bench:durable`'s resume measurement: a durable 2,000-call sweep
+// whose tool appends "<epoch ms> <idempotency key>" to a log per live call (replayed calls do
+// not reach it), and "<log>.ready" when it is about to run. Arguments: <journal folder> <log file> <run id>.
+
+import { appendFileSync, writeFileSync } from "node:fs";
+import { FileRunJournal } from "../src/durable/file-run-journal.js";
+import { defineTool } from "../src/registry/define-tool.js";
+import { Switchyard } from "../src/switchyard.js";
+
+const [folder, log, runId] = process.argv.slice(2) as [string, string, string];
+const page = defineTool({
+  name: "api.page",
+  description: "One page.",
+  inputSchema: { type: "object", properties: { cursor: { type: "number" } }, required: ["cursor"] },
+  execute: async (input: { cursor: number }, context) => {
+    appendFileSync(log, `${Date.now()} ${context.idempotencyKey}\n`);
+    await new Promise((resolve) => setImmediate(resolve));
+    return { item: input.cursor * 2, next: input.cursor + 1 < 2_000 ? input.cursor + 1 : null };
+  },
+});
+const yard = new Switchyard({ tools: [page], typeCheck: "off", runJournal: new FileRunJournal({ folder }) });
+// When the process is ready to run: the bench tells the process start apart from the replay.
+writeFileSync(`${log}.ready`, `${Date.now()}`);
+await yard.run(
+  "let cursor = 0; let sum = 0; while (cursor !== null) { const p = await tools.api.page({ cursor }); sum += p.item; cursor = p.next; } return sum;",
+  { durable: { id: runId }, limits: { maxToolCalls: 5_000, wallTimeMs: 120_000 } },
+);
+await yard.close();

@@ -1,0 +1,151 @@
+// Durable-run benchmark: what a replay costs per call (a 2,000-call sweep answered from its
+// journal, and a 2,000-call fan-out), what journaling adds to a live call (the same sweep, durable
+// with a fresh id, against the plain run, with a tool that does nothing: the worst case), and how
+// long a sweep SIGKILLed half-way takes from the kill to its resumed run's first live call (a new
+// process started, the journal read, 1,000 calls replayed). Medians of rounds, back to back.
+// Run: npm run bench:durable   (compiled with tsc into dist-bench/ first).
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { FileRunJournal } from "../src/durable/file-run-journal.js";
+import { defineTool } from "../src/registry/define-tool.js";
+import { Switchyard } from "../src/switchyard.js";
+import { median } from "./stats.js";
+
+const CALLS = 2_000;
+const ROUNDS = 7;
+const KILL_AT = 1_000;
+const LIMITS = { maxToolCalls: 10_000, wallTimeMs: 120_000, cpuTimeMs: 60_000 };
+const SWEEP = `let cursor = 0; let sum = 0;
+while (cursor !== null) { const page = await tools.api.page({ cursor }); sum += page.item; cursor = page.next; }
+return sum;`;
+const FAN_OUT = `const pages = await Promise.all(Array.from({ length: ${CALLS} }, (_, cursor) => tools.api.page({ cursor })));
+return pages.reduce((sum, page) => sum + page.item, 0);`;
+const EMPTY = "let sum = 0; return sum;";
+
+export async function measureDurable(): Promise<string> {
+  const folder = mkdtempSync(join(tmpdir(), "bench-durable-"));
+  try {
+    const page = defineTool({
+      name: "api.page",
+      description: "One page of a listing.",
+      inputSchema: { type: "object", properties: { cursor: { type: "number" } }, required: ["cursor"] },
+      execute: (input: { cursor: number }) => ({
+        item: input.cursor * 2,
+        next: input.cursor + 1 < CALLS ? input.cursor + 1 : null,
+      }),
+    });
+    const yard = new Switchyard({ tools: [page], typeCheck: "off", runJournal: new FileRunJournal({ folder }) });
+    let ids = 0;
+    const wallUsPerCall = async (source: string, durableId?: string): Promise<number> => {
+      const durable = durableId === undefined ? {} : { durable: { id: durableId } };
+      const run = await yard.run(source, { limits: LIMITS, ...durable });
+      const empty = await yard.run(EMPTY, { limits: LIMITS });
+      if (!run.ok) throw new Error(`${run.error?.code}: ${run.error?.message}`);
+      return ((run.stats.wallMs - empty.stats.wallMs) * 1_000) / CALLS;
+    };
+    const rows = {
+      plain: [] as number[],
+      live: [] as number[],
+      replay: [] as number[],
+      fanLive: [] as number[],
+      fanReplay: [] as number[],
+    };
+    // Warm-up: the JIT, the first isolate.
+    await wallUsPerCall(SWEEP);
+    await wallUsPerCall(SWEEP, `warm-${++ids}`);
+    for (let round = 0; round < ROUNDS; round++) {
+      rows.plain.push(await wallUsPerCall(SWEEP));
+      const id = `sweep-${++ids}`;
+      rows.live.push(await wallUsPerCall(SWEEP, id));
+      rows.replay.push(await wallUsPerCall(SWEEP, id));
+      const fan = `fan-${++ids}`;
+      rows.fanLive.push(await wallUsPerCall(FAN_OUT, fan));
+      rows.fanReplay.push(await wallUsPerCall(FAN_OUT, fan));
+    }
+    await yard.close();
+    const resumes: { total: number; inProcess: number }[] = [];
+    for (let round = 0; round < 3; round++) resumes.push(await resumeAfterKillMs(folder, `killed-${round}`));
+
+    const plain = median(rows.plain);
+    const live = median(rows.live);
+    const replay = median(rows.replay);
+    const overhead = ((live - plain) / plain) * 100;
+    const resume = median(resumes.map((measured) => measured.total));
+    const format = (value: number): string => value.toFixed(1);
+    console.log(`durable runs, ${CALLS} calls per run, medians of ${ROUNDS} rounds (load ${loadAverage()})`);
+    console.log(`  sequential sweep, plain run, per call:               ${format(plain)} µs`);
+    console.log(`  sequential sweep, durable live (journaled), per call: ${format(live)} µs`);
+    console.log(`  sequential sweep, replayed from the journal, per call: ${format(replay)} µs`);
+    console.log(`  fan-out of ${CALLS}, durable live, per call:            ${format(median(rows.fanLive))} µs`);
+    console.log(`  fan-out of ${CALLS}, replayed, per call:                ${format(median(rows.fanReplay))} µs`);
+    console.log(
+      `  resume after SIGKILL at call ${KILL_AT}, kill to the resumed run's first live call: ${resumes.map((measured) => measured.total.toFixed(0)).join(", ")} ms`,
+    );
+    console.log(
+      `    of which in the new process after its start-up (journal read, ${KILL_AT} calls replayed): ${resumes.map((measured) => measured.inProcess.toFixed(0)).join(", ")} ms`,
+    );
+    return `durable: replay ${format(replay)} µs per call, journal overhead ${overhead.toFixed(1)}% per live call, resume after kill ${resume.toFixed(0)} ms`;
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** Starts the sweep in a child, SIGKILLs it at call KILL_AT, resumes it in a new child: ms from the kill to its first live call. */
+async function resumeAfterKillMs(folder: string, runId: string): Promise<{ total: number; inProcess: number }> {
+  const log = join(folder, `${runId}.log`);
+  const first = startChild(folder, log, runId);
+  const killedAt = await new Promise<number>((resolve) => {
+    const poll = setInterval(() => {
+      if (lineCount(log) < KILL_AT) return;
+      first.kill("SIGKILL");
+      clearInterval(poll);
+      resolve(Date.now());
+    }, 1);
+  });
+  await new Promise((resolve) => first.once("exit", resolve));
+  const before = lineCount(log);
+  const second = startChild(folder, log, runId);
+  const firstLive = await new Promise<number>((resolve) => {
+    const poll = setInterval(() => {
+      const lines = readLines(log);
+      if (lines.length <= before) return;
+      clearInterval(poll);
+      resolve(Number(lines[before]!.split(" ")[0]));
+    }, 1);
+  });
+  second.kill("SIGKILL");
+  await new Promise((resolve) => second.once("exit", resolve));
+  const ready = Number(readFileSync(`${log}.ready`, "utf8"));
+  return { total: firstLive - killedAt, inProcess: firstLive - ready };
+}
+
+function startChild(folder: string, log: string, runId: string): ChildProcess {
+  const child = fileURLToPath(new URL("./durable-child.js", import.meta.url));
+  return spawn(process.execPath, ["--no-node-snapshot", child, folder, log, runId], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+function readLines(file: string): string[] {
+  return existsSync(file)
+    ? readFileSync(file, "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+    : [];
+}
+
+function lineCount(file: string): number {
+  return readLines(file).length;
+}
+
+function loadAverage(): string {
+  return loadavg()
+    .map((value) => value.toFixed(1))
+    .join(", ");
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) console.log(await measureDurable());

@@ -1,0 +1,29 @@
+// What the tool bridge needs of a durable run, and nothing more: the journaled crossings to
+// replay (in the order their answers reached the program), the journaled answer of each wire
+// index, and a place to append live crossings. The bridge decides what to replay; this face
+// only remembers.
+
+import type { RunError } from "../contract.js";
+import type { CrossingEntry, JournaledAnswer } from "./run-journal.js";
+
+/** A durable run as its tool bridge sees it. */
+export interface CrossingJournal {
+  /** The run's id: the first half of every call's idempotency key. */
+  readonly runId: string;
+  /** The journaled crossing that arrived `k`-th, if the journal holds it. */
+  crossing(k: number): CrossingEntry | undefined;
+  /** The next journaled crossing to answer, or undefined when all are answered. */
+  next(): CrossingEntry | undefined;
+  /** Marks `next()` answered. */
+  advance(): void;
+  /** The journaled answer of wire index `index`, if it reached the program before. */
+  answer(index: number): JournaledAnswer | undefined;
+  /** The journal is replayed: what is appended from now on is live. */
+  goneLive(): void;
+  /** Appends a live crossing (a full journal ends the run `JOURNAL_LIMIT`). */
+  record(entry: CrossingEntry): void;
+  /** Stores a large answer apart; its reference, or undefined to keep it inline. */
+  spill(index: number, envelope: string): string | undefined;
+  /** The replay met a crossing that does not match the journal: the run ends with `error`. */
+  diverge(error: RunError): void;
+}

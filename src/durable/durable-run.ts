@@ -1,0 +1,360 @@
+// One durable run in this process: its journal read back and indexed for the replay, its writer
+// for what happens live, the approver that pauses the run on an `ask` nobody answers in time,
+// and the end that journals how the run ended. The tool bridge decides what to replay through
+// the CrossingJournal face; nothing is appended before the replay is over, so a replay that
+// diverges leaves the journal as it was.
+
+import { randomInt } from "node:crypto";
+import type { RunError, RunResult } from "../contract.js";
+import type { ApprovalAnswer, Approver, PermissionRequest } from "../permissions/permission-gate.js";
+import type { GuestDeterminism } from "../../runtime/wire.js";
+import type { CrossingJournal } from "./crossing-journal.js";
+import { JournalError } from "./journal-error.js";
+import { isEnvelopeOf } from "./journal-lines.js";
+import { checkRunId } from "./run-id.js";
+import type {
+  CrossingEntry,
+  DecisionEntry,
+  JournaledAnswer,
+  JournalEntry,
+  JournalHeader,
+  JournalWriter,
+  PendingRequest,
+  RunJournal,
+} from "./run-journal.js";
+
+/** A person's decision on a paused call, named by the call's position. */
+export interface RunDecision {
+  /** The pending call's position (1-based), as `runs show` and the `PAUSED` error's details list it. */
+  readonly position: number;
+  readonly approved: boolean;
+  /** Shown to the program with a denial. */
+  readonly reason?: string | undefined;
+}
+
+/** What a run takes to be durable (`RunOptions.durable`). */
+export interface DurableOptions {
+  /**
+   * The run's id (1-128 letters, digits, `.`, `-`, `_`). A new id starts a journal; an id the
+   * store holds replays it: journaled calls are answered from it, the rest run live.
+   */
+  readonly id: string;
+  /** Where the journal lives. Default: the session's store (a FileRunJournal; see `SwitchyardOptions.durable`). */
+  readonly store?: RunJournal | undefined;
+  /**
+   * How long an `ask` may wait for the approver before the run pauses, in ms. Default 30 000;
+   * an approver that answers `"later"`, or none configured, pauses at once.
+   */
+  readonly askTimeoutMs?: number | undefined;
+  /** Decisions on calls the run paused on (what `yard.resume` passes). */
+  readonly decisions?: readonly RunDecision[] | undefined;
+  /** How long the journal is kept after the run starts, in ms. Default 7 days; `prune` deletes it after. */
+  readonly retentionMs?: number | undefined;
+}
+
+/** Default time an `ask` waits before a durable run pauses, in ms. */
+export const DEFAULT_ASK_TIMEOUT_MS = 30_000;
+/** Default time a journal is kept, in ms (7 days). */
+export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+// After the first `ask` times out, asks made in the same moment join the pause.
+const PAUSE_GATHER_MS = 5;
+
+/** See the module comment. Create with `openDurableRun`. */
+export class DurableRun implements CrossingJournal {
+  readonly runId: string;
+  readonly header: JournalHeader;
+  readonly #writer: JournalWriter;
+  readonly #byCrossing = new Map<number, CrossingEntry>();
+  readonly #byIndex = new Map<number, JournaledAnswer>();
+  readonly #order: CrossingEntry[];
+  #cursor = 0;
+  readonly #decisions = new Map<number, RunDecision>();
+  readonly #newDecisions: readonly RunDecision[];
+  readonly #askTimeoutMs: number;
+  #live = false;
+  /** The journal already holds the run's end: a full replay appends nothing. */
+  #ended = false;
+  #ending: RunError | undefined;
+  #endRun: ((error: RunError) => void) | undefined;
+  readonly #asking = new Map<number, PendingRequest>();
+  #pauseTimer: NodeJS.Timeout | undefined;
+  #paused: PendingRequest[] | undefined;
+
+  constructor(header: JournalHeader, entries: readonly JournalEntry[], writer: JournalWriter, options: DurableOptions) {
+    this.runId = header.id;
+    this.header = header;
+    this.#writer = writer;
+    const crossings: CrossingEntry[] = [];
+    for (const entry of entries) {
+      if (entry.t === "x") {
+        crossings.push(entry);
+        this.#byCrossing.set(entry.k, entry);
+        for (const answer of entry.answers) this.#byIndex.set(answer.i, answer);
+      } else if (entry.t === "decision") {
+        this.#decisions.set(entry.position, entry);
+      } else if (entry.t === "end") {
+        this.#ended = true;
+      }
+    }
+    this.#order = crossings;
+    // A journal with nothing to replay is live from the start.
+    this.#live = crossings.length === 0;
+    this.#newDecisions = options.decisions ?? [];
+    for (const decision of this.#newDecisions) this.#decisions.set(decision.position, decision);
+    this.#askTimeoutMs = options.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;
+  }
+
+  /** The guest's first clock value and random seed, as journaled. */
+  get determinism(): GuestDeterminism {
+    return { nowMs: this.header.nowMs, seed: this.header.seed };
+  }
+
+  /** Whether the journal held crossings when the run started (it is a replay, a resume). */
+  get resumed(): boolean {
+    return this.#order.length > 0;
+  }
+
+  /** Lets the durable run end its program run (pause, divergence, a full journal). */
+  attach(endRun: (error: RunError) => void): void {
+    this.#endRun = endRun;
+  }
+
+  crossing(k: number): CrossingEntry | undefined {
+    return this.#byCrossing.get(k);
+  }
+
+  next(): CrossingEntry | undefined {
+    return this.#order[this.#cursor];
+  }
+
+  advance(): void {
+    this.#cursor++;
+  }
+
+  answer(index: number): JournaledAnswer | undefined {
+    return this.#byIndex.get(index);
+  }
+
+  goneLive(): void {
+    if (this.#ending !== undefined) return;
+    this.#live = true;
+    // Decisions brought to this resume are journaled once it is past the replay, so a crash from
+    // here on resumes with them.
+    const at = Date.now();
+    const entries: DecisionEntry[] = this.#newDecisions.map((decision) => ({
+      t: "decision",
+      at,
+      position: decision.position,
+      approved: decision.approved,
+      ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+    }));
+    if (entries.length > 0) this.#append(entries);
+  }
+
+  record(entry: CrossingEntry): void {
+    if (this.#live && this.#ending === undefined) this.#append([entry]);
+  }
+
+  spill(index: number, envelope: string): string | undefined {
+    if (!this.#live || this.#ending !== undefined) return undefined;
+    try {
+      return this.#writer.spill(index, envelope);
+    } catch (error) {
+      this.#end(limitError(this.runId, error));
+      return undefined;
+    }
+  }
+
+  diverge(error: RunError): void {
+    this.#end(error);
+  }
+
+  /**
+   * The approver of the run's `ask` decisions: a decision brought to the resume answers its call;
+   * otherwise `approver` is asked, and when it answers `"later"`, is absent, or has not answered
+   * within `askTimeoutMs`, the run pauses with the call pending.
+   */
+  approver(approver: Approver | undefined): Approver {
+    return (request) => {
+      const position = this.#positionOf(request.callId);
+      const decision = position === undefined ? undefined : this.#decisions.get(position);
+      if (decision !== undefined)
+        return { approved: decision.approved, reason: decision.reason ?? "denied by a person" };
+      if (position === undefined) return false;
+      const pending: PendingRequest = {
+        position,
+        tool: request.tool,
+        input: request.input,
+        reason: request.reason,
+        idempotencyKey: `${this.runId}:${position}`,
+      };
+      this.#asking.set(position, pending);
+      return new Promise<ApprovalAnswer>((resolve) => {
+        const timer = setTimeout(() => this.#pauseSoon(), this.#askTimeoutMs);
+        timer.unref();
+        const settle = (answer: ApprovalAnswer): void => {
+          clearTimeout(timer);
+          if (answer === "later") {
+            this.#pauseSoon();
+            return;
+          }
+          if (this.#paused !== undefined) return;
+          this.#asking.delete(position);
+          resolve(answer);
+        };
+        if (approver === undefined) return settle("later");
+        try {
+          void Promise.resolve(approver(request as PermissionRequest)).then(settle, () => settle(false));
+        } catch {
+          settle(false);
+        }
+      });
+    };
+  }
+
+  /**
+   * Settles the run with its journal: a replay that ended before the journal did has diverged;
+   * a paused run leaves out the records of its pending calls (they are made when it resumes); an
+   * ended one journals its end. Closes the writer (releasing the run's lock).
+   */
+  async finish(result: RunResult, stillReplaying: boolean): Promise<RunResult> {
+    let settled = result;
+    if (stillReplaying && this.#ending === undefined && result.error?.code !== "REPLAY_DIVERGED") {
+      const error: RunError = {
+        code: "REPLAY_DIVERGED",
+        message: `The program ended before the journal of run ${this.runId} did: it no longer matches the program the journal was made by. The journal is unchanged.`,
+        details: {
+          crossing: this.#cursor + 1,
+          position: null,
+          program: "the end of the program",
+          journal: "more crossings",
+        },
+      };
+      settled = { ...result, ok: false, output: null, error };
+    } else if (this.#paused !== undefined) {
+      const pendingIds = new Set(this.#paused.map((pending) => `${this.runId}.${pending.position}`));
+      settled = { ...result, calls: result.calls.filter((call) => !pendingIds.has(call.id)) };
+      settled = { ...settled, stats: { ...settled.stats, toolCalls: settled.calls.length } };
+    } else if (this.#live && this.#ending === undefined && !this.#ended) {
+      this.#append([
+        { t: "end", at: Date.now(), ok: result.ok, ...(result.error === undefined ? {} : { code: result.error.code }) },
+      ]);
+    }
+    await this.#writer.close();
+    return settled;
+  }
+
+  #positionOf(callId: string): number | undefined {
+    const prefix = `${this.runId}.`;
+    if (!callId.startsWith(prefix)) return undefined;
+    const position = Number(callId.slice(prefix.length));
+    return Number.isInteger(position) && position > 0 ? position : undefined;
+  }
+
+  #pauseSoon(): void {
+    if (this.#pauseTimer !== undefined || this.#paused !== undefined) return;
+    this.#pauseTimer = setTimeout(() => this.#pause(), PAUSE_GATHER_MS);
+  }
+
+  #pause(): void {
+    if (this.#ending !== undefined) return;
+    const pending = [...this.#asking.values()].sort((a, b) => a.position - b.position);
+    this.#paused = pending;
+    if (this.#live) this.#append([{ t: "pause", at: Date.now(), pending }]);
+    const positions = pending.map((request) => request.position).join(", ");
+    this.#end({
+      code: "PAUSED",
+      message:
+        `Run ${this.runId} paused: call(s) ${positions} wait for a person's decision. ` +
+        `Resume it with yard.resume("${this.runId}", { decisions }) or \`switchyard runs approve|deny|resume ${this.runId}\`.`,
+      details: { runId: this.runId, pending: pending.map(pendingAsJson) },
+    });
+  }
+
+  #append(entries: readonly JournalEntry[]): void {
+    if (!this.#writer.append(entries)) this.#end(limitError(this.runId, undefined));
+  }
+
+  #end(error: RunError): void {
+    if (this.#ending !== undefined) return;
+    this.#ending = error;
+    this.#endRun?.(error);
+  }
+}
+
+/**
+ * Opens the durable run `options.id` in `store`: reads its journal (a run the store does not hold
+ * starts one, with a fresh clock and seed) and takes its lock. Rejects with a JournalError
+ * (`JOURNAL_INVALID`, `RUN_BUSY`) and `OPTION_INVALID` for a bad id.
+ */
+export async function openDurableRun(
+  store: RunJournal,
+  options: DurableOptions,
+  program: { readonly source: string; readonly inputJson: string | undefined },
+): Promise<DurableRun> {
+  const id = checkRunId(options.id);
+  const now = Date.now();
+  const fresh: JournalHeader = {
+    t: "run",
+    v: 1,
+    id,
+    createdAt: now,
+    expiresAt: now + (options.retentionMs ?? DEFAULT_RETENTION_MS),
+    source: program.source,
+    ...(program.inputJson === undefined ? {} : { inputJson: program.inputJson }),
+    nowMs: now,
+    seed: [randomInt(2 ** 32), randomInt(2 ** 32), randomInt(2 ** 32), randomInt(2 ** 32)],
+  };
+  // The lock first, then the read: nobody appends between what is read and what is replayed.
+  // `open` writes `fresh` only into a journal that is new (or empty).
+  const writer = await store.open(id, fresh);
+  try {
+    const stored = await store.read(id);
+    if (stored === undefined) throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} vanished.`);
+    const entries = await withSpilledAnswers(store, id, stored.entries);
+    return new DurableRun(stored.header, entries, writer, options);
+  } catch (error) {
+    await writer.close();
+    throw error;
+  }
+}
+
+/** Entries with every answer stored apart read back inline, so the replay never waits on the disk. */
+async function withSpilledAnswers(
+  store: RunJournal,
+  id: string,
+  entries: readonly JournalEntry[],
+): Promise<JournalEntry[]> {
+  const loaded: JournalEntry[] = [];
+  for (const entry of entries) {
+    if (entry.t !== "x" || entry.answers.every((answer) => answer.ref === undefined)) {
+      loaded.push(entry);
+      continue;
+    }
+    const answers: JournaledAnswer[] = [];
+    for (const answer of entry.answers) {
+      if (answer.ref === undefined) {
+        answers.push(answer);
+        continue;
+      }
+      const envelope = await store.readSpilled(id, answer.ref);
+      if (!isEnvelopeOf(answer.i, envelope))
+        throw new JournalError("JOURNAL_INVALID", `The spilled answer ${answer.ref} of run ${id} is damaged.`);
+      answers.push({ ...answer, e: envelope });
+    }
+    loaded.push({ ...entry, answers });
+  }
+  return loaded;
+}
+
+function pendingAsJson(pending: PendingRequest): { [key: string]: import("../contract.js").JsonValue } {
+  return JSON.parse(JSON.stringify(pending)) as { [key: string]: import("../contract.js").JsonValue };
+}
+
+function limitError(runId: string, error: unknown): RunError {
+  const why = JournalError.isInstance(error) ? error.message : "the journal reached its size limit";
+  return {
+    code: "JOURNAL_LIMIT",
+    message: `Run ${runId} stopped: ${why}. Calls journaled so far stay; large results count toward the store's maxRunBytes.`,
+  };
+}

@@ -1,0 +1,132 @@
+// A journal as text: one JSON object per line, the header first. Reading tolerates exactly one
+// kind of damage, the torn last line a crash leaves behind (text after the last newline), and
+// refuses anything else with `JOURNAL_INVALID`: a line that is not JSON, an entry of an unknown
+// kind or with fields of the wrong type, a second header, a version it does not know.
+
+import { JournalError } from "./journal-error.js";
+import type { JournalEntry, JournalHeader, StoredJournal } from "./run-journal.js";
+
+/** The text of entries to append: one line each, newline-terminated. */
+export function encodeJournalLines(entries: readonly (JournalHeader | JournalEntry)[]): string {
+  let text = "";
+  for (const entry of entries) text += `${JSON.stringify(entry)}\n`;
+  return text;
+}
+
+/**
+ * Reads a journal's text. `complete` is the length of the text up to its last newline: what a
+ * writer keeps (and truncates the file to) before appending again. Throws `JOURNAL_INVALID`.
+ */
+export function decodeJournalText(id: string, text: string): { journal: StoredJournal; complete: number } {
+  const complete = text.lastIndexOf("\n") + 1;
+  const lines = text.slice(0, complete).split("\n");
+  lines.pop();
+  const invalid = (line: number, why: string): JournalError =>
+    new JournalError("JOURNAL_INVALID", `The journal of run ${id} is damaged at line ${line}: ${why}.`);
+  if (lines.length === 0) throw invalid(1, "it has no header");
+  const header = parseLine(lines[0]!, 1, invalid);
+  if (!isHeader(header, id)) throw invalid(1, "the header is not a version-1 header of this run");
+  const entries: JournalEntry[] = [];
+  for (let at = 1; at < lines.length; at++) {
+    const entry = parseLine(lines[at]!, at + 1, invalid);
+    if (!isEntry(entry)) throw invalid(at + 1, "not a journal entry");
+    entries.push(entry);
+  }
+  return { journal: { header, entries, bytes: Buffer.byteLength(text) }, complete };
+}
+
+function parseLine(line: string, number: number, invalid: (line: number, why: string) => JournalError): unknown {
+  try {
+    return JSON.parse(line) as unknown;
+  } catch {
+    throw invalid(number, "not JSON");
+  }
+}
+
+function isHeader(value: unknown, id: string): value is JournalHeader {
+  if (!isRecord(value) || value["t"] !== "run" || value["v"] !== 1 || value["id"] !== id) return false;
+  const seed = value["seed"];
+  return (
+    typeof value["source"] === "string" &&
+    isNumber(value["createdAt"]) &&
+    isNumber(value["expiresAt"]) &&
+    isNumber(value["nowMs"]) &&
+    (value["inputJson"] === undefined || typeof value["inputJson"] === "string") &&
+    Array.isArray(seed) &&
+    seed.length === 4 &&
+    seed.every(isNumber)
+  );
+}
+
+const KINDS: ReadonlySet<unknown> = new Set(["now", "mayWait", "later", "wait"]);
+
+function isEntry(value: unknown): value is JournalEntry {
+  if (!isRecord(value)) return false;
+  switch (value["t"]) {
+    case "x":
+      return (
+        isNumber(value["k"]) &&
+        KINDS.has(value["kind"]) &&
+        isNumber(value["nowMs"]) &&
+        optionalNumber(value["first"]) &&
+        optionalNumber(value["count"]) &&
+        Array.isArray(value["answers"]) &&
+        value["answers"].every(isAnswer)
+      );
+    case "pause":
+      return isNumber(value["at"]) && Array.isArray(value["pending"]) && value["pending"].every(isPending);
+    case "decision":
+      return isNumber(value["at"]) && isNumber(value["position"]) && typeof value["approved"] === "boolean";
+    case "end":
+      return isNumber(value["at"]) && typeof value["ok"] === "boolean";
+    default:
+      return false;
+  }
+}
+
+function isAnswer(value: unknown): boolean {
+  return (
+    isRecord(value) &&
+    isNumber(value["i"]) &&
+    optionalNumber(value["n"]) &&
+    typeof value["tool"] === "string" &&
+    typeof value["h"] === "string" &&
+    (typeof value["e"] === "string" ? isEnvelopeOf(value["i"], value["e"]) : typeof value["ref"] === "string") &&
+    (value["r"] === undefined || isRecord(value["r"]))
+  );
+}
+
+/**
+ * Whether `envelope` is one answer, of wire index `index`, as the bridge encodes it: a replay
+ * splices it into the guest's answer as it is, so a tampered one must not smuggle in a second
+ * answer (for a call that was never answered) or text that is not JSON.
+ */
+export function isEnvelopeOf(index: number, envelope: string): boolean {
+  try {
+    const pair = JSON.parse(`[${envelope}]`) as unknown[];
+    return pair.length === 2 && (pair[0] === index || pair[0] === -1 - index);
+  } catch {
+    return false;
+  }
+}
+
+function isPending(value: unknown): boolean {
+  return (
+    isRecord(value) &&
+    isNumber(value["position"]) &&
+    typeof value["tool"] === "string" &&
+    typeof value["idempotencyKey"] === "string"
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isNumber(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value);
+}
+
+function optionalNumber(value: unknown): boolean {
+  return value === undefined || isNumber(value);
+}

@@ -1,0 +1,166 @@
+// The contract every journal store satisfies (a local file store is the embedded default), and the
+// entries a durable run's journal holds: its header, each crossing of the bridge with the answers
+// it carried, pauses, decisions and its end. Entries are plain JSON; stores only append, read,
+// list and prune them, and never interpret a crossing.
+
+import type { CallRecord, RunErrorCode } from "../contract.js";
+
+/** The first entry of every journal: what the run is, so another process can replay or resume it. */
+export interface JournalHeader {
+  readonly t: "run";
+  /** Format version; a store refuses a journal of a version it does not know. */
+  readonly v: 1;
+  readonly id: string;
+  /** Epoch ms when the run was first started. */
+  readonly createdAt: number;
+  /** Epoch ms after which `prune` may delete the journal. */
+  readonly expiresAt: number;
+  /** The program as it was first run; `resume` runs it again from here. */
+  readonly source: string;
+  /** The run's `input` as JSON text, when it had one. */
+  readonly inputJson?: string | undefined;
+  /** The guest's clock at the start, and the seed of its `Math.random`. */
+  readonly nowMs: number;
+  readonly seed: readonly [number, number, number, number];
+}
+
+/**
+ * One answer a crossing carried to the program: the wire index `i`, the call's position `n`
+ * (1-based; absent for the run's own `$timer` and `$budget` requests), its tool and the hash of
+ * its input, the envelope as the guest received it (`e`) or, when larger than the store's inline
+ * limit, a reference to it (`ref`), and the call's record.
+ */
+export interface JournaledAnswer {
+  readonly i: number;
+  readonly n?: number | undefined;
+  readonly tool: string;
+  readonly h: string;
+  readonly e?: string | undefined;
+  readonly ref?: string | undefined;
+  readonly r?: CallRecord | undefined;
+}
+
+/**
+ * How a crossing reached the host: a batch answered now (`now`), one that may be held for its
+ * call (`mayWait`), one sent ahead (`later`), or the guest's `wait` for answers.
+ */
+export type CrossingKind = "now" | "mayWait" | "later" | "wait";
+
+/**
+ * One crossing, written when it was answered (so entries are in the order answers reached the
+ * program): its number `k` in arrival order, its kind, the wire indexes of the requests it
+ * carried (`first`, `count`; submits only), the clock it gave the guest and the answers it carried.
+ */
+export interface CrossingEntry {
+  readonly t: "x";
+  readonly k: number;
+  readonly kind: CrossingKind;
+  readonly first?: number | undefined;
+  readonly count?: number | undefined;
+  readonly nowMs: number;
+  readonly answers: readonly JournaledAnswer[];
+}
+
+/** A call waiting for a person's decision when the run paused. */
+export interface PendingRequest {
+  /** The call's position (1-based), what a decision names. */
+  readonly position: number;
+  readonly tool: string;
+  readonly input: unknown;
+  /** The asking rule's reason, if it gave one. */
+  readonly reason?: string | undefined;
+  readonly idempotencyKey: string;
+}
+
+/** The run paused: the calls that wait for a decision. */
+export interface PauseEntry {
+  readonly t: "pause";
+  readonly at: number;
+  readonly pending: readonly PendingRequest[];
+}
+
+/** A person's decision on a pending call. */
+export interface DecisionEntry {
+  readonly t: "decision";
+  readonly at: number;
+  readonly position: number;
+  readonly approved: boolean;
+  readonly reason?: string | undefined;
+}
+
+/** The run ended (not paused): how. */
+export interface EndEntry {
+  readonly t: "end";
+  readonly at: number;
+  readonly ok: boolean;
+  readonly code?: RunErrorCode | undefined;
+}
+
+/** Anything after the header. */
+export type JournalEntry = CrossingEntry | PauseEntry | DecisionEntry | EndEntry;
+
+/** A journal as read back: its header and its entries in order. */
+export interface StoredJournal {
+  readonly header: JournalHeader;
+  readonly entries: readonly JournalEntry[];
+  /** Bytes the journal takes in its store, spilled answers included. */
+  readonly bytes: number;
+}
+
+/** Where a run stands, from its journal's last entries. */
+export type RunState = "running" | "paused" | "ended";
+
+/** One line of `list`. */
+export interface RunSummary {
+  readonly id: string;
+  readonly state: RunState;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly calls: number;
+  readonly bytes: number;
+  /** For a paused run, the calls waiting for a decision. */
+  readonly pending: readonly PendingRequest[];
+  /** For an ended run, whether it succeeded, and its code when not. */
+  readonly ok?: boolean | undefined;
+  readonly code?: RunErrorCode | undefined;
+}
+
+/**
+ * Appends to one run's journal; one writer per run at a time (the store's lock). `append` never
+ * blocks the caller on the disk's flush; `flush` resolves when everything appended is durable.
+ */
+export interface JournalWriter {
+  /**
+   * Appends entries in order. Returns false, appending nothing, when they would take the run's
+   * journal past the store's `maxRunBytes`: the run must end `JOURNAL_LIMIT`.
+   */
+  append(entries: readonly JournalEntry[]): boolean;
+  /** Stores a large answer apart and returns its reference for `JournaledAnswer.ref`. */
+  spill(index: number, envelope: string): string | undefined;
+  /** Resolves when every entry appended so far is on stable storage. */
+  flush(): Promise<void>;
+  /** Flushes and releases the run's lock; later appends are refused. */
+  close(): Promise<void>;
+}
+
+/**
+ * A store of durable runs' journals (see `FileRunJournal`, the embedded default). Run ids are
+ * checked by `checkRunId` before any store sees them.
+ */
+export interface RunJournal {
+  /** The run's journal, or undefined when the store has none. Rejects `JOURNAL_INVALID` for a damaged one. */
+  read(id: string): Promise<StoredJournal | undefined>;
+  /** Reads a spilled answer back by its reference. */
+  readSpilled(id: string, ref: string): Promise<string>;
+  /**
+   * Takes the run's lock and opens it for appending, writing `header` first when the journal is
+   * new. Rejects `RUN_BUSY` when another live writer holds it.
+   */
+  open(id: string, header: JournalHeader | undefined): Promise<JournalWriter>;
+  /** Appends entries outside a run (a decision from the command line), under the run's lock. */
+  appendOutside(id: string, entries: readonly JournalEntry[]): Promise<void>;
+  /** Every run in the store, newest first. */
+  list(): Promise<RunSummary[]>;
+  /** Deletes the journals expired at `nowMs` (default now) that no live writer holds; resolves with their ids. */
+  prune(nowMs?: number): Promise<string[]>;
+}

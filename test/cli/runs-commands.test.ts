@@ -1,0 +1,76 @@
+// `switchyard run --durable` and `switchyard runs ...` in real child processes (bin/switchyard.js,
+// Node with --no-node-snapshot and tsx): a run whose asks nobody answers pauses; `runs list` and
+// `runs show` say what it waits for; `runs approve` and `runs deny` journal decisions; `runs
+// resume` finishes it with the tools of a module. A hostile run id is a usage error.
+
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import type { RunResult } from "../../src/contract.js";
+import { REFUNDS } from "../durable/fixtures/shop-tools.js";
+
+const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
+const TOOLS = fileURLToPath(new URL("../durable/fixtures/shop-tools.ts", import.meta.url));
+const work = mkdtempSync(join(tmpdir(), "runs-cli-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+const env = { ...process.env, SWITCHYARD_RUNS_DIR: join(work, "runs"), SHOP_CALLS: join(work, "calls.log") };
+
+function cli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+describe("switchyard runs", () => {
+  it("pauses a durable run, shows it, takes one approval and one denial, and resumes it", async () => {
+    writeFileSync(join(work, "refunds.ts"), REFUNDS);
+    const rules = [{ tools: "shop.refund", decision: "ask", reason: "refunds need a person" }];
+    writeFileSync(join(work, "shop.config.json"), JSON.stringify({ tools: [TOOLS], permissions: { rules } }));
+    const paused = await cli([
+      "run",
+      "refunds.ts",
+      "--config",
+      "shop.config.json",
+      "--durable",
+      "cli-refunds",
+      "--json",
+    ]);
+    expect(paused.code, paused.stdout + paused.stderr).toBe(1);
+    expect((JSON.parse(paused.stdout) as RunResult).error?.code).toBe("PAUSED");
+
+    const listed = await cli(["runs", "list"]);
+    expect(listed.stdout).toMatch(/^cli-refunds {2}paused {2}2 calls .* waits for call\(s\) 3, 4$/m);
+    const shown = await cli(["runs", "show", "cli-refunds"]);
+    expect(shown.stdout).toContain('call 4: shop.refund {"id":2} (refunds need a person)');
+
+    expect((await cli(["runs", "approve", "cli-refunds", "3"])).code).toBe(0);
+    expect((await cli(["runs", "deny", "cli-refunds", "4", "--reason", "refunded by hand"])).code).toBe(0);
+    const wrong = await cli(["runs", "approve", "cli-refunds", "9"]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("does not wait for call 9; it waits for call(s) 3, 4");
+
+    const resumed = await cli(["runs", "resume", "cli-refunds", "--config", "shop.config.json", "--json"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const result = JSON.parse(resumed.stdout) as RunResult;
+    expect(result.output).toMatchObject({ a: { refunded: 1 }, b: { caught: "PERMISSION_DENIED" } });
+    expect(readFileSync(env.SHOP_CALLS, "utf8").trim().split("\n")).toEqual([
+      "order cli-refunds:1",
+      "order cli-refunds:2",
+      "refund cli-refunds:3",
+    ]);
+    expect((await cli(["runs", "show", "cli-refunds"])).stdout).toMatch(/^cli-refunds {2}ended ok {2}4 calls/);
+  }, 180_000);
+
+  it("refuses a run id that would leave the folder, before touching a file", async () => {
+    const result = await cli(["runs", "show", "../../etc/passwd"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/is not a run id/);
+    expect(result.stderr).not.toMatch(/at .*\.ts/);
+  }, 30_000);
+});

@@ -1,0 +1,135 @@
+// Programs that wait for a person: two `ask` calls nobody answers pause the run with both
+// pending in the journal; a second process resumes it with one approval and one denial; the
+// denial reaches the program's catch; every call has one live record over both processes; and a
+// program changed before resuming ends REPLAY_DIVERGED with the journal unchanged.
+
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import type { RunResult } from "../../src/contract.js";
+import { FileRunJournal } from "../../src/durable/file-run-journal.js";
+import { Switchyard } from "../../src/switchyard.js";
+import { REFUNDS, shopPermissions, shopTools } from "./fixtures/shop-tools.js";
+
+const CHILD = fileURLToPath(new URL("./fixtures/resume-child.ts", import.meta.url));
+const work = mkdtempSync(join(tmpdir(), "durable-pause-"));
+const folder = join(work, "runs");
+const callsFile = join(work, "calls.log");
+process.env["SHOP_CALLS"] = callsFile;
+const yards: Switchyard[] = [];
+afterAll(async () => {
+  await Promise.all(yards.map((yard) => yard.close()));
+  rmSync(work, { recursive: true, force: true });
+});
+
+function createYard(): Switchyard {
+  const yard = new Switchyard({
+    tools: shopTools,
+    permissions: shopPermissions,
+    typeCheck: "off",
+    runJournal: new FileRunJournal({ folder }),
+  });
+  yards.push(yard);
+  return yard;
+}
+
+function calls(): string[] {
+  try {
+    return readFileSync(callsFile, "utf8")
+      .split("\n")
+      .filter((line) => line !== "");
+  } catch {
+    return [];
+  }
+}
+
+function resumeInAnotherProcess(runId: string, decisions: unknown): RunResult {
+  const resultFile = join(work, `${runId}.result.json`);
+  const child = spawnSync(
+    process.execPath,
+    [
+      "--no-node-snapshot",
+      "--import",
+      import.meta.resolve("tsx"),
+      CHILD,
+      folder,
+      runId,
+      JSON.stringify(decisions),
+      resultFile,
+    ],
+    { env: process.env, encoding: "utf8" },
+  );
+  expect(child.status, child.stderr).toBe(0);
+  return JSON.parse(readFileSync(resultFile, "utf8")) as RunResult;
+}
+
+describe("a durable run that waits for a person", () => {
+  it("pauses on two unanswered asks and resumes in another process with one approval and one denial", async () => {
+    const paused = await createYard().run(REFUNDS, { durable: { id: "refunds", askTimeoutMs: 100 } });
+    expect(paused.error?.code).toBe("PAUSED");
+    const details = paused.error?.details as { pending: { position: number; tool: string; input: unknown }[] };
+    expect(details.pending.map(({ position, tool, input }) => ({ position, tool, input }))).toEqual([
+      { position: 3, tool: "shop.refund", input: { id: 1 } },
+      { position: 4, tool: "shop.refund", input: { id: 2 } },
+    ]);
+    // The pending calls are not the paused run's: they are made when it resumes.
+    expect(paused.calls.map((call) => call.id)).toEqual(["refunds.1", "refunds.2"]);
+    const stored = (await new FileRunJournal({ folder }).list()).find((run) => run.id === "refunds");
+    expect(stored?.state).toBe("paused");
+    expect(stored?.pending.map((request) => request.position)).toEqual([3, 4]);
+
+    const resumed = resumeInAnotherProcess("refunds", [
+      { position: 3, approved: true },
+      { position: 4, approved: false, reason: "order 2 was already refunded by hand" },
+    ]);
+    expect(resumed.ok, resumed.error?.message).toBe(true);
+    const output = resumed.output as { totals: number; a: unknown; b: { caught: string; message: string } };
+    expect(output.totals).toBe(30);
+    expect(output.a).toEqual({ refunded: 1 });
+    expect(output.b.caught).toBe("PERMISSION_DENIED");
+    expect(output.b.message).toContain("order 2 was already refunded by hand");
+    // One live record per call over both processes; the second replayed the first's two reads.
+    const live = [...paused.calls, ...resumed.calls.filter((call) => call.replayed !== true)].map((call) => call.id);
+    expect(live.sort()).toEqual(["refunds.1", "refunds.2", "refunds.3", "refunds.4"]);
+    expect(resumed.calls.filter((call) => call.replayed === true).map((call) => call.id)).toEqual([
+      "refunds.1",
+      "refunds.2",
+    ]);
+    expect(calls()).toEqual(["order refunds:1", "order refunds:2", "refund refunds:3"]);
+    expect((await new FileRunJournal({ folder }).list()).find((run) => run.id === "refunds")?.state).toBe("ended");
+  }, 60_000);
+
+  it("ends a resume of a changed program with REPLAY_DIVERGED, naming both sides, and leaves the journal unchanged", async () => {
+    const paused = await createYard().run(REFUNDS, { durable: { id: "changed", askTimeoutMs: 50 } });
+    expect(paused.error?.code).toBe("PAUSED");
+    const path = join(folder, "changed.jsonl");
+    const before = readFileSync(path, "utf8");
+    const callsBefore = calls().length;
+    const changed = REFUNDS.replace("tools.shop.order({ id: 2 })", "tools.shop.order({ id: 7 })");
+    const result = await createYard().run(changed, {
+      durable: {
+        id: "changed",
+        decisions: [
+          { position: 3, approved: true },
+          { position: 4, approved: true },
+        ],
+      },
+    });
+    expect(result.error?.code).toBe("REPLAY_DIVERGED");
+    expect(result.error?.message).toMatch(/at call 2: the program made tools\.shop\.order with input sha256:/);
+    expect(result.error?.details).toMatchObject({ position: 2 });
+    expect(readFileSync(path, "utf8")).toBe(before);
+    expect(calls()).toHaveLength(callsBefore);
+  });
+
+  it("pauses at once when the approver answers later", async () => {
+    const yard = createYard();
+    const started = Date.now();
+    const result = await yard.run(REFUNDS, { durable: { id: "later" }, approve: () => "later" });
+    expect(result.error?.code).toBe("PAUSED");
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});

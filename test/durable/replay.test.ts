@@ -1,0 +1,166 @@
+// Durable runs end to end in one process, on real isolates: a journaled run replays to the same
+// output without calling its tools again; a program that reads the clock, Math.random and which
+// of two raced calls answered first replays to the same output from any prefix of its journal.
+
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { FileRunJournal } from "../../src/durable/file-run-journal.js";
+import { defineTool } from "../../src/registry/define-tool.js";
+import { buildTimeline } from "../../src/timeline/build-timeline.js";
+import type { TraceEvent } from "../../src/trace/trace-events.js";
+import { Switchyard } from "../../src/switchyard.js";
+
+const folder = mkdtempSync(join(tmpdir(), "durable-replay-"));
+const store = new FileRunJournal({ folder });
+const yards: Switchyard[] = [];
+afterAll(async () => {
+  await Promise.all(yards.map((yard) => yard.close()));
+  rmSync(folder, { recursive: true, force: true });
+});
+
+/** A session whose `api.page` and `api.slow` count their calls and keep the idempotency keys. */
+function createYard(delays: { fast: number; slow: number } = { fast: 1, slow: 30 }) {
+  const calls: string[] = [];
+  const page = defineTool({
+    name: "api.page",
+    description: "One page.",
+    inputSchema: { type: "object", properties: { cursor: { type: "number" } } },
+    execute: (input: { cursor: number }, context) => {
+      calls.push(String(context.idempotencyKey));
+      return { items: [input.cursor * 10, input.cursor * 10 + 1], next: input.cursor < 4 ? input.cursor + 1 : null };
+    },
+  });
+  const race = defineTool({
+    name: "api.after",
+    description: "Answers after a delay.",
+    inputSchema: { type: "object", properties: { name: { type: "string" } } },
+    execute: async (input: { name: "fast" | "slow" }, context) => {
+      calls.push(String(context.idempotencyKey));
+      await new Promise((resolve) => setTimeout(resolve, delays[input.name]));
+      return input.name;
+    },
+  });
+  const yard = new Switchyard({ tools: [page, race], typeCheck: "off", runJournal: store });
+  yards.push(yard);
+  return { yard, calls };
+}
+
+const SWEEP = `
+let cursor = 0; const items = [];
+while (cursor !== null) { const page = await tools.api.page({ cursor }); items.push(...page.items); cursor = page.next; }
+return items;`;
+
+const NONDETERMINISTIC = `
+const started = Date.now();
+const coin = Math.random();
+const winner = await Promise.race([tools.api.after({ name: "fast" }), tools.api.after({ name: "slow" })]);
+await sleep(20);
+const later = new Date().getTime();
+const dice = [Math.random(), Math.random()];
+const page = await tools.api.page({ cursor: coin < 0.5 ? 1 : 2 });
+const shown = new Intl.DateTimeFormat("en", { minute: "2-digit", second: "2-digit", timeZone: "UTC", fractionalSecondDigits: 3 }).format();
+return { started, coin, winner, waited: later - started >= 20, dice, page, shown, branch: started % 2 === 0 ? "even" : "odd" };`;
+
+describe("durable runs, replayed in one process", () => {
+  it("answers every journaled call from the journal on a second run, calling no tool", async () => {
+    const first = createYard();
+    const original = await first.yard.run(SWEEP, { durable: { id: "sweep-1" } });
+    expect(original.ok).toBe(true);
+    expect(first.calls).toEqual(["sweep-1:1", "sweep-1:2", "sweep-1:3", "sweep-1:4", "sweep-1:5"]);
+    expect(original.calls.every((call) => call.replayed === undefined)).toBe(true);
+
+    const second = createYard();
+    const replayed = await second.yard.run(SWEEP, { durable: { id: "sweep-1" } });
+    expect(replayed.output).toEqual(original.output);
+    expect(second.calls).toEqual([]);
+    expect(replayed.calls).toHaveLength(5);
+    expect(replayed.calls.every((call) => call.replayed === true)).toBe(true);
+    expect(replayed.calls.map((call) => call.id)).toEqual(original.calls.map((call) => call.id));
+  });
+
+  it("marks replayed calls in the trace and the timeline, and live ones not", async () => {
+    const first = createYard();
+    await first.yard.run(SWEEP, { durable: { id: "traced" } });
+    const path = join(folder, "traced.jsonl");
+    // Keep the header and the first two crossings: two calls replayed, three live.
+    writeFileSync(path, `${readFileSync(path, "utf8").split("\n").slice(0, 3).join("\n")}\n`);
+    const second = createYard();
+    const events: TraceEvent[] = [];
+    const stop = second.yard.trace.subscribe((event) => events.push(event));
+    await second.yard.run(SWEEP, { durable: { id: "traced" } });
+    stop();
+    const ends = events.filter((event) => event.type === "tool-call-end");
+    expect(ends.map((event) => event.replayed === true)).toEqual([true, true, false, false, false]);
+    const timeline = buildTimeline(events);
+    expect(timeline.runs[0]!.calls.map((call) => call.replayed === true)).toEqual([true, true, false, false, false]);
+    expect(second.calls).toEqual(["traced:3", "traced:4", "traced:5"]);
+  });
+
+  it("replays the clock, Math.random and the winner of a race from every prefix of the journal", async () => {
+    const first = createYard({ fast: 1, slow: 40 });
+    const original = await first.yard.run(NONDETERMINISTIC, { durable: { id: "nondet" } });
+    expect(original.ok, original.error?.message).toBe(true);
+    expect((original.output as { winner: string }).winner).toBe("fast");
+    expect((original.output as { waited: boolean }).waited).toBe(true);
+    const path = join(folder, "nondet.jsonl");
+    const journal = readFileSync(path, "utf8");
+    const lines = journal.split("\n").filter((line) => line !== "");
+    // Cut after each line in turn (a crash there), and once inside the last line (a torn write).
+    const cuts = [...lines.keys()].map((count) => `${lines.slice(0, count + 1).join("\n")}\n`);
+    cuts.push(journal.slice(0, journal.length - 7));
+    for (const [at, cut] of cuts.entries()) {
+      writeFileSync(path, cut);
+      // The race's delays reversed: a live race would now be won by "slow".
+      const again = createYard({ fast: 40, slow: 1 });
+      const result = await again.yard.run(NONDETERMINISTIC, { durable: { id: "nondet" } });
+      if (at < 2) {
+        // Cut before the race's answer reached the program: the race is run again, live.
+        expect(result.ok).toBe(true);
+        continue;
+      }
+      // What the clock read after the cut is live; everything else is the journal's.
+      const { shown, ...decided } = original.output as { shown: string };
+      expect(result.output, `cut after line ${at + 1}`).toMatchObject(decided);
+      if (at >= lines.length - 1) expect((result.output as { shown: string }).shown).toBe(shown);
+    }
+  });
+
+  it("replays the same way when the isolate runs in a worker process", async () => {
+    const calls: string[] = [];
+    const page = defineTool({
+      name: "api.page",
+      description: "One page.",
+      inputSchema: { type: "object", properties: { cursor: { type: "number" } } },
+      execute: (input: { cursor: number }, context) => {
+        calls.push(String(context.idempotencyKey));
+        return { items: [input.cursor], next: input.cursor < 4 ? input.cursor + 1 : null };
+      },
+    });
+    const yard = new Switchyard({ tools: [page], typeCheck: "off", runJournal: store, workers: 1 });
+    yards.push(yard);
+    const source = `${SWEEP.replace("return items;", "return [items, Date.now(), Math.random()];")}`;
+    const original = await yard.run(source, { durable: { id: "in-worker" } });
+    expect(original.ok, original.error?.message).toBe(true);
+    const replayed = await yard.run(source, { durable: { id: "in-worker" } });
+    expect(replayed.output).toEqual(original.output);
+    expect(calls).toHaveLength(5);
+  });
+
+  it("runs a journal cut before any crossing as the same program from its journaled clock and seed", async () => {
+    const first = createYard();
+    const original = await first.yard.run("return [Date.now(), Math.random(), new Date().toISOString()];", {
+      durable: { id: "clock-only" },
+    });
+    const path = join(folder, "clock-only.jsonl");
+    const header = readFileSync(path, "utf8").split("\n")[0]!;
+    writeFileSync(path, `${header}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const again = await createYard().yard.run("return [Date.now(), Math.random(), new Date().toISOString()];", {
+      durable: { id: "clock-only" },
+    });
+    expect(again.output).toEqual(original.output);
+    expect(statSync(path).size).toBeGreaterThan(header.length + 1);
+  });
+});
