@@ -137,9 +137,12 @@ const SCOPE_KEYWORDS = ["$id", "id", "$anchor", "$dynamicAnchor", "$recursiveAnc
  */
 function metaSchemaIsEnough(root: { [keyword: string]: unknown }): boolean {
   const pending: unknown[] = [root];
+  // A shared or cyclic object is walked once: the walk is iterative and ends on any object graph.
+  const seen = new Set<object>();
   while (pending.length > 0) {
     const node = pending.pop();
-    if (node === null || typeof node !== "object") continue;
+    if (node === null || typeof node !== "object" || seen.has(node)) continue;
+    seen.add(node);
     if (Array.isArray(node)) {
       pending.push(...node);
       continue;

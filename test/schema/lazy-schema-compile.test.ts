@@ -117,6 +117,18 @@ describe("schemas compiled on first use", () => {
     expect(escaped({ x: 3 })).toEqual([{ path: "/x", expected: "type string", received: "number 3" }]);
   });
 
+  it("ends on hostile schemas: a cyclic object and one nested 100,000 deep throw SCHEMA_INVALID like a compile", () => {
+    const cyclic: Record<string, unknown> = { type: "object", properties: {} };
+    (cyclic["properties"] as Record<string, unknown>)["self"] = cyclic;
+    let deep: Record<string, unknown> = { type: "string" };
+    for (let depth = 0; depth < 100_000; depth++) deep = { type: "object", properties: { a: deep } };
+    for (const schema of [cyclic, deep] as JsonSchema[]) {
+      const eager = thrownBy(() => compileSchema(schema, "eager"));
+      expect(eager.code).toBe("SCHEMA_INVALID");
+      expect(thrownBy(() => prepareSchema(schema, "lazy")).code).toBe("SCHEMA_INVALID");
+    }
+  });
+
   it("checks inputExamples at registration, compiling that tool's schema then, with EXAMPLE_INVALID for a bad one", () => {
     const schema = () => structuredClone(ORDER_SCHEMA) as JsonSchema;
     const bad = thrownBy(
