@@ -129,18 +129,25 @@ export async function measureScale(): Promise<CatalogRow[]> {
     "  tools  session ms  max stall ms  heap/tool KB  RSS/tool KB  first check ms  first search ms  search p99 ms",
   );
   for (const row of rows) {
-    console.log(
-      `  ${String(row.tools).padStart(5)}  ${row.constructMs.toFixed(1).padStart(10)}  ${row.maxStallMs.toFixed(1).padStart(12)}` +
-        `  ${(row.heapBytesPerTool / 1024).toFixed(1).padStart(12)}  ${(row.rssBytesPerTool / 1024).toFixed(1).padStart(11)}  ${row.firstCheckMs.toFixed(1).padStart(14)}` +
-        `  ${row.firstSearchMs.toFixed(1).padStart(15)}  ${row.searchP99Ms.toFixed(2).padStart(13)}`,
-    );
+    const cells = [
+      String(row.tools).padStart(5),
+      row.constructMs.toFixed(1).padStart(10),
+      row.maxStallMs.toFixed(1).padStart(12),
+      (row.heapBytesPerTool / 1024).toFixed(1).padStart(12),
+      (row.rssBytesPerTool / 1024).toFixed(1).padStart(11),
+      row.firstCheckMs.toFixed(1).padStart(14),
+      row.firstSearchMs.toFixed(1).padStart(15),
+      row.searchP99Ms.toFixed(2).padStart(13),
+    ];
+    console.log(`  ${cells.join("  ")}`);
   }
   const small = rows[0]!;
   const large = rows.at(-1)!;
   // The issue's summary line also needs io-bound runs at C=64, not measured here yet: a different
   // line, so nothing reads this one as the full scale result.
   console.log(
-    `scale (catalog only; io-bound C=64 not measured yet): ${large.tools} tools session ${large.constructMs.toFixed(0)} ms, ` +
+    "scale (catalog only; io-bound C=64 not measured yet): " +
+      `${large.tools} tools session ${large.constructMs.toFixed(0)} ms, ` +
       `first check ${(large.firstCheckMs / small.firstCheckMs).toFixed(2)}× of ${small.tools} tools, ` +
       `search p99 ${large.searchP99Ms.toFixed(1)} ms`,
   );

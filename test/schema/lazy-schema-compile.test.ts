@@ -44,7 +44,7 @@ afterEach(async () => {
 });
 
 describe("schemas compiled on first use", () => {
-  it("registers 2,000 tools without one ajv compile, then compiles a tool's schema once, on its first call", async () => {
+  it("registers 2,000 tools without one ajv compile, then compiles a schema once, on its first call", async () => {
     const tools = Array.from({ length: 2_000 }, (_, index) =>
       tool(`svc${Math.floor(index / 100)}.op${index % 100}`, structuredClone(ORDER_SCHEMA) as JsonSchema),
     );
@@ -129,7 +129,7 @@ describe("schemas compiled on first use", () => {
     }
   });
 
-  it("checks inputExamples at registration, compiling that tool's schema then, with EXAMPLE_INVALID for a bad one", () => {
+  it("checks inputExamples at registration, compiling that schema then; a bad one is EXAMPLE_INVALID", () => {
     const schema = () => structuredClone(ORDER_SCHEMA) as JsonSchema;
     const bad = thrownBy(
       () => new ToolRegistry([tool("a.x", schema(), { inputExamples: [{ customerId: "ok" }, { customerId: 7 }] })]),
