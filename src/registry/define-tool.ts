@@ -27,11 +27,11 @@ export interface ToolSpec<Input = any, Output = unknown> {
   readonly name: string;
   /** What the tool does, for the model: first sentence is the summary search shows. */
   readonly description: string;
-  /** JSON Schema (draft 2020-12 or draft-07) of the input; compiled once at registration. */
+  /** JSON Schema (draft 2020-12 or draft-07) of the input; checked at registration, compiled on first call. */
   readonly inputSchema: JsonSchema;
   /** Optional JSON Schema of the result; gives the declared return type and is enforced. */
   readonly outputSchema?: JsonSchema;
-  /** Inputs that show correct use; each must validate against `inputSchema`. */
+  /** Inputs that show correct use; each must validate against `inputSchema` (checked at registration). */
   readonly inputExamples?: readonly JsonValue[];
   /** Default `write`: unknown effects are treated as side effects. */
   readonly effect?: ToolEffect;

@@ -1,8 +1,9 @@
 // Step 1 of the pipeline (see execute-tool-call.ts): the single source of truth for a
-// session's tools. Registration compiles each schema once and checks examples, so every later
-// call finds a ready validator; order is registration order; a source's tools are swapped
-// atomically (MCP list_changed), which bumps the catalog version; a namespace claimed by a
-// source belongs to it alone. A tool not in the registry does not exist, whatever a model says.
+// session's tools. Registration checks each schema and example (an invalid one throws here);
+// a schema compiles on its tool's first call, once; order is registration order; a source's
+// tools are swapped atomically (MCP list_changed), which bumps the catalog version; a namespace
+// claimed by a source belongs to it alone. A tool not in the registry does not exist, whatever a
+// model says.
 
 import { SwitchyardError } from "../errors.js";
 import type { ToolSource } from "./tool-source.js";

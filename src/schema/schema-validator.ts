@@ -1,7 +1,7 @@
 // Steps 2 and 6 of the pipeline (numbered in execute-tool-call.ts): JSON Schema validation
-// with ajv, compiled once per schema. A schema that cannot compile is a configuration error
-// (thrown at registration); a value that does not match is data: every failing path, what was
-// expected and what was given, phrased for a model.
+// with ajv, compiled once per schema (eagerly with compileSchema, on first use with
+// prepareSchema). A schema that cannot compile is a configuration error (thrown at registration);
+// a value that does not match is data: every failing path, what was expected and what was given.
 
 import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
@@ -77,12 +77,116 @@ function compileObject(schema: { [keyword: string]: unknown }, label: string): V
   return validate;
 }
 
+let compiles = 0;
+
 function compileWith(schema: JsonSchema, label: string): ValidateFunction {
+  compiles += 1;
   try {
     return ajvFor(schema).compile(schema);
   } catch (error) {
-    throw new SwitchyardError("SCHEMA_INVALID", `${label}: the JSON Schema does not compile: ${messageOf(error)}`);
+    throw schemaInvalid(label, error);
   }
+}
+
+function schemaInvalid(label: string, error: unknown): SwitchyardError {
+  return new SwitchyardError("SCHEMA_INVALID", `${label}: the JSON Schema does not compile: ${messageOf(error)}`);
+}
+
+/** How many ajv compiles this process has run; lets a test prove that registration compiled nothing. */
+export function schemaCompileCount(): number {
+  return compiles;
+}
+
+/**
+ * Checks a schema now and compiles it on the validator's first call (ajv compiles cost about
+ * 2 ms each; a catalog of thousands of tools would block the event loop for seconds).
+ * The check is ajv's own meta-schema validation, the first step of every compile, so the same
+ * schemas throw `SwitchyardError("SCHEMA_INVALID")` naming `label` with the same text; what the
+ * meta-schema cannot see (a `$ref` that resolves nowhere, a `pattern` that is not a regular
+ * expression, an embedded `$id` or anchor) makes it compile now, so no invalid schema reaches a call.
+ */
+export function prepareSchema(schema: JsonSchema, label: string): CompiledValidator {
+  if (typeof schema !== "object" || compiled.has(schema)) return compileSchema(schema, label);
+  if (!checked.has(schema)) {
+    const copy = { ...schema };
+    delete copy["$id"];
+    try {
+      ajvFor(copy).validateSchema(copy, true);
+    } catch (error) {
+      throw schemaInvalid(label, error);
+    }
+    if (!metaSchemaIsEnough(copy)) return compileSchema(schema, label);
+    checked.add(schema);
+  }
+  let validator: CompiledValidator | undefined;
+  return (value) => (validator ??= compileSchema(schema, label))(value);
+}
+
+// Schema objects that passed prepareSchema's check; compiling them later cannot fail.
+const checked = new WeakSet<object>();
+
+// References ajv resolves at compile time, and keywords that open a new resolution scope.
+const REF_KEYWORDS = ["$ref", "$dynamicRef", "$recursiveRef"];
+const SCOPE_KEYWORDS = ["$id", "id", "$anchor", "$dynamicAnchor", "$recursiveAnchor"];
+
+/**
+ * True when compiling `root` cannot fail once its meta-schema validation passed: every `$ref`
+ * is a local JSON Pointer that resolves, every pattern is a regular expression, and no nested
+ * `$id` or anchor changes how references resolve. It walks values that are data too (`const`,
+ * `default`); a false alarm there costs only an eager compile.
+ */
+function metaSchemaIsEnough(root: { [keyword: string]: unknown }): boolean {
+  const pending: unknown[] = [root];
+  // A shared or cyclic object is walked once: the walk is iterative and ends on any object graph.
+  const seen = new Set<object>();
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (node === null || typeof node !== "object" || seen.has(node)) continue;
+    seen.add(node);
+    if (Array.isArray(node)) {
+      pending.push(...node);
+      continue;
+    }
+    const record = node as Record<string, unknown>;
+    if (node !== root && SCOPE_KEYWORDS.some((keyword) => typeof record[keyword] === "string")) return false;
+    for (const keyword of REF_KEYWORDS) {
+      const ref = record[keyword];
+      if (ref !== undefined && (typeof ref !== "string" || !resolvesLocally(root, ref))) return false;
+    }
+    if (typeof record["pattern"] === "string" && !isRegExp(record["pattern"])) return false;
+    const patterns = record["patternProperties"];
+    if (patterns !== null && typeof patterns === "object" && !Object.keys(patterns).every(isRegExp)) return false;
+    for (const value of Object.values(record)) if (value !== null && typeof value === "object") pending.push(value);
+  }
+  return true;
+}
+
+function isRegExp(source: string): boolean {
+  try {
+    new RegExp(source, "u");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves `#` or `#/a/b` (RFC 6901, percent-decoded as a URI fragment) inside `root`. */
+function resolvesLocally(root: unknown, ref: string): boolean {
+  if (ref === "#") return true;
+  if (!ref.startsWith("#/")) return false;
+  let current: unknown = root;
+  let segments: string[];
+  try {
+    segments = decodeURIComponent(ref.slice(2)).split("/");
+  } catch {
+    return false;
+  }
+  for (const raw of segments) {
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (current === null || typeof current !== "object" || !Object.hasOwn(current, key)) return false;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return (current !== null && typeof current === "object" && !Array.isArray(current)) || typeof current === "boolean";
 }
 
 /**

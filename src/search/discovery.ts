@@ -74,6 +74,8 @@ export interface SearchToolsAnswer {
 /** Default token budget of up-front declarations under `defer: "auto"`. */
 export const DEFAULT_MAX_LOADED_TOKENS = 8_000;
 const MAX_LISTED_NAMES = 200;
+/** Tools indexed per turn of the event loop in the background (about 10 ms of work on a loaded core). */
+const INDEX_STEP_TOOLS = 100;
 /** How many of each ranking enter the fusion. */
 const FUSION_DEPTH = MAX_SEARCH_LIMIT;
 
@@ -89,6 +91,10 @@ export class Discovery {
   readonly #tokenCache = new WeakMap<RegisteredTool, number>();
   readonly #embeddings: EmbeddingIndex | undefined;
   #snapshot: CatalogSnapshot | undefined;
+  /** The catalog the search index holds once `#indexSteps` have run. */
+  #planned: CatalogSnapshot | undefined;
+  readonly #indexSteps: (() => void)[] = [];
+  #indexing: NodeJS.Immediate | undefined;
   /** The last embedder failure, kept for the host to inspect; searches fell back to BM25. */
   lastEmbeddingError: Error | undefined;
 
@@ -113,22 +119,53 @@ export class Discovery {
     this.#embeddings = options.embed === undefined ? undefined : new EmbeddingIndex(options.embed);
   }
 
-  /** Re-indexes after a catalog change, one source at a time (unchanged sources keep their index). */
+  /**
+   * Takes a catalog change. The search index follows in the background, a slice of tools per
+   * turn of the event loop, or at once on the next search if that comes first: indexing was the
+   * largest cost of constructing a session with a large catalog, and it held the loop throughout.
+   */
   update(catalog: CatalogSnapshot): void {
     const snapshot = offeredView(catalog, this.#isOffered);
-    const previousBySource = groupBySource(this.#snapshot?.tools ?? []);
-    const bySource = groupBySource(snapshot.tools);
     this.#snapshot = snapshot;
+    for (const name of this.#loaded) if (snapshot.get(name) === undefined) this.#loaded.delete(name);
+    this.#planIndexing();
+    this.#indexInBackground();
+  }
+
+  /** Queues the index steps that bring it from the last planned catalog to the current one. */
+  #planIndexing(): void {
+    const snapshot = this.#snapshot;
+    if (snapshot === this.#planned) return;
+    const previousBySource = groupBySource(this.#planned?.tools ?? []);
+    const bySource = groupBySource(snapshot?.tools ?? []);
+    this.#planned = snapshot;
     for (const [source, tools] of bySource) {
       const before = previousBySource.get(source);
       if (before !== undefined && sameTools(before, tools)) continue;
-      this.#search.setTools(
-        source,
-        tools.map((tool) => tool.definition),
-      );
+      const definitions = tools.map((tool) => tool.definition);
+      this.#indexSteps.push(...this.#search.setToolsInSteps(source, definitions, INDEX_STEP_TOOLS));
     }
-    for (const source of previousBySource.keys()) if (!bySource.has(source)) this.#search.removeGroup(source);
-    for (const name of this.#loaded) if (snapshot.get(name) === undefined) this.#loaded.delete(name);
+    for (const source of previousBySource.keys()) {
+      if (!bySource.has(source)) this.#indexSteps.push(() => this.#search.removeGroup(source));
+    }
+  }
+
+  #indexInBackground(): void {
+    if (this.#indexing !== undefined || this.#indexSteps.length === 0) return;
+    this.#indexing = setImmediate(() => {
+      this.#indexing = undefined;
+      this.#indexSteps.shift()?.();
+      this.#indexInBackground();
+    });
+    // A session that is never closed must not be kept alive by its search index.
+    this.#indexing.unref();
+  }
+
+  /** The search index brought up to the catalog: what the background has not done yet, now. */
+  #index(): ToolSearch {
+    this.#planIndexing();
+    for (let step = this.#indexSteps.shift(); step !== undefined; step = this.#indexSteps.shift()) step();
+    return this.#search;
   }
 
   /**
@@ -138,7 +175,7 @@ export class Discovery {
    * program queries go through `find`, which does not block the event loop at all.
    */
   search(query: string, options: ToolSearchOptions = {}): SearchResult {
-    return this.#search.search(query, options);
+    return this.#index().search(query, options);
   }
 
   /**
@@ -148,9 +185,9 @@ export class Discovery {
    */
   async find(query: string, options: ToolSearchOptions = {}): Promise<SearchResult> {
     if (options.mode === "regex" || this.#embeddings === undefined || query.trim() === "") {
-      return this.#search.searchOffThread(query, options);
+      return this.#index().searchOffThread(query, options);
     }
-    const lexical = this.#search.search(query, { ...options, limit: FUSION_DEPTH });
+    const lexical = this.#index().search(query, { ...options, limit: FUSION_DEPTH });
     if (!lexical.ok) return lexical;
     const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(options.limit ?? 5)));
     const snapshot = this.#requireSnapshot();
@@ -175,7 +212,7 @@ export class Discovery {
     for (const { name, score } of fused.slice(0, limit)) {
       const tool = snapshot.get(name);
       if (tool === undefined) continue;
-      const summary = byName.get(name)?.summary ?? this.#search.summaryOf(name) ?? "";
+      const summary = byName.get(name)?.summary ?? this.#index().summaryOf(name) ?? "";
       references.push({ name, summary, score: Math.round(score * 10_000) / 10_000 });
     }
     return { ok: true, references };
@@ -289,6 +326,9 @@ export class Discovery {
 
   /** Stops the regex search worker, if any; searching later starts it again. */
   async close(): Promise<void> {
+    // Steps left stay queued: a search after close still finds the whole catalog.
+    if (this.#indexing !== undefined) clearImmediate(this.#indexing);
+    this.#indexing = undefined;
     await this.#search.close();
   }
 

@@ -241,12 +241,32 @@ export class ToolSearch {
    * currently held by another group moves to this one.
    */
   setTools(group: string, tools: readonly SearchableTool[]): void {
-    const keep = new Set(tools.map((tool) => tool.name));
-    for (const name of [...(this.#groups.get(group) ?? [])]) {
-      if (!keep.has(name)) this.remove(name);
+    for (const step of this.setToolsInSteps(group, tools, tools.length)) step();
+  }
+
+  /**
+   * `setTools` cut into steps of at most `stepSize` tools, to run in order (between them the
+   * index holds part of the change), so a large catalog can be indexed without holding the
+   * event loop. Running every step equals one `setTools`.
+   */
+  setToolsInSteps(group: string, tools: readonly SearchableTool[], stepSize: number): (() => void)[] {
+    const steps: (() => void)[] = [
+      () => {
+        const keep = new Set(tools.map((tool) => tool.name));
+        for (const name of [...(this.#groups.get(group) ?? [])]) {
+          if (!keep.has(name)) this.remove(name);
+        }
+        for (const [namespace, markers] of namespaceMarkers(tools)) this.#markers.set(namespace, markers);
+      },
+    ];
+    const size = Math.max(1, stepSize);
+    for (let start = 0; start < tools.length; start += size) {
+      const slice = tools.slice(start, start + size);
+      steps.push(() => {
+        for (const tool of slice) this.upsert(tool, group);
+      });
     }
-    for (const [namespace, markers] of namespaceMarkers(tools)) this.#markers.set(namespace, markers);
-    for (const tool of tools) this.upsert(tool, group);
+    return steps;
   }
 
   /**

@@ -131,6 +131,45 @@ describe("discovery in a session", () => {
     expect(after.ok && after.references.map((reference) => reference.name)).not.toContain("tickets.escalateTicket");
   });
 
+  it("indexes on the next search every catalog change made since the last one, in order", () => {
+    const yard = new Switchyard({ tools: catalog() });
+    const escalate = (name: string) => defineTool({ ...tool(name, "Escalate a support ticket."), source: "mcp:t" });
+    const found = () => {
+      const answer = yard.searchTools("escalate ticket");
+      return answer.ok ? answer.references.map((reference) => reference.name) : [];
+    };
+    expect(found()).toEqual([]);
+    // Three changes with no search between them: only the last catalog may be found.
+    yard.registry.replaceSource("mcp:t", [escalate("tickets.escalateOld")]);
+    yard.registry.replaceSource("mcp:t", [escalate("tickets.escalateNew")]);
+    yard.registry.replaceSource("mcp:u", [
+      defineTool({ ...tool("desk.escalate", "Escalate a ticket."), source: "mcp:u" }),
+    ]);
+    expect(found().sort()).toEqual(["desk.escalate", "tickets.escalateNew"]);
+    yard.registry.replaceSource("mcp:t", []);
+    expect(found()).toEqual(["desk.escalate"]);
+  });
+
+  it("finds the current catalog when changes land while the background indexing is half done", async () => {
+    const many = (prefix: string) =>
+      Array.from({ length: 250 }, (_, index) =>
+        defineTool({ ...tool(`${prefix}.escalate${index}`, `Escalate ticket ${index}.`), source: "mcp:t" }),
+      );
+    const yard = new Switchyard({ tools: catalog() });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    yard.registry.replaceSource("mcp:t", many("old"));
+    await turn();
+    await turn();
+    yard.registry.replaceSource("mcp:t", many("new"));
+    await turn();
+    const answer = yard.searchTools("escalate ticket 7", { limit: 50 });
+    const found = answer.ok ? answer.references.map((reference) => reference.name) : [];
+    expect(found).toContain("new.escalate7");
+    expect(found.filter((name) => name.startsWith("old."))).toEqual([]);
+    expect(yard.catalogStats().tools).toBe(catalog().length + 250);
+    await yard.close();
+  });
+
   it("ranks a name hit above a description hit", () => {
     const yard = new Switchyard({
       tools: [

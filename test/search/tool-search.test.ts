@@ -178,3 +178,27 @@ describe("summarize", () => {
     expect(names(search, "slack_post", "regex")).toEqual(["slack.slack_post_message"]);
   });
 });
+
+describe("ToolSearch.setToolsInSteps", () => {
+  it("indexes one slice per step and, once every step ran, ranks exactly as setTools does", () => {
+    const tools = Array.from({ length: 25 }, (_, index) =>
+      tool(`svc.tool${index}`, index % 2 === 0 ? `Send an email number ${index}.` : `Create a contact ${index}.`),
+    );
+    const whole = new ToolSearch();
+    whole.setTools("g", [tool("svc.stale", "An old tool about email."), ...tools]);
+    whole.setTools("g", tools);
+    const stepped = new ToolSearch();
+    stepped.setTools("g", [tool("svc.stale", "An old tool about email.")]);
+    const steps = stepped.setToolsInSteps("g", tools, 10);
+    expect(steps).toHaveLength(4);
+    steps[0]!();
+    expect(stepped.size).toBe(0);
+    steps[1]!();
+    expect(stepped.size).toBe(10);
+    for (const step of steps.slice(2)) step();
+    expect(stepped.size).toBe(25);
+    for (const query of ["send email", "create contact", "tool7"]) {
+      expect(names(stepped, query)).toEqual(names(whole, query));
+    }
+  });
+});
