@@ -26,7 +26,7 @@ import { PermissionGate } from "./permissions/permission-gate.js";
 import type { ModelToolDefinition } from "./model-tools/model-tool-definition.js";
 import { createProgramDiscovery } from "./model-tools/program-discovery.js";
 import { describeProgramTool } from "./model-tools/run-program-tool.js";
-import { readableKeyFilter, Redactor } from "./redaction/redactor.js";
+import { readableKeyFilter, Redactor, toolNameRedaction } from "./redaction/redactor.js";
 import type { ToolDefinition } from "./registry/define-tool.js";
 import { ToolRegistry, type CatalogSnapshot } from "./registry/tool-registry.js";
 import { createReadResultTool } from "./model-tools/read-result-tool.js";
@@ -126,6 +126,7 @@ export class Switchyard {
     this.#scheduler = new ToolScheduler(options.scheduler);
     this.registry = new ToolRegistry(withResultReader(options.tools ?? [], this.#spill));
     const showKey = readableKeyFilter(this.#redactor);
+    this.trace.redactToolNames(toolNameRedaction(this.#redactor));
     this.observedTypes =
       options.observedTypes === false ? undefined : new ObservedOutputTypes(options.observedTypes, showKey);
     this.discovery = new Discovery(

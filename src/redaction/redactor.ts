@@ -297,3 +297,22 @@ export function countByKind(redactions: readonly { readonly kind: string }[]): R
 export function readableKeyFilter(redactor: Redactor | undefined): ((key: string) => boolean) | undefined {
   return redactor === undefined ? undefined : (key) => redactor.redactText(key).kinds.length === 0;
 }
+
+/** At most this many distinct tool names are remembered by `toolNameRedaction` (names repeat; data-built ones may not). */
+const MAX_REMEMBERED_NAMES = 1_024;
+
+/**
+ * A tool-name redaction for the trace (`TraceBus.redactToolNames`): `redactor`'s text redaction,
+ * remembered per name so the catalog's own names cost one lookup. Undefined without a redactor.
+ */
+export function toolNameRedaction(redactor: Redactor | undefined): ((name: string) => string) | undefined {
+  if (redactor === undefined) return undefined;
+  const remembered = new Map<string, string>();
+  return (name) => {
+    const known = remembered.get(name);
+    if (known !== undefined) return known;
+    const redacted = redactor.redactText(name).text;
+    if (remembered.size < MAX_REMEMBERED_NAMES) remembered.set(name, redacted);
+    return redacted;
+  };
+}

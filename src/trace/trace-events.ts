@@ -126,6 +126,16 @@ export type TraceListener = (event: TraceEvent) => void;
 /** Fans trace events out to subscribers. */
 export class TraceBus {
   readonly #listeners = new Set<TraceListener>();
+  #redactToolName: ((name: string) => string) | undefined;
+
+  /**
+   * Passes the tool name of every event through `redact` before a listener sees it (undefined: names
+   * pass as they are). A program may call a tool whose name it built from data a tool returned
+   * (`tools.t[key]()`): trace files, spans and the timeline must not carry a secret there.
+   */
+  redactToolNames(redact: ((name: string) => string) | undefined): void {
+    this.#redactToolName = redact;
+  }
 
   /** Subscribes; returns the unsubscribe function. */
   subscribe(listener: TraceListener): () => void {
@@ -138,7 +148,12 @@ export class TraceBus {
     return this.#listeners.size > 0;
   }
 
-  emit(event: TraceEvent): void {
+  emit(original: TraceEvent): void {
+    let event = original;
+    if (this.#redactToolName !== undefined && "tool" in event && typeof event.tool === "string") {
+      const tool = this.#redactToolName(event.tool);
+      if (tool !== event.tool) event = { ...event, tool } as TraceEvent;
+    }
     for (const listener of this.#listeners) {
       try {
         listener(event);
