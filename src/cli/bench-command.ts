@@ -6,7 +6,11 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 
-const TOKEN_BENCH = new URL("../../bench/tokens/run.ts", import.meta.url);
+// From the sources (src/cli/) or from a build in a checkout (dist/src/cli/): the bench stays TypeScript.
+const TOKEN_BENCH_CANDIDATES = [
+  new URL("../../bench/tokens/run.ts", import.meta.url),
+  new URL("../../../bench/tokens/run.ts", import.meta.url),
+];
 
 /** Adds `bench tokens [options...]` to the program; options pass through to the benchmark. */
 export function registerBenchCommand(program: Command): void {
@@ -23,13 +27,16 @@ export function registerBenchCommand(program: Command): void {
         "--live, --provider <name>, --live-modes <ids>, --trials <n>, --max-spend-usd <usd> (--help-bench for details)",
     )
     .action(async (options: string[]) => {
-      if (!existsSync(fileURLToPath(TOKEN_BENCH))) {
+      const TOKEN_BENCH = TOKEN_BENCH_CANDIDATES.find((candidate) => existsSync(fileURLToPath(candidate)));
+      if (TOKEN_BENCH === undefined) {
         process.stderr.write(
           "switchyard: the token benchmark runs from a source checkout (bench/tokens is not in the package).\n",
         );
         process.exitCode = 2;
         return;
       }
+      // Run from compiled JavaScript, the process has no TypeScript loader yet: tsx's, as tool modules get.
+      if (!import.meta.url.endsWith(".ts")) (await import("tsx/esm/api")).register();
       const { main, USAGE } = (await import(TOKEN_BENCH.href)) as {
         main: (argv: readonly string[]) => Promise<void>;
         USAGE: string;
