@@ -23,6 +23,25 @@ work="${1:-$(mktemp -d)}"
 mkdir -p "$work"
 step() { printf '\n== consumer: %s\n' "$*"; }
 fail() { printf 'consumer test FAILED: %s\n' "$*" >&2; exit 1; }
+# Type-checks every .ts file of a folder of the project as a strict consumer module (libraries' own
+# declarations skipped): the README blocks, and the framework examples.
+type_check_folder() {
+  cat >"$1/tsconfig.json" <<'JSON'
+{
+  "compilerOptions": {
+    "target": "ES2022", "lib": ["ES2022"], "module": "NodeNext", "moduleResolution": "NodeNext",
+    "types": ["node"], "strict": true, "skipLibCheck": true, "noEmit": true
+  },
+  "include": ["*.ts"]
+}
+JSON
+  npx tsc -p "$1/tsconfig.json"
+}
+# The repo's examples import the sources; a consumer imports the package by name.
+import_by_package_name() {
+  sed -e 's|"../../src/contract.js"|"switchyard-runtime"|; s|"../../src/switchyard.js"|"switchyard-runtime"|' \
+    -e 's|"../support-desk/desk.js"|"./desk.js"|' "$@"
+}
 
 node_major="$(node -p 'process.versions.node.split(".")[0]')"
 echo "node $(node --version), npm $(npm --version)"
@@ -131,16 +150,7 @@ grep -q "^ok estimate" consumer.out || fail "catalogStats().tokenizer should nam
 
 step "README blocks against the published declarations"
 (cd "$repo" && node --import tsx test/readme/readme-blocks.ts "$project/readme") | tee readme.list
-cat >readme/tsconfig.json <<'JSON'
-{
-  "compilerOptions": {
-    "target": "ES2022", "lib": ["ES2022"], "module": "NodeNext", "moduleResolution": "NodeNext",
-    "types": ["node"], "strict": true, "skipLibCheck": true, "noEmit": true
-  },
-  "include": ["*.ts"]
-}
-JSON
-npx tsc -p readme/tsconfig.json
+type_check_folder readme
 while read -r mode file; do
   [ "$mode" = run ] || continue
   (cd "$work" && node --no-node-snapshot --import "$project/node_modules/tsx/dist/loader.mjs" "$project/readme/$file") \
@@ -239,27 +249,15 @@ if [ -n "${CONSUMER_FRAMEWORKS:-}" ]; then
   # shellcheck disable=SC2086 # a list of package specs
   npm install --no-audit --no-fund --loglevel=error $CONSUMER_FRAMEWORKS zod@4 >/dev/null
   mkdir -p frameworks
-  # The repo's examples import the sources; here they import the package by name.
-  sed -e 's|"../../src/contract.js"|"switchyard-runtime"|; s|"../../src/switchyard.js"|"switchyard-runtime"|' \
-    -e 's|"../support-desk/desk.js"|"./desk.js"|' "$repo/examples/support-desk/desk.ts" >frameworks/desk.ts
+  import_by_package_name "$repo/examples/support-desk/desk.ts" >frameworks/desk.ts
   examples=()
   for pair in "ai:ai-sdk" "@openai/agents:openai-agents"; do
     [ -e "node_modules/${pair%%:*}" ] || continue
-    sed -e 's|"../../src/contract.js"|"switchyard-runtime"|; s|"../../src/switchyard.js"|"switchyard-runtime"|' \
-      -e "s|\"../../src/integrations/${pair#*:}.js\"|\"switchyard-runtime/${pair#*:}\"|" \
-      -e 's|"../support-desk/desk.js"|"./desk.js"|' "$repo/examples/${pair#*:}/support-desk.ts" >"frameworks/${pair#*:}.ts"
+    import_by_package_name -e "s|\"../../src/integrations/${pair#*:}.js\"|\"switchyard-runtime/${pair#*:}\"|" \
+      "$repo/examples/${pair#*:}/support-desk.ts" >"frameworks/${pair#*:}.ts"
     examples+=("${pair#*:}")
   done
-  cat >frameworks/tsconfig.json <<'JSON'
-{
-  "compilerOptions": {
-    "target": "ES2022", "lib": ["ES2022"], "module": "NodeNext", "moduleResolution": "NodeNext",
-    "types": ["node"], "strict": true, "skipLibCheck": true, "noEmit": true
-  },
-  "include": ["*.ts"]
-}
-JSON
-  npx tsc -p frameworks/tsconfig.json
+  type_check_folder frameworks
   cat >frameworks/expected.ts <<'TS'
 import { expectedDeskAnswer } from "./desk.js";
 console.log(`answer: ${expectedDeskAnswer()}`);
