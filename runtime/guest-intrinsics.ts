@@ -41,6 +41,9 @@ export const ProxyConstructor = Proxy;
 export const MapConstructor = Map;
 export const WeakSetConstructor = WeakSet;
 export const dateNow = Date.now;
+/** V8's `Error.captureStackTrace`, or undefined on an engine without it. */
+export const captureStackTrace = (Error as { captureStackTrace?: (target: object, skipFrom?: unknown) => void })
+  .captureStackTrace;
 export const mathMax = Math.max;
 export const mathMin = Math.min;
 export const isNaNNumber = Number.isNaN;
