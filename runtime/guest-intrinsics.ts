@@ -40,6 +40,9 @@ export const PromiseConstructor = Promise;
 export const ProxyConstructor = Proxy;
 export const MapConstructor = Map;
 export const WeakSetConstructor = WeakSet;
+export const DateConstructor = Date;
+export const constructObject = Reflect.construct;
+export const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 export const dateNow = Date.now;
 /** V8's `Error.captureStackTrace`, or undefined on an engine without it. */
 export const captureStackTrace = (Error as { captureStackTrace?: (target: object, skipFrom?: unknown) => void })
@@ -91,6 +94,11 @@ export function defineConstant(object: object, key: PropertyKey, value: unknown)
     enumerable: false,
     configurable: false,
   } as PropertyDescriptor);
+}
+
+/** Defines `object[key]` as a configurable accessor with getter `get`, keeping its enumerability. */
+export function defineGetter(object: object, key: PropertyKey, get: () => unknown): void {
+  defineProperty(object, key, { __proto__: null, get, configurable: true } as PropertyDescriptor);
 }
 
 /**

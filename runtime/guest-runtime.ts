@@ -10,11 +10,15 @@
 
 import {
   applyFunction,
-  dateNow,
   charCodeOf,
+  constructObject,
+  DateConstructor,
+  dateNow,
   defineConstant,
+  defineGetter,
   defineValue,
   ErrorConstructor,
+  getOwnPropertyDescriptor,
   getPrototypeOf,
   isArray,
   isError,
@@ -116,15 +120,6 @@ const toolProxies = new WeakSetConstructor<object>();
 // The promise the end-of-turn flush hangs on: one for the whole run.
 const turnEnd = resolvedPromise();
 
-// Captured for a durable run's clock and random numbers (see installDeterminism).
-const durableCaptured = {
-  DateCtor: Date,
-  construct: Reflect.construct,
-  toDateString: Date.prototype.toString,
-  getOwnPropertyDescriptor: Object.getOwnPropertyDescriptor,
-  defineProperty: Object.defineProperty,
-};
-
 /**
  * Makes a durable run's program repeatable: `Date.now()`, `new Date()` and `Date()` read the
  * run's clock (the time the last answer from the host carried, journaled, so a replay reads the
@@ -136,38 +131,36 @@ function installDeterminism(
   readClock: () => number,
   seed: readonly [number, number, number, number],
 ): void {
-  const { DateCtor, construct, defineProperty } = durableCaptured;
+  const dateToText = DateConstructor.prototype.toString;
   const VirtualDate = function (this: unknown, ...args: unknown[]): unknown {
-    if (new.target === undefined) return applyFunction(durableCaptured.toDateString, new DateCtor(readClock()), []);
-    return construct(DateCtor, args.length === 0 ? [readClock()] : args, new.target);
+    if (new.target === undefined) return applyFunction(dateToText, new DateConstructor(readClock()), []);
+    return constructObject(DateConstructor, args.length === 0 ? [readClock()] : args, new.target);
   } as unknown as DateConstructor;
-  defineProperty(VirtualDate, "prototype", { value: DateCtor.prototype });
-  defineProperty(DateCtor.prototype, "constructor", { value: VirtualDate, writable: true, configurable: true });
-  defineProperty(VirtualDate, "now", { value: () => readClock(), writable: true, configurable: true });
-  defineProperty(VirtualDate, "parse", { value: DateCtor.parse, writable: true, configurable: true });
-  defineProperty(VirtualDate, "UTC", { value: DateCtor.UTC, writable: true, configurable: true });
-  defineProperty(global, "Date", { value: VirtualDate, writable: true, configurable: true });
+  defineConstant(VirtualDate, "prototype", DateConstructor.prototype);
+  defineValue(DateConstructor.prototype, "constructor", VirtualDate, false);
+  defineValue(VirtualDate, "now", () => readClock(), false);
+  defineValue(VirtualDate, "parse", DateConstructor.parse, false);
+  defineValue(VirtualDate, "UTC", DateConstructor.UTC, false);
+  defineValue(global, "Date", VirtualDate, false);
   // `Intl.DateTimeFormat#format()` and `formatToParts()` without a date read the real clock.
   const formatPrototype = typeof Intl === "object" ? Intl.DateTimeFormat.prototype : undefined;
   if (formatPrototype !== undefined) {
-    const formatGetter = durableCaptured.getOwnPropertyDescriptor(formatPrototype, "format")?.get;
+    const formatGetter = getOwnPropertyDescriptor(formatPrototype, "format")?.get;
     const formatToParts = formatPrototype.formatToParts;
     if (formatGetter !== undefined) {
-      defineProperty(formatPrototype, "format", {
-        configurable: true,
-        get(this: Intl.DateTimeFormat) {
-          const format = applyFunction(formatGetter, this, []) as (date?: Date | number) => string;
-          return (date?: Date | number) => format(date === undefined ? readClock() : date);
-        },
+      defineGetter(formatPrototype, "format", function (this: Intl.DateTimeFormat) {
+        const format = applyFunction(formatGetter, this, []) as (date?: Date | number) => string;
+        return (date?: Date | number) => format(date === undefined ? readClock() : date);
       });
     }
-    defineProperty(formatPrototype, "formatToParts", {
-      configurable: true,
-      writable: true,
-      value(this: Intl.DateTimeFormat, date?: Date | number) {
+    defineValue(
+      formatPrototype,
+      "formatToParts",
+      function (this: Intl.DateTimeFormat, date?: Date | number) {
         return applyFunction(formatToParts, this, [date === undefined ? readClock() : date]);
       },
-    });
+      false,
+    );
   }
   let [a, b, c, d] = seed;
   const random = (): number => {
@@ -184,7 +177,7 @@ function installDeterminism(
     c = (c + t) | 0;
     return (t >>> 0) / 4294967296;
   };
-  defineProperty(Math, "random", { value: random, writable: true, configurable: true });
+  defineValue(Math, "random", random, false);
 }
 
 /**
