@@ -261,9 +261,6 @@ function install(
   const pendingPath = newList<string | undefined>();
   const pendingResolve = newList<((value: unknown) => void) | undefined>();
   const pendingReject = newList<((error: unknown) => void) | undefined>();
-  // The error a call refused inside the sandbox rejects with, made where the program called, so
-  // it names the program's line when the program never handles it.
-  const pendingRefusal = newList<GuestError | undefined>();
   // Where the program made each call (call-sites.ts): a failure it does not catch names that line.
   const pendingSite = newList<CallSite | undefined>();
 
@@ -272,7 +269,6 @@ function install(
     pendingResolve[index] = undefined;
     pendingReject[index] = undefined;
     pendingPath[index] = undefined;
-    pendingRefusal[index] = undefined;
     pendingSite[index] = undefined;
     inFlight--;
   };
@@ -288,12 +284,11 @@ function install(
     const reject = pendingReject[index];
     const path = pendingPath[index];
     if (reject === undefined || path === undefined) return;
-    const refusal = pendingRefusal[index];
     const site = pendingSite[index];
     forget(index);
     // Only own fields are read: a getter a program put on Object.prototype is not consulted.
     const callId = objectHasOwn(failure, "callId") ? failure.callId : null;
-    const error = refusal ?? makeError(ownText(failure, "code"), ownText(failure, "message"), null, path);
+    const error = makeError(ownText(failure, "code"), ownText(failure, "message"), null, path);
     defineValue(error, "callId", typeof callId === "string" ? callId : null);
     if (objectHasOwn(failure, "details") && failure.details !== undefined)
       defineValue(error, "details", failure.details);
@@ -378,20 +373,13 @@ function install(
     pendingReject[filing] = reject;
   };
 
-  const enqueue = (
-    path: string,
-    encoded: string,
-    bytes: number,
-    refusal?: GuestError,
-    site?: CallSite,
-  ): Promise<unknown> => {
+  const enqueue = (path: string, encoded: string, bytes: number, site?: CallSite): Promise<unknown> => {
     // Past the batch's size, the calls queued so far cross first, so one crossing stays bounded.
     if (queuedCalls >= MAX_BATCH_CALLS || (queuedCalls > 0 && queuedBytes + bytes > config.maxArgumentBytes)) {
       cross(batchesAhead < MAX_BATCHES_AHEAD);
     }
     const index = nextIndex++;
     pendingPath[index] = path;
-    pendingRefusal[index] = refusal;
     pendingSite[index] = site;
     filing = index;
     const promise = new PromiseConstructor<unknown>(fileResolvers);
@@ -406,9 +394,10 @@ function install(
     return promise;
   };
 
-  // The error is made here, inside the program's call, so its stack names the program's line.
+  // Refused before its arguments cross: the host records it and answers its failure like any
+  // other call's, so its error is made, and placed at its call site, as theirs are.
   const refuse = (path: string, code: string, bytes: number, reason: string, site?: CallSite): Promise<unknown> =>
-    enqueue(path, encodeRefusedCall(path, code, bytes, reason), 0, makeError(code, reason, null, path), site);
+    enqueue(path, encodeRefusedCall(path, code, bytes, reason), 0, site);
 
   /** A call of `tools.<path>`; `encodedPath` is the path's `encodeCallPath`, kept by the proxy that calls. */
   const callTool = (path: string, input: unknown, encodedPath?: string): Promise<unknown> => {
@@ -442,7 +431,7 @@ function install(
       return refuse(path, refusal.code ?? "INPUT_INVALID", refusal.measuredBytes ?? 0, reason, site);
     }
     const encoded = encodedPath === undefined ? encodeCall(path, argsJson) : encodeCallArguments(encodedPath, argsJson);
-    return enqueue(path, encoded, argsJson.length, undefined, site);
+    return enqueue(path, encoded, argsJson.length, site);
   };
 
   defineConstant(global, "tools", createToolsProxy(callTool));
