@@ -114,21 +114,29 @@ export function append<T>(list: T[], value: T): void {
   list[list.length] = value;
 }
 
-// `then` (ours, and V8's Promise::Then, which isolated-vm uses on the run's promise) builds its
-// derived promise from `promise.constructor[Symbol.species]`: both are made constant now, so a
-// program cannot make every `then` call its code or throw. Subclasses of Promise still work.
 const speciesGetter = Object.getOwnPropertyDescriptor(Promise, Symbol.species)?.get;
-defineProperty(Promise, Symbol.species, {
-  __proto__: null,
-  get: speciesGetter,
-  configurable: false,
-} as PropertyDescriptor);
-defineProperty(Promise.prototype, "constructor", {
-  __proto__: null,
-  value: Promise,
-  writable: false,
-  configurable: false,
-} as PropertyDescriptor);
+
+/**
+ * Makes `Promise[Symbol.species]` and `Promise.prototype.constructor` constant; called by the
+ * guest runtime's `install`, before any program runs, never at import (the host imports guest
+ * constants, and its own Promise must stay as it was). `then` (ours, and V8's Promise::Then,
+ * which isolated-vm uses on the run's promise) builds its derived promise from
+ * `promise.constructor[Symbol.species]`: with both constant, a program cannot make every `then`
+ * call its code or throw. Subclasses of Promise still work.
+ */
+export function lockPromiseSpecies(): void {
+  defineProperty(PromiseConstructor, Symbol.species, {
+    __proto__: null,
+    get: speciesGetter,
+    configurable: false,
+  } as PropertyDescriptor);
+  defineProperty(PromiseConstructor.prototype, "constructor", {
+    __proto__: null,
+    value: PromiseConstructor,
+    writable: false,
+    configurable: false,
+  } as PropertyDescriptor);
+}
 
 /**
  * Reacts to `promise` (a native promise) with the `then` captured before the program ran. The

@@ -23,6 +23,7 @@ import {
   isArray,
   isError,
   isFiniteNumber,
+  lockPromiseSpecies,
   newList,
   objectCreate,
   objectFreeze,
@@ -196,6 +197,7 @@ function install(
   const global = globalThis as Record<string, unknown>;
   // WebAssembly memory is not counted by the isolate's memory limit.
   delete global["WebAssembly"];
+  lockPromiseSpecies();
 
   let finished = false;
   let logBytes = 0;

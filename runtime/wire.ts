@@ -59,6 +59,9 @@ export const MAX_LOG_LINE_CHARS = 4_096;
 /** A tool path longer than this is refused inside the isolate: no tool has such a name. */
 export const MAX_TOOL_PATH_CHARS = 512;
 
+/** Most timers a program may have pending at once; one more throws a RangeError in the guest. */
+export const MAX_PENDING_TIMERS = 10_000;
+
 /** Calls one crossing carries at most; a wider fan-out crosses in several batches. */
 export const MAX_BATCH_CALLS = 256;
 

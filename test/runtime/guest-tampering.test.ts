@@ -144,6 +144,17 @@ describe("a program that tampers with built-ins before calling a tool", () => {
   });
 });
 
+describe("the host's own built-ins", () => {
+  it("are left as they were by importing Switchyard: only the guest locks Promise's species and constructor", async () => {
+    await run("return 1;");
+    expect(Object.getOwnPropertyDescriptor(Promise.prototype, "constructor")).toMatchObject({
+      writable: true,
+      configurable: true,
+    });
+    expect(Object.getOwnPropertyDescriptor(Promise, Symbol.species)?.configurable).toBe(true);
+  });
+});
+
 describe("a program's mistake is its own error, never INTERNAL_ERROR", () => {
   it("reports a call with a BigInt argument it never awaited as RUNTIME_ERROR at the call's line", async () => {
     const { result } = await run("const x = 1;\n(tools as any).t.echo({ n: BigInt(1) }); return 4;");
