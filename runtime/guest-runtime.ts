@@ -290,8 +290,12 @@ function install(
     forget(index);
     // Only own fields are read: a getter a program put on Object.prototype is not consulted.
     const callId = objectHasOwn(failure, "callId") ? failure.callId : null;
-    const error = makeError(ownText(failure, "code"), ownText(failure, "message"), null, path);
-    defineValue(error, "callId", typeof callId === "string" ? callId : null);
+    const error = makeError(
+      ownText(failure, "code"),
+      ownText(failure, "message"),
+      typeof callId === "string" ? callId : null,
+      path,
+    );
     if (objectHasOwn(failure, "details") && failure.details !== undefined)
       defineValue(error, "details", failure.details);
     placeAtCallSite(error, `ToolCallError: ${safeString(error.message, "")}`, callNote(error) ?? "", site);
