@@ -40,7 +40,13 @@ export const PromiseConstructor = Promise;
 export const ProxyConstructor = Proxy;
 export const MapConstructor = Map;
 export const WeakSetConstructor = WeakSet;
+export const DateConstructor = Date;
+export const constructObject = Reflect.construct;
+export const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 export const dateNow = Date.now;
+/** V8's `Error.captureStackTrace`, or undefined on an engine without it. */
+export const captureStackTrace = (Error as { captureStackTrace?: (target: object, skipFrom?: unknown) => void })
+  .captureStackTrace;
 export const mathMax = Math.max;
 export const mathMin = Math.min;
 export const isNaNNumber = Number.isNaN;
@@ -90,6 +96,11 @@ export function defineConstant(object: object, key: PropertyKey, value: unknown)
   } as PropertyDescriptor);
 }
 
+/** Defines `object[key]` as a configurable accessor with getter `get`, keeping its enumerability. */
+export function defineGetter(object: object, key: PropertyKey, get: () => unknown): void {
+  defineProperty(object, key, { __proto__: null, get, configurable: true } as PropertyDescriptor);
+}
+
 /**
  * An empty array without a prototype: writing an index never reaches a setter a program put on
  * `Array.prototype` or `Object.prototype`. Read and write it by index and `length` only.
@@ -103,21 +114,29 @@ export function append<T>(list: T[], value: T): void {
   list[list.length] = value;
 }
 
-// `then` (ours, and V8's Promise::Then, which isolated-vm uses on the run's promise) builds its
-// derived promise from `promise.constructor[Symbol.species]`: both are made constant now, so a
-// program cannot make every `then` call its code or throw. Subclasses of Promise still work.
 const speciesGetter = Object.getOwnPropertyDescriptor(Promise, Symbol.species)?.get;
-defineProperty(Promise, Symbol.species, {
-  __proto__: null,
-  get: speciesGetter,
-  configurable: false,
-} as PropertyDescriptor);
-defineProperty(Promise.prototype, "constructor", {
-  __proto__: null,
-  value: Promise,
-  writable: false,
-  configurable: false,
-} as PropertyDescriptor);
+
+/**
+ * Makes `Promise[Symbol.species]` and `Promise.prototype.constructor` constant; called by the
+ * guest runtime's `install`, before any program runs, never at import (the host imports guest
+ * constants, and its own Promise must stay as it was). `then` (ours, and V8's Promise::Then,
+ * which isolated-vm uses on the run's promise) builds its derived promise from
+ * `promise.constructor[Symbol.species]`: with both constant, a program cannot make every `then`
+ * call its code or throw. Subclasses of Promise still work.
+ */
+export function lockPromiseSpecies(): void {
+  defineProperty(PromiseConstructor, Symbol.species, {
+    __proto__: null,
+    get: speciesGetter,
+    configurable: false,
+  } as PropertyDescriptor);
+  defineProperty(PromiseConstructor.prototype, "constructor", {
+    __proto__: null,
+    value: PromiseConstructor,
+    writable: false,
+    configurable: false,
+  } as PropertyDescriptor);
+}
 
 /**
  * Reacts to `promise` (a native promise) with the `then` captured before the program ran. The

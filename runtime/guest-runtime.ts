@@ -10,15 +10,20 @@
 
 import {
   applyFunction,
-  dateNow,
   charCodeOf,
+  constructObject,
+  DateConstructor,
+  dateNow,
   defineConstant,
+  defineGetter,
   defineValue,
   ErrorConstructor,
+  getOwnPropertyDescriptor,
   getPrototypeOf,
   isArray,
   isError,
   isFiniteNumber,
+  lockPromiseSpecies,
   newList,
   objectCreate,
   objectFreeze,
@@ -116,15 +121,6 @@ const toolProxies = new WeakSetConstructor<object>();
 // The promise the end-of-turn flush hangs on: one for the whole run.
 const turnEnd = resolvedPromise();
 
-// Captured for a durable run's clock and random numbers (see installDeterminism).
-const durableCaptured = {
-  DateCtor: Date,
-  construct: Reflect.construct,
-  toDateString: Date.prototype.toString,
-  getOwnPropertyDescriptor: Object.getOwnPropertyDescriptor,
-  defineProperty: Object.defineProperty,
-};
-
 /**
  * Makes a durable run's program repeatable: `Date.now()`, `new Date()` and `Date()` read the
  * run's clock (the time the last answer from the host carried, journaled, so a replay reads the
@@ -136,38 +132,36 @@ function installDeterminism(
   readClock: () => number,
   seed: readonly [number, number, number, number],
 ): void {
-  const { DateCtor, construct, defineProperty } = durableCaptured;
+  const dateToText = DateConstructor.prototype.toString;
   const VirtualDate = function (this: unknown, ...args: unknown[]): unknown {
-    if (new.target === undefined) return applyFunction(durableCaptured.toDateString, new DateCtor(readClock()), []);
-    return construct(DateCtor, args.length === 0 ? [readClock()] : args, new.target);
+    if (new.target === undefined) return applyFunction(dateToText, new DateConstructor(readClock()), []);
+    return constructObject(DateConstructor, args.length === 0 ? [readClock()] : args, new.target);
   } as unknown as DateConstructor;
-  defineProperty(VirtualDate, "prototype", { value: DateCtor.prototype });
-  defineProperty(DateCtor.prototype, "constructor", { value: VirtualDate, writable: true, configurable: true });
-  defineProperty(VirtualDate, "now", { value: () => readClock(), writable: true, configurable: true });
-  defineProperty(VirtualDate, "parse", { value: DateCtor.parse, writable: true, configurable: true });
-  defineProperty(VirtualDate, "UTC", { value: DateCtor.UTC, writable: true, configurable: true });
-  defineProperty(global, "Date", { value: VirtualDate, writable: true, configurable: true });
+  defineConstant(VirtualDate, "prototype", DateConstructor.prototype);
+  defineValue(DateConstructor.prototype, "constructor", VirtualDate, false);
+  defineValue(VirtualDate, "now", () => readClock(), false);
+  defineValue(VirtualDate, "parse", DateConstructor.parse, false);
+  defineValue(VirtualDate, "UTC", DateConstructor.UTC, false);
+  defineValue(global, "Date", VirtualDate, false);
   // `Intl.DateTimeFormat#format()` and `formatToParts()` without a date read the real clock.
   const formatPrototype = typeof Intl === "object" ? Intl.DateTimeFormat.prototype : undefined;
   if (formatPrototype !== undefined) {
-    const formatGetter = durableCaptured.getOwnPropertyDescriptor(formatPrototype, "format")?.get;
+    const formatGetter = getOwnPropertyDescriptor(formatPrototype, "format")?.get;
     const formatToParts = formatPrototype.formatToParts;
     if (formatGetter !== undefined) {
-      defineProperty(formatPrototype, "format", {
-        configurable: true,
-        get(this: Intl.DateTimeFormat) {
-          const format = applyFunction(formatGetter, this, []) as (date?: Date | number) => string;
-          return (date?: Date | number) => format(date === undefined ? readClock() : date);
-        },
+      defineGetter(formatPrototype, "format", function (this: Intl.DateTimeFormat) {
+        const format = applyFunction(formatGetter, this, []) as (date?: Date | number) => string;
+        return (date?: Date | number) => format(date === undefined ? readClock() : date);
       });
     }
-    defineProperty(formatPrototype, "formatToParts", {
-      configurable: true,
-      writable: true,
-      value(this: Intl.DateTimeFormat, date?: Date | number) {
+    defineValue(
+      formatPrototype,
+      "formatToParts",
+      function (this: Intl.DateTimeFormat, date?: Date | number) {
         return applyFunction(formatToParts, this, [date === undefined ? readClock() : date]);
       },
-    });
+      false,
+    );
   }
   let [a, b, c, d] = seed;
   const random = (): number => {
@@ -184,7 +178,7 @@ function installDeterminism(
     c = (c + t) | 0;
     return (t >>> 0) / 4294967296;
   };
-  defineProperty(Math, "random", { value: random, writable: true, configurable: true });
+  defineValue(Math, "random", random, false);
 }
 
 /**
@@ -203,6 +197,7 @@ function install(
   const global = globalThis as Record<string, unknown>;
   // WebAssembly memory is not counted by the isolate's memory limit.
   delete global["WebAssembly"];
+  lockPromiseSpecies();
 
   let finished = false;
   let logBytes = 0;
@@ -268,9 +263,6 @@ function install(
   const pendingPath = newList<string | undefined>();
   const pendingResolve = newList<((value: unknown) => void) | undefined>();
   const pendingReject = newList<((error: unknown) => void) | undefined>();
-  // The error a call refused inside the sandbox rejects with, made where the program called, so
-  // it names the program's line when the program never handles it.
-  const pendingRefusal = newList<GuestError | undefined>();
   // Where the program made each call (call-sites.ts): a failure it does not catch names that line.
   const pendingSite = newList<CallSite | undefined>();
 
@@ -279,7 +271,6 @@ function install(
     pendingResolve[index] = undefined;
     pendingReject[index] = undefined;
     pendingPath[index] = undefined;
-    pendingRefusal[index] = undefined;
     pendingSite[index] = undefined;
     inFlight--;
   };
@@ -295,13 +286,16 @@ function install(
     const reject = pendingReject[index];
     const path = pendingPath[index];
     if (reject === undefined || path === undefined) return;
-    const refusal = pendingRefusal[index];
     const site = pendingSite[index];
     forget(index);
     // Only own fields are read: a getter a program put on Object.prototype is not consulted.
     const callId = objectHasOwn(failure, "callId") ? failure.callId : null;
-    const error = refusal ?? makeError(ownText(failure, "code"), ownText(failure, "message"), null, path);
-    defineValue(error, "callId", typeof callId === "string" ? callId : null);
+    const error = makeError(
+      ownText(failure, "code"),
+      ownText(failure, "message"),
+      typeof callId === "string" ? callId : null,
+      path,
+    );
     if (objectHasOwn(failure, "details") && failure.details !== undefined)
       defineValue(error, "details", failure.details);
     placeAtCallSite(error, `ToolCallError: ${safeString(error.message, "")}`, callNote(error) ?? "", site);
@@ -385,20 +379,13 @@ function install(
     pendingReject[filing] = reject;
   };
 
-  const enqueue = (
-    path: string,
-    encoded: string,
-    bytes: number,
-    refusal?: GuestError,
-    site?: CallSite,
-  ): Promise<unknown> => {
+  const enqueue = (path: string, encoded: string, bytes: number, site?: CallSite): Promise<unknown> => {
     // Past the batch's size, the calls queued so far cross first, so one crossing stays bounded.
     if (queuedCalls >= MAX_BATCH_CALLS || (queuedCalls > 0 && queuedBytes + bytes > config.maxArgumentBytes)) {
       cross(batchesAhead < MAX_BATCHES_AHEAD);
     }
     const index = nextIndex++;
     pendingPath[index] = path;
-    pendingRefusal[index] = refusal;
     pendingSite[index] = site;
     filing = index;
     const promise = new PromiseConstructor<unknown>(fileResolvers);
@@ -413,9 +400,10 @@ function install(
     return promise;
   };
 
-  // The error is made here, inside the program's call, so its stack names the program's line.
+  // Refused before its arguments cross: the host records it and answers its failure like any
+  // other call's, so its error is made, and placed at its call site, as theirs are.
   const refuse = (path: string, code: string, bytes: number, reason: string, site?: CallSite): Promise<unknown> =>
-    enqueue(path, encodeRefusedCall(path, code, bytes, reason), 0, makeError(code, reason, null, path), site);
+    enqueue(path, encodeRefusedCall(path, code, bytes, reason), 0, site);
 
   /** A call of `tools.<path>`; `encodedPath` is the path's `encodeCallPath`, kept by the proxy that calls. */
   const callTool = (path: string, input: unknown, encodedPath?: string): Promise<unknown> => {
@@ -449,7 +437,7 @@ function install(
       return refuse(path, refusal.code ?? "INPUT_INVALID", refusal.measuredBytes ?? 0, reason, site);
     }
     const encoded = encodedPath === undefined ? encodeCall(path, argsJson) : encodeCallArguments(encodedPath, argsJson);
-    return enqueue(path, encoded, argsJson.length, undefined, site);
+    return enqueue(path, encoded, argsJson.length, site);
   };
 
   defineConstant(global, "tools", createToolsProxy(callTool));

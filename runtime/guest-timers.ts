@@ -23,9 +23,7 @@ import {
   TypeErrorConstructor,
   toNumber,
 } from "./guest-intrinsics.js";
-
-/** Most timers pending at once; one more throws a RangeError. */
-export const MAX_PENDING_TIMERS = 10_000;
+import { MAX_PENDING_TIMERS } from "./wire.js";
 
 /** Largest delay kept, in ms (about 24.8 days, as in browsers); the host clamps to the run's time left anyway. */
 const MAX_DELAY_MS = 2_147_483_647;

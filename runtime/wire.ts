@@ -34,6 +34,11 @@ const charCodeOf = reflectApply(Function.prototype.bind, Function.prototype.call
   index: number,
 ) => number;
 
+/** `text.indexOf(search, from)` with the indexOf captured before any program ran. */
+function indexOfText(text: string, search: string, from = 0): number {
+  return reflectApply(indexOfString, text, [search, from]) as number;
+}
+
 /** `text.slice(start, end)` with the slice captured before any program ran. */
 function sliceOf(text: string, start: number, end?: number): string {
   return reflectApply(sliceString, text, end === undefined ? [start] : [start, end]) as string;
@@ -53,6 +58,9 @@ export const MAX_LOG_LINE_CHARS = 4_096;
 
 /** A tool path longer than this is refused inside the isolate: no tool has such a name. */
 export const MAX_TOOL_PATH_CHARS = 512;
+
+/** Most timers a program may have pending at once; one more throws a RangeError in the guest. */
+export const MAX_PENDING_TIMERS = 10_000;
 
 /** Calls one crossing carries at most; a wider fan-out crosses in several batches. */
 export const MAX_BATCH_CALLS = 256;
@@ -84,6 +92,35 @@ export function capErrorText(text: string, maxChars: number = MAX_ERROR_TEXT_CHA
 export function stackFrames(stack: string): string {
   const at = reflectApply(indexOfString, stack, ["\n    at "]) as number;
   return at < 0 ? "" : sliceOf(stack, at + 1);
+}
+
+// ---- a failed call's note, in its error's stack ----
+
+/** Opens the frame that carries a failed call's note (see `callNoteFrame`). */
+const NOTE_FRAME = "    at ToolCallError [";
+const MAX_NOTE_CHARS = 1_024;
+
+/**
+ * The last frame of a failed call's stack, carrying `note` (the call's code, tool and id):
+ * isolated-vm copies an error out as a plain Error with its message and frames only, so the note
+ * of a rejection nobody handled reaches the host there (`readCallNote`). The note is cut at
+ * MAX_NOTE_CHARS and its newlines become spaces, with the methods captured before any program ran.
+ */
+export function callNoteFrame(note: string): string {
+  let text = note.length > MAX_NOTE_CHARS ? `${sliceOf(note, 0, MAX_NOTE_CHARS)}…` : note;
+  for (let at = indexOfText(text, "\n"); at >= 0; at = indexOfText(text, "\n", at + 1)) {
+    text = `${sliceOf(text, 0, at)} ${sliceOf(text, at + 1)}`;
+  }
+  return `${NOTE_FRAME}${text}]`;
+}
+
+/** The note `callNoteFrame` left in a stack (host side), or undefined when there is none. */
+export function readCallNote(stack: string): string | undefined {
+  const at = stack.lastIndexOf(`\n${NOTE_FRAME}`);
+  if (at < 0) return undefined;
+  const end = stack.indexOf("]\n", at);
+  const note = stack.slice(at + 1 + NOTE_FRAME.length, end < 0 ? stack.lastIndexOf("]") : end);
+  return note.length > 0 && note.length <= MAX_NOTE_CHARS + 1 ? note : undefined;
 }
 
 // ---- calls, guest to host ----

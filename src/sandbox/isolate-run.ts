@@ -5,8 +5,7 @@
 // reason to end wins.
 
 import type ivm from "isolated-vm";
-import { readCallNote } from "../../runtime/call-sites.js";
-import { capErrorText, stackFrames } from "../../runtime/wire.js";
+import { capErrorText, readCallNote, stackFrames } from "../../runtime/wire.js";
 import { PROGRAM_FILE } from "../program/program-wrapper.js";
 import { watchCpu } from "./cpu-meter.js";
 import type { IsolatePool } from "./isolate-pool.js";

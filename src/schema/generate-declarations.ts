@@ -5,7 +5,7 @@
 // output types, which tool results shape, are bounded per tool and per text, with a note
 // saying what was left out.
 
-import { MAX_PENDING_TIMERS } from "../../runtime/guest-timers.js";
+import { MAX_PENDING_TIMERS } from "../../runtime/wire.js";
 import type { JsonSchema, JsonValue } from "../contract.js";
 import { formatJsDoc, splitLines } from "./jsdoc.js";
 import { describeResultCount, MAX_SCHEMA_NODES, type ObservedSchema, observedToJsonSchema } from "./observed-schema.js";

@@ -124,10 +124,34 @@ describe("a program that tampers with built-ins before calling a tool", () => {
     expect(result.error?.message).toContain("mine");
   });
 
+  it("keeps the line and note of a failed call it never catches after replacing the String and Reflect methods", async () => {
+    const { result } = await run(
+      [
+        "String.prototype.replace = String.prototype.replaceAll = String.prototype.slice = () => { throw new Error('string'); };",
+        "(String.prototype as any)[Symbol.replace] = () => { throw new Error('symbol'); }; (Reflect as any).apply = () => 1;",
+        "(Error as any).captureStackTrace = () => { throw new Error('capture'); };",
+        "await (tools as any).t.missing({});",
+      ].join("\n"),
+    );
+    expect(result.error).toMatchObject({ code: "RUNTIME_ERROR", line: 4 });
+    expect(result.error?.message).toContain("TOOL_NOT_FOUND from tools.t.missing, call ");
+  });
+
   it("ends with its output when Object.prototype.toJSON is defined (the error and end encodings do not call it)", async () => {
     const { result } = await run('(Object.prototype as any).toJSON = () => "hijacked";\nthrow new Error("real");');
     expect(result.error).toMatchObject({ code: "RUNTIME_ERROR", line: 2 });
     expect(result.error?.message).toContain("real");
+  });
+});
+
+describe("the host's own built-ins", () => {
+  it("are left as they were by importing Switchyard: only the guest locks Promise's species and constructor", async () => {
+    await run("return 1;");
+    expect(Object.getOwnPropertyDescriptor(Promise.prototype, "constructor")).toMatchObject({
+      writable: true,
+      configurable: true,
+    });
+    expect(Object.getOwnPropertyDescriptor(Promise, Symbol.species)?.configurable).toBe(true);
   });
 });
 

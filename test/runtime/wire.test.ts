@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   type CallBatch,
   type CallRequest,
+  callNoteFrame,
   capErrorText,
   decodeCallAnswers,
   decodeCallBatch,
@@ -20,6 +21,7 @@ import {
   MAX_ERROR_TEXT_CHARS,
   MAX_LOG_LINE_CHARS,
   openLogWriter,
+  readCallNote,
   readLogLines,
   stackFrames,
   writeLogLine,
@@ -137,6 +139,20 @@ describe("stackFrames", () => {
       "    at main (program.js:3:9)\n    at x",
     );
     expect(stackFrames("Error: no frames")).toBe("");
+  });
+});
+
+describe("a failed call's note frame", () => {
+  it("reads back the note it carries as the last frame, one line, cut at 1,024 characters", () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 2_000 }), (note) => {
+        const stack = `ToolCallError: m\n    at main (program.js:3:9)\n${callNoteFrame(note)}`;
+        expect(stack.split("\n")).toHaveLength(3);
+        const shown = note.length > 1_024 ? `${note.slice(0, 1_024)}…` : note;
+        expect(readCallNote(stack)).toBe(shown.replaceAll("\n", " "));
+      }),
+    );
+    expect(readCallNote("Error: m\n    at main (program.js:3:9)")).toBeUndefined();
   });
 });
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { MAX_PENDING_TIMERS } from "../../runtime/guest-timers.js";
+import { MAX_PENDING_TIMERS } from "../../runtime/wire.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { Switchyard } from "../../src/switchyard.js";
 import { createDeferred } from "../helpers/pipeline-fixtures.js";
