@@ -515,8 +515,14 @@ function checkNetwork(network: ShellNetwork | undefined): ShellNetwork {
 
 function checkLimits(limits: ShellLimits | undefined): Required<ShellLimits> {
   const given = limits ?? {};
-  const limit = (name: keyof ShellLimits): number =>
-    positiveIntegerOption(given[name], DEFAULT_SHELL_LIMITS[name], OWNER, `limits.${name}`);
+  const limit = (name: keyof ShellLimits): number => {
+    const value = positiveIntegerOption(given[name], DEFAULT_SHELL_LIMITS[name], OWNER, `limits.${name}`);
+    // Past 2^53 the number prints as 1e+21: bwrap and prlimit refuse it and every command would fail.
+    if (!Number.isSafeInteger(value)) {
+      throw new SwitchyardError("OPTION_INVALID", `${OWNER}: limits.${name} must be at most 2^53 - 1, got ${value}.`);
+    }
+    return value;
+  };
   return {
     cpuSeconds: limit("cpuSeconds"),
     maxFileBytes: limit("maxFileBytes"),
