@@ -166,20 +166,31 @@ export function sandboxedCommand(
 ): { file: string; args: string[] } {
   return {
     file: sandbox.bwrapPath,
-    args: [
-      ...isolationArguments(policy),
-      "--bind",
-      policy.workspace,
-      policy.workspace,
-      // bwrap's own root is a writable tmpfs: nothing outside the binds may be written.
-      "--remount-ro",
-      "/",
-      "--chdir",
-      policy.workspace,
-      "--",
-      ...limitedCommand(sandbox.prlimitPath, sandbox.shellPath, policy.limits, commandLine),
-    ],
+    args: [...sandboxArguments(policy), ...commandArguments(sandbox, policy, commandLine)],
   };
+}
+
+/**
+ * bwrap's arguments before `--` for `policy`: the same for every command of a policy, and built
+ * with a file-system look at each system path and mask, so build them once per policy.
+ */
+export function sandboxArguments(policy: SandboxPolicy): string[] {
+  return [
+    ...isolationArguments(policy),
+    "--bind",
+    policy.workspace,
+    policy.workspace,
+    // bwrap's own root is a writable tmpfs: nothing outside the binds may be written.
+    "--remount-ro",
+    "/",
+    "--chdir",
+    policy.workspace,
+  ];
+}
+
+/** The arguments after `sandboxArguments(policy)` that run `commandLine`. */
+export function commandArguments(sandbox: ShellSandbox, policy: SandboxPolicy, commandLine: string): string[] {
+  return ["--", ...limitedCommand(sandbox.prlimitPath, sandbox.shellPath, policy.limits, commandLine)];
 }
 
 /** `prlimit <limits> -- <dash> -c <commandLine>`: also what the unsandboxed shell runs. */

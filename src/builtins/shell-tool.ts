@@ -18,6 +18,7 @@ import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
 import { DRAFT_2020_12, existingFolderOption, positiveIntegerOption } from "./builtin-support.js";
 import { createCommandCgroup } from "./shell-cgroup.js";
 import {
+  commandArguments,
   DEFAULT_SHELL_LIMITS,
   detectShellSandbox,
   findPinnedShell,
@@ -29,7 +30,7 @@ import {
   type ShellLimits,
   type ShellNetwork,
   type ShellSandbox,
-  sandboxedCommand,
+  sandboxArguments,
 } from "./shell-sandbox.js";
 
 export type { ShellLimits, ShellNetwork } from "./shell-sandbox.js";
@@ -174,7 +175,11 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: "/dev/null",
   });
-  const isolation =
+  // One policy per tool: its bwrap arguments (a look at every system path and mask) are built here, not per command.
+  const policy: SandboxPolicy | undefined =
+    sandbox === undefined ? undefined : { workspace, network, limits, readOnlyPaths, env: baseEnv(SANDBOX_HOME) };
+  const isolation = policy === undefined ? [] : sandboxArguments(policy);
+  const isolationText =
     sandbox === undefined
       ? "It runs WITHOUT a sandbox: it can reach everything the host user can."
       : `It runs in a sandbox: only the workspace (${workspace}) is writable, /tmp is private and empty, the rest of the system is read-only, ` +
@@ -187,7 +192,7 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
       `Read-only commands (ls, cat, grep, git status …) run directly; commands that change files or the system need approval; ` +
       `destructive ones (rm -r, force pushes, writes outside the workspace …) are refused with PERMISSION_DENIED. ` +
       `Each command times out after ${timeoutMs} ms (timedOut: true); stdout and stderr are each cut to ${maxOutputBytes} bytes (truncated: true). ` +
-      `${isolation} The environment holds only PATH, HOME, LANG and TMPDIR; stdin is empty. A non-zero exitCode is a result, not an error.`,
+      `${isolationText} The environment holds only PATH, HOME, LANG and TMPDIR; stdin is empty. A non-zero exitCode is a result, not an error.`,
     source: "builtin",
     effect: "write",
     timeoutMs: timeoutMs + PIPELINE_GRACE_MS,
@@ -248,9 +253,11 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
           },
         );
       }
-      if (sandbox !== undefined) {
-        const policy: SandboxPolicy = { workspace, network, limits, readOnlyPaths, env: baseEnv(SANDBOX_HOME) };
-        const sandboxed = sandboxedCommand(sandbox, policy, input.command);
+      if (sandbox !== undefined && policy !== undefined) {
+        const sandboxed = {
+          file: sandbox.bwrapPath,
+          args: [...isolation, ...commandArguments(sandbox, policy, input.command)],
+        };
         // The cgroup is joined before bwrap starts, so no process of the command is outside it.
         const cgroup = await createCommandCgroup(limits);
         const [file, ...args] =
@@ -508,8 +515,14 @@ function checkNetwork(network: ShellNetwork | undefined): ShellNetwork {
 
 function checkLimits(limits: ShellLimits | undefined): Required<ShellLimits> {
   const given = limits ?? {};
-  const limit = (name: keyof ShellLimits): number =>
-    positiveIntegerOption(given[name], DEFAULT_SHELL_LIMITS[name], OWNER, `limits.${name}`);
+  const limit = (name: keyof ShellLimits): number => {
+    const value = positiveIntegerOption(given[name], DEFAULT_SHELL_LIMITS[name], OWNER, `limits.${name}`);
+    // Past 2^53 the number prints as 1e+21: bwrap and prlimit refuse it and every command would fail.
+    if (!Number.isSafeInteger(value)) {
+      throw new SwitchyardError("OPTION_INVALID", `${OWNER}: limits.${name} must be at most 2^53 - 1, got ${value}.`);
+    }
+    return value;
+  };
   return {
     cpuSeconds: limit("cpuSeconds"),
     maxFileBytes: limit("maxFileBytes"),

@@ -74,8 +74,8 @@ export interface CommandClassification {
  * `../../etc/passwd` counts as an ordinary path; `git` reads the repository's own
  * `.git/config`, which can name programs (core.fsmonitor), so run shell tools in the sandbox
  * (createShellTool) rather than trusting `read` alone; `>` inside `[[ ]]` or an awk program
- * counts as a write. Time is linear in the input length; input longer than 1 MiB is
- * destructive unparsed.
+ * counts as a write. Time is linear in the input length; input longer than
+ * MAX_ANALYZED_LENGTH (2 KiB) is write unparsed, so it is asked, never allowed.
  */
 export function classifyCommand(commandLine: string): CommandClassification {
   if (commandLine.trim() === "") return { risk: "read", reasons: ["empty"], commands: [] };
@@ -307,7 +307,7 @@ function analyzeStatement(
 function classifyRedirect(redirect: Redirect, findings: Findings): void {
   const { operator: op, target } = redirect;
   const label = `redirection ${redirect.fd}${op}`;
-  if (op === "<<" || op === "<<-" || op === "<<<") return;
+  if (op === "<<" || op === "<<-") return;
   if (target === undefined) {
     findings.flag("write", `${label} has no target: cannot be parsed reliably`);
     return;
@@ -403,7 +403,6 @@ interface Call {
 
 /** The name a word assigns (`name=…`, `name+=…`, `name[i]=…`, subscript kept), or undefined. */
 function assignmentName(word: Word): string | undefined {
-  if (word.arithmetic) return undefined;
   const equals = word.text.indexOf("=");
   if (equals <= 0 || equals >= word.unquotedPrefixLength) return undefined;
   const name = word.text.slice(0, equals).replace(/\+$/, "");
@@ -598,7 +597,6 @@ function classifySimpleCommand(words: readonly Word[], environment: StageEnviron
   for (;;) {
     const word = words[index];
     if (word === undefined) return finish();
-    if (word.arithmetic) return finish();
     if (word.dynamic || word.glob) {
       findings.flag("destructive", `command name ${word.text} is computed at run time and cannot be analyzed`);
       return finish();

@@ -32,8 +32,6 @@ export interface Word {
   readonly glob: boolean;
   /** Length of `text` before the first quoted character, to recognise `NAME=value`. */
   readonly unquotedPrefixLength: number;
-  /** Never true in POSIX sh (no `(( … ))` command); kept for the command rules. */
-  readonly arithmetic: boolean;
   /** The command substitutions in the word, each a script of its own. */
   readonly substitutions: readonly Script[];
   /** Why part of the word is not proven harmless (arithmetic with variables, `${x=…}` …). */
@@ -260,7 +258,6 @@ class Converter {
       dynamic: true,
       glob: false,
       unquotedPrefixLength: 0,
-      arithmetic: false,
       substitutions: [],
       problems: [`a ${typeOf(node)} construct is not analyzed`],
     };
@@ -287,7 +284,6 @@ class Converter {
       dynamic: value?.dynamic ?? false,
       glob: false,
       unquotedPrefixLength: prefix.length + (value?.unquotedPrefixLength ?? 0),
-      arithmetic: false,
       substitutions: value?.substitutions ?? [],
       problems: value?.problems ?? [],
     };
@@ -428,7 +424,6 @@ class WordBuilder {
       dynamic: this.dynamic,
       glob: this.glob,
       unquotedPrefixLength: this.quoted ? this.unquotedPrefixLength : this.text.length,
-      arithmetic: false,
       substitutions: this.substitutions,
       problems: this.problems,
     };

@@ -106,12 +106,7 @@ export class LockTable {
     this.#enqueue(waiter);
     return {
       acquire: (signal) => this.#waitFrom(waiter, locks, signal),
-      cancel: () => {
-        if (waiter.done) return;
-        waiter.done = true;
-        for (const lock of locks) this.#wake(lock.key);
-        this.#forgetIdle(locks);
-      },
+      cancel: () => this.#leave(waiter),
     };
   }
 

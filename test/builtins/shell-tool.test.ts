@@ -258,6 +258,9 @@ describe("shell.run on its own", () => {
     expect(() => createShellTool({ workspace, env: { "A=B": "x" } })).toThrow(/env/);
     expect(() => createShellTool({ workspace: "/" })).toThrow(/whole file system/);
     expect(() => createShellTool({ workspace, limits: { cpuSeconds: 0 } })).toThrow(/limits.cpuSeconds/);
+    // A limit past 2^53 would reach bwrap and prlimit as "1e+300" and fail every command at run time.
+    expect(() => createShellTool({ workspace, limits: { maxTmpBytes: 1e300 } })).toThrow(/limits.maxTmpBytes/);
+    expect(() => createShellTool({ workspace, limits: { maxMemoryBytes: 2 ** 70 } })).toThrow(/limits.maxMemoryBytes/);
     expect(() => createShellTool({ workspace, network: "some" as "none" })).toThrow(/network/);
     expect(() => createShellTool({ workspace, readOnlyPaths: ["relative/path"] })).toThrow(/readOnlyPaths\[0\]/);
   });

@@ -736,7 +736,8 @@ describe("classifyCommand", () => {
     expect(classifyCommand(shells(9)).reasons).toEqual(["nesting too deep"]);
   });
 
-  it("classifies a 100 KB random string without throwing", () => {
+  // Cut into lines of the longest analyzed length: a 100 KB line is never parsed (it asks at once).
+  it("classifies 100 KB of random text, in lines of the longest analyzed length, without an internal failure", () => {
     let seed = 42;
     const random = (): number => {
       seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
@@ -748,9 +749,12 @@ describe("classifyCommand", () => {
     );
     const bytes = Array.from({ length: 100_000 }, () => String.fromCharCode(Math.floor(random() * 0x250))).join("");
     for (const input of [noise, bytes]) {
-      const result = classifyCommand(input);
-      expect(["read", "write", "destructive"]).toContain(result.risk);
-      expect(result.reasons).not.toContain(INTERNAL_FAILURE);
+      for (let start = 0; start < input.length; start += MAX_ANALYZED_LENGTH) {
+        const result = classifyCommand(input.slice(start, start + MAX_ANALYZED_LENGTH));
+        expect(["read", "write", "destructive"]).toContain(result.risk);
+        expect(result.reasons).not.toContain(INTERNAL_FAILURE);
+        expect(result.reasons.join()).not.toMatch(/not analyzed: it needs approval/);
+      }
     }
   });
 
@@ -769,7 +773,7 @@ describe("classifyCommand", () => {
     ["unterminated heredocs", "cat <<EOF\n".repeat(10_000)],
   ];
 
-  // Past MAX_ANALYZED_LENGTH a line is not parsed (the parser costs ~3 µs a character): it asks.
+  // Past MAX_ANALYZED_LENGTH a line is not parsed (the parser costs 1 to 10 µs a character): it asks.
   it.each(HOSTILE)("asks about hostile input too long to analyze, at once: %s", (_name, input) => {
     const started = performance.now();
     const result = classifyCommand(input);
