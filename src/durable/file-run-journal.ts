@@ -18,7 +18,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { open, readdir, readFile, rm, stat } from "node:fs/promises";
+import { open, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { JournalError } from "./journal-error.js";
 import { decodeJournalText, encodeJournalLines } from "./journal-lines.js";
@@ -68,21 +68,8 @@ export class FileRunJournal implements RunJournal {
   }
 
   async read(id: string): Promise<StoredJournal | undefined> {
-    const path = this.#journalPath(id);
-    let file: Awaited<ReturnType<typeof open>>;
-    try {
-      file = await open(path, OPEN_READ);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} cannot be read: ${String(error)}`);
-    }
-    let text: string;
-    try {
-      this.#checkSize(id, (await file.stat()).size);
-      text = await file.readFile("utf8");
-    } finally {
-      await file.close();
-    }
+    const text = await this.#readCapped(id, this.#journalPath(id));
+    if (text === undefined) return undefined;
     const { journal } = decodeJournalText(id, text);
     return { ...journal, bytes: journal.bytes + (await this.#spilledBytes(id)) };
   }
@@ -91,22 +78,10 @@ export class FileRunJournal implements RunJournal {
     // A reference is an index this store wrote; anything else is a damaged journal, never a path.
     if (!/^\d{1,10}$/.test(ref))
       throw new JournalError("JOURNAL_INVALID", `Run ${id} names a spilled answer "${ref.slice(0, 20)}".`);
-    try {
-      return await readFile(join(this.#spillFolder(id), `${ref}.json`), "utf8");
-    } catch {
+    const envelope = await this.#readCapped(id, join(this.#spillFolder(id), `${ref}.json`));
+    if (envelope === undefined)
       throw new JournalError("JOURNAL_INVALID", `The spilled answer ${ref} of run ${id} is missing.`);
-    }
-  }
-
-  /** Reads a spilled answer synchronously (a replay answers a crossing without waiting). */
-  readSpilledNow(id: string, ref: string): string {
-    if (!/^\d{1,10}$/.test(ref))
-      throw new JournalError("JOURNAL_INVALID", `Run ${id} names a spilled answer "${ref.slice(0, 20)}".`);
-    try {
-      return readFileSync(join(this.#spillFolder(id), `${ref}.json`), "utf8");
-    } catch {
-      throw new JournalError("JOURNAL_INVALID", `The spilled answer ${ref} of run ${id} is missing.`);
-    }
+    return envelope;
   }
 
   async open(id: string, header: JournalHeader | undefined): Promise<JournalWriter> {
@@ -202,6 +177,26 @@ export class FileRunJournal implements RunJournal {
 
   #spillFolder(id: string): string {
     return join(this.folder, `${checkRunId(id)}.answers`);
+  }
+
+  /**
+   * A file of run `id` as text, never through a link and never past `maxRunBytes`; undefined when
+   * it does not exist. Throws `JOURNAL_INVALID`.
+   */
+  async #readCapped(id: string, path: string): Promise<string | undefined> {
+    let file: Awaited<ReturnType<typeof open>>;
+    try {
+      file = await open(path, OPEN_READ);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw new JournalError("JOURNAL_INVALID", `A file of run ${id} cannot be read: ${String(error)}`);
+    }
+    try {
+      this.#checkSize(id, (await file.stat()).size);
+      return await file.readFile("utf8");
+    } finally {
+      await file.close();
+    }
   }
 
   #checkSize(id: string, size: number): void {
