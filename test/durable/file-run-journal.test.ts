@@ -116,6 +116,20 @@ describe("the file journal store", () => {
     },
   );
 
+  it("ends a resume of a journal whose input was edited into text that is not JSON with JOURNAL_INVALID", async () => {
+    const store = createStore();
+    const { yard, calls } = createYard(store);
+    await yard.run("return input;", { durable: { id: "edited-input" }, input: { n: 1 } });
+    const path = join(store.folder, "edited-input.jsonl");
+    const [header, ...rest] = readFileSync(path, "utf8").split("\n");
+    const edited = JSON.stringify({ ...JSON.parse(header!), inputJson: "{" });
+    writeFileSync(path, [edited, ...rest].join("\n"));
+    const resumed = await yard.resume("edited-input");
+    expect(resumed.ok).toBe(false);
+    expect(resumed.error?.code).toBe("JOURNAL_INVALID");
+    expect(calls()).toBe(0);
+  });
+
   it("keeps a large result apart by reference and replays it whole", async () => {
     const store = new FileRunJournal({ folder: join(root, "spill"), maxInlineAnswerBytes: 1_000 });
     const first = createYard(store, 50_000);
