@@ -356,19 +356,21 @@ class FileJournalWriter implements JournalWriter {
 /** A run's summary from its journal: state, calls, pending requests. */
 export function summarizeJournal(journal: StoredJournal): RunSummary {
   let calls = 0;
+  let state: RunSummary["state"] = "running";
   let pause: PauseEntry | undefined;
   let end: { ok: boolean; code?: RunSummary["code"] } | undefined;
+  // The last crossing, pause or end says where the run stands; decisions do not move it.
   for (const entry of journal.entries) {
     if (entry.t === "x") {
       for (const answer of entry.answers) if (answer.n !== undefined) calls++;
-    } else if (entry.t === "pause") pause = entry;
-    else if (entry.t === "end") end = entry;
-  }
-  let state: RunSummary["state"] = "running";
-  for (const entry of journal.entries) {
-    if (entry.t === "pause") state = "paused";
-    else if (entry.t === "end") state = "ended";
-    else if (entry.t === "x") state = "running";
+      state = "running";
+    } else if (entry.t === "pause") {
+      pause = entry;
+      state = "paused";
+    } else if (entry.t === "end") {
+      end = entry;
+      state = "ended";
+    }
   }
   return {
     id: journal.header.id,
