@@ -433,7 +433,7 @@ export async function resumeRequest(
     const journal = await (store ?? sessionStore ?? defaultRunJournal()).read(id);
     if (journal !== undefined) {
       const { source, inputJson } = journal.header;
-      const input = inputJson === undefined ? {} : { input: JSON.parse(inputJson) as unknown };
+      const input = inputJson === undefined ? {} : { input: parseJournaledInput(id, inputJson) };
       return { source, options: { ...rest, ...input, durable: { id, decisions, store, askTimeoutMs } } };
     }
     error = { code: "JOURNAL_INVALID", message: `No durable run ${id} in the store; nothing to resume.` };
@@ -448,4 +448,13 @@ export async function resumeRequest(
     catalogVersion: registry.snapshot().version,
     wallMs: 0,
   });
+}
+
+/** The journaled input of run `id`; an edited one that is not JSON is a damaged journal. */
+function parseJournaledInput(id: string, inputJson: string): unknown {
+  try {
+    return JSON.parse(inputJson) as unknown;
+  } catch {
+    throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} keeps an input that is not JSON.`);
+  }
 }

@@ -11,6 +11,7 @@ import type { GuestDeterminism } from "../../runtime/wire.js";
 import type { CrossingJournal } from "./crossing-journal.js";
 import { JournalError } from "./journal-error.js";
 import { isEnvelopeOf } from "./journal-lines.js";
+import { SwitchyardError } from "../errors.js";
 import { checkRunId } from "./run-id.js";
 import type {
   CrossingEntry,
@@ -345,6 +346,31 @@ async function withSpilledAnswers(
     loaded.push({ ...entry, answers });
   }
   return loaded;
+}
+
+/**
+ * Throws `OPTION_INVALID` unless every decision names a call by a positive integer position and
+ * says `approved` as a boolean: a decision is journaled as it is given, and one of another shape
+ * would leave a journal that no later resume can read.
+ */
+export function checkDecisions(decisions: unknown): void {
+  if (decisions === undefined) return;
+  const valid =
+    Array.isArray(decisions) &&
+    decisions.every(
+      (decision: Partial<Record<keyof RunDecision, unknown>> | null) =>
+        typeof decision === "object" &&
+        decision !== null &&
+        Number.isSafeInteger(decision.position) &&
+        (decision.position as number) > 0 &&
+        typeof decision.approved === "boolean" &&
+        (decision.reason === undefined || typeof decision.reason === "string"),
+    );
+  if (!valid)
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      "durable.decisions must be a list of { position, approved, reason? }: position a positive integer, approved a boolean, reason a string.",
+    );
 }
 
 function pendingAsJson(pending: PendingRequest): { [key: string]: import("../contract.js").JsonValue } {

@@ -5,8 +5,20 @@
 // process (SIGKILL, OOM) loses nothing appended; fdatasync runs at most `syncIntervalMs` after
 // an append and at pause, end and close, so a machine crash loses at most that much.
 
-import { closeSync, constants, fdatasync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
-import { readdir, readFile, rm, stat, truncate } from "node:fs/promises";
+import {
+  closeSync,
+  constants,
+  fdatasync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { open, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { JournalError } from "./journal-error.js";
 import { decodeJournalText, encodeJournalLines } from "./journal-lines.js";
@@ -34,7 +46,9 @@ export interface FileRunJournalOptions {
 }
 
 const JOURNAL_SUFFIX = ".jsonl";
-const OPEN_APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+const OPEN_READ = constants.O_RDONLY | constants.O_NOFOLLOW;
+const OPEN_EXISTING = constants.O_RDWR | constants.O_APPEND | constants.O_NOFOLLOW;
+const OPEN_APPEND = OPEN_EXISTING | constants.O_CREAT;
 const OPEN_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 // Runs this process writes: a second writer in the same process is refused like one in another.
 const heldHere = new Set<string>();
@@ -54,17 +68,8 @@ export class FileRunJournal implements RunJournal {
   }
 
   async read(id: string): Promise<StoredJournal | undefined> {
-    const path = this.#journalPath(id);
-    let size: number;
-    try {
-      size = (await stat(path)).size;
-    } catch {
-      return undefined;
-    }
-    if (size > this.maxRunBytes) {
-      throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} is ${size} bytes, over ${this.maxRunBytes}.`);
-    }
-    const text = await readFile(path, "utf8");
+    const text = await this.#readCapped(id, this.#journalPath(id));
+    if (text === undefined) return undefined;
     const { journal } = decodeJournalText(id, text);
     return { ...journal, bytes: journal.bytes + (await this.#spilledBytes(id)) };
   }
@@ -73,49 +78,41 @@ export class FileRunJournal implements RunJournal {
     // A reference is an index this store wrote; anything else is a damaged journal, never a path.
     if (!/^\d{1,10}$/.test(ref))
       throw new JournalError("JOURNAL_INVALID", `Run ${id} names a spilled answer "${ref.slice(0, 20)}".`);
-    try {
-      return await readFile(join(this.#spillFolder(id), `${ref}.json`), "utf8");
-    } catch {
+    const envelope = await this.#readCapped(id, join(this.#spillFolder(id), `${ref}.json`));
+    if (envelope === undefined)
       throw new JournalError("JOURNAL_INVALID", `The spilled answer ${ref} of run ${id} is missing.`);
-    }
-  }
-
-  /** Reads a spilled answer synchronously (a replay answers a crossing without waiting). */
-  readSpilledNow(id: string, ref: string): string {
-    if (!/^\d{1,10}$/.test(ref))
-      throw new JournalError("JOURNAL_INVALID", `Run ${id} names a spilled answer "${ref.slice(0, 20)}".`);
-    try {
-      return readFileSync(join(this.#spillFolder(id), `${ref}.json`), "utf8");
-    } catch {
-      throw new JournalError("JOURNAL_INVALID", `The spilled answer ${ref} of run ${id} is missing.`);
-    }
+    return envelope;
   }
 
   async open(id: string, header: JournalHeader | undefined): Promise<JournalWriter> {
     checkRunId(id);
     this.#prepareFolder();
     this.#lock(id);
+    let fd: number | undefined;
     try {
-      const path = this.#journalPath(id);
-      let bytes = 0;
-      let text: Buffer | undefined;
+      // The descriptor is opened first (never through a link) and the file is sized, scanned and
+      // cut through it: a planted link or a huge file is refused before a byte of it is read.
       try {
-        text = await readFile(path);
-      } catch {
-        if (header === undefined) throw new JournalError("JOURNAL_INVALID", `Run ${id} has no journal.`);
+        fd = openSync(this.#journalPath(id), header === undefined ? OPEN_EXISTING : OPEN_APPEND, 0o600);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") throw noJournal(id);
+        throw error;
       }
-      if (text !== undefined && text.length > 0) {
-        // `read` has checked every complete line; a torn last line is cut before anything is appended.
-        const complete = text.lastIndexOf(0x0a) + 1;
+      const size = fstatSync(fd).size;
+      this.#checkSize(id, size);
+      let bytes = 0;
+      if (size > 0) {
+        // `read` checks every complete line; a torn last line is cut before anything is appended.
+        const complete = completeLength(fd, size);
         if (complete === 0) throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} has no complete line.`);
-        if (complete < text.length) await truncate(path, complete);
+        if (complete < size) ftruncateSync(fd, complete);
         bytes = complete + (await this.#spilledBytes(id));
-      }
-      const fd = openSync(path, OPEN_APPEND, 0o600);
+      } else if (header === undefined) throw noJournal(id);
       const writer = new FileJournalWriter(this, id, fd, bytes, () => this.#unlock(id));
       if (bytes === 0 && header !== undefined) writer.writeHeader(header);
       return writer;
     } catch (error) {
+      if (fd !== undefined) closeSync(fd);
       this.#unlock(id);
       throw error;
     }
@@ -180,6 +177,31 @@ export class FileRunJournal implements RunJournal {
 
   #spillFolder(id: string): string {
     return join(this.folder, `${checkRunId(id)}.answers`);
+  }
+
+  /**
+   * A file of run `id` as text, never through a link and never past `maxRunBytes`; undefined when
+   * it does not exist. Throws `JOURNAL_INVALID`.
+   */
+  async #readCapped(id: string, path: string): Promise<string | undefined> {
+    let file: Awaited<ReturnType<typeof open>>;
+    try {
+      file = await open(path, OPEN_READ);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw new JournalError("JOURNAL_INVALID", `A file of run ${id} cannot be read: ${String(error)}`);
+    }
+    try {
+      this.#checkSize(id, (await file.stat()).size);
+      return await file.readFile("utf8");
+    } finally {
+      await file.close();
+    }
+  }
+
+  #checkSize(id: string, size: number): void {
+    if (size > this.maxRunBytes)
+      throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} is ${size} bytes, over ${this.maxRunBytes}.`);
   }
 
   async #spilledBytes(id: string): Promise<number> {
@@ -334,19 +356,21 @@ class FileJournalWriter implements JournalWriter {
 /** A run's summary from its journal: state, calls, pending requests. */
 export function summarizeJournal(journal: StoredJournal): RunSummary {
   let calls = 0;
+  let state: RunSummary["state"] = "running";
   let pause: PauseEntry | undefined;
   let end: { ok: boolean; code?: RunSummary["code"] } | undefined;
+  // The last crossing, pause or end says where the run stands; decisions do not move it.
   for (const entry of journal.entries) {
     if (entry.t === "x") {
       for (const answer of entry.answers) if (answer.n !== undefined) calls++;
-    } else if (entry.t === "pause") pause = entry;
-    else if (entry.t === "end") end = entry;
-  }
-  let state: RunSummary["state"] = "running";
-  for (const entry of journal.entries) {
-    if (entry.t === "pause") state = "paused";
-    else if (entry.t === "end") state = "ended";
-    else if (entry.t === "x") state = "running";
+      state = "running";
+    } else if (entry.t === "pause") {
+      pause = entry;
+      state = "paused";
+    } else if (entry.t === "end") {
+      end = entry;
+      state = "ended";
+    }
   }
   return {
     id: journal.header.id,
@@ -358,6 +382,23 @@ export function summarizeJournal(journal: StoredJournal): RunSummary {
     pending: state === "paused" && pause !== undefined ? pause.pending : [],
     ...(state === "ended" && end !== undefined ? { ok: end.ok, code: end.code } : {}),
   };
+}
+
+/** The length of the file up to its last newline, read backwards from its end in chunks. */
+function completeLength(fd: number, size: number): number {
+  const chunk = Buffer.alloc(Math.min(size, 64 * 1024));
+  for (let end = size; end > 0; ) {
+    const start = Math.max(0, end - chunk.length);
+    const read = readSync(fd, chunk, 0, end - start, start);
+    const newline = chunk.subarray(0, read).lastIndexOf(0x0a);
+    if (newline >= 0) return start + newline + 1;
+    end = start;
+  }
+  return 0;
+}
+
+function noJournal(id: string): JournalError {
+  return new JournalError("JOURNAL_INVALID", `Run ${id} has no journal.`);
 }
 
 function busy(id: string, pid: number): JournalError {

@@ -4,7 +4,7 @@
 
 import { join } from "node:path";
 import type { RunError } from "../contract.js";
-import { type DurableOptions, type DurableRun, openDurableRun } from "./durable-run.js";
+import { checkDecisions, type DurableOptions, type DurableRun, openDurableRun } from "./durable-run.js";
 import { FileRunJournal } from "./file-run-journal.js";
 import { JournalError } from "./journal-error.js";
 import { checkRunId } from "./run-id.js";
@@ -25,7 +25,8 @@ export function defaultRunJournal(): FileRunJournal {
 
 /**
  * Opens a durable run for the pipeline; a store's refusal (`JOURNAL_INVALID`, `RUN_BUSY`) comes
- * back as the RunError the run ends with. Throws `OPTION_INVALID` for a run id that is not one.
+ * back as the RunError the run ends with. Throws `OPTION_INVALID` for a run id that is not one
+ * and for decisions of the wrong shape.
  */
 export async function startDurableRun(
   store: RunJournal,
@@ -33,6 +34,7 @@ export async function startDurableRun(
   program: { readonly source: string; readonly inputJson: string | undefined },
 ): Promise<DurableRun | RunError> {
   checkRunId(options.id);
+  checkDecisions(options.decisions);
   try {
     return await openDurableRun(store, options, program);
   } catch (error) {

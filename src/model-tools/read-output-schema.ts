@@ -1,8 +1,10 @@
 // Vets the `outputSchema` a model passes to run_program, before the host compiles it: a model's
 // schema is untrusted input, not the integrator's configuration. It must be small (32 KB of
-// JSON, 32 levels), self-contained (`$ref` only to `#...`, no `$id` or dynamic anchors: nothing
-// registered with or fetched by the shared validator) and free of regular expressions, which would
-// run on the host against the program's output (one catastrophic pattern stalls every run).
+// JSON, 32 levels), self-contained (`$ref` only to `#` or a definition `#/$defs/name`, no `$id`
+// or dynamic anchors: nothing registered with or fetched by the shared validator) and free of
+// regular expressions, which would run on the host against the program's output (one
+// catastrophic pattern stalls every run). A `$ref` may not point into data (`#/default`) or an
+// unknown keyword: ajv would compile what it finds there as a schema, unvetted.
 
 import type { CallError, JsonSchema, JsonValue } from "../contract.js";
 
@@ -20,6 +22,11 @@ const REFUSED_KEYWORDS = new Set([
   "$recursiveRef",
   "$recursiveAnchor",
 ]);
+/**
+ * The `$ref`s accepted: the root, or a definition by a name without `/` or `%` (so no pointer,
+ * however encoded, reaches past the definitions, which are vetted as schemas).
+ */
+const LOCAL_REF = /^#(?:\/(?:\$defs|definitions)\/[^/%]+)?$/;
 /** Keywords whose value is a regular expression the host would run. */
 const REGEX_KEYWORDS = new Set(["pattern", "patternProperties"]);
 
@@ -76,7 +83,8 @@ export function readOutputSchema(
  */
 type NodeKind = "schema" | "schemas" | "data";
 
-const SCHEMA_MAPS = new Set(["properties", "$defs", "definitions", "dependentSchemas"]);
+// draft-07's `dependencies` maps a property to a schema (or a list of names): ajv applies it.
+const SCHEMA_MAPS = new Set(["properties", "$defs", "definitions", "dependentSchemas", "dependencies"]);
 const SCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
 const SUBSCHEMAS = new Set([
   "items",
@@ -107,8 +115,8 @@ function refusalOf(key: string, value: unknown, path: string): string | undefine
   if (REGEX_KEYWORDS.has(key)) {
     return `"${key}" is not accepted here (a regular expression would run on the host); check the string's shape in the program instead.`;
   }
-  if (key === "$ref" && !(typeof value === "string" && value.startsWith("#"))) {
-    return `"$ref" may only point inside this schema ("#/$defs/..."), not to ${preview(value)}.`;
+  if (key === "$ref" && !(typeof value === "string" && LOCAL_REF.test(value))) {
+    return `"$ref" may only point to this schema ("#") or one of its definitions ("#/$defs/name"), not to ${preview(value)}.`;
   }
   if (key === "$schema" && path !== "") return `"$schema" is accepted at the top of the schema only.`;
   return undefined;

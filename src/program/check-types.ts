@@ -93,7 +93,7 @@ export function refusalOf(
 }
 
 /** TYPE_ERROR for `errors`: the first ten, each with its line of `source`, and the contract's types when named. */
-export function typeErrorOf(errors: readonly Diagnostic[], source: string, contract: RunContract): RunError {
+function typeErrorOf(errors: readonly Diagnostic[], source: string, contract: RunContract): RunError {
   const lines = source.split("\n");
   const shown = errors.slice(0, MAX_REPORTED_DIAGNOSTICS).map((diagnostic) => {
     const text = lines[diagnostic.line - 1]?.trim().slice(0, 160) ?? "";

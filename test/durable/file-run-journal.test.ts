@@ -116,6 +116,20 @@ describe("the file journal store", () => {
     },
   );
 
+  it("ends a resume of a journal whose input was edited into text that is not JSON with JOURNAL_INVALID", async () => {
+    const store = createStore();
+    const { yard, calls } = createYard(store);
+    await yard.run("return input;", { durable: { id: "edited-input" }, input: { n: 1 } });
+    const path = join(store.folder, "edited-input.jsonl");
+    const [header, ...rest] = readFileSync(path, "utf8").split("\n");
+    const edited = JSON.stringify({ ...JSON.parse(header!), inputJson: "{" });
+    writeFileSync(path, [edited, ...rest].join("\n"));
+    const resumed = await yard.resume("edited-input");
+    expect(resumed.ok).toBe(false);
+    expect(resumed.error?.code).toBe("JOURNAL_INVALID");
+    expect(calls()).toBe(0);
+  });
+
   it("keeps a large result apart by reference and replays it whole", async () => {
     const store = new FileRunJournal({ folder: join(root, "spill"), maxInlineAnswerBytes: 1_000 });
     const first = createYard(store, 50_000);
@@ -157,12 +171,30 @@ describe("the file journal store", () => {
     const store = createStore();
     const { yard } = createYard(store);
     await yard.run("return 1;", { durable: { id: "first" } });
+    // A target whose last line has no newline: a store that cut a "torn" line through the link would shorten it.
     const target = join(root, "outside.txt");
-    writeFileSync(target, "");
+    writeFileSync(target, "keep\nthis");
     symlinkSync(target, join(store.folder, "linked.jsonl"));
     const result = await yard.run("return 1;", { durable: { id: "linked" } });
     expect(result.ok).toBe(false);
-    expect(readFileSync(target, "utf8")).toBe("");
+    expect(result.error?.code).toBe("JOURNAL_INVALID");
+    await expect(store.appendOutside("linked", [{ t: "end", at: 1, ok: true }])).rejects.toThrow();
+    await expect(store.read("linked")).rejects.toMatchObject({ code: "JOURNAL_INVALID" });
+    expect(readFileSync(target, "utf8")).toBe("keep\nthis");
+  });
+
+  it("refuses a journal over the store's cap before reading it, leaving it as it was", async () => {
+    const store = createStore({ maxRunBytes: 4096 });
+    const { yard } = createYard(store);
+    await yard.run("return 1;", { durable: { id: "huge" } });
+    const path = join(store.folder, "huge.jsonl");
+    const huge = `${readFileSync(path, "utf8")}${"x".repeat(8192)}`;
+    writeFileSync(path, huge);
+    const result = await yard.run("return 1;", { durable: { id: "huge" } });
+    expect(result.error?.code).toBe("JOURNAL_INVALID");
+    expect(result.error?.message).toContain("over 4096");
+    await expect(store.read("huge")).rejects.toMatchObject({ code: "JOURNAL_INVALID" });
+    expect(readFileSync(path, "utf8")).toBe(huge);
   });
 
   it("lists runs with their state and prunes those past their expiry only", async () => {

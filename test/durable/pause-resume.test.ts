@@ -125,6 +125,25 @@ describe("a durable run that waits for a person", () => {
     expect(calls()).toHaveLength(callsBefore);
   });
 
+  it("refuses decisions of the wrong shape before touching the journal, which stays readable", async () => {
+    const paused = await createYard().run(REFUNDS, { durable: { id: "misdecided", askTimeoutMs: 50 } });
+    expect(paused.error?.code).toBe("PAUSED");
+    const path = join(folder, "misdecided.jsonl");
+    const before = readFileSync(path, "utf8");
+    const wrong = [
+      [{ position: "3", approved: true }],
+      [{ position: 3, approved: "yes" }],
+      [{ position: 0.5, approved: true }],
+    ];
+    for (const decisions of wrong) {
+      await expect(
+        createYard().resume("misdecided", { decisions: decisions as never, askTimeoutMs: 50 }),
+      ).rejects.toMatchObject({ code: "OPTION_INVALID" });
+    }
+    expect(readFileSync(path, "utf8")).toBe(before);
+    expect((await new FileRunJournal({ folder }).read("misdecided"))?.entries.at(-1)?.t).toBe("pause");
+  });
+
   it("pauses at once when the approver answers later", async () => {
     const yard = createYard();
     const started = Date.now();

@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 /** A session whose `api.page` and `api.slow` count their calls and keep the idempotency keys. */
-function createYard(delays: { fast: number; slow: number } = { fast: 1, slow: 30 }) {
+function createYard(delays: { fast: number; slow: number } = { fast: 1, slow: 30 }, workers = 0) {
   const calls: string[] = [];
   const page = defineTool({
     name: "api.page",
@@ -42,7 +42,7 @@ function createYard(delays: { fast: number; slow: number } = { fast: 1, slow: 30
       return input.name;
     },
   });
-  const yard = new Switchyard({ tools: [page, race], typeCheck: "off", runJournal: store });
+  const yard = new Switchyard({ tools: [page, race], typeCheck: "off", runJournal: store, workers });
   yards.push(yard);
   return { yard, calls };
 }
@@ -128,18 +128,7 @@ describe("durable runs, replayed in one process", () => {
   });
 
   it("replays the same way when the isolate runs in a worker process", async () => {
-    const calls: string[] = [];
-    const page = defineTool({
-      name: "api.page",
-      description: "One page.",
-      inputSchema: { type: "object", properties: { cursor: { type: "number" } } },
-      execute: (input: { cursor: number }, context) => {
-        calls.push(String(context.idempotencyKey));
-        return { items: [input.cursor], next: input.cursor < 4 ? input.cursor + 1 : null };
-      },
-    });
-    const yard = new Switchyard({ tools: [page], typeCheck: "off", runJournal: store, workers: 1 });
-    yards.push(yard);
+    const { yard, calls } = createYard(undefined, 1);
     const source = `${SWEEP.replace("return items;", "return [items, Date.now(), Math.random()];")}`;
     const original = await yard.run(source, { durable: { id: "in-worker" } });
     expect(original.ok, original.error?.message).toBe(true);

@@ -198,6 +198,31 @@ describe("a hostile per-call outputSchema is refused with a structured error, an
       "/outputSchema/properties/properties/pattern",
     ],
     ["patternProperties", { patternProperties: { "^(a+)+$": { type: "string" } } }, "/outputSchema/patternProperties"],
+    [
+      "a pattern under draft-07 `dependencies`",
+      { dependencies: { a: { properties: { b: { type: "string", pattern: "^(a+)+$" } } } } },
+      "/outputSchema/dependencies/a/properties/b/pattern",
+    ],
+    [
+      "a $ref into data, where ajv would compile a pattern",
+      { properties: { b: { $ref: "#/default" } }, default: { type: "string", pattern: "^(a+)+$" } },
+      "/outputSchema/properties/b/$ref",
+    ],
+    [
+      "a $ref into an unknown keyword",
+      { properties: { b: { $ref: "#/x-hidden" } }, "x-hidden": { type: "string", pattern: "^(a+)+$" } },
+      "/outputSchema/properties/b/$ref",
+    ],
+    [
+      "a $ref past a definition into its data",
+      { $defs: { a: { default: { pattern: "^(a+)+$" } } }, properties: { b: { $ref: "#/$defs/a/default" } } },
+      "/outputSchema/properties/b/$ref",
+    ],
+    [
+      "a $ref past a definition, percent-encoded",
+      { $defs: { a: { default: { pattern: "^(a+)+$" } } }, properties: { b: { $ref: "#/$defs/a%2Fdefault" } } },
+      "/outputSchema/properties/b/$ref",
+    ],
     ["a schema ajv cannot compile", { type: "nonsense" }, "/outputSchema"],
     ["a $ref to a missing definition", { $ref: "#/$defs/missing" }, "/outputSchema"],
     ["not a schema at all", "return anything", "/outputSchema"],
