@@ -8,7 +8,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { JsonSchema, JsonValue } from "../contract.js";
 import { SwitchyardError, messageOf } from "../errors.js";
-import { groupViolations, MAX_VIOLATION_LINES } from "./group-violations.js";
+import { groupViolations, MAX_VIOLATION_LINES, type ViolationGroup } from "./group-violations.js";
 
 /** One reason a value does not match its schema. */
 export interface SchemaViolation {
@@ -189,13 +189,22 @@ function resolvesLocally(root: unknown, ref: string): boolean {
   return (current !== null && typeof current === "object" && !Array.isArray(current)) || typeof current === "boolean";
 }
 
+// Every caller renders one validation's violations twice, as a message and as details: group them once.
+const grouped = new WeakMap<readonly SchemaViolation[], readonly ViolationGroup[]>();
+
+function groupsOf(violations: readonly SchemaViolation[]): readonly ViolationGroup[] {
+  let groups = grouped.get(violations);
+  if (groups === undefined) grouped.set(violations, (groups = groupViolations(violations)));
+  return groups;
+}
+
 /**
  * Renders violations as one message a model can act on, e.g. for `INPUT_INVALID`: one line per
  * place, where alike errors at a path pattern are one line (`/rows/*\/id ×40`), the distinct ones
  * first, at most 20 lines, then how many errors and places were left out.
  */
 export function formatViolations(subject: string, violations: readonly SchemaViolation[]): string {
-  const groups = groupViolations(violations);
+  const groups = groupsOf(violations);
   const shown = groups.slice(0, MAX_VIOLATION_LINES);
   const lines = shown.map((group) => {
     const first = group.firstPath === "" ? "(root)" : group.firstPath;
@@ -222,7 +231,7 @@ export function formatViolations(subject: string, violations: readonly SchemaVio
  * `{ path, expected, received }`, with `count` and `firstPath` where alike errors were grouped.
  */
 export function violationsToJson(violations: readonly SchemaViolation[]): JsonValue {
-  return groupViolations(violations)
+  return groupsOf(violations)
     .slice(0, MAX_VIOLATION_LINES)
     .map((group) =>
       group.count === 1
