@@ -153,6 +153,8 @@ function metaSchemaIsEnough(root: { [keyword: string]: unknown }): boolean {
       const ref = record[keyword];
       if (ref !== undefined && (typeof ref !== "string" || !resolvesLocally(root, ref))) return false;
     }
+    // ajv refuses an empty enum when it compiles; draft-07's meta-schema allows one.
+    if (Array.isArray(record["enum"]) && record["enum"].length === 0) return false;
     if (typeof record["pattern"] === "string" && !isRegExp(record["pattern"])) return false;
     const patterns = record["patternProperties"];
     if (patterns !== null && typeof patterns === "object" && !Object.keys(patterns).every(isRegExp)) return false;
@@ -170,7 +172,10 @@ function isRegExp(source: string): boolean {
   }
 }
 
-/** Resolves `#` or `#/a/b` (RFC 6901, percent-decoded as a URI fragment) inside `root`. */
+/**
+ * Whether `#` or `#/a/b` (RFC 6901, percent-decoded as a URI fragment) resolves inside `root` to
+ * a schema that is not itself a reference.
+ */
 function resolvesLocally(root: unknown, ref: string): boolean {
   if (ref === "#") return true;
   if (!ref.startsWith("#/")) return false;
@@ -186,7 +191,10 @@ function resolvesLocally(root: unknown, ref: string): boolean {
     if (current === null || typeof current !== "object" || !Object.hasOwn(current, key)) return false;
     current = (current as Record<string, unknown>)[key];
   }
-  return (current !== null && typeof current === "object" && !Array.isArray(current)) || typeof current === "boolean";
+  if (typeof current === "boolean") return true;
+  if (current === null || typeof current !== "object" || Array.isArray(current)) return false;
+  // A reference to a bare reference may close a cycle that overflows ajv's compile: compile now.
+  return !REF_KEYWORDS.some((keyword) => keyword in current);
 }
 
 // Every caller renders one validation's violations twice, as a message and as details: group them once.
