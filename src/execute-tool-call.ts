@@ -460,14 +460,15 @@ class CallRun {
     const redacted = redactCallError(redactor, parts);
     (this.#redactions ??= []).push(...redacted.redactions);
     const { code, message, details } = redacted.error;
-    return this.#end(failedOutcome(this.call, code, message, details));
+    return this.#end(failedOutcome(this.call, code, message, details), undefined, true);
   }
 
-  #end(outcome: ToolOutcome, json?: string): PipelineResult {
+  /** The outcome with its error redacted (unless `errorRedacted`: #thrown did it before the cut) and counted. */
+  #end(outcome: ToolOutcome, json?: string, errorRedacted = false): PipelineResult {
     const redactor = this.#redactor();
     if (redactor === undefined) return this.finish(outcome, json, this.#startedAt);
     let ended = outcome;
-    if (ended.status !== "ok") {
+    if (ended.status !== "ok" && !errorRedacted) {
       const redacted = redactCallError(redactor, ended.error);
       if (redacted.redactions.length > 0) {
         ended = { ...ended, error: redacted.error };

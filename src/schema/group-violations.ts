@@ -40,13 +40,30 @@ export function groupViolations(violations: readonly PlacedViolation[]): Violati
     violation.path === "" ? [] : violation.path.slice(1).split("/").map(indexAsWildcard),
   );
   const depth = segments.reduce((deepest, path) => Math.max(deepest, path.length), 0);
+  // A path's segments before and after a position, as interned ids: a key per path and position
+  // is then short, so grouping stays linear in the paths' total length (a whole path as the key
+  // made it quadratic in depth: seconds for 10,000 violations 100 levels down).
+  const ids = new Map<string, number>();
+  const idOf = (key: string): number => {
+    let id = ids.get(key);
+    if (id === undefined) ids.set(key, (id = ids.size));
+    return id;
+  };
+  // suffixes[index][position]: the segments after `position`, untouched until the loop reaches them.
+  const suffixes = segments.map((path) => {
+    const after = new Array<number>(path.length).fill(-1);
+    for (let position = path.length - 2; position >= 0; position--) {
+      after[position] = idOf(`s${after[position + 1]!}/${path[position + 1]!}`);
+    }
+    return after;
+  });
+  // prefixes[index]: the segments before the current position, wildcards already applied.
+  const prefixes = segments.map(() => -1);
   // Left to right, so `/a/x/b/y` and `/a/z/b/w` first collapse at the outer map, then the inner.
   for (let position = 0; position < depth; position++) {
     const keysByRest = new Map<string, Set<string>>();
-    const restKey = (index: number): string => {
-      const path = segments[index]!;
-      return `${path.length}|${violations[index]!.expected}|${path.map((segment, at) => (at === position ? "*" : segment)).join("/")}`;
-    };
+    const restKey = (index: number): string =>
+      `${segments[index]!.length}|${prefixes[index]!}|${suffixes[index]![position]!}|${violations[index]!.expected}`;
     segments.forEach((path, index) => {
       if (path.length <= position) return;
       const key = restKey(index);
@@ -55,8 +72,10 @@ export function groupViolations(violations: readonly PlacedViolation[]): Violati
       if (keys.size < MIN_LEAF_KEYS_FOR_WILDCARD) keys.add(path[position]!);
     });
     segments.forEach((path, index) => {
+      if (path.length <= position) return;
       const needed = position === path.length - 1 ? MIN_LEAF_KEYS_FOR_WILDCARD : MIN_KEYS_FOR_WILDCARD;
-      if (path.length > position && (keysByRest.get(restKey(index))?.size ?? 0) >= needed) path[position] = "*";
+      if ((keysByRest.get(restKey(index))?.size ?? 0) >= needed) path[position] = "*";
+      prefixes[index] = idOf(`p${prefixes[index]!}/${path[position]!}`);
     });
   }
   const groups = new Map<string, { group: ViolationGroup; order: number }>();

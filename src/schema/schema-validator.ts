@@ -8,7 +8,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { JsonSchema, JsonValue } from "../contract.js";
 import { SwitchyardError, messageOf } from "../errors.js";
-import { groupViolations, MAX_VIOLATION_LINES } from "./group-violations.js";
+import { groupViolations, MAX_VIOLATION_LINES, type ViolationGroup } from "./group-violations.js";
 
 /** One reason a value does not match its schema. */
 export interface SchemaViolation {
@@ -153,6 +153,8 @@ function metaSchemaIsEnough(root: { [keyword: string]: unknown }): boolean {
       const ref = record[keyword];
       if (ref !== undefined && (typeof ref !== "string" || !resolvesLocally(root, ref))) return false;
     }
+    // ajv refuses an empty enum when it compiles; draft-07's meta-schema allows one.
+    if (Array.isArray(record["enum"]) && record["enum"].length === 0) return false;
     if (typeof record["pattern"] === "string" && !isRegExp(record["pattern"])) return false;
     const patterns = record["patternProperties"];
     if (patterns !== null && typeof patterns === "object" && !Object.keys(patterns).every(isRegExp)) return false;
@@ -170,7 +172,10 @@ function isRegExp(source: string): boolean {
   }
 }
 
-/** Resolves `#` or `#/a/b` (RFC 6901, percent-decoded as a URI fragment) inside `root`. */
+/**
+ * Whether `#` or `#/a/b` (RFC 6901, percent-decoded as a URI fragment) resolves inside `root` to
+ * a schema that is not itself a reference.
+ */
 function resolvesLocally(root: unknown, ref: string): boolean {
   if (ref === "#") return true;
   if (!ref.startsWith("#/")) return false;
@@ -186,7 +191,19 @@ function resolvesLocally(root: unknown, ref: string): boolean {
     if (current === null || typeof current !== "object" || !Object.hasOwn(current, key)) return false;
     current = (current as Record<string, unknown>)[key];
   }
-  return (current !== null && typeof current === "object" && !Array.isArray(current)) || typeof current === "boolean";
+  if (typeof current === "boolean") return true;
+  if (current === null || typeof current !== "object" || Array.isArray(current)) return false;
+  // A reference to a bare reference may close a cycle that overflows ajv's compile: compile now.
+  return !REF_KEYWORDS.some((keyword) => keyword in current);
+}
+
+// Every caller renders one validation's violations twice, as a message and as details: group them once.
+const grouped = new WeakMap<readonly SchemaViolation[], readonly ViolationGroup[]>();
+
+function groupsOf(violations: readonly SchemaViolation[]): readonly ViolationGroup[] {
+  let groups = grouped.get(violations);
+  if (groups === undefined) grouped.set(violations, (groups = groupViolations(violations)));
+  return groups;
 }
 
 /**
@@ -195,7 +212,7 @@ function resolvesLocally(root: unknown, ref: string): boolean {
  * first, at most 20 lines, then how many errors and places were left out.
  */
 export function formatViolations(subject: string, violations: readonly SchemaViolation[]): string {
-  const groups = groupViolations(violations);
+  const groups = groupsOf(violations);
   const shown = groups.slice(0, MAX_VIOLATION_LINES);
   const lines = shown.map((group) => {
     const first = group.firstPath === "" ? "(root)" : group.firstPath;
@@ -222,7 +239,7 @@ export function formatViolations(subject: string, violations: readonly SchemaVio
  * `{ path, expected, received }`, with `count` and `firstPath` where alike errors were grouped.
  */
 export function violationsToJson(violations: readonly SchemaViolation[]): JsonValue {
-  return groupViolations(violations)
+  return groupsOf(violations)
     .slice(0, MAX_VIOLATION_LINES)
     .map((group) =>
       group.count === 1

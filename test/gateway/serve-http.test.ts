@@ -291,6 +291,30 @@ describe("serveGateway over streamable HTTP: clients that go silent", () => {
     expect(end.afterMs).toBeGreaterThanOrEqual(500);
   });
 
+  it("refuses with 413, unread, an initialize whose Content-Length is over 4 MB", async () => {
+    const client = silentClient(HEADERS_ONLY.replace("Content-Length: 200", `Content-Length: ${5 * 1024 * 1024}`));
+    const end = await client.closed;
+    expect(end.received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(end.afterMs).toBeLessThan(5_000);
+  });
+
+  it("refuses with 413 a chunked initialize once it passes 4 MB, and closes the connection before the rest", async () => {
+    const client = silentClient(HEADERS_ONLY.replace("Content-Length: 200", "Transfer-Encoding: chunked"));
+    const chunk = `${(64 * 1024).toString(16)}\r\n${" ".repeat(64 * 1024)}\r\n`;
+    // After the headers, which silentClient writes on connect.
+    await new Promise((resolve) => client.socket.once("connect", resolve));
+    let sentBytes = 0;
+    // Up to 64 MB: the server must stop it long before.
+    for (let index = 0; index < 1_024 && !client.socket.destroyed; index++) {
+      const drained = client.socket.write(chunk);
+      sentBytes += 64 * 1024;
+      if (!drained) await Promise.race([new Promise((resolve) => client.socket.once("drain", resolve)), client.closed]);
+    }
+    const end = await client.closed;
+    expect(end.received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(sentBytes).toBeLessThan(64 * 1024 * 1024);
+  });
+
   it("closes a connection that trickles its body past the deadline", async () => {
     const client = silentClient(HEADERS_ONLY);
     const trickle = setInterval(() => client.socket.write(" "), 100);

@@ -86,6 +86,10 @@ describe("schemas compiled on first use", () => {
       { patternProperties: { "(": { type: "string" } } },
       { $schema: "http://json-schema.org/draft-04/schema#", type: "object" },
       { $schema: "http://json-schema.org/draft-07/schema#", items: [{ type: "string" }], additionalItems: 3 },
+      // What draft-07's meta-schema allows and ajv's compile refuses: an empty enum, a cycle of bare references.
+      { properties: { a: { enum: [] } } },
+      { properties: { a: { $ref: "#/properties/a" } } },
+      { $defs: { x: { $ref: "#/$defs/y" }, y: { $ref: "#/$defs/x" } }, properties: { a: { $ref: "#/$defs/x" } } },
     ];
     for (const schema of invalid) {
       const eager = thrownBy(() => compileSchema(structuredClone(schema), 'Tool "x.y" inputSchema'));
