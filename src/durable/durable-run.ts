@@ -380,7 +380,7 @@ function pendingAsJson(pending: PendingRequest): { [key: string]: import("../con
 function limitError(runId: string, error: unknown): RunError {
   const why = JournalError.isInstance(error) ? error.message : "the journal reached its size limit";
   return {
-    code: "JOURNAL_LIMIT",
+    code: JournalError.isInstance(error) ? error.code : "JOURNAL_LIMIT",
     message: `Run ${runId} stopped: ${why}. Calls journaled so far stay; large results count toward the store's maxRunBytes.`,
   };
 }

@@ -11,6 +11,7 @@ import {
   fdatasync,
   fstatSync,
   ftruncateSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -301,6 +302,10 @@ class FileJournalWriter implements JournalWriter {
     if (this.#bytes + bytes > this.#store.maxRunBytes) throw new JournalError("JOURNAL_LIMIT", "full");
     const folder = this.#store.spillFolderOf(this.#id);
     mkdirSync(folder, { recursive: true, mode: 0o700 });
+    // O_NOFOLLOW guards only the file's own name: a planted link in place of the folder would
+    // send answers (and O_TRUNC) wherever it points.
+    if (lstatSync(folder).isSymbolicLink())
+      throw new JournalError("JOURNAL_INVALID", `The answers folder of run ${this.#id} is a symbolic link.`);
     const fd = openSync(
       join(folder, `${index}.json`),
       constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,

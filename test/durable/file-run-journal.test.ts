@@ -143,6 +143,20 @@ describe("the file journal store", () => {
     expect(again.calls()).toBe(0);
   });
 
+  it("refuses an answers folder planted as a symbolic link instead of writing answers through it", async () => {
+    const store = new FileRunJournal({ folder: join(root, "spill-linked"), maxInlineAnswerBytes: 1_000 });
+    const { yard } = createYard(store, 50_000);
+    await yard.run("return 1;", { durable: { id: "first" } });
+    const outside = mkdtempSync(join(root, "outside-"));
+    writeFileSync(join(outside, "0.json"), "keep");
+    symlinkSync(outside, join(store.folder, "linked.answers"));
+    const result = await yard.run(THREE, { durable: { id: "linked" } });
+    expect(result.ok).toBe(false);
+    expect(result.error?.code).toBe("JOURNAL_INVALID");
+    expect(await readdir(outside)).toEqual(["0.json"]);
+    expect(readFileSync(join(outside, "0.json"), "utf8")).toBe("keep");
+  });
+
   it("ends a run whose journal would pass the store's cap with JOURNAL_LIMIT, keeping what was journaled", async () => {
     const store = createStore({ maxRunBytes: 40_000 });
     const { yard } = createYard(store, 15_000);
