@@ -29,4 +29,20 @@ describe("redactEmbeddedJsonStrings", () => {
     const broken = redactor.redactText('"PASSWORD=\\"Tr0ub4dor&3x\\u12"');
     expect(redactEmbeddedJsonStrings(redactor, broken).text).toContain("\\u12");
   });
+
+  it("reads a line of escaped quotes with no closing quote in linear time (a program's logs and error pass here)", () => {
+    // A regex retried from every quote read the rest of the line each time: 2.3 s for this line.
+    const hostile = `"${'\\"'.repeat(32_000)}`;
+    const started = performance.now();
+    const result = redactEmbeddedJsonStrings(redactor, { text: hostile, kinds: [] });
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(result.text).toBe(hostile);
+    // A whole literal after the unterminated run on the next line is still read.
+    const next = redactEmbeddedJsonStrings(redactor, {
+      text: `${hostile}\n"PASSWORD=\\"Tr0ub4dor&3xQ9Zk\\""`,
+      kinds: [],
+    });
+    expect(next.kinds).toHaveLength(1);
+    expect(next.text).not.toContain("Tr0ub4dor");
+  });
 });
