@@ -15,7 +15,8 @@ import {
   type ShellSandbox,
   sandboxedCommand,
 } from "../../src/builtins/shell-sandbox.js";
-import { createShellTool, type ShellRunResult, type ShellToolOptions } from "../../src/builtins/shell-tool.js";
+import type { ShellRunResult, ShellToolOptions } from "../../src/builtins/shell-tool.js";
+import { runScript } from "../helpers/shell-script.js";
 
 const ORDINARY_UID = 4242;
 const isRoot = process.getuid?.() === 0;
@@ -37,13 +38,8 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const context = { signal: new AbortController().signal, callId: "c1", caller: "direct" as const, programId: undefined };
-
-/** Runs `script` as `sh .script.sh` (the classifier cannot see into it: only the sandbox stops it). */
-async function run(script: string, options: Partial<ShellToolOptions> = {}): Promise<ShellRunResult> {
-  await writeFile(join(workspace, ".script.sh"), script);
-  return createShellTool({ workspace, timeoutMs: 20_000, ...options }).execute({ command: "sh .script.sh" }, context);
-}
+const run = (script: string, options: Partial<ShellToolOptions> = {}): Promise<ShellRunResult> =>
+  runScript(workspace, script, { timeoutMs: 20_000, ...options });
 
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(
