@@ -49,6 +49,19 @@ async function exists(path: string): Promise<boolean> {
 }
 
 describe("the sandbox as the host's user (root here and in CI)", () => {
+  it("keeps a read-only path inside the workspace read-only (the workspace is bound after it)", async () => {
+    const vendor = join(workspace, "vendor");
+    await mkdir(vendor, { recursive: true });
+    await writeFile(join(vendor, "kept.txt"), "kept\n");
+    const result = await run("echo x >> vendor/kept.txt; echo planted > vendor/planted.txt; echo x > made.txt", {
+      readOnlyPaths: [vendor],
+    });
+    expect(result.stderr).toMatch(/Read-only file system/);
+    expect(await readFile(join(vendor, "kept.txt"), "utf8")).toBe("kept\n");
+    expect(await exists(join(vendor, "planted.txt"))).toBe(false);
+    expect(await readFile(join(workspace, "made.txt"), "utf8")).toBe("x\n");
+  });
+
   it("runs commands as uid 1000 with no capabilities", async () => {
     const result = await run("id -u; id -g; grep -E '^Cap(Eff|Prm|Bnd):' /proc/self/status");
     expect(result.stdout).toBe(
