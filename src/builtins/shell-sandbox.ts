@@ -180,6 +180,10 @@ export function sandboxArguments(policy: SandboxPolicy): string[] {
     "--bind",
     policy.workspace,
     policy.workspace,
+    // Binds apply in order: a read-only path inside the workspace would be writable again under it.
+    ...policy.readOnlyPaths
+      .filter((path) => path.startsWith(`${policy.workspace}/`))
+      .flatMap((path) => ["--ro-bind", path, path]),
     // bwrap's own root is a writable tmpfs: nothing outside the binds may be written.
     "--remount-ro",
     "/",

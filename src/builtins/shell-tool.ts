@@ -243,7 +243,7 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
       { command: "git status --short" },
     ],
     execute: async (input, context) => {
-      const classification = classifyCommand(input.command);
+      const classification = classifyInput(input, input.command);
       if (classification.risk === "destructive") {
         throw new ToolError(
           `The command was refused as destructive: ${classification.reasons.join("; ")}. Nothing ran.`,
@@ -307,16 +307,11 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
  */
 export function shellPermissionRules(): PermissionRule[] {
   loadShellParser();
-  const cache = new WeakMap<object, CommandClassification>();
   const riskOf = (input: unknown): CommandClassification["risk"] => {
     if (typeof input !== "object" || input === null) return "destructive";
-    const known = cache.get(input);
-    if (known !== undefined) return known.risk;
     const command = (input as { command?: unknown }).command;
     if (typeof command !== "string") return "destructive";
-    const classification = classifyCommand(command);
-    cache.set(input, classification);
-    return classification.risk;
+    return classifyInput(input, command).risk;
   };
   return [
     {
@@ -339,6 +334,19 @@ export function shellPermissionRules(): PermissionRule[] {
       reason: "the command only reads",
     },
   ];
+}
+
+// The pipeline hands the same input object to the permission rules (three of them) and to the
+// tool: each command line is parsed once per call. Keyed by the input and checked against its
+// command, so an input changed after its check is classified again.
+const classifications = new WeakMap<object, { readonly command: string; readonly result: CommandClassification }>();
+
+function classifyInput(input: object, command: string): CommandClassification {
+  const known = classifications.get(input);
+  if (known !== undefined && known.command === command) return known.result;
+  const result = classifyCommand(command);
+  classifications.set(input, { command, result });
+  return result;
 }
 
 // Run on the host before bwrap: moves itself into each cgroup given before `--`, then execs the rest.

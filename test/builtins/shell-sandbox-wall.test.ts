@@ -15,7 +15,8 @@ import {
   type ShellSandbox,
   sandboxedCommand,
 } from "../../src/builtins/shell-sandbox.js";
-import { createShellTool, type ShellRunResult, type ShellToolOptions } from "../../src/builtins/shell-tool.js";
+import type { ShellRunResult, ShellToolOptions } from "../../src/builtins/shell-tool.js";
+import { runScript } from "../helpers/shell-script.js";
 
 const ORDINARY_UID = 4242;
 const isRoot = process.getuid?.() === 0;
@@ -37,13 +38,8 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const context = { signal: new AbortController().signal, callId: "c1", caller: "direct" as const, programId: undefined };
-
-/** Runs `script` as `sh .script.sh` (the classifier cannot see into it: only the sandbox stops it). */
-async function run(script: string, options: Partial<ShellToolOptions> = {}): Promise<ShellRunResult> {
-  await writeFile(join(workspace, ".script.sh"), script);
-  return createShellTool({ workspace, timeoutMs: 20_000, ...options }).execute({ command: "sh .script.sh" }, context);
-}
+const run = (script: string, options: Partial<ShellToolOptions> = {}): Promise<ShellRunResult> =>
+  runScript(workspace, script, { timeoutMs: 20_000, ...options });
 
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(
@@ -53,6 +49,19 @@ async function exists(path: string): Promise<boolean> {
 }
 
 describe("the sandbox as the host's user (root here and in CI)", () => {
+  it("keeps a read-only path inside the workspace read-only (the workspace is bound after it)", async () => {
+    const vendor = join(workspace, "vendor");
+    await mkdir(vendor, { recursive: true });
+    await writeFile(join(vendor, "kept.txt"), "kept\n");
+    const result = await run("echo x >> vendor/kept.txt; echo planted > vendor/planted.txt; echo x > made.txt", {
+      readOnlyPaths: [vendor],
+    });
+    expect(result.stderr).toMatch(/Read-only file system/);
+    expect(await readFile(join(vendor, "kept.txt"), "utf8")).toBe("kept\n");
+    expect(await exists(join(vendor, "planted.txt"))).toBe(false);
+    expect(await readFile(join(workspace, "made.txt"), "utf8")).toBe("x\n");
+  });
+
   it("runs commands as uid 1000 with no capabilities", async () => {
     const result = await run("id -u; id -g; grep -E '^Cap(Eff|Prm|Bnd):' /proc/self/status");
     expect(result.stdout).toBe(

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { detectShellSandbox } from "../../src/builtins/shell-sandbox.js";
 import { createShellTool, type ShellRunResult, type ShellToolOptions } from "../../src/builtins/shell-tool.js";
 import { SwitchyardError } from "../../src/errors.js";
+import { DIRECT_CONTEXT, runScript } from "../helpers/shell-script.js";
 
 let root: string;
 let workspace: string;
@@ -27,16 +28,10 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const context = { signal: new AbortController().signal, callId: "c1", caller: "direct" as const, programId: undefined };
+const context = DIRECT_CONTEXT;
 
-/**
- * Runs `script` from a file, as `sh .script.sh`: the classifier cannot see into a script (it
- * rates it write, never destructive), so what stops the script here is the sandbox alone.
- */
-async function run(script: string, options: Partial<ShellToolOptions> = {}): Promise<ShellRunResult> {
-  await writeFile(join(workspace, ".script.sh"), script);
-  return createShellTool({ workspace, ...options }).execute({ command: "sh .script.sh" }, context);
-}
+const run = (script: string, options: Partial<ShellToolOptions> = {}): Promise<ShellRunResult> =>
+  runScript(workspace, script, options);
 
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(

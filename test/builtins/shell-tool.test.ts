@@ -112,6 +112,30 @@ describe("shell.run with shellPermissionRules", () => {
     expect(await readFile(join(workspace, "marker.txt"), "utf8")).toBe("keep me\n");
   });
 
+  it("classifies an input again when its command changed after the permission check", async () => {
+    const tool = createShellTool({ workspace });
+    const input = { command: "ls" };
+    const allow = shellPermissionRules().find((rule) => rule.decision === "allow");
+    const request = {
+      tool: "shell.run",
+      input,
+      caller: "direct",
+      programId: undefined,
+      callId: "c1",
+      effect: "write",
+    } as const;
+    expect(allow?.when?.(input, { ...request, reason: undefined })).toBe(true);
+    input.command = "rm -rf marker.txt";
+    const context = {
+      signal: new AbortController().signal,
+      callId: "c1",
+      caller: "direct" as const,
+      programId: undefined,
+    };
+    await expect(tool.execute(input, context)).rejects.toMatchObject({ code: "PERMISSION_DENIED" });
+    expect(await readFile(join(workspace, "marker.txt"), "utf8")).toBe("keep me\n");
+  });
+
   it.each([
     "if false; then rm() { :; }; fi; rm -rf marker.txt",
     "(if false; then rm() { :; }; fi); rm -rf marker.txt",
