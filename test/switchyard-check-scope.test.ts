@@ -3,6 +3,7 @@
 // that use that tool. Counted on the real worker-backed TypeChecker, never timed.
 
 import { afterAll, describe, expect, it } from "vitest";
+import { compileRunContract } from "../src/program/run-contract.js";
 import { TypeChecker } from "../src/program/type-checker.js";
 import { defineTool, type ToolDefinition } from "../src/registry/define-tool.js";
 import { RUNTIME_DECLARATIONS } from "../src/schema/generate-declarations.js";
@@ -106,6 +107,24 @@ describe("Switchyard check scope", () => {
     expect(checker.stats.checked).toBe(first.checked + 1);
     const misspelled = await yard.check("const b = await tools.billing0.get_record({ id: 'b' });\nreturn b.nmae;");
     expect(misspelled.error?.message).toContain("Property 'nmae' does not exist on type 'Billing0GetRecordObserved'");
+  });
+
+  it("names the run's contract types around the catalog's type names, as against the whole text", async () => {
+    const program = defineTool({
+      name: "program",
+      description: "A bare tool whose input type is named ProgramInput.",
+      inputSchema: { type: "object", properties: { id: { type: "string" } } },
+      execute: () => ({}),
+    });
+    const { yard } = await session([...catalog(30), program]);
+    const inputSchema = { type: "object", properties: { name: { type: "string" } }, required: ["name"] } as const;
+    const wholeText = `${RUNTIME_DECLARATIONS}\n${yard.declarations()}`;
+    expect(wholeText).toContain("interface ProgramInput {");
+    expect(compileRunContract({ inputSchema, hasInput: true }, wholeText).types.declarations).toContain(
+      "interface ProgramInput2 {",
+    );
+    const checked = await yard.check("return input.nmae;", { inputSchema, hasInput: true });
+    expect(checked.error?.message).toContain("Property 'nmae' does not exist on type 'ProgramInput2'");
   });
 
   it("checks a program that uses tools whole against the whole catalog", async () => {

@@ -63,7 +63,12 @@ interface CatalogIndex {
   readonly byBaseName: ReadonlyMap<string, readonly RegisteredTool[]>;
   /** Tools whose type names could collide with another's: rendered together, in catalog order. */
   readonly groups: ReadonlyMap<RegisteredTool, readonly RegisteredTool[]>;
+  /** Tools whose type names could collide with a run's contract types (ProgramInput, ProgramOutput). */
+  readonly nearContract: readonly RegisteredTool[];
 }
+
+/** Base names by tool, across snapshots: a catalog change re-derives only its new tools'. */
+const baseNames = new WeakMap<RegisteredTool, string>();
 
 /** One session's declarations, see the module comment; follows catalog snapshots and observed types. */
 export class CheckedDeclarations {
@@ -102,11 +107,8 @@ export class CheckedDeclarations {
   contractTakenNames(snapshot: CatalogSnapshot, observed: ObservedMap): Set<string> {
     const index = this.#indexOf(snapshot);
     const names = new Set(RUNTIME_TYPE_NAMES);
-    for (const [baseName, tools] of index.byBaseName) {
-      if (baseName !== "Program" && !baseName.startsWith("ProgramInput") && !baseName.startsWith("ProgramOutput"))
-        continue;
-      for (const tool of tools) for (const name of this.#partOf(index, tool, observed).names) names.add(name);
-    }
+    for (const tool of index.nearContract)
+      for (const name of this.#partOf(index, tool, observed).names) names.add(name);
     return names;
   }
 
@@ -260,6 +262,7 @@ function indexCatalog(snapshot: CatalogSnapshot): CatalogIndex {
   const namespaces = new Map<string, Map<string, RegisteredTool>>();
   const bare = new Map<string, RegisteredTool>();
   const byBaseName = new Map<string, RegisteredTool[]>();
+  const nearContract: RegisteredTool[] = [];
   for (const [at, tool] of tools.entries()) {
     position.set(tool, at);
     const { namespaceIdentifier, localIdentifier } = tool.parsedName;
@@ -269,12 +272,21 @@ function indexCatalog(snapshot: CatalogSnapshot): CatalogIndex {
       if (members === undefined) namespaces.set(namespaceIdentifier, (members = new Map()));
       members.set(localIdentifier, tool);
     }
-    const baseName = toTypeName(namespaceIdentifier ?? "", localIdentifier);
+    let baseName = baseNames.get(tool);
+    if (baseName === undefined) {
+      baseName = toTypeName(namespaceIdentifier ?? "", localIdentifier);
+      baseNames.set(tool, baseName);
+    }
+    // A contract's names start with ProgramInput or ProgramOutput; a tool's with its base name and a word.
+    if (baseName === "Program" || baseName.startsWith("ProgramInput") || baseName.startsWith("ProgramOutput")) {
+      nearContract.push(tool);
+    }
     const same = byBaseName.get(baseName);
     if (same === undefined) byBaseName.set(baseName, [tool]);
     else same.push(tool);
   }
-  return { snapshot, position, tools, namespaces, bare, byBaseName, groups: groupsOf(byBaseName, position) };
+  const groups = groupsOf(byBaseName, position);
+  return { snapshot, position, tools, namespaces, bare, byBaseName, groups, nearContract };
 }
 
 /**
