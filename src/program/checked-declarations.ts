@@ -41,6 +41,7 @@ export interface CheckedDeclarationsStats {
 const RUNTIME_MEMBERS: ReadonlySet<string> = new Set(["$search", "$describe", "$budget"]);
 /** Every generated type name is a tool's base name followed by one of these (see renderToolPart). */
 const NAME_WORDS = ["Input", "Output", "Observed"] as const;
+const NAME_WORD = /Input|Output|Observed/;
 const TOP_LEVEL_TYPE = /^(?:interface|type)\s+([A-Za-z_$][\w$]*)/gm;
 const RUNTIME_TYPE_NAMES: ReadonlySet<string> = typeNamesIn(RUNTIME_DECLARATIONS);
 
@@ -263,7 +264,8 @@ function indexCatalog(snapshot: CatalogSnapshot): CatalogIndex {
   const bare = new Map<string, RegisteredTool>();
   const byBaseName = new Map<string, RegisteredTool[]>();
   const nearContract: RegisteredTool[] = [];
-  for (const [at, tool] of tools.entries()) {
+  for (let at = 0; at < tools.length; at++) {
+    const tool = tools[at] as RegisteredTool;
     position.set(tool, at);
     const { namespaceIdentifier, localIdentifier } = tool.parsedName;
     if (namespaceIdentifier === undefined) bare.set(localIdentifier, tool);
@@ -310,9 +312,11 @@ function groupsOf(
     parent.set(root(a), root(b));
   };
   for (const [baseName, tools] of byBaseName) {
-    for (const other of tools.slice(1)) join(tools[0] as RegisteredTool, other);
+    const first = tools[0] as RegisteredTool;
+    for (let at = 1; at < tools.length; at++) join(first, tools[at] as RegisteredTool);
+    if (!NAME_WORD.test(baseName)) continue;
     for (const at of wordPositions(baseName)) {
-      for (const other of byBaseName.get(baseName.slice(0, at)) ?? []) join(tools[0] as RegisteredTool, other);
+      for (const other of byBaseName.get(baseName.slice(0, at)) ?? []) join(first, other);
     }
   }
   const members = new Map<RegisteredTool, RegisteredTool[]>();
