@@ -150,15 +150,15 @@ function checkGiven(
     if (seen.has(decision.position))
       return refuse("INPUT_INVALID", `Call ${decision.position} is decided twice. Nothing was resumed.`);
     seen.add(decision.position);
-    if (decidedByPerson.has(decision.position))
-      return refuse(
-        "INPUT_INVALID",
-        `A person already decided call ${decision.position} of run ${runId}; leave it out. Nothing was resumed.`,
-      );
     if (decision.approved && !modelApprovals)
       return refuse(
         "PERMISSION_DENIED",
         `${RESUME_RUN_TOOL} cannot approve call ${decision.position}: a person must (the client's approval form, or \`switchyard runs approve ${runId} ${decision.position}\`). Denials are taken; call ${RESUME_RUN_TOOL} without decisions once a person has decided. Nothing was resumed.`,
+      );
+    if (decidedByPerson.has(decision.position))
+      return refuse(
+        "INPUT_INVALID",
+        `A person already decided call ${decision.position} of run ${runId}; leave it out. Nothing was resumed.`,
       );
   }
   return { ok: true };
