@@ -42,7 +42,7 @@ describe("durable runs through LangChain's tools", () => {
       type: "tool_call",
     })) as ToolMessage;
     expect(paused.status).toBe("error");
-    const runId = ((paused.artifact as RunResult).error?.details as { runId: string }).runId;
+    const runId = ((paused.artifact as RunResult).error!.details as { runId: string }).runId;
     expect(String(paused.content)).toContain(`resume: call resume_run with {"runId":"${runId}"}`);
     await decide(runId);
     const resumed = (await resume.invoke({
