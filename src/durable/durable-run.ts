@@ -135,6 +135,10 @@ export class DurableRun implements CrossingJournal {
     return this.#order[this.#cursor];
   }
 
+  peek(ahead: number): CrossingEntry | undefined {
+    return this.#order[this.#cursor + ahead];
+  }
+
   advance(): void {
     this.#cursor++;
   }
