@@ -150,6 +150,8 @@ export class DurableRun implements CrossingJournal {
   goneLive(replayed: number): void {
     if (this.#ending !== undefined) return;
     this.#live = true;
+    // A replay of a run that had ended appends nothing: its journal is complete.
+    if (this.#ended) return;
     // Decisions brought to this resume are journaled once it is past the replay, so a crash from
     // here on resumes with them.
     const at = Date.now();
