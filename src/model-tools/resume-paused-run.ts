@@ -5,7 +5,7 @@
 
 import type { CallError, JsonSchema, RunResult } from "../contract.js";
 import type { RunDecision } from "../durable/durable-run.js";
-import { summarizeJournal } from "../durable/file-run-journal.js";
+import { summarizeJournal } from "../durable/summarize-journal.js";
 import { JournalError } from "../durable/journal-error.js";
 import { isRunId } from "../durable/run-id.js";
 import type { PendingRequest, RunJournal, StoredJournal } from "../durable/run-journal.js";

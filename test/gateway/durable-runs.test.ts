@@ -316,6 +316,43 @@ describe("gateway durable runs: concurrent and malformed answers", () => {
     expect(callsOf(runId).filter((line) => line.startsWith("refund"))).toEqual([]);
   });
 
+  it("answers RUN_BUSY when another resume of the run, outside this gateway, holds its journal", async () => {
+    const { client, runId } = await pausedRun();
+    // The host resumes the run itself and its approver has not answered yet: the run holds the lock.
+    let answer!: (approved: boolean) => void;
+    const answered = new Promise<boolean>((resolve) => (answer = resolve));
+    let asking = false;
+    const host = new Switchyard({ tools: shopTools, permissions: shopPermissions, typeCheck: "off" });
+    const hostResume = host.resume(runId, {
+      store,
+      askTimeoutMs: 30_000,
+      approve: () => {
+        asking = true;
+        return answered;
+      },
+    });
+    await waitFor(() => asking, 10_000, "the host's resume to ask");
+    const busy = await call(client, "resume_run", { runId, decisions: [{ position: 4, approved: false }] });
+    expect(textOf(busy)).toMatch(/^error RUN_BUSY: /);
+    answer(false);
+    expect((await hostResume).ok).toBe(true);
+    await host.close();
+    expect(callsOf(runId).filter((line) => line.startsWith("refund"))).toEqual([]);
+  });
+
+  it("keeps a person's denial reason to 1,000 characters in the journal", async () => {
+    const { client } = await connect({ askClient: true, durable: { store } }, (message) =>
+      message.startsWith("Paused run")
+        ? { action: "accept", content: { approve: false, reason: "r".repeat(100_000) } }
+        : { action: "cancel" },
+    );
+    const { runId } = pausedOf(await call(client, "run_program", { code: REFUNDS }));
+    const resumed = await call(client, "resume_run", { runId });
+    expect(resumed.isError, textOf(resumed)).toBe(false);
+    const decisions = (await store.read(runId))!.entries.filter((entry) => entry.t === "decision");
+    expect(decisions.map((entry) => (entry.t === "decision" ? entry.reason?.length : 0))).toEqual([1_000, 1_000]);
+  });
+
   it("takes an elicitation answer of an unexpected shape as no decision: the call stays pending and nothing runs", async () => {
     const answers: ElicitResult[] = [
       { action: "cancel" },
