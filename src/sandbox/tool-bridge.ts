@@ -893,6 +893,12 @@ export class ToolBridge {
       }
       const held = this.#held.get(line.k);
       if (held === undefined) return;
+      if ((held.kind === "wait") !== (line.kind === "wait")) {
+        // A wait where the journal holds a batch (or the reverse): the batch's calls would go unchecked.
+        const made = held.kind === "wait" ? "a wait for answers" : `a ${held.kind} crossing`;
+        this.#divergeWith(line.k, made, line.kind === "wait" ? "a wait for answers" : `a ${line.kind} crossing`);
+        return;
+      }
       this.#held.delete(line.k);
       durable.advance();
       const envelopes = line.answers.map((journaled) => journaled.e ?? "");

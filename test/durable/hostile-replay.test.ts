@@ -199,4 +199,17 @@ describe("a resumed run's replay log, sent by a hostile guest", () => {
     expect(bridge.replaying).toBe(true);
     await durable.finish(okResult("partial"), bridge.replaying);
   });
+
+  it("diverges on a wait logged where the journal holds a batch: that batch's calls cannot go unchecked", async () => {
+    const { path, text } = await journalOf("wait-for-batch");
+    const { bridge, durable, ended } = await resumeHost("wait-for-batch");
+    bridge.replayChunk();
+    const [first] = await crossingsOf("wait-for-batch");
+    const log = encodeReplayLogField(batchOf(first!)) + encodeReplayLogField("");
+    expect(bridge.submit(encodeReplayLog("idle", log))).toBe(REPLAY_OVER);
+    expect(ended[0]).toMatchObject({ code: "REPLAY_DIVERGED", details: { program: "a wait for answers" } });
+    expect(bridge.records.map((record) => record.id)).toEqual(["wait-for-batch.1"]);
+    await durable.finish(okResult("wait-for-batch"), bridge.replaying);
+    expect(readFileSync(path, "utf8")).toBe(text);
+  });
 });
