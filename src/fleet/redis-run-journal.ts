@@ -109,7 +109,20 @@ redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 redis.call('ZREM', KEYS[5], ARGV[1])
 return 1`;
 
+// KEYS as OPEN; ARGV id token keepEntries keepUntil. Drops the entries from keepEntries on and
+// sets the counter to what is left (answers kept apart stay counted: a retry writes them again).
+const TRUNCATE = `${EXPIRE_DATA}
+if redis.call('GET', KEYS[4]) ~= ARGV[2] then return -1 end
+redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[3]) - 1)
+local bytes = 0
+for _, entry in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do bytes = bytes + #entry + 1 end
+for _, answer in ipairs(redis.call('HVALS', KEYS[2])) do bytes = bytes + #answer end
+redis.call('SET', KEYS[3], bytes)
+expireData(ARGV[4])
+return bytes`;
+
 const SCRIPTS = {
+  switchyardJournalTruncate: TRUNCATE,
   switchyardJournalOpen: OPEN,
   switchyardJournalAppend: APPEND,
   switchyardJournalSpill: SPILL,
@@ -253,6 +266,30 @@ export class RedisRunJournal implements RunJournal {
     return pruned;
   }
 
+  /**
+   * Keeps the first `keepEntries` entries of run `id`'s journal (the header counts as one) and
+   * drops the rest, under the run's lease: what a retry must not replay (a transient failure's
+   * answer, the end of the failed run). Rejects like `open`. Not part of the RunJournal contract.
+   */
+  async truncate(id: string, keepEntries: number): Promise<void> {
+    if (!Number.isSafeInteger(keepEntries) || keepEntries < 1)
+      throw new JournalError("JOURNAL_INVALID", `A journal keeps at least its header, not ${keepEntries} entries.`);
+    const writer = await this.open(id, undefined);
+    const token = (writer as RedisJournalWriter).token;
+    try {
+      const reply = await this.script("switchyardJournalTruncate")(
+        ...this.keysOf(id),
+        id,
+        token,
+        keepEntries,
+        this.keepUntil(),
+      );
+      if (reply < 0) throw new JournalError("RUN_BUSY", `Run ${id} lost its lease while it was cut back.`);
+    } finally {
+      await writer.close();
+    }
+  }
+
   /** The keys of run `id`, in the order the scripts take them. Throws `OPTION_INVALID` for a bad id. */
   keysOf(id: string): [string, string, string, string, string] {
     const base = `${this.prefix}:${checkRunId(id)}`;
@@ -282,7 +319,8 @@ export class RedisRunJournal implements RunJournal {
 class RedisJournalWriter implements JournalWriter {
   readonly #store: RedisRunJournal;
   readonly #id: string;
-  readonly #token: string;
+  /** The lease's token: what every script of this writer proves it holds. */
+  readonly token: string;
   readonly #keys: [string, string, string, string, string];
   #bytes: number;
   #open = true;
@@ -294,7 +332,7 @@ class RedisJournalWriter implements JournalWriter {
   constructor(store: RedisRunJournal, id: string, token: string, bytes: number) {
     this.#store = store;
     this.#id = id;
-    this.#token = token;
+    this.token = token;
     this.#keys = store.keysOf(id);
     this.#bytes = bytes;
     this.#renewal = setInterval(() => this.#renew(false), Math.max(10, Math.floor(store.leaseMs / 3)));
@@ -314,7 +352,7 @@ class RedisJournalWriter implements JournalWriter {
       store.script("switchyardJournalAppend")(
         ...this.#keys,
         this.#id,
-        this.#token,
+        this.token,
         store.maxRunBytes,
         store.keepUntil(),
         ...lines,
@@ -334,7 +372,7 @@ class RedisJournalWriter implements JournalWriter {
       store.script("switchyardJournalSpill")(
         ...this.#keys,
         this.#id,
-        this.#token,
+        this.token,
         store.maxRunBytes,
         store.keepUntil(),
         ref,
@@ -368,7 +406,7 @@ class RedisJournalWriter implements JournalWriter {
       .script("switchyardJournalRenew")(
         ...this.#keys,
         this.#id,
-        this.#token,
+        this.token,
         store.leaseMs,
         store.keepUntil(),
         release ? "1" : "0",
