@@ -430,9 +430,10 @@ export async function resumeRequest(
   checkRunId(id);
   let error: RunError;
   try {
-    const journal = await (store ?? sessionStore ?? defaultRunJournal()).read(id);
-    if (journal !== undefined) {
-      const { source, inputJson } = journal.header;
+    // The header alone: the run reads the journal itself, once, when it takes the run's lock.
+    const header = await (store ?? sessionStore ?? defaultRunJournal()).readHeader(id);
+    if (header !== undefined) {
+      const { source, inputJson } = header;
       const input = inputJson === undefined ? {} : { input: parseJournaledInput(id, inputJson) };
       return { source, options: { ...rest, ...input, durable: { id, decisions, store, askTimeoutMs } } };
     }

@@ -51,13 +51,16 @@ export {
   type RunDecision,
 } from "./durable/durable-run.js";
 export { FileRunJournal, type FileRunJournalOptions } from "./durable/file-run-journal.js";
+export { summarizeJournal } from "./durable/summarize-journal.js";
 export { JournalError, type JournalErrorCode } from "./durable/journal-error.js";
 export { isRunId, MAX_RUN_ID_CHARS } from "./durable/run-id.js";
 export type {
   JournalEntry,
   JournalHeader,
   JournalWriter,
+  OpenedJournal,
   PendingRequest,
+  ResumeEntry,
   RunJournal,
   RunState,
   RunSummary,

@@ -4,7 +4,8 @@
 
 import type { Command } from "commander";
 import type { RunResult } from "../contract.js";
-import { FileRunJournal, summarizeJournal } from "../durable/file-run-journal.js";
+import { FileRunJournal } from "../durable/file-run-journal.js";
+import { summarizeJournal } from "../durable/summarize-journal.js";
 import { JournalError } from "../durable/journal-error.js";
 import { checkRunId } from "../durable/run-id.js";
 import type { RunSummary } from "../durable/run-journal.js";

@@ -18,8 +18,10 @@ export interface CrossingJournal {
   advance(): void;
   /** The journaled answer of wire index `index`, if it reached the program before. */
   answer(index: number): JournaledAnswer | undefined;
-  /** The journal is replayed: what is appended from now on is live. */
-  goneLive(): void;
+  /** The journal is replayed (`replayed` calls answered from it): what is appended from now on is live. */
+  goneLive(replayed: number): void;
+  /** A live call of position `position` (1-based) got id `callId`: its approval finds its position by it. */
+  callMade(callId: string, position: number): void;
   /** Appends a live crossing (a full journal ends the run `JOURNAL_LIMIT`). */
   record(entry: CrossingEntry): void;
   /** Stores a large answer apart; its reference, or undefined to keep it inline. */

@@ -148,6 +148,8 @@ export class ToolBridge {
   /** True while journaled crossings remain to be answered from the journal. */
   #replaying = false;
   #diverged = false;
+  /** Calls answered from the journal so far. */
+  #replayedCalls = 0;
   /** Crossings that arrived during the replay and wait for their journaled turn. */
   readonly #held = new Map<number, Crossing & { readonly answer: (text: string) => void }>();
   /** Requests the journal has no answer for (in flight at the crash): started when the replay is over. */
@@ -308,6 +310,7 @@ export class ToolBridge {
       programId: this.#options.programId,
       idempotencyKey: this.#durable === undefined ? undefined : `${this.#durable.runId}:${slot.number + 1}`,
     };
+    this.#durable?.callMade(callId, slot.number + 1);
     if (this.#resultsFull) {
       // Backpressure: while the answers waiting for the guest fill their budget, a call is not
       // started (its arguments count as in flight); it starts once the guest has taken answers.
@@ -670,6 +673,7 @@ export class ToolBridge {
       bytesOut: 0,
     };
     const record: CallRecord = { ...base, replayed: true };
+    this.#replayedCalls++;
     this.#records[slot.index] = record;
     if (record.status === "ok") this.#bytesIn += record.bytesOut;
     const { trace } = this.#options.pipeline;
@@ -740,7 +744,7 @@ export class ToolBridge {
   /** The journal is used up: calls it had no answer for start now, and held crossings are answered live. */
   #goLive(): void {
     this.#replaying = false;
-    this.#durable!.goneLive();
+    this.#durable!.goneLive(this.#replayedCalls);
     const held = [...this.#held.values()];
     this.#held.clear();
     for (const crossing of held) {
