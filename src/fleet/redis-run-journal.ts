@@ -8,14 +8,15 @@
 
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { summarizeJournal } from "../durable/file-run-journal.js";
 import { JournalError } from "../durable/journal-error.js";
 import { decodeJournalText } from "../durable/journal-lines.js";
 import { checkRunId } from "../durable/run-id.js";
+import { summarizeJournal } from "../durable/summarize-journal.js";
 import type {
   JournalEntry,
   JournalHeader,
   JournalWriter,
+  OpenedJournal,
   RunJournal,
   RunSummary,
   StoredJournal,
@@ -161,9 +162,19 @@ export class RedisRunJournal implements RunJournal {
 
   async read(id: string): Promise<StoredJournal | undefined> {
     const keys = this.keysOf(id);
-    const counted = Number((await this.client.get(keys[2])) ?? Number.NaN);
-    const length = await this.client.llen(keys[0]);
-    if (length === 0) return undefined;
+    const counted = await this.client.get(keys[2]);
+    if ((await this.client.llen(keys[0])) === 0) return undefined;
+    return this.#decode(id, Number(counted ?? Number.NaN), await this.client.lrange(keys[0], 0, -1));
+  }
+
+  async readHeader(id: string): Promise<JournalHeader | undefined> {
+    const first = await this.client.lindex(this.keysOf(id)[0], 0);
+    if (first === null) return undefined;
+    return this.#decode(id, Buffer.byteLength(first) + 1, [first]).header;
+  }
+
+  /** A journal from its list's elements and its counter. Throws `JOURNAL_INVALID`. */
+  #decode(id: string, counted: number, lines: readonly string[]): StoredJournal {
     if (Number.isNaN(counted))
       throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} has lost its size counter.`);
     if (counted > this.maxRunBytes)
@@ -171,7 +182,6 @@ export class RedisRunJournal implements RunJournal {
         "JOURNAL_INVALID",
         `The journal of run ${id} is ${counted} bytes, over ${this.maxRunBytes}.`,
       );
-    const lines = await this.client.lrange(keys[0], 0, -1);
     // Redis appends whole elements, so nothing is torn: every element, the last too, must be
     // one complete entry. A newline inside one would shift the line numbers of the rest.
     let text = "";
@@ -193,7 +203,7 @@ export class RedisRunJournal implements RunJournal {
     return envelope;
   }
 
-  async open(id: string, header: JournalHeader | undefined): Promise<JournalWriter> {
+  async open(id: string, header: JournalHeader | undefined): Promise<OpenedJournal> {
     const keys = this.keysOf(id);
     const token = randomUUID();
     const headerLine = header === undefined ? "" : JSON.stringify(header);
@@ -212,15 +222,14 @@ export class RedisRunJournal implements RunJournal {
       if (bytes === NO_COUNTER)
         throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} has lost its size counter.`);
       if (bytes >= 0) {
+        // Read once, under the lease: nobody appends between this read and the replay.
         const writer = new RedisJournalWriter(this, id, token, bytes);
-        if (bytes > this.maxRunBytes) {
+        try {
+          return { writer, journal: this.#decode(id, bytes, await this.client.lrange(keys[0], 0, -1)) };
+        } catch (error) {
           await writer.close();
-          throw new JournalError(
-            "JOURNAL_INVALID",
-            `The journal of run ${id} is ${bytes} bytes, over ${this.maxRunBytes}.`,
-          );
+          throw error;
         }
-        return writer;
       }
       if (Date.now() >= giveUpAt)
         throw new JournalError("RUN_BUSY", `Run ${id} is being run by another writer; wait for it to end or pause.`);
@@ -229,7 +238,7 @@ export class RedisRunJournal implements RunJournal {
   }
 
   async appendOutside(id: string, entries: readonly JournalEntry[]): Promise<void> {
-    const writer = await this.open(id, undefined);
+    const { writer } = await this.open(id, undefined);
     let refused: JournalError | undefined;
     writer.onRefused?.((error) => {
       refused = error;
@@ -274,7 +283,7 @@ export class RedisRunJournal implements RunJournal {
   async truncate(id: string, keepEntries: number): Promise<void> {
     if (!Number.isSafeInteger(keepEntries) || keepEntries < 1)
       throw new JournalError("JOURNAL_INVALID", `A journal keeps at least its header, not ${keepEntries} entries.`);
-    const writer = await this.open(id, undefined);
+    const { writer } = await this.open(id, undefined);
     const token = (writer as RedisJournalWriter).token;
     try {
       const reply = await this.script("switchyardJournalTruncate")(

@@ -73,6 +73,17 @@ export function describeRunJournalContract(name: string, harness: JournalStoreHa
       expect((await again.yard.run(THREE, { durable: { id: "damaged" } })).error?.code).toBe("JOURNAL_INVALID");
     });
 
+    it("reads a run's header alone, undefined for a run it does not hold, and refuses a damaged one", async () => {
+      const store = await harness.create();
+      await createYard(store).yard.run(THREE, { durable: { id: "headed" }, input: { n: 1 } });
+      expect(await store.readHeader("headed")).toMatchObject({ t: "run", id: "headed", inputJson: '{"n":1}' });
+      expect(await store.readHeader("absent")).toBeUndefined();
+      expect(await store.read("absent")).toBeUndefined();
+      const [header, ...rest] = await harness.rawEntries(store, "headed");
+      await harness.writeRawEntries(store, "headed", [header!.replace('"v":1', '"v":9'), ...rest]);
+      await expect(store.readHeader("headed")).rejects.toMatchObject({ code: "JOURNAL_INVALID" });
+    });
+
     it("refuses a journal whose answer was edited to smuggle in an answer for another call", async () => {
       const store = await harness.create();
       await createYard(store).yard.run(THREE, { durable: { id: "smuggled" } });
