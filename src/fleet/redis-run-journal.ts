@@ -147,6 +147,7 @@ export class RedisRunJournal implements RunJournal {
   readonly maxInlineAnswerBytes: number;
   readonly leaseMs: number;
   readonly acquireWaitMs: number;
+  #loaded: Promise<unknown> | undefined;
 
   constructor(client: Redis, options: RedisRunJournalOptions = {}) {
     this.client = client;
@@ -205,6 +206,15 @@ export class RedisRunJournal implements RunJournal {
 
   async open(id: string, header: JournalHeader | undefined): Promise<OpenedJournal> {
     const keys = this.keysOf(id);
+    // ioredis sends a defined script as EVALSHA and, on NOSCRIPT, once more as EVAL after a round
+    // trip: an append in that gap would be lost to a SIGKILL after its answer reached the program.
+    this.#loaded ??= Promise.all(Object.values(SCRIPTS).map((lua) => this.client.script("LOAD", lua))).catch(
+      (error: unknown) => {
+        this.#loaded = undefined;
+        throw error;
+      },
+    );
+    await this.#loaded;
     const token = randomUUID();
     const headerLine = header === undefined ? "" : JSON.stringify(header);
     const giveUpAt = Date.now() + this.acquireWaitMs;
