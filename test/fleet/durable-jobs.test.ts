@@ -3,10 +3,13 @@
 // failed or was in flight, with the same idempotency key; `durable: false` keeps the old
 // at-least-once delivery; a hostile job payload never becomes a key or a run id as it is.
 
+import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isRunId } from "../../src/durable/run-id.js";
 import { ToolError } from "../../src/errors.js";
 import { readBatchResults } from "../../src/fleet/batch-results.js";
+import { BatchStore } from "../../src/fleet/batch-store.js";
+import { connectRedis } from "../../src/fleet/redis-connection.js";
 import { durableRunIdOf, retryCutOf } from "../../src/fleet/durable-job.js";
 import { type FleetWorker, type FleetWorkerOptions, startFleetWorker } from "../../src/fleet/fleet-worker.js";
 import { submitBatch } from "../../src/fleet/submit-batch.js";
@@ -141,6 +144,42 @@ describe("durable fleet jobs", () => {
       expect(calls.get(3)).toHaveLength(1);
     } finally {
       await worker.close();
+    }
+  });
+});
+
+describe("a job with a hostile payload", () => {
+  it("runs under a hashed run id: no key of the journal store holds the payload's batch id or key", async () => {
+    const queue = freshQueue();
+    const { tool, calls } = countingTool(() => false);
+    const worker = await startWorker(queue, { configOptions: { tools: [tool] } });
+    const client = await connectRedis(redis.url);
+    try {
+      // What a writer with access to the queue could plant: a batch whose id and key try to reach
+      // other keys, as a meta record the worker reads and a job added past submitBatch's checks.
+      const batchId = `../x*{slot}\n${"y".repeat(10_000)}`;
+      const key = "a:b*\r\n{c}";
+      await new BatchStore(client, queue).ensureMeta({
+        batchId,
+        program: THREE_CALLS,
+        attempts: 1,
+        backoffMs: 10,
+        createdAt: Date.now(),
+      });
+      const jobs = new Queue(queue, { connection: client });
+      await jobs.add("program", { batchId, key, input: 1 }, { jobId: "../p*{q}\n" });
+      await jobs.close();
+      while (calls.size < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+      const runKeys = await client.keys(`switchyard:${queue}:runs:*`);
+      expect(runKeys.length).toBeGreaterThan(0);
+      for (const runKey of runKeys) {
+        expect(runKey).toMatch(
+          new RegExp(`^switchyard:${queue}:runs:(index|job-[0-9a-f]{40}:(journal|bytes|lease))$`),
+        );
+      }
+    } finally {
+      await worker.close();
+      await client.quit();
     }
   });
 });
