@@ -123,7 +123,9 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
         : new RedisRunJournal(commands, {
             prefix: `switchyard:${queue}:runs`,
             leaseMs: lockDurationMs,
-            acquireWaitMs: lockDurationMs + 1_000,
+            // Long enough for a live worker BullMQ took for stalled (a busy event loop) to finish
+            // the run; a dead one's lease lapses within one lockDurationMs.
+            acquireWaitMs: 4 * lockDurationMs,
           });
     void journal?.prune().catch(() => undefined);
     const runner = new JobRunner(options, new BatchStore(commands, queue), configured, bullmq, jobs, journal);
@@ -266,7 +268,7 @@ class JobRunner {
       this.options.log?.(`${key} of ${batchId} failed with ${failureCodeOf(result)}; retrying with backoff`);
       throw new Error(`transient failure ${failureCodeOf(result)}: ${result.error?.message.slice(0, 200)}`);
     }
-    await this.store.writeResult(batchId, {
+    const written: BatchResult = {
       key,
       input,
       ok: result.ok,
@@ -287,7 +289,11 @@ class JobRunner {
       startedAt,
       finishedAt: Date.now(),
       worker: this.name,
-    } satisfies BatchResult);
+    };
+    // RUN_BUSY for good: another worker still runs this job's run (BullMQ took it for stalled)
+    // and writes its result; this one must not overwrite it with a failure.
+    if (result.error?.code === "RUN_BUSY") await this.store.writeResultOnce(batchId, written);
+    else await this.store.writeResult(batchId, written);
     this.completed += 1;
     return null;
   }

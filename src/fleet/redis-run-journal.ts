@@ -45,18 +45,30 @@ export interface RedisRunJournalOptions {
 // checked by checkRunId (letters, digits, `.`, `-`, `_`), so a key never holds `*`, `{` or `:`,
 // and no command of this store takes a key pattern.
 
-// Every script that writes checks the lease first: a writer whose lease lapsed writes nothing.
-// Data keys expire at the run's expiry, or later while a writer holds it (ARGV keepUntil).
-const EXPIRE_DATA = `
+// Every script that writes checks the lease first: a writer whose lease another writer holds
+// writes nothing. Data keys expire at the run's expiry, or later while a writer holds it.
+// Writer scripts take ARGV id, token, leaseMs, keepUntil, the run's size as this writer last made
+// it, then their own arguments.
+const WRITER = `
 local function expireData(keepUntil)
   local at = math.max(tonumber(redis.call('ZSCORE', KEYS[5], ARGV[1]) or '0'), tonumber(keepUntil))
   redis.call('PEXPIREAT', KEYS[1], at)
   redis.call('PEXPIREAT', KEYS[2], at)
   redis.call('PEXPIREAT', KEYS[3], at)
+end
+local function holdsLease()
+  local holder = redis.call('GET', KEYS[4])
+  if holder == ARGV[2] then return true end
+  if holder then return false end
+  -- The lease lapsed (a renewal came late: a busy event loop) and nobody holds the run. It is
+  -- still this writer's if nobody wrote since: the run's size is what this writer made it.
+  if tonumber(redis.call('GET', KEYS[3]) or '-1') ~= tonumber(ARGV[5]) then return false end
+  redis.call('SET', KEYS[4], ARGV[2], 'PX', ARGV[3])
+  return true
 end`;
 
 // KEYS journal answers bytes lease index; ARGV id token leaseMs keepUntil header expiresAt
-const OPEN = `${EXPIRE_DATA}
+const OPEN = `${WRITER}
 if not redis.call('SET', KEYS[4], ARGV[2], 'NX', 'PX', ARGV[3]) then return -1 end
 if redis.call('LLEN', KEYS[1]) == 0 then
   if ARGV[5] == '' then redis.call('DEL', KEYS[4]) return -3 end
@@ -70,35 +82,35 @@ if bytes == nil or bytes < 0 then redis.call('DEL', KEYS[4]) return -4 end
 expireData(ARGV[4])
 return bytes`;
 
-// KEYS as OPEN; ARGV id token maxRunBytes keepUntil line...
-const APPEND = `${EXPIRE_DATA}
-if redis.call('GET', KEYS[4]) ~= ARGV[2] then return -1 end
+// Writer ARGV, then maxRunBytes, line...
+const APPEND = `${WRITER}
+if not holdsLease() then return -1 end
 if redis.call('LLEN', KEYS[1]) == 0 then return -3 end
 local added = 0
-for i = 5, #ARGV do added = added + #ARGV[i] + 1 end
+for i = 7, #ARGV do added = added + #ARGV[i] + 1 end
 local bytes = tonumber(redis.call('GET', KEYS[3]) or '0') + added
-if bytes > tonumber(ARGV[3]) then return -2 end
-redis.call('RPUSH', KEYS[1], unpack(ARGV, 5))
+if bytes > tonumber(ARGV[6]) then return -2 end
+redis.call('RPUSH', KEYS[1], unpack(ARGV, 7))
 redis.call('SET', KEYS[3], bytes)
 expireData(ARGV[4])
 return bytes`;
 
-// KEYS as OPEN; ARGV id token maxRunBytes keepUntil field envelope
-const SPILL = `${EXPIRE_DATA}
-if redis.call('GET', KEYS[4]) ~= ARGV[2] then return -1 end
+// Writer ARGV, then maxRunBytes, field, envelope
+const SPILL = `${WRITER}
+if not holdsLease() then return -1 end
 if redis.call('LLEN', KEYS[1]) == 0 then return -3 end
-local bytes = tonumber(redis.call('GET', KEYS[3]) or '0') + #ARGV[6]
-if bytes > tonumber(ARGV[3]) then return -2 end
-redis.call('HSET', KEYS[2], ARGV[5], ARGV[6])
+local bytes = tonumber(redis.call('GET', KEYS[3]) or '0') + #ARGV[8]
+if bytes > tonumber(ARGV[6]) then return -2 end
+redis.call('HSET', KEYS[2], ARGV[7], ARGV[8])
 redis.call('SET', KEYS[3], bytes)
 expireData(ARGV[4])
 return bytes`;
 
-// KEYS as OPEN; ARGV id token leaseMs keepUntil release(1|0)
-const RENEW = `${EXPIRE_DATA}
-if redis.call('GET', KEYS[4]) ~= ARGV[2] then return -1 end
+// Writer ARGV, then release (1|0)
+const RENEW = `${WRITER}
+if not holdsLease() then return -1 end
 expireData(ARGV[4])
-if ARGV[5] == '1' then redis.call('DEL', KEYS[4]) else redis.call('PEXPIRE', KEYS[4], ARGV[3]) end
+if ARGV[6] == '1' then redis.call('DEL', KEYS[4]) else redis.call('PEXPIRE', KEYS[4], ARGV[3]) end
 return 0`;
 
 // KEYS as OPEN; ARGV id nowMs. A run under a live lease is kept, whatever its expiry.
@@ -110,11 +122,11 @@ redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 redis.call('ZREM', KEYS[5], ARGV[1])
 return 1`;
 
-// KEYS as OPEN; ARGV id token keepEntries keepUntil. Drops the entries from keepEntries on and
-// sets the counter to what is left (answers kept apart stay counted: a retry writes them again).
-const TRUNCATE = `${EXPIRE_DATA}
-if redis.call('GET', KEYS[4]) ~= ARGV[2] then return -1 end
-redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[3]) - 1)
+// Writer ARGV, then keepEntries. Drops the entries from keepEntries on and sets the counter to
+// what is left (answers kept apart stay counted: a retry writes them again).
+const TRUNCATE = `${WRITER}
+if not holdsLease() then return -1 end
+redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[6]) - 1)
 local bytes = 0
 for _, entry in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do bytes = bytes + #entry + 1 end
 for _, answer in ipairs(redis.call('HVALS', KEYS[2])) do bytes = bytes + #answer end
@@ -300,8 +312,10 @@ export class RedisRunJournal implements RunJournal {
         ...this.keysOf(id),
         id,
         token,
-        keepEntries,
+        this.leaseMs,
         this.keepUntil(),
+        (writer as RedisJournalWriter).bytes,
+        keepEntries,
       );
       if (reply < 0) throw new JournalError("RUN_BUSY", `Run ${id} lost its lease while it was cut back.`);
     } finally {
@@ -343,6 +357,10 @@ class RedisJournalWriter implements JournalWriter {
   readonly #keys: [string, string, string, string, string];
   #bytes: number;
   #open = true;
+  /** The run's size once every command sent so far has run: what the lease's re-take checks. */
+  get bytes(): number {
+    return this.#bytes;
+  }
   #refusal: JournalError | undefined;
   readonly #listeners: ((error: JournalError) => void)[] = [];
   #replies: Promise<void> = Promise.resolve();
@@ -365,6 +383,7 @@ class RedisJournalWriter implements JournalWriter {
     let added = 0;
     for (const line of lines) added += Buffer.byteLength(line) + 1;
     if (this.#bytes + added > this.#store.maxRunBytes) return false;
+    const before = this.#bytes;
     this.#bytes += added;
     const store = this.#store;
     this.#send(
@@ -372,8 +391,10 @@ class RedisJournalWriter implements JournalWriter {
         ...this.#keys,
         this.#id,
         this.token,
-        store.maxRunBytes,
+        store.leaseMs,
         store.keepUntil(),
+        before,
+        store.maxRunBytes,
         ...lines,
       ),
     );
@@ -384,6 +405,7 @@ class RedisJournalWriter implements JournalWriter {
     const bytes = Buffer.byteLength(envelope);
     if (!this.#open || this.#refusal !== undefined || bytes <= this.#store.maxInlineAnswerBytes) return undefined;
     if (this.#bytes + bytes > this.#store.maxRunBytes) throw new JournalError("JOURNAL_LIMIT", "full");
+    const before = this.#bytes;
     this.#bytes += bytes;
     const store = this.#store;
     const ref = `${index}`;
@@ -392,8 +414,10 @@ class RedisJournalWriter implements JournalWriter {
         ...this.#keys,
         this.#id,
         this.token,
-        store.maxRunBytes,
+        store.leaseMs,
         store.keepUntil(),
+        before,
+        store.maxRunBytes,
         ref,
         envelope,
       ),
@@ -428,6 +452,7 @@ class RedisJournalWriter implements JournalWriter {
         this.token,
         store.leaseMs,
         store.keepUntil(),
+        this.#bytes,
         release ? "1" : "0",
       )
       .then(

@@ -143,6 +143,21 @@ describe("the Redis journal store", () => {
     await writer.close();
   });
 
+  it("keeps a run whose writer renewed its lease late, when nobody took the run meanwhile", async () => {
+    const store = createStore({ leaseMs: 10_000 });
+    const { yard, calls } = createYard(store);
+    const running = yard.run(SLOW, { durable: { id: "late" } });
+    while (calls() < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    // The lease lapses (an event loop too busy to renew it), but no other writer opens the run.
+    await redis.client.del(store.keysOf("late")[3]);
+    const result = await running;
+    expect(result.output).toBe(12);
+    expect(calls()).toBe(3);
+    // Another writer that opened and closed meanwhile without writing changes nothing either;
+    // one that wrote (the size moved) would have ended this run RUN_BUSY (the test above).
+    expect((await store.read("late"))!.entries.at(-1)).toMatchObject({ t: "end", ok: true });
+  });
+
   it("takes over the run of a writer that died once its lease lapses", async () => {
     const doomed = await secondClient();
     const prefix = `lapse:${++prefixes}`;
