@@ -46,7 +46,8 @@ export interface RedisRunJournalOptions {
 // and no command of this store takes a key pattern.
 
 // Every script that writes checks the lease first: a writer whose lease another writer holds
-// writes nothing. Data keys expire at the run's expiry, or later while a writer holds it.
+// writes nothing. Data keys expire at the run's expiry, or later while a writer holds it (set at
+// open, each renewal and each spill; an append keeps them, and it is the one that runs per call).
 // Writer scripts take ARGV id, token, leaseMs, keepUntil, the run's size as this writer last made
 // it, then their own arguments.
 const WRITER = `
@@ -91,8 +92,7 @@ for i = 7, #ARGV do added = added + #ARGV[i] + 1 end
 local bytes = tonumber(redis.call('GET', KEYS[3]) or '0') + added
 if bytes > tonumber(ARGV[6]) then return -2 end
 redis.call('RPUSH', KEYS[1], unpack(ARGV, 7))
-redis.call('SET', KEYS[3], bytes)
-expireData(ARGV[4])
+redis.call('SET', KEYS[3], bytes, 'KEEPTTL')
 return bytes`;
 
 // Writer ARGV, then maxRunBytes, field, envelope
@@ -102,7 +102,7 @@ if redis.call('LLEN', KEYS[1]) == 0 then return -3 end
 local bytes = tonumber(redis.call('GET', KEYS[3]) or '0') + #ARGV[8]
 if bytes > tonumber(ARGV[6]) then return -2 end
 redis.call('HSET', KEYS[2], ARGV[7], ARGV[8])
-redis.call('SET', KEYS[3], bytes)
+redis.call('SET', KEYS[3], bytes, 'KEEPTTL')
 expireData(ARGV[4])
 return bytes`;
 

@@ -126,21 +126,33 @@ describe("the Redis journal store", () => {
     expect(first.calls() + second.calls()).toBe(3);
   });
 
-  it("fences appends by the lease: a writer whose lease was taken over appends nothing more and ends RUN_BUSY", async () => {
+  it("fences appends by the lease: a writer whose lease another writer holds appends nothing more and ends RUN_BUSY", async () => {
     const store = createStore({ leaseMs: 10_000 });
     const { yard, calls } = createYard(store);
     const running = yard.run(SLOW, { durable: { id: "fenced" } });
     while (calls() < 1) await new Promise((resolve) => setTimeout(resolve, 10));
-    // The lease lapses (a frozen worker) and another writer takes the run.
-    await redis.client.del(store.keysOf("fenced")[3]);
-    const other = new RedisRunJournal(redis.client, { prefix: store.prefix });
-    const { writer } = await other.open("fenced", undefined);
+    // The lease lapsed (a frozen worker) and another writer holds the run now.
+    await redis.client.set(store.keysOf("fenced")[3], "another-writer");
     const length = await redis.client.llen(journalKey(store, "fenced"));
     const result = await running;
     expect(result.error?.code).toBe("RUN_BUSY");
     expect(result.error?.message).toMatch(/lost its lease/);
     expect(await redis.client.llen(journalKey(store, "fenced"))).toBe(length);
-    await writer.close();
+    expect(await redis.client.get(store.keysOf("fenced")[3])).toBe("another-writer");
+  });
+
+  it("does not take back a lapsed lease when another writer wrote to the run meanwhile", async () => {
+    const store = createStore({ leaseMs: 10_000 });
+    const { yard, calls } = createYard(store);
+    const running = yard.run(SLOW, { durable: { id: "overtaken" } });
+    while (calls() < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    const [journal, , bytes, lease] = store.keysOf("overtaken");
+    // In one step: the lease lapsed, and another writer came, appended and left.
+    await redis.client.multi().del(lease).rpush(journal, '{"t":"end","at":1,"ok":true}').incrby(bytes, 30).exec();
+    const length = await redis.client.llen(journal);
+    const result = await running;
+    expect(result.error?.code).toBe("RUN_BUSY");
+    expect(await redis.client.llen(journal)).toBe(length);
   });
 
   it("keeps a run whose writer renewed its lease late, when nobody took the run meanwhile", async () => {
