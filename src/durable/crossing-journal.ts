@@ -14,6 +14,8 @@ export interface CrossingJournal {
   crossing(k: number): CrossingEntry | undefined;
   /** The next journaled crossing to answer, or undefined when all are answered. */
   next(): CrossingEntry | undefined;
+  /** The journaled crossing `ahead` places after `next()` (0: `next()` itself), for a chunk of the replay. */
+  peek(ahead: number): CrossingEntry | undefined;
   /** Marks `next()` answered. */
   advance(): void;
   /** The journaled answer of wire index `index`, if it reached the program before. */

@@ -136,6 +136,10 @@ export class DurableRun implements CrossingJournal {
     return this.#order[this.#cursor];
   }
 
+  peek(ahead: number): CrossingEntry | undefined {
+    return this.#order[this.#cursor + ahead];
+  }
+
   advance(): void {
     this.#cursor++;
   }
@@ -147,6 +151,8 @@ export class DurableRun implements CrossingJournal {
   goneLive(replayed: number): void {
     if (this.#ending !== undefined) return;
     this.#live = true;
+    // A replay of a run that had ended appends nothing: its journal is complete.
+    if (this.#ended) return;
     // Decisions brought to this resume are journaled once it is past the replay, so a crash from
     // here on resumes with them.
     const at = Date.now();

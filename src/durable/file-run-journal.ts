@@ -349,6 +349,8 @@ class FileJournalWriter implements JournalWriter {
   }
 
   spill(index: number, envelope: string): string | undefined {
+    // A UTF-16 unit is at most 3 bytes: an envelope that cannot pass the limit is not measured.
+    if (envelope.length * 3 <= this.#store.maxInlineAnswerBytes) return undefined;
     const bytes = Buffer.byteLength(envelope);
     if (this.#fd === undefined || bytes <= this.#store.maxInlineAnswerBytes) return undefined;
     if (this.#bytes + bytes > this.#store.maxRunBytes) throw new JournalError("JOURNAL_LIMIT", "full");

@@ -3,12 +3,14 @@
 // folders planted as symbolic links, a file grown past the cap. Real files, real isolates.
 
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileRunJournal } from "../../src/durable/file-run-journal.js";
+import { hashInput } from "../../src/durable/hash-input.js";
+import { summarizeJournal } from "../../src/durable/summarize-journal.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { Switchyard } from "../../src/switchyard.js";
 import { describeRunJournalContract } from "./run-journal-contract.js";
@@ -131,5 +133,49 @@ describe("the file journal store", () => {
     expect(result.error?.message).toContain("over 4096");
     await expect(store.read("huge")).rejects.toMatchObject({ code: "JOURNAL_INVALID" });
     expect(readFileSync(path, "utf8")).toBe(huge);
+  });
+
+  it("prunes an expired journal by its header alone, though a later line is damaged", async () => {
+    const store = createStore();
+    const { yard } = createYard(store);
+    await yard.run(THREE, { durable: { id: "old", retentionMs: 1 } });
+    await yard.run(THREE, { durable: { id: "fresh", retentionMs: 60_000 } });
+    // Damage after the header: read() refuses it, but its expiry is in the first line.
+    appendFileSync(join(store.folder, "old.jsonl"), "not json\n");
+    appendFileSync(join(store.folder, "fresh.jsonl"), "not json\n");
+    await expect(store.read("old")).rejects.toMatchObject({ code: "JOURNAL_INVALID" });
+    expect((await store.readHeader("old"))?.source).toBe(THREE);
+    expect(await store.prune(Date.now() + 10)).toEqual(["old"]);
+    expect(existsSync(join(store.folder, "old.jsonl"))).toBe(false);
+    expect(existsSync(join(store.folder, "fresh.jsonl"))).toBe(true);
+  });
+
+  it("summarizes a resumed run: calls journaled and replayed, resumes, program hash, last error", async () => {
+    const store = createStore();
+    const { yard, calls } = createYard(store);
+    const failing = `${THREE.replace("return out;", "")} throw new Error("page 3 was empty");`;
+    const first = await yard.run(failing, { durable: { id: "summed" } });
+    expect(first.error?.code).toBe("RUNTIME_ERROR");
+    // A crash after the second call: the header and two crossings are left.
+    const path = join(store.folder, "summed.jsonl");
+    const lines = readFileSync(path, "utf8")
+      .split("\n")
+      .filter((line) => line !== "");
+    writeFileSync(path, `${lines.slice(0, 3).join("\n")}\n`);
+    const before = calls();
+    await yard.run(failing, { durable: { id: "summed" } });
+    expect(calls() - before).toBe(1);
+    const journal = await store.read("summed");
+    const summary = summarizeJournal(journal!);
+    expect(summary).toMatchObject({
+      state: "ended",
+      calls: 3,
+      replayedCalls: 2,
+      resumes: 1,
+      ok: false,
+      code: "RUNTIME_ERROR",
+      programHash: hashInput(failing),
+    });
+    expect(summary.message).toContain("page 3 was empty");
   });
 });
