@@ -173,9 +173,7 @@ describe("a job with a hostile payload", () => {
       const runKeys = await client.keys(`switchyard:${queue}:runs:*`);
       expect(runKeys.length).toBeGreaterThan(0);
       for (const runKey of runKeys) {
-        expect(runKey).toMatch(
-          new RegExp(`^switchyard:${queue}:runs:(index|job-[0-9a-f]{40}:(journal|bytes|lease))$`),
-        );
+        expect(runKey).toMatch(new RegExp(`^switchyard:${queue}:runs:(index|job-[0-9a-f]{40}:(journal|bytes|lease))$`));
       }
     } finally {
       await worker.close();
