@@ -86,6 +86,32 @@ describe("durable fleet jobs", () => {
     }
   });
 
+  it("replay a fan-out after a transient failure of one of its calls without diverging", async () => {
+    const queue = freshQueue();
+    const { tool, calls } = countingTool((n, call) => n === 4 && call === 1);
+    const worker = await startWorker(queue, { configOptions: { tools: [tool] } });
+    try {
+      const program = `const first = await tools.api.count({ n: 1 });
+        const rest = await Promise.all([2, 3, 4, 5].map((n) => tools.api.count({ n })));
+        return [first, ...rest];`;
+      const batch = await submitBatch({ redis: redis.url, queue, program, inputs: [1], backoffMs: 10 });
+      const [result] = await finish(queue, batch.batchId);
+      expect(result).toMatchObject({ ok: true, output: [2, 4, 6, 8, 10], attempt: 2 });
+      // The call before the fan-out is replayed; the failed call is made again with its key, and
+      // its siblings at most once more (those answered in the failed call's crossing).
+      expect(calls.get(1)).toHaveLength(1);
+      expect(calls.get(4)).toHaveLength(2);
+      expect(calls.get(4)![1]).toBe(calls.get(4)![0]);
+      for (const n of [2, 3, 5]) {
+        const keys = calls.get(n)!;
+        expect(keys.length).toBeLessThanOrEqual(2);
+        expect(new Set(keys).size).toBe(1);
+      }
+    } finally {
+      await worker.close();
+    }
+  });
+
   it("make every call again on retry when the worker is not durable (at least once)", async () => {
     const queue = freshQueue();
     const { tool, calls } = countingTool((n, call) => n === 3 && call === 1);
