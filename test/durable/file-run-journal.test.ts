@@ -178,4 +178,31 @@ describe("the file journal store", () => {
     });
     expect(summary.message).toContain("page 3 was empty");
   });
+
+  it("replays a journal larger than one chunk, chunk after chunk, and goes live where it was cut", async () => {
+    const store = createStore();
+    // 30 answers of 100 KB: a chunk carries about 1 MB, so the replay takes several.
+    const { yard, calls } = createYard(store, 100_000);
+    const source =
+      "let total = 0; for (let n = 0; n < 30; n++) total += (await tools.data.blob({ n })).text.length; return total;";
+    const first = await yard.run(source, { durable: { id: "chunked" } });
+    expect(first.output).toBe(3_000_000);
+    // Each answer is over the inline limit: stored apart, read back whole for the replay.
+    expect((await readdir(store.spillFolderOf("chunked"))).length).toBe(30);
+    const path = join(store.folder, "chunked.jsonl");
+    const lines = readFileSync(path, "utf8")
+      .split("\n")
+      .filter((line) => line !== "");
+    // A crash after 25 crossings: the header and 25 lines are left.
+    writeFileSync(path, `${lines.slice(0, 26).join("\n")}\n`);
+    const before = calls();
+    const resumed = await yard.run(source, { durable: { id: "chunked" } });
+    expect(resumed.ok, resumed.error?.message).toBe(true);
+    expect(resumed.output).toBe(3_000_000);
+    expect(calls() - before).toBe(5);
+    expect(resumed.calls.map((call) => call.replayed === true)).toEqual([
+      ...Array.from({ length: 25 }, () => true),
+      ...Array.from({ length: 5 }, () => false),
+    ]);
+  });
 });
