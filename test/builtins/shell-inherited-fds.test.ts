@@ -3,6 +3,7 @@
 // marks only its first few descriptors close-on-exec at start-up, so a high one went through.
 
 import { spawn } from "node:child_process";
+import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { ShellRunResult } from "../../src/builtins/shell-tool.js";
@@ -22,7 +23,7 @@ async function runInHostWithExtraFds(
   const host = spawn(process.execPath, ["--import", "tsx", HOST, command], { stdio });
   const received = new Map<number, string>(EXTRA_FDS.map((fd) => [fd, ""]));
   for (const fd of EXTRA_FDS) {
-    const stream = host.stdio[fd] as NodeJS.ReadableStream & NodeJS.WritableStream;
+    const stream = host.stdio[fd] as Readable;
     stream.on("data", (chunk: Buffer) => received.set(fd, received.get(fd) + chunk.toString()));
     stream.on("error", () => undefined);
   }
@@ -31,7 +32,7 @@ async function runInHostWithExtraFds(
   host.stdout?.on("data", (chunk: Buffer) => (stdout += chunk));
   host.stderr?.on("data", (chunk: Buffer) => (stderr += chunk));
   const code = await new Promise<number | null>((resolve) => host.on("exit", resolve));
-  for (const fd of EXTRA_FDS) (host.stdio[fd] as NodeJS.ReadableStream | null)?.removeAllListeners("data");
+  for (const fd of EXTRA_FDS) (host.stdio[fd] as Readable | null)?.removeAllListeners("data");
   expect(code, stderr).toBe(0);
   return { result: JSON.parse(stdout) as ShellRunResult, received };
 }
