@@ -8,7 +8,9 @@ import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { JsonSchema, JsonValue } from "../contract.js";
 import { SwitchyardError, messageOf } from "../errors.js";
+import { exceedsValueDepth, MAX_VALIDATED_DEPTH } from "../json-limits.js";
 import { groupViolations, MAX_VIOLATION_LINES, type ViolationGroup } from "./group-violations.js";
+import { analyzeRecursion, resolveLocalRef } from "./schema-recursion.js";
 
 /** One reason a value does not match its schema. */
 export interface SchemaViolation {
@@ -54,19 +56,58 @@ function ajvFor(schema: JsonSchema): Ajv {
 
 /**
  * Compiles a schema once (draft 2020-12 unless `$schema` names draft-07; formats checked).
- * Throws `SwitchyardError("SCHEMA_INVALID")` naming `label` when ajv cannot compile it.
+ * Throws `SwitchyardError("SCHEMA_INVALID")` naming `label` when ajv cannot compile it, or when a
+ * `$ref` cycle applies the same value again without descending into it (see schema-recursion.ts).
+ * A schema with references validates values nested at most MAX_VALIDATED_DEPTH levels: a deeper
+ * one is a violation at the root, found before ajv recurses (never a RangeError).
  */
 export function compileSchema(schema: JsonSchema, label: string): CompiledValidator {
   const validate =
     typeof schema === "object" ? (compiled.get(schema) ?? compileObject(schema, label)) : compileWith(schema, label);
-  return (value) => (validate(value) ? [] : describeErrors(validate.errors ?? [], value));
+  const bounded = typeof schema === "object" && recursive.has(schema);
+  return (value) => validateBounded(validate, value, bounded);
 }
 
 // An MCP source compiles a tool's schema to vet it and the registry compiles the same object
 // again; ajv compiles take milliseconds, so a schema object is compiled once.
 const compiled = new WeakMap<object, ValidateFunction>();
+// Schema objects with references (checked by checkRecursion): their validators bound the value's depth.
+const recursive = new WeakSet<object>();
+
+const TOO_DEEP: readonly SchemaViolation[] = Object.freeze([
+  Object.freeze({
+    path: "",
+    expected: `a value nested at most ${MAX_VALIDATED_DEPTH} levels deep (the schema is recursive)`,
+    received: `a value nested deeper than ${MAX_VALIDATED_DEPTH} levels`,
+  }),
+]);
+
+function validateBounded(validate: ValidateFunction, value: unknown, bounded: boolean): readonly SchemaViolation[] {
+  if (bounded && exceedsValueDepth(value, MAX_VALIDATED_DEPTH)) return TOO_DEEP;
+  try {
+    return validate(value) ? [] : describeErrors(validate.errors ?? [], value);
+  } catch (error) {
+    // A recursion checkRecursion could not follow (a remote or `$id`-scoped reference): refused, never thrown.
+    if (error instanceof RangeError) return TOO_DEEP;
+    throw error;
+  }
+}
+
+/** Throws SCHEMA_INVALID for a reference cycle that never descends; notes schemas that refer at all. */
+function checkRecursion(schema: { [keyword: string]: unknown }, label: string): void {
+  const { refers, unguardedCycle } = analyzeRecursion(schema);
+  if (unguardedCycle !== undefined) {
+    throw new SwitchyardError(
+      "SCHEMA_INVALID",
+      `${label}: the JSON Schema refers to itself without descending into the value (${unguardedCycle.join(" -> ")}), so validating any value would never end. Put the $ref under properties, items or another keyword that applies to a part of the value.`,
+      { cycle: [...unguardedCycle] },
+    );
+  }
+  if (refers) recursive.add(schema);
+}
 
 function compileObject(schema: { [keyword: string]: unknown }, label: string): ValidateFunction {
+  checkRecursion(schema, label);
   // Compile a copy without $id so two tools may reuse one schema object or id.
   const copy = { ...schema };
   delete copy["$id"];
@@ -116,6 +157,7 @@ export function prepareSchema(schema: JsonSchema, label: string): CompiledValida
       throw schemaInvalid(label, error);
     }
     if (!metaSchemaIsEnough(copy)) return compileSchema(schema, label);
+    checkRecursion(schema, label);
     checked.add(schema);
   }
   let validator: CompiledValidator | undefined;
@@ -179,18 +221,7 @@ function isRegExp(source: string): boolean {
 function resolvesLocally(root: unknown, ref: string): boolean {
   if (ref === "#") return true;
   if (!ref.startsWith("#/")) return false;
-  let current: unknown = root;
-  let segments: string[];
-  try {
-    segments = decodeURIComponent(ref.slice(2)).split("/");
-  } catch {
-    return false;
-  }
-  for (const raw of segments) {
-    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-    if (current === null || typeof current !== "object" || !Object.hasOwn(current, key)) return false;
-    current = (current as Record<string, unknown>)[key];
-  }
+  const current = resolveLocalRef(root, ref);
   if (typeof current === "boolean") return true;
   if (current === null || typeof current !== "object" || Array.isArray(current)) return false;
   // A reference to a bare reference may close a cycle that overflows ajv's compile: compile now.
