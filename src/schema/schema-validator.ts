@@ -11,6 +11,7 @@ import { SwitchyardError, messageOf } from "../errors.js";
 import { exceedsValueDepth, MAX_VALIDATED_DEPTH } from "../json-limits.js";
 import { groupViolations, MAX_VIOLATION_LINES, type ViolationGroup } from "./group-violations.js";
 import { analyzeRecursion, resolveLocalRef } from "./schema-recursion.js";
+import { schemaSizeProblem } from "./schema-size.js";
 
 /** One reason a value does not match its schema. */
 export interface SchemaViolation {
@@ -56,8 +57,9 @@ function ajvFor(schema: JsonSchema): Ajv {
 
 /**
  * Compiles a schema once (draft 2020-12 unless `$schema` names draft-07; formats checked).
- * Throws `SwitchyardError("SCHEMA_INVALID")` naming `label` when ajv cannot compile it, or when a
- * `$ref` cycle applies the same value again without descending into it (see schema-recursion.ts).
+ * Throws `SwitchyardError("SCHEMA_INVALID")` naming `label` when ajv cannot compile it, when it
+ * is over 1 MiB of JSON or 256 levels deep (schema-size.ts), or when a `$ref` cycle applies the
+ * same value again without descending into it (see schema-recursion.ts).
  * A schema with references validates values nested at most MAX_VALIDATED_DEPTH levels: a deeper
  * one is a violation at the root, found before ajv recurses (never a RangeError).
  */
@@ -71,7 +73,7 @@ export function compileSchema(schema: JsonSchema, label: string): CompiledValida
 // An MCP source compiles a tool's schema to vet it and the registry compiles the same object
 // again; ajv compiles take milliseconds, so a schema object is compiled once.
 const compiled = new WeakMap<object, ValidateFunction>();
-// Schema objects with references (checked by checkRecursion): their validators bound the value's depth.
+// Schema objects with references (checked by checkStructure): their validators bound the value's depth.
 const recursive = new WeakSet<object>();
 
 const TOO_DEEP: readonly SchemaViolation[] = Object.freeze([
@@ -87,14 +89,24 @@ function validateBounded(validate: ValidateFunction, value: unknown, bounded: bo
   try {
     return validate(value) ? [] : describeErrors(validate.errors ?? [], value);
   } catch (error) {
-    // A recursion checkRecursion could not follow (a remote or `$id`-scoped reference): refused, never thrown.
+    // A recursion checkStructure could not follow (a remote or `$id`-scoped reference): refused, never thrown.
     if (error instanceof RangeError) return TOO_DEEP;
     throw error;
   }
 }
 
-/** Throws SCHEMA_INVALID for a reference cycle that never descends; notes schemas that refer at all. */
-function checkRecursion(schema: { [keyword: string]: unknown }, label: string): void {
+/**
+ * Throws SCHEMA_INVALID for a schema over the size limits (schema-size.ts) or with a reference
+ * cycle that never descends; notes schemas that refer at all. Before ajv sees the schema.
+ */
+function checkStructure(schema: { [keyword: string]: unknown }, label: string): void {
+  const tooLarge = schemaSizeProblem(schema);
+  if (tooLarge !== undefined) {
+    throw new SwitchyardError(
+      "SCHEMA_INVALID",
+      `${label}: the JSON Schema is refused: ${tooLarge}. Describe the shape more compactly (shared parts as $defs referred to with $ref).`,
+    );
+  }
   const { refers, unguardedCycle } = analyzeRecursion(schema);
   if (unguardedCycle !== undefined) {
     throw new SwitchyardError(
@@ -107,7 +119,7 @@ function checkRecursion(schema: { [keyword: string]: unknown }, label: string): 
 }
 
 function compileObject(schema: { [keyword: string]: unknown }, label: string): ValidateFunction {
-  checkRecursion(schema, label);
+  checkStructure(schema, label);
   // Compile a copy without $id so two tools may reuse one schema object or id.
   const copy = { ...schema };
   delete copy["$id"];
@@ -149,6 +161,7 @@ export function schemaCompileCount(): number {
 export function prepareSchema(schema: JsonSchema, label: string): CompiledValidator {
   if (typeof schema !== "object" || compiled.has(schema)) return compileSchema(schema, label);
   if (!checked.has(schema)) {
+    checkStructure(schema, label);
     const copy = { ...schema };
     delete copy["$id"];
     try {
@@ -157,7 +170,6 @@ export function prepareSchema(schema: JsonSchema, label: string): CompiledValida
       throw schemaInvalid(label, error);
     }
     if (!metaSchemaIsEnough(copy)) return compileSchema(schema, label);
-    checkRecursion(schema, label);
     checked.add(schema);
   }
   let validator: CompiledValidator | undefined;
