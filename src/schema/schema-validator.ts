@@ -8,6 +8,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { JsonSchema, JsonValue } from "../contract.js";
 import { SwitchyardError, messageOf } from "../errors.js";
+import { wordCut } from "../../runtime/wire.js";
 import { exceedsValueDepth, MAX_VALIDATED_DEPTH } from "../json-limits.js";
 import { groupViolations, MAX_VIOLATION_LINES, type ViolationGroup } from "./group-violations.js";
 import { analyzeRecursion, resolveLocalRef } from "./schema-recursion.js";
@@ -469,5 +470,6 @@ function preview(value: unknown): string {
   } catch {
     text = String(value);
   }
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  // Cut at a word's start: a message quotes the value, and a secret's head would pass every redaction rule.
+  return text.length > 80 ? `${text.slice(0, wordCut(text, 77))}...` : text;
 }
