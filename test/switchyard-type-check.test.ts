@@ -136,6 +136,41 @@ return ids;`);
   });
 });
 
+describe("the session's checker warm-up", () => {
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+  it("starts the checker's process when the session is created, before any program", async () => {
+    const checker = new TypeChecker();
+    const { yard } = createYard("error", { typeChecker: checker });
+    try {
+      await settle();
+      expect(checker.stats).toMatchObject({ workerStarts: 1, checked: 0 });
+      // The first program's check waits for the warm-up in that process instead of starting another.
+      expect(
+        await yard.run(`const page = await tools.orders.search({ customerId: "a" });\nreturn page.orders.length;`),
+      ).toMatchObject({ ok: true, output: 1 });
+      expect(checker.stats).toMatchObject({ workerStarts: 1, checked: 1 });
+    } finally {
+      await yard.close();
+      await checker.close();
+    }
+  });
+
+  it("starts nothing when typeCheck is off or warmUpTypeChecker is false", async () => {
+    const checker = new TypeChecker();
+    const off = createYard("off", { typeChecker: checker }).yard;
+    const cold = createYard("error", { typeChecker: checker, warmUpTypeChecker: false }).yard;
+    try {
+      await settle();
+      expect(checker.stats.workerStarts).toBe(0);
+    } finally {
+      await off.close();
+      await cold.close();
+      await checker.close();
+    }
+  });
+});
+
 describe("Switchyard.run when the type check cannot complete", () => {
   it("refuses a program that kills the checker with TYPE_CHECK_FAILED, and still checks the programs queued behind it", async () => {
     // A small checker heap, so the real crash comes in seconds rather than tens of seconds.

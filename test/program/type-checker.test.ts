@@ -185,6 +185,25 @@ describe("TypeChecker", () => {
     await expect(checker.close()).resolves.toBeUndefined();
   });
 
+  it("makes a check that arrives during the warm-up wait for it in the same process", async () => {
+    const checker = createChecker();
+    const warming = checker.warmUp(DECLARATIONS, [
+      "return 1;",
+      "const a: number[] = [1];\nreturn a.map((x) => x * 2);",
+    ]);
+    const diagnostics = await checker.check("const a: string = 1;", DECLARATIONS);
+    expect(diagnostics).toEqual([expect.objectContaining({ code: 2322 })]);
+    await warming;
+    // Warm-ups are not checks: only the real one counts, and one process served both.
+    expect(checker.stats).toMatchObject({ checked: 1, workerStarts: 1, retries: 0 });
+  });
+
+  it("keeps a warm-up that fails silent, and checks the next program in a new process", async () => {
+    const checker = createChecker({ timeoutMs: 1 });
+    await expect(checker.warmUp(DECLARATIONS, ["return 1;"])).resolves.toBeUndefined();
+    expect(checker.stats).toMatchObject({ checked: 0, workerStarts: 1 });
+  });
+
   it("closes without ever starting a checker process", async () => {
     await expect(new TypeChecker().close()).resolves.toBeUndefined();
   });
