@@ -331,6 +331,8 @@ function stopProcess(running: CheckerProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve();
   return new Promise((resolve) => {
     child.once("exit", () => resolve());
+    // An idle process is unreferenced: without this, `await close()` could end the host's loop before the exit arrives.
+    child.ref();
     child.kill("SIGKILL");
   });
 }
