@@ -195,13 +195,17 @@ export class TypeChecker {
   }
 
   #pump(): void {
-    if (this.#inFlight !== undefined) return;
+    if (this.#inFlight === undefined) this.#sendNext();
+    // Held while a check runs or waits (behind a warm-up, say), so `await checker.check(...)`
+    // alone keeps the host alive; idle or only warming up, the checker holds nothing.
+    const waited =
+      (this.#inFlight !== undefined && !this.#inFlight.warmUp) || this.#queue.some((check) => !check.warmUp);
+    if (this.#process !== undefined) holdHost(this.#process, waited);
+  }
+
+  #sendNext(): void {
     const next = this.#queue.shift();
-    if (next === undefined) {
-      // Idle: the checker must not be what keeps the host process running.
-      if (this.#process !== undefined) holdHost(this.#process, false);
-      return;
-    }
+    if (next === undefined) return;
     let running: RunningProcess;
     try {
       running = this.#ensureProcess();
@@ -210,8 +214,6 @@ export class TypeChecker {
       this.#pump();
       return;
     }
-    // Held while a check runs, so `await checker.check(...)` alone keeps the host alive; a warm-up does not.
-    holdHost(running, !next.warmUp);
     this.#inFlight = next;
     this.#timer = setTimeout(() => this.#timeOut(next), this.#timeoutMs);
     this.#timer.unref();
