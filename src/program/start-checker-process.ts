@@ -10,6 +10,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 /** The argument the entry is started with; without it, importing the entry does nothing. */
 export const CHECKER_PROCESS_FLAG = "--switchyard-type-checker";
 
+/** Young-generation semi-space of the checker process, in MB. */
+const SEMI_SPACE_MB = 32;
+
 /** Most characters of the process's stderr kept for a crash report. */
 const MAX_STDERR_CHARS = 4_096;
 
@@ -29,7 +32,9 @@ export interface CheckerProcess {
 export function startCheckerProcess(memoryLimitMb: number): CheckerProcess {
   const fromSource = new URL(import.meta.url).pathname.endsWith(".ts");
   const entry = new URL(fromSource ? "./type-check-worker.ts" : "./type-check-worker.js", import.meta.url);
-  const execArgv = [`--max-old-space-size=${memoryLimitMb}`];
+  // A check allocates many short-lived objects: a 32 MB semi-space (16 by default) cut a new
+  // program's check by about a quarter of its CPU time here (fewer scavenges), for up to ~50 MB more RSS.
+  const execArgv = [`--max-old-space-size=${memoryLimitMb}`, `--max-semi-space-size=${SEMI_SPACE_MB}`];
   if (fromSource) execArgv.push("--import", tsxLoaderUrl());
   const child = fork(fileURLToPath(entry), [CHECKER_PROCESS_FLAG], {
     execArgv,
