@@ -10,15 +10,20 @@ import { SwitchyardError, type ConfigErrorCode, messageOf } from "../errors.js";
 import { lintProgram } from "./lint-program.js";
 import type { ProgramForm } from "./program-wrapper.js";
 import type { ContractDeclarations } from "./contract-declarations.js";
+import type { ToolReferences } from "./find-tool-references.js";
 import { CHECKER_PROCESS_FLAG } from "./start-checker-process.js";
 import { ProgramTypeChecker } from "./type-check-program.js";
 
-/** A check request from the host. */
-export interface TypeCheckRequest {
+/** A request from the host: a check, or the references that choose a check's declarations. */
+export type TypeCheckRequest = CheckRequest | ReferencesRequest;
+
+/** Checks a program against declarations. */
+export interface CheckRequest {
   readonly id: number;
+  readonly kind: "check";
   readonly source: string;
   /**
-   * The declarations text, sent only when it differs from the previous request's (a catalog is
+   * The declarations text, sent only when it differs from the previous check's (a catalog is
    * one long string sent with every check); absent, the process reuses the text it holds.
    */
   readonly declarations?: string;
@@ -30,9 +35,17 @@ export interface TypeCheckRequest {
   readonly contract: ContractDeclarations;
 }
 
-/** The single answer to a request with the same id. */
+/** Asks what a program reads of `tools` (find-tool-references.ts), to choose its declarations. */
+export interface ReferencesRequest {
+  readonly id: number;
+  readonly kind: "references";
+  readonly source: string;
+  readonly form: ProgramForm;
+}
+
+/** The single answer to a request with the same id; `references` answers a ReferencesRequest. */
 export type TypeCheckResponse =
-  | { readonly id: number; readonly ok: true; readonly diagnostics: Diagnostic[] }
+  | { readonly id: number; readonly ok: true; readonly diagnostics: Diagnostic[]; readonly references?: ToolReferences }
   | {
       readonly id: number;
       readonly ok: false;
@@ -52,7 +65,7 @@ function serve(): void {
   const checker = new ProgramTypeChecker();
   let declarations = "";
   process.on("message", (request: TypeCheckRequest) => {
-    if (request.declarations !== undefined) declarations = request.declarations;
+    if (request.kind === "check" && request.declarations !== undefined) declarations = request.declarations;
     const response = answer(checker, request, declarations);
     // The host may be gone by now: an answer nobody reads is not an error.
     if (process.connected) process.send?.(response);
@@ -75,6 +88,14 @@ function watchParent(): void {
 
 function answer(checker: ProgramTypeChecker, request: TypeCheckRequest, declarations: string): TypeCheckResponse {
   try {
+    if (request.kind === "references") {
+      return {
+        id: request.id,
+        ok: true,
+        diagnostics: [],
+        references: checker.references(request.source, request.form),
+      };
+    }
     const diagnostics = checker.check(request.source, declarations, request.form, request.contract);
     // Lint only a program that parses; its warnings follow the compiler's diagnostics.
     const warnings = request.lint && diagnostics.length === 0 ? lintProgram(request.source, request.form) : [];

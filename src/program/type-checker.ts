@@ -8,13 +8,16 @@
 // host alive, and it exits with its host. A check whose content was checked before is answered
 // from a bounded cache without the process.
 
+import { createHash } from "node:crypto";
 import type { Diagnostic } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import type { ProgramForm } from "./program-wrapper.js";
 import { type CheckContent, DEFAULT_MAX_CACHED_CHECKS, TypeCheckCache } from "./type-check-cache.js";
 import { type ContractDeclarations, NO_CONTRACT } from "./contract-declarations.js";
+import type { ScopedDeclarations } from "./checked-declarations.js";
+import { type ToolReferences, WHOLE_CATALOG } from "./find-tool-references.js";
 import { type CheckerProcess, startCheckerProcess } from "./start-checker-process.js";
-import type { TypeCheckRequest, TypeCheckResponse } from "./type-check-worker.js";
+import type { CheckRequest, ReferencesRequest, TypeCheckRequest, TypeCheckResponse } from "./type-check-worker.js";
 
 /** Options of a TypeChecker. */
 export interface TypeCheckerOptions {
@@ -46,12 +49,20 @@ export interface TypeCheckerStats {
   readonly workerStarts: number;
   /** Checks sent again after the checker process died under them. */
   readonly retries: number;
+  /** Programs whose references were read in the checker process to choose their declarations (scoped checks). */
+  readonly referenceScans: number;
+  /** Characters of declarations checked against, in total (sent to the process only when they change). */
+  readonly declarationChars: number;
 }
 
+type Answer = Extract<TypeCheckResponse, { ok: true }>;
+
+/** What the host keeps of a request: a check always holds its declarations; the wire may leave them out. */
+type PendingRequest = (CheckRequest & { readonly declarations: string }) | ReferencesRequest;
+
 interface PendingCheck {
-  readonly id: number;
-  readonly content: CheckContent;
-  readonly resolve: (diagnostics: Diagnostic[]) => void;
+  readonly request: PendingRequest;
+  readonly resolve: (answer: Answer) => void;
   readonly reject: (error: Error) => void;
   /** A warm-up: never counted, retried or cached, and it keeps no process alive. */
   readonly warmUp: boolean;
@@ -63,6 +74,8 @@ interface PendingCheck {
 const MAX_ATTEMPTS = 2;
 
 const DEFAULT_TIMEOUT_MS = 15_000;
+/** Programs whose references are remembered, by a hash of their form and text. */
+const MAX_REMEMBERED_REFERENCES = 256;
 const DEFAULT_MEMORY_LIMIT_MB = 512;
 
 /** The checker process in use and what it was last sent. */
@@ -92,6 +105,10 @@ export class TypeChecker {
   #cacheHits = 0;
   #workerStarts = 0;
   #retries = 0;
+  #referenceScans = 0;
+  #declarationChars = 0;
+  /** References by program (form and source), least recently used evicted first. */
+  readonly #references = new Map<string, ToolReferences>();
 
   constructor(options: TypeCheckerOptions = {}) {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -106,13 +123,17 @@ export class TypeChecker {
       cacheHits: this.#cacheHits,
       workerStarts: this.#workerStarts,
       retries: this.#retries,
+      referenceScans: this.#referenceScans,
+      declarationChars: this.#declarationChars,
     };
   }
 
   /**
    * Type-checks `source` (wrapped as `form`, default the body of an async function) against
    * `declarations` and the run's `contract` (default none), or answers from the cache when the
-   * same content was checked before. Resolves to
+   * same content was checked before. `ScopedDeclarations` are chosen for the program: the process
+   * reads which tools it references first (remembered per program), and the check (and its
+   * cache key) covers those tools' declarations only. Resolves to
    * the diagnostics, empty when the program type-checks; with `lint: true`, the lint warnings
    * (severity "warning") follow when there are no errors. Rejects with `SwitchyardError`
    * (`CONFIG_INVALID`) when the declarations do not compile; with an Error when the check
@@ -120,10 +141,15 @@ export class TypeChecker {
    */
   check(
     source: string,
-    declarations: string,
+    declarations: string | ScopedDeclarations,
     options: { lint?: boolean; form?: ProgramForm; contract?: ContractDeclarations } = {},
   ): Promise<Diagnostic[]> {
     if (this.#closed) return Promise.reject(new Error("TypeChecker is closed; create a new one to check programs."));
+    if (typeof declarations !== "string") {
+      return this.#referencesOf(source, options.form ?? "body").then((references) =>
+        this.check(source, declarations.select(references, options.contract ?? NO_CONTRACT), options),
+      );
+    }
     const content: CheckContent = {
       source,
       declarations,
@@ -143,7 +169,14 @@ export class TypeChecker {
       return underway.then((diagnostics) => [...diagnostics]);
     }
     const checking = new Promise<Diagnostic[]>((resolve, reject) => {
-      this.#queue.push({ id: this.#nextId++, content, resolve, reject, warmUp: false, attempts: 0 });
+      const request = { id: this.#nextId++, kind: "check" as const, ...content };
+      this.#queue.push({
+        request,
+        resolve: (answer) => resolve(answer.diagnostics),
+        reject,
+        warmUp: false,
+        attempts: 0,
+      });
       this.#pump();
     });
     this.#underway.set(key, checking);
@@ -172,8 +205,7 @@ export class TypeChecker {
         new Promise<void>((resolve) => {
           const content: CheckContent = { source, declarations, lint: true, form: "body", contract: NO_CONTRACT };
           this.#queue.push({
-            id: this.#nextId++,
-            content,
+            request: { id: this.#nextId++, kind: "check", ...content },
             resolve: () => resolve(),
             reject: () => resolve(),
             warmUp: true,
@@ -183,6 +215,33 @@ export class TypeChecker {
     );
     this.#pump();
     return Promise.all(done).then(() => undefined);
+  }
+
+  /** What `source` reads of `tools`, from the checker process (a syntax-tree walk) or remembered. */
+  #referencesOf(source: string, form: ProgramForm): Promise<ToolReferences> {
+    // Hashed: the map must not hold 256 programs' text a second time.
+    const key = createHash("sha256").update(`${form}\0`).update(source).digest("base64");
+    const known = this.#references.get(key);
+    if (known !== undefined) {
+      this.#references.delete(key);
+      this.#references.set(key, known);
+      return Promise.resolve(known);
+    }
+    return new Promise<ToolReferences>((resolve, reject) => {
+      const request = { id: this.#nextId++, kind: "references" as const, source, form };
+      const found = (answer: Answer): void => {
+        const references = answer.references ?? WHOLE_CATALOG;
+        this.#references.set(key, references);
+        while (this.#references.size > MAX_REMEMBERED_REFERENCES) {
+          const oldest = this.#references.keys().next();
+          if (oldest.done === true) break;
+          this.#references.delete(oldest.value);
+        }
+        resolve(references);
+      };
+      this.#queue.push({ request, resolve: found, reject, warmUp: false, attempts: 0 });
+      this.#pump();
+    });
   }
 
   /** Stops the checker process; checks still queued or running reject. Idempotent. */
@@ -217,15 +276,18 @@ export class TypeChecker {
     this.#inFlight = next;
     this.#timer = setTimeout(() => this.#timeOut(next), this.#timeoutMs);
     this.#timer.unref();
-    if (!next.warmUp) this.#checked += 1;
     next.attempts += 1;
-    const { declarations, ...rest } = next.content;
-    const request: TypeCheckRequest = {
-      id: next.id,
-      ...rest,
-      ...(running.declarations === declarations ? {} : { declarations }),
-    };
-    running.declarations = declarations;
+    let request: TypeCheckRequest = next.request;
+    if (next.request.kind === "references") this.#referenceScans += 1;
+    else {
+      const { declarations, ...rest } = next.request;
+      if (!next.warmUp) {
+        this.#checked += 1;
+        this.#declarationChars += declarations.length;
+      }
+      request = running.declarations === declarations ? rest : next.request;
+      running.declarations = declarations;
+    }
     // A send that fails means the process is gone: its close event retries the check.
     running.child.send(request, (error) => {
       if (error !== null && error !== undefined && this.#process === running) running.child.kill("SIGKILL");
@@ -285,10 +347,10 @@ export class TypeChecker {
 
   #settle(response: TypeCheckResponse): void {
     const pending = this.#inFlight;
-    if (pending === undefined || pending.id !== response.id) return;
+    if (pending === undefined || pending.request.id !== response.id) return;
     this.#inFlight = undefined;
     clearTimeout(this.#timer);
-    if (response.ok) pending.resolve(response.diagnostics);
+    if (response.ok) pending.resolve(response);
     else if (response.kind === "config" && response.code !== "INTERNAL_ERROR") {
       pending.reject(new SwitchyardError(response.code, response.message, response.details));
     } else pending.reject(new Error(`The type checker failed: ${response.message}`));
