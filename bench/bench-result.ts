@@ -66,9 +66,18 @@ export function writeBenchResult(
           `The machine was shared and busy (load average ${conditions.loadAverage.start}-${conditions.loadAverage.end} on ${conditions.machine.cores} cores): wall times are high; CPU times are steadier.`,
         ]
       : notes;
-  const path = fileURLToPath(new URL(`./results/${name}.json`, import.meta.url));
+  const path = fileURLToPath(new URL(`${name}.json`, resultsFolder()));
   writeFileSync(path, `${JSON.stringify({ bench: name, ...conditions, notes: allNotes, figures }, null, 2)}\n`);
   return path;
+}
+
+/**
+ * bench/results/ of the checkout, from the sources (run by tsx) or compiled: benches compiled with
+ * tsconfig.bench.json run from dist-bench/bench/, two levels below the checkout, and write there too.
+ */
+function resultsFolder(): URL {
+  const compiled = import.meta.url.includes("/dist-bench/bench/");
+  return new URL(compiled ? "../../bench/results/" : "./results/", import.meta.url);
 }
 
 function round2(value: number): number {
