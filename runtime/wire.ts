@@ -192,6 +192,11 @@ export function batchOpensWait(text: unknown): boolean {
   return typeof text === "string" && ANSWERS_BY_OPENING_MARK.has(text.charAt(0));
 }
 
+/** Whether an encoded batch was sent ahead (`later`): the guest does not wait for its answer. */
+export function batchSentAhead(text: unknown): boolean {
+  return typeof text === "string" && (text.charAt(0) === BATCH_MARKS.later || text.charAt(0) === OPENING_MARKS.later);
+}
+
 /** Encodes a call of a batch (guest side). */
 export function encodeCall(path: string, argsJson: string): string {
   return encodeCallArguments(encodeCallPath(path), argsJson);

@@ -7,6 +7,7 @@
 import type ivm from "isolated-vm";
 import {
   batchOpensWait,
+  batchSentAhead,
   CLOSED_GUEST_CONFIG,
   decodeGuestConfig,
   encodeCallAnswers,
@@ -123,12 +124,15 @@ export class IsolatePool {
       bindings.wait().then(answer, () => answer(encodeCallAnswers([])));
     };
     const references = [
-      // A batch that opens a wait gets it here, once answered and before the guest goes on, so a
-      // call the tool did not answer at once costs one crossing back with its answer, not two.
+      // A batch that opens a wait gets it here, so a call the tool did not answer at once costs one
+      // crossing back with its answer, not two. The wait is the host's next crossing either way:
+      // a blocking batch's once answered (the guest sends nothing meanwhile), one sent ahead's at
+      // once (the guest goes on), in process and in a worker alike, so a durable journal's
+      // crossings are numbered the same wherever the isolate runs.
       new isolatedVm.Reference((batchText: unknown) => {
         const answered = bindings.submit(batchText);
         if (!batchOpensWait(batchText)) return answered;
-        if (typeof answered === "string") {
+        if (typeof answered === "string" || batchSentAhead(batchText)) {
           openWait();
           return answered;
         }

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   batchOpensWait,
+  batchSentAhead,
   type CallBatch,
   type CallRequest,
   callNoteFrame,
@@ -53,10 +54,11 @@ describe("call batches (guest to host)", () => {
     );
   });
 
-  it("say whether they open a wait in their first letter, which the isolate's side reads without decoding", () => {
+  it("say whether they open a wait, and whether they were sent ahead, in their first letter, which the isolate's side reads without decoding", () => {
     fc.assert(
       fc.property(batch, (sent) => {
         expect(batchOpensWait(encodeCallBatch(sent))).toBe(sent.opensWait === true);
+        expect(batchSentAhead(encodeCallBatch(sent))).toBe(sent.answer === "later");
       }),
     );
     expect(batchOpensWait("W")).toBe(true);
