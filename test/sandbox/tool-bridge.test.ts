@@ -185,6 +185,18 @@ describe("ToolBridge batches", () => {
     expect(bridge.records).toEqual([expect.objectContaining({ id: "p1.1", status: "ok" })]);
   });
 
+  it("keeps one wait outstanding however many are opened: a displaced one gets nothing, the newest the answer", async () => {
+    const { bridge, gates } = createBridge(undefined, 10);
+    // A damaged guest whose every crossing asks for a wait: waits pile up on the host side only as one.
+    expect(await submit(bridge, [call("util.held")], "now")).toEqual([]);
+    const first = bridge.wait();
+    const second = bridge.wait();
+    expect(decodeCallAnswers(await first)).toEqual([]);
+    gates[0]!.resolve("late");
+    expect(decodeCallAnswers(await second)).toEqual([{ ok: true, index: 0, value: "late" }]);
+    expect(bridge.records).toEqual([expect.objectContaining({ id: "p1.1", status: "ok" })]);
+  });
+
   it("answers an outstanding wait with nothing when the run closes", async () => {
     const { bridge } = createBridge(undefined, 10);
     await submit(bridge, [call("util.held")]);
