@@ -370,9 +370,11 @@ function install(
     const path = lone ? pendingPath[first] : undefined;
     const blocking = !ahead && (path === undefined || !expectSlow(path));
     const answer = !blocking ? "later" : lone ? "mayWait" : "now";
-    // A crossing the program waits on opens the guest's `wait` on the way back when none is
-    // outstanding: answers still working come through it without the guest crossing again to ask.
-    const opensWait = !ahead && !waiting && !finished;
+    // A lone call's crossing opens the guest's `wait` on the way back when none is outstanding: its
+    // answer, if still working, comes through it without the guest crossing again to ask. (A larger
+    // batch does not: the answers of batches sent after it come with the next blocking crossing, and
+    // an open wait would bring them separately.)
+    const opensWait = lone && !waiting;
     const batchText = startCallBatch(answer, opensWait) + text;
     if (ahead) batchesAhead++;
     else if (blocking) batchesAhead = 0;
