@@ -142,7 +142,7 @@ describe("schemas compiled on first use", () => {
     expect(bad.message).toContain("inputExamples[1]");
     expect(bad.message).toContain("/customerId");
     const before = schemaCompileCount();
-    const other = { ...schema(), title: "another shape" };
+    const other = { ...(schema() as object), title: "another shape" } as JsonSchema;
     new ToolRegistry([tool("a.y", other, { inputExamples: [{ customerId: "fine", ref: "XYZ" }] })]);
     expect(schemaCompileCount()).toBe(before + 1);
   });
