@@ -238,6 +238,23 @@ export class Bm25Index {
   }
 
   /**
+   * Builds up to `terms` more weighted postings ahead of the searches that would build them on
+   * first use (a new query's words and their alternatives cost milliseconds each on a large
+   * catalog); for background work between changes. Returns true when every term's is built.
+   */
+  prepare(terms: number): boolean {
+    if (this.#documents.size === 0) return true;
+    let built = 0;
+    for (const term of this.#postings.keys()) {
+      if (this.#weightedPostings.has(term)) continue;
+      if (built >= terms) return false;
+      this.#posting(term);
+      built += 1;
+    }
+    return true;
+  }
+
+  /**
    * Ranks documents for a natural-language query; returns at most `limit` hits with a
    * positive score, best first, ties in insertion order. A query without searchable terms
    * (empty, only stop words) returns no hits. No expansion: see `searchConcepts`.
