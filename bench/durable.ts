@@ -1,8 +1,9 @@
 // Durable-run benchmark: what a replay costs per call (a 2,000-call sweep answered from its
 // journal, and a 2,000-call fan-out), what journaling adds to a live call (the same sweep, durable
 // with a fresh id, against the plain run, with a tool that does nothing: the worst case), and how
-// long a sweep SIGKILLed half-way takes from the kill to its resumed run's first live call (a new
-// process started, the journal read, 1,000 calls replayed). Medians of rounds, back to back.
+// long a sweep SIGKILLed half-way takes from the kill to its resumed run's first live call (the
+// journal read, 1,000 calls replayed), in a worker already up (the headline: a fleet's case) and
+// in a new process started at the kill. Medians of rounds, back to back.
 // Run: npm run bench:durable   (compiled with tsc into dist-bench/ first).
 
 import { type ChildProcess, spawn } from "node:child_process";
@@ -40,11 +41,20 @@ export async function measureDurable(): Promise<string> {
     });
     const yard = new Switchyard({ tools: [page], typeCheck: "off", runJournal: new FileRunJournal({ folder }) });
     let ids = 0;
-    const wallUsPerCall = async (source: string, durableId?: string): Promise<number> => {
+    // Process CPU (every thread: the host's and the isolate's) per call, beside the wall time: on a
+    // loaded machine the wall time of a run that never yields its core grows with the load.
+    const cpu = { plain: [] as number[], live: [] as number[], replay: [] as number[] };
+    const wallUsPerCall = async (source: string, durableId?: string, cpuRow?: number[]): Promise<number> => {
       const durable = durableId === undefined ? {} : { durable: { id: durableId } };
+      const cpuBefore = process.cpuUsage();
       const run = await yard.run(source, { limits: LIMITS, ...durable });
+      const cpuRun = process.cpuUsage(cpuBefore);
+      const emptyBefore = process.cpuUsage();
       const empty = await yard.run(EMPTY, { limits: LIMITS });
+      const cpuEmpty = process.cpuUsage(emptyBefore);
       if (!run.ok) throw new Error(`${run.error?.code}: ${run.error?.message}`);
+      const cpuUs = cpuRun.user + cpuRun.system - (cpuEmpty.user + cpuEmpty.system);
+      cpuRow?.push(cpuUs / CALLS);
       return ((run.stats.wallMs - empty.stats.wallMs) * 1_000) / CALLS;
     };
     const rows = {
@@ -58,17 +68,21 @@ export async function measureDurable(): Promise<string> {
     await wallUsPerCall(SWEEP);
     await wallUsPerCall(SWEEP, `warm-${++ids}`);
     for (let round = 0; round < ROUNDS; round++) {
-      rows.plain.push(await wallUsPerCall(SWEEP));
+      rows.plain.push(await wallUsPerCall(SWEEP, undefined, cpu.plain));
       const id = `sweep-${++ids}`;
-      rows.live.push(await wallUsPerCall(SWEEP, id));
-      rows.replay.push(await wallUsPerCall(SWEEP, id));
+      rows.live.push(await wallUsPerCall(SWEEP, id, cpu.live));
+      rows.replay.push(await wallUsPerCall(SWEEP, id, cpu.replay));
       const fan = `fan-${++ids}`;
       rows.fanLive.push(await wallUsPerCall(FAN_OUT, fan));
       rows.fanReplay.push(await wallUsPerCall(FAN_OUT, fan));
     }
     await yard.close();
     const resumes: { total: number; inProcess: number }[] = [];
-    for (let round = 0; round < 3; round++) resumes.push(await resumeAfterKillMs(folder, `killed-${round}`));
+    const coldResumes: { total: number; inProcess: number }[] = [];
+    for (let round = 0; round < 3; round++) {
+      resumes.push(await resumeAfterKillMs(folder, `standby-${round}`, true));
+      coldResumes.push(await resumeAfterKillMs(folder, `killed-${round}`, false));
+    }
 
     const plain = median(rows.plain);
     const live = median(rows.live);
@@ -76,17 +90,28 @@ export async function measureDurable(): Promise<string> {
     const overhead = ((live - plain) / plain) * 100;
     const resume = median(resumes.map((measured) => measured.total));
     const format = (value: number): string => value.toFixed(1);
+    const list = (measured: { total: number; inProcess: number }[], field: "total" | "inProcess"): string =>
+      measured.map((one) => one[field].toFixed(0)).join(", ");
     console.log(`durable runs, ${CALLS} calls per run, medians of ${ROUNDS} rounds (load ${loadAverage()})`);
-    console.log(`  sequential sweep, plain run, per call:               ${format(plain)} µs`);
-    console.log(`  sequential sweep, durable live (journaled), per call: ${format(live)} µs`);
-    console.log(`  sequential sweep, replayed from the journal, per call: ${format(replay)} µs`);
+    console.log(
+      `  sequential sweep, plain run, per call:               ${format(plain)} µs   (process CPU ${format(median(cpu.plain))} µs)`,
+    );
+    console.log(
+      `  sequential sweep, durable live (journaled), per call: ${format(live)} µs   (process CPU ${format(median(cpu.live))} µs)`,
+    );
+    console.log(
+      `  sequential sweep, replayed from the journal, per call: ${format(replay)} µs   (process CPU ${format(median(cpu.replay))} µs)`,
+    );
     console.log(`  fan-out of ${CALLS}, durable live, per call:            ${format(median(rows.fanLive))} µs`);
     console.log(`  fan-out of ${CALLS}, replayed, per call:                ${format(median(rows.fanReplay))} µs`);
     console.log(
-      `  resume after SIGKILL at call ${KILL_AT}, kill to the resumed run's first live call: ${resumes.map((measured) => measured.total.toFixed(0)).join(", ")} ms`,
+      `  resume after SIGKILL at call ${KILL_AT} in a worker already up, kill to the resumed run's first live call: ${list(resumes, "total")} ms`,
     );
     console.log(
-      `    of which in the new process after its start-up (journal read, ${KILL_AT} calls replayed): ${resumes.map((measured) => measured.inProcess.toFixed(0)).join(", ")} ms`,
+      `  the same, in a new process started at the kill (Node start and the library's import counted): ${list(coldResumes, "total")} ms`,
+    );
+    console.log(
+      `    of which after the new process's start-up (journal read, ${KILL_AT} calls replayed): ${list(coldResumes, "inProcess")} ms`,
     );
     return `durable: replay ${format(replay)} µs per call, journal overhead ${overhead.toFixed(1)}% per live call, resume after kill ${resume.toFixed(0)} ms`;
   } finally {
@@ -94,10 +119,22 @@ export async function measureDurable(): Promise<string> {
   }
 }
 
-/** Starts the sweep in a child, SIGKILLs it at call KILL_AT, resumes it in a new child: ms from the kill to its first live call. */
-async function resumeAfterKillMs(folder: string, runId: string): Promise<{ total: number; inProcess: number }> {
+/**
+ * Starts the sweep in a child, SIGKILLs it at call KILL_AT, and resumes it: ms from the kill to the
+ * resumed run's first live call. `standby`: the resume runs in a second child already started (a
+ * fleet worker that is up, its session made), told at the kill; else in a new process started at
+ * the kill, whose start-up (Node, the library's import) is counted too.
+ */
+async function resumeAfterKillMs(
+  folder: string,
+  runId: string,
+  standby: boolean,
+): Promise<{ total: number; inProcess: number }> {
   const log = join(folder, `${runId}.log`);
-  const first = startChild(folder, log, runId);
+  const resumedLog = standby ? `${log}.2` : log;
+  const waiting = standby ? startChild(folder, resumedLog, runId, true) : undefined;
+  if (waiting !== undefined) await until(() => existsSync(`${resumedLog}.ready`));
+  const first = startChild(folder, log, runId, false);
   const killedAt = await new Promise<number>((resolve) => {
     const poll = setInterval(() => {
       if (lineCount(log) < KILL_AT) return;
@@ -106,12 +143,21 @@ async function resumeAfterKillMs(folder: string, runId: string): Promise<{ total
       resolve(Date.now());
     }, 1);
   });
+  // The supervisor learns of the death when it reaps the worker (until then the dead pid still
+  // holds the run's lock), then hands the job to a worker that is up, or starts a new one.
   await new Promise((resolve) => first.once("exit", resolve));
-  const before = lineCount(log);
-  const second = startChild(folder, log, runId);
+  const startedAt = Date.now();
+  let second: ChildProcess;
+  if (waiting !== undefined) {
+    waiting.stdin?.write("go\n");
+    second = waiting;
+  } else {
+    second = startChild(folder, log, runId, false);
+  }
+  const before = standby ? 0 : lineCount(log);
   const firstLive = await new Promise<number>((resolve) => {
     const poll = setInterval(() => {
-      const lines = readLines(log);
+      const lines = readLines(resumedLog);
       if (lines.length <= before) return;
       clearInterval(poll);
       resolve(Number(lines[before]!.split(" ")[0]));
@@ -119,14 +165,23 @@ async function resumeAfterKillMs(folder: string, runId: string): Promise<{ total
   });
   second.kill("SIGKILL");
   await new Promise((resolve) => second.once("exit", resolve));
-  const ready = Number(readFileSync(`${log}.ready`, "utf8"));
+  const ready = standby ? startedAt : Number(readFileSync(`${log}.ready`, "utf8"));
   return { total: firstLive - killedAt, inProcess: firstLive - ready };
 }
 
-function startChild(folder: string, log: string, runId: string): ChildProcess {
+function startChild(folder: string, log: string, runId: string, standby: boolean): ChildProcess {
   const child = fileURLToPath(new URL("./durable-child.js", import.meta.url));
-  return spawn(process.execPath, ["--no-node-snapshot", child, folder, log, runId], {
-    stdio: ["ignore", "ignore", "inherit"],
+  const args = ["--no-node-snapshot", child, folder, log, runId, ...(standby ? ["--standby"] : [])];
+  return spawn(process.execPath, args, { stdio: [standby ? "pipe" : "ignore", "ignore", "inherit"] });
+}
+
+function until(done: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const poll = setInterval(() => {
+      if (!done()) return;
+      clearInterval(poll);
+      resolve();
+    }, 2);
   });
 }
 

@@ -16,9 +16,11 @@ const SIZES = [10, 100, 1_000, 5_000] as const;
 const LARGEST_CATALOG = 20_000;
 const SEARCHES = 200;
 const QUERIES = ["create contact", "list invoices", "send email", "refund payment", "upload file", "schedule meeting"];
-// Calls the first two tools of every catalog (crm0.* exist at every size).
+// Calls two tools of the catalog (its last two, so no size answers from another size's check).
 const PROGRAM = (first: string, second: string): string =>
   `const a = await tools.${first}({});\nconst b = await tools.${second}({});\nreturn [a, b];`;
+// Reads `tools` whole: checked against every tool's declarations (the fallback of a scoped check).
+const WHOLE_PROGRAM = (size: number): string => `const names = Object.keys(tools);\nreturn names.length + ${size};`;
 
 /** One catalog size's measurements. */
 export interface CatalogRow {
@@ -30,6 +32,8 @@ export interface CatalogRow {
   readonly heapBytesPerTool: number;
   readonly rssBytesPerTool: number;
   readonly firstCheckMs: number;
+  /** The first check of a program that uses `tools` whole, after the 2-call one. */
+  readonly wholeCheckMs: number;
   readonly firstSearchMs: number;
   readonly searchP50Ms: number;
   readonly searchP99Ms: number;
@@ -76,7 +80,7 @@ function collect(): void {
 
 async function measureSize(size: number): Promise<CatalogRow> {
   const tools = catalogOf(size);
-  const [first, second] = [tools[0]!.name, tools[1]!.name];
+  const [first, second] = [tools.at(-2)!.name, tools.at(-1)!.name];
   collect();
   const { rss: rssBefore, heapUsed: heapBefore } = process.memoryUsage();
   const started = performance.now();
@@ -92,6 +96,10 @@ async function measureSize(size: number): Promise<CatalogRow> {
   const checked = await yard.check(PROGRAM(first, second));
   const firstCheckMs = performance.now() - checkStarted;
   if (!checked.ok) throw new Error(`check failed at ${size} tools: ${checked.error?.message}`);
+  const wholeStarted = performance.now();
+  const wholeChecked = await yard.check(WHOLE_PROGRAM(size));
+  const wholeCheckMs = performance.now() - wholeStarted;
+  if (!wholeChecked.ok) throw new Error(`whole check failed at ${size} tools: ${wholeChecked.error?.message}`);
 
   let searchStarted = performance.now();
   yard.searchTools(QUERIES[0]!);
@@ -110,6 +118,7 @@ async function measureSize(size: number): Promise<CatalogRow> {
     heapBytesPerTool,
     rssBytesPerTool,
     firstCheckMs,
+    wholeCheckMs,
     firstSearchMs,
     searchP50Ms: percentile(searchMs, 0.5),
     searchP99Ms: percentile(searchMs, 0.99),
@@ -143,7 +152,8 @@ export async function measureScale(): Promise<CatalogRow[]> {
     .join(" ");
   console.log(`scale: catalog curve (load ${loads}, gc ${typeof globalThis.gc === "function" ? "on" : "off"})`);
   console.log(
-    "  tools  session ms  max stall ms  heap/tool KB  RSS/tool KB  first check ms  first search ms  search p50/p99 ms",
+    "  tools  session ms  max stall ms  heap/tool KB  RSS/tool KB  first check ms  whole check ms" +
+      "  first search ms  search p50/p99 ms",
   );
   for (const row of rows) {
     const cells = [
@@ -153,6 +163,7 @@ export async function measureScale(): Promise<CatalogRow[]> {
       (row.heapBytesPerTool / 1024).toFixed(1).padStart(12),
       (row.rssBytesPerTool / 1024).toFixed(1).padStart(11),
       row.firstCheckMs.toFixed(1).padStart(14),
+      row.wholeCheckMs.toFixed(1).padStart(14),
       row.firstSearchMs.toFixed(1).padStart(15),
       `${row.searchP50Ms.toFixed(2)}/${row.searchP99Ms.toFixed(2)}`.padStart(17),
     ];

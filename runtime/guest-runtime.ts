@@ -30,6 +30,7 @@ import {
   objectHasOwn,
   objectKeys,
   objectPrototype,
+  parseJson,
   PromiseConstructor,
   ProxyConstructor,
   reactTo,
@@ -59,13 +60,24 @@ import {
   encodeRefusedCall,
   type GuestConfig,
   type LogLevel,
+  type ReplayLogFlag,
   type LogWriter,
   MAX_BATCH_CALLS,
   MAX_BATCHES_AHEAD,
   MAX_LOG_LINE_CHARS,
   MAX_TOOL_PATH_CHARS,
   openLogWriter,
+  MAX_REPLAY_LOG_CHARS,
+  REPLAY_MORE,
+  REPLAY_OVER,
+  REPLAY_TICK,
+  REPLAY_WAIT_MARK,
+  readAnswerList,
   readCallAnswers,
+  replayMarkOf,
+  encodeReplayLog,
+  encodeReplayLogField,
+  REPLAY_LATER_MARK,
   SEARCH_PATH,
   stackFrames,
   startCallBatch,
@@ -324,7 +336,138 @@ function install(
     }
   };
 
+  // ---- a durable run's replay (wire.ts, "a durable run's replay inside the isolate") ----
+  // The chunk of journaled crossings being answered (undefined: live), in the order their answers
+  // reached the program, and the cursor in it. Crossings are numbered in arrival order as the
+  // host numbers them; a wait of the replay is held until its answer is next in the chunk, and is
+  // answered at the next task the host lends (REPLAY_TICK), as a live wait's answer would arrive.
+  let replay: unknown[] | undefined;
+  let replayAt = 0;
+  let crossings = 0;
+  let replayLog = "";
+  let heldWait = -1;
+  let dueWait: unknown[] | undefined;
+  let ticking = false;
+
+  const deliverList = (answers: unknown[]): void => {
+    try {
+      readAnswerList(answers, settleValue, settleFailure, onClock);
+    } catch {
+      // A chunk the host encoded; an unreadable entry answers nothing.
+    }
+  };
+
+  const replayEntry = (): unknown[] | undefined => {
+    const entry = replay === undefined ? undefined : replay[replayAt];
+    return isArray(entry) ? entry : undefined;
+  };
+
+  /** The held wait's answer, once it is next: taken from the chunk, delivered at the next tick. */
+  const takeDueWait = (): void => {
+    if (heldWait < 0 || dueWait !== undefined) return;
+    const entry = replayEntry();
+    if (entry === undefined || entry[0] !== heldWait || entry[1] !== REPLAY_WAIT_MARK) return;
+    replayAt++;
+    heldWait = -1;
+    dueWait = isArray(entry[4]) ? (entry[4] as unknown[]) : [];
+    requestTick();
+  };
+
+  const requestTick = (): void => {
+    if (ticking) return;
+    ticking = true;
+    host.wait();
+  };
+
+  /**
+   * Hands the log to the host, which checks it against the journal: the next chunk (true), or the
+   * run is live or over (false: the guest replays no more). A held wait becomes the host's: the
+   * host counts the next `wait` as that crossing.
+   */
+  const handOver = (flag: ReplayLogFlag): boolean => {
+    const log = encodeReplayLog(flag, replayLog);
+    replayLog = "";
+    let answer: unknown;
+    try {
+      answer = host.submit(log);
+    } catch {
+      answer = REPLAY_OVER;
+    }
+    if (typeof answer === "string" && answer.charAt(0) === REPLAY_MORE && flag !== "unanswerable") {
+      try {
+        const chunk = parseJson(sliceText(answer, 1)) as unknown;
+        if (isArray(chunk) && chunk.length > 0) {
+          replay = chunk;
+          replayAt = 0;
+          takeDueWait();
+          return true;
+        }
+      } catch {
+        // An unreadable chunk: live from here; the host checks what comes.
+      }
+    }
+    replay = undefined;
+    if (heldWait >= 0) {
+      heldWait = -1;
+      if (waiting && !ticking) host.wait();
+      else if (waiting) adoptAfterTick = true;
+    }
+    return false;
+  };
+  // The held wait became the host's while a tick was on its way: the real wait follows the tick.
+  let adoptAfterTick = false;
+
+  /**
+   * A crossing answered from the chunk when it is next there, as made; false when the journal is
+   * used up and the host must take it live. One the chunk holds otherwise goes to the host in the
+   * log, which ends the run REPLAY_DIVERGED with both sides: it is answered here, with nothing.
+   */
+  const replayCrossing = (mark: string, first: number, count: number, text: string): boolean => {
+    const k = crossings;
+    for (;;) {
+      takeDueWait();
+      const entry = replayEntry();
+      if (entry === undefined || replayLog.length > MAX_REPLAY_LOG_CHARS) {
+        if (handOver("more")) continue;
+        return false;
+      }
+      replayLog += encodeReplayLogField(text);
+      if (entry[0] !== k || entry[1] !== mark || entry[2] !== first || entry[3] !== count) {
+        handOver("unanswerable");
+        return true;
+      }
+      replayAt++;
+      if (mark !== REPLAY_LATER_MARK && isArray(entry[4])) deliverList(entry[4] as unknown[]);
+      takeDueWait();
+      return true;
+    }
+  };
+
+  const onTick = (): void => {
+    ticking = false;
+    const answers = dueWait;
+    if (answers !== undefined) {
+      dueWait = undefined;
+      waiting = false;
+      deliverList(answers);
+      awaitAnswers();
+      return;
+    }
+    if (adoptAfterTick) {
+      adoptAfterTick = false;
+      if (waiting) host.wait();
+      return;
+    }
+    // A held wait that is still not next: every turn has run and the program made none of the
+    // crossings the journal answers first. The host decides (it ends the run REPLAY_DIVERGED).
+    if (replay !== undefined && heldWait >= 0) handOver("idle");
+  };
+
   const onAnswers = (answerText: unknown): void => {
+    if (answerText === REPLAY_TICK) {
+      onTick();
+      return;
+    }
     waiting = false;
     deliver(answerText);
     awaitAnswers();
@@ -332,6 +475,16 @@ function install(
   const awaitAnswers = (): void => {
     if (waiting || inFlight === 0 || finished) return;
     waiting = true;
+    if (replay !== undefined) {
+      heldWait = crossings++;
+      replayLog += encodeReplayLogField("");
+      takeDueWait();
+      // Past the chunk, only the host knows whether the journal answers this wait.
+      if (heldWait >= 0 && replayEntry() === undefined) handOver("more");
+      if (heldWait >= 0) requestTick();
+      return;
+    }
+    crossings++;
     host.wait();
   };
 
@@ -353,6 +506,12 @@ function install(
     const answer = ahead ? "later" : count === 1 && inFlight === 1 && !finished ? "mayWait" : "now";
     const batchText = startCallBatch(answer) + text;
     batchesAhead = ahead ? batchesAhead + 1 : 0;
+    if (replay !== undefined && replayCrossing(replayMarkOf(answer), first, count, batchText)) {
+      crossings++;
+      if (!ahead) awaitAnswers();
+      return;
+    }
+    crossings++;
     try {
       if (ahead) {
         host.submitAhead(batchText);
@@ -468,6 +627,9 @@ function install(
     timers.close();
     // Calls queued in the program's last turn still cross, so each gets its record.
     flush();
+    // What the replay answered is checked before the program's end is: a replay the host does
+    // not accept ends REPLAY_DIVERGED, whatever the program returned.
+    if (replay !== undefined) handOver("more");
     return encode();
   };
 
@@ -500,6 +662,7 @@ function install(
       config = decodeGuestConfig(host.config() as string);
       // The run's input: the program's own copy, bound like a `const` (not writable, not deletable).
       if (objectHasOwn(config, "input")) defineConstant(global, "input", config.input);
+      if (isArray(config.replay)) replay = config.replay;
       if (config.durable !== undefined) {
         durable = true;
         clockMs = config.durable.nowMs;

@@ -326,7 +326,16 @@ export function readCallAnswers(
   onFailure: (index: number, failure: CallFailure) => void,
   onClock?: (nowMs: number) => void,
 ): void {
-  const entries = parseJson(text) as unknown[];
+  readAnswerList(parseJson(text) as unknown[], onValue, onFailure, onClock);
+}
+
+/** `readCallAnswers` of an answer already parsed (a replayed crossing's, from a parsed chunk). */
+export function readAnswerList(
+  entries: unknown[],
+  onValue: (index: number, value: unknown) => void,
+  onFailure: (index: number, failure: CallFailure) => void,
+  onClock?: (nowMs: number) => void,
+): void {
   for (let at = 0; at + 1 < entries.length; at += 2) {
     const tag = entries[at];
     if (typeof tag !== "number") {
@@ -337,6 +346,113 @@ export function readCallAnswers(
     if (tag >= 0) onValue(tag, entries[at + 1]);
     else onFailure(-1 - tag, entries[at + 1] as CallFailure);
   }
+}
+
+// ---- a durable run's replay inside the isolate ----
+//
+// A durable run that resumes ships its journal's crossings into the isolate in chunks, and the
+// guest answers the crossings its program makes from them, in the recorded order, without
+// crossing. It reports what it answered (each crossing's batch, or a wait) in a replay log the
+// host checks crossing by crossing (position, tool, input hash) against the journal before any
+// live call runs: the host answers a log with the next chunk, or says the journal is used up
+// (the run goes live) or over (it diverged). A `wait` of the replay gets `REPLAY_TICK`: the host
+// only lends the guest a task boundary, so a replayed wait's answer arrives as a live one did.
+
+/** The kind of a chunk entry for a `wait` (submits use the batch marks). */
+export const REPLAY_WAIT_MARK = "W";
+
+/** The mark of a batch sent ahead: its crossing's answer is never read. */
+export const REPLAY_LATER_MARK = BATCH_MARKS.later;
+
+/**
+ * Characters of replay log the guest keeps before it hands the log to the host, chunk or not:
+ * batch texts carry arguments, so the log is bounded on its own.
+ */
+export const MAX_REPLAY_LOG_CHARS = 1_048_576;
+
+/** What the host answers a `wait` while the guest replays: nothing but the turn of a task. */
+export const REPLAY_TICK = "~";
+
+/** The first character of a replay log (a submit's text; no batch starts with it). */
+const REPLAY_LOG_MARK = "v";
+
+/** The host's answers to a replay log: a further chunk, the journal used up, or the run over. */
+export const REPLAY_MORE = "c";
+export const REPLAY_LIVE = "l";
+export const REPLAY_OVER = "d";
+
+/**
+ * One crossing of a chunk (host side), as JSON: `[k, mark, first, count, answer]`, `answer` the
+ * flat list `readAnswerList` reads (the clock pair first). `first` and `count` are -1 for a wait.
+ */
+export function encodeReplayEntry(
+  k: number,
+  mark: string,
+  first: number,
+  count: number,
+  nowMs: number,
+  envelopes: readonly string[],
+): string {
+  let answer = encodeClockPair(nowMs);
+  for (let at = 0; at < envelopes.length; at++) answer += `,${envelopes[at]}`;
+  return `[${k},"${mark}",${first},${count},[${answer}]]`;
+}
+
+/** The mark of a batch's answer kind in a replay chunk: the letter its batch starts with. */
+export function replayMarkOf(answer: BatchAnswer): string {
+  return BATCH_MARKS[answer];
+}
+
+/** One crossing of the replay log (guest side): a submit's batch text, or `""` for a wait. */
+export function encodeReplayLogField(batchText: string): string {
+  return field(batchText);
+}
+
+/**
+ * Why the guest hands its replay log over: `more`, it needs the next chunk (or the journal is used
+ * up); `idle`, the program waits for answers and the chunk answers other crossings first;
+ * `unanswerable`, the last crossing of the log is not the one the chunk holds next.
+ */
+export type ReplayLogFlag = "more" | "idle" | "unanswerable";
+
+const REPLAY_FLAGS: Readonly<Record<ReplayLogFlag, string>> = { more: ".", idle: "i", unanswerable: "x" };
+
+/** A replay log (guest side): its flag, then each crossing's `encodeReplayLogField`. */
+export function encodeReplayLog(flag: ReplayLogFlag, fields: string): string {
+  return `${REPLAY_LOG_MARK}${REPLAY_FLAGS[flag]}${fields}`;
+}
+
+/** Whether a submit's text is a replay log rather than a batch (host side). */
+export function isReplayLog(text: unknown): text is string {
+  return typeof text === "string" && text.charAt(0) === REPLAY_LOG_MARK;
+}
+
+/**
+ * Decodes a replay log (host side): its flag and each crossing's batch text, or `""` for a wait;
+ * undefined for anything malformed. Linear in the text.
+ */
+export function decodeReplayLog(
+  text: string,
+): { readonly flag: ReplayLogFlag; readonly crossings: string[] } | undefined {
+  const mark = text.charAt(1);
+  const flag: ReplayLogFlag | undefined =
+    mark === "." ? "more" : mark === "i" ? "idle" : mark === "x" ? "unanswerable" : undefined;
+  if (flag === undefined) return undefined;
+  const crossings: string[] = [];
+  let at = 2;
+  while (at < text.length) {
+    let length = 0;
+    let digits = 0;
+    for (; at < text.length && digits <= 10; at++, digits++) {
+      const code = text.charCodeAt(at);
+      if (code < 48 || code > 57) break;
+      length = length * 10 + (code - 48);
+    }
+    if (digits === 0 || digits > 10 || text[at] !== ":" || at + 1 + length > text.length) return undefined;
+    crossings.push(text.slice(at + 1, at + 1 + length));
+    at += 1 + length;
+  }
+  return { flag, crossings };
 }
 
 /** Decodes an answer into envelopes (tests and tools; the guest reads answers with `readCallAnswers`). */
@@ -373,6 +489,8 @@ export interface GuestConfig {
    * `Math.random` (four 32-bit integers), both journaled, so a replay reads the same values.
    */
   readonly durable?: GuestDeterminism | undefined;
+  /** A resumed durable run's first chunk of journaled crossings (see `encodeReplayEntry`). */
+  readonly replay?: unknown[] | undefined;
 }
 
 /** What makes a durable run's guest repeatable: its first clock value and its random seed. */
@@ -394,7 +512,11 @@ export const CLOSED_GUEST_CONFIG: GuestConfig = Object.freeze({
  * already be JSON text; it is spliced in rather than re-serialized (one serialization, and the
  * guest parses the whole config once).
  */
-export function encodeGuestConfig(config: Omit<GuestConfig, "input">, inputJson?: string): string {
+export function encodeGuestConfig(
+  config: Omit<GuestConfig, "input" | "replay">,
+  inputJson?: string,
+  replayJson?: string,
+): string {
   const limits = stringifyJson({
     maxArgumentBytes: config.maxArgumentBytes,
     maxOutputBytes: config.maxOutputBytes,
@@ -402,7 +524,8 @@ export function encodeGuestConfig(config: Omit<GuestConfig, "input">, inputJson?
     maxLogLines: config.maxLogLines,
     ...(config.durable === undefined ? {} : { durable: config.durable }),
   });
-  return inputJson === undefined ? limits : `${limits.slice(0, -1)},"input":${inputJson}}`;
+  const withInput = inputJson === undefined ? limits : `${limits.slice(0, -1)},"input":${inputJson}}`;
+  return replayJson === undefined ? withInput : `${withInput.slice(0, -1)},"replay":${replayJson}}`;
 }
 
 /** Decodes the run's limits (guest side). */

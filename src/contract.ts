@@ -43,7 +43,11 @@ export type CallErrorCode =
   | "PATTERN_INVALID"
   | "WRITE_QUOTA_EXCEEDED"
   | "RATE_LIMIT_UNAVAILABLE"
-  | "RUN_FINISHED";
+  | "RUN_FINISHED"
+  /** `resume_run`: no durable run by that id that this surface started (or it expired). */
+  | "RUN_NOT_FOUND"
+  /** `resume_run`: the run is being run or resumed right now, here or in another process. */
+  | "RUN_BUSY";
 
 /** A code chosen by a tool author through `ToolError` (SCREAMING_SNAKE by convention). */
 export type ToolDefinedCode = string & {};

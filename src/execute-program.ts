@@ -13,6 +13,7 @@ import type { PipelineContext } from "./execute-tool-call.js";
 import type { Approver, PermissionGate } from "./permissions/permission-gate.js";
 import { findReferencedTools } from "./permissions/referenced-tools.js";
 import { type CompiledProgram, compileProgram } from "./program/compile-program.js";
+import type { ScopedDeclarations } from "./program/checked-declarations.js";
 import { checkTypes, refusalOf, UNCHECKED } from "./program/check-types.js";
 import { encodeProgramInput } from "./program/program-input.js";
 import type { RunContract } from "./program/run-contract.js";
@@ -127,8 +128,8 @@ export interface RunSettings {
 /** What `checkProgram` needs from its session: the checker, the declarations, redaction. */
 export interface CheckContext {
   readonly checker: TypeChecker;
-  /** The runtime declarations and the catalog's, read when the check starts. */
-  readonly checkedDeclarations: () => string;
+  /** The runtime declarations and the catalog's (or those chosen per program), read when the check starts. */
+  readonly checkedDeclarations: () => string | ScopedDeclarations;
   /** Observed output types, for the output-drift warnings of a run's results. */
   readonly observedTypes: ObservedOutputTypes | undefined;
   /** Undefined when the session's redaction is off. */
@@ -430,9 +431,10 @@ export async function resumeRequest(
   checkRunId(id);
   let error: RunError;
   try {
-    const journal = await (store ?? sessionStore ?? defaultRunJournal()).read(id);
-    if (journal !== undefined) {
-      const { source, inputJson } = journal.header;
+    // The header alone: the run reads the journal itself, once, when it takes the run's lock.
+    const header = await (store ?? sessionStore ?? defaultRunJournal()).readHeader(id);
+    if (header !== undefined) {
+      const { source, inputJson } = header;
       const input = inputJson === undefined ? {} : { input: parseJournaledInput(id, inputJson) };
       return { source, options: { ...rest, ...input, durable: { id, decisions, store, askTimeoutMs } } };
     }

@@ -51,13 +51,16 @@ export {
   type RunDecision,
 } from "./durable/durable-run.js";
 export { FileRunJournal, type FileRunJournalOptions } from "./durable/file-run-journal.js";
+export { summarizeJournal } from "./durable/summarize-journal.js";
 export { JournalError, type JournalErrorCode } from "./durable/journal-error.js";
 export { isRunId, MAX_RUN_ID_CHARS } from "./durable/run-id.js";
 export type {
   JournalEntry,
   JournalHeader,
   JournalWriter,
+  OpenedJournal,
   PendingRequest,
+  ResumeEntry,
   RunJournal,
   RunState,
   RunSummary,
@@ -232,6 +235,9 @@ export { describeProgramTool, RUN_PROGRAM_TOOL } from "./model-tools/run-program
 export { describeSearchTool, SEARCH_TOOLS_TOOL } from "./model-tools/search-tools-tool.js";
 export { describeDescribeTool, DESCRIBE_TOOLS_TOOL, type DescribeAnswer } from "./model-tools/describe-tools-tool.js";
 export { describeCallTool, CALL_TOOL_TOOL } from "./model-tools/call-tool-tool.js";
+export { describeResumeRunTool, RESUME_RUN_TOOL, type ResumeRunInput } from "./model-tools/resume-run-tool.js";
+export type { ModelDurableOptions } from "./model-tools/model-durable-runs.js";
+export { pausedRunOf, type PausedRequest, type PausedRun } from "./model-tools/paused-run.js";
 export { createReadResultTool } from "./model-tools/read-result-tool.js";
 export {
   renderDescribeAnswerForModel,

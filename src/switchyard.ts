@@ -32,6 +32,7 @@ import { ToolRegistry, type CatalogSnapshot } from "./registry/tool-registry.js"
 import { createReadResultTool } from "./model-tools/read-result-tool.js";
 import type { ResultBudgetOptions } from "./results/result-budget.js";
 import { SpillStore } from "./results/spill-store.js";
+import { CheckedDeclarations } from "./program/checked-declarations.js";
 import { compileRunContract } from "./program/run-contract.js";
 import { InProcessExecutor } from "./sandbox/in-process-executor.js";
 import type { SandboxExecutor } from "./sandbox/sandbox-executor.js";
@@ -82,8 +83,8 @@ export class Switchyard {
   // gateways ask for them every turn.
   #declarations: { version: number; observed: number; text: string } | undefined;
   #programTool: { version: number; observed: number; tool: ModelToolDefinition } | undefined;
-  // One string while the declarations are unchanged, so contracts and checks find it by identity.
-  #checked: { tools: string; text: string } | undefined;
+  /** What programs are checked against: per program, the declarations of the tools it uses. */
+  readonly #checked = new CheckedDeclarations();
   readonly #executor: SandboxExecutor;
   /** False for a WorkerPool passed in options: its owner closes it. */
   readonly #ownsExecutor: boolean;
@@ -271,7 +272,7 @@ export class Switchyard {
     const limits = resolveLimits(this.#limits, options.limits, label, this.#runQueue.memoryBudgetMb);
     const contract = compileRunContract(
       { inputSchema: options.inputSchema, hasInput, outputSchema: options.outputSchema },
-      this.#checkedDeclarations(),
+      () => this.#checked.contractTakenNames(this.registry.snapshot(), this.observedTypes?.snapshot()),
     );
     return { limits, contract, mode: options.typeCheck ?? this.#options.typeCheck ?? "error" };
   }
@@ -319,13 +320,6 @@ export class Switchyard {
     return this.#options.typeChecker ?? sharedTypeChecker();
   }
 
-  /** What programs are checked against: the runtime declarations and the catalog's. */
-  #checkedDeclarations(): string {
-    const tools = this.declarations();
-    if (this.#checked?.tools !== tools) this.#checked = { tools, text: `${RUNTIME_DECLARATIONS}\n${tools}` };
-    return this.#checked.text;
-  }
-
   /** What a run or a check of this session needs: its resources, as execute-program.ts takes them. */
   #programContext(): ProgramContext {
     return {
@@ -337,7 +331,7 @@ export class Switchyard {
       redactor: this.#redactor,
       observedTypes: this.observedTypes,
       checker: this.#checker(),
-      checkedDeclarations: () => this.#checkedDeclarations(),
+      checkedDeclarations: () => this.#checked.scope(this.registry.snapshot(), this.observedTypes?.snapshot()),
       closing: () => this.#closing.signal,
       sessionKey: this.#sessionId,
       pipeline: (catalog) => this.#pipeline(catalog),

@@ -4,6 +4,7 @@
 // a catalog tool not offered in this mode, resolves to nothing and is never run.
 
 import { acceptsCaller } from "../execute-tool-call.js";
+import { describeResumeRunTool, RESUME_RUN_TOOL } from "../model-tools/resume-run-tool.js";
 import { RUN_PROGRAM_TOOL } from "../model-tools/run-program-tool.js";
 import { describeSearchTool, SEARCH_TOOLS_TOOL } from "../model-tools/search-tools-tool.js";
 import type { RegisteredTool } from "../registry/tool-registry.js";
@@ -23,6 +24,8 @@ export const TOOL_SEARCH_TOOL = "tool_search";
 /** What a provider tool name stands for. */
 export type ToolTarget =
   | { readonly kind: "program" }
+  /** `resume_run`: resumes a durable run that paused. */
+  | { readonly kind: "resume" }
   /** Switchyard's `search_tools`: references and declarations, for programs. */
   | { readonly kind: "search" }
   /** The provider's client-executed tool search: references that load deferred definitions. */
@@ -41,6 +44,8 @@ export interface AgentToolsetOptions {
    * at its end). Default false: every direct-callable tool is offered up front.
    */
   readonly deferDirectTools?: boolean;
+  /** Runs are durable: offer `resume_run` after run_program (programmatic and hybrid modes). Default false. */
+  readonly durable?: boolean;
 }
 
 /** The offered tools of one catalog version. */
@@ -80,6 +85,10 @@ export function createAgentToolset(yard: Switchyard, mode: AgentMode, options: A
   } else if (mode === "programmatic" || mode === "hybrid") {
     definitions.push(yard.programTool());
     reserved.push(RUN_PROGRAM_TOOL);
+    if (options.durable === true) {
+      definitions.push(describeResumeRunTool());
+      reserved.push(RESUME_RUN_TOOL);
+    }
     if (yard.discovery.deferring) {
       definitions.push(describeSearchTool());
       reserved.push(SEARCH_TOOLS_TOOL);
@@ -122,6 +131,7 @@ export function createAgentToolset(yard: Switchyard, mode: AgentMode, options: A
       const name = names.fromProvider(providerName);
       if (name === undefined) return undefined;
       if (name === RUN_PROGRAM_TOOL && reserved.includes(RUN_PROGRAM_TOOL)) return { kind: "program" };
+      if (name === RESUME_RUN_TOOL && reserved.includes(RESUME_RUN_TOOL)) return { kind: "resume" };
       if (name === SEARCH_TOOLS_TOOL && reserved.includes(SEARCH_TOOLS_TOOL)) return { kind: "search" };
       if (name === TOOL_SEARCH_TOOL && reserved.includes(TOOL_SEARCH_TOOL)) return { kind: "tool-search" };
       return { kind: "tool", tool: name };

@@ -6,6 +6,7 @@
 import { context as otelContext } from "@opentelemetry/api";
 import type { RunResult } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
+import { type ModelDurableOptions, resolveModelDurable } from "../model-tools/model-durable-runs.js";
 import type { Switchyard } from "../switchyard.js";
 import { startAgentTelemetry } from "./agent-telemetry.js";
 import type { AgentEvent, AgentEventListener } from "./agent-events.js";
@@ -66,6 +67,14 @@ export interface RunAgentOptions {
    * Default: the last one recorded in `messages`, if it belongs to this adapter's provider.
    */
   readonly container?: ProviderContainer;
+  /**
+   * Run every run_program call durably (`true` for the defaults), under an id the loop mints, and
+   * offer `resume_run` (programmatic and hybrid modes). A run whose `ask` nobody answers ends
+   * PAUSED; the model reads its run id and pending calls. A person decides (`switchyard runs
+   * approve`, the host's approver) and a later turn, or a later `runAgent` with this transcript,
+   * calls resume_run. Default off.
+   */
+  readonly durable?: ModelDurableOptions | boolean;
 }
 
 /** Codes of the endings other than `completed`. */
@@ -173,7 +182,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const { yard, model } = options;
   const system = options.system ?? DEFAULT_AGENT_SYSTEM_PROMPT;
   const messages: AgentMessage[] = [...history, userText(options.task)];
-  const toolsetOptions = { deferDirectTools: options.deferDirectTools === true, toolSearch: model.toolSearch };
+  const durable = resolveModelDurable(options.durable);
+  const toolsetOptions = {
+    deferDirectTools: options.deferDirectTools === true,
+    toolSearch: model.toolSearch,
+    durable: durable !== undefined,
+  };
   let toolset: AgentToolset = createAgentToolset(yard, options.mode, toolsetOptions);
   let container = options.container ?? lastContainerOf(history, model.provider);
 
@@ -325,6 +339,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
             step: steps,
             emit,
             onRun: (result: RunResult) => runs.push(result),
+            durable,
           };
           const results = await (telemetry === undefined
             ? runToolCalls(calls, callContext)

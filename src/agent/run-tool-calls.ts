@@ -15,6 +15,8 @@ import {
 } from "../contract.js";
 import { answerModelToolCall } from "../model-tools/answer-model-tool-call.js";
 import { renderModelToolAnswer, renderToolOutcomeForModel } from "../model-tools/render-for-model.js";
+import type { ModelDurableOptions } from "../model-tools/model-durable-runs.js";
+import { RESUME_RUN_TOOL } from "../model-tools/resume-run-tool.js";
 import { RUN_PROGRAM_TOOL } from "../model-tools/run-program-tool.js";
 import { readSearchRequest, SEARCH_TOOLS_TOOL } from "../model-tools/search-tools-tool.js";
 import type { Switchyard } from "../switchyard.js";
@@ -30,6 +32,8 @@ export interface ToolCallRunContext {
   readonly emit: AgentEventListener;
   /** Receives every program run, in completion order. */
   readonly onRun: (result: RunResult) => void;
+  /** run_program runs durably and resume_run resumes (RunAgentOptions.durable). */
+  readonly durable?: ModelDurableOptions | undefined;
 }
 
 /** Runs `calls` concurrently; resolves with their results in the order of `calls`. Never rejects. */
@@ -43,7 +47,8 @@ async function runOneCall(call: ToolCallBlock, context: ToolCallRunContext): Pro
     call.hostedCaller === undefined
       ? undefined
       : { provider: call.hostedCaller.provider, toolId: call.hostedCaller.toolId };
-  if (target?.kind === "program" && hostedCaller === undefined) return runProgramCall(call, context);
+  if ((target?.kind === "program" || target?.kind === "resume") && hostedCaller === undefined)
+    return runProgramCall(call, target.kind === "program" ? RUN_PROGRAM_TOOL : RESUME_RUN_TOOL, context);
 
   const tool = target?.kind === "tool" ? target.tool : undefined;
   const caller: CallerKind = hostedCaller === undefined ? "direct" : "hosted-program";
@@ -158,24 +163,30 @@ async function searchForProvider(
   };
 }
 
-async function runProgramCall(call: ToolCallBlock, context: ToolCallRunContext): Promise<ToolResultBlock> {
+/** A run_program call, or a resume_run call (its run's events read like a program's). */
+async function runProgramCall(
+  call: ToolCallBlock,
+  name: typeof RUN_PROGRAM_TOOL | typeof RESUME_RUN_TOOL,
+  context: ToolCallRunContext,
+): Promise<ToolResultBlock> {
   const answer = await answerModelToolCall(context.yard, {
-    name: RUN_PROGRAM_TOOL,
+    name,
     input: call.input,
     callId: call.id,
     signal: context.signal,
-    // Only a call whose input held a program starts one.
+    durable: context.durable,
+    // Only a call whose input held a program starts one (resume_run's is in the run's journal).
     onStart: () => {
-      const { code } = call.input as { code: string };
+      const { code } = call.input as { code?: unknown };
       context.emit({
         type: "run-program-start",
         step: context.step,
         callId: call.id,
-        sourceBytes: Buffer.byteLength(code),
+        sourceBytes: typeof code === "string" ? Buffer.byteLength(code) : 0,
       });
     },
   });
-  if (answer.tool === RUN_PROGRAM_TOOL) {
+  if (answer.tool === RUN_PROGRAM_TOOL || answer.tool === RESUME_RUN_TOOL) {
     context.onRun(answer.run);
     context.emit({ type: "run-program-end", step: context.step, callId: call.id, result: answer.run });
   }

@@ -4,10 +4,11 @@
 
 import type { Command } from "commander";
 import type { RunResult } from "../contract.js";
-import { FileRunJournal, summarizeJournal } from "../durable/file-run-journal.js";
+import { FileRunJournal } from "../durable/file-run-journal.js";
+import { summarizeJournal } from "../durable/summarize-journal.js";
 import { JournalError } from "../durable/journal-error.js";
 import { checkRunId } from "../durable/run-id.js";
-import type { RunSummary } from "../durable/run-journal.js";
+import type { RunSummary, StoredJournal } from "../durable/run-journal.js";
 import { defaultRunsFolder } from "../durable/start-durable-run.js";
 import { SwitchyardError } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
@@ -46,20 +47,15 @@ export function registerRunsCommands(program: Command, withSession: WithSession)
     });
   runs
     .command("show")
-    .description("show one durable run: its state, its calls and what it waits for")
+    .description("show one durable run: state, program hash, calls live and replayed, what it waits for, last error")
     .argument("<id>", "the run id")
     .option("--dir <folder>", DIR_HELP)
-    .option("--json", "print the summary as JSON")
+    .option("--json", "print the journal's records (header and entries) as JSON")
     .action(async (id: string, flags: StoreFlags) => {
-      const summary = await summaryOf(flags, id);
-      if (flags.json === true) return print(JSON.stringify(summary, null, 2));
-      const lines = [formatSummary(summary)];
-      for (const pending of summary.pending) {
-        lines.push(
-          `  call ${pending.position}: ${pending.tool} ${JSON.stringify(pending.input).slice(0, 200)}${pending.reason === undefined ? "" : ` (${pending.reason})`}`,
-        );
-      }
-      print(lines.join("\n"));
+      const journal = await journalOf(flags, id);
+      if (flags.json === true)
+        return print(JSON.stringify({ header: journal.header, entries: journal.entries }, null, 2));
+      print(formatDetails(summarizeJournal(journal)));
     });
   for (const approved of [true, false]) {
     runs
@@ -125,12 +121,16 @@ function storeOf(flags: StoreFlags): FileRunJournal {
   return new FileRunJournal({ folder: flags.dir ?? defaultRunsFolder() });
 }
 
-async function summaryOf(flags: StoreFlags, id: string): Promise<RunSummary> {
+async function journalOf(flags: StoreFlags, id: string): Promise<StoredJournal> {
   checkRunId(id);
   const store = storeOf(flags);
   const journal = await guard(() => store.read(id));
   if (journal === undefined) throw usage(`no durable run ${id} in ${store.folder}.`);
-  return summarizeJournal(journal);
+  return journal;
+}
+
+async function summaryOf(flags: StoreFlags, id: string): Promise<RunSummary> {
+  return summarizeJournal(await journalOf(flags, id));
 }
 
 /** A store's refusal (a damaged journal, a busy run) as a message, not a stack trace. */
@@ -157,6 +157,32 @@ function formatSummary(summary: RunSummary): string {
   const pending =
     summary.pending.length === 0 ? "" : `, waits for call(s) ${summary.pending.map((p) => p.position).join(", ")}`;
   return `${summary.id}  ${state}  ${summary.calls} calls  ${new Date(summary.createdAt).toISOString()}${pending}`;
+}
+
+/** `runs show`: the summary line, then one line per fact a person deciding on the run needs. */
+function formatDetails(summary: RunSummary): string {
+  const lines = [formatSummary(summary)];
+  lines.push(`  program: ${summary.programHash}`);
+  const replayed =
+    summary.resumes === 0
+      ? "none replayed"
+      : `${summary.replayedCalls} answered from the journal over ${summary.resumes} resume(s)`;
+  lines.push(`  calls: ${summary.calls} made live, ${replayed}`);
+  lines.push(`  expires: ${new Date(summary.expiresAt).toISOString()}; journal ${summary.bytes} bytes`);
+  for (const pending of summary.pending) {
+    const input = JSON.stringify(pending.input ?? null).slice(0, 200);
+    lines.push(
+      `  call ${pending.position}: ${pending.tool} ${input}${pending.reason === undefined ? "" : ` (${pending.reason})`}`,
+    );
+  }
+  if (summary.ok === false) lines.push(`  last error: ${summary.code ?? "failed"}: ${oneLine(summary.message ?? "")}`);
+  return lines.join("\n");
+}
+
+/** A journaled message on one line, cut: it is the program's text, and may hold anything. */
+function oneLine(text: string): string {
+  const flat = text.replace(/[\u0000-\u001f\u007f]+/g, " ");
+  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
 }
 
 function print(text: string): void {

@@ -12,6 +12,7 @@ interface ServeCommandOptions {
   readonly enableCallTool?: boolean;
   readonly logFile?: string;
   readonly outputSchema?: string;
+  readonly durable?: boolean;
 }
 
 /** Registers `serve` on `program`. */
@@ -29,6 +30,10 @@ export function registerServeCommand(program: Command): Command {
     .option("--enable-call-tool", "also expose call_tool, for one direct call")
     .option("--log-file <file>", "append the log to this file instead of stderr")
     .option("--output-schema <file>", "a JSON Schema file every program's return value must match")
+    .option(
+      "--durable",
+      "run every program durably (journals in $SWITCHYARD_RUNS_DIR, else .switchyard/runs): an unanswered ask pauses the run, resume_run resumes it",
+    )
     .action(async (options: ServeCommandOptions) => {
       // serveGateway shuts down in order on SIGINT and SIGTERM itself.
       processInterrupts().claim();
@@ -49,7 +54,10 @@ export function registerServeCommand(program: Command): Command {
         ...(httpToken === undefined ? {} : { httpToken }),
         ...(options.enableCallTool === true ? { enableCallTool: true } : {}),
         ...(options.logFile === undefined ? {} : { logFile: options.logFile }),
-        ...(outputSchema === undefined ? {} : { gateway: { outputSchema } }),
+        gateway: {
+          ...(outputSchema === undefined ? {} : { outputSchema }),
+          ...(options.durable === true ? { durable: true } : {}),
+        },
       });
       await gateway.closed;
       // Worker threads and spare isolates must not keep a stopped server alive. Stopped by a

@@ -14,12 +14,16 @@ export interface CrossingJournal {
   crossing(k: number): CrossingEntry | undefined;
   /** The next journaled crossing to answer, or undefined when all are answered. */
   next(): CrossingEntry | undefined;
+  /** The journaled crossing `ahead` places after `next()` (0: `next()` itself), for a chunk of the replay. */
+  peek(ahead: number): CrossingEntry | undefined;
   /** Marks `next()` answered. */
   advance(): void;
   /** The journaled answer of wire index `index`, if it reached the program before. */
   answer(index: number): JournaledAnswer | undefined;
-  /** The journal is replayed: what is appended from now on is live. */
-  goneLive(): void;
+  /** The journal is replayed (`replayed` calls answered from it): what is appended from now on is live. */
+  goneLive(replayed: number): void;
+  /** A live call of position `position` (1-based) got id `callId`: its approval finds its position by it. */
+  callMade(callId: string, position: number): void;
   /** Appends a live crossing (a full journal ends the run `JOURNAL_LIMIT`). */
   record(entry: CrossingEntry): void;
   /** Stores a large answer apart; its reference, or undefined to keep it inline. */

@@ -21,6 +21,7 @@ import type {
   JournalHeader,
   JournalWriter,
   PendingRequest,
+  ResumeEntry,
   RunJournal,
 } from "./run-journal.js";
 
@@ -57,6 +58,8 @@ export interface DurableOptions {
 export const DEFAULT_ASK_TIMEOUT_MS = 30_000;
 /** Default time a journal is kept, in ms (7 days). */
 export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+// Characters of a failed run's message its end entry keeps (`runs show` prints it).
+const MAX_END_MESSAGE_CHARS = 1_024;
 // After the first `ask` times out, asks made in the same moment join the pause.
 const PAUSE_GATHER_MS = 5;
 
@@ -78,6 +81,10 @@ export class DurableRun implements CrossingJournal {
   #ending: RunError | undefined;
   #endRun: ((error: RunError) => void) | undefined;
   readonly #asking = new Map<number, PendingRequest>();
+  /** The position of each live call by its id, as the bridge made it: an approval names its call by id. */
+  readonly #positions = new Map<string, number>();
+  /** The ids of the calls the run paused on. */
+  readonly #pendingIds = new Set<string>();
   #pauseTimer: NodeJS.Timeout | undefined;
   #paused: PendingRequest[] | undefined;
 
@@ -128,6 +135,10 @@ export class DurableRun implements CrossingJournal {
     return this.#order[this.#cursor];
   }
 
+  peek(ahead: number): CrossingEntry | undefined {
+    return this.#order[this.#cursor + ahead];
+  }
+
   advance(): void {
     this.#cursor++;
   }
@@ -136,20 +147,28 @@ export class DurableRun implements CrossingJournal {
     return this.#byIndex.get(index);
   }
 
-  goneLive(): void {
+  goneLive(replayed: number): void {
     if (this.#ending !== undefined) return;
     this.#live = true;
+    // A replay of a run that had ended appends nothing: its journal is complete.
+    if (this.#ended) return;
     // Decisions brought to this resume are journaled once it is past the replay, so a crash from
     // here on resumes with them.
     const at = Date.now();
-    const entries: DecisionEntry[] = this.#newDecisions.map((decision) => ({
-      t: "decision",
-      at,
-      position: decision.position,
-      approved: decision.approved,
-      ...(decision.reason === undefined ? {} : { reason: decision.reason }),
-    }));
+    const entries: (DecisionEntry | ResumeEntry)[] = this.resumed ? [{ t: "resume", at, replayed }] : [];
+    for (const decision of this.#newDecisions)
+      entries.push({
+        t: "decision",
+        at,
+        position: decision.position,
+        approved: decision.approved,
+        ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+      });
     if (entries.length > 0) this.#append(entries);
+  }
+
+  callMade(callId: string, position: number): void {
+    this.#positions.set(callId, position);
   }
 
   record(entry: CrossingEntry): void {
@@ -177,7 +196,7 @@ export class DurableRun implements CrossingJournal {
    */
   approver(approver: Approver | undefined): Approver {
     return (request) => {
-      const position = this.#positionOf(request.callId);
+      const position = this.#positions.get(request.callId);
       const decision = position === undefined ? undefined : this.#decisions.get(position);
       if (decision !== undefined)
         return { approved: decision.approved, reason: decision.reason ?? "denied by a person" };
@@ -190,6 +209,7 @@ export class DurableRun implements CrossingJournal {
         idempotencyKey: `${this.runId}:${position}`,
       };
       this.#asking.set(position, pending);
+      this.#pendingIds.add(request.callId);
       return new Promise<ApprovalAnswer>((resolve) => {
         const timer = setTimeout(() => this.#pauseSoon(), this.#askTimeoutMs);
         timer.unref();
@@ -201,6 +221,7 @@ export class DurableRun implements CrossingJournal {
           }
           if (this.#paused !== undefined) return;
           this.#asking.delete(position);
+          this.#pendingIds.delete(request.callId);
           resolve(answer);
         };
         if (approver === undefined) return settle("later");
@@ -233,23 +254,25 @@ export class DurableRun implements CrossingJournal {
       };
       settled = { ...result, ok: false, output: null, error };
     } else if (this.#paused !== undefined) {
-      const pendingIds = new Set(this.#paused.map((pending) => `${this.runId}.${pending.position}`));
+      const pendingIds = this.#pendingIds;
       settled = { ...result, calls: result.calls.filter((call) => !pendingIds.has(call.id)) };
       settled = { ...settled, stats: { ...settled.stats, toolCalls: settled.calls.length } };
     } else if (this.#live && this.#ending === undefined && !this.#ended) {
+      const { error } = result;
       this.#append([
-        { t: "end", at: Date.now(), ok: result.ok, ...(result.error === undefined ? {} : { code: result.error.code }) },
+        error === undefined
+          ? { t: "end", at: Date.now(), ok: result.ok }
+          : {
+              t: "end",
+              at: Date.now(),
+              ok: false,
+              code: error.code,
+              message: error.message.slice(0, MAX_END_MESSAGE_CHARS),
+            },
       ]);
     }
     await this.#writer.close();
     return settled;
-  }
-
-  #positionOf(callId: string): number | undefined {
-    const prefix = `${this.runId}.`;
-    if (!callId.startsWith(prefix)) return undefined;
-    const position = Number(callId.slice(prefix.length));
-    return Number.isInteger(position) && position > 0 ? position : undefined;
   }
 
   #pauseSoon(): void {
@@ -306,12 +329,10 @@ export async function openDurableRun(
     nowMs: now,
     seed: [randomInt(2 ** 32), randomInt(2 ** 32), randomInt(2 ** 32), randomInt(2 ** 32)],
   };
-  // The lock first, then the read: nobody appends between what is read and what is replayed.
-  // `open` writes `fresh` only into a journal that is new (or empty).
-  const writer = await store.open(id, fresh);
+  // `open` takes the lock, then reads the journal once: nobody appends between what is read and
+  // what is replayed. It writes `fresh` only into a journal that is new (or empty).
+  const { writer, journal: stored } = await store.open(id, fresh);
   try {
-    const stored = await store.read(id);
-    if (stored === undefined) throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} vanished.`);
     const entries = await withSpilledAnswers(store, id, stored.entries);
     return new DurableRun(stored.header, entries, writer, options);
   } catch (error) {

@@ -23,16 +23,19 @@ import { open, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { JournalError } from "./journal-error.js";
 import { decodeJournalText, encodeJournalLines } from "./journal-lines.js";
-import { checkRunId } from "./run-id.js";
+import { checkRunId, isRunId } from "./run-id.js";
 import type {
   JournalEntry,
   JournalHeader,
   JournalWriter,
-  PauseEntry,
+  OpenedJournal,
   RunJournal,
   RunSummary,
   StoredJournal,
 } from "./run-journal.js";
+import { summarizeJournal } from "./summarize-journal.js";
+
+export { summarizeJournal } from "./summarize-journal.js";
 
 /** Options of the file store; every size in bytes, every time in ms. */
 export interface FileRunJournalOptions {
@@ -47,6 +50,8 @@ export interface FileRunJournalOptions {
 }
 
 const JOURNAL_SUFFIX = ".jsonl";
+// `readHeader` reads the first line in chunks of this many bytes.
+const HEADER_CHUNK_BYTES = 16 * 1024;
 const OPEN_READ = constants.O_RDONLY | constants.O_NOFOLLOW;
 const OPEN_EXISTING = constants.O_RDWR | constants.O_APPEND | constants.O_NOFOLLOW;
 const OPEN_APPEND = OPEN_EXISTING | constants.O_CREAT;
@@ -85,13 +90,13 @@ export class FileRunJournal implements RunJournal {
     return envelope;
   }
 
-  async open(id: string, header: JournalHeader | undefined): Promise<JournalWriter> {
+  async open(id: string, header: JournalHeader | undefined): Promise<OpenedJournal> {
     checkRunId(id);
     this.#prepareFolder();
     this.#lock(id);
     let fd: number | undefined;
     try {
-      // The descriptor is opened first (never through a link) and the file is sized, scanned and
+      // The descriptor is opened first (never through a link) and the file is sized, read and
       // cut through it: a planted link or a huge file is refused before a byte of it is read.
       try {
         fd = openSync(this.#journalPath(id), header === undefined ? OPEN_EXISTING : OPEN_APPEND, 0o600);
@@ -101,17 +106,21 @@ export class FileRunJournal implements RunJournal {
       }
       const size = fstatSync(fd).size;
       this.#checkSize(id, size);
-      let bytes = 0;
-      if (size > 0) {
-        // `read` checks every complete line; a torn last line is cut before anything is appended.
-        const complete = completeLength(fd, size);
-        if (complete === 0) throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} has no complete line.`);
-        if (complete < size) ftruncateSync(fd, complete);
-        bytes = complete + (await this.#spilledBytes(id));
-      } else if (header === undefined) throw noJournal(id);
-      const writer = new FileJournalWriter(this, id, fd, bytes, () => this.#unlock(id));
-      if (bytes === 0 && header !== undefined) writer.writeHeader(header);
-      return writer;
+      if (size === 0 && header === undefined) throw noJournal(id);
+      // The one read of the journal: every complete line is checked, a torn last line is cut
+      // before anything is appended.
+      const text = size === 0 ? "" : readWhole(fd, size);
+      if (size > 0 && !text.includes("\n"))
+        throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} has no complete line.`);
+      const decoded = size === 0 ? undefined : decodeJournalText(id, text);
+      const kept = decoded === undefined ? 0 : size - Buffer.byteLength(text.slice(decoded.complete));
+      if (kept < size) ftruncateSync(fd, kept);
+      const spilled = size === 0 ? 0 : await this.#spilledBytes(id);
+      const writer = new FileJournalWriter(this, id, fd, kept + spilled, () => this.#unlock(id));
+      if (decoded !== undefined) return { writer, journal: { ...decoded.journal, bytes: kept + spilled } };
+      const fresh = header as JournalHeader;
+      writer.writeHeader(fresh);
+      return { writer, journal: { header: fresh, entries: [], bytes: Buffer.byteLength(encodeJournalLines([fresh])) } };
     } catch (error) {
       if (fd !== undefined) closeSync(fd);
       this.#unlock(id);
@@ -119,24 +128,44 @@ export class FileRunJournal implements RunJournal {
     }
   }
 
+  async readHeader(id: string): Promise<JournalHeader | undefined> {
+    let file: Awaited<ReturnType<typeof open>>;
+    try {
+      file = await open(this.#journalPath(id), OPEN_READ);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} cannot be read: ${String(error)}`);
+    }
+    try {
+      // Only the first line, in chunks: a header is the program and its input, not the calls.
+      const size = (await file.stat()).size;
+      this.#checkSize(id, size);
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < size; ) {
+        const chunk = Buffer.alloc(Math.min(HEADER_CHUNK_BYTES, size - at));
+        const { bytesRead } = await file.read(chunk, 0, chunk.length, at);
+        if (bytesRead === 0) break;
+        const newline = chunk.subarray(0, bytesRead).indexOf(0x0a);
+        chunks.push(chunk.subarray(0, newline < 0 ? bytesRead : newline + 1));
+        if (newline >= 0) break;
+        at += bytesRead;
+      }
+      return decodeJournalText(id, Buffer.concat(chunks).toString("utf8")).journal.header;
+    } finally {
+      await file.close();
+    }
+  }
+
   async appendOutside(id: string, entries: readonly JournalEntry[]): Promise<void> {
-    const writer = await this.open(id, undefined);
+    const { writer } = await this.open(id, undefined);
     const appended = writer.append(entries);
     await writer.close();
     if (!appended) throw new JournalError("JOURNAL_LIMIT", `The journal of run ${id} is full.`);
   }
 
   async list(): Promise<RunSummary[]> {
-    let names: string[];
-    try {
-      names = await readdir(this.folder);
-    } catch {
-      return [];
-    }
     const summaries: RunSummary[] = [];
-    for (const name of names) {
-      if (!name.endsWith(JOURNAL_SUFFIX)) continue;
-      const id = name.slice(0, -JOURNAL_SUFFIX.length);
+    for (const id of await this.#ids()) {
       try {
         const journal = await this.read(id);
         if (journal !== undefined) summaries.push(summarizeJournal(journal));
@@ -149,22 +178,45 @@ export class FileRunJournal implements RunJournal {
 
   async prune(nowMs: number = Date.now()): Promise<string[]> {
     const pruned: string[] = [];
-    for (const summary of await this.list()) {
-      if (summary.expiresAt > nowMs) continue;
+    for (const id of await this.#ids()) {
+      // The header says when the journal expires: nothing after its first line is read.
+      let header: JournalHeader | undefined;
       try {
-        this.#lock(summary.id);
+        header = await this.readHeader(id);
+      } catch {
+        continue;
+      }
+      if (header === undefined || header.expiresAt > nowMs) continue;
+      try {
+        this.#lock(id);
       } catch {
         continue;
       }
       try {
-        await rm(this.#journalPath(summary.id), { force: true });
-        await rm(this.#spillFolder(summary.id), { recursive: true, force: true });
-        pruned.push(summary.id);
+        await rm(this.#journalPath(id), { force: true });
+        await rm(this.#spillFolder(id), { recursive: true, force: true });
+        pruned.push(id);
       } finally {
-        this.#unlock(summary.id);
+        this.#unlock(id);
       }
     }
     return pruned;
+  }
+
+  /** The ids of the journals in the folder. */
+  async #ids(): Promise<string[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.folder);
+    } catch {
+      return [];
+    }
+    const ids: string[] = [];
+    for (const name of names) {
+      const id = name.endsWith(JOURNAL_SUFFIX) ? name.slice(0, -JOURNAL_SUFFIX.length) : "";
+      if (isRunId(id)) ids.push(id);
+    }
+    return ids;
   }
 
   /** The folder of `id`'s spilled answers (created by the writer on first spill). */
@@ -297,6 +349,8 @@ class FileJournalWriter implements JournalWriter {
   }
 
   spill(index: number, envelope: string): string | undefined {
+    // A UTF-16 unit is at most 3 bytes: an envelope that cannot pass the limit is not measured.
+    if (envelope.length * 3 <= this.#store.maxInlineAnswerBytes) return undefined;
     const bytes = Buffer.byteLength(envelope);
     if (this.#fd === undefined || bytes <= this.#store.maxInlineAnswerBytes) return undefined;
     if (this.#bytes + bytes > this.#store.maxRunBytes) throw new JournalError("JOURNAL_LIMIT", "full");
@@ -358,48 +412,16 @@ class FileJournalWriter implements JournalWriter {
   }
 }
 
-/** A run's summary from its journal: state, calls, pending requests. */
-export function summarizeJournal(journal: StoredJournal): RunSummary {
-  let calls = 0;
-  let state: RunSummary["state"] = "running";
-  let pause: PauseEntry | undefined;
-  let end: { ok: boolean; code?: RunSummary["code"] } | undefined;
-  // The last crossing, pause or end says where the run stands; decisions do not move it.
-  for (const entry of journal.entries) {
-    if (entry.t === "x") {
-      for (const answer of entry.answers) if (answer.n !== undefined) calls++;
-      state = "running";
-    } else if (entry.t === "pause") {
-      pause = entry;
-      state = "paused";
-    } else if (entry.t === "end") {
-      end = entry;
-      state = "ended";
-    }
+/** The whole file behind `fd`, `size` bytes, as text. */
+function readWhole(fd: number, size: number): string {
+  const buffer = Buffer.allocUnsafe(size);
+  let read = 0;
+  while (read < size) {
+    const got = readSync(fd, buffer, read, size - read, read);
+    if (got === 0) break;
+    read += got;
   }
-  return {
-    id: journal.header.id,
-    state,
-    createdAt: journal.header.createdAt,
-    expiresAt: journal.header.expiresAt,
-    calls,
-    bytes: journal.bytes,
-    pending: state === "paused" && pause !== undefined ? pause.pending : [],
-    ...(state === "ended" && end !== undefined ? { ok: end.ok, code: end.code } : {}),
-  };
-}
-
-/** The length of the file up to its last newline, read backwards from its end in chunks. */
-function completeLength(fd: number, size: number): number {
-  const chunk = Buffer.alloc(Math.min(size, 64 * 1024));
-  for (let end = size; end > 0; ) {
-    const start = Math.max(0, end - chunk.length);
-    const read = readSync(fd, chunk, 0, end - start, start);
-    const newline = chunk.subarray(0, read).lastIndexOf(0x0a);
-    if (newline >= 0) return start + newline + 1;
-    end = start;
-  }
-  return 0;
+  return buffer.toString("utf8", 0, read);
 }
 
 function noJournal(id: string): JournalError {

@@ -78,7 +78,13 @@ function isEntry(value: unknown): value is JournalEntry {
     case "decision":
       return isNumber(value["at"]) && isNumber(value["position"]) && typeof value["approved"] === "boolean";
     case "end":
-      return isNumber(value["at"]) && typeof value["ok"] === "boolean";
+      return (
+        isNumber(value["at"]) &&
+        typeof value["ok"] === "boolean" &&
+        (value["message"] === undefined || typeof value["message"] === "string")
+      );
+    case "resume":
+      return isNumber(value["at"]) && isNumber(value["replayed"]);
     default:
       return false;
   }

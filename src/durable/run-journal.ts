@@ -88,16 +88,28 @@ export interface DecisionEntry {
   readonly reason?: string | undefined;
 }
 
-/** The run ended (not paused): how. */
+/** The run ended (not paused): how, and for a failure the start of its message (at most 1,024 characters). */
 export interface EndEntry {
   readonly t: "end";
   readonly at: number;
   readonly ok: boolean;
   readonly code?: RunErrorCode | undefined;
+  readonly message?: string | undefined;
+}
+
+/**
+ * A run that was replayed went live: how many calls (and crossings) were answered from the journal
+ * first. Written once per resume, before the resume's first live crossing; `runs show` counts them.
+ */
+export interface ResumeEntry {
+  readonly t: "resume";
+  readonly at: number;
+  /** Calls answered from the journal before this resume's first live call. */
+  readonly replayed: number;
 }
 
 /** Anything after the header. */
-export type JournalEntry = CrossingEntry | PauseEntry | DecisionEntry | EndEntry;
+export type JournalEntry = CrossingEntry | PauseEntry | DecisionEntry | EndEntry | ResumeEntry;
 
 /** A journal as read back: its header and its entries in order. */
 export interface StoredJournal {
@@ -110,19 +122,28 @@ export interface StoredJournal {
 /** Where a run stands, from its journal's last entries. */
 export type RunState = "running" | "paused" | "ended";
 
-/** One line of `list`. */
+/** One line of `list`; `summarizeJournal` makes it from a StoredJournal, for every store. */
 export interface RunSummary {
   readonly id: string;
   readonly state: RunState;
   readonly createdAt: number;
   readonly expiresAt: number;
+  /** `hashInput` of the program's source: tells two runs of one program apart from runs of another. */
+  readonly programHash: string;
+  /** Calls journaled (each was made live once). */
   readonly calls: number;
+  /** Calls answered from the journal, summed over every resume. */
+  readonly replayedCalls: number;
+  /** Times the run was resumed (replayed, then went live). */
+  readonly resumes: number;
   readonly bytes: number;
   /** For a paused run, the calls waiting for a decision. */
   readonly pending: readonly PendingRequest[];
   /** For an ended run, whether it succeeded, and its code when not. */
   readonly ok?: boolean | undefined;
   readonly code?: RunErrorCode | undefined;
+  /** For a run that ended failed, the start of its error's message. */
+  readonly message?: string | undefined;
 }
 
 /**
@@ -143,6 +164,13 @@ export interface JournalWriter {
   close(): Promise<void>;
 }
 
+/** A journal opened for a run: its writer (holding the run's lock) and the journal as it stood when the lock was taken. */
+export interface OpenedJournal {
+  readonly writer: JournalWriter;
+  /** Read once, under the lock: nobody appends between this read and the replay. Spilled answers stay references. */
+  readonly journal: StoredJournal;
+}
+
 /**
  * A store of durable runs' journals (see `FileRunJournal`, the embedded default). Run ids are
  * checked by `checkRunId` before any store sees them.
@@ -150,17 +178,27 @@ export interface JournalWriter {
 export interface RunJournal {
   /** The run's journal, or undefined when the store has none. Rejects `JOURNAL_INVALID` for a damaged one. */
   read(id: string): Promise<StoredJournal | undefined>;
+  /**
+   * The run's header alone (what `resume` needs before it runs: the program and its input), without
+   * reading the entries; undefined when the store has no such run. Rejects `JOURNAL_INVALID`.
+   */
+  readHeader(id: string): Promise<JournalHeader | undefined>;
   /** Reads a spilled answer back by its reference. */
   readSpilled(id: string, ref: string): Promise<string>;
   /**
-   * Takes the run's lock and opens it for appending, writing `header` first when the journal is
-   * new. Rejects `RUN_BUSY` when another live writer holds it.
+   * Takes the run's lock, then reads the journal once (writing `header` first when it is new, or
+   * empty) and opens it for appending. A replay runs from the journal this resolves with, so a
+   * resume reads the journal once. Rejects `RUN_BUSY` when another live writer holds the lock,
+   * `JOURNAL_INVALID` when `header` is undefined and there is no journal, or for a damaged one.
    */
-  open(id: string, header: JournalHeader | undefined): Promise<JournalWriter>;
+  open(id: string, header: JournalHeader | undefined): Promise<OpenedJournal>;
   /** Appends entries outside a run (a decision from the command line), under the run's lock. */
   appendOutside(id: string, entries: readonly JournalEntry[]): Promise<void>;
   /** Every run in the store, newest first. */
   list(): Promise<RunSummary[]>;
-  /** Deletes the journals expired at `nowMs` (default now) that no live writer holds; resolves with their ids. */
+  /**
+   * Deletes the journals expired at `nowMs` (default now) that no live writer holds; resolves with
+   * their ids. Reads no more of a journal than its expiry needs (its header, or the store's index).
+   */
   prune(nowMs?: number): Promise<string[]>;
 }

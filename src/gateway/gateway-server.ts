@@ -1,8 +1,8 @@
 // Switchyard as an MCP server: a small fixed tool set (run_program, search_tools,
-// describe_tools, optionally call_tool) in front of one session's catalog. Every call a program
-// makes passes the session's pipeline; `ask` decisions go to the requesting client by
-// elicitation; progress and cancellation follow MCP. It never lists the catalog's tools one
-// by one: the client model reaches them through programs.
+// describe_tools, optionally call_tool, and resume_run for durable runs) in front of one
+// session's catalog. Every call a program makes passes the session's pipeline; `ask` decisions go
+// to the requesting client by elicitation (a durable run pauses instead of denying); progress and
+// cancellation follow MCP. It never lists the catalog's tools one by one.
 
 import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -25,8 +25,18 @@ import { RUN_PROGRAM_TOOL, withOutputContract, withProgramInput } from "../model
 import { compileRunContract } from "../program/run-contract.js";
 import { describeSearchTool, SEARCH_TOOLS_TOOL } from "../model-tools/search-tools-tool.js";
 import type { Approver } from "../permissions/permission-gate.js";
+import type { PendingRequest } from "../durable/run-journal.js";
+import type { RunDecision } from "../durable/durable-run.js";
+import { resolveModelDurable, type ModelDurableOptions } from "../model-tools/model-durable-runs.js";
+import { describeResumeRunTool, RESUME_RUN_TOOL } from "../model-tools/resume-run-tool.js";
 import type { Switchyard } from "../switchyard.js";
-import { answerOfElicitation, approvalForm, CANNOT_ASK_REASON } from "./gateway-approvals.js";
+import {
+  answerOfElicitation,
+  approvalForm,
+  CANNOT_ASK_REASON,
+  decisionOfElicitation,
+  pendingApprovalForm,
+} from "./gateway-approvals.js";
 import { errorResult, modelToolAnswerToToolResult, toMcpTool } from "./gateway-tools.js";
 import { RunProgress } from "./run-progress.js";
 
@@ -54,6 +64,15 @@ export interface GatewayServerOptions {
   readonly outputSchema?: JsonSchema;
   /** Name and version announced to clients. Default `switchyard` 0.1.0. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
+  /**
+   * Run every run_program durably (`true` for the defaults), under an id the gateway mints, and
+   * offer `resume_run`. A run whose `ask` is not answered within `askTimeoutMs` (the client
+   * cannot be asked, the person dismissed the form or did not answer in time) answers PAUSED with
+   * its run id and pending calls; `resume_run` asks the person by elicitation where the client
+   * can be asked, and resumes. Every run, not the model's choice: a model cannot know in advance
+   * that its program will meet an `ask`, and journals are the host's cost to decide. Default off.
+   */
+  readonly durable?: ModelDurableOptions | boolean;
 }
 
 /** A gateway server: connect `server` to any transport; `close()` detaches it from the session. */
@@ -81,6 +100,7 @@ const INSTRUCTIONS =
 export function createGatewayServer(yard: Switchyard, options: GatewayServerOptions = {}): GatewayServer {
   const log = options.log ?? (() => {});
   const { outputSchema } = options;
+  const durable = resolveModelDurable(options.durable);
   // Compiled now: a schema that does not compile is the host's mistake, found before serving.
   const outputContract = (): string =>
     outputSchema === undefined
@@ -101,6 +121,7 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
       const described = withOutputContract(withProgramInput(programTool), outputContract());
       const definitions = [described, describeSearchTool(), describeDescribeTool()];
       if (options.enableCallTool === true) definitions.push(describeCallTool());
+      if (durable !== undefined) definitions.push(describeResumeRunTool());
       const tools = definitions.map(toMcpTool);
       listing = { programTool, tools, text: JSON.stringify(tools) };
     }
@@ -130,14 +151,20 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
 
-  const offered: readonly ModelToolName[] =
-    options.enableCallTool === true
-      ? [RUN_PROGRAM_TOOL, SEARCH_TOOLS_TOOL, DESCRIBE_TOOLS_TOOL, CALL_TOOL_TOOL]
-      : [RUN_PROGRAM_TOOL, SEARCH_TOOLS_TOOL, DESCRIBE_TOOLS_TOOL];
+  const offered: ModelToolName[] = [RUN_PROGRAM_TOOL, SEARCH_TOOLS_TOOL, DESCRIBE_TOOLS_TOOL];
+  if (options.enableCallTool === true) offered.push(CALL_TOOL_TOOL);
+  if (durable !== undefined) offered.push(RESUME_RUN_TOOL);
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;
-    const isRun = name === RUN_PROGRAM_TOOL;
+    const isRun = name === RUN_PROGRAM_TOOL || name === RESUME_RUN_TOOL;
+    // Aborted once this request is answered or cancelled: a form still open for a run that paused
+    // is withdrawn. One controller, not AbortSignal.any: Node 20 may collect an `any` signal
+    // that only listeners reference, and then it never fires.
+    const answered = new AbortController();
+    const cancel = (): void => answered.abort();
+    extra.signal.addEventListener("abort", cancel, { once: true });
+    const pause: { why?: string } = {};
     const progress = isRun ? progressOf(extra) : undefined;
     let programId: string | undefined;
     // Progress follows this request's program only: its calls are told apart by program id.
@@ -151,7 +178,13 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
         signal: extra.signal,
         ...(outputSchema === undefined ? {} : { outputSchema }),
         ...(name === CALL_TOOL_TOOL ? { callId: `mcp-${randomUUID().slice(0, 8)}` } : {}),
-        ...(options.askClient === true ? { approve: askerFor(extra) } : {}),
+        ...(options.askClient === true
+          ? { approve: durable === undefined ? askerFor(extra) : durableAskerFor(extra, answered.signal, pause) }
+          : {}),
+        ...(durable === undefined ? {} : { durable }),
+        ...(durable !== undefined && options.askClient === true && canElicit()
+          ? { askPerson: personAskerFor(extra) }
+          : {}),
         onStart: (id) => {
           programId = id;
           progress?.follow(id);
@@ -160,13 +193,15 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
     } catch (error) {
       return errorResult("INTERNAL_ERROR", messageOf(error));
     } finally {
+      answered.abort();
+      extra.signal.removeEventListener("abort", cancel);
       unsubscribe?.();
     }
-    if (answer.tool === RUN_PROGRAM_TOOL) {
+    if (answer.tool === RUN_PROGRAM_TOOL || answer.tool === RESUME_RUN_TOOL) {
       const { run } = answer;
       const summary = `${run.ok ? "ok" : `failed ${run.error?.code ?? ""}`}: ${run.stats.toolCalls} calls, ${Math.round(run.stats.wallMs)} ms`;
       log(
-        `run_program ${programId ?? run.programId}${extra.signal.aborted ? " (cancelled by the client)" : ""}: ${summary}`,
+        `${answer.tool} ${programId ?? run.programId}${extra.signal.aborted ? " (cancelled by the client)" : ""}: ${summary}`,
       );
       // After a cancellation the SDK sends no response, and no more notifications either.
       if (!extra.signal.aborted) await progress?.finish(summary);
@@ -176,10 +211,10 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
         `call_tool ${outcome.tool} (${outcome.callId}): ${outcome.status}${outcome.status === "ok" ? "" : ` ${outcome.error.code}`}`,
       );
     }
-    if (answer.tool === RUN_PROGRAM_TOOL || answer.tool === CALL_TOOL_TOOL) {
+    if (answer.tool === RUN_PROGRAM_TOOL || answer.tool === CALL_TOOL_TOOL || answer.tool === RESUME_RUN_TOOL) {
       if (currentListing().text !== published) republish("observed output types");
     }
-    return modelToolAnswerToToolResult(answer, yard.registry.snapshot().version);
+    return modelToolAnswerToToolResult(answer, yard.registry.snapshot().version, pause.why);
   });
 
   const progressOf = (extra: Extra): RunProgress | undefined => {
@@ -192,13 +227,20 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
     });
   };
 
+  /** Whether the client declared form elicitation (the default when it declares the capability without modes). */
+  const canElicit = (): boolean => {
+    const elicitation = server.getClientCapabilities()?.elicitation;
+    return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+  };
+  const approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+
   /** Asks the client of this request by elicitation, or says it cannot be asked. Never rejects. */
   const askerFor =
     (extra: Extra): Approver =>
     async (request) => {
-      const elicitation = server.getClientCapabilities()?.elicitation;
-      // Form elicitation is the default when a client declares the capability without modes.
-      if (elicitation === undefined || (elicitation.form === undefined && elicitation.url !== undefined)) {
+      // Not `server.elicitInput`: it sends the form outside this request (an HTTP client may have
+      // no stream open for that) and refuses a client that declares elicitation without modes.
+      if (!canElicit()) {
         log(`ask ${request.tool} (${request.callId}): denied, the client cannot be asked`);
         return { approved: false, reason: CANNOT_ASK_REASON };
       }
@@ -206,7 +248,7 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
         const result = await extra.sendRequest(
           { method: "elicitation/create", params: approvalForm(request) },
           ElicitResultSchema,
-          { timeout: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS, signal: extra.signal },
+          { timeout: approvalTimeoutMs, signal: extra.signal },
         );
         const answer = answerOfElicitation(result, request.tool);
         log(
@@ -215,6 +257,58 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
         return answer;
       } catch (error) {
         return { approved: false, reason: `approval needed and the client did not answer: ${messageOf(error)}` };
+      }
+    };
+
+  /**
+   * A durable run's asker: the person's yes or no by elicitation; anything else (the client
+   * cannot be asked, the form dismissed or answered in another shape, no answer) is "later", so
+   * the run pauses rather than denies, and `pause.why` says which. Never rejects.
+   */
+  const durableAskerFor =
+    (extra: Extra, answered: AbortSignal, pause: { why?: string }): Approver =>
+    async (request) => {
+      const later = (why: string): "later" => {
+        pause.why ??= why;
+        log(`ask ${request.tool} (${request.callId}): run pauses, ${why}`);
+        return "later";
+      };
+      if (!canElicit()) return later("the client cannot be asked: it did not declare elicitation");
+      try {
+        const result = await extra.sendRequest(
+          { method: "elicitation/create", params: approvalForm(request) },
+          ElicitResultSchema,
+          { timeout: approvalTimeoutMs, signal: answered },
+        );
+        const decision = decisionOfElicitation(result, request.tool);
+        if (decision === undefined) return later(`the person gave no decision (${result.action})`);
+        log(`ask ${request.tool} (${request.callId}): ${decision.approved ? "approved" : "denied"}`);
+        return decision.approved ? true : { approved: false, reason: decision.reason ?? "denied by a person" };
+      } catch (error) {
+        // Withdrawn: the run already paused (askTimeoutMs) and its answer went out.
+        if (answered.aborted) return "later";
+        return later(`the client did not answer: ${messageOf(error)}`);
+      }
+    };
+
+  /** resume_run's question to the person about one pending call; undefined for no decision. Never rejects. */
+  const personAskerFor =
+    (extra: Extra) =>
+    async (runId: string, request: PendingRequest): Promise<RunDecision | undefined> => {
+      try {
+        const result = await extra.sendRequest(
+          { method: "elicitation/create", params: pendingApprovalForm(runId, request) },
+          ElicitResultSchema,
+          { timeout: approvalTimeoutMs, signal: extra.signal },
+        );
+        const decision = decisionOfElicitation(result, request.tool);
+        log(
+          `resume_run ${runId} call ${request.position} (${request.tool}): ${decision === undefined ? `no decision (${result.action})` : decision.approved ? "approved" : "denied"}`,
+        );
+        return decision === undefined ? undefined : { position: request.position, ...decision };
+      } catch (error) {
+        log(`resume_run ${runId} call ${request.position}: the client did not answer: ${messageOf(error)}`);
+        return undefined;
       }
     };
 

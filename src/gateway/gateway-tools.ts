@@ -16,6 +16,7 @@ import {
   summarizeCalls,
 } from "../model-tools/render-for-model.js";
 import type { SearchToolsAnswer } from "../search/discovery.js";
+import { type PausedRun, pausedRunOf } from "../model-tools/paused-run.js";
 
 /** A model tool definition as an MCP Tool. */
 export function toMcpTool(tool: ModelToolDefinition): Tool {
@@ -38,14 +39,18 @@ export interface RunProgramContent {
   readonly calls: CallsSummary;
   readonly stats: RunResult["stats"];
   readonly catalogVersion: number;
+  /** Set when the run ended `PAUSED`: its id, why, the pending calls and the resume_run arguments. */
+  readonly paused?: PausedRun;
 }
 
 /**
  * A RunResult as a CallToolResult: compact text for the model (with the failing source line
- * quoted), the structured result, and `isError` when the run failed.
+ * quoted), the structured result, and `isError` when the run failed. A paused run carries `paused`
+ * (`pausedWhy` says why, when the gateway knows).
  */
-export function runResultToToolResult(result: RunResult, source: string): CallToolResult {
+export function runResultToToolResult(result: RunResult, source: string, pausedWhy?: string): CallToolResult {
   const error = result.error;
+  const paused = pausedRunOf(result, pausedWhy);
   const content: RunProgramContent = {
     ok: result.ok,
     programId: result.programId,
@@ -65,8 +70,9 @@ export function runResultToToolResult(result: RunResult, source: string): CallTo
     calls: summarizeCalls(result),
     stats: result.stats,
     catalogVersion: result.catalogVersion,
+    ...(paused === undefined ? {} : { paused }),
   };
-  let text = renderRunResultForModel(result);
+  let text = renderRunResultForModel(result, pausedWhy);
   const quoted = error?.line === undefined ? undefined : source.split("\n")[error.line - 1]?.trim().slice(0, 200);
   // Type errors already quote their lines; other errors get the line they point at.
   if (quoted !== undefined && quoted !== "" && !error!.message.includes(quoted))
@@ -128,11 +134,16 @@ export function errorResult(code: string, message: string): CallToolResult {
   return { content: [{ type: "text", text: `error ${code}: ${message}` }], isError: true };
 }
 
-/** Any model tool answer as the CallToolResult the gateway sends. */
-export function modelToolAnswerToToolResult(answer: ModelToolAnswer, catalogVersion: number): CallToolResult {
+/** Any model tool answer as the CallToolResult the gateway sends (`pausedWhy`: see runResultToToolResult). */
+export function modelToolAnswerToToolResult(
+  answer: ModelToolAnswer,
+  catalogVersion: number,
+  pausedWhy?: string,
+): CallToolResult {
   switch (answer.tool) {
     case "run_program":
-      return runResultToToolResult(answer.run, answer.source);
+    case "resume_run":
+      return runResultToToolResult(answer.run, answer.source, pausedWhy);
     case "search_tools":
       return searchAnswerToToolResult(answer.search, catalogVersion);
     case "describe_tools":

@@ -43,8 +43,11 @@ export interface ServeGatewayOptions {
    * 30 min), and how long a request's headers and body may take to arrive (default 10 s each).
    */
   readonly httpSessions?: HttpSessionLimits;
-  /** Extra gateway options (progress interval, approval timeout, the programs' output schema). */
-  readonly gateway?: Pick<GatewayServerOptions, "progressIntervalMs" | "approvalTimeoutMs" | "outputSchema">;
+  /** Extra gateway options (progress interval, approval timeout, the programs' output schema, durable runs). */
+  readonly gateway?: Pick<
+    GatewayServerOptions,
+    "progressIntervalMs" | "approvalTimeoutMs" | "outputSchema" | "durable"
+  >;
 }
 
 /** A running gateway. */

@@ -8,7 +8,15 @@ import type { JsonSchema, RunResult } from "../contract.js";
 import { SwitchyardError, ToolError } from "../errors.js";
 import { renderRunResultForModel } from "../model-tools/render-for-model.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
-import { runCodeModeProgram, type CodeModeToolOptions, type CodeModeHost } from "./code-mode-run.js";
+import {
+  durableOfResumeTool,
+  resumeCodeModeRun,
+  runCodeModeProgram,
+  type CodeModeToolOptions,
+  type CodeModeHost,
+} from "./code-mode-run.js";
+import { resolveModelDurable } from "../model-tools/model-durable-runs.js";
+import { describeResumeRunTool, type ResumeRunInput } from "../model-tools/resume-run-tool.js";
 import { importOptionalWith } from "../optional-dependency.js";
 import {
   finalValueOf,
@@ -47,6 +55,7 @@ type ExecutionOptions = Parameters<NonNullable<Tool["execute"]>>[1];
  * failed run reaches the model as an error result with the code and the failing line.
  */
 export function createCodeModeTool(yard: CodeModeHost, options: CodeModeToolOptions = {}): CodeModeTool {
+  resolveModelDurable(options.durable);
   // No explicit type arguments: AI SDK 7's two-argument overload reads them as <INPUT, CONTEXT>.
   return ai.tool({
     get description(): string {
@@ -55,6 +64,32 @@ export function createCodeModeTool(yard: CodeModeHost, options: CodeModeToolOpti
     inputSchema: ai.jsonSchema<ProgramInput>(yard.programTool().inputSchema as Parameters<typeof ai.jsonSchema>[0]),
     execute: (input: ProgramInput, { toolCallId, abortSignal }: ExecutionOptions): Promise<RunResult> =>
       runCodeModeProgram(yard, input, { toolCallId, signal: abortSignal }, options),
+    toModelOutput: ({ output }: { output: RunResult }) => ({
+      type: output.ok ? "text" : "error-text",
+      value: renderRunResultForModel(output),
+    }),
+  });
+}
+
+/** The resume tool as the AI SDK sees it: its output is the resumed run's whole RunResult. */
+export type ResumeRunTool = Tool<ResumeRunInput, RunResult>;
+
+/**
+ * An AI SDK tool that resumes a paused durable run of the code-mode tool: put it in `tools` under
+ * the name `resume_run`, next to `createCodeModeTool(yard, options)` with the same `durable`
+ * options. The model reads the resumed run like a program's result (it may pause again); a
+ * refusal (`RUN_NOT_FOUND`, `RUN_FINISHED`, `PERMISSION_DENIED` for an approval the model made
+ * without `durable.modelApprovals`) reaches it as the tool's error. Throws SwitchyardError
+ * OPTION_INVALID without `durable`.
+ */
+export function createResumeRunTool(yard: CodeModeHost, options: CodeModeToolOptions): ResumeRunTool {
+  const durable = durableOfResumeTool(options);
+  const definition = describeResumeRunTool();
+  return ai.tool({
+    description: definition.description,
+    inputSchema: ai.jsonSchema<ResumeRunInput>(definition.inputSchema as Parameters<typeof ai.jsonSchema>[0]),
+    execute: (input: ResumeRunInput, { toolCallId, abortSignal }: ExecutionOptions): Promise<RunResult> =>
+      resumeCodeModeRun(yard, input, { toolCallId, signal: abortSignal }, { ...options, durable }),
     toModelOutput: ({ output }: { output: RunResult }) => ({
       type: output.ok ? "text" : "error-text",
       value: renderRunResultForModel(output),

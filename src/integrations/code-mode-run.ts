@@ -1,11 +1,14 @@
 // The one thing every framework's code-mode tool does when the model calls it: run the program
-// in the session and hand the whole RunResult to the caller, while the framework gets what the
-// model should read. Shared so the three integrations behave alike.
+// (or resume a paused durable run) in the session and hand the whole RunResult to the caller,
+// while the framework gets what the model should read. Shared so the three integrations behave alike.
 
 import type { RunResult } from "../contract.js";
+import { SwitchyardError } from "../errors.js";
 import { answerModelToolCall, type ModelToolHost } from "../model-tools/answer-model-tool-call.js";
 import type { ModelToolDefinition } from "../model-tools/model-tool-definition.js";
 import { renderModelToolAnswer } from "../model-tools/render-for-model.js";
+import { type ModelDurableOptions, resolveModelDurable } from "../model-tools/model-durable-runs.js";
+import { RESUME_RUN_TOOL } from "../model-tools/resume-run-tool.js";
 import { RUN_PROGRAM_TOOL } from "../model-tools/run-program-tool.js";
 import type { RunLimits } from "../sandbox/run-program.js";
 
@@ -24,6 +27,12 @@ export interface CodeModeToolOptions {
   readonly onRun?: (result: RunResult, call: { readonly toolCallId: string | undefined }) => void;
   /** Limits of each run; default the session's. */
   readonly limits?: Partial<RunLimits>;
+  /**
+   * Run every program durably (`true` for the defaults) under an id the tool mints: an `ask`
+   * nobody answers in time ends the run PAUSED, and the model reads its id, pending calls and
+   * the route (`resume_run`, from `createResumeRunTool` with the same options). Default off.
+   */
+  readonly durable?: ModelDurableOptions | boolean;
 }
 
 /** The framework's side of one call of the tool. */
@@ -44,19 +53,62 @@ export async function runCodeModeProgram(
   call: CodeModeCall,
   options: CodeModeToolOptions,
 ): Promise<RunResult> {
+  return answerForFramework(yard, RUN_PROGRAM_TOOL, input, call, options);
+}
+
+/**
+ * Resumes the paused durable run a resume_run input names (`{ runId, decisions? }`), through
+ * `answerModelToolCall` like a run, and reports it to `onRun`. Throws an Error with the refusal
+ * (`error RUN_NOT_FOUND: …`, `error PERMISSION_DENIED: …`) when nothing was resumed
+ * (`error TOOL_NOT_FOUND: …` when `options.durable` is off).
+ */
+export async function resumeCodeModeRun(
+  yard: CodeModeHost,
+  input: unknown,
+  call: CodeModeCall,
+  options: CodeModeToolOptions,
+): Promise<RunResult> {
+  return answerForFramework(yard, RESUME_RUN_TOOL, input, call, options);
+}
+
+async function answerForFramework(
+  yard: CodeModeHost,
+  name: typeof RUN_PROGRAM_TOOL | typeof RESUME_RUN_TOOL,
+  input: unknown,
+  call: CodeModeCall,
+  options: CodeModeToolOptions,
+): Promise<RunResult> {
+  const durable = resolveModelDurable(options.durable);
   const answer = await answerModelToolCall(yard, {
-    name: RUN_PROGRAM_TOOL,
+    name,
     input,
-    offered: [RUN_PROGRAM_TOOL],
+    offered: [name],
     ...(call.toolCallId === undefined ? {} : { callId: call.toolCallId }),
     ...(call.signal === undefined ? {} : { signal: call.signal }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(durable === undefined ? {} : { durable }),
   });
-  if (answer.tool !== RUN_PROGRAM_TOOL) throw new Error(renderModelToolAnswer(answer).text);
+  if (answer.tool !== RUN_PROGRAM_TOOL && answer.tool !== RESUME_RUN_TOOL)
+    throw new Error(renderModelToolAnswer(answer).text);
   try {
     options.onRun?.(answer.run, { toolCallId: call.toolCallId });
   } catch {
     // An observer's failure must not change the model's result.
   }
   return answer.run;
+}
+
+/**
+ * The durable options of a framework's resume_run tool, resolved when the tool is made: throws
+ * SwitchyardError OPTION_INVALID when they are off (a resume tool without durable runs resumes
+ * nothing) or name a prefix that is not one.
+ */
+export function durableOfResumeTool(options: CodeModeToolOptions): ModelDurableOptions {
+  const durable = resolveModelDurable(options.durable);
+  if (durable === undefined)
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      "createResumeRunTool needs `durable` (the same options as createCodeModeTool's): without durable runs there is nothing to resume.",
+    );
+  return durable;
 }

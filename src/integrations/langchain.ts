@@ -8,7 +8,17 @@ import type { JsonSchema } from "../contract.js";
 import { ToolError } from "../errors.js";
 import { renderRunResultForModel } from "../model-tools/render-for-model.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
-import { runCodeModeProgram, type CodeModeToolOptions, type CodeModeHost } from "./code-mode-run.js";
+import {
+  durableOfResumeTool,
+  resumeCodeModeRun,
+  runCodeModeProgram,
+  type CodeModeCall,
+  type CodeModeToolOptions,
+  type CodeModeHost,
+} from "./code-mode-run.js";
+import type { RunResult } from "../contract.js";
+import { resolveModelDurable } from "../model-tools/model-durable-runs.js";
+import { describeResumeRunTool, RESUME_RUN_TOOL } from "../model-tools/resume-run-tool.js";
 import { importOptionalWith } from "../optional-dependency.js";
 import { importedToolFields, importedToolName, type ImportToolsOptions } from "./imported-tools.js";
 
@@ -30,31 +40,10 @@ const { ToolMessage } = await importOptionalWith("@langchain/core", () => import
  * answers with the rendered text. The description follows the catalog (`yard.programTool()`).
  */
 export function createCodeModeTool(yard: CodeModeHost, options: CodeModeToolOptions = {}): DynamicStructuredTool {
-  const codeMode = langchainTool(
-    async (input: unknown, runtime) => {
-      // LangChain 1 passes the tool call as `toolCall` and, inside agents, its id as `toolCallId`.
-      const { toolCall, toolCallId: runtimeCallId } = (runtime ?? {}) as {
-        toolCall?: { id?: string };
-        toolCallId?: string;
-      };
-      const toolCallId = runtimeCallId ?? toolCall?.id;
-      const result = await runCodeModeProgram(yard, input, { toolCallId, signal: runtime?.signal }, options);
-      const content = renderRunResultForModel(result);
-      if (toolCallId === undefined) return content;
-      return new ToolMessage({
-        content,
-        artifact: result,
-        tool_call_id: toolCallId,
-        name: "run_program",
-        status: result.ok ? "success" : "error",
-      });
-    },
-    {
-      name: "run_program",
-      description: yard.programTool().description,
-      schema: yard.programTool().inputSchema as Record<string, unknown>,
-    },
-  ) as DynamicStructuredTool;
+  resolveModelDurable(options.durable);
+  const codeMode = answeringTool("run_program", yard.programTool().inputSchema, (input, call) =>
+    runCodeModeProgram(yard, input, call, options),
+  );
   // Tools are converted for the model on every bind: a getter keeps the declarations current.
   Object.defineProperty(codeMode, "description", {
     get: () => yard.programTool().description,
@@ -62,6 +51,52 @@ export function createCodeModeTool(yard: CodeModeHost, options: CodeModeToolOpti
     configurable: true,
   });
   return codeMode;
+}
+
+/**
+ * A LangChain structured tool named `resume_run` that resumes a paused durable run of the
+ * code-mode tool made with the same `durable` options; it answers like the code-mode tool (a
+ * ToolMessage whose `artifact` is the resumed RunResult). A refusal (`RUN_NOT_FOUND`,
+ * `PERMISSION_DENIED` for an approval the model made) is thrown, as LangChain expects of a
+ * tool's error. Throws SwitchyardError OPTION_INVALID without `durable`.
+ */
+export function createResumeRunTool(yard: CodeModeHost, options: CodeModeToolOptions): DynamicStructuredTool {
+  const durable = durableOfResumeTool(options);
+  const definition = describeResumeRunTool();
+  const resume = answeringTool(RESUME_RUN_TOOL, definition.inputSchema, (input, call) =>
+    resumeCodeModeRun(yard, input, call, { ...options, durable }),
+  );
+  resume.description = definition.description;
+  return resume;
+}
+
+/** A structured tool whose answer is a run: a ToolMessage with the RunResult as its artifact, or plain text. */
+function answeringTool(
+  name: string,
+  schema: unknown,
+  answer: (input: unknown, call: CodeModeCall) => Promise<RunResult>,
+): DynamicStructuredTool {
+  return langchainTool(
+    async (input: unknown, runtime) => {
+      // LangChain 1 passes the tool call as `toolCall` and, inside agents, its id as `toolCallId`.
+      const { toolCall, toolCallId: runtimeCallId } = (runtime ?? {}) as {
+        toolCall?: { id?: string };
+        toolCallId?: string;
+      };
+      const toolCallId = runtimeCallId ?? toolCall?.id;
+      const result = await answer(input, { toolCallId, signal: runtime?.signal });
+      const content = renderRunResultForModel(result);
+      if (toolCallId === undefined) return content;
+      return new ToolMessage({
+        content,
+        artifact: result,
+        tool_call_id: toolCallId,
+        name,
+        status: result.ok ? "success" : "error",
+      });
+    },
+    { name, description: "", schema: schema as Record<string, unknown> },
+  ) as DynamicStructuredTool;
 }
 
 /**

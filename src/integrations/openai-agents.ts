@@ -8,7 +8,15 @@ import type { JsonSchema } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import { renderRunResultForModel } from "../model-tools/render-for-model.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
-import { runCodeModeProgram, type CodeModeToolOptions, type CodeModeHost } from "./code-mode-run.js";
+import {
+  durableOfResumeTool,
+  resumeCodeModeRun,
+  runCodeModeProgram,
+  type CodeModeToolOptions,
+  type CodeModeHost,
+} from "./code-mode-run.js";
+import { resolveModelDurable } from "../model-tools/model-durable-runs.js";
+import { describeResumeRunTool, RESUME_RUN_TOOL } from "../model-tools/resume-run-tool.js";
 import { importOptionalWith } from "../optional-dependency.js";
 import { importedToolFields, importedToolName, refuseUnapproved, type ImportToolsOptions } from "./imported-tools.js";
 
@@ -34,6 +42,7 @@ type ProgramParameters = {
  * description is `yard.programTool()`'s, read afresh each turn, so catalog changes show.
  */
 export function createCodeModeTool(yard: CodeModeHost, options: CodeModeToolOptions = {}): CodeModeTool {
+  resolveModelDurable(options.durable);
   const codeMode = agents.tool({
     name: "run_program",
     description: yard.programTool().description,
@@ -57,6 +66,44 @@ export function createCodeModeTool(yard: CodeModeHost, options: CodeModeToolOpti
   });
   return codeMode;
 }
+
+/**
+ * An Agents SDK function tool named `resume_run` that resumes a paused durable run of the
+ * code-mode tool made with the same `durable` options, answering with the resumed run rendered
+ * for the model (it may pause again). Not strict: its `decisions` are optional. A refusal
+ * (`RUN_NOT_FOUND`, `PERMISSION_DENIED` for an approval the model made) is thrown, which the SDK
+ * hands the model as the tool's error text. Throws SwitchyardError OPTION_INVALID without `durable`.
+ */
+export function createResumeRunTool(yard: CodeModeHost, options: CodeModeToolOptions): ResumeRunTool {
+  const durable = durableOfResumeTool(options);
+  const definition = describeResumeRunTool();
+  return agents.tool({
+    name: RESUME_RUN_TOOL,
+    description: definition.description,
+    // Closed (`additionalProperties: false`) though not strict: the SDK's type only knows open objects.
+    parameters: definition.inputSchema as unknown as ResumeParameters,
+    strict: false,
+    execute: async (input, _runContext, details) => {
+      const result = await resumeCodeModeRun(
+        yard,
+        input,
+        { toolCallId: details?.toolCall?.callId, signal: details?.signal },
+        { ...options, durable },
+      );
+      return renderRunResultForModel(result);
+    },
+  });
+}
+
+/** The resume tool as the Agents SDK sees it: a function tool whose output is text for the model. */
+export type ResumeRunTool = FunctionTool<unknown, ResumeParameters, string>;
+
+type ResumeParameters = {
+  type: "object";
+  properties: Record<string, { type: "string" } | { type: "array" }>;
+  required: ["runId"];
+  additionalProperties: true;
+};
 
 /** Options of `toolsFromOpenAIAgents`. */
 export interface ImportAgentsToolsOptions extends ImportToolsOptions {

@@ -1,5 +1,5 @@
 // One function answers every call to Switchyard's own model-facing tools (run_program,
-// search_tools, describe_tools, call_tool), whichever surface it came through: the agent
+// search_tools, describe_tools, call_tool, resume_run), whichever surface it came through: the agent
 // loop, the MCP gateway or a framework tool. Inputs are checked with the pipeline's JSON
 // Schema validator; every outcome, refusals included, is an answer, never a rejection.
 
@@ -9,7 +9,9 @@ import type { Approver } from "../permissions/permission-gate.js";
 import type { RunLimits } from "../sandbox/run-program.js";
 import type { SearchToolsAnswer } from "../search/discovery.js";
 import type { ToolSearchOptions } from "../search/tool-search.js";
-import type { RunOptions } from "../execute-program.js";
+import type { ResumeOptions, RunOptions } from "../execute-program.js";
+import type { PendingRequest } from "../durable/run-journal.js";
+import type { RunDecision } from "../durable/durable-run.js";
 import type { CallToolOptions } from "../switchyard-options.js";
 import { CALL_TOOL_TOOL, readCallToolRequest } from "./call-tool-tool.js";
 import {
@@ -23,19 +25,25 @@ import { readModelToolInput } from "./read-model-tool-input.js";
 import { readOutputSchema } from "./read-output-schema.js";
 import { RUN_PROGRAM_TOOL, RUN_PROGRAM_WITH_INPUT_SCHEMA, type RunProgramInput } from "./run-program-tool.js";
 import { readSearchRequest, SEARCH_TOOLS_TOOL } from "./search-tools-tool.js";
+import { mintRunId, type ModelDurableOptions } from "./model-durable-runs.js";
+import { resumePausedRun, storeOf } from "./resume-paused-run.js";
+import { RESUME_RUN_TOOL } from "./resume-run-tool.js";
 
 /** The names of Switchyard's own model-facing tools. */
 export type ModelToolName =
   | typeof RUN_PROGRAM_TOOL
   | typeof SEARCH_TOOLS_TOOL
   | typeof DESCRIBE_TOOLS_TOOL
-  | typeof CALL_TOOL_TOOL;
+  | typeof CALL_TOOL_TOOL
+  | typeof RESUME_RUN_TOOL;
 
+/** Every model-facing tool name; resume_run is answered only on a call that brings `durable`. */
 export const MODEL_TOOL_NAMES: readonly ModelToolName[] = [
   RUN_PROGRAM_TOOL,
   SEARCH_TOOLS_TOOL,
   DESCRIBE_TOOLS_TOOL,
   CALL_TOOL_TOOL,
+  RESUME_RUN_TOOL,
 ];
 
 /** One call of a model-facing tool, as a surface received it. */
@@ -57,6 +65,13 @@ export interface ModelToolCall {
   readonly approve?: Approver;
   /** The model tools this surface offers; any other name is refused. Default: all of them. */
   readonly offered?: readonly ModelToolName[];
+  /**
+   * The surface runs programs durably: run_program runs under an id the surface mints, and
+   * resume_run resumes a paused one of its runs. Without it, resume_run is refused.
+   */
+  readonly durable?: ModelDurableOptions | undefined;
+  /** resume_run: asks a person about a pending call (see `ResumeRunCall.askPerson`). */
+  readonly askPerson?: ((runId: string, request: PendingRequest) => Promise<RunDecision | undefined>) | undefined;
 }
 
 /** What a model tool call produced; render it with `renderModelToolAnswer` or a surface's own shape. */
@@ -65,11 +80,14 @@ export type ModelToolAnswer =
   | { readonly tool: typeof SEARCH_TOOLS_TOOL; readonly search: SearchToolsAnswer }
   | { readonly tool: typeof DESCRIBE_TOOLS_TOOL; readonly describe: DescribeAnswer }
   | { readonly tool: typeof CALL_TOOL_TOOL; readonly outcome: ToolOutcome }
+  /** `source` is the program the run's journal keeps. */
+  | { readonly tool: typeof RESUME_RUN_TOOL; readonly run: RunResult; readonly source: string }
   | { readonly tool: "refused"; readonly name: string; readonly error: CallError };
 
-/** What the model-facing tools need of a session: run, search, describe, call (a Switchyard fits). */
+/** What the model-facing tools need of a session: run, resume, search, describe, call (a Switchyard fits). */
 export interface ModelToolHost extends DescribeToolsHost {
   run(source: string, options?: RunOptions): Promise<RunResult>;
+  resume(id: string, options?: ResumeOptions): Promise<RunResult>;
   findAndLoad(query: string, options?: ToolSearchOptions): Promise<SearchToolsAnswer>;
   callTool(name: string, input: unknown, options?: CallToolOptions): Promise<ToolOutcome>;
 }
@@ -107,6 +125,7 @@ export async function answerModelToolCall(yard: ModelToolHost, call: ModelToolCa
         ...(call.limits === undefined ? {} : { limits: call.limits }),
         ...(call.onStart === undefined ? {} : { onStart: call.onStart }),
         ...(call.approve === undefined ? {} : { approve: call.approve }),
+        ...(call.durable === undefined ? {} : { durable: durableRunOptions(call.durable) }),
       };
       let run: RunResult;
       try {
@@ -148,7 +167,33 @@ export async function answerModelToolCall(yard: ModelToolHost, call: ModelToolCa
       });
       return { tool: CALL_TOOL_TOOL, outcome };
     }
+    case RESUME_RUN_TOOL: {
+      if (call.durable === undefined)
+        return refuse({ code: "TOOL_NOT_FOUND", message: "Runs here are not durable: there is no run to resume." });
+      const resumed = await resumePausedRun(yard, {
+        input: call.input,
+        durable: call.durable,
+        signal: call.signal,
+        limits: call.limits,
+        outputSchema: call.outputSchema,
+        onStart: call.onStart,
+        approve: call.approve,
+        askPerson: call.askPerson,
+      });
+      return resumed.ok ? { tool: RESUME_RUN_TOOL, run: resumed.run, source: resumed.source } : refuse(resumed.error);
+    }
   }
+}
+
+/** A durable run of a surface: a fresh id of its own, its store and timings. */
+function durableRunOptions(durable: ModelDurableOptions): NonNullable<RunOptions["durable"]> {
+  return {
+    id: mintRunId(durable),
+    // The store resume_run reads, named outright: not the session's, which may differ.
+    store: storeOf(durable),
+    ...(durable.askTimeoutMs === undefined ? {} : { askTimeoutMs: durable.askTimeoutMs }),
+    ...(durable.retentionMs === undefined ? {} : { retentionMs: durable.retentionMs }),
+  };
 }
 
 /**

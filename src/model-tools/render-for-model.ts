@@ -6,6 +6,7 @@ import type { JsonValue, RunResult, ToolOutcome } from "../contract.js";
 import type { SearchToolsAnswer } from "../search/discovery.js";
 import type { ModelToolAnswer } from "./answer-model-tool-call.js";
 import type { DescribeAnswer } from "./describe-tools-tool.js";
+import { pausedRunOf, renderPausedRunForModel } from "./paused-run.js";
 
 const MAX_RENDERED_OUTPUT_CHARS = 64 * 1024;
 
@@ -52,11 +53,15 @@ export function summarizeCalls(result: RunResult): CallsSummary {
 /**
  * A RunResult rendered for a model: the output as JSON, bounded logs, the error with its
  * source line, warnings, and one line summarizing the calls. Compact on purpose: this is
- * what enters the context.
+ * what enters the context. A `PAUSED` run reads as its pending calls and the route to resume it
+ * (`pausedWhy`, when the surface knows why it paused).
  */
-export function renderRunResultForModel(result: RunResult): string {
+export function renderRunResultForModel(result: RunResult, pausedWhy?: string): string {
   const lines: string[] = [];
-  if (result.ok) {
+  const paused = pausedRunOf(result, pausedWhy);
+  if (paused !== undefined) {
+    lines.push(renderPausedRunForModel(paused));
+  } else if (result.ok) {
     const output = JSON.stringify(result.output);
     lines.push(
       `output: ${output.length > MAX_RENDERED_OUTPUT_CHARS ? `${output.slice(0, MAX_RENDERED_OUTPUT_CHARS)}… [cut]` : output}`,
@@ -133,6 +138,7 @@ export function renderDescribeAnswerForModel(answer: DescribeAnswer): string {
 export function renderModelToolAnswer(answer: ModelToolAnswer): { readonly text: string; readonly isError: boolean } {
   switch (answer.tool) {
     case "run_program":
+    case "resume_run":
       return { text: renderRunResultForModel(answer.run), isError: !answer.run.ok };
     case "search_tools":
       return { text: renderSearchAnswerForModel(answer.search), isError: false };

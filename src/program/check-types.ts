@@ -5,6 +5,7 @@
 
 import type { Diagnostic, RunError } from "../contract.js";
 import { SwitchyardError, messageOf } from "../errors.js";
+import type { ScopedDeclarations } from "./checked-declarations.js";
 import type { ContractDeclarations } from "./contract-declarations.js";
 import type { ProgramForm } from "./program-wrapper.js";
 import type { RunContract } from "./run-contract.js";
@@ -39,7 +40,7 @@ const MAX_QUOTED_CONTRACT_CHARS = 2_000;
  */
 export async function checkTypes(
   checker: TypeChecker,
-  declarations: string,
+  declarations: string | ScopedDeclarations,
   source: string,
   form: ProgramForm,
   contract: ContractDeclarations,

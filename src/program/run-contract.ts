@@ -47,14 +47,18 @@ const NO_RUN_CONTRACT: RunContract = Object.freeze({
 /**
  * Compiles the contract of one run against `declarations` (the text the program is checked
  * against: contract type names avoid the names declared there, since interfaces with one name
- * would silently merge). Throws `SwitchyardError("SCHEMA_INVALID")` for a schema ajv rejects.
+ * would silently merge), or against the names such a text declares, asked for only when the run
+ * has a contract. Throws `SwitchyardError("SCHEMA_INVALID")` for a schema ajv rejects.
  */
-export function compileRunContract(options: RunContractOptions, declarations: string): RunContract {
+export function compileRunContract(
+  options: RunContractOptions,
+  declarations: string | (() => ReadonlySet<string>),
+): RunContract {
   const { inputSchema, hasInput, outputSchema } = options;
   if (inputSchema === undefined && !hasInput && outputSchema === undefined) return NO_RUN_CONTRACT;
   const validateInput = inputSchema === undefined ? undefined : compileSchema(inputSchema, "The run's inputSchema");
   const validateOutput = outputSchema === undefined ? undefined : compileSchema(outputSchema, "The run's outputSchema");
-  const takenNames = declaredTypeNames(declarations);
+  const takenNames = typeof declarations === "string" ? declaredTypeNames(declarations) : new Set(declarations());
   const input = inputSchema !== undefined || hasInput ? inputDeclarations(inputSchema, takenNames) : "";
   const output =
     outputSchema === undefined

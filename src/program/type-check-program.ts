@@ -11,6 +11,7 @@ import type * as TS from "typescript";
 import type { Diagnostic, JsonValue } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import { type ContractDeclarations, NO_CONTRACT } from "./contract-declarations.js";
+import { findToolReferences, type ToolReferences } from "./find-tool-references.js";
 import { PROGRAM_FUNCTION, type ProgramForm, WRAPPER_LINES, wrapProgramBody } from "./program-wrapper.js";
 
 // `import ts from "typescript"` makes Node scan the 9 MB CommonJS file for named exports,
@@ -166,6 +167,7 @@ const documentRegistry: TS.DocumentRegistry = {
   },
 };
 let instanceCount = 0;
+let libTypeNames: ReadonlySet<string> | undefined;
 
 function isLibFile(fileName: string): boolean {
   return dirname(fileName) === libDirectory;
@@ -271,6 +273,30 @@ export class ProgramTypeChecker {
         },
       ];
     }
+  }
+
+  /**
+   * What `source` (wrapped as `form`) reads of `tools`, from its syntax tree alone: the tools
+   * whose declarations it must be checked against (see find-tool-references.ts). Never throws.
+   */
+  references(source: string, form: ProgramForm = "body"): ToolReferences {
+    const globals = this.#libTypeNames();
+    return findToolReferences(source, form, (name) => globals.has(name));
+  }
+
+  /** Type names lib es2022 declares, read once per process from the lib files the service parsed. */
+  #libTypeNames(): ReadonlySet<string> {
+    if (libTypeNames !== undefined) return libTypeNames;
+    const names = new Set<string>();
+    for (const file of this.#service.getProgram()?.getSourceFiles() ?? []) {
+      if (!isLibFile(file.fileName)) continue;
+      for (const statement of file.statements) {
+        const name = (statement as TS.Node & { readonly name?: TS.Node }).name;
+        if (name !== undefined && ts.isIdentifier(name)) names.add(name.text);
+      }
+    }
+    if (names.size > 0) libTypeNames = names;
+    return names;
   }
 
   /** Releases the service's SourceFiles from the shared registry; the instance is unusable after. */

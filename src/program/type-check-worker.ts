@@ -9,11 +9,16 @@ import { SwitchyardError, type ConfigErrorCode, messageOf } from "../errors.js";
 import { lintProgram } from "./lint-program.js";
 import type { ProgramForm } from "./program-wrapper.js";
 import type { ContractDeclarations } from "./contract-declarations.js";
+import type { ToolReferences } from "./find-tool-references.js";
 import { ProgramTypeChecker } from "./type-check-program.js";
 
-/** A check request from the host. */
-export interface TypeCheckRequest {
+/** A request from the host: a check, or the references that choose a check's declarations. */
+export type TypeCheckRequest = CheckRequest | ReferencesRequest;
+
+/** Checks a program against declarations. */
+export interface CheckRequest {
   readonly id: number;
+  readonly kind: "check";
   readonly source: string;
   readonly declarations: string;
   /** Also run the pre-run lint and append its warnings. */
@@ -24,9 +29,17 @@ export interface TypeCheckRequest {
   readonly contract: ContractDeclarations;
 }
 
-/** The single answer to a request with the same id. */
+/** Asks what a program reads of `tools` (find-tool-references.ts), to choose its declarations. */
+export interface ReferencesRequest {
+  readonly id: number;
+  readonly kind: "references";
+  readonly source: string;
+  readonly form: ProgramForm;
+}
+
+/** The single answer to a request with the same id; `references` answers a ReferencesRequest. */
 export type TypeCheckResponse =
-  | { readonly id: number; readonly ok: true; readonly diagnostics: Diagnostic[] }
+  | { readonly id: number; readonly ok: true; readonly diagnostics: Diagnostic[]; readonly references?: ToolReferences }
   | {
       readonly id: number;
       readonly ok: false;
@@ -47,6 +60,14 @@ if (port !== null) {
 
 function answer(checker: ProgramTypeChecker, request: TypeCheckRequest): TypeCheckResponse {
   try {
+    if (request.kind === "references") {
+      return {
+        id: request.id,
+        ok: true,
+        diagnostics: [],
+        references: checker.references(request.source, request.form),
+      };
+    }
     const diagnostics = checker.check(request.source, request.declarations, request.form, request.contract);
     // Lint only a program that parses; its warnings follow the compiler's diagnostics.
     const warnings = request.lint && diagnostics.length === 0 ? lintProgram(request.source, request.form) : [];

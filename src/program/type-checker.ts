@@ -6,6 +6,7 @@
 // with it. An idle worker never keeps the process alive. A check whose content was checked
 // before is answered from a bounded cache without the worker.
 
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -16,6 +17,8 @@ import { SwitchyardError } from "../errors.js";
 import type { ProgramForm } from "./program-wrapper.js";
 import { type CheckContent, DEFAULT_MAX_CACHED_CHECKS, TypeCheckCache } from "./type-check-cache.js";
 import { type ContractDeclarations, NO_CONTRACT } from "./contract-declarations.js";
+import type { ScopedDeclarations } from "./checked-declarations.js";
+import { type ToolReferences, WHOLE_CATALOG } from "./find-tool-references.js";
 import type { TypeCheckRequest, TypeCheckResponse } from "./type-check-worker.js";
 
 /** Options of a TypeChecker. */
@@ -45,11 +48,17 @@ export interface TypeCheckerStats {
   readonly workerStarts: number;
   /** Checks sent again after the worker died under them. */
   readonly retries: number;
+  /** Programs whose references were read in the worker to choose their declarations (scoped checks). */
+  readonly referenceScans: number;
+  /** Characters of declarations sent with checks, in total. */
+  readonly declarationChars: number;
 }
+
+type Answer = Extract<TypeCheckResponse, { ok: true }>;
 
 interface PendingCheck {
   readonly request: TypeCheckRequest;
-  readonly resolve: (diagnostics: Diagnostic[]) => void;
+  readonly resolve: (answer: Answer) => void;
   readonly reject: (error: Error) => void;
   /** Workers this check was sent to so far. */
   attempts: number;
@@ -59,6 +68,8 @@ interface PendingCheck {
 const MAX_ATTEMPTS = 2;
 
 const DEFAULT_TIMEOUT_MS = 15_000;
+/** Programs whose references are remembered, by a hash of their form and text. */
+const MAX_REMEMBERED_REFERENCES = 256;
 const DEFAULT_MEMORY_LIMIT_MB = 512;
 
 /**
@@ -83,6 +94,10 @@ export class TypeChecker {
   #cacheHits = 0;
   #workerStarts = 0;
   #retries = 0;
+  #referenceScans = 0;
+  #declarationChars = 0;
+  /** References by program (form and source), least recently used evicted first. */
+  readonly #references = new Map<string, ToolReferences>();
 
   constructor(options: TypeCheckerOptions = {}) {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -97,13 +112,17 @@ export class TypeChecker {
       cacheHits: this.#cacheHits,
       workerStarts: this.#workerStarts,
       retries: this.#retries,
+      referenceScans: this.#referenceScans,
+      declarationChars: this.#declarationChars,
     };
   }
 
   /**
    * Type-checks `source` (wrapped as `form`, default the body of an async function) against
    * `declarations` and the run's `contract` (default none), or answers from the cache when the
-   * same content was checked before. Resolves to
+   * same content was checked before. `ScopedDeclarations` are chosen for the program: the worker
+   * reads which tools it references first (remembered per program), and the check (and its
+   * cache key) covers those tools' declarations only. Resolves to
    * the diagnostics, empty when the program type-checks; with `lint: true`, the lint warnings
    * (severity "warning") follow when there are no errors. Rejects with `SwitchyardError`
    * (`CONFIG_INVALID`) when the declarations do not compile; with an Error when the check
@@ -111,10 +130,15 @@ export class TypeChecker {
    */
   check(
     source: string,
-    declarations: string,
+    declarations: string | ScopedDeclarations,
     options: { lint?: boolean; form?: ProgramForm; contract?: ContractDeclarations } = {},
   ): Promise<Diagnostic[]> {
     if (this.#closed) return Promise.reject(new Error("TypeChecker is closed; create a new one to check programs."));
+    if (typeof declarations !== "string") {
+      return this.#referencesOf(source, options.form ?? "body").then((references) =>
+        this.check(source, declarations.select(references, options.contract ?? NO_CONTRACT), options),
+      );
+    }
     const content: CheckContent = {
       source,
       declarations,
@@ -134,7 +158,8 @@ export class TypeChecker {
       return underway.then((diagnostics) => [...diagnostics]);
     }
     const checking = new Promise<Diagnostic[]>((resolve, reject) => {
-      this.#queue.push({ request: { id: this.#nextId++, ...content }, resolve, reject, attempts: 0 });
+      const request = { id: this.#nextId++, kind: "check" as const, ...content };
+      this.#queue.push({ request, resolve: (answer) => resolve(answer.diagnostics), reject, attempts: 0 });
       this.#pump();
     });
     this.#underway.set(key, checking);
@@ -146,6 +171,33 @@ export class TypeChecker {
       () => this.#underway.delete(key),
     );
     return checking.then((diagnostics) => [...diagnostics]);
+  }
+
+  /** What `source` reads of `tools`, from the worker (a syntax-tree walk) or remembered. */
+  #referencesOf(source: string, form: ProgramForm): Promise<ToolReferences> {
+    // Hashed: the map must not hold 256 programs' text a second time.
+    const key = createHash("sha256").update(`${form}\0`).update(source).digest("base64");
+    const known = this.#references.get(key);
+    if (known !== undefined) {
+      this.#references.delete(key);
+      this.#references.set(key, known);
+      return Promise.resolve(known);
+    }
+    return new Promise<ToolReferences>((resolve, reject) => {
+      const request = { id: this.#nextId++, kind: "references" as const, source, form };
+      const found = (answer: Answer): void => {
+        const references = answer.references ?? WHOLE_CATALOG;
+        this.#references.set(key, references);
+        while (this.#references.size > MAX_REMEMBERED_REFERENCES) {
+          const oldest = this.#references.keys().next();
+          if (oldest.done === true) break;
+          this.#references.delete(oldest.value);
+        }
+        resolve(references);
+      };
+      this.#queue.push({ request, resolve: found, reject, attempts: 0 });
+      this.#pump();
+    });
   }
 
   /** Stops the worker; checks still queued or running reject. Idempotent. */
@@ -178,7 +230,11 @@ export class TypeChecker {
     this.#inFlight = next;
     this.#timer = setTimeout(() => this.#timeOut(next), this.#timeoutMs);
     this.#timer.unref();
-    this.#checked += 1;
+    if (next.request.kind === "references") this.#referenceScans += 1;
+    else {
+      this.#checked += 1;
+      this.#declarationChars += next.request.declarations.length;
+    }
     next.attempts += 1;
     worker.postMessage(next.request);
   }
@@ -233,7 +289,7 @@ export class TypeChecker {
     if (pending === undefined || pending.request.id !== response.id) return;
     this.#inFlight = undefined;
     clearTimeout(this.#timer);
-    if (response.ok) pending.resolve(response.diagnostics);
+    if (response.ok) pending.resolve(response);
     else if (response.kind === "config" && response.code !== "INTERNAL_ERROR") {
       pending.reject(new SwitchyardError(response.code, response.message, response.details));
     } else pending.reject(new Error(`The type checker failed: ${response.message}`));

@@ -202,6 +202,8 @@ class ProgramRun {
         durable: this.#options.durable?.determinism,
       },
       this.#options.inputJson,
+      // A resumed durable run's guest answers its replay from the journal itself, chunk by chunk.
+      this.#bridge.replayChunk(),
     );
     this.#execution = this.#options.executor.execute(
       { script: this.#program.script, limits: { wallTimeMs, cpuTimeMs, memoryLimitMb } },

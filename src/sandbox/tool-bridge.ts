@@ -24,7 +24,16 @@ import {
   encodeCallFailure,
   encodeCallSuccess,
   encodeClockPair,
+  decodeReplayLog,
+  encodeReplayEntry,
+  isReplayLog,
   MAX_TOOL_PATH_CHARS,
+  REPLAY_LIVE,
+  REPLAY_MORE,
+  REPLAY_OVER,
+  REPLAY_TICK,
+  REPLAY_WAIT_MARK,
+  replayMarkOf,
   SEARCH_PATH,
 } from "../../runtime/wire.js";
 import type { CrossingJournal } from "../durable/crossing-journal.js";
@@ -104,6 +113,14 @@ interface CallSlot {
  */
 export const BLOCKING_GRACE_MS = 2;
 
+/**
+ * Crossings, and characters of their answers, one chunk of a replay carries into the isolate at
+ * most (at least one crossing, however large): the guest holds one chunk at a time, inside its
+ * memory limit, and hands its log over for checking at the end of each.
+ */
+const REPLAY_CHUNK_CROSSINGS = 4_096;
+const REPLAY_CHUNK_CHARS = 1_048_576;
+
 /** Codes the guest may give a call it refused; anything else is recorded as INPUT_INVALID. */
 const GUEST_REFUSAL_CODES: ReadonlySet<string> = new Set<CallErrorCode>([
   "INPUT_INVALID",
@@ -148,6 +165,18 @@ export class ToolBridge {
   /** True while journaled crossings remain to be answered from the journal. */
   #replaying = false;
   #diverged = false;
+  /** Calls answered from the journal so far. */
+  #replayedCalls = 0;
+  /**
+   * The guest answers the replay from chunks and sends its log (`replayChunk`): waits get a tick,
+   * logs are checked here. Off once the journal is used up or the replay has diverged.
+   */
+  #guestReplay = false;
+  /** While a replay log is checked: the journal ran out, and the log must end there. */
+  #checkingLog = false;
+  #exhausted = false;
+  /** The crossing number the guest's next `wait` takes: a wait of the replay the journal had not answered. */
+  #adoptedWait: number | undefined;
   /** Crossings that arrived during the replay and wait for their journaled turn. */
   readonly #held = new Map<number, Crossing & { readonly answer: (text: string) => void }>();
   /** Requests the journal has no answer for (in flight at the crash): started when the replay is over. */
@@ -159,6 +188,18 @@ export class ToolBridge {
     this.#options = options;
     this.#durable = options.durable;
     this.#replaying = options.durable?.next() !== undefined;
+  }
+
+  /**
+   * A resumed durable run's first chunk of journaled crossings (JSON, see `encodeReplayEntry`) for
+   * the guest's config, or undefined when there is nothing to replay. From this call on the guest
+   * answers the replay itself and hands its log over; every crossing of it is checked here (tool,
+   * input hash, order) before any live call runs, exactly as a crossing sent to the host would be.
+   */
+  replayChunk(): string | undefined {
+    if (this.#durable === undefined || !this.#replaying || this.#diverged) return undefined;
+    this.#guestReplay = true;
+    return this.#chunk();
   }
 
   /** Whether a durable run is still answering from its journal (false for a plain run). */
@@ -205,7 +246,8 @@ export class ToolBridge {
    * the answers of a batch sent ahead are kept for the next crossing, which answers them.
    */
   submit = (batchText: unknown): string | Promise<string> => {
-    if (this.#durable !== undefined) return this.#submitDurable(batchText);
+    if (this.#durable !== undefined)
+      return isReplayLog(batchText) ? this.#checkReplayLog(batchText) : this.#submitDurable(batchText);
     const batch = decodeCallBatch(batchText);
     // Only a damaged guest runtime sends this; it still leaves a record.
     if (batch === undefined)
@@ -228,7 +270,11 @@ export class ToolBridge {
   /** Resolves with the answers of calls that finished since the last answer, as soon as there is one. */
   wait = (): Promise<string> => {
     if (this.#closed) return Promise.resolve(encodeCallAnswers([]));
-    const k = this.#crossings++;
+    // The guest's replay asks only for the turn of a task; its waits cross in its log.
+    if (this.#guestReplay) return Promise.resolve(REPLAY_TICK);
+    const adopted = this.#adoptedWait;
+    this.#adoptedWait = undefined;
+    const k = adopted ?? this.#crossings++;
     if (this.#replaying) return this.#arriveInReplay({ k, kind: "wait" }) as Promise<string>;
     // One wait is outstanding at a time; a second one takes over, the first gets nothing.
     const displaced = this.#waiter;
@@ -308,6 +354,7 @@ export class ToolBridge {
       programId: this.#options.programId,
       idempotencyKey: this.#durable === undefined ? undefined : `${this.#durable.runId}:${slot.number + 1}`,
     };
+    this.#durable?.callMade(callId, slot.number + 1);
     if (this.#resultsFull) {
       // Backpressure: while the answers waiting for the guest fill their budget, a call is not
       // started (its arguments count as in flight); it starts once the guest has taken answers.
@@ -585,8 +632,11 @@ export class ToolBridge {
     return this.#options.runRequests?.has(path) === true;
   }
 
-  #keyOf(request: CallRequest): RequestKey {
-    const n = this.#isRunRequest(request.path) ? undefined : this.#calls + 1;
+  /** Tool and input hash of a request; `n` its position (the next call's by default; undefined for the run's own). */
+  #keyOf(
+    request: CallRequest,
+    n: number | undefined = this.#isRunRequest(request.path) ? undefined : this.#calls + 1,
+  ): RequestKey {
     const text = request.kind === "call" ? request.argsJson : `refused\0${request.code}\0${request.reason}`;
     return { tool: request.path, hash: hashInput(text), n };
   }
@@ -621,8 +671,115 @@ export class ToolBridge {
     };
   }
 
+  /**
+   * A replay log: each crossing the guest answered from its chunk, checked in arrival order as if
+   * it had crossed (its answer, the journal's, is dropped: the guest has it). Answers the next
+   * chunk, REPLAY_LIVE when the journal is used up (the run goes live), or REPLAY_OVER when the
+   * replay diverged (the run ends). A log that goes past the journal diverges before anything live
+   * starts; a log sent when the guest is not replaying changes nothing.
+   */
+  #checkReplayLog(text: string): string {
+    if (!this.#guestReplay) return this.#diverged || this.#closed || this.#replaying ? REPLAY_OVER : REPLAY_LIVE;
+    const log = decodeReplayLog(text);
+    if (log === undefined) {
+      this.#divergeWith(this.#crossings, "a replay log the host could not read", undefined);
+      return this.#endGuestReplay(REPLAY_OVER);
+    }
+    this.#checkingLog = true;
+    try {
+      const { crossings } = log;
+      for (let at = 0; at < crossings.length; at++) {
+        const crossing = crossings[at]!;
+        if (this.#diverged) break;
+        // Past the journal's end, the guest answers nothing; its last wait waits for live answers.
+        if (this.#exhausted && !(crossing === "" && at === crossings.length - 1)) {
+          this.#divergeWith(this.#crossings, "a crossing after the journal's last", "no more crossings");
+          break;
+        }
+        if (crossing === "") this.#arriveInReplay({ k: this.#crossings++, kind: "wait" });
+        else this.#replayLogged(crossing);
+      }
+    } finally {
+      this.#checkingLog = false;
+    }
+    if (!this.#diverged && log.flag === "unanswerable") {
+      this.#divergeWith(this.#crossings - 1, "a crossing its replay could not answer", this.#describeNext());
+    }
+    if (!this.#diverged && log.flag === "idle" && !this.#exhausted) {
+      // Every turn of the program has run, waiting for answers; the journal answers other crossings first.
+      this.#divergeWith(this.#crossings, "nothing more while it waits for answers", this.#describeNext());
+    }
+    if (this.#diverged) return this.#endGuestReplay(REPLAY_OVER);
+    if (this.#exhausted) {
+      this.#exhausted = false;
+      this.#goLive();
+    }
+    if (!this.#replaying) return this.#endGuestReplay(REPLAY_LIVE);
+    return `${REPLAY_MORE}${this.#chunk()}`;
+  }
+
+  #endGuestReplay(answer: string): string {
+    this.#guestReplay = false;
+    return answer;
+  }
+
+  /** The journal's next crossing, as a divergence names it. */
+  #describeNext(): string {
+    const line = this.#durable!.next();
+    if (line === undefined) return "no more crossings";
+    if (line.kind === "wait") return `the answers of wait ${line.k + 1}`;
+    return `a ${line.kind} crossing of ${line.count ?? 0} request(s) from index ${line.first ?? 0}`;
+  }
+
+  /** The journal's next crossings, from the cursor, as a chunk (see REPLAY_CHUNK_CROSSINGS). */
+  #chunk(): string {
+    const durable = this.#durable!;
+    let text = "[";
+    for (let ahead = 0; ahead < REPLAY_CHUNK_CROSSINGS; ahead++) {
+      const line = durable.peek(ahead);
+      if (line === undefined) break;
+      const envelopes = line.kind === "later" ? [] : line.answers.map((journaled) => journaled.e ?? "");
+      const mark = line.kind === "wait" ? REPLAY_WAIT_MARK : replayMarkOf(line.kind);
+      const entry = encodeReplayEntry(line.k, mark, line.first ?? -1, line.count ?? -1, line.nowMs, envelopes);
+      if (ahead > 0 && text.length + entry.length > REPLAY_CHUNK_CHARS) break;
+      text += ahead === 0 ? entry : `,${entry}`;
+    }
+    return `${text}]`;
+  }
+
   /** A submit the journal may hold: each request checked against its journaled answer, none started. */
   #replaySubmit(crossing: Crossing, requests: readonly CallRequest[]): string | Promise<string> {
+    if (!this.#checkReplayed(crossing, requests)) return encodeCallAnswers([]);
+    return this.#arriveInReplay(crossing);
+  }
+
+  /** A crossing of a replay log (the guest answered it from its chunk): checked, recorded, its place taken. */
+  #replayLogged(text: string): void {
+    const k = this.#crossings++;
+    const batch = decodeCallBatch(text);
+    if (batch === undefined) {
+      this.#divergeWith(k, "a batch the host could not read", undefined);
+      return;
+    }
+    const crossing: Crossing = { k, kind: batch.answer, first: this.#sequence, count: batch.requests.length };
+    if (!this.#checkReplayed(crossing, batch.requests)) return;
+    const durable = this.#durable!;
+    // Most crossings are the journal's next with nothing held: their turn is now.
+    if (this.#held.size === 0 && durable.next()?.k === k) {
+      durable.advance();
+      this.#pump();
+      return;
+    }
+    this.#arriveInReplay(crossing);
+  }
+
+  /**
+   * Checks a crossing of the replay against the journal: its kind and requests, then each request's
+   * tool and input hash against its journaled answer, whose record it takes (marked replayed). A
+   * request the journal has no answer for (in flight at the crash) is made live once the replay is
+   * over. False when it diverged (the run ends REPLAY_DIVERGED with both sides).
+   */
+  #checkReplayed(crossing: Crossing, requests: readonly CallRequest[]): boolean {
     const durable = this.#durable!;
     const entry = durable.crossing(crossing.k);
     if (
@@ -631,37 +788,39 @@ export class ToolBridge {
     ) {
       const journaled = `a ${entry.kind} crossing of ${entry.count ?? 0} request(s) from index ${entry.first ?? 0}`;
       const made = `a ${crossing.kind} crossing of ${crossing.count ?? 0} request(s) from index ${crossing.first ?? 0}`;
-      return this.#divergeWith(crossing.k, made, journaled);
+      this.#divergeWith(crossing.k, made, journaled);
+      return false;
     }
     for (const request of requests) {
       const isRun = this.#isRunRequest(request.path);
-      const key = this.#keyOf(request);
       const slot = isRun ? { index: this.#sequence++, number: -1 } : this.#nextSlot();
       const journaled = durable.answer(slot.index);
+      // The run's own requests ($timer, $budget) are checked by path: their input is the run's.
+      const key = isRun ? { tool: request.path, hash: "", n: undefined } : this.#keyOf(request, slot.number + 1);
       if (journaled === undefined) {
         // In flight when the journal ended: made again, live, once the replay is over.
-        this.#keys.set(slot.index, key);
+        this.#keys.set(slot.index, isRun ? this.#keyOf(request, undefined) : key);
         this.#deferred.push({ request, slot });
         continue;
       }
       if (journaled.tool !== key.tool || (!isRun && journaled.h !== key.hash)) {
-        return this.#divergeWith(
+        this.#divergeWith(
           crossing.k,
           `tools.${key.tool} with input ${key.hash}`,
           `tools.${journaled.tool} with input ${journaled.h}`,
           key.n,
         );
+        return false;
       }
       if (!isRun) this.#replayRecord(slot, journaled);
     }
-    return this.#arriveInReplay(crossing);
+    return true;
   }
 
   /** A replayed call's record, as journaled and marked `replayed`, with its trace events. */
   #replayRecord(slot: CallSlot, journaled: JournaledAnswer): void {
-    const id = this.#callId(slot);
     const base: CallRecord = journaled.r ?? {
-      id,
+      id: this.#callId(slot),
       tool: journaled.tool,
       caller: "program",
       status: "ok",
@@ -670,6 +829,8 @@ export class ToolBridge {
       bytesOut: 0,
     };
     const record: CallRecord = { ...base, replayed: true };
+    const { id } = record;
+    this.#replayedCalls++;
     this.#records[slot.index] = record;
     if (record.status === "ok") this.#bytesIn += record.bytesOut;
     const { trace } = this.#options.pipeline;
@@ -725,11 +886,19 @@ export class ToolBridge {
     while (this.#replaying && !this.#diverged) {
       const line = durable.next();
       if (line === undefined) {
-        this.#goLive();
+        // Within a replay log, the log must end here too: live only once it is checked whole.
+        if (this.#checkingLog) this.#exhausted = true;
+        else this.#goLive();
         return;
       }
       const held = this.#held.get(line.k);
       if (held === undefined) return;
+      if ((held.kind === "wait") !== (line.kind === "wait")) {
+        // A wait where the journal holds a batch (or the reverse): the batch's calls would go unchecked.
+        const made = held.kind === "wait" ? "a wait for answers" : `a ${held.kind} crossing`;
+        this.#divergeWith(line.k, made, line.kind === "wait" ? "a wait for answers" : `a ${line.kind} crossing`);
+        return;
+      }
       this.#held.delete(line.k);
       durable.advance();
       const envelopes = line.answers.map((journaled) => journaled.e ?? "");
@@ -740,11 +909,16 @@ export class ToolBridge {
   /** The journal is used up: calls it had no answer for start now, and held crossings are answered live. */
   #goLive(): void {
     this.#replaying = false;
-    this.#durable!.goneLive();
+    this.#durable!.goneLive(this.#replayedCalls);
     const held = [...this.#held.values()];
     this.#held.clear();
     for (const crossing of held) {
       if (crossing.kind !== "wait") continue;
+      // The guest's wait of the replay: its next real `wait` is this crossing.
+      if (this.#guestReplay) {
+        this.#adoptedWait = crossing.k;
+        continue;
+      }
       this.#waiter = crossing.answer;
       this.#waiterCrossing = crossing.k;
     }

@@ -157,56 +157,120 @@ export function generateToolDeclarations(tools: readonly DeclarationTool[]): str
   return tools.length === 0 ? "" : renderDeclarations(tools, "");
 }
 
+/** A tool's types and its method inside `declare const tools`, as one declaration text holds them. */
+export interface ToolDeclarationMember {
+  /** `tools.<namespaceIdentifier>`; undefined for a bare tool. */
+  readonly namespaceIdentifier: string | undefined;
+  readonly types: readonly string[];
+  /** The method with its JSDoc, indented for its place. */
+  readonly method: string;
+}
+
+/**
+ * One tool rendered for a declaration text, in both forms the text's observed-types budget can
+ * ask for. Its type names are those `takenNames` left free, so a part depends on the tools
+ * rendered before it only through the names they took.
+ */
+export interface ToolDeclarationPart {
+  /** With its observed output type (when it has one). */
+  readonly member: ToolDeclarationMember;
+  /** Characters its observed output type takes from the budget; 0 when it declares its type or has none. */
+  readonly observedChars: number;
+  /** Without its observed output type, its doc saying why: set when `observedChars` > 0. */
+  readonly withoutObserved: ToolDeclarationMember | undefined;
+}
+
+/**
+ * Renders one tool's part of a declaration text, taking its type names from `takenNames`
+ * (seed a new set with `reservedTypeNames()`). Parts rendered in catalog order into one set,
+ * budgeted by `fitObservedTypes` and joined by `assembleDeclarations` make `generateDeclarations`.
+ */
+export function renderToolPart(tool: DeclarationTool, takenNames: Set<string>): ToolDeclarationPart {
+  const baseName = toTypeName(tool.namespaceIdentifier ?? "", tool.localIdentifier);
+  const input = schemaToTypeScript(tool.inputSchema, { rootName: `${baseName}Input`, takenNames });
+  const output = outputTypeOf(tool, baseName, takenNames);
+  const docLines = methodDocLines(tool);
+  const indent = tool.namespaceIdentifier === undefined ? INDENT : INDENT + INDENT;
+  const parameter = `input${requiresInput(tool.inputSchema) ? "" : "?"}: ${input.name}`;
+  const memberWith = (outputName: string, lines: readonly string[], types: readonly string[]) => {
+    const signature = `${tool.localIdentifier}(${parameter}): Promise<${outputName}>;`;
+    const doc = formatJsDoc(lines, indent);
+    const method = doc === "" ? `${indent}${signature}` : `${doc}\n${indent}${signature}`;
+    return { namespaceIdentifier: tool.namespaceIdentifier, types, method };
+  };
+  const member = memberWith(output?.name ?? "any", docLines, [...input.declarations, ...(output?.declarations ?? [])]);
+  if (output === undefined || tool.outputSchema !== undefined) {
+    return { member, observedChars: 0, withoutObserved: undefined };
+  }
+  const note = `Its observed result type is not shown: the observed types before it fill this text's ${MAX_OBSERVED_TYPES_CHARS.toLocaleString("en-US")} characters.`;
+  return {
+    member,
+    observedChars: output.declarations.reduce((sum, text) => sum + text.length, 0),
+    withoutObserved: memberWith("any", [...docLines, "", note], input.declarations),
+  };
+}
+
+/** A new set of the names no tool's type may take (RUNTIME_DECLARATIONS' and the lib's). */
+export function reservedTypeNames(): Set<string> {
+  return new Set(RESERVED_TYPE_NAMES);
+}
+
+/**
+ * Which parts keep their observed output type within one text's budget
+ * (`MAX_OBSERVED_TYPES_CHARS`), in order: true where it is shown.
+ */
+export function fitObservedTypes(parts: readonly ToolDeclarationPart[]): boolean[] {
+  let observedCharsLeft = MAX_OBSERVED_TYPES_CHARS;
+  return parts.map((part) => {
+    if (part.observedChars === 0) return true;
+    if (part.observedChars > observedCharsLeft) return false;
+    observedCharsLeft -= part.observedChars;
+    return true;
+  });
+}
+
 type RootEntry = { readonly namespace: string; readonly methods: string[] } | { readonly method: string };
 
-function renderDeclarations(tools: readonly DeclarationTool[], toolsTypePrefix: string): string {
-  const takenNames = new Set(RESERVED_TYPE_NAMES);
+/**
+ * Joins members into one declaration text: every member's types, then `declare const tools`
+ * with namespaces and bare tools in first-seen order.
+ */
+export function assembleDeclarations(
+  members: readonly ToolDeclarationMember[],
+  toolsTypePrefix = "ToolsRuntime & ",
+): string {
   const typeDeclarations: string[] = [];
   const root: RootEntry[] = [];
   const namespaces = new Map<string, string[]>();
-  let observedCharsLeft = MAX_OBSERVED_TYPES_CHARS;
-
-  for (const tool of tools) {
-    const baseName = toTypeName(tool.namespaceIdentifier ?? "", tool.localIdentifier);
-    const input = schemaToTypeScript(tool.inputSchema, { rootName: `${baseName}Input`, takenNames });
-    let output = outputTypeOf(tool, baseName, takenNames);
-    const docLines = methodDocLines(tool);
-    if (output !== undefined && tool.outputSchema === undefined) {
-      const chars = output.declarations.reduce((sum, text) => sum + text.length, 0);
-      if (chars > observedCharsLeft) {
-        output = undefined;
-        docLines.push(
-          "",
-          `Its observed result type is not shown: the observed types before it fill this text's ${MAX_OBSERVED_TYPES_CHARS.toLocaleString("en-US")} characters.`,
-        );
-      } else observedCharsLeft -= chars;
-    }
-    typeDeclarations.push(...input.declarations, ...(output?.declarations ?? []));
-
-    const indent = tool.namespaceIdentifier === undefined ? INDENT : INDENT + INDENT;
-    const parameter = `input${requiresInput(tool.inputSchema) ? "" : "?"}: ${input.name}`;
-    const signature = `${tool.localIdentifier}(${parameter}): Promise<${output?.name ?? "any"}>;`;
-    const doc = formatJsDoc(docLines, indent);
-    const method = doc === "" ? `${indent}${signature}` : `${doc}\n${indent}${signature}`;
-
-    if (tool.namespaceIdentifier === undefined) {
-      root.push({ method });
+  for (const member of members) {
+    typeDeclarations.push(...member.types);
+    if (member.namespaceIdentifier === undefined) {
+      root.push({ method: member.method });
       continue;
     }
-    let methods = namespaces.get(tool.namespaceIdentifier);
+    let methods = namespaces.get(member.namespaceIdentifier);
     if (methods === undefined) {
       methods = [];
-      namespaces.set(tool.namespaceIdentifier, methods);
-      root.push({ namespace: tool.namespaceIdentifier, methods });
+      namespaces.set(member.namespaceIdentifier, methods);
+      root.push({ namespace: member.namespaceIdentifier, methods });
     }
-    methods.push(method);
+    methods.push(member.method);
   }
-
-  const members = root.map((entry) =>
+  const entries = root.map((entry) =>
     "method" in entry ? entry.method : `${INDENT}${entry.namespace}: {\n${entry.methods.join("\n")}\n${INDENT}};`,
   );
-  const toolsType = members.length === 0 ? "{}" : `{\n${members.join("\n")}\n}`;
+  const toolsType = entries.length === 0 ? "{}" : `{\n${entries.join("\n")}\n}`;
   return `${[...typeDeclarations, `declare const tools: ${toolsTypePrefix}${toolsType};`].join("\n\n")}\n`;
+}
+
+function renderDeclarations(tools: readonly DeclarationTool[], toolsTypePrefix: string): string {
+  const takenNames = reservedTypeNames();
+  const parts = tools.map((tool) => renderToolPart(tool, takenNames));
+  const shown = fitObservedTypes(parts);
+  return assembleDeclarations(
+    parts.map((part, index) => (shown[index] === true ? part.member : (part.withoutObserved ?? part.member))),
+    toolsTypePrefix,
+  );
 }
 
 /** The declared output type; else the observed one; else none (the method resolves to `any`). */

@@ -91,8 +91,23 @@ export function schemaToTypeScript(schema: JsonSchema, options: SchemaToTypeScri
  * identifier (see `toIdentifier`), possibly empty.
  */
 export function toTypeName(...parts: readonly string[]): string {
-  const words = parts.flatMap((part) => part.split(/[^A-Za-z0-9]+/)).filter((word) => word !== "");
-  return toIdentifier(words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join(""));
+  // One pass over the characters: a check derives the base name of every tool of the catalog
+  // (5,000 at a time), and splitting with a regular expression cost ~20 µs a name.
+  let joined = "";
+  for (const part of parts) {
+    let wordStart = true;
+    for (let at = 0; at < part.length; at++) {
+      const code = part.charCodeAt(at);
+      const lower = code >= 97 && code <= 122;
+      if (!(lower || (code >= 65 && code <= 90) || (code >= 48 && code <= 57))) {
+        wordStart = true;
+        continue;
+      }
+      joined += wordStart && lower ? String.fromCharCode(code - 32) : part.charAt(at);
+      wordStart = false;
+    }
+  }
+  return toIdentifier(joined);
 }
 
 interface RenderState {

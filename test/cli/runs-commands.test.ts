@@ -67,6 +67,28 @@ describe("switchyard runs", () => {
     expect((await cli(["runs", "show", "cli-refunds"])).stdout).toMatch(/^cli-refunds {2}ended ok {2}4 calls/);
   }, 180_000);
 
+  it("shows a run as a readable summary whose journaled error cannot write to the terminal, and its records with --json", async () => {
+    const program = 'await tools.shop.order({ id: 1 }); throw new Error("bad\\u001b[2J\\nline");';
+    writeFileSync(join(work, "fails.ts"), program);
+    writeFileSync(join(work, "plain.config.json"), JSON.stringify({ tools: [TOOLS] }));
+    const failed = await cli(["run", "fails.ts", "--config", "plain.config.json", "--durable", "cli-fails"]);
+    expect(failed.code, failed.stderr).toBe(1);
+    const shown = await cli(["runs", "show", "cli-fails"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^cli-fails {2}ended RUNTIME_ERROR {2}1 calls/);
+    expect(shown.stdout).toMatch(/^ {2}program: sha256:[0-9a-f]{32}$/m);
+    expect(shown.stdout).toContain("  calls: 1 made live, none replayed");
+    expect(shown.stdout).toMatch(/^ {2}last error: RUNTIME_ERROR: Error: bad \[2J line/m);
+    // Neither the escape nor the newline of the program's message reaches the terminal.
+    expect(shown.stdout).not.toContain("\u001b");
+    const records = JSON.parse((await cli(["runs", "show", "cli-fails", "--json"])).stdout) as {
+      header: { source: string };
+      entries: { t: string }[];
+    };
+    expect(records.header.source).toBe(program);
+    expect(records.entries.map((entry) => entry.t)).toEqual(["x", "end"]);
+  }, 60_000);
+
   it("refuses a run id that would leave the folder, before touching a file", async () => {
     const result = await cli(["runs", "show", "../../etc/passwd"]);
     expect(result.code).toBe(2);

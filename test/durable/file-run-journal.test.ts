@@ -3,12 +3,14 @@
 // of one run, a journal planted as a symbolic link, and retention. Real files, real isolates.
 
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileRunJournal } from "../../src/durable/file-run-journal.js";
+import { hashInput } from "../../src/durable/hash-input.js";
+import { summarizeJournal } from "../../src/durable/summarize-journal.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { Switchyard } from "../../src/switchyard.js";
 
@@ -227,5 +229,76 @@ describe("the file journal store", () => {
     expect(await store.prune()).toEqual(["drop"]);
     expect((await store.list()).map((run) => run.id)).toEqual(["keep"]);
     expect(existsSync(join(store.folder, "drop.jsonl"))).toBe(false);
+  });
+
+  it("prunes an expired journal by its header alone, though a later line is damaged", async () => {
+    const store = createStore();
+    const { yard } = createYard(store);
+    await yard.run(THREE, { durable: { id: "old", retentionMs: 1 } });
+    await yard.run(THREE, { durable: { id: "fresh", retentionMs: 60_000 } });
+    // Damage after the header: read() refuses it, but its expiry is in the first line.
+    appendFileSync(join(store.folder, "old.jsonl"), "not json\n");
+    appendFileSync(join(store.folder, "fresh.jsonl"), "not json\n");
+    await expect(store.read("old")).rejects.toMatchObject({ code: "JOURNAL_INVALID" });
+    expect((await store.readHeader("old"))?.source).toBe(THREE);
+    expect(await store.prune(Date.now() + 10)).toEqual(["old"]);
+    expect(existsSync(join(store.folder, "old.jsonl"))).toBe(false);
+    expect(existsSync(join(store.folder, "fresh.jsonl"))).toBe(true);
+  });
+
+  it("summarizes a resumed run: calls journaled and replayed, resumes, program hash, last error", async () => {
+    const store = createStore();
+    const { yard, calls } = createYard(store);
+    const failing = `${THREE.replace("return out;", "")} throw new Error("page 3 was empty");`;
+    const first = await yard.run(failing, { durable: { id: "summed" } });
+    expect(first.error?.code).toBe("RUNTIME_ERROR");
+    // A crash after the second call: the header and two crossings are left.
+    const path = join(store.folder, "summed.jsonl");
+    const lines = readFileSync(path, "utf8")
+      .split("\n")
+      .filter((line) => line !== "");
+    writeFileSync(path, `${lines.slice(0, 3).join("\n")}\n`);
+    const before = calls();
+    await yard.run(failing, { durable: { id: "summed" } });
+    expect(calls() - before).toBe(1);
+    const journal = await store.read("summed");
+    const summary = summarizeJournal(journal!);
+    expect(summary).toMatchObject({
+      state: "ended",
+      calls: 3,
+      replayedCalls: 2,
+      resumes: 1,
+      ok: false,
+      code: "RUNTIME_ERROR",
+      programHash: hashInput(failing),
+    });
+    expect(summary.message).toContain("page 3 was empty");
+  });
+
+  it("replays a journal larger than one chunk, chunk after chunk, and goes live where it was cut", async () => {
+    const store = createStore();
+    // 30 answers of 100 KB: a chunk carries about 1 MB, so the replay takes several.
+    const { yard, calls } = createYard(store, 100_000);
+    const source =
+      "let total = 0; for (let n = 0; n < 30; n++) total += (await tools.data.blob({ n })).text.length; return total;";
+    const first = await yard.run(source, { durable: { id: "chunked" } });
+    expect(first.output).toBe(3_000_000);
+    // Each answer is over the inline limit: stored apart, read back whole for the replay.
+    expect((await readdir(store.spillFolderOf("chunked"))).length).toBe(30);
+    const path = join(store.folder, "chunked.jsonl");
+    const lines = readFileSync(path, "utf8")
+      .split("\n")
+      .filter((line) => line !== "");
+    // A crash after 25 crossings: the header and 25 lines are left.
+    writeFileSync(path, `${lines.slice(0, 26).join("\n")}\n`);
+    const before = calls();
+    const resumed = await yard.run(source, { durable: { id: "chunked" } });
+    expect(resumed.ok, resumed.error?.message).toBe(true);
+    expect(resumed.output).toBe(3_000_000);
+    expect(calls() - before).toBe(5);
+    expect(resumed.calls.map((call) => call.replayed === true)).toEqual([
+      ...Array.from({ length: 25 }, () => true),
+      ...Array.from({ length: 5 }, () => false),
+    ]);
   });
 });

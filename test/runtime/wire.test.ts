@@ -25,6 +25,12 @@ import {
   readLogLines,
   stackFrames,
   writeLogLine,
+  decodeReplayLog,
+  encodeReplayEntry,
+  encodeReplayLog,
+  encodeReplayLogField,
+  isReplayLog,
+  readAnswerList,
 } from "../../runtime/wire.js";
 
 const request: fc.Arbitrary<CallRequest> = fc.oneof(
@@ -273,5 +279,41 @@ describe("the guest config on the wire", () => {
   it("sends only the limits, whatever else the host object carries", () => {
     const withExtra = { ...LIMITS, secret: "host-only" } as typeof LIMITS;
     expect(decodeGuestConfig(encodeGuestConfig(withExtra))).toEqual(LIMITS);
+  });
+});
+
+describe("the replay log and chunks of a durable run", () => {
+  it("round-trips any crossings and flag through a replay log, and reads nothing malformed", () => {
+    const flags = ["more", "idle", "unanswerable"] as const;
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: "binary" })), fc.constantFrom(...flags), (crossings, flag) => {
+        const text = encodeReplayLog(flag, crossings.map(encodeReplayLogField).join(""));
+        expect(isReplayLog(text)).toBe(true);
+        expect(decodeReplayLog(text)).toEqual({ flag, crossings });
+      }),
+    );
+    expect(decodeReplayLog("v?3:abc")).toBeUndefined();
+    expect(decodeReplayLog("v.9:abc")).toBeUndefined();
+    expect(decodeReplayLog("v.3abc")).toBeUndefined();
+    // No call batch is a replay log.
+    expect(isReplayLog(encodeCallBatch({ answer: "now", requests: [] }))).toBe(false);
+  });
+
+  it("reads a chunk entry's answer as the guest reads a crossing's answer", () => {
+    const envelopes = [encodeCallSuccess(3, '{"a":1}'), encodeCallFailure(4, "r.5", "NOT_FOUND", "gone")];
+    const entry = JSON.parse(encodeReplayEntry(7, "n", 3, 2, 1234, envelopes)) as unknown[];
+    expect(entry.slice(0, 4)).toEqual([7, "n", 3, 2]);
+    const seen: unknown[] = [];
+    readAnswerList(
+      entry[4] as unknown[],
+      (index, value) => seen.push(["ok", index, value]),
+      (index, failure) => seen.push(["failed", index, failure.code]),
+      (nowMs) => seen.push(["clock", nowMs]),
+    );
+    expect(seen).toEqual([
+      ["clock", 1234],
+      ["ok", 3, { a: 1 }],
+      ["failed", 4, "NOT_FOUND"],
+    ]);
   });
 });

@@ -6,6 +6,7 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import type { JsonSchema } from "../../src/contract.js";
 import { MAX_SCHEMA_DEPTH, schemaToTypeScript, toTypeName } from "../../src/schema/schema-to-typescript.js";
+import { toIdentifier } from "../../src/schema/to-identifier.js";
 import { compileTypeScript, formatDiagnostics } from "../helpers/compile-typescript.js";
 import { corpus } from "./corpus.js";
 
@@ -128,5 +129,50 @@ describe("toTypeName", () => {
     expect(toTypeName("get-weather")).toBe("GetWeather");
     expect(toTypeName("3d", "model")).toBe("_3dModel");
     expect(toTypeName("日本")).toBe("");
+  });
+
+  it("names exactly as splitting on non-alphanumerics does, for any characters", () => {
+    // The definition the one-pass version must keep: names are compared across catalogs and texts.
+    const bySplitting = (...parts: string[]) =>
+      toIdentifier(
+        parts
+          .flatMap((part) => part.split(/[^A-Za-z0-9]+/))
+          .filter((word) => word !== "")
+          .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+          .join(""),
+      );
+    const alphabet = [
+      "a",
+      "z",
+      "A",
+      "Z",
+      "0",
+      "9",
+      "_",
+      "-",
+      ".",
+      " ",
+      "$",
+      "é",
+      "ß",
+      "日",
+      "\u{1F600}",
+      "\u0000",
+      "`",
+    ];
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed;
+    };
+    for (let round = 0; round < 5_000; round++) {
+      const parts = Array.from({ length: 1 + (next() % 3) }, () =>
+        Array.from({ length: next() % 9 }, () => alphabet[next() % alphabet.length]).join(""),
+      );
+      expect(toTypeName(...parts), JSON.stringify(parts)).toBe(bySplitting(...parts));
+    }
+    for (const word of ["constructor", "__proto__", "then", "delete", "class"]) {
+      expect(toTypeName(word)).toBe(bySplitting(word));
+    }
   });
 });
