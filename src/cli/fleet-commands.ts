@@ -29,6 +29,8 @@ interface WorkerFlags extends FleetFlags {
   readonly workers?: string;
   readonly graceMs: string;
   readonly lockMs: string;
+  /** commander sets false for `--no-durable`. */
+  readonly durable: boolean;
 }
 
 function fleetOf(flags: FleetFlags): { redis: string; queue?: string } {
@@ -60,6 +62,7 @@ export function registerFleetCommands(program: Command): void {
       "a job's lock; a worker that dies has its jobs run elsewhere after about this long",
       "30000",
     )
+    .option("--no-durable", "run jobs without a journal: a retried job makes every call again (at least once)")
     .action(async (options: WorkerFlags) => {
       const stop = processInterrupts().claim();
       const workers = options.workers === undefined ? undefined : nonNegativeInteger(options.workers, "--workers");
@@ -71,6 +74,7 @@ export function registerFleetCommands(program: Command): void {
         config,
         concurrency: positiveInteger(options.concurrency, "--concurrency"),
         lockDurationMs: positiveInteger(options.lockMs, "--lock-ms"),
+        durable: options.durable,
         ...(workers === undefined ? {} : { configOptions: { sessionOptions: { workers } } }),
         log,
       });

@@ -110,6 +110,7 @@ export class DurableRun implements CrossingJournal {
     this.#newDecisions = options.decisions ?? [];
     for (const decision of this.#newDecisions) this.#decisions.set(decision.position, decision);
     this.#askTimeoutMs = options.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;
+    writer.onRefused?.((error) => this.#end(limitError(this.runId, error)));
   }
 
   /** The guest's first clock value and random seed, as journaled. */

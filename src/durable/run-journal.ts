@@ -4,6 +4,7 @@
 // list and prune them, and never interpret a crossing.
 
 import type { CallRecord, RunErrorCode } from "../contract.js";
+import type { JournalError } from "./journal-error.js";
 
 /** The first entry of every journal: what the run is, so another process can replay or resume it. */
 export interface JournalHeader {
@@ -162,6 +163,12 @@ export interface JournalWriter {
   flush(): Promise<void>;
   /** Flushes and releases the run's lock; later appends are refused. */
   close(): Promise<void>;
+  /**
+   * Calls `listener` once when the store refuses appends after `append` accepted them (a remote
+   * store whose write failed later, a lease another writer took over): the run must end with the
+   * error's code. Stores that write synchronously never call it.
+   */
+  onRefused?(listener: (error: JournalError) => void): void;
 }
 
 /** A journal opened for a run: its writer (holding the run's lock) and the journal as it stood when the lock was taken. */

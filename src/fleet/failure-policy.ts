@@ -6,14 +6,16 @@
 import type { RunResult } from "../contract.js";
 
 /**
- * Codes retried by default: a run's own code (`TIMEOUT`, `SANDBOX_CRASHED`), or the code of the
- * tool call whose uncaught error ended the run (`SOURCE_UNAVAILABLE`, `RATE_LIMIT_UNAVAILABLE`).
+ * Codes retried by default: a run's own code (`TIMEOUT`, `SANDBOX_CRASHED`, and `RUN_BUSY`: the
+ * job's durable run was still held by a worker BullMQ had given up on), or the code of the tool
+ * call whose uncaught error ended the run (`SOURCE_UNAVAILABLE`, `RATE_LIMIT_UNAVAILABLE`).
  */
 export const DEFAULT_TRANSIENT_CODES: readonly string[] = Object.freeze([
   "SOURCE_UNAVAILABLE",
   "TIMEOUT",
   "SANDBOX_CRASHED",
   "RATE_LIMIT_UNAVAILABLE",
+  "RUN_BUSY",
 ]);
 
 /** The code a failed run is judged by: the failing call's code when a call's error ended it. */

@@ -1,9 +1,11 @@
 // A worker of the fleet: a Switchyard session built from a config, taking program jobs from the
 // fleet's BullMQ queue and writing one result per input. Failures follow the failure policy
 // (transient ones retried with backoff, permanent ones reported); a worker that dies mid-job has
-// the job picked up by another once its lock lapses (BullMQ's stalled-job recovery), so delivery
-// is at least once: a job's tool calls may be made twice, its result is written once per input.
-// Closing finishes the jobs in hand within a grace period and hands the rest back to the queue.
+// the job picked up by another once its lock lapses (BullMQ's stalled-job recovery). Jobs are
+// durable runs journaled in Redis: a job run again replays the calls its earlier runs journaled,
+// so each journaled call is made once and the call in flight at a crash at most once more, with
+// the same idempotency key. Its result is written once per input. Closing finishes the jobs in
+// hand within a grace period and hands the rest back to the queue.
 
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
@@ -22,7 +24,9 @@ import { DEFAULT_TRANSIENT_CODES, failureCodeOf, isTransientFailure } from "./fa
 import { buildFleetSession } from "./fleet-session.js";
 import type { JobInfo } from "./job-info-tool.js";
 import { connectRedis, type FleetOptions, queueNameOf } from "./redis-connection.js";
+import { durableRunIdOf, retryCutOf } from "./durable-job.js";
 import { failedJobResult } from "./reconcile-batch.js";
+import { RedisRunJournal } from "./redis-run-journal.js";
 import { RedisRateLimiter } from "./redis-rate-limiter.js";
 
 export interface FleetWorkerOptions extends FleetOptions {
@@ -41,6 +45,14 @@ export interface FleetWorkerOptions extends FleetOptions {
   readonly maxStalledCount?: number;
   /** Failure codes retried with backoff; see DEFAULT_TRANSIENT_CODES. */
   readonly transientCodes?: readonly string[];
+  /**
+   * Whether each job is a durable run journaled in Redis (see docs/fleet.md): a retried job
+   * replays its journaled calls instead of repeating them. Default true; false makes delivery
+   * at least once, every call of an earlier run made again.
+   */
+  readonly durable?: boolean;
+  /** How long a job's journal is kept in Redis after it starts, in ms (Redis's own TTL). Default 1 day. */
+  readonly journalRetentionMs?: number;
   /** This worker's name in results and logs. Default `<host>:<pid>:<random>`. */
   readonly name?: string;
   /** One line per notable event (a job retried, a run handed back, a Redis error). */
@@ -65,6 +77,8 @@ export interface FleetWorker {
 }
 
 const DEFAULT_GRACE_MS = 10_000;
+const DEFAULT_LOCK_MS = 30_000;
+const DEFAULT_JOURNAL_RETENTION_MS = 24 * 60 * 60 * 1000;
 const SHUTDOWN = "shutdown";
 const CANCELLED = "cancelled";
 
@@ -100,12 +114,26 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     });
     const workerConnection = await connectRedis(options.redis);
     connections.push(workerConnection);
-    const runner = new JobRunner(options, new BatchStore(commands, queue), configured, bullmq, jobs);
+    const lockDurationMs = options.lockDurationMs ?? DEFAULT_LOCK_MS;
+    // A job's journal lease lasts as long as its BullMQ lock, so by the time BullMQ hands a dead
+    // worker's job to another, the lease has lapsed too; the new run waits out any remainder.
+    const journal =
+      options.durable === false
+        ? undefined
+        : new RedisRunJournal(commands, {
+            prefix: `switchyard:${queue}:runs`,
+            leaseMs: lockDurationMs,
+            // Long enough for a live worker BullMQ took for stalled (a busy event loop) to finish
+            // the run; a dead one's lease lapses within one lockDurationMs.
+            acquireWaitMs: 4 * lockDurationMs,
+          });
+    void journal?.prune().catch(() => undefined);
+    const runner = new JobRunner(options, new BatchStore(commands, queue), configured, bullmq, jobs, journal);
     const worker = new bullmq.Worker<ProgramJobData>(queue, (job, token) => runner.process(job, token), {
       connection: workerConnection,
       concurrency,
-      lockDuration: options.lockDurationMs ?? 30_000,
-      stalledInterval: options.lockDurationMs ?? 30_000,
+      lockDuration: lockDurationMs,
+      stalledInterval: lockDurationMs,
       maxStalledCount: options.maxStalledCount ?? 2,
       name: runner.name,
       autorun: false,
@@ -164,6 +192,7 @@ class JobRunner {
     readonly configured: ConfiguredSwitchyard,
     readonly bullmq: typeof import("bullmq"),
     readonly jobInfo: Map<string, JobInfo>,
+    readonly journal: RedisRunJournal | undefined,
   ) {
     this.name = options.name ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 4)}`;
     this.#transientCodes = options.transientCodes ?? DEFAULT_TRANSIENT_CODES;
@@ -199,10 +228,20 @@ class JobRunner {
     const info: JobInfo = { batchId, key, attempt, attempts: job.opts.attempts ?? 1 };
     let programId: string | undefined;
     let result: RunResult;
+    const runId = this.journal === undefined ? undefined : durableRunIdOf(job);
     try {
       result = await this.configured.yard.run(meta.program, {
         signal: controller.signal,
         input,
+        ...(runId === undefined
+          ? {}
+          : {
+              durable: {
+                id: runId,
+                store: this.journal,
+                retentionMs: this.options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS,
+              },
+            }),
         ...(meta.inputSchema === undefined ? {} : { inputSchema: meta.inputSchema }),
         onStart: (id) => {
           programId = id;
@@ -224,11 +263,12 @@ class JobRunner {
     }
     const attempts = job.opts.attempts ?? 1;
     if (!result.ok && job.attemptsMade + 1 < attempts && isTransientFailure(result, this.#transientCodes)) {
+      if (runId !== undefined && result.error?.code !== "RUN_BUSY") await this.#cutForRetry(runId);
       await this.store.clearRunning(batchId, key);
       this.options.log?.(`${key} of ${batchId} failed with ${failureCodeOf(result)}; retrying with backoff`);
       throw new Error(`transient failure ${failureCodeOf(result)}: ${result.error?.message.slice(0, 200)}`);
     }
-    await this.store.writeResult(batchId, {
+    const written: BatchResult = {
       key,
       input,
       ok: result.ok,
@@ -249,7 +289,11 @@ class JobRunner {
       startedAt,
       finishedAt: Date.now(),
       worker: this.name,
-    } satisfies BatchResult);
+    };
+    // RUN_BUSY for good: another worker still runs this job's run (BullMQ took it for stalled)
+    // and writes its result; this one must not overwrite it with a failure.
+    if (result.error?.code === "RUN_BUSY") await this.store.writeResultOnce(batchId, written);
+    else await this.store.writeResult(batchId, written);
     this.completed += 1;
     return null;
   }
@@ -269,6 +313,18 @@ class JobRunner {
       );
     } catch (failure) {
       this.options.log?.(`could not record the failure of job ${job.id}: ${messageOf(failure)}`);
+    }
+  }
+
+  /** Cuts a failed run's journal back so its retry makes the failed call again (see retryCutOf). */
+  async #cutForRetry(runId: string): Promise<void> {
+    try {
+      const journal = await this.journal!.read(runId);
+      const keep = journal === undefined ? undefined : retryCutOf(journal, this.#transientCodes);
+      if (keep !== undefined) await this.journal!.truncate(runId, keep);
+    } catch (error) {
+      // The retry then replays the failure, and fails the same way: reported, never hidden.
+      this.options.log?.(`could not cut back the journal of run ${runId} for its retry: ${messageOf(error)}`);
     }
   }
 

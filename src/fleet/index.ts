@@ -11,6 +11,8 @@ export { createFleetSession } from "./fleet-session.js";
 export { startFleetWorker, type FleetWorker, type FleetWorkerOptions } from "./fleet-worker.js";
 export { createRedisRateLimiter, RedisRateLimiter, type RedisRateLimiterOptions } from "./redis-rate-limiter.js";
 export { DEFAULT_QUEUE, type FleetOptions } from "./redis-connection.js";
+export { durableRunIdOf } from "./durable-job.js";
+export { RedisRunJournal, type RedisRunJournalOptions } from "./redis-run-journal.js";
 export {
   programErrorOf,
   submitBatch,

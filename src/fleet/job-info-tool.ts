@@ -1,7 +1,8 @@
 // `tools.fleet.job()`: what a program run by a fleet worker can learn about its job, above all
-// its attempt number. Delivery is at least once (a retry, or a worker killed mid-run), so a
-// program whose tools have side effects reads `attempt` to know whether an earlier run of the
-// same input may already have made some of its calls. Registered only in worker sessions.
+// its attempt number. In a durable job (the default) its answer is journaled like any call's, so
+// a replay gets the attempt of the run that first asked; a non-durable job is delivered at least
+// once, and a program reads `attempt` to know whether an earlier run may have made its calls.
+// Registered only in worker sessions.
 
 import { ToolError } from "../errors.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
@@ -11,7 +12,10 @@ export interface JobInfo {
   readonly batchId: string;
   /** The input's idempotency key: the same across every run of this input. */
   readonly key: string;
-  /** 1 for the job's first start; a retry or a run after a lost worker counts up. */
+  /**
+   * 1 for the job's first start; a retry or a run after a lost worker counts up. In a durable job,
+   * the attempt when this call was first answered (a replay answers it from the journal).
+   */
   readonly attempt: number;
   /** Runs the batch allows per input for transient failures. */
   readonly attempts: number;

@@ -1,0 +1,492 @@
+// The fleet's journal store: durable runs' journals in Redis, so a job retried on another worker
+// replays what the first one journaled. One list per run (the header, then one JSON entry per
+// element), large answers in a hash beside it, a byte counter, and a lease: one writer per run,
+// every append fenced by the lease in one Lua script, a lease left by a killed worker lapses.
+// Loss window: an append is written to the connection before its answer reaches the program, so
+// a SIGKILLed worker loses nothing the kernel had sent; what Redis acknowledged is as durable as
+// its own persistence (AOF/RDB). Redis Cluster is not supported (scripts span a run and the index).
+
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import { JournalError } from "../durable/journal-error.js";
+import { decodeJournalText } from "../durable/journal-lines.js";
+import { checkRunId } from "../durable/run-id.js";
+import { summarizeJournal } from "../durable/summarize-journal.js";
+import type {
+  JournalEntry,
+  JournalHeader,
+  JournalWriter,
+  OpenedJournal,
+  RunJournal,
+  RunSummary,
+  StoredJournal,
+} from "../durable/run-journal.js";
+import { messageOf } from "../errors.js";
+
+/** Options of the Redis store; every size in bytes, every time in ms. */
+export interface RedisRunJournalOptions {
+  /** Prefix of every key the store writes. Default `switchyard:runs`. */
+  readonly prefix?: string | undefined;
+  /** Bytes one run's journal may take, large answers included. Default 64 MB; past it the run ends `JOURNAL_LIMIT`. */
+  readonly maxRunBytes?: number | undefined;
+  /** An answer larger than this is kept apart, by reference. Default 64 KB. */
+  readonly maxInlineAnswerBytes?: number | undefined;
+  /**
+   * How long a writer's lease lasts without renewal (it is renewed every third of it). A writer
+   * that dies holds its run this long at most. Default 30 000.
+   */
+  readonly leaseMs?: number | undefined;
+  /** How long `open` waits for another writer's lease to end before `RUN_BUSY`. Default 0. */
+  readonly acquireWaitMs?: number | undefined;
+}
+
+// Keys: <prefix>:<id>:journal (list), :answers (hash), :bytes (counter), :lease (token), and one
+// index, <prefix>:index, a sorted set of run ids by expiry for `list` and `prune`. Run ids are
+// checked by checkRunId (letters, digits, `.`, `-`, `_`), so a key never holds `*`, `{` or `:`,
+// and no command of this store takes a key pattern.
+
+// Every script that writes checks the lease first: a writer whose lease another writer holds
+// writes nothing. Data keys expire at the run's expiry, or later while a writer holds it (set at
+// open, each renewal and each spill; an append keeps them, and it is the one that runs per call).
+// Writer scripts take ARGV id, token, leaseMs, keepUntil, the run's size as this writer last made
+// it, then their own arguments.
+const WRITER = `
+local function expireData(keepUntil)
+  local at = math.max(tonumber(redis.call('ZSCORE', KEYS[5], ARGV[1]) or '0'), tonumber(keepUntil))
+  redis.call('PEXPIREAT', KEYS[1], at)
+  redis.call('PEXPIREAT', KEYS[2], at)
+  redis.call('PEXPIREAT', KEYS[3], at)
+end
+local function holdsLease()
+  local holder = redis.call('GET', KEYS[4])
+  if holder == ARGV[2] then return true end
+  if holder then return false end
+  -- The lease lapsed (a renewal came late: a busy event loop) and nobody holds the run. It is
+  -- still this writer's if nobody wrote since: the run's size is what this writer made it.
+  if tonumber(redis.call('GET', KEYS[3]) or '-1') ~= tonumber(ARGV[5]) then return false end
+  redis.call('SET', KEYS[4], ARGV[2], 'PX', ARGV[3])
+  return true
+end`;
+
+// KEYS journal answers bytes lease index; ARGV id token leaseMs keepUntil header expiresAt
+const OPEN = `${WRITER}
+if not redis.call('SET', KEYS[4], ARGV[2], 'NX', 'PX', ARGV[3]) then return -1 end
+if redis.call('LLEN', KEYS[1]) == 0 then
+  if ARGV[5] == '' then redis.call('DEL', KEYS[4]) return -3 end
+  redis.call('DEL', KEYS[2])
+  redis.call('RPUSH', KEYS[1], ARGV[5])
+  redis.call('SET', KEYS[3], #ARGV[5] + 1)
+  redis.call('ZADD', KEYS[5], ARGV[6], ARGV[1])
+end
+local bytes = tonumber(redis.call('GET', KEYS[3]) or '-1')
+if bytes == nil or bytes < 0 then redis.call('DEL', KEYS[4]) return -4 end
+expireData(ARGV[4])
+return bytes`;
+
+// Writer ARGV, then maxRunBytes, line...
+const APPEND = `${WRITER}
+if not holdsLease() then return -1 end
+if redis.call('LLEN', KEYS[1]) == 0 then return -3 end
+local added = 0
+for i = 7, #ARGV do added = added + #ARGV[i] + 1 end
+local bytes = tonumber(redis.call('GET', KEYS[3]) or '0') + added
+if bytes > tonumber(ARGV[6]) then return -2 end
+redis.call('RPUSH', KEYS[1], unpack(ARGV, 7))
+redis.call('SET', KEYS[3], bytes, 'KEEPTTL')
+return bytes`;
+
+// Writer ARGV, then maxRunBytes, field, envelope
+const SPILL = `${WRITER}
+if not holdsLease() then return -1 end
+if redis.call('LLEN', KEYS[1]) == 0 then return -3 end
+local bytes = tonumber(redis.call('GET', KEYS[3]) or '0') + #ARGV[8]
+if bytes > tonumber(ARGV[6]) then return -2 end
+redis.call('HSET', KEYS[2], ARGV[7], ARGV[8])
+redis.call('SET', KEYS[3], bytes, 'KEEPTTL')
+expireData(ARGV[4])
+return bytes`;
+
+// Writer ARGV, then release (1|0)
+const RENEW = `${WRITER}
+if not holdsLease() then return -1 end
+expireData(ARGV[4])
+if ARGV[6] == '1' then redis.call('DEL', KEYS[4]) else redis.call('PEXPIRE', KEYS[4], ARGV[3]) end
+return 0`;
+
+// KEYS as OPEN; ARGV id nowMs. A run under a live lease is kept, whatever its expiry.
+const PRUNE = `
+if redis.call('EXISTS', KEYS[4]) == 1 then return 0 end
+local at = tonumber(redis.call('ZSCORE', KEYS[5], ARGV[1]))
+if at == nil or at > tonumber(ARGV[2]) then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('ZREM', KEYS[5], ARGV[1])
+return 1`;
+
+// Writer ARGV, then keepEntries. Drops the entries from keepEntries on and sets the counter to
+// what is left (answers kept apart stay counted: a retry writes them again).
+const TRUNCATE = `${WRITER}
+if not holdsLease() then return -1 end
+redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[6]) - 1)
+local bytes = 0
+for _, entry in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do bytes = bytes + #entry + 1 end
+for _, answer in ipairs(redis.call('HVALS', KEYS[2])) do bytes = bytes + #answer end
+redis.call('SET', KEYS[3], bytes)
+expireData(ARGV[4])
+return bytes`;
+
+const SCRIPTS = {
+  switchyardJournalTruncate: TRUNCATE,
+  switchyardJournalOpen: OPEN,
+  switchyardJournalAppend: APPEND,
+  switchyardJournalSpill: SPILL,
+  switchyardJournalRenew: RENEW,
+  switchyardJournalPrune: PRUNE,
+} as const;
+type ScriptName = keyof typeof SCRIPTS;
+type ScriptCall = (...args: (string | number)[]) => Promise<number>;
+
+const LEASE_LOST = -1;
+const OVER_CAP = -2;
+const NO_JOURNAL = -3;
+const NO_COUNTER = -4;
+const ACQUIRE_POLL_MS = 100;
+
+/** Journals in Redis; see the module comment. Shares the caller's ioredis connection. */
+export class RedisRunJournal implements RunJournal {
+  readonly client: Redis;
+  readonly prefix: string;
+  readonly maxRunBytes: number;
+  readonly maxInlineAnswerBytes: number;
+  readonly leaseMs: number;
+  readonly acquireWaitMs: number;
+  #loaded: Promise<unknown> | undefined;
+
+  constructor(client: Redis, options: RedisRunJournalOptions = {}) {
+    this.client = client;
+    this.prefix = options.prefix ?? "switchyard:runs";
+    this.maxRunBytes = options.maxRunBytes ?? 64 * 1024 * 1024;
+    this.maxInlineAnswerBytes = options.maxInlineAnswerBytes ?? 64 * 1024;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.acquireWaitMs = options.acquireWaitMs ?? 0;
+    for (const [name, lua] of Object.entries(SCRIPTS)) {
+      if (!(name in client)) client.defineCommand(name, { numberOfKeys: 5, lua });
+    }
+  }
+
+  async read(id: string): Promise<StoredJournal | undefined> {
+    const keys = this.keysOf(id);
+    const counted = await this.client.get(keys[2]);
+    if ((await this.client.llen(keys[0])) === 0) return undefined;
+    return this.#decode(id, Number(counted ?? Number.NaN), await this.client.lrange(keys[0], 0, -1));
+  }
+
+  async readHeader(id: string): Promise<JournalHeader | undefined> {
+    const first = await this.client.lindex(this.keysOf(id)[0], 0);
+    if (first === null) return undefined;
+    return this.#decode(id, Buffer.byteLength(first) + 1, [first]).header;
+  }
+
+  /** A journal from its list's elements and its counter. Throws `JOURNAL_INVALID`. */
+  #decode(id: string, counted: number, lines: readonly string[]): StoredJournal {
+    if (Number.isNaN(counted))
+      throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} has lost its size counter.`);
+    if (counted > this.maxRunBytes)
+      throw new JournalError(
+        "JOURNAL_INVALID",
+        `The journal of run ${id} is ${counted} bytes, over ${this.maxRunBytes}.`,
+      );
+    // Redis appends whole elements, so nothing is torn: every element, the last too, must be
+    // one complete entry. A newline inside one would shift the line numbers of the rest.
+    let text = "";
+    for (const [at, line] of lines.entries()) {
+      if (line.includes("\n"))
+        throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} is damaged at line ${at + 1}: a newline.`);
+      text += `${line}\n`;
+    }
+    const { journal } = decodeJournalText(id, text);
+    return { ...journal, bytes: counted };
+  }
+
+  async readSpilled(id: string, ref: string): Promise<string> {
+    if (!/^\d{1,10}$/.test(ref))
+      throw new JournalError("JOURNAL_INVALID", `Run ${id} names a spilled answer "${ref.slice(0, 20)}".`);
+    const envelope = await this.client.hget(this.keysOf(id)[1], ref);
+    if (envelope === null)
+      throw new JournalError("JOURNAL_INVALID", `The spilled answer ${ref} of run ${id} is missing.`);
+    return envelope;
+  }
+
+  async open(id: string, header: JournalHeader | undefined): Promise<OpenedJournal> {
+    const keys = this.keysOf(id);
+    // ioredis sends a defined script as EVALSHA and, on NOSCRIPT, once more as EVAL after a round
+    // trip: an append in that gap would be lost to a SIGKILL after its answer reached the program.
+    this.#loaded ??= Promise.all(Object.values(SCRIPTS).map((lua) => this.client.script("LOAD", lua))).catch(
+      (error: unknown) => {
+        this.#loaded = undefined;
+        throw error;
+      },
+    );
+    await this.#loaded;
+    const token = randomUUID();
+    const headerLine = header === undefined ? "" : JSON.stringify(header);
+    const giveUpAt = Date.now() + this.acquireWaitMs;
+    for (;;) {
+      const bytes = await this.script("switchyardJournalOpen")(
+        ...keys,
+        id,
+        token,
+        this.leaseMs,
+        this.keepUntil(),
+        headerLine,
+        header?.expiresAt ?? 0,
+      );
+      if (bytes === NO_JOURNAL) throw new JournalError("JOURNAL_INVALID", `Run ${id} has no journal.`);
+      if (bytes === NO_COUNTER)
+        throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} has lost its size counter.`);
+      if (bytes >= 0) {
+        // Read once, under the lease: nobody appends between this read and the replay.
+        const writer = new RedisJournalWriter(this, id, token, bytes);
+        try {
+          return { writer, journal: this.#decode(id, bytes, await this.client.lrange(keys[0], 0, -1)) };
+        } catch (error) {
+          await writer.close();
+          throw error;
+        }
+      }
+      if (Date.now() >= giveUpAt)
+        throw new JournalError("RUN_BUSY", `Run ${id} is being run by another writer; wait for it to end or pause.`);
+      await new Promise((resolve) => setTimeout(resolve, ACQUIRE_POLL_MS));
+    }
+  }
+
+  async appendOutside(id: string, entries: readonly JournalEntry[]): Promise<void> {
+    const { writer } = await this.open(id, undefined);
+    let refused: JournalError | undefined;
+    writer.onRefused?.((error) => {
+      refused = error;
+    });
+    const appended = writer.append(entries);
+    await writer.close();
+    if (refused !== undefined) throw refused;
+    if (!appended) throw new JournalError("JOURNAL_LIMIT", `The journal of run ${id} is full.`);
+  }
+
+  async list(): Promise<RunSummary[]> {
+    const summaries: RunSummary[] = [];
+    for (const id of await this.client.zrange(this.indexKey, 0, -1)) {
+      try {
+        const journal = await this.read(id);
+        if (journal !== undefined) summaries.push(summarizeJournal(journal));
+      } catch {
+        // A damaged journal is reported by `read`, with its reason, not by `list`.
+      }
+    }
+    return summaries.sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  /**
+   * Deletes the runs expired at `nowMs` that no writer holds, and their index entries. Redis
+   * deletes an expired journal by itself (its keys carry the run's expiry); `prune` also drops
+   * the index entry of one already gone, and reports it.
+   */
+  async prune(nowMs: number = Date.now()): Promise<string[]> {
+    const pruned: string[] = [];
+    for (const id of await this.client.zrangebyscore(this.indexKey, "-inf", nowMs)) {
+      if ((await this.script("switchyardJournalPrune")(...this.keysOf(id), id, nowMs)) === 1) pruned.push(id);
+    }
+    return pruned;
+  }
+
+  /**
+   * Keeps the first `keepEntries` entries of run `id`'s journal (the header counts as one) and
+   * drops the rest, under the run's lease: what a retry must not replay (a transient failure's
+   * answer, the end of the failed run). Rejects like `open`. Not part of the RunJournal contract.
+   */
+  async truncate(id: string, keepEntries: number): Promise<void> {
+    if (!Number.isSafeInteger(keepEntries) || keepEntries < 1)
+      throw new JournalError("JOURNAL_INVALID", `A journal keeps at least its header, not ${keepEntries} entries.`);
+    const { writer } = await this.open(id, undefined);
+    const token = (writer as RedisJournalWriter).token;
+    try {
+      const reply = await this.script("switchyardJournalTruncate")(
+        ...this.keysOf(id),
+        id,
+        token,
+        this.leaseMs,
+        this.keepUntil(),
+        (writer as RedisJournalWriter).bytes,
+        keepEntries,
+      );
+      if (reply < 0) throw new JournalError("RUN_BUSY", `Run ${id} lost its lease while it was cut back.`);
+    } finally {
+      await writer.close();
+    }
+  }
+
+  /** The keys of run `id`, in the order the scripts take them. Throws `OPTION_INVALID` for a bad id. */
+  keysOf(id: string): [string, string, string, string, string] {
+    const base = `${this.prefix}:${checkRunId(id)}`;
+    return [`${base}:journal`, `${base}:answers`, `${base}:bytes`, `${base}:lease`, this.indexKey];
+  }
+
+  /** A run's data is kept at least this long past now while a writer holds it. */
+  keepUntil(): number {
+    return Date.now() + 2 * this.leaseMs;
+  }
+
+  /** One of the store's scripts, bound to its connection. */
+  script(name: ScriptName): ScriptCall {
+    const call = (this.client as unknown as Record<ScriptName, ScriptCall>)[name];
+    return (...args) => call.apply(this.client, args).then(Number);
+  }
+
+  get indexKey(): string {
+    return `${this.prefix}:index`;
+  }
+}
+
+/**
+ * Appends to one run's list under its lease. Commands go out on one connection in order, so the
+ * journal holds entries in the order `append` accepted them; `flush` waits for their replies.
+ */
+class RedisJournalWriter implements JournalWriter {
+  readonly #store: RedisRunJournal;
+  readonly #id: string;
+  /** The lease's token: what every script of this writer proves it holds. */
+  readonly token: string;
+  readonly #keys: [string, string, string, string, string];
+  #bytes: number;
+  #open = true;
+  /** The run's size once every command sent so far has run: what the lease's re-take checks. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+  #refusal: JournalError | undefined;
+  readonly #listeners: ((error: JournalError) => void)[] = [];
+  #replies: Promise<void> = Promise.resolve();
+  readonly #renewal: NodeJS.Timeout;
+
+  constructor(store: RedisRunJournal, id: string, token: string, bytes: number) {
+    this.#store = store;
+    this.#id = id;
+    this.token = token;
+    this.#keys = store.keysOf(id);
+    this.#bytes = bytes;
+    this.#renewal = setInterval(() => this.#renew(false), Math.max(10, Math.floor(store.leaseMs / 3)));
+    this.#renewal.unref();
+  }
+
+  append(entries: readonly JournalEntry[]): boolean {
+    if (!this.#open || this.#refusal !== undefined) return false;
+    if (entries.length === 0) return true;
+    const lines = entries.map((entry) => JSON.stringify(entry));
+    let added = 0;
+    for (const line of lines) added += Buffer.byteLength(line) + 1;
+    if (this.#bytes + added > this.#store.maxRunBytes) return false;
+    const before = this.#bytes;
+    this.#bytes += added;
+    const store = this.#store;
+    this.#send(
+      store.script("switchyardJournalAppend")(
+        ...this.#keys,
+        this.#id,
+        this.token,
+        store.leaseMs,
+        store.keepUntil(),
+        before,
+        store.maxRunBytes,
+        ...lines,
+      ),
+    );
+    return true;
+  }
+
+  spill(index: number, envelope: string): string | undefined {
+    const bytes = Buffer.byteLength(envelope);
+    if (!this.#open || this.#refusal !== undefined || bytes <= this.#store.maxInlineAnswerBytes) return undefined;
+    if (this.#bytes + bytes > this.#store.maxRunBytes) throw new JournalError("JOURNAL_LIMIT", "full");
+    const before = this.#bytes;
+    this.#bytes += bytes;
+    const store = this.#store;
+    const ref = `${index}`;
+    this.#send(
+      store.script("switchyardJournalSpill")(
+        ...this.#keys,
+        this.#id,
+        this.token,
+        store.leaseMs,
+        store.keepUntil(),
+        before,
+        store.maxRunBytes,
+        ref,
+        envelope,
+      ),
+    );
+    return ref;
+  }
+
+  flush(): Promise<void> {
+    return this.#replies;
+  }
+
+  async close(): Promise<void> {
+    if (!this.#open) return this.#replies;
+    this.#open = false;
+    clearInterval(this.#renewal);
+    await this.#replies;
+    await this.#renew(true);
+  }
+
+  onRefused(listener: (error: JournalError) => void): void {
+    if (this.#refusal !== undefined) listener(this.#refusal);
+    else this.#listeners.push(listener);
+  }
+
+  /** Renews the lease (or releases it when `release`), refusing further appends if it was lost. */
+  #renew(release: boolean): Promise<void> {
+    const store = this.#store;
+    const renewal = store
+      .script("switchyardJournalRenew")(
+        ...this.#keys,
+        this.#id,
+        this.token,
+        store.leaseMs,
+        store.keepUntil(),
+        this.#bytes,
+        release ? "1" : "0",
+      )
+      .then(
+        (reply) => {
+          if (reply === LEASE_LOST && !release) this.#refuse(reply);
+        },
+        (error: unknown) => {
+          if (!release) this.#refuse(error);
+        },
+      );
+    return renewal;
+  }
+
+  #send(command: Promise<number>): void {
+    const reply = command.then(
+      (result) => {
+        if (result < 0) this.#refuse(result);
+      },
+      (error: unknown) => this.#refuse(error),
+    );
+    this.#replies = this.#replies.then(() => reply);
+  }
+
+  #refuse(reason: unknown): void {
+    if (this.#refusal !== undefined) return;
+    const id = this.#id;
+    this.#refusal =
+      reason === LEASE_LOST
+        ? new JournalError("RUN_BUSY", `Run ${id} lost its lease (another writer may have taken it over).`)
+        : reason === OVER_CAP
+          ? new JournalError("JOURNAL_LIMIT", `The journal of run ${id} reached ${this.#store.maxRunBytes} bytes.`)
+          : reason === NO_JOURNAL
+            ? new JournalError("JOURNAL_INVALID", `The journal of run ${id} vanished from Redis.`)
+            : new JournalError("JOURNAL_INVALID", `Redis refused an append to run ${id}: ${messageOf(reason)}`);
+    for (const listener of this.#listeners.splice(0)) listener(this.#refusal);
+  }
+}

@@ -1,0 +1,198 @@
+// The RunJournal contract as one suite every store runs (the file store, the Redis store): a
+// damaged journal refused and left as it was, a smuggled answer, hostile run ids refused before
+// the store is touched, large answers by reference, the size cap, one writer per run, retention.
+// Each store's test file calls `describeRunJournalContract` with a harness that can damage it.
+
+import { afterAll, describe, expect, it } from "vitest";
+import type { RunJournal } from "../../src/durable/run-journal.js";
+import { defineTool } from "../../src/registry/define-tool.js";
+import { Switchyard } from "../../src/switchyard.js";
+
+/** What the suite needs of a store beyond the contract: to make one, and to reach its raw entries. */
+export interface JournalStoreHarness {
+  /** A fresh, empty store. */
+  create(options?: { maxRunBytes?: number; maxInlineAnswerBytes?: number }): RunJournal | Promise<RunJournal>;
+  /** The run's stored entries as the store keeps them, one JSON text each, the header first. */
+  rawEntries(store: RunJournal, id: string): Promise<string[]>;
+  /** Replaces the run's stored entries with `entries`, as they are (to damage them). */
+  writeRawEntries(store: RunJournal, id: string, entries: readonly string[]): Promise<void>;
+  /** Whether the store holds nothing at all (no folder, no key). */
+  isEmpty(store: RunJournal): Promise<boolean>;
+}
+
+const THREE = `const out = []; for (let n = 0; n < 3; n++) out.push((await tools.data.blob({ n })).text.length); return out;`;
+
+/** Registers the contract's tests for one store. */
+export function describeRunJournalContract(name: string, harness: JournalStoreHarness): void {
+  const yards: Switchyard[] = [];
+  afterAll(async () => {
+    await Promise.all(yards.map((yard) => yard.close()));
+  });
+
+  function createYard(store: RunJournal, bytes = 10) {
+    let calls = 0;
+    const blob = defineTool({
+      name: "data.blob",
+      description: "A result of a given size.",
+      inputSchema: { type: "object", properties: { n: { type: "number" } } },
+      execute: async (input: { n: number }) => {
+        calls++;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return { n: input.n, text: "x".repeat(bytes) };
+      },
+    });
+    const yard = new Switchyard({
+      tools: [blob],
+      typeCheck: "off",
+      runJournal: store,
+      results: { maxProgramResultBytes: 1_000_000 },
+    });
+    yards.push(yard);
+    return { yard, calls: () => calls };
+  }
+
+  describe(`the RunJournal contract: ${name}`, () => {
+    it("refuses a journal with a damaged entry, naming its line, and leaves it as it was", async () => {
+      const store = await harness.create();
+      await createYard(store).yard.run(THREE, { durable: { id: "damaged" } });
+      const entries = await harness.rawEntries(store, "damaged");
+      const damaged = [...entries];
+      damaged[1] = "{not json";
+      await harness.writeRawEntries(store, "damaged", damaged);
+      await expect(store.read("damaged")).rejects.toThrow(/damaged at line 2: not JSON/);
+      const again = createYard(store);
+      const result = await again.yard.run(THREE, { durable: { id: "damaged" } });
+      expect(result.error?.code).toBe("JOURNAL_INVALID");
+      expect(result.error?.message).toMatch(/line 2/);
+      expect(again.calls()).toBe(0);
+      expect(await harness.rawEntries(store, "damaged")).toEqual(damaged);
+      // An entry of an unknown kind is refused the same way.
+      await harness.writeRawEntries(store, "damaged", [entries[0]!, '{"t":"surprise"}']);
+      await expect(store.read("damaged")).rejects.toThrow(/line 2: not a journal entry/);
+      // The refused run left the run free: a second refusal is JOURNAL_INVALID again, not RUN_BUSY.
+      expect((await again.yard.run(THREE, { durable: { id: "damaged" } })).error?.code).toBe("JOURNAL_INVALID");
+    });
+
+    it("reads a run's header alone, undefined for a run it does not hold, and refuses a damaged one", async () => {
+      const store = await harness.create();
+      await createYard(store).yard.run(THREE, { durable: { id: "headed" }, input: { n: 1 } });
+      expect(await store.readHeader("headed")).toMatchObject({ t: "run", id: "headed", inputJson: '{"n":1}' });
+      expect(await store.readHeader("absent")).toBeUndefined();
+      expect(await store.read("absent")).toBeUndefined();
+      const [header, ...rest] = await harness.rawEntries(store, "headed");
+      await harness.writeRawEntries(store, "headed", [header!.replace('"v":1', '"v":9'), ...rest]);
+      await expect(store.readHeader("headed")).rejects.toMatchObject({ code: "JOURNAL_INVALID" });
+    });
+
+    it("refuses a journal whose answer was edited to smuggle in an answer for another call", async () => {
+      const store = await harness.create();
+      await createYard(store).yard.run(THREE, { durable: { id: "smuggled" } });
+      const entries = await harness.rawEntries(store, "smuggled");
+      // The first answer, `0,{...}`, extended with an answer for index 7.
+      const tampered = entries.map((entry) =>
+        entry.replace(/"e":"0,(\{[^"]*(?:\\"[^"]*)*\})"/, (_all, value: string) => `"e":"0,${value},7,1"`),
+      );
+      expect(tampered).not.toEqual(entries);
+      await harness.writeRawEntries(store, "smuggled", tampered);
+      const again = createYard(store);
+      const result = await again.yard.run(THREE, { durable: { id: "smuggled" } });
+      expect(result.error?.code).toBe("JOURNAL_INVALID");
+      expect(again.calls()).toBe(0);
+    });
+
+    it.each([
+      "../../etc",
+      "../escape",
+      "a/b",
+      "..",
+      "",
+      ".hidden",
+      "x".repeat(129),
+      "x".repeat(10_000),
+      "nul\u0000byte",
+      "semi;colon",
+      "star*",
+      "{tag}",
+      "a:b",
+      "line\nbreak",
+    ])("refuses the run id %j before the store is touched", async (id) => {
+      const store = await harness.create();
+      const { yard, calls } = createYard(store);
+      await expect(yard.run(THREE, { durable: { id } })).rejects.toMatchObject({ code: "OPTION_INVALID" });
+      await expect(store.read(id)).rejects.toMatchObject({ code: "OPTION_INVALID" });
+      await expect(store.open(id, undefined)).rejects.toMatchObject({ code: "OPTION_INVALID" });
+      expect(calls()).toBe(0);
+      expect(await harness.isEmpty(store)).toBe(true);
+    });
+
+    it("ends a resume of a journal whose input was edited into text that is not JSON with JOURNAL_INVALID", async () => {
+      const store = await harness.create();
+      const { yard, calls } = createYard(store);
+      await yard.run("return input;", { durable: { id: "edited-input" }, input: { n: 1 } });
+      const [header, ...rest] = await harness.rawEntries(store, "edited-input");
+      await harness.writeRawEntries(store, "edited-input", [
+        JSON.stringify({ ...JSON.parse(header!), inputJson: "{" }),
+        ...rest,
+      ]);
+      const resumed = await yard.resume("edited-input");
+      expect(resumed.ok).toBe(false);
+      expect(resumed.error?.code).toBe("JOURNAL_INVALID");
+      expect(calls()).toBe(0);
+    });
+
+    it("keeps a large result apart by reference and replays it whole", async () => {
+      const store = await harness.create({ maxInlineAnswerBytes: 1_000 });
+      const first = createYard(store, 50_000);
+      const original = await first.yard.run(THREE, { durable: { id: "large" } });
+      expect(original.output).toEqual([50_000, 50_000, 50_000]);
+      expect((await harness.rawEntries(store, "large")).join("\n").length).toBeLessThan(5_000);
+      expect((await store.read("large"))!.bytes).toBeGreaterThan(150_000);
+      const again = createYard(store, 7);
+      const replayed = await again.yard.run(THREE, { durable: { id: "large" } });
+      expect(replayed.output).toEqual([50_000, 50_000, 50_000]);
+      expect(again.calls()).toBe(0);
+    });
+
+    it("ends a run whose journal would pass the store's cap with JOURNAL_LIMIT, keeping what was journaled", async () => {
+      const store = await harness.create({ maxRunBytes: 40_000 });
+      const { yard } = createYard(store, 15_000);
+      const result = await yard.run(THREE, { durable: { id: "capped" } });
+      expect(result.error?.code).toBe("JOURNAL_LIMIT");
+      const journal = await store.read("capped");
+      expect(journal!.bytes).toBeLessThanOrEqual(40_000);
+      expect(journal!.entries.length).toBeGreaterThan(0);
+    });
+
+    it("refuses a second writer of a running run with RUN_BUSY while the first finishes", async () => {
+      const store = await harness.create();
+      const { yard } = createYard(store);
+      const running = yard.run(`await sleep(300); return 1;`, { durable: { id: "busy" } });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const second = await yard.run(`return 2;`, { durable: { id: "busy" } });
+      expect(second.error?.code).toBe("RUN_BUSY");
+      await expect(store.appendOutside("busy", [{ t: "end", at: 1, ok: true }])).rejects.toMatchObject({
+        code: "RUN_BUSY",
+      });
+      expect((await running).output).toBe(1);
+      // The first writer released the run when it ended.
+      expect((await yard.run(`await sleep(300); return 1;`, { durable: { id: "busy" } })).output).toBe(1);
+    });
+
+    it("lists runs with their state and prunes those past their expiry only", async () => {
+      const store = await harness.create();
+      const { yard } = createYard(store);
+      await yard.run(THREE, { durable: { id: "keep", retentionMs: 60_000 } });
+      await yard.run(THREE, { durable: { id: "drop", retentionMs: 1_500 } });
+      const listed = await store.list();
+      expect(listed.map((run) => [run.id, run.state, run.calls, run.ok])).toEqual([
+        ["drop", "ended", 3, true],
+        ["keep", "ended", 3, true],
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 1_600));
+      expect(await store.prune()).toEqual(["drop"]);
+      expect((await store.list()).map((run) => run.id)).toEqual(["keep"]);
+      expect(await store.read("drop")).toBeUndefined();
+      expect(await store.read("keep")).toBeDefined();
+    });
+  });
+}

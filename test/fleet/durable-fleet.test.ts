@@ -1,0 +1,172 @@
+// The durable fleet's must-show, as a user runs it: a real Redis, two `switchyard worker`
+// processes, a batch whose jobs make eight calls of a counting tool each (the count kept in a file,
+// outside the workers), one worker SIGKILLed while a job of its own sits between its calls. The
+// calls that job made before the kill are not made again, the call in flight (if any) at most once
+// more with the same idempotency key, and the batch's results equal those of a run without a kill.
+// BullMQ's lock and stalled check are set to 1 s so the recovery takes seconds, not minutes.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readBatchResults } from "../../src/fleet/batch-results.js";
+import type { BatchResult } from "../../src/fleet/batch-store.js";
+import { submitBatch } from "../../src/fleet/submit-batch.js";
+import { watchBatch } from "../../src/fleet/watch-batch.js";
+import { tempFolder } from "../helpers/mcp-servers.js";
+import { startRedis, stopProcess, type TestRedis } from "../helpers/redis-server.js";
+
+const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
+const TOOLS = fileURLToPath(new URL("./fixtures/tick-tools.ts", import.meta.url));
+const JOBS = 4;
+const CALLS = 8;
+const KILL_AFTER_CALLS = 3;
+const PROGRAM = `
+const got = [];
+for (let i = 0; i < ${CALLS}; i++) {
+  got.push(await tools.api.tick({ job: input.job, i }));
+  await sleep(150);
+}
+return got;`;
+
+interface Tick {
+  readonly job: number;
+  readonly i: number;
+  readonly key: string;
+  readonly pid: number;
+  readonly at: number;
+}
+
+const temp = tempFolder("durable-fleet");
+let redis: TestRedis;
+const workers: ChildProcess[] = [];
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await Promise.all(workers.map((worker) => stopProcess(worker)));
+  await redis?.stop();
+  temp.remove();
+});
+
+/** Starts `switchyard worker` on queue `queue` and resolves with its pid once it takes jobs. */
+function startWorker(config: string, tickFile: string, queue: string): Promise<{ pid: number; name: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      "worker",
+      "--config",
+      config,
+      "--redis",
+      redis.url,
+      "--queue",
+      queue,
+      "--concurrency",
+      "2",
+      "--lock-ms",
+      "1000",
+    ],
+    { env: { ...process.env, TICK_FILE: tickFile }, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  workers.push(child);
+  let log = "";
+  return new Promise((resolve, reject) => {
+    child.stderr?.on("data", (chunk: Buffer) => {
+      log += chunk.toString();
+      const started = /switchyard worker: (\S+:(\d+):\w+) taking jobs/.exec(log);
+      if (started !== null) resolve({ name: started[1]!, pid: Number(started[2]) });
+    });
+    child.once("exit", (code) => reject(new Error(`the worker exited with ${code} before taking jobs:\n${log}`)));
+  });
+}
+
+function readTicks(file: string): Tick[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as Tick);
+}
+
+async function resultsOf(queue: string, batchId: string): Promise<BatchResult[]> {
+  for await (const progress of watchBatch({ redis: redis.url, queue, batchId, intervalMs: 50 })) {
+    if (progress.finished) break;
+  }
+  const results: BatchResult[] = [];
+  for await (const result of readBatchResults({ redis: redis.url, queue, batchId })) results.push(result);
+  return results;
+}
+
+/** What a batch's result says about its input, without who ran it, when and how often. */
+function essence(result: BatchResult) {
+  return { key: result.key, input: result.input, ok: result.ok, output: result.output, error: result.error };
+}
+
+describe("a durable fleet of two worker processes", () => {
+  it("does not repeat the calls a SIGKILLed worker's job made, and ends with the results of a run without a kill", async () => {
+    const config = join(temp.path, "switchyard.config.json");
+    writeFileSync(config, JSON.stringify({ tools: [TOOLS], typeCheck: "off" }));
+    const inputs = Array.from({ length: JOBS }, (_, job) => ({ job }));
+
+    // The run without a kill, on a queue of its own.
+    const calmTicks = join(temp.path, "calm.jsonl");
+    await startWorker(config, calmTicks, "calm");
+    await submitBatch({ redis: redis.url, queue: "calm", batchId: "sweep", program: PROGRAM, inputs });
+    const calm = await resultsOf("calm", "sweep");
+    expect(readTicks(calmTicks)).toHaveLength(JOBS * CALLS);
+
+    const tickFile = join(temp.path, "ticks.jsonl");
+    const [doomed, survivor] = await Promise.all([
+      startWorker(config, tickFile, "crash"),
+      startWorker(config, tickFile, "crash"),
+    ]);
+    await submitBatch({ redis: redis.url, queue: "crash", batchId: "sweep", program: PROGRAM, inputs });
+    // Kill the doomed worker right after one of its jobs made its third call: in the 150 ms the
+    // program sleeps before the next one.
+    let killedAt = 0;
+    let before: Tick[] = [];
+    while (killedAt === 0) {
+      const ticks = readTicks(tickFile);
+      const ofDoomed = ticks.filter((tick) => tick.pid === doomed.pid);
+      if (new Set(ofDoomed.filter((tick) => tick.i === KILL_AFTER_CALLS - 1).map((tick) => tick.job)).size > 0) {
+        process.kill(doomed.pid, "SIGKILL");
+        killedAt = Date.now();
+        before = ofDoomed;
+      } else await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const results = await resultsOf("crash", "sweep");
+
+    // The same results as the run without the kill, every job ok, one result per input.
+    expect(results.map(essence)).toEqual(calm.map(essence));
+    expect(results.every((result) => result.ok)).toBe(true);
+    const killedJobs = new Set(before.map((tick) => tick.job));
+    const recovered = results.filter((result) => killedJobs.has((result.input as { job: number }).job));
+    expect(recovered.length).toBeGreaterThan(0);
+    expect(recovered.every((result) => result.worker === survivor.name && result.attempt >= 2)).toBe(true);
+
+    // The tool's own count: no call the killed worker made before the kill was made again.
+    const ticks = readTicks(tickFile);
+    for (const made of before) {
+      expect(ticks.filter((tick) => tick.job === made.job && tick.i === made.i)).toHaveLength(1);
+    }
+    expect(before.filter((tick) => tick.i < KILL_AFTER_CALLS).length).toBeGreaterThanOrEqual(KILL_AFTER_CALLS);
+    // Every call made once, but for at most one per killed job (in flight at the kill), made
+    // once more with the same idempotency key.
+    const byCall = new Map<string, Tick[]>();
+    for (const tick of ticks)
+      byCall.set(`${tick.job}:${tick.i}`, [...(byCall.get(`${tick.job}:${tick.i}`) ?? []), tick]);
+    expect(byCall.size).toBe(JOBS * CALLS);
+    const repeated = [...byCall.values()].filter((made) => made.length > 1);
+    expect(repeated.length).toBeLessThanOrEqual(killedJobs.size);
+    for (const made of repeated) {
+      expect(made).toHaveLength(2);
+      expect(made[1]!.key).toBe(made[0]!.key);
+      expect(made[0]!.pid).toBe(doomed.pid);
+    }
+    // The survivor made the killed jobs' remaining calls only after the kill.
+    for (const tick of ticks.filter((tick) => killedJobs.has(tick.job) && tick.pid === survivor.pid))
+      expect(tick.at).toBeGreaterThanOrEqual(killedAt);
+  }, 120_000);
+});

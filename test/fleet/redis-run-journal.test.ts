@@ -1,0 +1,200 @@
+// The Redis journal store on a real redis-server: the RunJournal contract shared with the file
+// store, then what only Redis has: whole elements (a truncated one is damage, not a torn write),
+// a lease instead of a lock file (fenced appends, a lapsed lease taken over, two writers racing),
+// and expiry through Redis's own TTL.
+
+import type { Redis } from "ioredis";
+import { afterAll, describe, expect, it } from "vitest";
+import type { RunJournal } from "../../src/durable/run-journal.js";
+import { connectRedis } from "../../src/fleet/redis-connection.js";
+import { RedisRunJournal, type RedisRunJournalOptions } from "../../src/fleet/redis-run-journal.js";
+import { defineTool } from "../../src/registry/define-tool.js";
+import { Switchyard } from "../../src/switchyard.js";
+import { describeRunJournalContract } from "../durable/run-journal-contract.js";
+import { useRedisForFile } from "../helpers/redis-server.js";
+
+const redis = useRedisForFile();
+let prefixes = 0;
+const extraClients: Redis[] = [];
+const yards: Switchyard[] = [];
+afterAll(async () => {
+  await Promise.all(yards.map((yard) => yard.close()));
+  for (const client of extraClients) client.disconnect();
+});
+
+function createStore(options: RedisRunJournalOptions = {}, client: Redis = redis.client): RedisRunJournal {
+  return new RedisRunJournal(client, { prefix: `test:${++prefixes}`, ...options });
+}
+
+async function secondClient(): Promise<Redis> {
+  const client = await connectRedis(redis.url);
+  extraClients.push(client);
+  return client;
+}
+
+function journalKey(store: RunJournal, id: string): string {
+  return (store as RedisRunJournal).keysOf(id)[0];
+}
+
+describeRunJournalContract("RedisRunJournal", {
+  create: (options = {}) => createStore(options),
+  rawEntries: (store, id) => redis.client.lrange(journalKey(store, id), 0, -1),
+  writeRawEntries: async (store, id, entries) => {
+    await redis.client.del(journalKey(store, id));
+    await redis.client.rpush(journalKey(store, id), ...entries);
+  },
+  isEmpty: async (store) => (await redis.client.keys(`${(store as RedisRunJournal).prefix}:*`)).length === 0,
+});
+
+function createYard(store: RunJournal) {
+  let calls = 0;
+  const keys: string[] = [];
+  const count = defineTool({
+    name: "api.count",
+    description: "Counts its calls.",
+    inputSchema: { type: "object", properties: { n: { type: "number" } } },
+    execute: async (input: { n: number }, context) => {
+      calls++;
+      keys.push(context.idempotencyKey ?? "");
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return input.n * 2;
+    },
+  });
+  const yard = new Switchyard({ tools: [count], typeCheck: "off", runJournal: store });
+  yards.push(yard);
+  return { yard, calls: () => calls, keys };
+}
+
+const THREE = "let sum = 0; for (let n = 1; n <= 3; n++) sum += await tools.api.count({ n }); return sum;";
+const SLOW =
+  "let sum = 0; for (let n = 1; n <= 3; n++) { sum += await tools.api.count({ n }); await sleep(150); } return sum;";
+
+describe("the Redis journal store", () => {
+  it("refuses a truncated last entry (Redis never tears one) with JOURNAL_INVALID and leaves the journal as it was", async () => {
+    const store = createStore();
+    const { yard } = createYard(store);
+    await yard.run(THREE, { durable: { id: "truncated" } });
+    const key = journalKey(store, "truncated");
+    const last = (await redis.client.lindex(key, -1))!;
+    await redis.client.lset(key, -1, last.slice(0, Math.floor(last.length / 2)));
+    const before = await redis.client.lrange(key, 0, -1);
+    const again = createYard(store);
+    const result = await again.yard.run(THREE, { durable: { id: "truncated" } });
+    expect(result.error?.code).toBe("JOURNAL_INVALID");
+    expect(result.error?.message).toMatch(new RegExp(`line ${before.length}: not JSON`));
+    expect(again.calls()).toBe(0);
+    expect(await redis.client.lrange(key, 0, -1)).toEqual(before);
+    // An entry with a newline inside would shift every later line number: refused too.
+    await redis.client.lset(key, 1, `${before[1]}\n${before[2]}`);
+    await expect(store.read("truncated")).rejects.toThrow(/line 2: a newline/);
+  });
+
+  it("refuses a journal whose size counter says it is over the cap before reading it", async () => {
+    const store = createStore({ maxRunBytes: 100_000 });
+    await createYard(store).yard.run(THREE, { durable: { id: "grown" } });
+    await redis.client.set(store.keysOf("grown")[2], 10_000_000);
+    await expect(store.read("grown")).rejects.toThrow(/over 100000/);
+    const result = await createYard(store).yard.run(THREE, { durable: { id: "grown" } });
+    expect(result.error?.code).toBe("JOURNAL_INVALID");
+  });
+
+  it("lets one of two writers racing for a run have it, and refuses the other RUN_BUSY: never both writing", async () => {
+    const client = await secondClient();
+    const prefix = `race:${++prefixes}`;
+    const first = createYard(new RedisRunJournal(redis.client, { prefix }));
+    const second = createYard(new RedisRunJournal(client, { prefix }));
+    const results = await Promise.all([
+      first.yard.run(SLOW, { durable: { id: "raced" } }),
+      second.yard.run(SLOW, { durable: { id: "raced" } }),
+    ]);
+    expect(results.map((result) => result.error?.code ?? result.output).sort()).toEqual([12, "RUN_BUSY"]);
+    expect(first.calls() + second.calls()).toBe(3);
+    const journal = await new RedisRunJournal(redis.client, { prefix }).read("raced");
+    expect(journal!.entries.filter((entry) => entry.t === "end")).toHaveLength(1);
+  });
+
+  it("lets the second of two racing writers wait for the run and replay what the first journaled", async () => {
+    const client = await secondClient();
+    const prefix = `wait:${++prefixes}`;
+    const first = createYard(new RedisRunJournal(redis.client, { prefix, acquireWaitMs: 5_000 }));
+    const second = createYard(new RedisRunJournal(client, { prefix, acquireWaitMs: 5_000 }));
+    const results = await Promise.all([
+      first.yard.run(SLOW, { durable: { id: "waited" } }),
+      second.yard.run(SLOW, { durable: { id: "waited" } }),
+    ]);
+    expect(results.map((result) => result.output)).toEqual([12, 12]);
+    expect(first.calls() + second.calls()).toBe(3);
+  });
+
+  it("fences appends by the lease: a writer whose lease another writer holds appends nothing more and ends RUN_BUSY", async () => {
+    const store = createStore({ leaseMs: 10_000 });
+    const { yard, calls } = createYard(store);
+    const running = yard.run(SLOW, { durable: { id: "fenced" } });
+    while (calls() < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    // The lease lapsed (a frozen worker) and another writer holds the run now.
+    await redis.client.set(store.keysOf("fenced")[3], "another-writer");
+    const length = await redis.client.llen(journalKey(store, "fenced"));
+    const result = await running;
+    expect(result.error?.code).toBe("RUN_BUSY");
+    expect(result.error?.message).toMatch(/lost its lease/);
+    expect(await redis.client.llen(journalKey(store, "fenced"))).toBe(length);
+    expect(await redis.client.get(store.keysOf("fenced")[3])).toBe("another-writer");
+  });
+
+  it("does not take back a lapsed lease when another writer wrote to the run meanwhile", async () => {
+    const store = createStore({ leaseMs: 10_000 });
+    const { yard, calls } = createYard(store);
+    const running = yard.run(SLOW, { durable: { id: "overtaken" } });
+    while (calls() < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    const [journal, , bytes, lease] = store.keysOf("overtaken");
+    // In one step: the lease lapsed, and another writer came, appended and left.
+    await redis.client.multi().del(lease).rpush(journal, '{"t":"end","at":1,"ok":true}').incrby(bytes, 30).exec();
+    const length = await redis.client.llen(journal);
+    const result = await running;
+    expect(result.error?.code).toBe("RUN_BUSY");
+    expect(await redis.client.llen(journal)).toBe(length);
+  });
+
+  it("keeps a run whose writer renewed its lease late, when nobody took the run meanwhile", async () => {
+    const store = createStore({ leaseMs: 10_000 });
+    const { yard, calls } = createYard(store);
+    const running = yard.run(SLOW, { durable: { id: "late" } });
+    while (calls() < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    // The lease lapses (an event loop too busy to renew it), but no other writer opens the run.
+    await redis.client.del(store.keysOf("late")[3]);
+    const result = await running;
+    expect(result.output).toBe(12);
+    expect(calls()).toBe(3);
+    // Another writer that opened and closed meanwhile without writing changes nothing either;
+    // one that wrote (the size moved) would have ended this run RUN_BUSY (the test above).
+    expect((await store.read("late"))!.entries.at(-1)).toMatchObject({ t: "end", ok: true });
+  });
+
+  it("takes over the run of a writer that died once its lease lapses", async () => {
+    const doomed = await secondClient();
+    const prefix = `lapse:${++prefixes}`;
+    const store = new RedisRunJournal(doomed, { prefix, leaseMs: 300 });
+    const { yard } = createYard(store);
+    const running = yard.run(SLOW, { durable: { id: "lapsed" } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The writer's connection is gone (its process killed): no renewal, no more appends.
+    doomed.disconnect();
+    const successor = createYard(new RedisRunJournal(redis.client, { prefix, leaseMs: 300, acquireWaitMs: 3_000 }));
+    const startedAt = Date.now();
+    const result = await successor.yard.run(SLOW, { durable: { id: "lapsed" } });
+    expect(result.output).toBe(12);
+    expect(Date.now() - startedAt).toBeLessThan(2_500);
+    await running.catch(() => undefined);
+  });
+
+  it("gives every key of a run Redis's own expiry at the run's expiry", async () => {
+    const store = createStore();
+    await createYard(store).yard.run(THREE, { durable: { id: "expiring", retentionMs: 60_000 } });
+    const [journal, , bytes, lease] = store.keysOf("expiring");
+    const ttl = await redis.client.pttl(journal);
+    expect(ttl).toBeGreaterThan(55_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    expect(await redis.client.pttl(bytes)).toBeGreaterThan(55_000);
+    expect(await redis.client.exists(lease)).toBe(0);
+  });
+});
