@@ -49,6 +49,7 @@ import {
   CLOSED_GUEST_CONFIG,
   type CallFailure,
   capErrorText,
+  wordCut,
   DESCRIBE_PATH,
   decodeGuestConfig,
   encodeCall,
@@ -232,7 +233,8 @@ function install(
       line += formatLogValue(args[index]);
     }
     if (line.length > MAX_LOG_LINE_CHARS) {
-      line = `${sliceText(line, 0, MAX_LOG_LINE_CHARS)}… [line cut at ${MAX_LOG_LINE_CHARS} characters]`;
+      // At a word's start: a secret's head before the marker would pass every redaction rule.
+      line = `${sliceText(line, 0, wordCut(line, MAX_LOG_LINE_CHARS))}… [line cut at ${MAX_LOG_LINE_CHARS} characters]`;
     }
     if (level !== "log" && level !== "info") line = `[${level}] ${line}`;
     // Each line counts its newline too.

@@ -71,8 +71,70 @@ export const MAX_BATCH_CALLS = 256;
  */
 export const MAX_BATCHES_AHEAD = 3;
 
+/** How far a cut moves back to the start of the word it would split (see `wordCut`). */
+export const MAX_CUT_BACKOFF = 256;
+
+/** Blanks and controls, quotes, brackets, `,` `;` `<` `>`: what ends a word a secret could be part of. */
+function isWordBreak(code: number): boolean {
+  if (code <= 32) return true;
+  // " ' ` , ; ( ) [ ] { } < >
+  return (
+    code === 34 ||
+    code === 39 ||
+    code === 96 ||
+    code === 44 ||
+    code === 59 ||
+    code === 40 ||
+    code === 41 ||
+    code === 91 ||
+    code === 93 ||
+    code === 123 ||
+    code === 125 ||
+    code === 60 ||
+    code === 62
+  );
+}
+
+/** `[A-Za-z0-9_\-+/=.]`: the characters of tokens, keys and base64, which the host's cut-head rules read. */
+function isTokenCharacter(code: number): boolean {
+  return (
+    (code >= 48 && code <= 57) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    code === 95 ||
+    code === 45 ||
+    code === 43 ||
+    code === 47 ||
+    code === 61 ||
+    code === 46
+  );
+}
+
 /**
- * `text` cut to at most `maxChars` characters, ending in a marker that says how much was cut.
+ * Where to cut `text` to keep at most `at` characters without ending inside a word: a secret cut
+ * in two leaves a head of a few characters that no redaction rule can recognise any more (the
+ * guest cuts before the host's redactor sees the text). The cut moves back to the start of the word
+ * it would split, at most MAX_CUT_BACKOFF characters; a longer word is kept up to its last
+ * character outside `[A-Za-z0-9_\-+/=.]`, or whole up to the cut when it has none: a head that long
+ * is what the host's cut-head rule redacts. Reads characters with the charCodeAt captured before
+ * any program ran.
+ */
+export function wordCut(text: string, at: number): number {
+  if (at <= 0) return 0;
+  if (at >= text.length) return at;
+  if (isWordBreak(charCodeOf(text, at)) || isWordBreak(charCodeOf(text, at - 1))) return at;
+  // biome-ignore lint/complexity/useMathMinMax: Math.max is a global a program may replace.
+  const floor = at - MAX_CUT_BACKOFF > 0 ? at - MAX_CUT_BACKOFF : 0;
+  for (let index = at - 1; index >= floor; index--) if (isWordBreak(charCodeOf(text, index))) return index + 1;
+  if (floor === 0) return 0;
+  if (!isTokenCharacter(charCodeOf(text, at - 1)) || !isTokenCharacter(charCodeOf(text, at))) return at;
+  for (let index = at - 1; index >= floor; index--) if (!isTokenCharacter(charCodeOf(text, index))) return index + 1;
+  return at;
+}
+
+/**
+ * `text` cut to at most `maxChars` characters, ending in a marker that says how much was cut; the
+ * cut never splits a word (`wordCut`), so no secret's head is left before the marker.
  * It slices with the `slice` captured before any program ran; the result's length is checked
  * all the same, and a fixed text is returned if it does not hold.
  */
@@ -81,7 +143,7 @@ export function capErrorText(text: string, maxChars: number = MAX_ERROR_TEXT_CHA
   const marker = `… [cut: ${text.length} characters in all]`;
   const keep = maxChars - marker.length;
   // biome-ignore lint/complexity/useMathMinMax: Math.max is a global a program may replace.
-  const cut = `${sliceOf(text, 0, keep > 0 ? keep : 0)}${marker}`;
+  const cut = `${sliceOf(text, 0, wordCut(text, keep > 0 ? keep : 0))}${marker}`;
   return typeof cut === "string" && cut.length <= maxChars ? cut : `[a text of ${text.length} characters, cut]`;
 }
 

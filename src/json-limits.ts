@@ -21,3 +21,31 @@ export function exceedsJsonDepth(text: string, maxDepth: number): boolean {
   }
   return false;
 }
+
+/**
+ * Deepest value a recursive schema validates: ajv recurses once or more per level, so a value
+ * nested deeper (only JSON the host parsed itself can be: a program's arguments stop at the
+ * bridge's maxArgumentDepth, 64 by default) is refused before validation instead of overflowing
+ * the host's stack. Far above what real tool arguments and results nest.
+ */
+export const MAX_VALIDATED_DEPTH = 256;
+
+/**
+ * Whether a value nests objects and arrays deeper than `maxDepth` (the root is depth 1). Iterative;
+ * ends on shared and cyclic object graphs (a cycle counts as too deep), in O(size × maxDepth) at worst.
+ */
+export function exceedsValueDepth(value: unknown, maxDepth: number): boolean {
+  if (value === null || typeof value !== "object") return false;
+  const deepestSeen = new Map<object, number>();
+  const pending: [object, number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop() as [object, number];
+    if (depth > maxDepth) return true;
+    if ((deepestSeen.get(node) ?? 0) >= depth) continue;
+    deepestSeen.set(node, depth);
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === "object") pending.push([child, depth + 1]);
+    }
+  }
+  return false;
+}

@@ -3,9 +3,11 @@
 // bind a host that runs as root (the sandbox's uid maps back to root, which the kernel exempts),
 // and RLIMIT_AS is per process; a cgroup counts the command's processes and memory as a whole.
 // Where no cgroup can be made (no write access, a v2 tree without delegation) the rlimits remain.
+// A host killed outright leaves its cgroups behind: the next host removes those whose owner is gone.
 
+import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 const CGROUP_ROOT = "/sys/fs/cgroup";
@@ -35,6 +37,16 @@ interface Hierarchy {
 
 let counter = 0;
 let hierarchies: readonly Hierarchy[] | undefined;
+let staleRemoved: Promise<unknown> | undefined;
+
+const NAME_PREFIX = "switchyard-shell-";
+// `switchyard-shell-<pid>-<start time>-<nonce>-<n>`: a pid alone is reused (by a later host, or
+// another one in a second PID namespace on the same tree); with the process's start time (clock
+// ticks since boot) a dead owner is told from a live one, and the nonce keeps two hosts apart.
+const NAME_PATTERN = /^switchyard-shell-(\d+)-(\d+)-[0-9a-f]+-\d+$/;
+
+/** This process's part of every cgroup name it makes: pid, start time and a random nonce. */
+const OWNER = `${process.pid}-${startTimeOf(process.pid) ?? 0}-${randomBytes(4).toString("hex")}`;
 
 /**
  * Makes a fresh cgroup for one command, with `pids.max` and the memory limit, in every hierarchy
@@ -43,9 +55,11 @@ let hierarchies: readonly Hierarchy[] | undefined;
  */
 export async function createCommandCgroup(limits: CgroupLimits): Promise<CommandCgroup | undefined> {
   hierarchies ??= findHierarchies();
+  // Once per process, before its first cgroup: what killed hosts left in the same folders.
+  await (staleRemoved ??= removeStaleCommandCgroups());
   const made: string[] = [];
   const enforces = { processes: false, memory: false };
-  const name = `switchyard-shell-${process.pid}-${++counter}`;
+  const name = `${NAME_PREFIX}${OWNER}-${++counter}`;
   for (const hierarchy of hierarchies) {
     const folder = join(hierarchy.own, name);
     try {
@@ -81,13 +95,52 @@ export async function createCommandCgroup(limits: CgroupLimits): Promise<Command
   };
 }
 
-/** SIGKILLs what is left in `folder` and removes it, retrying while the kernel reaps. */
-async function removeCgroup(folder: string): Promise<void> {
+/**
+ * Removes the command cgroups that a host no longer running left behind (one killed with SIGKILL
+ * cannot release them): only folders named as this module names them, in the folders where this
+ * process makes its own, whose owner's pid is gone or now belongs to a process started at another
+ * time. What is still inside one is killed first (it belongs to a dead host's command). Returns
+ * the folders removed. Never throws.
+ */
+export async function removeStaleCommandCgroups(): Promise<string[]> {
+  hierarchies ??= findHierarchies();
+  const removed: string[] = [];
+  for (const hierarchy of hierarchies) {
+    const names = await readdir(hierarchy.own).catch(() => [] as string[]);
+    for (const name of names) {
+      const match = NAME_PATTERN.exec(name);
+      if (match === null || ownerRuns(Number(match[1]), Number(match[2]))) continue;
+      const folder = join(hierarchy.own, name);
+      if (await removeCgroup(folder)) removed.push(folder);
+    }
+  }
+  return removed;
+}
+
+/** Whether the process `pid` runs and was started at `startTime` (so it is the host that named the cgroup). */
+function ownerRuns(pid: number, startTime: number): boolean {
+  if (pid === process.pid) return true;
+  const now = startTimeOf(pid);
+  return now !== undefined && now === startTime;
+}
+
+/** A process's start time in clock ticks after boot (field 22 of /proc/<pid>/stat); undefined when it is gone. */
+function startTimeOf(pid: number): number | undefined {
+  const stat = readText(`/proc/${pid}/stat`);
+  // The command name (field 2) is in parentheses and may hold spaces: count fields after its ")".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const value = Number(fields[19]);
+  return stat === "" || !Number.isSafeInteger(value) ? undefined : value;
+}
+
+/** SIGKILLs what is left in `folder` and removes it, retrying while the kernel reaps; true once it is gone. */
+async function removeCgroup(folder: string): Promise<boolean> {
   for (let attempt = 0; attempt < 40; attempt++) {
     try {
       await rmdir(folder);
-      return;
-    } catch {
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return true;
       const pids = await readFile(join(folder, "cgroup.procs"), "utf8").catch(() => "");
       for (const pid of pids.split("\n").filter(Boolean)) {
         try {
@@ -99,6 +152,7 @@ async function removeCgroup(folder: string): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
+  return false;
 }
 
 /** The writable hierarchies, from /proc/self/cgroup: v1 `pids` and `memory`, or the v2 tree. */

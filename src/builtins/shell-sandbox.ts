@@ -61,6 +61,8 @@ export interface ShellSandbox {
   readonly prlimitPath: string;
   /** The pinned shell, dash (see `findPinnedShell`). */
   readonly shellPath: string;
+  /** bash, which only closes inherited descriptors before the command runs (see `CLOSE_INHERITED_FDS`). */
+  readonly closerPath: string;
   /** A file holding the seccomp filter (in a private folder): opened once per command for bwrap. */
   readonly seccompPath: string;
 }
@@ -106,6 +108,8 @@ const PRLIMIT_LOCATIONS = ["/usr/bin/prlimit", "/bin/prlimit"];
 // dash, whatever /bin/sh is: the classifier parses POSIX sh as dash reads it (bash as sh accepts
 // $'…', [[ ]] and more, which would read differently). Debian and Ubuntu's /bin/sh; macOS ships it.
 const DASH_LOCATIONS = ["/usr/bin/dash", "/bin/dash"];
+// bash closes descriptors of any number (dash only 0-9); it runs a fixed script, never the command.
+const BASH_LOCATIONS = ["/usr/bin/bash", "/bin/bash"];
 // The system as programs need it; /home, /root, /var, /run, /srv and /work stay invisible.
 const SYSTEM_PATHS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"];
 // Secrets in /etc that a process of the host's user (often root in containers) could read.
@@ -140,7 +144,14 @@ export function detectShellSandbox(network: ShellNetwork): ShellSandbox | { read
       unavailable: "dash is not installed (apt-get install -y dash): shell.run runs dash, the dialect it parses",
     };
   }
-  const sandbox = { bwrapPath, prlimitPath, shellPath, seccompPath: seccompFile() };
+  const closerPath = BASH_LOCATIONS.find((path) => existsSync(path));
+  if (closerPath === undefined) {
+    return {
+      unavailable:
+        "bash is not installed (apt-get install -y bash): the sandbox uses it to close the descriptors a command would inherit",
+    };
+  }
+  const sandbox = { bwrapPath, prlimitPath, shellPath, closerPath, seccompPath: seccompFile() };
   const key = `${bwrapPath}\0${network}`;
   if (!probes.has(key)) probes.set(key, probe(sandbox, network));
   const failure = probes.get(key);
@@ -192,9 +203,26 @@ export function sandboxArguments(policy: SandboxPolicy): string[] {
   ];
 }
 
-/** The arguments after `sandboxArguments(policy)` that run `commandLine`. */
+/**
+ * Run by bash (`-p`: no BASH_ENV, no functions from the environment) inside the sandbox before
+ * the command: closes every descriptor above 2, then execs its arguments. bwrap passes on every
+ * descriptor without close-on-exec, and the host may hold some it was started with (a CI runner's
+ * pipe, a native addon's file): Node marks only its first few close-on-exec at start-up.
+ */
+export const CLOSE_INHERITED_FDS =
+  '[ -d /proc/$$/fd ] || exit 126; for fd in /proc/$$/fd/*; do fd=${fd##*/}; case $fd in *[!0-9]*) continue;; esac; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; exec "$@"';
+
+/** The arguments after `sandboxArguments(policy)` that run `commandLine`, with only stdin, stdout and stderr open. */
 export function commandArguments(sandbox: ShellSandbox, policy: SandboxPolicy, commandLine: string): string[] {
-  return ["--", ...limitedCommand(sandbox.prlimitPath, sandbox.shellPath, policy.limits, commandLine)];
+  return [
+    "--",
+    sandbox.closerPath,
+    "-p",
+    "-c",
+    CLOSE_INHERITED_FDS,
+    "close-inherited-fds",
+    ...limitedCommand(sandbox.prlimitPath, sandbox.shellPath, policy.limits, commandLine),
+  ];
 }
 
 /** `prlimit <limits> -- <dash> -c <commandLine>`: also what the unsandboxed shell runs. */

@@ -22,6 +22,12 @@ export interface HttpSessionLimits {
    * and its connection is closed (an initialize's body is read before it takes a place). Default 10 000.
    */
   readonly bodyTimeoutMs?: number;
+  /**
+   * Bytes of request bodies held at once across all connections, while they are read (each body
+   * is also capped at 4 MB); a request whose body would pass it gets 503 with a JSON-RPC error and
+   * Retry-After, and its connection is closed. Default 67 108 864 (64 MiB).
+   */
+  readonly maxBodyBytesInFlight?: number;
 }
 
 export const DEFAULT_MAX_HTTP_SESSIONS = 100;
@@ -76,6 +82,11 @@ export class HttpSessions {
       if (held) this.#opening -= 1;
       held = false;
     };
+  }
+
+  /** Whether a session of this id is open. */
+  has(id: string): boolean {
+    return this.#entries.has(id);
   }
 
   add(id: string, transport: StreamableHTTPServerTransport): void {

@@ -18,7 +18,8 @@ import {
   type HttpSessionLimits,
   HttpSessions,
 } from "./http-sessions.js";
-import { readJsonBody } from "./read-json-body.js";
+import { BodyBudget, DEFAULT_MAX_BODY_BYTES_IN_FLIGHT } from "./body-budget.js";
+import { type JsonBodyResult, readJsonBody } from "./read-json-body.js";
 import { createGatewayServer, type GatewayServer, type GatewayServerOptions } from "./gateway-server.js";
 import { messageOf, SwitchyardError } from "../errors.js";
 import { compileSchema } from "../schema/schema-validator.js";
@@ -61,8 +62,8 @@ export interface RunningGateway {
 }
 
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5_000;
-/** Bytes of an initialize's body read before it takes a place (the MCP SDK's own message limit). */
-const MAX_INITIALIZE_BYTES = 4 * 1024 * 1024;
+/** Bytes of one request's body (the MCP SDK's own message limit); an initialize's is read before it takes a place. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
  * Starts `switchyard serve`. Throws SwitchyardError (CONFIG_INVALID, SOURCE_START_FAILED,
@@ -231,6 +232,39 @@ function serveHttp(
 ): { url: string; close: () => Promise<void> } {
   const sessions = new HttpSessions(options.httpSessions ?? {}, (id) => log(`http session ${id} expired (idle)`));
   const bodyTimeoutMs = options.httpSessions?.bodyTimeoutMs ?? DEFAULT_HTTP_BODY_TIMEOUT_MS;
+  // Every POST body is read here, under one budget, before the MCP SDK sees the request.
+  const budget = new BodyBudget(options.httpSessions?.maxBodyBytesInFlight ?? DEFAULT_MAX_BODY_BYTES_IN_FLIGHT);
+  const readBody = (request: IncomingMessage): Promise<JsonBodyResult> =>
+    readJsonBody(request, { maxBytes: MAX_BODY_BYTES, timeoutMs: bodyTimeoutMs, budget });
+  const refuseBody = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    refusal: Extract<JsonBodyResult, { ok: false }>,
+  ): void => {
+    if (refusal.status === 503) log(`http request refused: ${budget.maxBytes} bytes of request bodies in flight`);
+    response
+      .writeHead(refusal.status, {
+        "content-type": "application/json",
+        connection: "close",
+        ...(refusal.status === 503 ? { "retry-after": "1" } : {}),
+      })
+      .end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          error: {
+            code: refusal.status === 503 ? -32000 : -32600,
+            message: refusal.message,
+            data: {
+              status: refusal.status,
+              ...(refusal.status === 503 ? { maxBodyBytesInFlight: budget.maxBytes } : {}),
+            },
+          },
+          id: null,
+        }),
+      );
+    // Whatever of the body is still on its way is not read.
+    response.once("finish", () => request.socket.destroy());
+  };
   const refuseFull = (response: ServerResponse): void => {
     log(`http initialize refused: ${sessions.size} sessions open (the cap is ${sessions.maxSessions})`);
     response.writeHead(503, { "content-type": "application/json", "retry-after": "30" }).end(
@@ -254,11 +288,17 @@ function serveHttp(
       return;
     }
     const sessionId = request.headers["mcp-session-id"];
-    if (
-      typeof sessionId === "string" &&
-      (await sessions.serve(sessionId, (known) => known.handleRequest(request, response)))
-    ) {
-      return;
+    if (typeof sessionId === "string" && sessions.has(sessionId)) {
+      let parsed: unknown;
+      if (request.method === "POST") {
+        const body = await readBody(request);
+        if (!body.ok) {
+          refuseBody(request, response, body);
+          return;
+        }
+        parsed = body.value;
+      }
+      if (await sessions.serve(sessionId, (known) => known.handleRequest(request, response, parsed))) return;
     }
     if (sessionId !== undefined || request.method !== "POST") {
       response.writeHead(404, { "content-type": "application/json" }).end(
@@ -276,13 +316,9 @@ function serveHttp(
       return;
     }
     // The body first, under its deadline: only a whole initialize takes a place.
-    const body = await readJsonBody(request, { maxBytes: MAX_INITIALIZE_BYTES, timeoutMs: bodyTimeoutMs });
+    const body = await readBody(request);
     if (!body.ok) {
-      response
-        .writeHead(body.status, { "content-type": "application/json", connection: "close" })
-        .end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32600, message: body.message }, id: null }));
-      // Whatever of the body is still on its way is not read.
-      response.once("finish", () => request.socket.destroy());
+      refuseBody(request, response, body);
       return;
     }
     if (sessions.full) {

@@ -22,16 +22,15 @@ const CONSTRAINT_KEYWORDS = [
   "maxProperties",
 ] as const;
 
-// Control and bidirectional-override characters could hide text from a human reviewer.
-const HIDING_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g;
-
 /**
- * Characters that change how text around them reads or that show as nothing: controls, bidi
- * marks, embeddings, overrides and isolates, zero-width and invisible format characters, line
- * and paragraph separators. A string literal in a declaration writes them as `\uXXXX` escapes.
+ * Characters that change how text around them reads or that show as nothing, by Unicode property
+ * rather than by a list that ages: controls (Cc), format characters (Cf: bidi marks, embeddings,
+ * overrides and isolates, zero-width characters, the tags block U+E0000-E007F that can spell
+ * hidden ASCII), line and paragraph separators, and every other default-ignorable code point
+ * (variation selectors, fillers). The one definition both comments (U+FFFD) and string literals
+ * (`\uXXXX` escapes) use.
  */
-export const HIDDEN_CHARACTERS =
-  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
+export const HIDDEN_CHARACTERS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu;
 
 const MAX_EXAMPLES = 3;
 const MAX_VALUE_LENGTH = 200;
@@ -63,8 +62,8 @@ export function schemaDocLines(value: JsonSchema | unknown): string[] {
 
 /**
  * Formats lines as a JSDoc block at `indent`: `/** line *\/` for one short line, the
- * multi-line form otherwise. Returns "" for no lines. Escapes `*\/`; control and
- * bidi-override characters become U+FFFD.
+ * multi-line form otherwise. Returns "" for no lines. Escapes `*\/`; HIDDEN_CHARACTERS other
+ * than a tab become U+FFFD.
  */
 export function formatJsDoc(lines: readonly string[], indent: string): string {
   const escaped = lines.map(escapeComment);
@@ -95,7 +94,10 @@ export function splitLines(text: string): string[] {
 
 function escapeComment(text: string): string {
   // `*\/` reads the same to a person, and inside a JSON string it is still a valid escape.
-  return text.replace(/\*\//g, "*\\/").replace(HIDING_CHARACTERS, "\ufffd");
+  // A tab reads as the blank it is; every other hidden character becomes visible.
+  return text
+    .replace(/\*\//g, "*\\/")
+    .replace(HIDDEN_CHARACTERS, (character) => (character === "\t" ? "\t" : "\ufffd"));
 }
 
 function oneLine(text: string): string {

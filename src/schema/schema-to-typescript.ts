@@ -452,7 +452,7 @@ function literal(value: unknown): TypeText {
 
 /**
  * JSON text is valid TypeScript type syntax (literals, tuples, type literals) for any JSON value.
- * Hidden characters (bidi overrides, zero-width, U+2028/2029, which JSON leaves raw) are written
+ * Hidden characters (HIDDEN_CHARACTERS: bidi, zero-width, tags, U+2028/2029, which JSON leaves raw) are written
  * as `\uXXXX`: a key or literal reads in the declaration as the characters it holds.
  */
 function jsonLiteral(value: unknown): string | undefined {
@@ -463,8 +463,13 @@ function jsonLiteral(value: unknown): string | undefined {
   }
 }
 
+/** `\uXXXX` per UTF-16 unit: a character outside the BMP (the tags block) becomes its surrogate pair. */
 function unicodeEscape(character: string): string {
-  return `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  let escaped = "";
+  for (let index = 0; index < character.length; index++) {
+    escaped += `\\u${character.charCodeAt(index).toString(16).padStart(4, "0")}`;
+  }
+  return escaped;
 }
 
 /**

@@ -8,8 +8,12 @@ import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { JsonSchema, JsonValue } from "../contract.js";
 import { SwitchyardError, messageOf } from "../errors.js";
+import { wordCut } from "../../runtime/wire.js";
+import { exceedsValueDepth, MAX_VALIDATED_DEPTH } from "../json-limits.js";
 import { groupViolations, MAX_VIOLATION_LINES, type ViolationGroup } from "./group-violations.js";
 import { isPlainSchema } from "./plain-schema.js";
+import { analyzeRecursion, resolveLocalRef } from "./schema-recursion.js";
+import { schemaSizeProblem } from "./schema-size.js";
 import { schemaText } from "./schema-text.js";
 
 /** One reason a value does not match its schema. */
@@ -56,19 +60,69 @@ function ajvFor(schema: JsonSchema): Ajv {
 
 /**
  * Compiles a schema once (draft 2020-12 unless `$schema` names draft-07; formats checked).
- * Throws `SwitchyardError("SCHEMA_INVALID")` naming `label` when ajv cannot compile it.
+ * Throws `SwitchyardError("SCHEMA_INVALID")` naming `label` when ajv cannot compile it, when it
+ * is over 1 MiB of JSON or 256 levels deep (schema-size.ts), or when a `$ref` cycle applies the
+ * same value again without descending into it (see schema-recursion.ts).
+ * A schema with references validates values nested at most MAX_VALIDATED_DEPTH levels: a deeper
+ * one is a violation at the root, found before ajv recurses (never a RangeError).
  */
 export function compileSchema(schema: JsonSchema, label: string): CompiledValidator {
   const validate =
     typeof schema === "object" ? (compiled.get(schema) ?? compileObject(schema, label)) : compileWith(schema, label);
-  return (value) => (validate(value) ? [] : describeErrors(validate.errors ?? [], value));
+  const bounded = typeof schema === "object" && recursive.has(schema);
+  return (value) => validateBounded(validate, value, bounded);
 }
 
 // An MCP source compiles a tool's schema to vet it and the registry compiles the same object
 // again; ajv compiles take milliseconds, so a schema object is compiled once.
 const compiled = new WeakMap<object, ValidateFunction>();
+// Schema objects with references (checked by checkStructure): their validators bound the value's depth.
+const recursive = new WeakSet<object>();
+
+const TOO_DEEP: readonly SchemaViolation[] = Object.freeze([
+  Object.freeze({
+    path: "",
+    expected: `a value nested at most ${MAX_VALIDATED_DEPTH} levels deep (the schema is recursive)`,
+    received: `a value nested deeper than ${MAX_VALIDATED_DEPTH} levels`,
+  }),
+]);
+
+function validateBounded(validate: ValidateFunction, value: unknown, bounded: boolean): readonly SchemaViolation[] {
+  if (bounded && exceedsValueDepth(value, MAX_VALIDATED_DEPTH)) return TOO_DEEP;
+  try {
+    return validate(value) ? [] : describeErrors(validate.errors ?? [], value);
+  } catch (error) {
+    // A recursion checkStructure could not follow (a remote or `$id`-scoped reference): refused, never thrown.
+    if (error instanceof RangeError) return TOO_DEEP;
+    throw error;
+  }
+}
+
+/**
+ * Throws SCHEMA_INVALID for a schema over the size limits (schema-size.ts) or with a reference
+ * cycle that never descends; notes schemas that refer at all. Before ajv sees the schema.
+ */
+function checkStructure(schema: { [keyword: string]: unknown }, label: string): void {
+  const tooLarge = schemaSizeProblem(schema);
+  if (tooLarge !== undefined) {
+    throw new SwitchyardError(
+      "SCHEMA_INVALID",
+      `${label}: the JSON Schema is refused: ${tooLarge}. Describe the shape more compactly (shared parts as $defs referred to with $ref).`,
+    );
+  }
+  const { refers, unguardedCycle } = analyzeRecursion(schema);
+  if (unguardedCycle !== undefined) {
+    throw new SwitchyardError(
+      "SCHEMA_INVALID",
+      `${label}: the JSON Schema refers to itself without descending into the value (${unguardedCycle.join(" -> ")}), so validating any value would never end. Put the $ref under properties, items or another keyword that applies to a part of the value.`,
+      { cycle: [...unguardedCycle] },
+    );
+  }
+  if (refers) recursive.add(schema);
+}
 
 function compileObject(schema: { [keyword: string]: unknown }, label: string): ValidateFunction {
+  checkStructure(schema, label);
   // Compile a copy without $id so two tools may reuse one schema object or id.
   const copy = { ...schema };
   delete copy["$id"];
@@ -126,24 +180,35 @@ export function schemaCompileCount(): number {
  */
 export function prepareSchema(schema: JsonSchema, label: string): CompiledValidator {
   if (typeof schema !== "object" || compiled.has(schema)) return compileSchema(schema, label);
-  if (!checked.has(schema) && !isPlainSchema(schema)) {
-    const copy = { ...schema };
-    delete copy["$id"];
-    const text = schemaText(copy);
-    if (text === undefined || !passedText.has(text)) {
-      checks += 1;
-      try {
-        ajvFor(copy).validateSchema(copy, true);
-      } catch (error) {
-        throw schemaInvalid(label, error);
-      }
-      if (!metaSchemaIsEnough(copy)) return compileSchema(schema, label);
-      if (text !== undefined) rememberPassed(text);
-    }
+  if (!checked.has(schema)) {
+    checkStructure(schema, label);
+    if (!isPlainSchema(schema)) checkWithAjv(schema, label);
+    // A schema ajv's compile must vouch for was compiled by checkWithAjv: it is in `compiled` now.
+    if (compiled.has(schema)) return compileSchema(schema, label);
   }
   checked.add(schema);
   let validator: CompiledValidator | undefined;
   return (value) => (validator ??= compileSchema(schema, label))(value);
+}
+
+// ajv's meta-schema check, skipped for a JSON text that passed it before; what the meta-schema
+// cannot vouch for (see metaSchemaIsEnough) is compiled now.
+function checkWithAjv(schema: { [keyword: string]: unknown }, label: string): void {
+  const copy = { ...schema };
+  delete copy["$id"];
+  const text = schemaText(copy);
+  if (text !== undefined && passedText.has(text)) return;
+  checks += 1;
+  try {
+    ajvFor(copy).validateSchema(copy, true);
+  } catch (error) {
+    throw schemaInvalid(label, error);
+  }
+  if (!metaSchemaIsEnough(copy)) {
+    compileSchema(schema, label);
+    return;
+  }
+  if (text !== undefined) rememberPassed(text);
 }
 
 // Schema objects that passed prepareSchema's check; compiling them later cannot fail.
@@ -223,18 +288,7 @@ function isRegExp(source: string): boolean {
 function resolvesLocally(root: unknown, ref: string): boolean {
   if (ref === "#") return true;
   if (!ref.startsWith("#/")) return false;
-  let current: unknown = root;
-  let segments: string[];
-  try {
-    segments = decodeURIComponent(ref.slice(2)).split("/");
-  } catch {
-    return false;
-  }
-  for (const raw of segments) {
-    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-    if (current === null || typeof current !== "object" || !Object.hasOwn(current, key)) return false;
-    current = (current as Record<string, unknown>)[key];
-  }
+  const current = resolveLocalRef(root, ref);
   if (typeof current === "boolean") return true;
   if (current === null || typeof current !== "object" || Array.isArray(current)) return false;
   // A reference to a bare reference may close a cycle that overflows ajv's compile: compile now.
@@ -470,5 +524,6 @@ function preview(value: unknown): string {
   } catch {
     text = String(value);
   }
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  // Cut at a word's start: a message quotes the value, and a secret's head would pass every redaction rule.
+  return text.length > 80 ? `${text.slice(0, wordCut(text, 77))}...` : text;
 }

@@ -324,3 +324,96 @@ describe("serveGateway over streamable HTTP: clients that go silent", () => {
     expect(end.afterMs).toBeLessThan(5_000);
   });
 });
+
+describe("serveGateway over streamable HTTP: request bodies in flight", () => {
+  const folder = mkdtempSync(join(tmpdir(), "switchyard-gateway-bodies-"));
+  const BUDGET = 1024 * 1024;
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    gateway = await serveSlowTools(folder, {
+      httpSessions: { maxSessions: 10, bodyTimeoutMs: 8_000, maxBodyBytesInFlight: BUDGET },
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  /** A raw client that sends POST headers announcing `announced` bytes, then `sent` bytes of body, and waits. */
+  function heldBody(announced: number, sent: number, sessionId?: string): { socket: Socket; closed: Promise<string> } {
+    const url = new URL(gateway.url!);
+    const headers =
+      `POST /mcp HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
+      `Accept: application/json, text/event-stream\r\nContent-Length: ${announced}\r\n` +
+      `${sessionId === undefined ? "" : `Mcp-Session-Id: ${sessionId}\r\n`}\r\n`;
+    const socket = connect(Number(url.port), "127.0.0.1", () => socket.write(headers + " ".repeat(sent)));
+    const closed = new Promise<string>((resolve) => {
+      let received = "";
+      socket.on("data", (chunk) => (received += chunk));
+      socket.on("close", () => resolve(received));
+      socket.on("error", () => undefined);
+    });
+    return { socket, closed };
+  }
+
+  const post = (body: string, sessionId?: string): Promise<Response> =>
+    fetch(gateway.url!, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...(sessionId === undefined ? {} : { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" }),
+      },
+      body,
+    });
+
+  /** The JSON-RPC error of a raw HTTP answer. */
+  function errorOf(raw: string): { code: number; message: string; data: Record<string, unknown> } {
+    // The body may come in chunked encoding: the JSON is from its first brace to its last.
+    return JSON.parse(raw.slice(raw.indexOf("{"), raw.lastIndexOf("}") + 1)).error;
+  }
+
+  it("refuses with 503 and a JSON-RPC error the body that would pass what all clients' bodies hold, and gives the bytes back", async () => {
+    // Three clients each announce 3 MB (under the 4 MB cap of one body) and send 400 KB: 1.2 MB in all.
+    const clients = Array.from({ length: 3 }, () => heldBody(3_000_000, 400 * 1024));
+    const first = await Promise.race(clients.map((client) => client.closed));
+    expect(first).toMatch(/^HTTP\/1\.1 503 /);
+    expect(first).toMatch(/retry-after: 1/i);
+    expect(errorOf(first)).toEqual({
+      code: -32000,
+      message: expect.stringMatching(/holding 1048576 bytes of request bodies from all clients, its limit; retry/),
+      data: { status: 503, maxBodyBytesInFlight: BUDGET },
+    });
+    // The others are still being read; when they go, their bytes are given back.
+    for (const client of clients) client.socket.destroy();
+    await Promise.all(clients.map((client) => client.closed));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // 900 KB: refused if what the abandoned bodies held had not been given back.
+    const padded = INITIALIZE_BODY.replace("{", `{${" ".repeat(900 * 1024)}`);
+    const whole = await post(padded);
+    expect(whole.status).toBe(200);
+    await whole.body?.cancel();
+  });
+
+  it("counts the bodies of requests in an open session against the same budget", async () => {
+    const opened = await post(INITIALIZE_BODY);
+    const sessionId = opened.headers.get("mcp-session-id") ?? undefined;
+    await opened.body?.cancel();
+    expect(sessionId).toBeDefined();
+    const holder = heldBody(3_000_000, 900 * 1024);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
+    const refused = heldBody(Buffer.byteLength(list) + 200 * 1024, 200 * 1024, sessionId);
+    const answer = await refused.closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 503 /);
+    expect(errorOf(answer).data).toEqual({ status: 503, maxBodyBytesInFlight: BUDGET });
+    holder.socket.destroy();
+    await holder.closed;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const listed = await post(list, sessionId);
+    expect(listed.status).toBe(200);
+    expect(await listed.text()).toMatch(/"tools"/);
+  });
+});

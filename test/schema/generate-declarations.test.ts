@@ -279,6 +279,34 @@ describe("generateDeclarations: bounds on what tool results can put into declara
   const check = (tools: readonly DeclarationTool[], body: string): string =>
     compileWithRuntime(generateDeclarations(tools), `export async function main() {\n${body}\n}\n`);
 
+  // One definition for comments and literals: zero-width, bidi controls, the tags block (which
+  // spells hidden ASCII: U+E0041 is a tag "A"), a variation selector, a C1 control.
+  const HIDDEN_BY_CLASS = {
+    "zero-width": ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"],
+    "bidi controls": ["\u202a", "\u202e", "\u2066", "\u2067", "\u2069", "\u200e", "\u061c"],
+    "tags block": ["\u{e0001}", "\u{e0041}", "\u{e007f}"],
+    "other invisibles": ["\ufe0f", "\u0085", "\u00ad"],
+  };
+
+  for (const [name, characters] of Object.entries(HIDDEN_BY_CLASS)) {
+    it(`shows no ${name} character raw, in comments nor in keys and literals`, () => {
+      const hiddenText = `ok${characters.join("")}done`;
+      const declared = tool("notes.find", {
+        description: `Finds notes.${hiddenText}`,
+        inputSchema: {
+          type: "object",
+          properties: { [hiddenText]: { type: "string", description: `The ${hiddenText} field.`, enum: [hiddenText] } },
+        },
+      });
+      const text = generateDeclarations([declared]);
+      for (const character of characters)
+        expect(text, `U+${character.codePointAt(0)?.toString(16)}`).not.toContain(character);
+      expect(text).toContain("ok\ufffd");
+      // The key and the literal stay the same string, written with escapes.
+      expect(JSON.parse(`"${text.match(/"ok(?:\\u[0-9a-f]{4})+done"/)?.[0].slice(1, -1)}"`)).toBe(hiddenText);
+    });
+  }
+
   it("escapes bidi, isolate, zero-width and control characters in quoted keys and string literals", () => {
     const hidden = ["\u202e", "\u2066", "\u2069", "\u200b", "\u200f", "\u061c", "\ufeff", "\u0085", "\u2028"];
     const keys = hidden.map((character, index) => `k${index}${character}gpj.exe`);

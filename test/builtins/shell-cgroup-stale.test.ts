@@ -1,0 +1,90 @@
+// Cgroups of hosts that were killed outright: a host SIGKILLed while a command runs cannot release
+// its cgroup, and names made of the pid alone let a later host with the same pid clash with what
+// was left (its mkdir failed, and the command silently ran with rlimits only). Real child hosts,
+// the real cgroup tree; runs where this process may create cgroups (root, as here and in CI).
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { createCommandCgroup } from "../../src/builtins/shell-cgroup.js";
+
+const isRoot = process.getuid?.() === 0;
+const HOST = fileURLToPath(new URL("./fixtures/run-shell-command.ts", import.meta.url));
+
+/** The folders this process (and so its children) makes command cgroups in: its own pids and memory cgroups. */
+function ownCgroupFolders(): string[] {
+  const folders: string[] = [];
+  for (const line of readFileSync("/proc/self/cgroup", "utf8").split("\n")) {
+    const [, controllers = "", path = ""] = line.split(":");
+    for (const controller of ["pids", "memory"]) {
+      if (controllers.split(",").includes(controller)) folders.push(join("/sys/fs/cgroup", controller, path));
+    }
+    if (line.startsWith("0::")) folders.push(join("/sys/fs/cgroup", path));
+  }
+  return folders.filter((folder) => existsSync(folder));
+}
+
+/** The command cgroups of host `pid`, in every folder. */
+function cgroupsOf(pid: number): string[] {
+  return ownCgroupFolders().flatMap((folder) =>
+    readdirSync(folder)
+      .filter((name) => name.startsWith(`switchyard-shell-${pid}-`))
+      .map((name) => join(folder, name)),
+  );
+}
+
+function startHost(script: string): { host: ChildProcess; exited: Promise<number | null> } {
+  const host = spawn(process.execPath, ["--import", "tsx", HOST, script], { stdio: "ignore" });
+  return { host, exited: new Promise((resolve) => host.on("exit", resolve)) };
+}
+
+async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.skipIf(!isRoot)("command cgroups of hosts that were killed", () => {
+  it("removes a SIGKILLed host's cgroups at the next host's first command, and never a live host's", async () => {
+    const killed = startHost("sleep 60");
+    const running = startHost("sleep 60");
+    await waitFor(() => cgroupsOf(killed.host.pid!).length > 0 && cgroupsOf(running.host.pid!).length > 0, 20_000);
+    const left = cgroupsOf(killed.host.pid!);
+    killed.host.kill("SIGKILL");
+    await killed.exited;
+    // bwrap dies with its parent, the sandbox with bwrap: the cgroups are left behind, empty.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const folder of left) expect(existsSync(folder), folder).toBe(true);
+
+    const next = startHost("true");
+    expect(await next.exited).toBe(0);
+    for (const folder of left) expect(existsSync(folder), folder).toBe(false);
+    // The other host still runs its command: its cgroups stay.
+    expect(cgroupsOf(running.host.pid!).length).toBeGreaterThan(0);
+    running.host.kill("SIGTERM");
+    await running.exited;
+    const after = startHost("true");
+    await after.exited;
+  }, 60_000);
+
+  it("makes its cgroup although a folder is left under the name a host of the same pid used before", async () => {
+    // What a killed host of this pid left under the old names (pid and a counter only).
+    const planted = ownCgroupFolders().flatMap((folder) =>
+      [1, 2].map((counter) => join(folder, `switchyard-shell-${process.pid}-${counter}`)),
+    );
+    for (const folder of planted) mkdirSync(folder);
+    try {
+      const cgroup = await createCommandCgroup({ maxProcesses: 7, maxMemoryBytes: 64 * 1024 * 1024 });
+      expect(cgroup?.enforces).toEqual({ processes: true, memory: true });
+      await cgroup?.release();
+      // Not a name this module makes now: left alone.
+      for (const folder of planted) expect(existsSync(folder)).toBe(true);
+    } finally {
+      for (const folder of planted) rmdirSync(folder);
+    }
+  });
+});
