@@ -66,7 +66,12 @@ export function writeBenchResult(
           `The machine was shared and busy (load average ${conditions.loadAverage.start}-${conditions.loadAverage.end} on ${conditions.machine.cores} cores): wall times are high; CPU times are steadier.`,
         ]
       : notes;
-  const path = fileURLToPath(new URL(`./results/${name}.json`, import.meta.url));
+  // Compiled benches run from dist-bench/bench/: their results still belong in the source tree's bench/results.
+  const folder = new URL(
+    import.meta.url.includes("/dist-bench/") ? "../../bench/results/" : "./results/",
+    import.meta.url,
+  );
+  const path = fileURLToPath(new URL(`${name}.json`, folder));
   writeFileSync(path, `${JSON.stringify({ bench: name, ...conditions, notes: allNotes, figures }, null, 2)}\n`);
   return path;
 }

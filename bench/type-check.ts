@@ -1,14 +1,17 @@
 // Measures what type-checking a program costs: the cold check (first in a process) and the
 // warm median of 20 later checks, in process and through the worker, each path in a fresh
 // child process so nothing is cached. Uses 50 generated tools in 8 namespaces.
-// Run: node --no-node-snapshot --import tsx bench/type-check.ts
+// Then the sweep rows of type-check-sweep.ts, side by side with the bare floor; writes
+// bench/results/type-check.json. Run: npm run bench:type-check
 
 import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import type { ProgramTypeChecker } from "../src/program/type-check-program.js";
+import { benchConditions, currentLoad, writeBenchResult } from "./bench-result.js";
 import { median } from "./stats.js";
+import { formatSweepTable, measureSweep } from "./type-check-sweep.js";
 // The checker modules are imported dynamically, inside the timed region: loading TypeScript
 // is part of a cold start, and the worker path's host should never load it at all.
 
@@ -412,7 +415,7 @@ export async function measureTypeCheck(): Promise<TypeCheckMeasurement> {
 export function formatTypeCheckTable(measurement: TypeCheckMeasurement): string {
   const rows: [string, TypeCheckTiming][] = [
     ["type check, in process", measurement.inProcess],
-    ["type check, worker thread", measurement.worker],
+    ["type check, child process", measurement.worker],
     ["lint, in process", measurement.lint],
   ];
   const format = (ms: number): string => ms.toFixed(1).padStart(9);
@@ -433,6 +436,38 @@ if (invokedDirectly) {
     const path = process.argv[childIndex + 1] === "worker" ? "worker" : "in-process";
     console.log(JSON.stringify(await measureInChild(path)));
   } else {
-    console.log(formatTypeCheckTable(await measureTypeCheck()));
+    const startLoad = currentLoad();
+    const checks = await measureTypeCheck();
+    console.log(formatTypeCheckTable(checks));
+    const sweep = await measureSweep();
+    console.log(`\n${formatSweepTable(sweep)}`);
+    const ms = (value: number): string => `${value.toFixed(1)} ms`;
+    const ratio = (value: number): string => `${(value / sweep.bareMs).toFixed(2)}x`;
+    const written = writeBenchResult(
+      "type-check",
+      benchConditions(startLoad),
+      {
+        "sweep-bare-ms": ms(sweep.bareMs),
+        "sweep-off-ms": ms(sweep.offMs),
+        "sweep-off-ratio": ratio(sweep.offMs),
+        "sweep-cached-ms": ms(sweep.cachedMs),
+        "sweep-cached-ratio": ratio(sweep.cachedMs),
+        "sweep-new-program-ms": ms(sweep.newProgramMs),
+        "sweep-new-program-ratio": ratio(sweep.newProgramMs),
+        "sweep-first-run-after-turn-ms": ms(sweep.firstRunAfterTurnMs),
+        "sweep-first-run-after-turn-ratio": ratio(sweep.firstRunAfterTurnMs),
+        "sweep-first-run-at-start-ms": ms(sweep.firstRunAtStartMs),
+        "sweep-first-run-at-start-ratio": ratio(sweep.firstRunAtStartMs),
+        "sweep-first-run-whole-process-ms": ms(sweep.firstRunWholeProcessMs),
+        "spawn-ms": ms(sweep.spawnMs),
+        "check-cold-ms": ms(checks.worker.coldMs),
+        "check-warm-ms": ms(checks.worker.warmMedianMs),
+      },
+      [
+        "Medians; the sweep's rows interleave in rounds in one process, fresh-process rows spawn one process per sample.",
+        "Compiled with tsc (npm run bench:type-check), as the packed package runs.",
+      ],
+    );
+    console.log(`\nwrote ${written}`);
   }
 }

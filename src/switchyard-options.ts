@@ -44,11 +44,20 @@ export interface SwitchyardOptions {
   readonly typeCheck?: TypeCheckMode;
   /**
    * The checker this session's programs go through. Default: one per process, shared by every
-   * session, so its worker, parsed lib and cache of finished checks serve them all. Give one to
+   * session, so its process, parsed lib and cache of finished checks serve them all. Give one to
    * set its limits (`new TypeChecker({ timeoutMs, memoryLimitMb, maxCachedChecks })`); the session
    * never closes it.
    */
   readonly typeChecker?: TypeChecker;
+  /**
+   * Start the type checker's process when the session is created, in the background, and warm it
+   * (TypeScript loaded, lib parsed, a few programs checked: about 0.1 s to spawn and 0.5-1 s of one
+   * core, then 100-150 MB of memory held), so the session's first program does not pay it. It
+   * never blocks the session or keeps the process alive. Default true; `false` for a session that
+   * may never run a program (a gateway listing tools): its first check then starts the checker.
+   * Never started with `typeCheck: "off"`.
+   */
+  readonly warmUpTypeChecker?: boolean | undefined;
   /** Deferred loading and search; see DiscoveryOptions. */
   readonly discovery?: DiscoveryOptions;
   /**

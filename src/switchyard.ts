@@ -137,7 +137,7 @@ export class Switchyard {
     );
     this.discovery.update(this.registry.snapshot());
     this.registry.onChange((snapshot) => this.discovery.update(snapshot));
-    if ((options.typeCheck ?? "error") !== "off") warmUp(this.#checker());
+    if ((options.typeCheck ?? "error") !== "off" && options.warmUpTypeChecker !== false) warmUp(this.#checker());
     this.#sessionDeadlineAt = options.sessionTimeMs === undefined ? undefined : Date.now() + options.sessionTimeMs;
   }
 

@@ -4,7 +4,7 @@ import { Switchyard, type SwitchyardOptions } from "../src/switchyard.js";
 import { defineTool } from "../src/registry/define-tool.js";
 import { RUNTIME_DECLARATIONS } from "../src/schema/generate-declarations.js";
 import { waitFor } from "./helpers/mcp-servers.js";
-import { WORKER_DIES_ALONE, WORKER_KILLER } from "./helpers/worker-killer.js";
+import { WORKER_KILLER } from "./helpers/worker-killer.js";
 
 function createYard(typeCheck?: "error" | "warn" | "off", options: SwitchyardOptions = {}) {
   const calls: unknown[] = [];
@@ -136,63 +136,90 @@ return ids;`);
   });
 });
 
-describe("Switchyard.run when the type check cannot complete", () => {
-  it.runIf(WORKER_DIES_ALONE)(
-    "refuses a program that kills the checker with TYPE_CHECK_FAILED, and still checks the programs queued behind it",
-    async () => {
-      // A small worker heap, so the real crash comes in seconds rather than tens of seconds.
-      const checker = new TypeChecker({ memoryLimitMb: 128, timeoutMs: 120_000 });
-      // The session's own warm-up check, done first, so the next check sent is the killer's.
-      await checker.check("return 0;", RUNTIME_DECLARATIONS);
-      const { yard, calls } = createYard("error", { typeChecker: checker });
-      try {
-        const killer = `await tools.orders.search({ customerId: "killer" });\n${WORKER_KILLER}`;
-        const killing = yard.run(killer);
-        await waitFor(() => checker.stats.checked === 2, 60_000, "the killer's check to be sent");
-        // Queued behind the killer's check, in the worker it is about to kill.
-        const [wrong, right] = await Promise.all([
-          yard.run(`await tools.orders.search({ customerID: "wrong" });\nreturn 1;`),
-          yard.run(`const page = await tools.orders.search({ customerId: "right" });\nreturn page.orders.length;`),
-        ]);
-        const killed = await killing;
-        expect(killed.error?.code).toBe("TYPE_CHECK_FAILED");
-        expect(killed.error?.message).toMatch(/stopped 2 times while checking this program/);
-        expect(killed.error?.message).toMatch(/does not run/);
-        expect(killed.calls).toEqual([]);
-        // Behind the crash, the other programs were checked, not run unchecked.
-        expect(wrong.error).toMatchObject({ code: "TYPE_ERROR", line: 1 });
-        expect(right).toMatchObject({ ok: true, output: 1 });
-        expect(calls).toEqual([{ customerId: "right" }]);
-        expect(checker.stats).toMatchObject({ checked: 5, retries: 1 });
-      } finally {
-        await yard.close();
-        await checker.close();
-      }
-    },
-    240_000,
-  );
+describe("the session's checker warm-up", () => {
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
-  it.runIf(WORKER_DIES_ALONE)(
-    "runs such a program in warn mode, with a warning that it was not type-checked",
-    async () => {
-      const checker = new TypeChecker({ memoryLimitMb: 128, timeoutMs: 120_000 });
-      const { yard } = createYard("warn", { typeChecker: checker });
-      try {
-        const result = await yard.run(WORKER_KILLER);
-        expect(result).toMatchObject({ ok: true, output: "object" });
-        expect(result.warnings).toEqual([
-          expect.objectContaining({
-            code: "type-check-unavailable",
-            message: expect.stringMatching(/not type-checked/),
-          }),
-        ]);
-      } finally {
-        await yard.close();
-        await checker.close();
-      }
-    },
-    240_000,
-  );
+  it("starts the checker's process when the session is created, before any program", async () => {
+    const checker = new TypeChecker();
+    const { yard } = createYard("error", { typeChecker: checker });
+    try {
+      await settle();
+      expect(checker.stats).toMatchObject({ workerStarts: 1, checked: 0 });
+      // The first program's check waits for the warm-up in that process instead of starting another.
+      expect(
+        await yard.run(`const page = await tools.orders.search({ customerId: "a" });\nreturn page.orders.length;`),
+      ).toMatchObject({ ok: true, output: 1 });
+      expect(checker.stats).toMatchObject({ workerStarts: 1, checked: 1 });
+    } finally {
+      await yard.close();
+      await checker.close();
+    }
+  });
+
+  it("starts nothing when typeCheck is off or warmUpTypeChecker is false", async () => {
+    const checker = new TypeChecker();
+    const off = createYard("off", { typeChecker: checker }).yard;
+    const cold = createYard("error", { typeChecker: checker, warmUpTypeChecker: false }).yard;
+    try {
+      await settle();
+      expect(checker.stats.workerStarts).toBe(0);
+    } finally {
+      await off.close();
+      await cold.close();
+      await checker.close();
+    }
+  });
+});
+
+describe("Switchyard.run when the type check cannot complete", () => {
+  it("refuses a program that kills the checker with TYPE_CHECK_FAILED, and still checks the programs queued behind it", async () => {
+    // A small checker heap, so the real crash comes in seconds rather than tens of seconds.
+    const checker = new TypeChecker({ memoryLimitMb: 128, timeoutMs: 120_000 });
+    // The session's own warm-up check, done first, so the next check sent is the killer's.
+    await checker.check("return 0;", RUNTIME_DECLARATIONS);
+    const { yard, calls } = createYard("error", { typeChecker: checker });
+    try {
+      const killer = `await tools.orders.search({ customerId: "killer" });\n${WORKER_KILLER}`;
+      const killing = yard.run(killer);
+      await waitFor(() => checker.stats.checked === 2, 60_000, "the killer's check to be sent");
+      // Queued behind the killer's check, in the process it is about to kill.
+      const [wrong, right] = await Promise.all([
+        yard.run(`await tools.orders.search({ customerID: "wrong" });\nreturn 1;`),
+        yard.run(`const page = await tools.orders.search({ customerId: "right" });\nreturn page.orders.length;`),
+      ]);
+      const killed = await killing;
+      expect(killed.error?.code).toBe("TYPE_CHECK_FAILED");
+      expect(killed.error?.message).toMatch(/stopped 2 times while checking this program/);
+      expect(killed.error?.message).toMatch(/does not run/);
+      expect(killed.calls).toEqual([]);
+      // Behind the crash, the other programs were checked, not run unchecked.
+      expect(wrong.error).toMatchObject({ code: "TYPE_ERROR", line: 1 });
+      expect(right).toMatchObject({ ok: true, output: 1 });
+      expect(calls).toEqual([{ customerId: "right" }]);
+      expect(checker.stats).toMatchObject({ checked: 5, retries: 1 });
+    } finally {
+      await yard.close();
+      await checker.close();
+    }
+  }, 240_000);
+
+  it("runs such a program in warn mode, with a warning that it was not type-checked", async () => {
+    const checker = new TypeChecker({ memoryLimitMb: 128, timeoutMs: 120_000 });
+    const { yard } = createYard("warn", { typeChecker: checker });
+    try {
+      const result = await yard.run(WORKER_KILLER);
+      expect(result).toMatchObject({ ok: true, output: "object" });
+      expect(result.warnings).toEqual([
+        expect.objectContaining({
+          code: "type-check-unavailable",
+          message: expect.stringMatching(/not type-checked/),
+        }),
+      ]);
+    } finally {
+      await yard.close();
+      await checker.close();
+    }
+  }, 240_000);
 
   it("refuses a program the compiler throws on (nesting past its stack) with TYPE_CHECK_FAILED, not TYPE_ERROR", async () => {
     const { yard } = createYard("error");

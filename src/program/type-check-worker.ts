@@ -1,15 +1,17 @@
-// Worker-thread entry of the type checker: answers one request per message with one
-// ProgramTypeChecker, so the lib stays parsed for the worker's life. It never throws across
-// the boundary: every request gets exactly one response carrying its id.
-// Started by TypeChecker only; importing it outside a worker does nothing.
+// Child-process entry of the type checker: answers one request per IPC message with one
+// ProgramTypeChecker, so the lib stays parsed (and the compiler's code optimised) for the
+// process's life. It never throws across the boundary: every request gets exactly one response
+// carrying its id. It exits when its host goes away, busy or idle. Started by TypeChecker only:
+// imported anywhere else (a vitest fork has an IPC channel too) it does nothing.
 
-import { parentPort } from "node:worker_threads";
+import { Worker } from "node:worker_threads";
 import type { Diagnostic, JsonValue } from "../contract.js";
 import { SwitchyardError, type ConfigErrorCode, messageOf } from "../errors.js";
 import { lintProgram } from "./lint-program.js";
 import type { ProgramForm } from "./program-wrapper.js";
 import type { ContractDeclarations } from "./contract-declarations.js";
 import type { ToolReferences } from "./find-tool-references.js";
+import { CHECKER_PROCESS_FLAG } from "./start-checker-process.js";
 import { ProgramTypeChecker } from "./type-check-program.js";
 
 /** A request from the host: a check, or the references that choose a check's declarations. */
@@ -20,7 +22,11 @@ export interface CheckRequest {
   readonly id: number;
   readonly kind: "check";
   readonly source: string;
-  readonly declarations: string;
+  /**
+   * The declarations text, sent only when it differs from the previous check's (a catalog is
+   * one long string sent with every check); absent, the process reuses the text it holds.
+   */
+  readonly declarations?: string;
   /** Also run the pre-run lint and append its warnings. */
   readonly lint: boolean;
   /** How the program is wrapped (as compiled). */
@@ -50,15 +56,37 @@ export type TypeCheckResponse =
       readonly details: JsonValue | undefined;
     };
 
-const port = parentPort;
-if (port !== null) {
+if (process.send !== undefined && process.argv.includes(CHECKER_PROCESS_FLAG)) serve();
+
+function serve(): void {
+  watchParent();
+  // Idle, the channel's disconnect is how the host's end (exit, crash, SIGKILL) shows.
+  process.on("disconnect", () => process.exit(0));
   const checker = new ProgramTypeChecker();
-  port.on("message", (request: TypeCheckRequest) => {
-    port.postMessage(answer(checker, request));
+  let declarations = "";
+  process.on("message", (request: TypeCheckRequest) => {
+    if (request.kind === "check" && request.declarations !== undefined) declarations = request.declarations;
+    const response = answer(checker, request, declarations);
+    // The host may be gone by now: an answer nobody reads is not an error.
+    if (process.connected) process.send?.(response);
   });
 }
 
-function answer(checker: ProgramTypeChecker, request: TypeCheckRequest): TypeCheckResponse {
+/**
+ * A check is synchronous, so while one runs the disconnect event cannot fire: a thread of its
+ * own sees the host go (this process is handed to another parent) and kills the process, so a
+ * hostile program's check never outlives the host that asked for it. Costs one small thread.
+ */
+function watchParent(): void {
+  const watcher = new Worker(
+    `const { ppid, pid } = require("node:process");
+     setInterval(() => { if (process.ppid !== ppid) process.kill(pid, "SIGKILL"); }, 250);`,
+    { eval: true },
+  );
+  watcher.unref();
+}
+
+function answer(checker: ProgramTypeChecker, request: TypeCheckRequest, declarations: string): TypeCheckResponse {
   try {
     if (request.kind === "references") {
       return {
@@ -68,7 +96,7 @@ function answer(checker: ProgramTypeChecker, request: TypeCheckRequest): TypeChe
         references: checker.references(request.source, request.form),
       };
     }
-    const diagnostics = checker.check(request.source, request.declarations, request.form, request.contract);
+    const diagnostics = checker.check(request.source, declarations, request.form, request.contract);
     // Lint only a program that parses; its warnings follow the compiler's diagnostics.
     const warnings = request.lint && diagnostics.length === 0 ? lintProgram(request.source, request.form) : [];
     return { id: request.id, ok: true, diagnostics: [...diagnostics, ...warnings] };

@@ -1,17 +1,14 @@
-// Host side of type checking: runs ProgramTypeChecker in a worker thread so a 20-40 ms check
-// (570 ms cold) never stalls the tool calls of other runs on the main event loop.
-// Checks are queued and sent one at a time. A worker that dies (out of memory, a crash) is
-// replaced at once and the check it held is tried once more, after those queued behind it; a
-// check that kills two workers, or outlives its timeout, is rejected, and no other check fails
-// with it. An idle worker never keeps the process alive. A check whose content was checked
-// before is answered from a bounded cache without the worker.
+// Host side of type checking: runs ProgramTypeChecker in a child process, so a 20-40 ms check
+// (0.5 s cold) never stalls the tool calls of other runs, and a program that exhausts the
+// checker's heap ends that process only, never the host (a worker thread's heap limit can abort
+// the whole process on Node 22 and 24: nodejs/node#47224). Checks are queued and sent one at a
+// time. A process that dies (out of memory, a crash) is replaced at once and the check it held is
+// tried once more, after those queued behind it; a check that kills two processes, or outlives
+// its timeout, is rejected, and no other check fails with it. An idle checker never keeps the
+// host alive, and it exits with its host. A check whose content was checked before is answered
+// from a bounded cache without the process.
 
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { Worker, type WorkerOptions } from "node:worker_threads";
 import type { Diagnostic } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import type { ProgramForm } from "./program-wrapper.js";
@@ -19,16 +16,20 @@ import { type CheckContent, DEFAULT_MAX_CACHED_CHECKS, TypeCheckCache } from "./
 import { type ContractDeclarations, NO_CONTRACT } from "./contract-declarations.js";
 import type { ScopedDeclarations } from "./checked-declarations.js";
 import { type ToolReferences, WHOLE_CATALOG } from "./find-tool-references.js";
-import type { TypeCheckRequest, TypeCheckResponse } from "./type-check-worker.js";
+import { type CheckerProcess, startCheckerProcess } from "./start-checker-process.js";
+import type { CheckRequest, ReferencesRequest, TypeCheckRequest, TypeCheckResponse } from "./type-check-worker.js";
 
 /** Options of a TypeChecker. */
 export interface TypeCheckerOptions {
   /**
-   * Longest one check may take, in ms, before the worker is terminated and the check rejects.
+   * Longest one check may take, in ms, before the checker process is killed and the check rejects.
    * Default 15 000: a cold check takes about 0.6 s, so only a pathological program gets near.
    */
   readonly timeoutMs?: number;
-  /** Old-generation heap limit of the worker, in MB. Default 512; TypeScript with lib es2022 uses about 100. */
+  /**
+   * Old-generation heap limit of the checker process, in MB (`--max-old-space-size`). Default 512;
+   * TypeScript with lib es2022 uses about 100. A program that needs more ends that process only.
+   */
   readonly memoryLimitMb?: number;
   /**
    * Finished checks remembered by content hash (program, declarations, contract, form, lint),
@@ -40,31 +41,36 @@ export interface TypeCheckerOptions {
 
 /** Counters a test or benchmark can read; they never influence a check. */
 export interface TypeCheckerStats {
-  /** Checks sent to a worker (each attempt counts). */
+  /** Checks sent to a checker process (each attempt counts; warm-ups do not). */
   readonly checked: number;
   /** Checks answered from the cache, or by joining an identical check already on its way. */
   readonly cacheHits: number;
-  /** Workers started (the first, and each replacement). */
+  /** Checker processes started (the first, and each replacement). */
   readonly workerStarts: number;
-  /** Checks sent again after the worker died under them. */
+  /** Checks sent again after the checker process died under them. */
   readonly retries: number;
-  /** Programs whose references were read in the worker to choose their declarations (scoped checks). */
+  /** Programs whose references were read in the checker process to choose their declarations (scoped checks). */
   readonly referenceScans: number;
-  /** Characters of declarations sent with checks, in total. */
+  /** Characters of declarations checked against, in total (sent to the process only when they change). */
   readonly declarationChars: number;
 }
 
 type Answer = Extract<TypeCheckResponse, { ok: true }>;
 
+/** What the host keeps of a request: a check always holds its declarations; the wire may leave them out. */
+type PendingRequest = (CheckRequest & { readonly declarations: string }) | ReferencesRequest;
+
 interface PendingCheck {
-  readonly request: TypeCheckRequest;
+  readonly request: PendingRequest;
   readonly resolve: (answer: Answer) => void;
   readonly reject: (error: Error) => void;
-  /** Workers this check was sent to so far. */
+  /** A warm-up: never counted, retried or cached, and it keeps no process alive. */
+  readonly warmUp: boolean;
+  /** Processes this check was sent to so far. */
   attempts: number;
 }
 
-/** Workers a check may be sent to: a second one tells a one-off crash from a program that kills the checker. */
+/** Processes a check may be sent to: a second one tells a one-off crash from a program that kills the checker. */
 const MAX_ATTEMPTS = 2;
 
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -72,16 +78,21 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 const MAX_REMEMBERED_REFERENCES = 256;
 const DEFAULT_MEMORY_LIMIT_MB = 512;
 
+/** The checker process in use and what it was last sent. */
+interface RunningProcess extends CheckerProcess {
+  /** The declarations text the process holds: sent again only when a request's differs. */
+  declarations: string | undefined;
+}
+
 /**
- * Type-checks programs in a worker thread; see `ProgramTypeChecker.check` for what a check
- * returns. The worker starts on the first check (so the first check pays about 0.3 s of
- * worker and compiler start-up on top of the cold check) and lives until `close()`.
+ * Type-checks programs in a child process; see `ProgramTypeChecker.check` for what a check
+ * returns. The process starts on the first check or `warmUp` (about 0.1 s to start, 0.5 s more
+ * to load TypeScript and parse the lib) and lives until `close()` or the host's end.
  */
 export class TypeChecker {
   readonly #timeoutMs: number;
   readonly #memoryLimitMb: number;
-  #worker: Worker | undefined;
-  #workerError: Error | undefined;
+  #process: RunningProcess | undefined;
   readonly #queue: PendingCheck[] = [];
   #inFlight: PendingCheck | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -120,13 +131,13 @@ export class TypeChecker {
   /**
    * Type-checks `source` (wrapped as `form`, default the body of an async function) against
    * `declarations` and the run's `contract` (default none), or answers from the cache when the
-   * same content was checked before. `ScopedDeclarations` are chosen for the program: the worker
+   * same content was checked before. `ScopedDeclarations` are chosen for the program: the process
    * reads which tools it references first (remembered per program), and the check (and its
    * cache key) covers those tools' declarations only. Resolves to
    * the diagnostics, empty when the program type-checks; with `lint: true`, the lint warnings
    * (severity "warning") follow when there are no errors. Rejects with `SwitchyardError`
    * (`CONFIG_INVALID`) when the declarations do not compile; with an Error when the check
-   * timed out, killed two workers, a worker failed to start, or the checker was closed.
+   * timed out, killed two checker processes, a process failed to start, or the checker was closed.
    */
   check(
     source: string,
@@ -159,7 +170,13 @@ export class TypeChecker {
     }
     const checking = new Promise<Diagnostic[]>((resolve, reject) => {
       const request = { id: this.#nextId++, kind: "check" as const, ...content };
-      this.#queue.push({ request, resolve: (answer) => resolve(answer.diagnostics), reject, attempts: 0 });
+      this.#queue.push({
+        request,
+        resolve: (answer) => resolve(answer.diagnostics),
+        reject,
+        warmUp: false,
+        attempts: 0,
+      });
       this.#pump();
     });
     this.#underway.set(key, checking);
@@ -173,7 +190,34 @@ export class TypeChecker {
     return checking.then((diagnostics) => [...diagnostics]);
   }
 
-  /** What `source` reads of `tools`, from the worker (a syntax-tree walk) or remembered. */
+  /**
+   * Starts the checker process now, in the background, and has it check `programs` (small, and
+   * correct) against `declarations`, so the first real check finds TypeScript loaded, the lib
+   * parsed and the compiler's code optimised. Never blocks or keeps the host alive, and never
+   * rejects: a failed warm-up is silent (the next check starts a process again). A check that
+   * arrives meanwhile waits behind it in the same process rather than starting a second one.
+   * Resolves when the warm-up is done (or failed, or the checker closed).
+   */
+  warmUp(declarations: string, programs: readonly string[]): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    const done = programs.map(
+      (source) =>
+        new Promise<void>((resolve) => {
+          const content: CheckContent = { source, declarations, lint: true, form: "body", contract: NO_CONTRACT };
+          this.#queue.push({
+            request: { id: this.#nextId++, kind: "check", ...content },
+            resolve: () => resolve(),
+            reject: () => resolve(),
+            warmUp: true,
+            attempts: MAX_ATTEMPTS - 1,
+          });
+        }),
+    );
+    this.#pump();
+    return Promise.all(done).then(() => undefined);
+  }
+
+  /** What `source` reads of `tools`, from the checker process (a syntax-tree walk) or remembered. */
   #referencesOf(source: string, form: ProgramForm): Promise<ToolReferences> {
     // Hashed: the map must not hold 256 programs' text a second time.
     const key = createHash("sha256").update(`${form}\0`).update(source).digest("base64");
@@ -195,74 +239,91 @@ export class TypeChecker {
         }
         resolve(references);
       };
-      this.#queue.push({ request, resolve: found, reject, attempts: 0 });
+      this.#queue.push({ request, resolve: found, reject, warmUp: false, attempts: 0 });
       this.#pump();
     });
   }
 
-  /** Stops the worker; checks still queued or running reject. Idempotent. */
+  /** Stops the checker process; checks still queued or running reject. Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;
-    const worker = this.#worker;
-    this.#worker = undefined;
+    const running = this.#process;
+    this.#process = undefined;
     this.#failAll(new Error("TypeChecker was closed before the check finished."));
-    if (worker !== undefined) await worker.terminate();
+    if (running !== undefined) await stopProcess(running);
   }
 
   #pump(): void {
-    if (this.#inFlight !== undefined) return;
+    if (this.#inFlight === undefined) this.#sendNext();
+    // Held while a check runs or waits (behind a warm-up, say), so `await checker.check(...)`
+    // alone keeps the host alive; idle or only warming up, the checker holds nothing.
+    const waited =
+      (this.#inFlight !== undefined && !this.#inFlight.warmUp) || this.#queue.some((check) => !check.warmUp);
+    if (this.#process !== undefined) holdHost(this.#process, waited);
+  }
+
+  #sendNext(): void {
     const next = this.#queue.shift();
-    if (next === undefined) {
-      // Idle: the worker must not be what keeps the host process running.
-      this.#worker?.unref();
-      return;
-    }
-    let worker: Worker;
+    if (next === undefined) return;
+    let running: RunningProcess;
     try {
-      worker = this.#ensureWorker();
+      running = this.#ensureProcess();
     } catch (error) {
-      next.reject(new Error("Could not start the type-check worker.", { cause: error }));
+      next.reject(new Error("Could not start the type-check process.", { cause: error }));
       this.#pump();
       return;
     }
-    // Referenced while busy, so `await checker.check(...)` alone keeps the process alive.
-    worker.ref();
     this.#inFlight = next;
     this.#timer = setTimeout(() => this.#timeOut(next), this.#timeoutMs);
     this.#timer.unref();
+    next.attempts += 1;
+    let request: TypeCheckRequest = next.request;
     if (next.request.kind === "references") this.#referenceScans += 1;
     else {
-      this.#checked += 1;
-      this.#declarationChars += next.request.declarations.length;
+      const { declarations, ...rest } = next.request;
+      if (!next.warmUp) {
+        this.#checked += 1;
+        this.#declarationChars += declarations.length;
+      }
+      request = running.declarations === declarations ? rest : next.request;
+      running.declarations = declarations;
     }
-    next.attempts += 1;
-    worker.postMessage(next.request);
+    // A send that fails means the process is gone: its close event retries the check.
+    running.child.send(request, (error) => {
+      if (error !== null && error !== undefined && this.#process === running) running.child.kill("SIGKILL");
+    });
   }
 
-  #ensureWorker(): Worker {
-    if (this.#worker !== undefined) return this.#worker;
-    const worker = startWorker(this.#memoryLimitMb);
+  #ensureProcess(): RunningProcess {
+    if (this.#process !== undefined) return this.#process;
+    const running: RunningProcess = { ...startCheckerProcess(this.#memoryLimitMb), declarations: undefined };
     this.#workerStarts += 1;
-    this.#worker = worker;
-    this.#workerError = undefined;
-    worker.on("message", (response: TypeCheckResponse) => {
-      if (this.#worker === worker) this.#settle(response);
+    this.#process = running;
+    const { child } = running;
+    child.on("message", (response: TypeCheckResponse) => {
+      if (this.#process === running) this.#settle(response);
     });
-    worker.on("error", (error) => {
-      if (this.#worker === worker) this.#workerError = error;
+    let spawnError: Error | undefined;
+    child.on("error", (error) => {
+      spawnError ??= error;
+      // A process that never started emits no close event.
+      if (child.pid === undefined && this.#process === running) {
+        this.#process = undefined;
+        this.#crashed(error.message, error);
+      }
     });
-    worker.on("exit", (exitCode) => {
-      if (this.#worker !== worker) return;
-      this.#worker = undefined;
-      this.#crashed(this.#workerError?.message ?? `exit code ${exitCode}`, this.#workerError);
+    child.on("close", (code, signal) => {
+      if (this.#process !== running) return;
+      this.#process = undefined;
+      this.#crashed(crashReason(running, code, signal, this.#memoryLimitMb), spawnError);
     });
-    return worker;
+    return running;
   }
 
   /**
-   * The worker died under the check in flight (the queue never reached it). That check goes
+   * The process died under the check in flight (the queue never reached it). That check goes
    * to the back of the queue once, so the checks waiting behind a program that kills the
-   * checker are not held up by its second attempt; the next one starts a new worker now.
+   * checker are not held up by its second attempt; the next one starts a new process now.
    */
   #crashed(reason: string, cause: Error | undefined): void {
     const pending = this.#inFlight;
@@ -275,7 +336,7 @@ export class TypeChecker {
       } else {
         pending.reject(
           new Error(
-            `The type-check worker stopped ${pending.attempts} times while checking this program (${reason}); it was not checked.`,
+            `The type-check process stopped ${pending.attempts} times while checking this program (${reason}); it was not checked.`,
             { cause },
           ),
         );
@@ -298,11 +359,11 @@ export class TypeChecker {
 
   #timeOut(pending: PendingCheck): void {
     if (this.#inFlight !== pending) return;
-    // A stuck compiler cannot be interrupted: drop the worker, keep the queue for a new one.
-    const worker = this.#worker;
-    this.#worker = undefined;
+    // A stuck compiler cannot be interrupted: drop the process, keep the queue for a new one.
+    const running = this.#process;
+    this.#process = undefined;
     this.#inFlight = undefined;
-    void worker?.terminate();
+    if (running !== undefined) void stopProcess(running);
     pending.reject(new Error(`Type checking took longer than ${this.#timeoutMs} ms and was stopped.`));
     this.#pump();
   }
@@ -316,39 +377,39 @@ export class TypeChecker {
 }
 
 /**
- * Starts the worker for whichever form this module runs as. Compiled JavaScript loads the
- * sibling .js entry directly. TypeScript source (vitest, `node --import tsx`) cannot rely on
- * the parent's loader: Node 20 applies neither the parent's hooks nor an `--import` in a
- * worker's execArgv to the worker's entry, so an eval'd entry loads it through tsx's API.
+ * Whether the checker process holds the host's event loop open: yes while a check runs (its
+ * answer and its exit must arrive), no while idle or warming up.
  */
-function startWorker(memoryLimitMb: number): Worker {
-  const fromSource = new URL(import.meta.url).pathname.endsWith(".ts");
-  const entry = new URL(fromSource ? "./type-check-worker.ts" : "./type-check-worker.js", import.meta.url);
-  const options: WorkerOptions = { resourceLimits: { maxOldGenerationSizeMb: memoryLimitMb } };
-  const script = fromSource
-    ? `import(${JSON.stringify(tsxApiUrl())}).then(({ tsImport }) => tsImport(${JSON.stringify(entry.href)}, ${JSON.stringify(import.meta.url)}));`
-    : undefined;
-  // Inherit the parent's flags (conditions, source maps) minus those a worker refuses.
-  const inherited = process.execArgv.filter((flag) => flag !== "--no-node-snapshot");
-  const create = (execArgv: string[]): Worker =>
-    script === undefined
-      ? new Worker(entry, { ...options, execArgv })
-      : new Worker(script, { ...options, execArgv, eval: true });
-  try {
-    return create(inherited);
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw error;
-    return create([]);
+function holdHost(running: CheckerProcess, hold: boolean): void {
+  const { child } = running;
+  const handles = [child, child.channel, child.stderr as { ref?(): void; unref?(): void } | null];
+  for (const handle of handles) {
+    if (hold) handle?.ref?.();
+    else handle?.unref?.();
   }
 }
 
-function tsxApiUrl(): string {
-  // The `import` condition's file: require.resolve would pick the CommonJS build, which
-  // cannot load tsx's ESM hooks when imported from a worker.
-  const manifestPath = createRequire(import.meta.url).resolve("tsx/package.json");
-  const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
-    exports?: { "./esm/api"?: { import?: { default?: string } } };
-  };
-  const entry = manifest.exports?.["./esm/api"]?.import?.default ?? "./dist/esm/api/index.mjs";
-  return pathToFileURL(join(dirname(manifestPath), entry)).href;
+/** Kills the process (a check in progress cannot be asked to stop) and resolves once it is gone. */
+function stopProcess(running: CheckerProcess): Promise<void> {
+  const { child } = running;
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    // An idle process is unreferenced: without this, `await close()` could end the host's loop before the exit arrives.
+    child.ref();
+    child.kill("SIGKILL");
+  });
+}
+
+/** Why the process ended, as a check's rejection says it: out of memory when V8 said so. */
+function crashReason(
+  running: CheckerProcess,
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  memoryLimitMb: number,
+): string {
+  if (/heap limit|heap out of memory|allocation failed/i.test(running.stderrTail())) {
+    return `it ran out of memory: heap limit ${memoryLimitMb} MB`;
+  }
+  return signal === null ? `exit code ${code}` : `killed by ${signal}`;
 }

@@ -1,9 +1,9 @@
-import { Worker } from "node:worker_threads";
+import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { SwitchyardError } from "../../src/errors.js";
 import { ProgramTypeChecker } from "../../src/program/type-check-program.js";
 import { TypeChecker } from "../../src/program/type-checker.js";
-import { WORKER_DIES_ALONE, WORKER_KILLER } from "../helpers/worker-killer.js";
+import { WORKER_KILLER } from "../helpers/worker-killer.js";
 
 const DECLARATIONS = `
 interface OrdersSearchInput { customerId: string; cursor?: string; pageSize?: number }
@@ -31,8 +31,15 @@ afterAll(async () => {
   await Promise.all(checkers.map((checker) => checker.close()));
 });
 
+/** The ids of this process's live child processes (Linux). */
+function childPids(): number[] {
+  return readdirSync("/proc/self/task").flatMap((task) =>
+    readFileSync(`/proc/self/task/${task}/children`, "utf8").split(" ").filter(Boolean).map(Number),
+  );
+}
+
 describe("TypeChecker", () => {
-  it("keeps the event loop ticking during a cold check in the worker", async () => {
+  it("keeps the event loop ticking during a cold check in the checker process", async () => {
     const checker = createChecker();
     let ticks = 0;
     let longestGapMs = 0;
@@ -86,50 +93,36 @@ describe("TypeChecker", () => {
     await expect(fine).resolves.toEqual([]);
   });
 
-  it.runIf(WORKER_DIES_ALONE)(
-    "restarts a worker a program kills, checks the programs queued behind it, and rejects the killer after one retry",
-    async () => {
-      const checker = createChecker({ memoryLimitMb: 128, timeoutMs: 120_000 });
-      expect(await checker.check("return 1;", DECLARATIONS)).toEqual([]);
-      const settled: string[] = [];
-      const killer = checker.check(WORKER_KILLER, DECLARATIONS).finally(() => settled.push("killer"));
-      const wrong = checker.check("const a: number = 'x';", DECLARATIONS).finally(() => settled.push("queued"));
-      const right = checker.check("return 2;", DECLARATIONS).finally(() => settled.push("queued"));
-      await expect(killer).rejects.toThrow(/stopped 2 times while checking this program \(.*memory/);
-      expect(await wrong).toEqual([expect.objectContaining({ code: 2322 })]);
-      expect(await right).toEqual([]);
-      // The replacement worker answered the queued checks before the killer's second attempt.
-      expect(settled).toEqual(["queued", "queued", "killer"]);
-      expect(await checker.check("return 3;", DECLARATIONS)).toEqual([]);
-      expect(checker.stats).toMatchObject({ retries: 1, workerStarts: 3 });
-    },
-    240_000,
-  );
+  it("restarts a checker process a program kills, checks the programs queued behind it, and rejects the killer after one retry", async () => {
+    const checker = createChecker({ memoryLimitMb: 128, timeoutMs: 120_000 });
+    expect(await checker.check("return 1;", DECLARATIONS)).toEqual([]);
+    const settled: string[] = [];
+    const killer = checker.check(WORKER_KILLER, DECLARATIONS).finally(() => settled.push("killer"));
+    const wrong = checker.check("const a: number = 'x';", DECLARATIONS).finally(() => settled.push("queued"));
+    const right = checker.check("return 2;", DECLARATIONS).finally(() => settled.push("queued"));
+    await expect(killer).rejects.toThrow(/stopped 2 times while checking this program \(.*memory/);
+    expect(await wrong).toEqual([expect.objectContaining({ code: 2322 })]);
+    expect(await right).toEqual([]);
+    // The replacement process answered the queued checks before the killer's second attempt.
+    expect(settled).toEqual(["queued", "queued", "killer"]);
+    expect(await checker.check("return 3;", DECLARATIONS)).toEqual([]);
+    expect(checker.stats).toMatchObject({ retries: 1, workerStarts: 3 });
+  }, 240_000);
 
-  it("retries a check once when its worker dies under it, and answers it from the new worker", async () => {
+  it("retries a check once when its process dies under it, and answers it from the new process", async () => {
     const checker = createChecker();
-    // Kills the worker from the test right after the check is sent: a one-off crash, not the program's.
-    const post = Worker.prototype.postMessage;
-    let killed = false;
-    Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<Worker["postMessage"]>) {
-      post.apply(this, args);
-      if (!killed) {
-        killed = true;
-        void this.terminate();
-      }
-    };
-    try {
-      expect(await checker.check("const a: string = 1;", DECLARATIONS)).toEqual([
-        expect.objectContaining({ code: 2322 }),
-      ]);
-    } finally {
-      Worker.prototype.postMessage = post;
-    }
-    expect(killed).toBe(true);
+    const before = childPids();
+    const checking = checker.check("const a: string = 1;", DECLARATIONS);
+    // The process was forked and sent the check synchronously; it is still booting. Killing it
+    // from the test is a one-off crash, not the program's.
+    const started = childPids().filter((pid) => !before.includes(pid));
+    expect(started).toHaveLength(1);
+    process.kill(started[0] ?? 0, "SIGKILL");
+    expect(await checking).toEqual([expect.objectContaining({ code: 2322 })]);
     expect(checker.stats).toMatchObject({ checked: 2, retries: 1, workerStarts: 2 });
   });
 
-  it("answers a repeated check from the cache, never sending it to the worker again", async () => {
+  it("answers a repeated check from the cache, never sending it to the checker process again", async () => {
     const checker = createChecker();
     const first = await checker.check(PROGRAMS[0] ?? "", DECLARATIONS, { lint: true });
     const again = await checker.check(PROGRAMS[0] ?? "", DECLARATIONS, { lint: true });
@@ -192,7 +185,26 @@ describe("TypeChecker", () => {
     await expect(checker.close()).resolves.toBeUndefined();
   });
 
-  it("closes without ever starting a worker", async () => {
+  it("makes a check that arrives during the warm-up wait for it in the same process", async () => {
+    const checker = createChecker();
+    const warming = checker.warmUp(DECLARATIONS, [
+      "return 1;",
+      "const a: number[] = [1];\nreturn a.map((x) => x * 2);",
+    ]);
+    const diagnostics = await checker.check("const a: string = 1;", DECLARATIONS);
+    expect(diagnostics).toEqual([expect.objectContaining({ code: 2322 })]);
+    await warming;
+    // Warm-ups are not checks: only the real one counts, and one process served both.
+    expect(checker.stats).toMatchObject({ checked: 1, workerStarts: 1, retries: 0 });
+  });
+
+  it("keeps a warm-up that fails silent, and checks the next program in a new process", async () => {
+    const checker = createChecker({ timeoutMs: 1 });
+    await expect(checker.warmUp(DECLARATIONS, ["return 1;"])).resolves.toBeUndefined();
+    expect(checker.stats).toMatchObject({ checked: 0, workerStarts: 1 });
+  });
+
+  it("closes without ever starting a checker process", async () => {
     await expect(new TypeChecker().close()).resolves.toBeUndefined();
   });
 });
