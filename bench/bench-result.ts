@@ -66,14 +66,18 @@ export function writeBenchResult(
           `The machine was shared and busy (load average ${conditions.loadAverage.start}-${conditions.loadAverage.end} on ${conditions.machine.cores} cores): wall times are high; CPU times are steadier.`,
         ]
       : notes;
-  // Compiled benches run from dist-bench/bench/: their results still belong in the source tree's bench/results.
-  const folder = new URL(
-    import.meta.url.includes("/dist-bench/") ? "../../bench/results/" : "./results/",
-    import.meta.url,
-  );
-  const path = fileURLToPath(new URL(`${name}.json`, folder));
+  const path = fileURLToPath(new URL(`${name}.json`, resultsFolder()));
   writeFileSync(path, `${JSON.stringify({ bench: name, ...conditions, notes: allNotes, figures }, null, 2)}\n`);
   return path;
+}
+
+/**
+ * bench/results/ of the checkout, from the sources (run by tsx) or compiled: benches compiled with
+ * tsconfig.bench.json run from dist-bench/bench/, two levels below the checkout, and write there too.
+ */
+function resultsFolder(): URL {
+  const compiled = import.meta.url.includes("/dist-bench/bench/");
+  return new URL(compiled ? "../../bench/results/" : "./results/", import.meta.url);
 }
 
 function round2(value: number): number {

@@ -2,16 +2,28 @@
 // side in one run: construction time, the longest event-loop stall around it, memory per tool,
 // the first check of a 2-call program, and searchTools (first search and p99). Tools are the
 // search bench's SaaS catalog replicated under numbered namespaces, each with its own schema objects.
-// Run: npm run bench:scale   (compiled with tsc into dist-bench/ first; --expose-gc for RSS).
+// Then the run curves of bench/scale-runs.ts (calls per program, result size, concurrent runs,
+// program size) against their floors; writes bench/results/scale.json.
+// Run: npm run bench:scale [-- --quick]   (compiled with tsc into dist-bench/ first; --expose-gc for RSS).
 
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { defineTool, type ToolDefinition } from "../src/registry/define-tool.js";
 import { Switchyard } from "../src/switchyard.js";
+import { benchConditions, currentLoad, writeBenchResult } from "./bench-result.js";
+import {
+  cpuPerRun,
+  FULL_SETTINGS,
+  measureRunCurves,
+  QUICK_SETTINGS,
+  type RunCurves,
+  runsPerSecond,
+} from "./scale-runs.js";
 import { saasTools } from "./search/catalog/saas-tools.js";
 import { percentile } from "./stats.js";
 
 const SIZES = [10, 100, 1_000, 5_000] as const;
+const QUICK_SIZES = [10, 5_000] as const;
 /** A catalog measured for registration only (no check, no search): the stall must not grow with it. */
 const LARGEST_CATALOG = 20_000;
 const SEARCHES = 200;
@@ -137,8 +149,8 @@ async function measureRegistration(size: number): Promise<{ constructMs: number;
   return { constructMs, maxStallMs: Math.max(constructMs, after) };
 }
 
-/** Measures every catalog size in one process and prints the table and the summary line. */
-export async function measureScale(): Promise<CatalogRow[]> {
+/** Measures every catalog size (`sizes`, smallest first) in one process and prints the table. */
+export async function measureScale(sizes: readonly number[] = SIZES): Promise<CatalogRow[]> {
   // The type checker is shared by every session of a process: start it once so each size's
   // first check measures the catalog, not the checker's start-up.
   const warm = new Switchyard({ tools: catalogOf(2) });
@@ -146,7 +158,7 @@ export async function measureScale(): Promise<CatalogRow[]> {
   await warm.close();
 
   const rows: CatalogRow[] = [];
-  for (const size of SIZES) rows.push(await measureSize(size));
+  for (const size of sizes) rows.push(await measureSize(size));
   const loads = loadavg()
     .map((load) => load.toFixed(2))
     .join(" ");
@@ -169,22 +181,72 @@ export async function measureScale(): Promise<CatalogRow[]> {
     ];
     console.log(`  ${cells.join("  ")}`);
   }
-  const largest = await measureRegistration(LARGEST_CATALOG);
-  console.log(
-    `  ${String(LARGEST_CATALOG).padStart(5)}  ${largest.constructMs.toFixed(1).padStart(10)}  ` +
-      `${largest.maxStallMs.toFixed(1).padStart(12)}  (registration only: no check, no search)`,
-  );
-  const small = rows[0]!;
-  const large = rows.at(-1)!;
-  // The issue's summary line also needs io-bound runs at C=64, not measured here yet: a different
-  // line, so nothing reads this one as the full scale result.
-  console.log(
-    "scale (catalog only; io-bound C=64 not measured yet): " +
-      `${large.tools} tools session ${large.constructMs.toFixed(0)} ms, ` +
-      `first check ${(large.firstCheckMs / small.firstCheckMs).toFixed(2)}× of ${small.tools} tools, ` +
-      `search p99 ${large.searchP99Ms.toFixed(1)} ms`,
-  );
+  // The full curve only: a quick run skips the 20,000-tool registration.
+  if (sizes === SIZES) {
+    const largest = await measureRegistration(LARGEST_CATALOG);
+    console.log(
+      `  ${String(LARGEST_CATALOG).padStart(5)}  ${largest.constructMs.toFixed(1).padStart(10)}  ` +
+        `${largest.maxStallMs.toFixed(1).padStart(12)}  (registration only: no check, no search)`,
+    );
+  }
   return rows;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await measureScale();
+/** The concurrency cell the summary line quotes: 64 runs at once, 2 ms tools. */
+const SUMMARY_CLIENTS = 64;
+const SUMMARY_DELAY_MS = 2;
+
+/** The figures bench/results/scale.json keeps, each as the docs would print it. */
+function figuresOf(rows: readonly CatalogRow[], curves: RunCurves, summary: string): Record<string, string> {
+  const figures: Record<string, string> = { summary };
+  for (const row of rows) {
+    figures[`catalog-${row.tools}`] =
+      `session ${row.constructMs.toFixed(0)} ms, max stall ${row.maxStallMs.toFixed(0)} ms, ` +
+      `heap ${(row.heapBytesPerTool / 1024).toFixed(1)} KB/tool, first check ${row.firstCheckMs.toFixed(0)} ms, ` +
+      `first search ${row.firstSearchMs.toFixed(1)} ms, search p99 ${row.searchP99Ms.toFixed(2)} ms`;
+  }
+  for (const { clients, delayMs, yard, bare, plain } of curves.concurrency) {
+    figures[`runs-c${clients}-${delayMs}ms`] =
+      `${runsPerSecond(yard).toFixed(1)} runs/s (${(runsPerSecond(yard) / runsPerSecond(bare)).toFixed(2)}× bare ` +
+      `${runsPerSecond(bare).toFixed(1)}; plain JS ${runsPerSecond(plain).toFixed(1)}), CPU ` +
+      `${cpuPerRun(yard).toFixed(2)} ms/run (${(cpuPerRun(yard) / cpuPerRun(bare)).toFixed(2)}× bare ${cpuPerRun(bare).toFixed(2)})`;
+  }
+  for (const point of curves.calls) {
+    figures[`calls-${point.size}`] =
+      `${point.yardMs.toFixed(2)} ms (${(point.yardMs / point.bareMs).toFixed(2)}× bare ${point.bareMs.toFixed(2)} ms)`;
+  }
+  for (const point of curves.resultSize) {
+    figures[`result-${point.size}`] =
+      `${point.yardMs.toFixed(2)} ms (${(point.yardMs / point.bareMs).toFixed(2)}× bare ${point.bareMs.toFixed(2)} ms)`;
+  }
+  for (const point of curves.programSize) {
+    figures[`program-${point.lines}-lines`] =
+      `typeCheck off ${point.uncheckedMs.toFixed(1)} ms, default check ` +
+      `${Number.isNaN(point.checkedMs) ? "not measured" : `${point.checkedMs.toFixed(1)} ms`}, ` +
+      `bare ${point.bareMs.toFixed(1)} ms`;
+  }
+  return figures;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const quick = process.argv.includes("--quick");
+  const startLoad = currentLoad();
+  const curves = await measureRunCurves(quick ? QUICK_SETTINGS : FULL_SETTINGS);
+  const rows = await measureScale(quick ? QUICK_SIZES : SIZES);
+  const small = rows[0]!;
+  const large = rows.at(-1)!;
+  const io = curves.concurrency.find((cell) => cell.clients === SUMMARY_CLIENTS && cell.delayMs === SUMMARY_DELAY_MS)!;
+  const summary =
+    `scale: ${large.tools} tools session ${large.constructMs.toFixed(0)} ms, ` +
+    `first check ${(large.firstCheckMs / small.firstCheckMs).toFixed(2)}× of ${small.tools} tools, ` +
+    `search p99 ${large.searchP99Ms.toFixed(1)} ms, ` +
+    `io-bound C=${SUMMARY_CLIENTS} ${(runsPerSecond(io.yard) / runsPerSecond(io.bare)).toFixed(2)}× bare`;
+  const notes = [
+    `${quick ? "A --quick run (fewer points, shorter cells)" : "A full run"}; io-bound = runs of 20 sequential calls ` +
+      `to a ${SUMMARY_DELAY_MS} ms tool from ${SUMMARY_CLIENTS} closed-loop clients, runs/s against the bare floor: the same ` +
+      "program on bare isolated-vm (a fresh isolate per run, one Reference.apply per call; bench/bare-floor.ts).",
+    "CPU per run is this process's CPU time (every thread, isolated-vm's included) over the runs.",
+  ];
+  writeBenchResult("scale", benchConditions(startLoad), figuresOf(rows, curves, summary), notes);
+  console.log(summary);
+}

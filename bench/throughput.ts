@@ -1,6 +1,8 @@
 // Throughput benchmark: runs per second, latency and peak resident memory of many runs on one
 // machine, in process (`workers: 0`) and in 1, 2 and 4 worker processes, for an I/O-bound
-// program (20 sequential calls to a 2 ms tool) and a CPU-bound one (about 20 ms of compute).
+// program (20 sequential calls to a 2 ms tool) and a CPU-bound one (about 20 ms of compute),
+// each against the bare floor at the same concurrency: the same program on bare isolated-vm, a
+// fresh isolate per run (bench/bare-floor.ts). Writes bench/results/throughput.json.
 // Then two rows that pick defaults: tools run inside a worker that loads them itself (a
 // prototype beside the host pipeline), and 24 concurrent 128 MB runs under the memory budget.
 // Clients are closed loops (each sends its next run when the last ends); variants are
@@ -18,6 +20,8 @@ import type { RunResult } from "../src/contract.js";
 import { defineTool } from "../src/registry/define-tool.js";
 import { WorkerPool } from "../src/sandbox/worker-pool.js";
 import { Switchyard } from "../src/switchyard.js";
+import { BareIsolateRunner, type BareTool } from "./bare-floor.js";
+import { benchConditions, currentLoad, writeBenchResult } from "./bench-result.js";
 import { IO_BOUND_PROGRAM, ioTools } from "./throughput-tools.js";
 import { percentile } from "./stats.js";
 
@@ -142,6 +146,31 @@ function sessionVariant(workers: number): Variant {
       await yard.close();
       await pool?.close();
     },
+  };
+}
+
+/** The bare floor: each run of a program in a fresh bare isolate, its calls one `Reference.apply` each. */
+const BARE_LABEL = "bare isolated-vm (floor)";
+
+function bareVariant(): Variant {
+  const tools = new Map<string, BareTool>(
+    ioTools().map((tool) => [tool.name, (input: unknown) => tool.execute(input as never, undefined as never)]),
+  );
+  const runners = new Map<string, BareIsolateRunner>();
+  return {
+    label: BARE_LABEL,
+    workers: 0,
+    run: async (source) => {
+      let runner = runners.get(source);
+      if (runner === undefined) runners.set(source, (runner = new BareIsolateRunner(source, tools, MEMORY_LIMIT_MB)));
+      try {
+        return { ok: (await runner.run()) !== undefined };
+      } catch {
+        return { ok: false };
+      }
+    },
+    pids: () => [],
+    close: async () => {},
   };
 }
 
@@ -343,43 +372,67 @@ const load = () =>
     .map((value) => value.toFixed(1))
     .join(" ");
 
-console.log(
+const startLoad = currentLoad();
+const output: string[] = [];
+/** Prints a line and keeps it for the result file's summary. */
+const say = (line: string): void => {
+  console.log(line);
+  output.push(line);
+};
+
+say(
   `Node ${process.version}, ${availableParallelism()} cores; ${RUNS} runs per variant and workload in ${ROUNDS} interleaved rounds, ${CLIENTS} closed-loop clients, memoryLimitMb ${MEMORY_LIMIT_MB}, typeCheck off. Load average at start: ${load()}.`,
 );
 const cpuProgram = await calibrateCpuProgram();
 
+const bare = bareVariant();
 const sessions = WORKER_COUNTS.map(sessionVariant);
 const local = localToolsVariant(2);
-const io = await measure([...sessions, local], IO_BOUND_PROGRAM);
-console.log(header("I/O-bound: 20 sequential calls to a 2 ms tool"));
-for (const [label, figures] of io) console.log(row(label, figures));
-console.log(`Load average: ${load()}.`);
+const io = await measure([bare, ...sessions, local], IO_BOUND_PROGRAM);
+say(header("I/O-bound: 20 sequential calls to a 2 ms tool"));
+for (const [label, figures] of io) say(row(label, figures));
+say(`\nLoad average: ${load()}.`);
 await local.close();
 
-const cpu = await measure(sessions, cpuProgram);
-console.log(header(`CPU-bound: about ${CPU_TARGET_MS} ms of compute, no calls`));
-for (const [label, figures] of cpu) console.log(row(label, figures));
-console.log(`Load average: ${load()}.`);
+const cpu = await measure([bare, ...sessions], cpuProgram);
+say(header(`CPU-bound: about ${CPU_TARGET_MS} ms of compute, no calls`));
+for (const [label, figures] of cpu) say(row(label, figures));
+say(`\nLoad average: ${load()}.`);
 for (const variant of sessions) await variant.close();
 
-console.log(
+say(
   "\n24 concurrent runs at memoryLimitMb 128, each holding ~90 MB across a 300 ms call (RSS: this process + its workers, MB)",
 );
-console.log(
+say(
   `| ${"case".padEnd(52)} | before |  peak | 1 s after | wall s | ok | failed |\n| ${"-".repeat(52)} | ------ | ----- | --------- | ------ | -- | ------ |`,
 );
-for (const line of await memoryBurst()) console.log(line);
-console.log(`Load average at the end: ${load()}.`);
+for (const line of await memoryBurst()) say(line);
+say(`\nLoad average at the end: ${load()}.`);
 
-console.log("\nOne run at a time, in process and in 1 worker alternating (p50 of 35 runs, ms)");
-console.log(
+say("\nOne run at a time, in process and in 1 worker alternating (p50 of 35 runs, ms)");
+say(
   `| ${"program".padEnd(42)} | in process | 1 worker | ratio  |\n| ${"-".repeat(42)} | ---------- | -------- | ------ |`,
 );
-for (const line of await oneAtATime()) console.log(line);
+for (const line of await oneAtATime()) say(line);
 
-const rate = (figures: Map<string, Tally>, label: string) => runsPerSecond(figures.get(label)!);
-const x = rate(cpu, "2 workers") / rate(cpu, "1 worker");
-const y = rate(io, "2 workers") / rate(io, "in process");
-console.log(
-  `throughput: cpu-bound 2 workers ${x.toFixed(2)}× of 1 worker, io-bound 2 workers ${y.toFixed(2)}× of in-process`,
+// Against the bare floor at the same concurrency: isolated-vm already spreads one process's isolates
+// over every core, so "2 workers against 1" measured the wrong thing (issue 31).
+const ratio = (figures: Map<string, Tally>, label: string, of: (tally: Tally) => number) =>
+  of(figures.get(label)!) / of(figures.get(BARE_LABEL)!);
+const cpuPerRun = (figures: Tally): number => figures.cpuMs / figures.runs;
+const summary =
+  `throughput at ${CLIENTS} concurrent runs, in process against bare isolated-vm: ` +
+  `io-bound ${ratio(io, "in process", runsPerSecond).toFixed(2)}× runs/s, ${ratio(io, "in process", cpuPerRun).toFixed(2)}× CPU/run; ` +
+  `cpu-bound ${ratio(cpu, "in process", runsPerSecond).toFixed(2)}× runs/s, ${ratio(cpu, "in process", cpuPerRun).toFixed(2)}× CPU/run`;
+say(`\n${summary}`);
+writeBenchResult(
+  "throughput",
+  benchConditions(startLoad),
+  {
+    summary: `\n\`npm run bench:throughput\`, as it printed (every variant against the bare floor at the same concurrency):\n\n${output.join("\n")}\n`,
+    line: summary,
+  },
+  [
+    `${RUNS} runs per variant and workload (THROUGHPUT_RUNS), ${CLIENTS} closed-loop clients; the bare floor is the same program on bare isolated-vm, a fresh isolate per run (bench/bare-floor.ts).`,
+  ],
 );

@@ -205,7 +205,8 @@ export type CallRequest =
 /**
  * When the host answers a batch's calls. `now`: in the crossing's answer, every answer ready.
  * `mayWait`: the batch holds one call and nothing else is in flight, so the program is most
- * likely waiting for it; the host may hold the crossing until the call is done. `later`: a full
+ * likely waiting for it; the host may hold the crossing for an answer that comes without waiting
+ * on I/O (a synchronous tool, one that settles in microtasks), never for a slow one. `later`: a full
  * batch sent ahead while the program goes on making calls; nobody reads this crossing's answer,
  * so the calls' answers come with the next crossing's (or a `wait`).
  */
@@ -214,13 +215,24 @@ export type BatchAnswer = "now" | "mayWait" | "later";
 /** The calls of one crossing, and when the host answers them. */
 export interface CallBatch {
   readonly answer: BatchAnswer;
+  /**
+   * The guest has no `wait` outstanding and wants one opened once this crossing is answered: the
+   * side that holds the isolate opens it (`batchOpensWait`), so answers that come later reach the
+   * guest without a second crossing from it. Absent: the guest opens its waits itself.
+   */
+  readonly opensWait?: true | undefined;
   readonly requests: readonly CallRequest[];
 }
 
-// The one letter a batch starts with, and back: the decoder reads what the encoder writes.
+// The one letter a batch starts with, and back: the decoder reads what the encoder writes. The
+// upper-case letter is the same answer with `opensWait`.
 const BATCH_MARKS: Readonly<Record<BatchAnswer, string>> = { now: "n", mayWait: "w", later: "l" };
+const OPENING_MARKS: Readonly<Record<BatchAnswer, string>> = { now: "N", mayWait: "W", later: "L" };
 const ANSWERS_BY_MARK: ReadonlyMap<string, BatchAnswer> = new Map(
   (Object.keys(BATCH_MARKS) as BatchAnswer[]).map((answer) => [BATCH_MARKS[answer], answer]),
+);
+const ANSWERS_BY_OPENING_MARK: ReadonlyMap<string, BatchAnswer> = new Map(
+  (Object.keys(OPENING_MARKS) as BatchAnswer[]).map((answer) => [OPENING_MARKS[answer], answer]),
 );
 
 // Each field is `<length>:<text>`, so arguments cross as they were serialized, never escaped
@@ -230,8 +242,21 @@ function field(text: string): string {
 }
 
 /** The start of a batch; its calls' encodings follow, in call order. */
-export function startCallBatch(answer: BatchAnswer): string {
-  return BATCH_MARKS[answer];
+export function startCallBatch(answer: BatchAnswer, opensWait = false): string {
+  return opensWait ? OPENING_MARKS[answer] : BATCH_MARKS[answer];
+}
+
+/**
+ * Whether an encoded batch asks for a `wait` to be opened once it is answered (`CallBatch.opensWait`),
+ * read from its first letter only: the isolate's side checks it on every crossing without decoding.
+ */
+export function batchOpensWait(text: unknown): boolean {
+  return typeof text === "string" && ANSWERS_BY_OPENING_MARK.has(text.charAt(0));
+}
+
+/** Whether an encoded batch was sent ahead (`later`): the guest does not wait for its answer. */
+export function batchSentAhead(text: unknown): boolean {
+  return typeof text === "string" && (text.charAt(0) === BATCH_MARKS.later || text.charAt(0) === OPENING_MARKS.later);
 }
 
 /** Encodes a call of a batch (guest side). */
@@ -256,7 +281,7 @@ export function encodeRefusedCall(path: string, code: string, bytes: number, rea
 
 /** Encodes one crossing's calls: `startCallBatch` and each call's encoding. */
 export function encodeCallBatch(batch: CallBatch): string {
-  let text = startCallBatch(batch.answer);
+  let text = startCallBatch(batch.answer, batch.opensWait === true);
   const { requests } = batch;
   for (let index = 0; index < requests.length; index++) {
     const request = requests[index]!;
@@ -271,7 +296,9 @@ export function encodeCallBatch(batch: CallBatch): string {
 /** Decodes one crossing's calls (host side); `undefined` for anything malformed. Linear in the text. */
 export function decodeCallBatch(text: unknown): CallBatch | undefined {
   if (typeof text !== "string") return undefined;
-  const answer = ANSWERS_BY_MARK.get(text.charAt(0));
+  const mark = text.charAt(0);
+  const opening = ANSWERS_BY_OPENING_MARK.get(mark);
+  const answer = opening ?? ANSWERS_BY_MARK.get(mark);
   if (answer === undefined) return undefined;
   const requests: CallRequest[] = [];
   let at = 1;
@@ -307,7 +334,7 @@ export function decodeCallBatch(text: unknown): CallBatch | undefined {
       return undefined;
     }
   }
-  return { answer, requests };
+  return opening === undefined ? { answer, requests } : { answer, opensWait: true, requests };
 }
 
 // ---- answers, host to guest ----

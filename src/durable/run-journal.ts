@@ -43,7 +43,8 @@ export interface JournaledAnswer {
 
 /**
  * How a crossing reached the host: a batch answered now (`now`), one that may be held for its
- * call (`mayWait`), one sent ahead (`later`), or the guest's `wait` for answers.
+ * call (`mayWait`), one sent ahead (`later`, a lone call of a slow tool too), or the guest's `wait`
+ * for answers (opened by the crossing before it, or asked for by the guest).
  */
 export type CrossingKind = "now" | "mayWait" | "later" | "wait";
 

@@ -6,6 +6,8 @@
 
 import type ivm from "isolated-vm";
 import {
+  batchOpensWait,
+  batchSentAhead,
   CLOSED_GUEST_CONFIG,
   decodeGuestConfig,
   encodeCallAnswers,
@@ -118,11 +120,28 @@ export class IsolatePool {
         // Disposed in the meantime: the run is over and nobody waits for the answer.
       }
     };
+    const openWait = (): void => {
+      bindings.wait().then(answer, () => answer(encodeCallAnswers([])));
+    };
     const references = [
-      new isolatedVm.Reference((batchText: unknown) => bindings.submit(batchText)),
-      new isolatedVm.Reference(() => {
-        bindings.wait().then(answer, () => answer(encodeCallAnswers([])));
+      // A batch that opens a wait gets it here, so a call the tool did not answer at once costs one
+      // crossing back with its answer, not two. The wait is the host's next crossing either way:
+      // a blocking batch's once answered (the guest sends nothing meanwhile), one sent ahead's at
+      // once (the guest goes on), in process and in a worker alike, so a durable journal's
+      // crossings are numbered the same wherever the isolate runs.
+      new isolatedVm.Reference((batchText: unknown) => {
+        const answered = bindings.submit(batchText);
+        if (!batchOpensWait(batchText)) return answered;
+        if (typeof answered === "string" || batchSentAhead(batchText)) {
+          openWait();
+          return answered;
+        }
+        return answered.then((text) => {
+          openWait();
+          return text;
+        });
       }),
+      new isolatedVm.Reference(openWait),
       new isolatedVm.Reference(() => {
         logBuffer ??= new SharedArrayBuffer(2 * logBufferUnits(decodeGuestConfig(bindings.config())));
         return new isolatedVm.ExternalCopy(logBuffer).copyInto({ release: true });

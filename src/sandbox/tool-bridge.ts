@@ -106,14 +106,6 @@ interface CallSlot {
 }
 
 /**
- * How long, in ms, a batch that may wait (one call, nothing else in flight) holds its crossing
- * for the call's answer. Most calls a program awaits one by one answer within it, in one
- * crossing instead of two; a slower call is answered through `wait`, so a call the program
- * never awaits delays it by this much at most.
- */
-export const BLOCKING_GRACE_MS = 2;
-
-/**
  * Crossings, and characters of their answers, one chunk of a replay carries into the isolate at
  * most (at least one crossing, however large): the guest holds one chunk at a time, inside its
  * memory limit, and hands its log over for checking at the end of each.
@@ -242,8 +234,9 @@ export class ToolBridge {
   /**
    * The guest's crossing: starts every call of an encoded batch in order and answers at once
    * with every answer ready (those of this batch that did not wait, and earlier ones that
-   * finished since). A batch that may wait is held for its one call up to `BLOCKING_GRACE_MS`;
-   * the answers of a batch sent ahead are kept for the next crossing, which answers them.
+   * finished since). A batch that may wait is held for its one call while it can answer without
+   * I/O (`#holdBriefly`); the answers of a batch sent ahead are kept for the next crossing, which
+   * answers them.
    */
   submit = (batchText: unknown): string | Promise<string> => {
     if (this.#durable !== undefined)
@@ -508,18 +501,27 @@ export class ToolBridge {
     for (const start of paused) start();
   }
 
-  /** Holds a crossing for its one call's answer, up to the grace; past it the answer goes to `wait`. */
+  /**
+   * Holds a crossing for its one call's answer while the answer can come without I/O: until the
+   * event loop's check phase (`setImmediate`), after the microtasks of an async tool that did not
+   * wait on anything. A call that waits on I/O or a timer is answered through `wait`, so the
+   * guest's thread is never held for a tool's latency.
+   */
   #holdBriefly(answer: Promise<string>, crossing?: Crossing): Promise<string> {
     return new Promise((resolve) => {
       let held = true;
-      const timer = setTimeout(() => {
-        held = false;
-        resolve(this.#answerNow([], crossing));
-      }, BLOCKING_GRACE_MS);
+      // Two check phases: the first may run before the microtasks queued by this crossing (isolated-vm
+      // calls in without draining them); by the second they have all run.
+      let immediate = setImmediate(() => {
+        immediate = setImmediate(() => {
+          held = false;
+          resolve(this.#answerNow([], crossing));
+        });
+      });
       void answer.then((text) => {
         if (!held) return this.#finishedLater(text);
         held = false;
-        clearTimeout(timer);
+        clearImmediate(immediate);
         this.#handedOver([text]);
         resolve(this.#answerNow([text], crossing));
       });
@@ -542,11 +544,16 @@ export class ToolBridge {
     // once, I/O read in one poll) cross back together.
     setImmediate(() => {
       this.#deliveryScheduled = false;
-      const waiter = this.#waiter;
-      if (waiter === undefined || this.#ready.length === 0) return;
-      this.#waiter = undefined;
-      waiter(this.#answerNow([], { k: this.#waiterCrossing, kind: "wait" }));
+      this.#deliverReady();
     });
+  }
+
+  /** Hands the answers ready to the outstanding wait, if there are both. */
+  #deliverReady(): void {
+    const waiter = this.#waiter;
+    if (waiter === undefined || this.#ready.length === 0) return;
+    this.#waiter = undefined;
+    waiter(this.#answerNow([], { k: this.#waiterCrossing, kind: "wait" }));
   }
 
   /**

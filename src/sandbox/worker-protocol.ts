@@ -12,9 +12,11 @@ import type { SandboxJob, SandboxOutcome } from "./sandbox-executor.js";
  * run starts and served from the copy. A binding added to GuestBindings must be given one here.
  *
  * - `submit` blocks the isolate's thread (not the worker's event loop) for one IPC round trip; the
- *   host's bridge answers it at once, or within its BLOCKING_GRACE_MS for a lone call, never
- *   after a slow tool: calls still working come back through `wait`. A batch sent ahead does not
- *   block; its empty answer comes back all the same, and frames keep their order both ways.
+ *   host's bridge answers it at once (a lone call: once it is done, if that needs no I/O), never
+ *   after a slow tool: calls still working come back through `wait`, which the worker's
+ *   IsolatePool opens right after the answer when the batch asks (`batchOpensWait`), so its
+ *   request follows the submit's. A batch sent ahead does not block; its empty answer comes back
+ *   all the same, and frames keep their order both ways.
  * - `log` is called by PreparedIsolate.dispose in the worker, line by line from the shared buffer
  *   the isolate wrote; those notifications go out ahead of the run's `end` frame, so the host has
  *   the whole log before the outcome. A worker that dies takes the lines not yet sent with it.

@@ -7,13 +7,22 @@ import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.
 import { IsolatePool } from "../../src/sandbox/isolate-pool.js";
 import { ToolBridge } from "../../src/sandbox/tool-bridge.js";
 import { PROGRAM_FILE, wrapForRun } from "../../src/program/program-wrapper.js";
-import { decodeCallBatch, decodeProgramResult, encodeGuestConfig, MAX_ERROR_TEXT_CHARS } from "../../runtime/wire.js";
+import {
+  batchOpensWait,
+  decodeCallBatch,
+  decodeProgramResult,
+  encodeGuestConfig,
+  MAX_ERROR_TEXT_CHARS,
+} from "../../runtime/wire.js";
 import { createDeferred, createTestContext, echoTool } from "../helpers/pipeline-fixtures.js";
 
 const pool = new IsolatePool();
 afterAll(() => pool.close());
 
 const gate = { current: createDeferred<string>(), waiting: 0 };
+const warming: { execute: () => unknown } = { execute: () => 1 };
+/** When each call of `t.slow` finished (performance.now()). */
+const slowDoneAt: number[] = [];
 const tools: ToolDefinition[] = [
   echoTool("t.echo"),
   defineTool({
@@ -34,6 +43,26 @@ const tools: ToolDefinition[] = [
     },
   }),
   defineTool({
+    name: "t.slow",
+    description: "Returns its input after 40 ms.",
+    effect: "read",
+    inputSchema: { type: "object" },
+    execute: (input: unknown) =>
+      new Promise((resolve) =>
+        setTimeout(() => {
+          slowDoneAt.push(performance.now());
+          resolve(input);
+        }, 40),
+      ),
+  }),
+  defineTool({
+    name: "t.warming",
+    description: "Answers as `warming.execute` says.",
+    effect: "read",
+    inputSchema: { type: "object" },
+    execute: () => warming.execute(),
+  }),
+  defineTool({
     name: "t.never",
     description: "Never answers.",
     effect: "read",
@@ -47,7 +76,11 @@ interface GuestRun {
   readonly resultText: string;
   /** The text of every `submit` crossing, in order. */
   readonly batches: string[];
+  /** When each `submit` crossing was answered (performance.now()), in crossing order. */
+  readonly submitAnsweredAt: number[];
   readonly waits: number;
+  /** Waits the guest crossed again to ask for: `waits` less those its blocking crossings opened. */
+  readonly guestWaits: number;
   readonly lines: string[];
   readonly bridge: ToolBridge;
 }
@@ -65,13 +98,19 @@ async function runGuest(source: string, options: { maxArgumentBytes?: number; wa
     onCallLimit: () => {},
   });
   const batches: string[] = [];
+  const submitAnsweredAt: number[] = [];
   const lines: string[] = [];
   let waits = 0;
   const prepared = await pool.take(128);
   prepared.bind({
     submit: (text) => {
       batches.push(String(text));
-      return bridge.submit(text);
+      const answered = bridge.submit(text);
+      const index = submitAnsweredAt.length;
+      submitAnsweredAt.push(Number.NaN);
+      if (typeof answered === "string") submitAnsweredAt[index] = performance.now();
+      else void answered.then(() => (submitAnsweredAt[index] = performance.now()));
+      return answered;
     },
     wait: () => {
       waits++;
@@ -102,7 +141,9 @@ async function runGuest(source: string, options: { maxArgumentBytes?: number; wa
     result: decodeProgramResult(resultText),
     resultText: String(resultText),
     batches,
+    submitAnsweredAt,
     waits,
+    guestWaits: waits - batches.filter((batch) => batchOpensWait(batch)).length,
     lines,
     bridge,
   };
@@ -153,16 +194,49 @@ describe("the guest's crossings", () => {
     );
     expect(run.result).toEqual({ ok: true, outputJson: "100" });
     expect(run.batches).toHaveLength(100);
-    // Each crossing may wait for its call: the program had nothing else in flight.
-    expect(run.batches.every((batch) => batch.startsWith("w"))).toBe(true);
-    expect(run.waits).toBe(0);
+    // Each crossing may wait for its call: the program had nothing else in flight. The first
+    // opens a wait the instant answers never need; the guest never crosses to ask for one.
+    expect(run.batches.map((batch) => batch[0]).join("")).toBe(`W${"w".repeat(99)}`);
+    expect(run.guestWaits).toBe(0);
+  });
+
+  it("answers a lone call to a slow tool in one crossing back, without holding the isolate or a second ask", async () => {
+    slowDoneAt.length = 0;
+    const run = await runGuest(
+      "let n = 0; for (let i = 0; i < 4; i++) n += (await tools.t.slow({ v: 1 })).v; return n;",
+    );
+    expect(run.result).toEqual({ ok: true, outputJson: "4" });
+    // The first crossing may wait (the tool is new) and finds it slow; the next ones do not block.
+    // Each opens the wait its answer comes back through: four crossings out, four back.
+    expect(run.batches.map((batch) => batch[0]).join("")).toBe("WLLL");
+    expect(run.waits).toBe(4);
+    expect(run.guestWaits).toBe(0);
+    // No crossing is held for the 40 ms tool: each is answered before its call is done.
+    expect(slowDoneAt).toHaveLength(4);
+    for (const [index, answeredAt] of run.submitAnsweredAt.entries())
+      expect(answeredAt).toBeLessThan(slowDoneAt[index]!);
+    expect(run.bridge.records.map((record) => [record.id, record.status])).toEqual([
+      ["g.1", "ok"],
+      ["g.2", "ok"],
+      ["g.3", "ok"],
+      ["g.4", "ok"],
+    ]);
+  });
+
+  it("tries a slow tool blocking again after 16 calls, and keeps a tool that became instant on one crossing", async () => {
+    let calls = 0;
+    warming.execute = () => (++calls === 1 ? new Promise((resolve) => setTimeout(() => resolve(1), 20)) : 1);
+    const run = await runGuest("let n = 0; for (let i = 0; i < 20; i++) n += await tools.t.warming({}); return n;");
+    expect(run.result).toEqual({ ok: true, outputJson: "20" });
+    expect(run.batches.map((batch) => batch[0]).join("")).toBe(`W${"L".repeat(16)}Www`);
+    expect(run.guestWaits).toBe(0);
   });
 
   it("does not let a call the program never awaits hold its end", async () => {
     const run = await runGuest("tools.t.never({}); await null; return 'early';");
     expect(run.result).toEqual({ ok: true, outputJson: '"early"' });
-    // It crossed (and may wait), held for the grace at most; the run's end then cancels it.
-    expect(run.batches).toEqual([expect.stringMatching(/^wc7:t\.never/)]);
+    // It crossed (and may wait), not held while it waits; the run's end then cancels it.
+    expect(run.batches).toEqual([expect.stringMatching(/^Wc7:t\.never/)]);
   });
 
   it("returns each answer as it comes, not when the slowest call of its batch is done", async () => {

@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  batchOpensWait,
+  batchSentAhead,
   type CallBatch,
   type CallRequest,
   callNoteFrame,
@@ -45,6 +47,7 @@ const request: fc.Arbitrary<CallRequest> = fc.oneof(
 );
 const batch: fc.Arbitrary<CallBatch> = fc.record({
   answer: fc.constantFrom("now" as const, "mayWait" as const, "later" as const),
+  opensWait: fc.option(fc.constant(true as const), { nil: undefined }),
   requests: fc.array(request),
 });
 
@@ -55,6 +58,19 @@ describe("call batches (guest to host)", () => {
         expect(decodeCallBatch(encodeCallBatch(sent))).toEqual(sent);
       }),
     );
+  });
+
+  it("say whether they open a wait, and whether they were sent ahead, in their first letter, which the isolate's side reads without decoding", () => {
+    fc.assert(
+      fc.property(batch, (sent) => {
+        expect(batchOpensWait(encodeCallBatch(sent))).toBe(sent.opensWait === true);
+        expect(batchSentAhead(encodeCallBatch(sent))).toBe(sent.answer === "later");
+      }),
+    );
+    expect(batchOpensWait("W")).toBe(true);
+    expect(batchOpensWait("w")).toBe(false);
+    expect(batchOpensWait("X")).toBe(false);
+    expect(batchOpensWait(undefined)).toBe(false);
   });
 
   it("carry arguments as they were serialized, without a second layer of escaping", () => {

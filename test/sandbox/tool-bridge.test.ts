@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { exceedsJsonDepth } from "../../src/json-limits.js";
-import { BLOCKING_GRACE_MS, type RunRequestHandler, ToolBridge } from "../../src/sandbox/tool-bridge.js";
+import { type RunRequestHandler, ToolBridge } from "../../src/sandbox/tool-bridge.js";
 import {
   type BatchAnswer,
   BUDGET_PATH,
@@ -168,23 +168,33 @@ describe("ToolBridge batches", () => {
     expect(decodeCallAnswers(await waited)).toEqual([{ ok: true, index: 0, value: { n: 1 } }]);
   });
 
-  it("holds a batch that may wait until its one call is done, within the grace", async () => {
+  it("holds a batch that may wait for its one call when the call settles without I/O", async () => {
     const { bridge, gates } = createBridge(undefined, 10);
     const answered = submit(bridge, [call("util.held")], "mayWait");
     gates[0]!.resolve("soon");
     expect(await answered).toEqual([{ ok: true, index: 0, value: "soon" }]);
   });
 
-  it("answers a batch that may wait once the grace is over, and hands the late answer to wait", async () => {
-    vi.useFakeTimers();
+  it("answers a batch that may wait at once when its call waits on something, and hands the late answer to wait", async () => {
     const { bridge, gates } = createBridge(undefined, 10);
-    const answered = submit(bridge, [call("util.held")], "mayWait");
-    await vi.advanceTimersByTimeAsync(BLOCKING_GRACE_MS);
-    expect(await answered).toEqual([]);
+    // The gate stays closed: the crossing is answered without it, in the event loop's next check phase.
+    expect(await submit(bridge, [call("util.held")], "mayWait")).toEqual([]);
     const waited = bridge.wait();
     gates[0]!.resolve("late");
-    await vi.runAllTimersAsync();
     expect(decodeCallAnswers(await waited)).toEqual([{ ok: true, index: 0, value: "late" }]);
+    expect(bridge.records).toEqual([expect.objectContaining({ id: "p1.1", status: "ok" })]);
+  });
+
+  it("keeps one wait outstanding however many are opened: a displaced one gets nothing, the newest the answer", async () => {
+    const { bridge, gates } = createBridge(undefined, 10);
+    // A damaged guest whose every crossing asks for a wait: waits pile up on the host side only as one.
+    expect(await submit(bridge, [call("util.held")], "now")).toEqual([]);
+    const first = bridge.wait();
+    const second = bridge.wait();
+    expect(decodeCallAnswers(await first)).toEqual([]);
+    gates[0]!.resolve("late");
+    expect(decodeCallAnswers(await second)).toEqual([{ ok: true, index: 0, value: "late" }]);
+    expect(bridge.records).toEqual([expect.objectContaining({ id: "p1.1", status: "ok" })]);
   });
 
   it("answers an outstanding wait with nothing when the run closes", async () => {
@@ -298,12 +308,20 @@ describe("ToolBridge: the run's own requests ($timer, $budget)", () => {
     expect((await submit(bridge, [call("util.echo")]))[0]).toMatchObject({ index: 4, code: "TOOL_CALL_LIMIT" });
   });
 
-  it("holds a batch whose one request is a wake-up due within the grace, as it holds a call", async () => {
+  it("holds a batch whose one request is a wake-up that comes without I/O, as it holds a call", async () => {
     const { bridge, wakes } = createRunBridge(10);
     const answered = submit(bridge, [call(TIMER_PATH, "1")], "mayWait");
-    await drainMicrotasks();
+    await Promise.resolve();
     wakes[0]!.wake();
     expect(await answered).toEqual([{ ok: true, index: 0, value: null }]);
+  });
+
+  it("answers a batch whose wake-up is not due through wait, without holding the crossing", async () => {
+    const { bridge, wakes } = createRunBridge(10);
+    expect(await submit(bridge, [call(TIMER_PATH, "50")], "mayWait")).toEqual([]);
+    const waited = bridge.wait();
+    wakes[0]!.wake();
+    expect(decodeCallAnswers(await waited)).toEqual([{ ok: true, index: 0, value: null }]);
   });
 
   it("refuses them RUN_FINISHED once the run is closed, and drops a wake-up that comes after", async () => {
