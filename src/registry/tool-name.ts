@@ -24,6 +24,14 @@ const LOCAL_NAME_PATTERN = /^[A-Za-z0-9_$.-]+$/;
 /** Names reserved by the runtime itself at the root of `tools`. */
 export const RESERVED_ROOT_MEMBERS: ReadonlySet<string> = new Set(["$search", "$describe"]);
 
+// A name of any length is quoted by its start, so a 100 KB name gives a message one line long.
+function quoteStart(name: unknown): string {
+  if (typeof name !== "string") return String(name);
+  return name.length <= MAX_NAME_LENGTH
+    ? JSON.stringify(name)
+    : `${JSON.stringify(name.slice(0, 40))}… (${name.length} characters)`;
+}
+
 /**
  * Splits a tool name at its first dot and derives the identifiers. Throws
  * `SwitchyardError("TOOL_NAME_INVALID")` for an empty part, a character outside
@@ -33,7 +41,7 @@ export function parseToolName(name: string): ParsedToolName {
   if (typeof name !== "string" || name.length === 0 || name.length > MAX_NAME_LENGTH) {
     throw new SwitchyardError(
       "TOOL_NAME_INVALID",
-      `Tool name ${JSON.stringify(name)} must be a string of 1 to ${MAX_NAME_LENGTH} characters.`,
+      `Tool name ${quoteStart(name)} must be a string of 1 to ${MAX_NAME_LENGTH} characters.`,
     );
   }
   const dot = name.indexOf(".");

@@ -11,8 +11,10 @@ import { SwitchyardError, messageOf } from "../errors.js";
 import { wordCut } from "../../runtime/wire.js";
 import { exceedsValueDepth, MAX_VALIDATED_DEPTH } from "../json-limits.js";
 import { groupViolations, MAX_VIOLATION_LINES, type ViolationGroup } from "./group-violations.js";
+import { isPlainSchema } from "./plain-schema.js";
 import { analyzeRecursion, resolveLocalRef } from "./schema-recursion.js";
 import { schemaSizeProblem } from "./schema-size.js";
+import { schemaText } from "./schema-text.js";
 
 /** One reason a value does not match its schema. */
 export interface SchemaViolation {
@@ -124,12 +126,27 @@ function compileObject(schema: { [keyword: string]: unknown }, label: string): V
   // Compile a copy without $id so two tools may reuse one schema object or id.
   const copy = { ...schema };
   delete copy["$id"];
-  const validate = compileWith(copy, label);
-  // Ajv would otherwise keep every copy for the life of the process; the function is self-contained.
-  ajvFor(copy).removeSchema(copy);
+  const text = schemaText(copy);
+  let validate = text === undefined ? undefined : compiledText.get(text)?.deref();
+  if (validate === undefined) {
+    validate = compileWith(copy, label);
+    // Ajv would otherwise keep every copy for the life of the process; the function is self-contained.
+    ajvFor(copy).removeSchema(copy);
+    if (text !== undefined) {
+      compiledText.set(text, new WeakRef(validate));
+      forgetText.register(validate, text);
+    }
+  }
   compiled.set(schema, validate);
   return validate;
 }
+
+// Validators by the JSON text they were compiled from: identical schemas in separate objects (one
+// shape in a thousand tools) compile once. Held weakly: a validator no tool holds is collected.
+const compiledText = new Map<string, WeakRef<ValidateFunction>>();
+const forgetText = new FinalizationRegistry<string>((text) => {
+  if (compiledText.get(text)?.deref() === undefined) compiledText.delete(text);
+});
 
 let compiles = 0;
 
@@ -158,27 +175,64 @@ export function schemaCompileCount(): number {
  * schemas throw `SwitchyardError("SCHEMA_INVALID")` naming `label` with the same text; what the
  * meta-schema cannot see (a `$ref` that resolves nowhere, a `pattern` that is not a regular
  * expression, an embedded `$id` or anchor) makes it compile now, so no invalid schema reaches a call.
+ * Two shortcuts keep it near a microsecond a tool: a schema of plain keywords (`isPlainSchema`)
+ * needs no ajv check, and a schema whose JSON text already passed the check is not checked again.
  */
 export function prepareSchema(schema: JsonSchema, label: string): CompiledValidator {
   if (typeof schema !== "object" || compiled.has(schema)) return compileSchema(schema, label);
   if (!checked.has(schema)) {
     checkStructure(schema, label);
-    const copy = { ...schema };
-    delete copy["$id"];
-    try {
-      ajvFor(copy).validateSchema(copy, true);
-    } catch (error) {
-      throw schemaInvalid(label, error);
-    }
-    if (!metaSchemaIsEnough(copy)) return compileSchema(schema, label);
-    checked.add(schema);
+    if (!isPlainSchema(schema)) checkWithAjv(schema, label);
+    // A schema ajv's compile must vouch for was compiled by checkWithAjv: it is in `compiled` now.
+    if (compiled.has(schema)) return compileSchema(schema, label);
   }
+  checked.add(schema);
   let validator: CompiledValidator | undefined;
   return (value) => (validator ??= compileSchema(schema, label))(value);
 }
 
+// ajv's meta-schema check, skipped for a JSON text that passed it before; what the meta-schema
+// cannot vouch for (see metaSchemaIsEnough) is compiled now.
+function checkWithAjv(schema: { [keyword: string]: unknown }, label: string): void {
+  const copy = { ...schema };
+  delete copy["$id"];
+  const text = schemaText(copy);
+  if (text !== undefined && passedText.has(text)) return;
+  checks += 1;
+  try {
+    ajvFor(copy).validateSchema(copy, true);
+  } catch (error) {
+    throw schemaInvalid(label, error);
+  }
+  if (!metaSchemaIsEnough(copy)) {
+    compileSchema(schema, label);
+    return;
+  }
+  if (text !== undefined) rememberPassed(text);
+}
+
 // Schema objects that passed prepareSchema's check; compiling them later cannot fail.
 const checked = new WeakSet<object>();
+
+// JSON texts of schemas that passed ajv's check: tools of one server share shapes (a pagination
+// object, an id parameter), and the verdict depends on the text alone. Bounded; oldest go first.
+const passedText = new Set<string>();
+const MAX_PASSED_TEXTS = 10_000;
+
+function rememberPassed(text: string): void {
+  if (passedText.size >= MAX_PASSED_TEXTS) passedText.delete(passedText.values().next().value as string);
+  passedText.add(text);
+}
+
+let checks = 0;
+
+/**
+ * How many schemas this process has checked with ajv's meta-schema validation; lets a test prove
+ * that plain schemas, and a shape seen before, were vouched for without one.
+ */
+export function schemaCheckCount(): number {
+  return checks;
+}
 
 // References ajv resolves at compile time, and keywords that open a new resolution scope.
 const REF_KEYWORDS = ["$ref", "$dynamicRef", "$recursiveRef"];

@@ -94,6 +94,7 @@ export const DEFAULT_FIELD_B: Readonly<Record<SearchField, number>> = {
 export const DEFAULT_NAME_COVERAGE_WEIGHT = 0.5;
 
 const NAME_FIELD = SEARCH_FIELDS.indexOf("name");
+const NAMESPACE_FIELD = SEARCH_FIELDS.indexOf("namespace");
 /** Name terms tracked for coverage, one bit each; a longer name's other words do not count. */
 const MAX_NAME_BITS = 30;
 
@@ -108,6 +109,8 @@ interface WeightedPosting {
   readonly weights: Float64Array;
   /** 1 where the term is in the document's name or namespace. */
   readonly inName: Uint8Array;
+  /** The term's bit among the document's name terms (see `IndexedDocument.nameBits`), 0 if none. */
+  readonly nameBit: Int32Array;
   /** The weights counting only name, namespace and description: what alternatives match. */
   readonly coreWeights: Float64Array;
   readonly idf: number;
@@ -117,13 +120,16 @@ interface WeightedPosting {
   coreBySlot?: Float64Array;
   /** slot → inName over all documents, built when a phrase first needs it. */
   namedBySlot?: Uint8Array;
+  /** slot → nameBit over all documents, built when a phrase first needs it. */
+  nameBitBySlot?: Int32Array;
 }
 
 /** The documents numbered 0..n-1 for one catalog state, with scratch space for scoring. */
 interface DenseView {
   readonly ids: readonly string[];
   readonly ordinals: Int32Array;
-  readonly slotOf: ReadonlyMap<string, number>;
+  /** Per document and field (slot · 5 + field), the BM25 length norm `1 - b + b · length / average`. */
+  readonly norms: Float64Array;
   readonly total: Float64Array;
   readonly concept: Float64Array;
   /** Per document, how many of the query's concepts its name holds exactly. */
@@ -138,6 +144,8 @@ interface DenseView {
 
 interface IndexedDocument {
   readonly ordinal: number;
+  /** Its number in the current dense view; set when the view is built. */
+  slot: number;
   /** A bit for each of the first 30 distinct terms of the name field: names are a few words. */
   readonly nameBits: ReadonlyMap<string, number>;
   readonly lengths: Record<SearchField, number>;
@@ -156,8 +164,8 @@ export class Bm25Index {
   readonly #b: readonly number[];
   readonly #nameCoverageWeight: number;
   readonly #documents = new Map<string, IndexedDocument>();
-  /** term → ids of documents containing it in any field. */
-  readonly #postings = new Map<string, Set<string>>();
+  /** term → the documents containing it in any field, each with the term's frequency per field. */
+  readonly #postings = new Map<string, Map<IndexedDocument, readonly number[]>>();
   readonly #totalLengths: number[] = SEARCH_FIELDS.map(() => 0);
   /**
    * term → its documents with their saturated term weights, computed on first use. Average field
@@ -205,9 +213,9 @@ export class Bm25Index {
     this.#invalidate();
     this.#documents.delete(id);
     for (const term of indexed.terms.keys()) {
-      const ids = this.#postings.get(term);
-      ids?.delete(id);
-      if (ids?.size === 0) this.#postings.delete(term);
+      const documents = this.#postings.get(term);
+      documents?.delete(indexed);
+      if (documents?.size === 0) this.#postings.delete(term);
     }
     SEARCH_FIELDS.forEach((field, index) => {
       this.#totalLengths[index] = (this.#totalLengths[index] ?? 0) - indexed.lengths[field];
@@ -227,6 +235,23 @@ export class Bm25Index {
     }
     this.remove(document.id);
     this.#insert(document, previous.ordinal);
+  }
+
+  /**
+   * Builds up to `terms` more weighted postings ahead of the searches that would build them on
+   * first use (a new query's words and their alternatives cost milliseconds each on a large
+   * catalog); for background work between changes. Returns true when every term's is built.
+   */
+  prepare(terms: number): boolean {
+    if (this.#documents.size === 0) return true;
+    let built = 0;
+    for (const term of this.#postings.keys()) {
+      if (this.#weightedPostings.has(term)) continue;
+      if (built >= terms) return false;
+      this.#posting(term);
+      built += 1;
+    }
+    return true;
   }
 
   /**
@@ -264,14 +289,9 @@ export class Bm25Index {
     const coveredSlots: number[] = [];
     const cover =
       this.#nameCoverageWeight > 0
-        ? (slot: number, terms: readonly string[]) => {
-            const bits = dense.nameBits[slot] as ReadonlyMap<string, number>;
-            let mask = 0;
-            for (const term of terms) {
-              const bit = bits.get(term);
-              if (bit === undefined) return;
-              mask |= bit;
-            }
+        ? (slot: number, mask: number) => {
+            // 0: some word of the concept is not among the name's words.
+            if (mask === 0) return;
             if (dense.covered[slot] === 0) coveredSlots.push(slot);
             dense.covered[slot] = (dense.covered[slot] as number) | mask;
           }
@@ -287,7 +307,7 @@ export class Bm25Index {
           conceptTouched.push(slot);
           if (matched.named[index] === true) {
             named[slot] = (named[slot] as number) + 1;
-            cover?.(slot, concept.terms);
+            cover?.(slot, matched.masks[index] as number);
           }
         }
       }
@@ -338,6 +358,8 @@ export class Bm25Index {
     sums: number[];
     weakest: number[];
     named: boolean[];
+    /** The terms' name bits together; 0 when one of them is not among the name's words. */
+    masks: number[];
     idfSum: number;
   } {
     const count = this.#documents.size;
@@ -359,6 +381,7 @@ export class Bm25Index {
       sums: [] as number[],
       weakest: [] as number[],
       named: [] as boolean[],
+      masks: [] as number[],
       idfSum,
     };
     if (missing || postings.length === 0) return result;
@@ -366,14 +389,18 @@ export class Bm25Index {
     for (const posting of postings) if (posting.slots.length < rarest.slots.length) rarest = posting;
     const others = postings
       .filter((posting) => posting !== rarest)
-      .map((posting) => [posting, this.#bySlot(posting, core), this.#namedBySlot(posting)] as const);
+      .map(
+        (posting) =>
+          [posting, this.#bySlot(posting, core), this.#namedBySlot(posting), this.#nameBitBySlot(posting)] as const,
+      );
     for (let index = 0; index < rarest.slots.length; index++) {
       const slot = rarest.slots[index] as number;
       const weight = (core ? rarest.coreWeights : rarest.weights)[index] as number;
       let sum = rarest.idf * weight;
       let weakest = weight;
       let named = rarest.inName[index] === 1;
-      for (const [posting, bySlot, namedBySlot] of others) {
+      let mask = rarest.nameBit[index] as number;
+      for (const [posting, bySlot, namedBySlot, nameBitBySlot] of others) {
         const other = bySlot[slot] as number;
         if (other === 0) {
           weakest = 0;
@@ -382,12 +409,15 @@ export class Bm25Index {
         sum += posting.idf * other;
         weakest = Math.min(weakest, other);
         named &&= namedBySlot[slot] === 1;
+        const bit = nameBitBySlot[slot] as number;
+        mask = bit === 0 ? 0 : mask === 0 ? 0 : mask | bit;
       }
       if (weakest === 0) continue;
       result.slots.push(slot);
       result.sums.push(sum);
       result.weakest.push(weakest);
       result.named.push(named);
+      result.masks.push(mask);
     }
     return result;
   }
@@ -400,7 +430,7 @@ export class Bm25Index {
       idfs = new Float64Array(nameBits.size + 1);
       let index = 0;
       for (const term of nameBits.keys()) {
-        const idf = this.#posting(term)?.idf ?? 0;
+        const idf = this.#idfOf(term);
         idfs[index++] = idf;
         idfs[nameBits.size] = (idfs[nameBits.size] as number) + idf;
       }
@@ -423,14 +453,14 @@ export class Bm25Index {
     ceiling: number,
     scores: Float64Array,
     touched: number[],
-    cover: ((slot: number, terms: readonly string[]) => void) | undefined,
+    cover: ((slot: number, mask: number) => void) | undefined,
   ): void {
     const matched = alternative.length === 1 ? this.#single(alternative[0] as string) : this.#matchAll(alternative);
     if (matched === undefined || matched.slots.length === 0) return;
     const factor = weight * Math.min(ceiling, this.#idf(matched.slots.length, this.#documents.size));
     for (let index = 0; index < matched.slots.length; index++) {
       const slot = matched.slots[index] as number;
-      if (matched.named[index]) cover?.(slot, alternative);
+      if (matched.named[index]) cover?.(slot, matched.masks[index] as number);
       const score = factor * (matched.weakest[index] as number);
       const current = scores[slot] as number;
       if (score > current) {
@@ -441,11 +471,24 @@ export class Bm25Index {
   }
 
   // A single term's posting in the shape #matchAll returns, without copying.
-  #single(term: string): { slots: Int32Array; weakest: Float64Array; named: Uint8Array } | undefined {
+  #single(
+    term: string,
+  ): { slots: Int32Array; weakest: Float64Array; named: Uint8Array; masks: Int32Array } | undefined {
     const posting = this.#posting(term);
     return posting === undefined
       ? undefined
-      : { slots: posting.slots, weakest: posting.coreWeights, named: posting.inName };
+      : { slots: posting.slots, weakest: posting.coreWeights, named: posting.inName, masks: posting.nameBit };
+  }
+
+  #nameBitBySlot(posting: WeightedPosting): Int32Array {
+    if (posting.nameBitBySlot === undefined) {
+      const bits = new Int32Array(this.#denseView().ids.length);
+      posting.slots.forEach((slot, index) => {
+        bits[slot] = posting.nameBit[index] as number;
+      });
+      posting.nameBitBySlot = bits;
+    }
+    return posting.nameBitBySlot;
   }
 
   #namedBySlot(posting: WeightedPosting): Uint8Array {
@@ -481,67 +524,87 @@ export class Bm25Index {
   #denseView(): DenseView {
     if (this.#dense === undefined) {
       const ids = [...this.#documents.keys()];
+      const fields = SEARCH_FIELDS.length;
+      const count = ids.length;
+      const averageLengths = this.#totalLengths.map((total) => total / count);
+      const norms = new Float64Array(count * fields);
+      const ordinals = new Int32Array(count);
+      const nameBits: ReadonlyMap<string, number>[] = [];
+      let slot = 0;
+      for (const indexed of this.#documents.values()) {
+        indexed.slot = slot;
+        ordinals[slot] = indexed.ordinal;
+        nameBits.push(indexed.nameBits);
+        for (let field = 0; field < fields; field++) {
+          const average = averageLengths[field] ?? 0;
+          const b = this.#b[field] ?? 0;
+          const length = indexed.lengths[SEARCH_FIELDS[field] as SearchField];
+          norms[slot * fields + field] = average > 0 ? 1 - b + (b * length) / average : 1;
+        }
+        slot += 1;
+      }
       this.#dense = {
         ids,
-        ordinals: Int32Array.from(ids, (id) => this.#documents.get(id)?.ordinal ?? 0),
-        slotOf: new Map(ids.map((id, slot) => [id, slot])),
-        total: new Float64Array(ids.length),
-        concept: new Float64Array(ids.length),
-        named: new Int32Array(ids.length),
-        nameBits: ids.map((id) => this.#documents.get(id)?.nameBits ?? new Map<string, number>()),
-        covered: new Int32Array(ids.length),
-        nameIdfs: new Array<Float64Array | undefined>(ids.length),
+        ordinals,
+        norms,
+        total: new Float64Array(count),
+        concept: new Float64Array(count),
+        named: new Int32Array(count),
+        nameBits,
+        covered: new Int32Array(count),
+        nameIdfs: new Array<Float64Array | undefined>(count),
       };
     }
     return this.#dense;
   }
 
-  // The term's documents with their saturated weights; built once per catalog state.
+  // The term's documents with their saturated weights; built once per catalog state, in one pass
+  // over the term's documents with the view's per-field length norms (no lookups per document).
   #posting(term: string): WeightedPosting | undefined {
     let posting = this.#weightedPostings.get(term);
     if (posting !== undefined) return posting;
-    const ids = this.#postings.get(term);
-    if (ids === undefined) return undefined;
-    const count = this.#documents.size;
-    const averageLengths = this.#totalLengths.map((total) => total / count);
-    const { slotOf } = this.#denseView();
-    const list = [...ids];
-    const nameFields = [SEARCH_FIELDS.indexOf("name"), SEARCH_FIELDS.indexOf("namespace")];
-    posting = {
-      slots: Int32Array.from(list, (id) => slotOf.get(id) ?? 0),
-      weights: Float64Array.from(list, (id) => this.#saturated(term, id, averageLengths)),
-      coreWeights: Float64Array.from(list, (id) => this.#saturated(term, id, averageLengths, CORE_FIELDS)),
-      inName: Uint8Array.from(list, (id) => {
-        const frequencies = this.#documents.get(id)?.terms.get(term);
-        return nameFields.some((field) => (frequencies?.[field] ?? 0) > 0) ? 1 : 0;
-      }),
-      idf: this.#idf(ids.size, count),
-    };
+    const documents = this.#postings.get(term);
+    if (documents === undefined) return undefined;
+    const { norms } = this.#denseView();
+    const fields = SEARCH_FIELDS.length;
+    const slots = new Int32Array(documents.size);
+    const weights = new Float64Array(documents.size);
+    const coreWeights = new Float64Array(documents.size);
+    const inName = new Uint8Array(documents.size);
+    const nameBit = new Int32Array(documents.size);
+    let index = 0;
+    for (const [indexed, frequencies] of documents) {
+      const slot = indexed.slot;
+      let weighted = 0;
+      let core = 0;
+      for (let field = 0; field < fields; field++) {
+        const frequency = frequencies[field] ?? 0;
+        if (frequency === 0) continue;
+        const contribution = ((this.#weights[field] ?? 0) * frequency) / (norms[slot * fields + field] as number);
+        weighted += contribution;
+        if (CORE_FIELDS.has(field)) core += contribution;
+      }
+      slots[index] = slot;
+      weights[index] = weighted === 0 ? 0 : weighted / (this.#k1 + weighted);
+      coreWeights[index] = core === 0 ? 0 : core / (this.#k1 + core);
+      inName[index] = (frequencies[NAME_FIELD] ?? 0) > 0 || (frequencies[NAMESPACE_FIELD] ?? 0) > 0 ? 1 : 0;
+      if ((frequencies[NAME_FIELD] ?? 0) > 0) nameBit[index] = indexed.nameBits.get(term) ?? 0;
+      index += 1;
+    }
+    posting = { slots, weights, coreWeights, inName, nameBit, idf: this.#idf(documents.size, this.#documents.size) };
     this.#weightedPostings.set(term, posting);
     return posting;
+  }
+
+  // The term's IDF without building its posting; 0 for a term no document has.
+  #idfOf(term: string): number {
+    const documents = this.#postings.get(term);
+    return documents === undefined ? 0 : this.#idf(documents.size, this.#documents.size);
   }
 
   // Lucene-style IDF, never negative; a term no document has gets the largest value.
   #idf(documentFrequency: number, count: number): number {
     return Math.log(1 + (count - documentFrequency + 0.5) / (documentFrequency + 0.5));
-  }
-
-  // The BM25F term weight without IDF: length-normalized, field-weighted frequency, saturated.
-  #saturated(term: string, id: string, averageLengths: readonly number[], fields?: ReadonlySet<number>): number {
-    const indexed = this.#documents.get(id);
-    const frequencies = indexed?.terms.get(term);
-    if (indexed === undefined || frequencies === undefined) return 0;
-    let weighted = 0;
-    for (let index = 0; index < SEARCH_FIELDS.length; index++) {
-      const frequency = frequencies[index] ?? 0;
-      if (frequency === 0 || (fields !== undefined && !fields.has(index))) continue;
-      const average = averageLengths[index] ?? 0;
-      const b = this.#b[index] ?? 0;
-      const length = indexed.lengths[SEARCH_FIELDS[index] as SearchField];
-      const norm = average > 0 ? 1 - b + (b * length) / average : 1;
-      weighted += ((this.#weights[index] ?? 0) * frequency) / norm;
-    }
-    return weighted === 0 ? 0 : weighted / (this.#k1 + weighted);
   }
 
   #insert(document: SearchDocument, ordinal: number): void {
@@ -565,14 +628,15 @@ export class Bm25Index {
     for (const [term, frequencies] of terms) {
       if ((frequencies[NAME_FIELD] ?? 0) > 0 && nameBits.size < MAX_NAME_BITS) nameBits.set(term, 1 << nameBits.size);
     }
-    this.#documents.set(document.id, { ordinal, nameBits, lengths, terms });
-    for (const term of terms.keys()) {
-      let ids = this.#postings.get(term);
-      if (ids === undefined) {
-        ids = new Set();
-        this.#postings.set(term, ids);
+    const indexed: IndexedDocument = { ordinal, slot: -1, nameBits, lengths, terms };
+    this.#documents.set(document.id, indexed);
+    for (const [term, frequencies] of terms) {
+      let documents = this.#postings.get(term);
+      if (documents === undefined) {
+        documents = new Map();
+        this.#postings.set(term, documents);
       }
-      ids.add(document.id);
+      documents.set(indexed, frequencies);
     }
   }
 }

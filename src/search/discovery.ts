@@ -76,6 +76,8 @@ export const DEFAULT_MAX_LOADED_TOKENS = 8_000;
 const MAX_LISTED_NAMES = 200;
 /** Tools indexed per turn of the event loop in the background (about 10 ms of work on a loaded core). */
 const INDEX_STEP_TOOLS = 100;
+/** Terms whose scoring data is prepared per turn once the index is built (a few ms of work). */
+const PREPARE_STEP_TERMS = 500;
 /** How many of each ranking enter the fusion. */
 const FUSION_DEPTH = MAX_SEARCH_LIMIT;
 
@@ -95,6 +97,8 @@ export class Discovery {
   #planned: CatalogSnapshot | undefined;
   readonly #indexSteps: (() => void)[] = [];
   #indexing: NodeJS.Immediate | undefined;
+  /** Whether the index's scoring data is ready for the catalog indexed (see `ToolSearch.prepare`). */
+  #prepared = false;
   /** The last embedder failure, kept for the host to inspect; searches fell back to BM25. */
   lastEmbeddingError: Error | undefined;
 
@@ -129,6 +133,7 @@ export class Discovery {
     this.#snapshot = snapshot;
     for (const name of this.#loaded) if (snapshot.get(name) === undefined) this.#loaded.delete(name);
     this.#planIndexing();
+    this.#prepared = false;
     this.#indexInBackground();
   }
 
@@ -150,11 +155,14 @@ export class Discovery {
     }
   }
 
+  // Then, once the index holds the catalog, its scoring data, so a first query costs what later ones do.
   #indexInBackground(): void {
-    if (this.#indexing !== undefined || this.#indexSteps.length === 0) return;
+    if (this.#indexing !== undefined || (this.#indexSteps.length === 0 && this.#prepared)) return;
     this.#indexing = setImmediate(() => {
       this.#indexing = undefined;
-      this.#indexSteps.shift()?.();
+      const step = this.#indexSteps.shift();
+      if (step !== undefined) step();
+      else this.#prepared = this.#search.prepare(PREPARE_STEP_TERMS);
       this.#indexInBackground();
     });
     // A session that is never closed must not be kept alive by its search index.

@@ -93,15 +93,36 @@ export function stem(word: string): string {
   return result;
 }
 
+// Terms of words already seen: a catalog repeats its words thousands of times ("the", "id",
+// "contact"), and splitting and stemming were most of the cost of indexing it. Words longer than
+// 64 characters (hashes, base64) are not kept; a full table is emptied rather than grown.
+const wordTerms = new Map<string, readonly string[]>();
+const MAX_CACHED_WORDS = 50_000;
+const MAX_CACHED_WORD_LENGTH = 64;
+// Runs of letters and digits: splitWords only ever splits inside one, so a text's terms are its
+// runs' terms in order.
+const RUN = /[\p{L}\p{N}]+/gu;
+
+function termsOfRun(run: string): readonly string[] {
+  let terms = wordTerms.get(run);
+  if (terms === undefined) {
+    terms = splitWords(run)
+      .filter((word) => !STOP_WORDS.has(word))
+      .map(stem);
+    if (run.length <= MAX_CACHED_WORD_LENGTH) {
+      if (wordTerms.size >= MAX_CACHED_WORDS) wordTerms.clear();
+      wordTerms.set(run, terms);
+    }
+  }
+  return terms;
+}
+
 /**
  * Turns text into search terms: identifier-aware splitting, lower-casing, stop-word removal,
  * then stemming. Order and duplicates are kept (term frequency matters to BM25).
  */
 export function tokenize(text: string): string[] {
   const terms: string[] = [];
-  for (const word of splitWords(text)) {
-    if (STOP_WORDS.has(word)) continue;
-    terms.push(stem(word));
-  }
+  for (const match of text.matchAll(RUN)) for (const term of termsOfRun(match[0])) terms.push(term);
   return terms;
 }

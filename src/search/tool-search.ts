@@ -357,6 +357,14 @@ export class ToolSearch {
     return result.ok ? this.#answer(result.hits) : result;
   }
 
+  /**
+   * Prepares up to `terms` terms' scoring data that searches would otherwise build on first use;
+   * returns true when all is ready. For background work: searching never needs it.
+   */
+  prepare(terms: number): boolean {
+    return this.#index.prepare(terms);
+  }
+
   /** The summary of an indexed tool, or undefined. */
   summaryOf(name: string): string | undefined {
     return this.#summaries.get(name);

@@ -105,8 +105,8 @@ describe("schemas compiled on first use", () => {
   it("compiles now a schema whose references the meta-schema cannot vouch for, and accepts it when it is valid", () => {
     const before = schemaCompileCount();
     const valid: JsonSchema[] = [
-      // "$ref" inside data and nested $ids: both compile fine with ajv.
-      { const: { $ref: "#/nowhere" } },
+      // "$ref" inside data the walk cannot tell from a schema, and nested $ids: both compile fine with ajv.
+      { dependentRequired: { a: ["b"] }, default: { $ref: "#/nowhere" } },
       { $defs: { inner: { $id: "https://example.com/inner", type: "string" } }, properties: { x: { $id: "x" } } },
     ];
     for (const schema of valid) prepareSchema(schema, "valid");
@@ -142,12 +142,13 @@ describe("schemas compiled on first use", () => {
     expect(bad.message).toContain("inputExamples[1]");
     expect(bad.message).toContain("/customerId");
     const before = schemaCompileCount();
-    new ToolRegistry([tool("a.y", schema(), { inputExamples: [{ customerId: "fine", ref: "XYZ" }] })]);
+    const other = { ...(schema() as object), title: "another shape" } as JsonSchema;
+    new ToolRegistry([tool("a.y", other, { inputExamples: [{ customerId: "fine", ref: "XYZ" }] })]);
     expect(schemaCompileCount()).toBe(before + 1);
   });
 
   it("compiles one schema object once however many tools and checks share it", () => {
-    const shared = structuredClone(ORDER_SCHEMA) as JsonSchema;
+    const shared = { ...structuredClone(ORDER_SCHEMA), title: "shared by two tools" } as JsonSchema;
     const before = schemaCompileCount();
     const registry = new ToolRegistry([tool("s.a", shared), tool("s.b", shared)]);
     for (const registered of registry.snapshot().tools) registered.validateInput({ customerId: "c" });

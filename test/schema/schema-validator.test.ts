@@ -182,7 +182,7 @@ describe("compileSchema", () => {
     }).not.toThrow();
   });
 
-  it("compiles one schema object once, and a recursive schema still validates after the cache lets go", () => {
+  it("compiles one schema once, by object or by equal JSON text, and a recursive schema still validates after", () => {
     const compile = vi.spyOn(Ajv2020.prototype, "compile");
     try {
       const schema = { type: "object", properties: { child: { $ref: "#" }, n: { type: "integer" } } };
@@ -193,7 +193,10 @@ describe("compileSchema", () => {
         { path: "/child/child/n", expected: "type integer", received: "number 1.5" },
       ]);
       expect(first({ child: { n: 2 } })).toEqual([]);
-      compileSchema({ ...schema }, "a different object");
+      // Another object with the same JSON text shares the validator; another text compiles.
+      expect(compileSchema(structuredClone(schema), "a different object")({ n: "x" })).toHaveLength(1);
+      expect(compile).toHaveBeenCalledTimes(1);
+      compileSchema({ ...schema, title: "another text" }, "another text");
       expect(compile).toHaveBeenCalledTimes(2);
     } finally {
       compile.mockRestore();
