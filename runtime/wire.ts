@@ -445,7 +445,9 @@ export function readAnswerList(
 // host checks crossing by crossing (position, tool, input hash) against the journal before any
 // live call runs: the host answers a log with the next chunk, or says the journal is used up
 // (the run goes live) or over (it diverged). A `wait` of the replay gets `REPLAY_TICK`: the host
-// only lends the guest a task boundary, so a replayed wait's answer arrives as a live one did.
+// only lends the guest a task boundary, so a replayed wait's answer arrives as a live one did. A wait
+// whose answer lies past the guest's chunk stays held: the host answers nothing past the chunk it
+// sent, and the next chunk starts with that answer.
 
 /** The kind of a chunk entry for a `wait` (submits use the batch marks). */
 export const REPLAY_WAIT_MARK = "W";

@@ -105,9 +105,6 @@ interface CallSlot {
   readonly number: number;
 }
 
-/** How long, in ms, a durable run's lone call holds its crossing for the answer (`#holdForGrace`). */
-const DURABLE_GRACE_MS = 2;
-
 /**
  * Crossings, and characters of their answers, one chunk of a replay carries into the isolate at
  * most (at least one crossing, however large): the guest holds one chunk at a time, inside its
@@ -170,6 +167,12 @@ export class ToolBridge {
   /** While a replay log is checked: the journal ran out, and the log must end there. */
   #checkingLog = false;
   #exhausted = false;
+  /**
+   * Crossings of the last chunk sent to the guest that the host has not passed yet. The host answers
+   * no crossing past the chunk: a wait of the replay whose answer lies past it is still held in the
+   * guest, which takes that answer from the next chunk, so the next chunk must start with it.
+   */
+  #chunkLeft = 0;
   /** The crossing number the guest's next `wait` takes: a wait of the replay the journal had not answered. */
   #adoptedWait: number | undefined;
   /** Crossings that arrived during the replay and wait for their journaled turn. */
@@ -531,29 +534,6 @@ export class ToolBridge {
     });
   }
 
-  /**
-   * A durable run's hold: up to `DURABLE_GRACE_MS` for its one call's answer, past it the answer
-   * goes to `wait`. Durable runs keep the timer their replay was built and tested against: with
-   * the check-phase hold, a replay across chunks of large answers diverged (test/durable/
-   * file-run-journal.test.ts), not yet understood.
-   */
-  #holdForGrace(answer: Promise<string>, crossing: Crossing): Promise<string> {
-    return new Promise((resolve) => {
-      let held = true;
-      const timer = setTimeout(() => {
-        held = false;
-        resolve(this.#answerNow([], crossing));
-      }, DURABLE_GRACE_MS);
-      void answer.then((text) => {
-        if (!held) return this.#finishedLater(text);
-        held = false;
-        clearTimeout(timer);
-        this.#handedOver([text]);
-        resolve(this.#answerNow([text], crossing));
-      });
-    });
-  }
-
   readonly #finishedLater = (answerText: string): void => {
     if (this.#closed) {
       this.#handedOver([answerText]);
@@ -658,7 +638,7 @@ export class ToolBridge {
       else answers.push(answer);
     }
     if (batch.answer === "later") return this.#reply(crossing, []);
-    return waiting === undefined ? this.#answerNow(answers, crossing) : this.#holdForGrace(waiting, crossing);
+    return waiting === undefined ? this.#answerNow(answers, crossing) : this.#holdBriefly(waiting, crossing);
   }
 
   #isRunRequest(path: string): boolean {
@@ -720,6 +700,8 @@ export class ToolBridge {
     }
     this.#checkingLog = true;
     try {
+      // The guest has the last chunk now: a wait held at its start was answered there.
+      if (this.#held.size > 0) this.#pump();
       const { crossings } = log;
       for (let at = 0; at < crossings.length; at++) {
         const crossing = crossings[at]!;
@@ -768,6 +750,7 @@ export class ToolBridge {
   #chunk(): string {
     const durable = this.#durable!;
     let text = "[";
+    this.#chunkLeft = 0;
     for (let ahead = 0; ahead < REPLAY_CHUNK_CROSSINGS; ahead++) {
       const line = durable.peek(ahead);
       if (line === undefined) break;
@@ -776,6 +759,7 @@ export class ToolBridge {
       const entry = encodeReplayEntry(line.k, mark, line.first ?? -1, line.count ?? -1, line.nowMs, envelopes);
       if (ahead > 0 && text.length + entry.length > REPLAY_CHUNK_CHARS) break;
       text += ahead === 0 ? entry : `,${entry}`;
+      this.#chunkLeft++;
     }
     return `${text}]`;
   }
@@ -799,7 +783,7 @@ export class ToolBridge {
     const durable = this.#durable!;
     // Most crossings are the journal's next with nothing held: their turn is now.
     if (this.#held.size === 0 && durable.next()?.k === k) {
-      durable.advance();
+      this.#advance();
       this.#pump();
       return;
     }
@@ -926,6 +910,8 @@ export class ToolBridge {
       }
       const held = this.#held.get(line.k);
       if (held === undefined) return;
+      // Past the chunk the guest holds, its wait is not answered yet: it is, from the next chunk.
+      if (this.#guestReplay && this.#chunkLeft === 0) return;
       if ((held.kind === "wait") !== (line.kind === "wait")) {
         // A wait where the journal holds a batch (or the reverse): the batch's calls would go unchecked.
         const made = held.kind === "wait" ? "a wait for answers" : `a ${held.kind} crossing`;
@@ -933,10 +919,16 @@ export class ToolBridge {
         return;
       }
       this.#held.delete(line.k);
-      durable.advance();
+      this.#advance();
       const envelopes = line.answers.map((journaled) => journaled.e ?? "");
       held.answer(encodeCallAnswers(line.kind === "later" ? [] : [encodeClockPair(line.nowMs), ...envelopes]));
     }
+  }
+
+  /** Marks the journal's next crossing answered, in the guest's chunk too. */
+  #advance(): void {
+    this.#durable!.advance();
+    if (this.#chunkLeft > 0) this.#chunkLeft--;
   }
 
   /** The journal is used up: calls it had no answer for start now, and held crossings are answered live. */
