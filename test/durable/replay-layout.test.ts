@@ -20,19 +20,22 @@ afterAll(async () => {
 });
 
 /**
- * `data.sized` answers `size` characters: at once, or after a timer far longer than any hold of a
- * lone call's crossing, so its answer comes through a `wait` (two crossings in the journal).
+ * `data.sized` answers `size` characters: synchronously ("now"), after a microtask ("soon"; both
+ * answered in the call's own crossing), or after a timer far longer than any hold of a lone call's
+ * crossing ("late"), so its answer comes through a `wait` (two crossings in the journal).
  */
 function createYard() {
   const made: number[] = [];
   const sized = defineTool({
     name: "data.sized",
     description: "A text of a given size, at once or after a while.",
-    inputSchema: { type: "object", properties: { n: { type: "number" }, size: { type: "number" }, slow: {} } },
-    execute: async (input: { n: number; size: number; slow: boolean }) => {
+    inputSchema: { type: "object", properties: { n: { type: "number" }, size: { type: "number" }, when: {} } },
+    execute: (input: { n: number; size: number; when: When }) => {
       made.push(input.n);
-      if (input.slow) await new Promise((resolve) => setTimeout(resolve, 25));
-      return { n: input.n, text: "x".repeat(input.size) };
+      const answer = { n: input.n, text: "x".repeat(input.size) };
+      if (input.when === "now") return answer;
+      if (input.when === "soon") return Promise.resolve().then(() => answer);
+      return new Promise((resolve) => setTimeout(() => resolve(answer), 25));
     },
   });
   const yard = new Switchyard({
@@ -45,35 +48,38 @@ function createYard() {
   return { yard, made };
 }
 
-// Lone calls and pairs; slow ones answered through a wait, sizes inline (under ~21 KB), spilled,
+type When = "now" | "soon" | "late";
+type Step = readonly [number, When];
+
+// Lone calls and pairs; late ones answered through a wait, sizes inline (under ~21 KB), spilled,
 // around half a chunk, and past a whole one, so chunk boundaries fall before waits and batches alike.
-const STEPS: (readonly [number, boolean] | readonly (readonly [number, boolean])[])[] = [
-  [100, false],
-  [520_000, true],
-  [520_000, true],
-  [21_000, false],
-  [1_100_000, true],
+const STEPS: (Step | readonly Step[])[] = [
+  [100, "now"],
+  [520_000, "late"],
+  [520_000, "late"],
+  [21_000, "soon"],
+  [1_100_000, "late"],
   [
-    [300_000, true],
-    [300_000, false],
+    [300_000, "late"],
+    [300_000, "now"],
   ],
-  [400_000, true],
-  [700_000, false],
-  [10, true],
-  [500_000, true],
-  [500_000, false],
+  [400_000, "late"],
+  [700_000, "soon"],
+  [10, "late"],
+  [500_000, "late"],
+  [500_000, "now"],
   [
-    [20_000, false],
-    [20_000, true],
+    [20_000, "soon"],
+    [20_000, "late"],
   ],
-  [100, true],
+  [100, "late"],
 ];
 const CALLS = STEPS.reduce((sum, step) => sum + (typeof step[0] === "number" ? 1 : step.length), 0);
 
 const SOURCE = `
 const steps = ${JSON.stringify(STEPS)};
 const sizes = []; let n = 0;
-const call = ([size, slow]) => tools.data.sized({ n: n++, size, slow }).then((answer) => answer.text.length);
+const call = ([size, when]) => tools.data.sized({ n: n++, size, when }).then((answer) => answer.text.length);
 for (const step of steps) {
   if (typeof step[0] === "number") sizes.push(await call(step));
   else sizes.push(...(await Promise.all(step.map(call))));
