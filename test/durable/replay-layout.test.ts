@@ -1,8 +1,8 @@
 // Every layout a live durable run can journal replays: a lone call answered in its own crossing
-// or later through a `wait`, batches of two, answers inline or spilled by reference, answers of
-// every size around the replay's chunk limit (1 MiB), one larger than a chunk. The journal is
-// replayed whole and from a cut after each of its crossings. Real files, real isolates.
-
+// or later through a `wait`, batches whose answers come over several waits, the program's own
+// timer, answers inline or spilled by reference, of every size around the replay's chunk limit
+// (1 MiB), one larger than a chunk. The journal is replayed whole and from a cut after each of its
+// crossings. Real files, real isolates.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
