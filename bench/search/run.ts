@@ -337,6 +337,8 @@ export async function runSearchBenchmark(options: { skipRegexStall?: boolean } =
       countTokens(JSON.stringify(result.references)) + countTokens(`[${loaded.map(definitionJson).join(",")}]`);
   }
   const meanTokensPerSearch = perSearchTotal / queries.length;
+  // Regex mode starts a worker thread; left open, it kept `npm run bench:search` from exiting.
+  await search.close();
 
   const large = latencyCatalog([...allMcpTools, ...saasTools]);
   const largeSearch = buildSearch(large);
