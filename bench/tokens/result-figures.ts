@@ -20,8 +20,9 @@ function changeWithBand(value: number, baseline: number): [string, string] {
   return [percent(value / baseline - 1), `${percent(low)} to ${percent(high)}`];
 }
 
-/** Lowest to highest saving (a positive share), "18–27%". */
-function savingRange(changes: readonly number[]): string {
+/** Lowest to highest saving (a positive share), "18–27%"; undefined when no task measured it. */
+function savingRange(changes: readonly number[]): string | undefined {
+  if (changes.length === 0) return undefined;
   const savings = changes.map((change) => Math.round(-change * 100));
   return `${Math.min(...savings)}–${Math.max(...savings)}%`;
 }
@@ -62,17 +63,20 @@ export function tokenResultFigures(result: BenchmarkResult): Record<string, stri
       const value = cost(rowOf(task.id, mode));
       return base === undefined || value === undefined ? [] : [value / base - 1];
     });
-  figures["search-alone-saving"] = savingRange(effect(EFFECT_MODES.search));
-  figures["code-alone-saving"] = savingRange(effect(EFFECT_MODES.code));
-  figures["both-saving"] = savingRange(effect(EFFECT_MODES.both));
   const againstGrouped = (mode: ModeId): number[] =>
     dataHeavy.flatMap((task) => {
       const grouped = cost(rowOf(task.id, BASELINE_MODE));
       const value = cost(rowOf(task.id, mode));
       return grouped === undefined || value === undefined ? [] : [value / grouped - 1];
     });
-  figures["hosted-saving"] = savingRange(againstGrouped(HOSTED_MODE.id));
-  figures["program-saving"] = savingRange(againstGrouped("programmatic"));
+  const ranges: Record<string, string | undefined> = {
+    "search-alone-saving": savingRange(effect(EFFECT_MODES.search)),
+    "code-alone-saving": savingRange(effect(EFFECT_MODES.code)),
+    "both-saving": savingRange(effect(EFFECT_MODES.both)),
+    "hosted-saving": savingRange(againstGrouped(HOSTED_MODE.id)),
+    "program-saving": savingRange(againstGrouped("programmatic")),
+  };
+  for (const [key, range] of Object.entries(ranges)) if (range !== undefined) figures[key] = range;
 
   const published = result.published ?? [];
   const publishedCost = (mode: ModeId): number | undefined =>
