@@ -25,7 +25,7 @@ export function registerServeCommand(program: Command): Command {
     .requiredOption("--config <file>", "switchyard.config.json: MCP servers, tool modules, limits, permissions")
     .option(
       "--http <port>",
-      "serve streamable HTTP on 127.0.0.1:<port>/mcp instead of stdio (0 picks a free port); with SWITCHYARD_GATEWAY_TOKEN set, requests need it as a Bearer token",
+      "serve streamable HTTP on 127.0.0.1:<port>/mcp instead of stdio (0 picks a free port); with SWITCHYARD_GATEWAY_TOKEN set, requests need it as a Bearer token; with SWITCHYARD_GATEWAY_CLIENTS (a JSON object of client names to tokens), a token per client, each client held to its share of sessions",
     )
     .option("--enable-call-tool", "also expose call_tool, for one direct call")
     .option("--log-file <file>", "append the log to this file instead of stderr")
@@ -48,10 +48,12 @@ export function registerServeCommand(program: Command): Command {
           : await readJsonSchemaFile(options.outputSchema, "the output schema (--output-schema)");
       // From the environment, never a flag: arguments are visible to every local user.
       const httpToken = process.env["SWITCHYARD_GATEWAY_TOKEN"];
+      const httpClients = clientsOf(process.env["SWITCHYARD_GATEWAY_CLIENTS"]);
       const gateway = await serveGateway({
         configPath: options.config,
         ...(options.http === undefined ? {} : { httpPort: portOf(options.http) }),
         ...(httpToken === undefined ? {} : { httpToken }),
+        ...(httpClients === undefined ? {} : { httpClients }),
         ...(options.enableCallTool === true ? { enableCallTool: true } : {}),
         ...(options.logFile === undefined ? {} : { logFile: options.logFile }),
         gateway: {
@@ -64,6 +66,28 @@ export function registerServeCommand(program: Command): Command {
       // signal, the exit code says which (130, 143), as for every command.
       process.exit(processInterrupts().exitCode ?? process.exitCode ?? 0);
     });
+}
+
+/** SWITCHYARD_GATEWAY_CLIENTS: a JSON object of client names to tokens; a mistake is one clear line. */
+function clientsOf(text: string | undefined): Record<string, string> | undefined {
+  if (text === undefined || text.trim() === "") return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (
+    typeof parsed !== "object" ||
+    parsed === null ||
+    Array.isArray(parsed) ||
+    !Object.values(parsed).every((token) => typeof token === "string")
+  )
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      'SWITCHYARD_GATEWAY_CLIENTS must be a JSON object of client names to tokens: {"name": "token"}.',
+    );
+  return parsed as Record<string, string>;
 }
 
 function portOf(value: string): number {

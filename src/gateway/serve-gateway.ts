@@ -34,6 +34,13 @@ export interface ServeGatewayOptions {
    * loopback keeps other machines out, a token keeps other local users and pages out too.
    */
   readonly httpToken?: string;
+  /**
+   * A token per client, by client name: every HTTP request must carry one of them as its Bearer
+   * token, else 401. Clients are then told apart: each holds at most its share of the session
+   * places (`httpSessions.maxSessionsPerClient`) and reaches only the sessions it opened. With
+   * `httpToken` as well, that token is one more client. Tokens must be distinct, 16+ characters.
+   */
+  readonly httpClients?: Readonly<Record<string, string>>;
   readonly enableCallTool?: boolean;
   /** Append the log to this file instead of stderr. */
   readonly logFile?: string;
@@ -74,6 +81,7 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Runnin
   // Before the port is bound or any server starts: nothing to undo when it does not compile.
   const outputSchema = options.gateway?.outputSchema;
   if (outputSchema !== undefined) compileSchema(outputSchema, "The gateway's outputSchema");
+  const clients = clientTokens(options);
   const log = createGatewayLog(options.logFile);
   const stdio = options.httpPort === undefined;
   const listener = stdio ? undefined : await bindHttp(options.httpPort!, options.httpSessions ?? {});
@@ -150,7 +158,7 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Runnin
     };
     await gateway.server.connect(transport);
   } else {
-    const http = serveHttp(listener!, options, yard, gatewayOptions, gateways, log);
+    const http = serveHttp(listener!, options, clients, yard, gatewayOptions, gateways, log);
     url = http.url;
     closeTransport = http.close;
   }
@@ -162,11 +170,46 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Runnin
   return { url, closed, close };
 }
 
-/** Compares an Authorization header with the expected value in constant time. */
-function sameSecret(header: string | undefined, expected: Buffer): boolean {
-  if (header === undefined) return false;
+/** A client told apart by its own token: its name and the Authorization header it must send. */
+interface ClientToken {
+  readonly name: string;
+  readonly header: Buffer;
+}
+
+/** Fewest characters a client's token may have (`httpClients`). */
+const MIN_CLIENT_TOKEN_CHARS = 16;
+
+/** The clients of `httpToken` and `httpClients`; empty when requests need no token. */
+function clientTokens(options: ServeGatewayOptions): ClientToken[] {
+  const clients: ClientToken[] = [];
+  if (options.httpToken !== undefined) clients.push({ name: "", header: Buffer.from(`Bearer ${options.httpToken}`) });
+  const seen = new Set(options.httpToken === undefined ? [] : [options.httpToken]);
+  for (const [name, token] of Object.entries(options.httpClients ?? {})) {
+    if (typeof token !== "string" || token.length < MIN_CLIENT_TOKEN_CHARS || /\s/.test(token))
+      throw new SwitchyardError(
+        "CONFIG_INVALID",
+        `httpClients: the token of client ${JSON.stringify(name.slice(0, 40))} must be ${MIN_CLIENT_TOKEN_CHARS}+ characters without blanks.`,
+      );
+    if (seen.has(token))
+      throw new SwitchyardError("CONFIG_INVALID", `httpClients: two clients share a token; give each its own.`);
+    seen.add(token);
+    clients.push({ name: `client:${name}`, header: Buffer.from(`Bearer ${token}`) });
+  }
+  return clients;
+}
+
+/**
+ * The client whose token the Authorization header carries ("" when requests need none), compared
+ * in constant time against every token so the time taken does not say which one nearly matched.
+ */
+function clientOf(header: string | undefined, clients: readonly ClientToken[]): string | undefined {
+  if (clients.length === 0) return "";
+  if (header === undefined) return undefined;
   const given = Buffer.from(header);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  let found: string | undefined;
+  for (const client of clients)
+    if (given.length === client.header.length && timingSafeEqual(given, client.header)) found ??= client.name;
+  return found;
 }
 
 /** An HTTP server bound to 127.0.0.1 whose requests get 503 until `handle` is set. */
@@ -225,12 +268,17 @@ async function bindHttp(port: number, limits: HttpSessionLimits): Promise<HttpLi
 function serveHttp(
   listener: HttpListener,
   options: ServeGatewayOptions,
+  clients: readonly ClientToken[],
   yard: ConfiguredSwitchyard["yard"],
   gatewayOptions: GatewayServerOptions,
   gateways: Set<GatewayServer>,
   log: GatewayLog,
 ): { url: string; close: () => Promise<void> } {
-  const sessions = new HttpSessions(options.httpSessions ?? {}, (id) => log(`http session ${id} expired (idle)`));
+  const sessions = new HttpSessions(
+    options.httpSessions ?? {},
+    (id) => log(`http session ${id} expired (idle)`),
+    Math.max(1, clients.length),
+  );
   const bodyTimeoutMs = options.httpSessions?.bodyTimeoutMs ?? DEFAULT_HTTP_BODY_TIMEOUT_MS;
   // Every POST body is read here, under one budget, before the MCP SDK sees the request.
   const budget = new BodyBudget(options.httpSessions?.maxBodyBytesInFlight ?? DEFAULT_MAX_BODY_BYTES_IN_FLIGHT);
@@ -265,21 +313,24 @@ function serveHttp(
     // Whatever of the body is still on its way is not read.
     response.once("finish", () => request.socket.destroy());
   };
-  const refuseFull = (response: ServerResponse): void => {
-    log(`http initialize refused: ${sessions.size} sessions open (the cap is ${sessions.maxSessions})`);
-    response.writeHead(503, { "content-type": "application/json", "retry-after": "30" }).end(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        error: { code: -32000, message: `Too many open sessions (${sessions.maxSessions}); retry later.` },
-        id: null,
-      }),
+  const refuseFull = (response: ServerResponse, client: string, refusal: "full" | "share"): void => {
+    const message =
+      refusal === "full"
+        ? `Too many open sessions (${sessions.maxSessions}); retry later.`
+        : `This client holds its share of sessions (${sessions.maxSessionsPerClient}); close one or retry later.`;
+    log(
+      refusal === "full"
+        ? `http initialize refused: ${sessions.size} sessions open (the cap is ${sessions.maxSessions})`
+        : `http initialize refused: client ${client} holds its share (${sessions.maxSessionsPerClient})`,
     );
+    response
+      .writeHead(503, { "content-type": "application/json", "retry-after": "30" })
+      .end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
   };
   const allowedHosts = [`127.0.0.1:${listener.port}`, `localhost:${listener.port}`];
-  const token = options.httpToken;
-  const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`);
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    if (expected !== undefined && !sameSecret(request.headers.authorization, expected)) {
+    const client = clientOf(request.headers.authorization, clients);
+    if (client === undefined) {
       response.writeHead(401, { "www-authenticate": "Bearer" }).end();
       return;
     }
@@ -288,7 +339,7 @@ function serveHttp(
       return;
     }
     const sessionId = request.headers["mcp-session-id"];
-    if (typeof sessionId === "string" && sessions.has(sessionId)) {
+    if (typeof sessionId === "string" && sessions.has(sessionId, client)) {
       let parsed: unknown;
       if (request.method === "POST") {
         const body = await readBody(request);
@@ -298,7 +349,7 @@ function serveHttp(
         }
         parsed = body.value;
       }
-      if (await sessions.serve(sessionId, (known) => known.handleRequest(request, response, parsed))) return;
+      if (await sessions.serve(sessionId, client, (known) => known.handleRequest(request, response, parsed))) return;
     }
     if (sessionId !== undefined || request.method !== "POST") {
       response.writeHead(404, { "content-type": "application/json" }).end(
@@ -310,9 +361,10 @@ function serveHttp(
       );
       return;
     }
-    // Refused on its headers when the table is full, without reading the body.
-    if (sessions.full) {
-      refuseFull(response);
+    // Refused on its headers when the table (or the client's share) is full, without reading the body.
+    const refusedEarly = sessions.refusal(client);
+    if (refusedEarly !== undefined) {
+      refuseFull(response, client, refusedEarly);
       return;
     }
     // The body first, under its deadline: only a whole initialize takes a place.
@@ -321,25 +373,31 @@ function serveHttp(
       refuseBody(request, response, body);
       return;
     }
-    if (sessions.full) {
-      refuseFull(response);
+    const refused = sessions.refusal(client);
+    if (refused !== undefined) {
+      refuseFull(response, client, refused);
       return;
     }
-    const release = sessions.reserve();
+    const release = sessions.reserve(client);
     try {
-      await openSession(request, response, body.value);
+      await openSession(request, response, body.value, client);
     } finally {
       release();
     }
   };
-  const openSession = async (request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> => {
+  const openSession = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: unknown,
+    client: string,
+  ): Promise<void> => {
     const gateway = createGatewayServer(yard, gatewayOptions);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableDnsRebindingProtection: true,
       allowedHosts,
       onsessioninitialized: (id) => {
-        sessions.add(id, transport);
+        sessions.add(id, transport, client);
         log(`http session ${id} opened`);
       },
     });

@@ -115,6 +115,79 @@ describe("serveGateway over streamable HTTP with a token", () => {
   });
 });
 
+describe("serveGateway over streamable HTTP with a token per client", () => {
+  const folder = mkdtempSync(join(tmpdir(), "switchyard-gateway-clients-"));
+  const TOKENS = { alice: "alice-token-0123456789", bob: "bob-token-0123456789ab" };
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    gateway = await serveSlowTools(folder, { httpClients: TOKENS, httpSessions: { maxSessions: 4 } });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  const post = (token: string, body: string, sessionId?: string): Promise<Response> =>
+    fetch(gateway.url!, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${token}`,
+        ...(sessionId === undefined ? {} : { "mcp-session-id": sessionId }),
+      },
+      body,
+    });
+
+  it("keeps one client to its share of places, so the other still gets in", async () => {
+    // The attack: one client opens sessions until the table is full and everyone else is refused.
+    const alice = [];
+    for (let n = 0; n < 4; n++) alice.push(await post(TOKENS.alice, INITIALIZE_BODY));
+    expect(alice.map((response) => response.status)).toEqual([200, 200, 503, 503]);
+    expect(((await alice[2]!.json()) as { error: { message: string } }).error.message).toContain(
+      "share of sessions (2)",
+    );
+    const bob = [await post(TOKENS.bob, INITIALIZE_BODY), await post(TOKENS.bob, INITIALIZE_BODY)];
+    expect(bob.map((response) => response.status)).toEqual([200, 200]);
+  });
+
+  it("answers 404 to a client that names another client's session, and serves its owner", async () => {
+    // The four sessions the test above opened, two each: each client reaches its own only.
+    const log = readFileSync(join(folder, "serve.log"), "utf8");
+    const ids = [...log.matchAll(/http session (\S+) opened/g)].map((match) => match[1]!);
+    const toolsList = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    const answers = await Promise.all(
+      ids.map(async (id) => [
+        (await post(TOKENS.alice, toolsList, id)).status,
+        (await post(TOKENS.bob, toolsList, id)).status,
+      ]),
+    );
+    // Two of the four sessions are Alice's: she reaches exactly those, and Bob exactly the others.
+    expect(answers.filter(([forAlice]) => forAlice === 200)).toHaveLength(2);
+    expect(answers.every(([forAlice, forBob]) => (forAlice === 200) !== (forBob === 200))).toBe(true);
+    expect(
+      answers
+        .flat()
+        .filter((status) => status !== 200)
+        .every((status) => status === 404),
+    ).toBe(true);
+  });
+
+  it("answers 401 to another token and to none", async () => {
+    for (const token of ["alice-token-012345678", "wrong", ""])
+      expect((await post(token, INITIALIZE_BODY)).status).toBe(401);
+  });
+
+  it("refuses to start with a short token or two clients sharing one", async () => {
+    await expect(serveSlowTools(folder, { httpClients: { a: "short" } })).rejects.toThrow(/16\+ characters/);
+    await expect(serveSlowTools(folder, { httpClients: { a: TOKENS.alice, b: TOKENS.alice } })).rejects.toThrow(
+      /share a token/,
+    );
+  });
+});
+
 describe("serveGateway over streamable HTTP: the session table", () => {
   const folder = mkdtempSync(join(tmpdir(), "switchyard-gateway-sessions-"));
   let gateway: RunningGateway;
