@@ -7,7 +7,8 @@
 //   3. 5,000 jobs in one batch across 1 and then 2 worker processes (concurrency 8 each): jobs/s,
 //      inputs without a result (lost) and inputs whose result was written more than once (duplicated).
 // The type check is off on both sides (a check per run would measure the checker, not the fleet).
-// Needs redis-server on PATH (Debian's redis-server). Run: npm run bench:fleet
+// Needs redis-server on PATH (Debian's redis-server). Run: npm run bench:fleet (FLEET_BENCH_JOBS=n for
+// smaller batches). Writes bench/results/fleet.json, whose figures docs/benchmarks.md quotes.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -23,6 +24,7 @@ import { connectRedis } from "../src/fleet/redis-connection.js";
 import { submitBatch } from "../src/fleet/submit-batch.js";
 import { watchBatch } from "../src/fleet/watch-batch.js";
 import type { Switchyard } from "../src/switchyard.js";
+import { benchConditions, currentLoad, writeBenchResult } from "./bench-result.js";
 import { percentile } from "./stats.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -210,6 +212,7 @@ async function throughput(redis: string, config: string, workers: number): Promi
 const ms = (value: number): string => value.toFixed(1);
 
 async function main(): Promise<void> {
+  const startLoad = currentLoad();
   const config = join(temp, "switchyard.config.json");
   writeFileSync(config, JSON.stringify({ tools: [join(ROOT, "bench/fleet-tools.mjs")], typeCheck: "off" }));
   const redis = await startRedis();
@@ -252,6 +255,31 @@ async function main(): Promise<void> {
       "",
     ].join("\n"),
   );
+  const count = (value: number): string => Math.round(value).toLocaleString("en-US");
+  const ratio = (row: Throughput): string => `${(row.jobsPerSecond / local.jobsPerSecond).toFixed(2)}×`;
+  const written = writeBenchResult(
+    "fleet",
+    benchConditions(startLoad),
+    {
+      "local-p50-ms": `${ms(percentile(local.latencies, 0.5))} ms`,
+      "fleet-p50-ms": `${ms(percentile(fleet, 0.5))} ms`,
+      "overhead-p50-ms": `${ms(overheadP50)} ms`,
+      "overhead-p99-ms": `${ms(overheadP99)} ms`,
+      "pickup-p50-ms": `${ms(percentile(latency.pickup, 0.5))} ms`,
+      jobs: count(JOBS),
+      "local-jobs-per-second": count(local.jobsPerSecond),
+      "one-worker-jobs-per-second": count(one.jobsPerSecond),
+      "one-worker-ratio": ratio(one),
+      "two-workers-jobs-per-second": count(two.jobsPerSecond),
+      "two-workers-ratio": ratio(two),
+      lost: count(one.lost + two.lost),
+      duplicated: count(one.duplicated + two.duplicated),
+    },
+    [
+      `${LATENCY_JOBS} latency pairs after 50 warm-up pairs; ${JOBS} jobs per fleet run (FLEET_BENCH_JOBS), concurrency ${CONCURRENCY} per process; type check off on both sides.`,
+    ],
+  );
+  process.stdout.write(`wrote ${written}\n`);
 }
 
 try {

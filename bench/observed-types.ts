@@ -2,7 +2,8 @@
 // call, side by side with the same session without it (`observedTypes: false`), for a no-op
 // result and for a typical API record, and what inferring the shape of a 1 MB result costs
 // against serializing it. Medians of per-round ratios, variants back to back.
-// Run: npm run bench:observed-types   (compiled with tsc into dist-bench/ first).
+// Run: npm run bench:observed-types   (compiled with tsc into dist-bench/ first; OBSERVED_TYPES_ROUNDS=n
+// for fewer rounds). Writes bench/results/observed-types.json, whose figures docs/programs.md quotes.
 
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
@@ -10,10 +11,11 @@ import { defineTool } from "../src/registry/define-tool.js";
 import { ObservedOutputTypes } from "../src/schema/observed-output-types.js";
 import { inferSchema } from "../src/schema/observed-schema.js";
 import { Switchyard } from "../src/switchyard.js";
+import { benchConditions, currentLoad, writeBenchResult } from "./bench-result.js";
 import { median } from "./stats.js";
 
 const CALLS = 900;
-const ROUNDS = 15;
+const ROUNDS = Number(process.env["OBSERVED_TYPES_ROUNDS"] ?? 15);
 
 const record = {
   id: "cus_0001",
@@ -27,6 +29,7 @@ const record = {
 };
 
 export async function measureObservedTypes(): Promise<void> {
+  const startLoad = currentLoad();
   const tools = [
     defineTool({
       name: "bench.noop",
@@ -115,6 +118,23 @@ export async function measureObservedTypes(): Promise<void> {
   console.log(
     `  shape of a ${(bytes / 1e6).toFixed(1)} MB result: ${median(inferMs).toFixed(2)} ms, JSON.stringify of it ${median(stringifyMs).toFixed(1)} ms`,
   );
+  const ratio = (values: number[]): string => `${median(values).toFixed(2)}×`;
+  const written = writeBenchResult(
+    "observed-types",
+    benchConditions(startLoad),
+    {
+      "noop-ratio": ratio(ratios["noop"]!),
+      "record-ratio": ratio(ratios["record"]!),
+      "check-ratio": ratio(inProcess.ratio),
+      "big-mb": `${(bytes / 1e6).toFixed(1)} MB`,
+      "big-shape-ms": `${median(inferMs).toFixed(1)} ms`,
+      "big-stringify-ms": `${Math.round(median(stringifyMs))} ms`,
+    },
+    [
+      `${ROUNDS} rounds (OBSERVED_TYPES_ROUNDS), observing and observedTypes: false back to back; medians of per-round ratios.`,
+    ],
+  );
+  console.log(`wrote ${written}`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await measureObservedTypes();

@@ -15,6 +15,7 @@ import { Redactor } from "../src/redaction/redactor.js";
 import { defineTool } from "../src/registry/define-tool.js";
 import { Switchyard } from "../src/switchyard.js";
 import type { RunResult } from "../src/contract.js";
+import { benchConditions, currentLoad, writeBenchResult } from "./bench-result.js";
 import { buildRedactionCorpus } from "./redaction-corpus.js";
 import { median } from "./stats.js";
 
@@ -154,8 +155,14 @@ function formatTable(rows: readonly Row[]): string {
     .join("\n");
 }
 
-/** Runs the benchmark and returns its table. */
-export async function measureRedaction(): Promise<string> {
+/** What the bench measured: the printed table, and the figures docs/benchmarks.md quotes, by key. */
+export interface RedactionMeasurement {
+  readonly table: string;
+  readonly figures: Readonly<Record<string, string>>;
+}
+
+/** Runs the benchmark and returns its table and figures. */
+export async function measureRedaction(): Promise<RedactionMeasurement> {
   const redactor = new Redactor();
   const large = largeToolResult();
   const small = typicalRunResult();
@@ -273,17 +280,35 @@ export async function measureRedaction(): Promise<string> {
       verdict: "",
     },
   ];
-  return formatTable(rows);
+  // The figures the docs quote, each as the docs print it.
+  const figures = {
+    "large-kb": `${Math.round(large.json.length / 1024).toLocaleString("en-US")} KB`,
+    "large-ms": `${largeMs.toFixed(1)} ms`,
+    "large-ratio": `${(largeMs / median(stringify)).toFixed(1)}×`,
+    "small-ms": `${smallMs.toFixed(3)} ms`,
+    "small-ratio": `${(smallMs / median(outputStringify)).toFixed(1)}×`,
+    "token-ms": `${median(jsonWithToken).toFixed(1)} ms`,
+    "secretlint-ratio": `${(median(preset) / median(text)).toFixed(1)}×`,
+    "call-on-us": `${onUs.toFixed(1)} µs`,
+    "call-off-us": `${offUs.toFixed(1)} µs`,
+  };
+  return { table: formatTable(rows), figures };
 }
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 if (invokedDirectly) {
   const started = performance.now();
+  const startLoad = currentLoad();
   try {
     console.log(
-      `Node ${process.version}; ${ROUNDS} rounds after a warm-up, variants back to back; medians. Load average: ${(await import("node:os")).loadavg()[0]!.toFixed(1)} on ${(await import("node:os")).availableParallelism()} cores.`,
+      `Node ${process.version}; ${ROUNDS} rounds after a warm-up, variants back to back; medians. Load average: ${startLoad.toFixed(1)} on ${(await import("node:os")).availableParallelism()} cores.`,
     );
-    console.log(await measureRedaction());
+    const measurement = await measureRedaction();
+    console.log(measurement.table);
+    const written = writeBenchResult("redaction", benchConditions(startLoad), measurement.figures, [
+      `${ROUNDS} rounds after a warm-up, variants back to back; medians. The ratio to JSON.stringify of the same value is the steadier figure on a shared machine.`,
+    ]);
+    console.log(`wrote ${written}`);
   } catch (error) {
     console.error("redaction bench failed:", error);
   }

@@ -21,6 +21,7 @@ import type { RunLimits } from "../src/sandbox/run-program.js";
 import { Switchyard, type TypeCheckMode } from "../src/switchyard.js";
 import { TraceBus } from "../src/trace/trace-events.js";
 import { decodeCallEnvelope } from "../runtime/wire.js";
+import { benchConditions, currentLoad, writeBenchResult } from "./bench-result.js";
 import { createPeerHarness, type PeerHarness } from "./runtime-peer.js";
 import { median } from "./stats.js";
 
@@ -996,16 +997,71 @@ export function checkCacheRows(measurement: CheckCacheMeasurement): Row[] {
   ];
 }
 
+/**
+ * The figures docs/benchmarks.md quotes, by key, each as the docs print it. Peer and type-check
+ * keys are left out when those rows were not measured, so a doc quoting them fails to render.
+ */
+export function runtimeFigures(measurement: RuntimeMeasurement, cache: CheckCacheMeasurement): Record<string, string> {
+  const ratio = (value: number): string => `${value.toFixed(2)}×`;
+  const micro = (value: number): string => `${value.toFixed(1)} µs`;
+  const milli = (value: number): string =>
+    `${value < 10 ? value.toFixed(1) : Math.round(value).toLocaleString("en-US")} ms`;
+  const share = (value: number): string => `${Math.round(value * 100)}%`;
+  const { sequential, parallel, cold, pipeline, peer, typeCheck } = measurement;
+  return {
+    "sequential-ratio": ratio(sequential.switchyardRatio),
+    "parallel-ratio": ratio(parallel.switchyardRatio),
+    "parallel-us": micro(parallel.switchyardUs),
+    "parallel-bare-us": micro(parallel.bareUs),
+    "log-us": micro(measurement.console.switchyardUs),
+    "log-ratio": ratio(measurement.console.switchyardUs / measurement.console.bareUs),
+    "cold-ratio": ratio(cold.switchyardRatio),
+    "cold-ms": milli(cold.switchyardMs),
+    "typed-ratio": ratio(cold.switchyardTypedRatio),
+    "unseen-checked-ratio": ratio(cold.switchyardCheckedRatio),
+    "repeated-checked-ratio": ratio(cache.repeatedRatio),
+    "pipeline-us": micro(pipeline.runToolCallSequentialUs),
+    "pipeline-sequential-share": share(pipeline.runToolCallSequentialShare),
+    "pipeline-parallel-share": share(pipeline.runToolCallParallelShare),
+    ...(peer === undefined
+      ? {}
+      : {
+          "peer-sequential-ratio": ratio(sequential.peerRatio),
+          "fan-out-ms": milli(peer.fanOutSwitchyardMs),
+          "fan-out-peer-ms": milli(peer.fanOutPeerMs),
+          "big-result-ratio": ratio(peer.bigResultRatio),
+          "cold-peer-ratio": ratio(peer.coldRatio),
+        }),
+    ...(typeCheck === undefined
+      ? {}
+      : {
+          "type-check-cold-ms": milli(typeCheck.workerColdMs),
+          "type-check-warm-ms": milli(typeCheck.workerWarmMedianMs),
+        }),
+  };
+}
+
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 if (invokedDirectly) {
   const started = performance.now();
+  const startLoad = currentLoad();
   try {
-    const measurement = await measureRuntime();
+    // RUNTIME_ROUNDS: fewer rounds on a busy machine (the result file states how many).
+    const rounds = Number(process.env["RUNTIME_ROUNDS"] ?? 9);
+    const measurement = await measureRuntime({ rounds });
     console.log(
       `Node ${process.version}, isolated-vm 5.0.4; ${measurement.rounds} rounds after a warm-up, compared variants back to back; medians, ratios = median of per-round ratios.`,
     );
     console.log(formatTable(runtimeRows(measurement)));
-    console.log(formatTable(checkCacheRows(await measureCheckCache())));
+    const cache = await measureCheckCache({ rounds });
+    console.log(formatTable(checkCacheRows(cache)));
+    const peerNote =
+      measurement.peerUnavailable === undefined ? [] : [`No @utcp/code-mode rows: ${measurement.peerUnavailable}`];
+    const written = writeBenchResult("runtime", benchConditions(startLoad), runtimeFigures(measurement, cache), [
+      ...peerNote,
+      `${rounds} rounds after a warm-up (RUNTIME_ROUNDS), compared variants back to back; medians, ratios are medians of per-round ratios. Per-round ratios are the figures to read on a shared machine; single times move with its load.`,
+    ]);
+    console.log(`wrote ${written}`);
   } catch (error) {
     console.error("runtime bench failed:", error);
   }

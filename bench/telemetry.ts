@@ -2,13 +2,15 @@
 // the default and no tracer provider registered (what every user without OpenTelemetry runs),
 // and recording into an in-memory exporter. Each is paired with `false` back to back, the pair's
 // order alternating by round; figures are medians, ratios medians of per-pair ratios. Exits 0.
-// Run: npm run bench:telemetry   (compiled with tsc first, like bench:runtime)
+// Run: npm run bench:telemetry   (compiled with tsc first, like bench:runtime; TELEMETRY_ROUNDS=n
+// for fewer rounds). Writes bench/results/telemetry.json, whose figures docs/benchmarks.md quotes.
 
 import { setMaxListeners } from "node:events";
 import { pathToFileURL } from "node:url";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { defineTool } from "../src/registry/define-tool.js";
 import { Switchyard, type SwitchyardOptions } from "../src/switchyard.js";
+import { benchConditions, currentLoad, writeBenchResult } from "./bench-result.js";
 import { median } from "./stats.js";
 
 /** What `measureTelemetry` runs. */
@@ -135,6 +137,18 @@ export async function measureTelemetry(options: TelemetryBenchOptions = {}): Pro
   }
 }
 
+/** The figures docs/benchmarks.md quotes, by key, each as the docs print it. */
+export function telemetryFigures(measurement: TelemetryMeasurement): Record<string, string> {
+  const figures: Record<string, string> = {};
+  for (const variant of ["control", "off", "on"] as const) {
+    figures[`${variant}-program-ratio`] = `${measurement.programRatio[variant].toFixed(2)}×`;
+    figures[`${variant}-direct-ratio`] = `${measurement.directRatio[variant].toFixed(2)}×`;
+  }
+  figures["disabled-program-us"] = `${measurement.programUs.disabled.toFixed(2)} µs`;
+  figures["disabled-direct-us"] = `${measurement.directUs.disabled.toFixed(2)} µs`;
+  return figures;
+}
+
 /** The report as printed: a table, then one verdict line. */
 export function formatTelemetryReport(measurement: TelemetryMeasurement, programCalls = 500): string {
   const cells = (label: string, us: Record<Variant, number>, ratio: Record<Variant, number>): string[] => [
@@ -165,7 +179,13 @@ export function formatTelemetryReport(measurement: TelemetryMeasurement, program
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 if (invokedDirectly) {
   setMaxListeners(0);
-  const measurement = await measureTelemetry();
+  const startLoad = currentLoad();
+  const rounds = Number(process.env["TELEMETRY_ROUNDS"] ?? 41);
+  const measurement = await measureTelemetry({ rounds });
   process.stdout.write(`${formatTelemetryReport(measurement)}\n`);
+  const written = writeBenchResult("telemetry", benchConditions(startLoad), telemetryFigures(measurement), [
+    `${rounds} rounds (TELEMETRY_ROUNDS); per call, each variant paired with telemetry: false in the same round; ratios are medians of per-round ratios. The control is a second telemetry: false session: its ratio is how far two identical setups differ on this machine.`,
+  ]);
+  process.stdout.write(`wrote ${written}\n`);
   process.exit(0);
 }

@@ -3,19 +3,21 @@
 // round trips (what a dedicated timer binding would cost at best: `Reference.apply`, and the
 // blocking `applySyncPromise` the batch crossing is built on), plus the host timers a run holds
 // while a program has thousands of timers pending. Medians of rounds, variants back to back.
-// Run: npm run bench:timers   (compiled with tsc into dist-bench/ first).
+// Run: npm run bench:timers   (compiled with tsc into dist-bench/ first; TIMERS_ROUNDS=n for fewer rounds).
+// Writes bench/results/timers.json, whose figures docs/programs.md quotes.
 
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { loadIsolatedVm } from "../src/sandbox/load-isolated-vm.js";
 import { defineTool } from "../src/registry/define-tool.js";
 import { Switchyard } from "../src/switchyard.js";
+import { benchConditions, currentLoad, writeBenchResult } from "./bench-result.js";
 import { median } from "./stats.js";
 
 const ivm = loadIsolatedVm();
 
 const CROSSINGS = 1_000;
-const ROUNDS = 9;
+const ROUNDS = Number(process.env["TIMERS_ROUNDS"] ?? 9);
 const PENDING_TIMERS = 10_000;
 
 function hostTimers(): number {
@@ -46,6 +48,7 @@ async function bareRoundTripUs(count: number, crossing: "apply" | "applySyncProm
 }
 
 export async function measureTimers(): Promise<void> {
+  const startLoad = currentLoad();
   const noop = defineTool({
     name: "bench.noop",
     description: "Does nothing.",
@@ -109,6 +112,22 @@ export async function measureTimers(): Promise<void> {
     `  host timers with ${PENDING_TIMERS} sleeps pending: ${String(pending.output)} (idle run: ${String(idle.output)})`,
   );
   console.log(`  100,000 setTimeout + clearTimeout pairs: ${format(churn.stats.cpuMs)} ms of isolate CPU`);
+  const micro = (value: number): string => `${format(value)} µs`;
+  const written = writeBenchResult(
+    "timers",
+    benchConditions(startLoad),
+    {
+      "sleep-us": micro(median(rows.sleep)),
+      "call-us": micro(median(rows.call)),
+      "bare-us": micro(median(rows.bare)),
+      "binding-saving-us": micro(Math.max(0, median(rows.sleep) - median(rows.bare))),
+      "pending-host-timers": String(pending.output),
+      "idle-host-timers": String(idle.output),
+      "churn-cpu-ms": `${Math.round(churn.stats.cpuMs)} ms`,
+    },
+    [`${ROUNDS} rounds (TIMERS_ROUNDS) of ${CROSSINGS} crossings, variants back to back; medians.`],
+  );
+  console.log(`wrote ${written}`);
 }
 
 function loadAverage(): string {

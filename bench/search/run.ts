@@ -5,6 +5,7 @@
 //   BM25 and regex mode, with the token cost of loading every definition against a deferred session.
 // Then search latency (p50/p99) on a 1,000-tool catalog, and the host event-loop lag while a
 // hostile regex runs over it. Run: node --import tsx bench/search/run.ts [--verbose] [--show-held-out]
+// Writes bench/results/search.json, whose figures docs/benchmarks.md quotes.
 
 import { availableParallelism, loadavg } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -12,6 +13,7 @@ import { pathToFileURL } from "node:url";
 import { countTokens } from "gpt-tokenizer";
 import { type SearchableTool, ToolSearch, type ToolReference } from "../../src/search/tool-search.js";
 import { tokenize } from "../../src/search/tokenize.js";
+import { benchConditions, currentLoad, writeBenchResult } from "../bench-result.js";
 import { loadMcpTools } from "./catalog/mcp-tools.js";
 import { type CatalogTool, saasTools } from "./catalog/saas-tools.js";
 import { type PhrasedQuery, phrasedQueries } from "./phrased-queries.js";
@@ -335,6 +337,8 @@ export async function runSearchBenchmark(options: { skipRegexStall?: boolean } =
       countTokens(JSON.stringify(result.references)) + countTokens(`[${loaded.map(definitionJson).join(",")}]`);
   }
   const meanTokensPerSearch = perSearchTotal / queries.length;
+  // Regex mode starts a worker thread; left open, it kept `npm run bench:search` from exiting.
+  await search.close();
 
   const large = latencyCatalog([...allMcpTools, ...saasTools]);
   const largeSearch = buildSearch(large);
@@ -424,10 +428,55 @@ function printFigures(figures: SearchBenchmarkFigures, options: { verbose: boole
   }
 }
 
+/** The figures docs/benchmarks.md quotes, by key, each as the docs print it. */
+export function searchResultFigures(figures: SearchBenchmarkFigures): Record<string, string> {
+  const { phrased, latency, regexStall } = figures;
+  const pair = (mode: ModeFigures): string => `${fixed(mode.recallAt5)} / ${fixed(mode.mrr)}`;
+  const count = (value: number): string => value.toLocaleString("en-US");
+  const ms = (value: number): string => `${value.toFixed(value < 1 ? 2 : 1)} ms`;
+  return {
+    "phrased-queries": count(phrased.user.count + phrased.keyword.count),
+    "phrased-tools": count(phrased.catalogSize),
+    "phrased-servers": count(phrased.servers),
+    "user-count": count(phrased.user.count),
+    "tuning-count": count(phrased.userTuning.count),
+    "held-out-count": count(phrased.userHeldOut.count),
+    "keyword-count": count(phrased.keyword.count),
+    user: pair(phrased.user),
+    tuning: pair(phrased.userTuning),
+    "held-out": pair(phrased.userHeldOut),
+    keyword: pair(phrased.keyword),
+    "original-queries": count(figures.queryCount),
+    "original-tools": count(figures.catalogSize),
+    "original-bm25": pair(figures.bm25),
+    "user-misses": count(phrased.user.misses.length),
+    "user-first-share": `${Math.round(phrased.user.recallAt1 * 100)}%`,
+    "regex-recall5": fixed(figures.regex.recallAt5),
+    "regex-mrr": fixed(figures.regex.mrr),
+    "session-tokens": count(figures.typicalSessionTokens),
+    "catalog-tokens": count(figures.fullCatalogTokens),
+    "latency-catalog": count(latency.catalogSize),
+    "latency-p50-ms": ms(latency.p50Ms),
+    "latency-p99-cpu-ms": ms(latency.p99CpuMs),
+    "latency-p99-ms": ms(latency.p99Ms),
+    ...(regexStall === undefined
+      ? {}
+      : { "stall-lag-ms": ms(regexStall.maxLoopLagMs), "stall-idle-ms": ms(regexStall.idleLoopLagMs) }),
+  };
+}
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const startLoad = currentLoad();
   const figures = await runSearchBenchmark({ skipRegexStall: process.argv.includes("--skip-regex-stall") });
   printFigures(figures, {
     verbose: process.argv.includes("--verbose"),
     showHeldOut: process.argv.includes("--show-held-out"),
   });
+  // A run without the regex stall would drop figures the docs quote: only a whole run is written.
+  if (figures.regexStall !== undefined) {
+    const written = writeBenchResult("search", benchConditions(startLoad), searchResultFigures(figures), [
+      "Relevance figures (recall, MRR, tokens) are deterministic; latency is wall and CPU time on the machine and load stated.",
+    ]);
+    console.log(`\nwrote ${written}`);
+  }
 }

@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import { createPriceTable, loadPriceRows } from "../../src/agent/model-pricing.js";
 import { calibrationSamples } from "./calibration.js";
 import { SwitchyardError } from "../../src/errors.js";
+import { benchConditions, currentLoad, writeBenchResult } from "../bench-result.js";
 import { renderChartSvg } from "./chart-svg.js";
 import {
   checkLiveReady,
@@ -23,6 +24,7 @@ import {
 } from "./live.js";
 import { MODES, type ModeId } from "./modes.js";
 import { renderMarkdown, renderText } from "./report.js";
+import { tokenResultFigures } from "./result-figures.js";
 import { runTokenBenchmark } from "./run-benchmark.js";
 import { benchModel, DEFAULT_BENCH_MODEL } from "./settings.js";
 import { TASKS } from "./tasks/index.js";
@@ -165,6 +167,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
         ? benchModel(options.model, prices)
         : DEFAULT_BENCH_MODEL;
   const out = options.out ?? freshOutFolder();
+  const startLoad = currentLoad();
   const result = await runTokenBenchmark({
     tasks,
     model,
@@ -177,6 +180,19 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   await writeFile(join(out, "tokens.md"), renderMarkdown(result));
   await writeFile(join(out, "tokens.svg"), renderChartSvg(result));
   console.log(`\nModel: ${model.id}. Wrote ${join(out, "tokens.md")} and ${join(out, "tokens.svg")}.`);
+  // The docs quote the full offline run with the default model only: a subset or another model
+  // would put figures of a different run behind the same markers.
+  const fullRun =
+    options.tasks === undefined &&
+    options.modes === undefined &&
+    options.maxCallsPerTurn === undefined &&
+    model.id === DEFAULT_BENCH_MODEL.id;
+  if (fullRun) {
+    const written = writeBenchResult("tokens", benchConditions(startLoad), tokenResultFigures(result), [
+      "Offline and deterministic: a scripted model, token counts with o200k; bench/results/tokens.md (npm run bench:tokens -- --out bench/results) is the full table these figures summarise.",
+    ]);
+    console.log(`Wrote ${written}.`);
+  }
 
   if (options.live) {
     try {

@@ -2,7 +2,7 @@
 // its bench's committed result file says (scripts/render-figures.mjs renders them), and every
 // result file must say when, on what machine, under what load and on which Node line it was measured.
 
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
@@ -14,6 +14,7 @@ interface BenchResultFile {
   readonly node: string;
   readonly notes: readonly string[];
   readonly figures: Readonly<Record<string, string>>;
+  readonly transcribed?: boolean;
 }
 
 interface FiguresModule {
@@ -57,6 +58,40 @@ describe("figures in the docs", () => {
     }
     // An install measured here compiles isolated-vm: the result file says so.
     expect(figures.loadResults()["package"]?.notes.join(" ")).toMatch(/offline.*compiling it from source/i);
+  });
+
+  it("come from the bench that measures them, never from a hand transcription", () => {
+    // Every bench that calls writeBenchResult("<name>", ...) names the file it owns.
+    const sources = readdirSync(`${ROOT}bench`, { recursive: true, encoding: "utf8" })
+      .filter((file) => file.endsWith(".ts") && !file.endsWith("bench-result.ts"))
+      .map((file) => readFileSync(`${ROOT}bench/${file}`, "utf8"));
+    const writers = new Set(
+      sources.flatMap((source) => [...source.matchAll(/writeBenchResult\(\s*"([\w-]+)"/g)].map((match) => match[1]!)),
+    );
+    expect([...writers]).toEqual(
+      expect.arrayContaining([
+        "runtime",
+        "redaction",
+        "search",
+        "telemetry",
+        "fleet",
+        "tokens",
+        "observed-types",
+        "timers",
+      ]),
+    );
+    const results = figures.loadResults();
+    for (const writer of writers) expect(results[writer], writer).toBeDefined();
+    const transcribed = Object.values(results).filter((result) => result.transcribed === true);
+    expect(transcribed.map((result) => result.bench)).toEqual([]);
+  });
+
+  it("mark each number of a bench paragraph rather than rendering the paragraph as one transcribed summary", () => {
+    const benchmarks = readFileSync(`${ROOT}docs/benchmarks.md`, "utf8");
+    for (const bench of ["runtime", "redaction", "search", "telemetry", "fleet", "tokens"]) {
+      expect(benchmarks, bench).not.toContain(`<!-- figure:${bench}.summary -->`);
+      expect(benchmarks.match(new RegExp(`<!-- figure:${bench}\\.`, "g"))?.length ?? 0, bench).toBeGreaterThan(5);
+    }
   });
 
   it("fail the check when a figure in a document differs from its result file", () => {
