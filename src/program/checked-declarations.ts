@@ -17,7 +17,7 @@ import type { ObservedType } from "../schema/observed-output-types.js";
 import { toTypeName } from "../schema/schema-to-typescript.js";
 import { declarationToolOf } from "../search/discovery.js";
 import type { ContractDeclarations } from "./contract-declarations.js";
-import type { ToolReferences } from "./find-tool-references.js";
+import type { ToolReferences } from "./tool-references.js";
 
 /** Declarations chosen per program: what `TypeChecker.check` takes instead of one fixed text. */
 export interface ScopedDeclarations {

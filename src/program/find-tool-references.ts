@@ -6,32 +6,12 @@
 import { createRequire } from "node:module";
 import type * as TS from "typescript";
 import { type ProgramForm, wrapProgramBody } from "./program-wrapper.js";
+import { type ToolReferences, WHOLE_CATALOG } from "./tool-references.js";
+
+export { type ToolReferences, WHOLE_CATALOG };
 
 // Loaded with require, not import: see type-check-program.ts (saves a 300 ms export scan).
 const ts = createRequire(import.meta.url)("typescript") as typeof TS;
-
-/** What a program reads of `tools`, by name; plain data, so it crosses to the host as is. */
-export interface ToolReferences {
-  /** `tools` itself is used in a way that cannot be followed (passed, spread, a computed key): all of it. */
-  readonly wholeCatalog: boolean;
-  /** Keys of `tools` whose value is used whole: a namespace passed on, a bare tool, or an unknown key. */
-  readonly namespaces: readonly string[];
-  /** `[key, member]`: `tools[key][member]` read with both names written out. */
-  readonly members: readonly (readonly [string, string])[];
-  /** Distinct identifiers that may be generated type names (they contain Input, Output or Observed). */
-  readonly typeNameCandidates: readonly string[];
-  /** Names used as types that the program does not declare and lib es2022 lacks: catalog types, or typos. */
-  readonly unresolvedTypeNames: readonly string[];
-}
-
-/** What a program that cannot be followed, or a hostile one, is checked against: everything. */
-export const WHOLE_CATALOG: ToolReferences = Object.freeze({
-  wholeCatalog: true,
-  namespaces: [],
-  members: [],
-  typeNameCandidates: [],
-  unresolvedTypeNames: [],
-});
 
 /** Distinct names (keys, members, type names) past which a program is checked against the whole catalog. */
 export const MAX_REFERENCED_NAMES = 2_000;

@@ -10,7 +10,7 @@ import { SwitchyardError, type ConfigErrorCode, messageOf } from "../errors.js";
 import { lintProgram } from "./lint-program.js";
 import type { ProgramForm } from "./program-wrapper.js";
 import type { ContractDeclarations } from "./contract-declarations.js";
-import type { ToolReferences } from "./find-tool-references.js";
+import type { ToolReferences } from "./tool-references.js";
 import { CHECKER_PROCESS_FLAG } from "./start-checker-process.js";
 import { ProgramTypeChecker } from "./type-check-program.js";
 

@@ -15,7 +15,7 @@ import type { ProgramForm } from "./program-wrapper.js";
 import { type CheckContent, DEFAULT_MAX_CACHED_CHECKS, TypeCheckCache } from "./type-check-cache.js";
 import { type ContractDeclarations, NO_CONTRACT } from "./contract-declarations.js";
 import type { ScopedDeclarations } from "./checked-declarations.js";
-import { type ToolReferences, WHOLE_CATALOG } from "./find-tool-references.js";
+import { type ToolReferences, WHOLE_CATALOG } from "./tool-references.js";
 import { type CheckerProcess, startCheckerProcess } from "./start-checker-process.js";
 import type { CheckRequest, ReferencesRequest, TypeCheckRequest, TypeCheckResponse } from "./type-check-worker.js";
 
