@@ -49,6 +49,8 @@ export interface TypeCheckerStats {
   readonly workerStarts: number;
   /** Checks sent again after the checker process died under them. */
   readonly retries: number;
+  /** Warm-up programs dropped, not yet sent, because a real check arrived. */
+  readonly warmUpsGivenWay: number;
   /** Programs whose references were read in the checker process to choose their declarations (scoped checks). */
   readonly referenceScans: number;
   /** Characters of declarations checked against, in total (sent to the process only when they change). */
@@ -105,6 +107,7 @@ export class TypeChecker {
   #cacheHits = 0;
   #workerStarts = 0;
   #retries = 0;
+  #warmUpsGivenWay = 0;
   #referenceScans = 0;
   #declarationChars = 0;
   /** References by program (form and source), least recently used evicted first. */
@@ -123,6 +126,7 @@ export class TypeChecker {
       cacheHits: this.#cacheHits,
       workerStarts: this.#workerStarts,
       retries: this.#retries,
+      warmUpsGivenWay: this.#warmUpsGivenWay,
       referenceScans: this.#referenceScans,
       declarationChars: this.#declarationChars,
     };
@@ -170,14 +174,13 @@ export class TypeChecker {
     }
     const checking = new Promise<Diagnostic[]>((resolve, reject) => {
       const request = { id: this.#nextId++, kind: "check" as const, ...content };
-      this.#queue.push({
+      this.#enqueue({
         request,
         resolve: (answer) => resolve(answer.diagnostics),
         reject,
         warmUp: false,
         attempts: 0,
       });
-      this.#pump();
     });
     this.#underway.set(key, checking);
     checking.then(
@@ -239,8 +242,7 @@ export class TypeChecker {
         }
         resolve(references);
       };
-      this.#queue.push({ request, resolve: found, reject, warmUp: false, attempts: 0 });
-      this.#pump();
+      this.#enqueue({ request, resolve: found, reject, warmUp: false, attempts: 0 });
     });
   }
 
@@ -251,6 +253,22 @@ export class TypeChecker {
     this.#process = undefined;
     this.#failAll(new Error("TypeChecker was closed before the check finished."));
     if (running !== undefined) await stopProcess(running);
+  }
+
+  /**
+   * Queues a real check. Warm-ups not yet sent give way to it (they are done: the one in the
+   * process already loaded TypeScript and the lib), so a check arriving just after the session
+   * starts waits for one warm-up program at most, not all of them.
+   */
+  #enqueue(check: PendingCheck): void {
+    if (this.#queue.some((queued) => queued.warmUp)) {
+      const warmUps = this.#queue.filter((queued) => queued.warmUp);
+      this.#queue.splice(0, this.#queue.length, ...this.#queue.filter((queued) => !queued.warmUp));
+      this.#warmUpsGivenWay += warmUps.length;
+      for (const warmUp of warmUps) warmUp.reject(new Error("Gave way to a check."));
+    }
+    this.#queue.push(check);
+    this.#pump();
   }
 
   #pump(): void {
