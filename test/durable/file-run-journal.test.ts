@@ -11,9 +11,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { FileRunJournal } from "../../src/durable/file-run-journal.js";
 import { hashInput } from "../../src/durable/hash-input.js";
 import { summarizeJournal } from "../../src/durable/summarize-journal.js";
-import { defineTool } from "../../src/registry/define-tool.js";
-import { Switchyard } from "../../src/switchyard.js";
-import { describeRunJournalContract } from "./run-journal-contract.js";
+import type { Switchyard } from "../../src/switchyard.js";
+import { createBlobYard, describeRunJournalContract } from "./run-journal-contract.js";
 
 const root = mkdtempSync(join(tmpdir(), "durable-store-"));
 const yards: Switchyard[] = [];
@@ -28,25 +27,9 @@ function createStore(options: { maxRunBytes?: number; maxInlineAnswerBytes?: num
 }
 
 function createYard(store: FileRunJournal, bytes = 10) {
-  let calls = 0;
-  const blob = defineTool({
-    name: "data.blob",
-    description: "A result of a given size.",
-    inputSchema: { type: "object", properties: { n: { type: "number" } } },
-    execute: async (input: { n: number }) => {
-      calls++;
-      await new Promise((resolve) => setTimeout(resolve, 1));
-      return { n: input.n, text: "x".repeat(bytes) };
-    },
-  });
-  const yard = new Switchyard({
-    tools: [blob],
-    typeCheck: "off",
-    runJournal: store,
-    results: { maxProgramResultBytes: 1_000_000 },
-  });
-  yards.push(yard);
-  return { yard, calls: () => calls };
+  const created = createBlobYard(store, bytes);
+  yards.push(created.yard);
+  return created;
 }
 
 const THREE = `const out = []; for (let n = 0; n < 3; n++) out.push((await tools.data.blob({ n })).text.length); return out;`;

@@ -8,6 +8,31 @@ import type { RunJournal } from "../../src/durable/run-journal.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { Switchyard } from "../../src/switchyard.js";
 
+/**
+ * A session whose one tool, `data.blob`, answers `{ n, text }` with `bytes` characters of text after
+ * a 1 ms timer, counting its calls: what the journal tests run durably against each store.
+ */
+export function createBlobYard(store: RunJournal, bytes = 10): { yard: Switchyard; calls: () => number } {
+  let calls = 0;
+  const blob = defineTool({
+    name: "data.blob",
+    description: "A result of a given size.",
+    inputSchema: { type: "object", properties: { n: { type: "number" } } },
+    execute: async (input: { n: number }) => {
+      calls++;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return { n: input.n, text: "x".repeat(bytes) };
+    },
+  });
+  const yard = new Switchyard({
+    tools: [blob],
+    typeCheck: "off",
+    runJournal: store,
+    results: { maxProgramResultBytes: 1_000_000 },
+  });
+  return { yard, calls: () => calls };
+}
+
 /** What the suite needs of a store beyond the contract: to make one, and to reach its raw entries. */
 export interface JournalStoreHarness {
   /** A fresh, empty store. */
@@ -29,27 +54,11 @@ export function describeRunJournalContract(name: string, harness: JournalStoreHa
     await Promise.all(yards.map((yard) => yard.close()));
   });
 
-  function createYard(store: RunJournal, bytes = 10) {
-    let calls = 0;
-    const blob = defineTool({
-      name: "data.blob",
-      description: "A result of a given size.",
-      inputSchema: { type: "object", properties: { n: { type: "number" } } },
-      execute: async (input: { n: number }) => {
-        calls++;
-        await new Promise((resolve) => setTimeout(resolve, 1));
-        return { n: input.n, text: "x".repeat(bytes) };
-      },
-    });
-    const yard = new Switchyard({
-      tools: [blob],
-      typeCheck: "off",
-      runJournal: store,
-      results: { maxProgramResultBytes: 1_000_000 },
-    });
-    yards.push(yard);
-    return { yard, calls: () => calls };
-  }
+  const createYard = (store: RunJournal, bytes = 10) => {
+    const created = createBlobYard(store, bytes);
+    yards.push(created.yard);
+    return created;
+  };
 
   describe(`the RunJournal contract: ${name}`, () => {
     it("refuses a journal with a damaged entry, naming its line, and leaves it as it was", async () => {
