@@ -33,7 +33,7 @@ import type {
   RunSummary,
   StoredJournal,
 } from "./run-journal.js";
-import { summarizeJournal } from "./summarize-journal.js";
+import { summarizeRuns } from "./summarize-journal.js";
 
 export { summarizeJournal } from "./summarize-journal.js";
 
@@ -164,16 +164,7 @@ export class FileRunJournal implements RunJournal {
   }
 
   async list(): Promise<RunSummary[]> {
-    const summaries: RunSummary[] = [];
-    for (const id of await this.#ids()) {
-      try {
-        const journal = await this.read(id);
-        if (journal !== undefined) summaries.push(summarizeJournal(journal));
-      } catch {
-        // A damaged journal is listed by `read` with its reason, not by `list`.
-      }
-    }
-    return summaries.sort((a, b) => b.createdAt - a.createdAt);
+    return summarizeRuns(await this.#ids(), (id) => this.read(id));
   }
 
   async prune(nowMs: number = Date.now()): Promise<string[]> {

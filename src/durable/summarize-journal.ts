@@ -44,3 +44,23 @@ export function summarizeJournal(journal: StoredJournal): RunSummary {
     ...(ended === undefined ? {} : { ok: ended.ok, code: ended.code, message: ended.message }),
   };
 }
+
+/**
+ * The summaries of the runs `ids`, newest first, read one by one with `read`: a store's `list`.
+ * A damaged journal is left out (its `read` reports it, with its reason); one gone meanwhile too.
+ */
+export async function summarizeRuns(
+  ids: readonly string[],
+  read: (id: string) => Promise<StoredJournal | undefined>,
+): Promise<RunSummary[]> {
+  const summaries: RunSummary[] = [];
+  for (const id of ids) {
+    try {
+      const journal = await read(id);
+      if (journal !== undefined) summaries.push(summarizeJournal(journal));
+    } catch {
+      // Reported by `read`, not by the list.
+    }
+  }
+  return summaries.sort((a, b) => b.createdAt - a.createdAt);
+}

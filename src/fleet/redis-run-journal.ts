@@ -11,7 +11,7 @@ import type { Redis } from "ioredis";
 import { JournalError } from "../durable/journal-error.js";
 import { decodeJournalText } from "../durable/journal-lines.js";
 import { checkRunId } from "../durable/run-id.js";
-import { summarizeJournal } from "../durable/summarize-journal.js";
+import { summarizeRuns } from "../durable/summarize-journal.js";
 import type {
   JournalEntry,
   JournalHeader,
@@ -272,16 +272,7 @@ export class RedisRunJournal implements RunJournal {
   }
 
   async list(): Promise<RunSummary[]> {
-    const summaries: RunSummary[] = [];
-    for (const id of await this.client.zrange(this.indexKey, 0, -1)) {
-      try {
-        const journal = await this.read(id);
-        if (journal !== undefined) summaries.push(summarizeJournal(journal));
-      } catch {
-        // A damaged journal is reported by `read`, with its reason, not by `list`.
-      }
-    }
-    return summaries.sort((a, b) => b.createdAt - a.createdAt);
+    return summarizeRuns(await this.client.zrange(this.indexKey, 0, -1), (id) => this.read(id));
   }
 
   /**
