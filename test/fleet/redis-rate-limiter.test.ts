@@ -39,9 +39,14 @@ describe("RedisRateLimiter", () => {
       ),
     );
     slots.sort((a, b) => a - b);
-    // 20 calls at 5 per 200 ms: spaced 40 ms apart, so no window of 200 ms holds a sixth.
+    // 20 calls at 5 per 200 ms: no window of 200 ms holds a sixth, so any six slots span 200 ms
+    // (less 10 ms: each slot is read on this host's clock when its answer arrives, with its jitter),
+    // and neighbours are spaced about 40 ms apart, never bunched.
+    for (let index = 5; index < slots.length; index++) {
+      expect(slots[index]! - slots[index - 5]!).toBeGreaterThanOrEqual(200 - 10);
+    }
     for (let index = 1; index < slots.length; index++) {
-      expect(slots[index]! - slots[index - 1]!).toBeGreaterThanOrEqual(40 - 5);
+      expect(slots[index]! - slots[index - 1]!).toBeGreaterThanOrEqual(40 - 15);
     }
     expect(slots.at(-1)! - slots[0]!).toBeGreaterThanOrEqual(19 * 40 - 20);
   });
