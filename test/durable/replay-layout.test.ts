@@ -107,11 +107,14 @@ describe("the replay of a durable run's journal", () => {
       .slice(1)
       .map((line) => JSON.parse(line) as { kind?: string; answers?: { i: number; n?: number }[] });
     // The layouts this test is about are there: answers through a wait, and lone calls answered at once.
-    // (About 14 and 3; a loaded machine that held the event loop past a late call's timer moves a wait to the other.)
+    // (About 14 and at least 3: a loaded machine that held the event loop past a late call's timer answers
+    // one more lone call at once, moving a wait to the other; the 4th came up in a full suite run.)
     expect(
       crossings.filter((crossing) => crossing.kind === "wait" && crossing.answers!.length > 0).length,
     ).toBeGreaterThan(6);
-    expect(crossings.filter((crossing) => crossing.kind === "mayWait" && crossing.answers!.length > 0).length).toBe(3);
+    expect(
+      crossings.filter((crossing) => crossing.kind === "mayWait" && crossing.answers!.length > 0).length,
+    ).toBeGreaterThanOrEqual(3);
 
     for (let kept = lines.length; kept >= 1; kept--) {
       writeFileSync(path, `${lines.slice(0, kept).join("\n")}\n`);
