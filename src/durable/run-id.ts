@@ -14,6 +14,14 @@ export function isRunId(id: unknown): id is string {
   return typeof id === "string" && id.length <= MAX_RUN_ID_CHARS && RUN_ID.test(id) && !id.includes("..");
 }
 
+/**
+ * The id of the call at `position` (1-based) of run `id`: `<id>.<position>`, the same in every
+ * process that runs it (a plain run passes its program id). Compare ids made here; never parse one.
+ */
+export function callIdAt(id: string, position: number): string {
+  return `${id}.${position}`;
+}
+
 /** Returns `id` when it is a usable run id; throws `OPTION_INVALID` saying what one looks like. */
 export function checkRunId(id: unknown): string {
   if (isRunId(id)) return id;

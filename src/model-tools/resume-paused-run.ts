@@ -7,7 +7,7 @@ import type { CallError, JsonSchema, RunResult } from "../contract.js";
 import type { RunDecision } from "../durable/durable-run.js";
 import { summarizeJournal } from "../durable/summarize-journal.js";
 import { JournalError } from "../durable/journal-error.js";
-import { isRunId } from "../durable/run-id.js";
+import { callIdAt, isRunId } from "../durable/run-id.js";
 import type { PendingRequest, RunJournal, StoredJournal } from "../durable/run-journal.js";
 import { defaultRunJournal } from "../durable/start-durable-run.js";
 import type { ResumeOptions } from "../execute-program.js";
@@ -166,10 +166,8 @@ function checkGiven(
 
 /** `approve`, except that the pending calls nobody answered just now pause again instead of being asked twice. */
 function laterFor(runId: string, unanswered: ReadonlySet<number>, approve: Approver): Approver {
-  return (request) => {
-    const position = Number(request.callId.slice(runId.length + 1));
-    return request.callId.startsWith(`${runId}.`) && unanswered.has(position) ? "later" : approve(request);
-  };
+  const later = new Set([...unanswered].map((position) => callIdAt(runId, position)));
+  return (request) => (later.has(request.callId) ? "later" : approve(request));
 }
 
 /** The surface's store: its own, else the default folder's (the same the command line reads). */

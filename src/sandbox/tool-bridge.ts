@@ -38,6 +38,7 @@ import {
 } from "../../runtime/wire.js";
 import type { CrossingJournal } from "../durable/crossing-journal.js";
 import { hashInput } from "../durable/hash-input.js";
+import { callIdAt } from "../durable/run-id.js";
 import type { CrossingKind, JournaledAnswer } from "../durable/run-journal.js";
 import { messageOf, ToolError } from "../errors.js";
 import { exceedsJsonDepth } from "../json-limits.js";
@@ -452,7 +453,7 @@ export class ToolBridge {
 
   #callId(slot: CallSlot): string {
     // A durable run's call ids are the same in every process that runs it.
-    return `${this.#durable?.runId ?? this.#options.programId}.${slot.number + 1}`;
+    return callIdAt(this.#durable?.runId ?? this.#options.programId, slot.number + 1);
   }
 
   /** A call refused by the bridge: its record and trace events, as the pipeline gives every call. */
