@@ -9,14 +9,13 @@ import { SwitchyardError, ToolError } from "../errors.js";
 import { renderRunResultForModel } from "../model-tools/render-for-model.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
 import {
-  durableOfResumeTool,
-  resumeCodeModeRun,
+  createCodeModeResumeTool,
   runCodeModeProgram,
   type CodeModeToolOptions,
   type CodeModeHost,
 } from "./code-mode-run.js";
 import { resolveModelDurable } from "../model-tools/model-durable-runs.js";
-import { describeResumeRunTool, type ResumeRunInput } from "../model-tools/resume-run-tool.js";
+import type { ResumeRunInput } from "../model-tools/resume-run-tool.js";
 import { importOptionalWith } from "../optional-dependency.js";
 import {
   finalValueOf,
@@ -83,13 +82,12 @@ export type ResumeRunTool = Tool<ResumeRunInput, RunResult>;
  * OPTION_INVALID without `durable`.
  */
 export function createResumeRunTool(yard: CodeModeHost, options: CodeModeToolOptions): ResumeRunTool {
-  const durable = durableOfResumeTool(options);
-  const definition = describeResumeRunTool();
+  const { definition, resume } = createCodeModeResumeTool(yard, options);
   return ai.tool({
     description: definition.description,
     inputSchema: ai.jsonSchema<ResumeRunInput>(definition.inputSchema as Parameters<typeof ai.jsonSchema>[0]),
     execute: (input: ResumeRunInput, { toolCallId, abortSignal }: ExecutionOptions): Promise<RunResult> =>
-      resumeCodeModeRun(yard, input, { toolCallId, signal: abortSignal }, { ...options, durable }),
+      resume(input, { toolCallId, signal: abortSignal }),
     toModelOutput: ({ output }: { output: RunResult }) => ({
       type: output.ok ? "text" : "error-text",
       value: renderRunResultForModel(output),

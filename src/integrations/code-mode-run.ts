@@ -8,7 +8,7 @@ import { answerModelToolCall, type ModelToolHost } from "../model-tools/answer-m
 import type { ModelToolDefinition } from "../model-tools/model-tool-definition.js";
 import { renderModelToolAnswer } from "../model-tools/render-for-model.js";
 import { type ModelDurableOptions, resolveModelDurable } from "../model-tools/model-durable-runs.js";
-import { RESUME_RUN_TOOL } from "../model-tools/resume-run-tool.js";
+import { describeResumeRunTool, RESUME_RUN_TOOL } from "../model-tools/resume-run-tool.js";
 import { RUN_PROGRAM_TOOL } from "../model-tools/run-program-tool.js";
 import type { RunLimits } from "../sandbox/run-program.js";
 
@@ -53,22 +53,7 @@ export async function runCodeModeProgram(
   call: CodeModeCall,
   options: CodeModeToolOptions,
 ): Promise<RunResult> {
-  return answerForFramework(yard, RUN_PROGRAM_TOOL, input, call, options);
-}
-
-/**
- * Resumes the paused durable run a resume_run input names (`{ runId, decisions? }`), through
- * `answerModelToolCall` like a run, and reports it to `onRun`. Throws an Error with the refusal
- * (`error RUN_NOT_FOUND: …`, `error PERMISSION_DENIED: …`) when nothing was resumed
- * (`error TOOL_NOT_FOUND: …` when `options.durable` is off).
- */
-export async function resumeCodeModeRun(
-  yard: CodeModeHost,
-  input: unknown,
-  call: CodeModeCall,
-  options: CodeModeToolOptions,
-): Promise<RunResult> {
-  return answerForFramework(yard, RESUME_RUN_TOOL, input, call, options);
+  return answerForFramework(yard, RUN_PROGRAM_TOOL, input, call, options, resolveModelDurable(options.durable));
 }
 
 async function answerForFramework(
@@ -77,8 +62,8 @@ async function answerForFramework(
   input: unknown,
   call: CodeModeCall,
   options: CodeModeToolOptions,
+  durable: ModelDurableOptions | undefined,
 ): Promise<RunResult> {
-  const durable = resolveModelDurable(options.durable);
   const answer = await answerModelToolCall(yard, {
     name,
     input,
@@ -98,17 +83,31 @@ async function answerForFramework(
   return answer.run;
 }
 
+/** A framework's resume_run tool before the framework wraps it: its definition and its answer. */
+export interface CodeModeResumeTool {
+  readonly definition: ModelToolDefinition;
+  /**
+   * Resumes the paused durable run a resume_run input names (`{ runId, decisions? }`), through
+   * `answerModelToolCall` like a run, and reports it to `onRun`. Throws an Error with the refusal
+   * (`error RUN_NOT_FOUND: …`, `error PERMISSION_DENIED: …`) when nothing was resumed.
+   */
+  readonly resume: (input: unknown, call: CodeModeCall) => Promise<RunResult>;
+}
+
 /**
- * The durable options of a framework's resume_run tool, resolved when the tool is made: throws
- * SwitchyardError OPTION_INVALID when they are off (a resume tool without durable runs resumes
- * nothing) or name a prefix that is not one.
+ * The framework-neutral half of `createResumeRunTool`, its durable options resolved once, when the
+ * tool is made: throws SwitchyardError OPTION_INVALID when they are off (a resume tool without
+ * durable runs resumes nothing) or name a prefix that is not one.
  */
-export function durableOfResumeTool(options: CodeModeToolOptions): ModelDurableOptions {
+export function createCodeModeResumeTool(yard: CodeModeHost, options: CodeModeToolOptions): CodeModeResumeTool {
   const durable = resolveModelDurable(options.durable);
   if (durable === undefined)
     throw new SwitchyardError(
       "OPTION_INVALID",
       "createResumeRunTool needs `durable` (the same options as createCodeModeTool's): without durable runs there is nothing to resume.",
     );
-  return durable;
+  return {
+    definition: describeResumeRunTool(),
+    resume: (input, call) => answerForFramework(yard, RESUME_RUN_TOOL, input, call, options, durable),
+  };
 }

@@ -9,8 +9,7 @@ import { ToolError } from "../errors.js";
 import { renderRunResultForModel } from "../model-tools/render-for-model.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
 import {
-  durableOfResumeTool,
-  resumeCodeModeRun,
+  createCodeModeResumeTool,
   runCodeModeProgram,
   type CodeModeCall,
   type CodeModeToolOptions,
@@ -18,7 +17,7 @@ import {
 } from "./code-mode-run.js";
 import type { RunResult } from "../contract.js";
 import { resolveModelDurable } from "../model-tools/model-durable-runs.js";
-import { describeResumeRunTool, RESUME_RUN_TOOL } from "../model-tools/resume-run-tool.js";
+import { RESUME_RUN_TOOL } from "../model-tools/resume-run-tool.js";
 import { importOptionalWith } from "../optional-dependency.js";
 import { importedToolFields, importedToolName, type ImportToolsOptions } from "./imported-tools.js";
 
@@ -61,13 +60,10 @@ export function createCodeModeTool(yard: CodeModeHost, options: CodeModeToolOpti
  * tool's error. Throws SwitchyardError OPTION_INVALID without `durable`.
  */
 export function createResumeRunTool(yard: CodeModeHost, options: CodeModeToolOptions): DynamicStructuredTool {
-  const durable = durableOfResumeTool(options);
-  const definition = describeResumeRunTool();
-  const resume = answeringTool(RESUME_RUN_TOOL, definition.inputSchema, (input, call) =>
-    resumeCodeModeRun(yard, input, call, { ...options, durable }),
-  );
-  resume.description = definition.description;
-  return resume;
+  const { definition, resume } = createCodeModeResumeTool(yard, options);
+  const tool = answeringTool(RESUME_RUN_TOOL, definition.inputSchema, resume);
+  tool.description = definition.description;
+  return tool;
 }
 
 /** A structured tool whose answer is a run: a ToolMessage with the RunResult as its artifact, or plain text. */

@@ -9,14 +9,13 @@ import { SwitchyardError } from "../errors.js";
 import { renderRunResultForModel } from "../model-tools/render-for-model.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
 import {
-  durableOfResumeTool,
-  resumeCodeModeRun,
+  createCodeModeResumeTool,
   runCodeModeProgram,
   type CodeModeToolOptions,
   type CodeModeHost,
 } from "./code-mode-run.js";
 import { resolveModelDurable } from "../model-tools/model-durable-runs.js";
-import { describeResumeRunTool, RESUME_RUN_TOOL } from "../model-tools/resume-run-tool.js";
+import { RESUME_RUN_TOOL } from "../model-tools/resume-run-tool.js";
 import { importOptionalWith } from "../optional-dependency.js";
 import { importedToolFields, importedToolName, refuseUnapproved, type ImportToolsOptions } from "./imported-tools.js";
 
@@ -75,8 +74,7 @@ export function createCodeModeTool(yard: CodeModeHost, options: CodeModeToolOpti
  * hands the model as the tool's error text. Throws SwitchyardError OPTION_INVALID without `durable`.
  */
 export function createResumeRunTool(yard: CodeModeHost, options: CodeModeToolOptions): ResumeRunTool {
-  const durable = durableOfResumeTool(options);
-  const definition = describeResumeRunTool();
+  const { definition, resume } = createCodeModeResumeTool(yard, options);
   return agents.tool({
     name: RESUME_RUN_TOOL,
     description: definition.description,
@@ -84,12 +82,7 @@ export function createResumeRunTool(yard: CodeModeHost, options: CodeModeToolOpt
     parameters: definition.inputSchema as unknown as ResumeParameters,
     strict: false,
     execute: async (input, _runContext, details) => {
-      const result = await resumeCodeModeRun(
-        yard,
-        input,
-        { toolCallId: details?.toolCall?.callId, signal: details?.signal },
-        { ...options, durable },
-      );
+      const result = await resume(input, { toolCallId: details?.toolCall?.callId, signal: details?.signal });
       return renderRunResultForModel(result);
     },
   });
