@@ -340,6 +340,22 @@ describe("gateway durable runs: concurrent and malformed answers", () => {
     expect(callsOf(runId).filter((line) => line.startsWith("refund"))).toEqual([]);
   });
 
+  it("refuses a model's denial reason over 1,000 characters and more than 100 decisions, resuming nothing", async () => {
+    const { client, runId } = await pausedRun();
+    const path = join(folder, `${runId}.jsonl`);
+    const before = readFileSync(path, "utf8");
+    const oversized = [
+      [{ position: 4, approved: false, reason: "r".repeat(100_000) }],
+      Array.from({ length: 101 }, () => ({ position: 4, approved: false })),
+    ];
+    for (const decisions of oversized) {
+      const result = await call(client, "resume_run", { runId, decisions });
+      expect(textOf(result)).toMatch(/^error INPUT_INVALID: Invalid input for resume_run/);
+      expect(textOf(result).length).toBeLessThan(2_000);
+    }
+    expect(readFileSync(path, "utf8")).toBe(before);
+  });
+
   it("keeps a person's denial reason to 1,000 characters in the journal", async () => {
     const { client } = await connect({ askClient: true, durable: { store } }, (message) =>
       message.startsWith("Paused run")

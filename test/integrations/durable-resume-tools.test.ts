@@ -58,6 +58,24 @@ describe("durable runs through LangChain's tools", () => {
     });
     await expect(resume.invoke({ runId: "refunds" })).rejects.toThrow(/^error RUN_NOT_FOUND: /);
   });
+
+  it("refuses the model's approval of the call it waits for, leaving the journal untouched", async () => {
+    const codeMode = langchain.createCodeModeTool(yard, options);
+    const resume = langchain.createResumeRunTool(yard, options);
+    const paused = (await codeMode.invoke({
+      id: "c3",
+      name: "run_program",
+      args: { code: REFUNDS },
+      type: "tool_call",
+    })) as ToolMessage;
+    const runId = ((paused.artifact as RunResult).error!.details as { runId: string }).runId;
+    const before = await store.read(runId);
+    await expect(resume.invoke({ runId, decisions: [{ position: 3, approved: true }] })).rejects.toThrow(
+      /^error PERMISSION_DENIED: resume_run cannot approve call 3: a person must/,
+    );
+    expect(await store.read(runId)).toEqual(before);
+    expect((await store.list()).find((run) => run.id === runId)?.state).toBe("paused");
+  });
 });
 
 describe("durable runs through the OpenAI Agents SDK's tools", () => {
