@@ -25,8 +25,7 @@ import { RUN_PROGRAM_TOOL, withOutputContract, withProgramInput } from "../model
 import { compileRunContract } from "../program/run-contract.js";
 import { describeSearchTool, SEARCH_TOOLS_TOOL } from "../model-tools/search-tools-tool.js";
 import type { Approver } from "../permissions/permission-gate.js";
-import type { PendingRequest } from "../durable/run-journal.js";
-import type { RunDecision } from "../durable/durable-run.js";
+import type { PersonAsker } from "../model-tools/resume-paused-run.js";
 import { resolveModelDurable, type ModelDurableOptions } from "../model-tools/model-durable-runs.js";
 import { describeResumeRunTool, RESUME_RUN_TOOL } from "../model-tools/resume-run-tool.js";
 import type { Switchyard } from "../switchyard.js";
@@ -293,8 +292,8 @@ export function createGatewayServer(yard: Switchyard, options: GatewayServerOpti
 
   /** resume_run's question to the person about one pending call; undefined for no decision. Never rejects. */
   const personAskerFor =
-    (extra: Extra) =>
-    async (runId: string, request: PendingRequest): Promise<RunDecision | undefined> => {
+    (extra: Extra): PersonAsker =>
+    async (runId, request) => {
       try {
         const result = await extra.sendRequest(
           { method: "elicitation/create", params: pendingApprovalForm(runId, request) },

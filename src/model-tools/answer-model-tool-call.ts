@@ -10,8 +10,6 @@ import type { RunLimits } from "../sandbox/run-program.js";
 import type { SearchToolsAnswer } from "../search/discovery.js";
 import type { ToolSearchOptions } from "../search/tool-search.js";
 import type { ResumeOptions, RunOptions } from "../execute-program.js";
-import type { PendingRequest } from "../durable/run-journal.js";
-import type { RunDecision } from "../durable/durable-run.js";
 import type { CallToolOptions } from "../switchyard-options.js";
 import { CALL_TOOL_TOOL, readCallToolRequest } from "./call-tool-tool.js";
 import {
@@ -26,7 +24,7 @@ import { readOutputSchema } from "./read-output-schema.js";
 import { RUN_PROGRAM_TOOL, RUN_PROGRAM_WITH_INPUT_SCHEMA, type RunProgramInput } from "./run-program-tool.js";
 import { readSearchRequest, SEARCH_TOOLS_TOOL } from "./search-tools-tool.js";
 import { mintRunId, type ModelDurableOptions } from "./model-durable-runs.js";
-import { resumePausedRun, storeOf } from "./resume-paused-run.js";
+import { type PersonAsker, resumePausedRun, storeOf } from "./resume-paused-run.js";
 import { RESUME_RUN_TOOL } from "./resume-run-tool.js";
 
 /** The names of Switchyard's own model-facing tools. */
@@ -70,8 +68,8 @@ export interface ModelToolCall {
    * resume_run resumes a paused one of its runs. Without it, resume_run is refused.
    */
   readonly durable?: ModelDurableOptions | undefined;
-  /** resume_run: asks a person about a pending call (see `ResumeRunCall.askPerson`). */
-  readonly askPerson?: ((runId: string, request: PendingRequest) => Promise<RunDecision | undefined>) | undefined;
+  /** resume_run: asks a person about a pending call (see `PersonAsker`). */
+  readonly askPerson?: PersonAsker | undefined;
 }
 
 /** What a model tool call produced; render it with `renderModelToolAnswer` or a surface's own shape. */

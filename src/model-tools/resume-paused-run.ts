@@ -32,13 +32,15 @@ export interface ResumeRunCall {
   readonly onStart?: ((programId: string) => void) | undefined;
   /** Answers the `ask` decisions the resumed run meets beyond its pending calls. Default: the session's approver. */
   readonly approve?: Approver | undefined;
-  /**
-   * Asks a person about one pending call (MCP elicitation); resolves with their decision, or
-   * undefined when they gave none (dismissed, timed out, an answer of another shape). Absent
-   * when nobody can be asked.
-   */
-  readonly askPerson?: ((runId: string, request: PendingRequest) => Promise<RunDecision | undefined>) | undefined;
+  /** Asks a person about one pending call; absent when nobody can be asked. */
+  readonly askPerson?: PersonAsker | undefined;
 }
+
+/**
+ * Asks a person about one pending call of run `runId` (MCP elicitation); resolves with their
+ * decision, or undefined when they gave none (dismissed, timed out, an answer of another shape).
+ */
+export type PersonAsker = (runId: string, request: PendingRequest) => Promise<RunDecision | undefined>;
 
 /** The resumed run, or why nothing was resumed. */
 export type ResumeRunAnswer =
