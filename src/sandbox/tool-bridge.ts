@@ -157,8 +157,6 @@ export class ToolBridge {
   /** True while journaled crossings remain to be answered from the journal. */
   #replaying = false;
   #diverged = false;
-  /** Calls answered from the journal so far. */
-  #replayedCalls = 0;
   /**
    * The guest answers the replay from chunks and sends its log (`replayChunk`): waits get a tick,
    * logs are checked here. Off once the journal is used up or the replay has diverged.
@@ -847,7 +845,6 @@ export class ToolBridge {
     };
     const record: CallRecord = { ...base, replayed: true };
     const { id } = record;
-    this.#replayedCalls++;
     this.#records[slot.index] = record;
     if (record.status === "ok") this.#bytesIn += record.bytesOut;
     const { trace } = this.#options.pipeline;
@@ -934,7 +931,10 @@ export class ToolBridge {
   /** The journal is used up: calls it had no answer for start now, and held crossings are answered live. */
   #goLive(): void {
     this.#replaying = false;
-    this.#durable!.goneLive(this.#replayedCalls);
+    // Calls answered from the journal: their records are marked `replayed`.
+    this.#durable!.goneLive(
+      this.#records.reduce((count, record) => (record?.replayed === true ? count + 1 : count), 0),
+    );
     const held = [...this.#held.values()];
     this.#held.clear();
     for (const crossing of held) {
