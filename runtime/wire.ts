@@ -72,7 +72,7 @@ export const MAX_BATCH_CALLS = 256;
 export const MAX_BATCHES_AHEAD = 3;
 
 /** How far a cut moves back to the start of the word it would split (see `wordCut`). */
-export const MAX_CUT_BACKOFF = 256;
+const MAX_CUT_BACKOFF = 256;
 
 /** Blanks and controls, quotes, brackets, `,` `;` `<` `>`: what ends a word a secret could be part of. */
 function isWordBreak(code: number): boolean {
