@@ -285,7 +285,8 @@ function install(
 
   // Tools that did not answer within their last blocking crossing, by path: their lone calls cross
   // without blocking. The count falls with each such call; at 0 the next one crosses blocking
-  // again, so a tool that has become instant is found out. Without a prototype: paths are any text.
+  // again, so a tool that has become instant is found out, and forgotten: the memory holds the slow
+  // tools a program calls, not every path it tries. Without a prototype: paths are any text.
   const slowPaths = objectCreate(null) as Record<string, number>;
   const expectSlow = (path: string): boolean => {
     const left = slowPaths[path];
@@ -549,7 +550,10 @@ function install(
       }
       deliver(host.submit(batchText));
       // Still in flight after a crossing that could have held it: the tool waits on something.
-      if (path !== undefined) slowPaths[path] = pendingResolve[first] === undefined ? 0 : PROBE_EVERY;
+      if (path !== undefined) {
+        if (pendingResolve[first] === undefined) delete slowPaths[path];
+        else slowPaths[path] = PROBE_EVERY;
+      }
     } catch (error) {
       // A crossing that failed opened nothing.
       if (opensWait) waiting = false;

@@ -72,7 +72,7 @@ export const MAX_BATCH_CALLS = 256;
 export const MAX_BATCHES_AHEAD = 3;
 
 /** How far a cut moves back to the start of the word it would split (see `wordCut`). */
-export const MAX_CUT_BACKOFF = 256;
+const MAX_CUT_BACKOFF = 256;
 
 /** Blanks and controls, quotes, brackets, `,` `;` `<` `>`: what ends a word a secret could be part of. */
 function isWordBreak(code: number): boolean {
@@ -241,6 +241,36 @@ function field(text: string): string {
   return `${text.length}:${text}`;
 }
 
+/**
+ * Reads `field`s of a text from `at` on (host side), moving `at` past each one read. Linear in the text.
+ */
+class FieldReader {
+  readonly text: string;
+  at: number;
+
+  constructor(text: string, at: number) {
+    this.text = text;
+    this.at = at;
+  }
+
+  /** The next field's text, or undefined when none is well formed at `at`. */
+  next(): string | undefined {
+    const { text } = this;
+    let at = this.at;
+    let length = 0;
+    let digits = 0;
+    // A length is 1 to 10 decimal digits, then a colon.
+    for (; at < text.length && digits <= 10; at++, digits++) {
+      const code = text.charCodeAt(at);
+      if (code < 48 || code > 57) break;
+      length = length * 10 + (code - 48);
+    }
+    if (digits === 0 || digits > 10 || text[at] !== ":" || at + 1 + length > text.length) return undefined;
+    this.at = at + 1 + length;
+    return text.slice(at + 1, this.at);
+  }
+}
+
 /** The start of a batch; its calls' encodings follow, in call order. */
 export function startCallBatch(answer: BatchAnswer, opensWait = false): string {
   return opensWait ? OPENING_MARKS[answer] : BATCH_MARKS[answer];
@@ -301,33 +331,19 @@ export function decodeCallBatch(text: unknown): CallBatch | undefined {
   const answer = opening ?? ANSWERS_BY_MARK.get(mark);
   if (answer === undefined) return undefined;
   const requests: CallRequest[] = [];
-  let at = 1;
-  const next = (): string | undefined => {
-    let length = 0;
-    let digits = 0;
-    // A length is 1 to 10 decimal digits, then a colon.
-    for (; at < text.length && digits <= 10; at++, digits++) {
-      const code = text.charCodeAt(at);
-      if (code < 48 || code > 57) break;
-      length = length * 10 + (code - 48);
-    }
-    if (digits === 0 || digits > 10 || text[at] !== ":" || at + 1 + length > text.length) return undefined;
-    const start = at + 1;
-    at = start + length;
-    return text.slice(start, at);
-  };
-  while (at < text.length) {
-    const kind = text[at++];
-    const path = next();
+  const fields = new FieldReader(text, 1);
+  while (fields.at < text.length) {
+    const kind = text[fields.at++];
+    const path = fields.next();
     if (path === undefined) return undefined;
     if (kind === "c") {
-      const argsJson = next();
+      const argsJson = fields.next();
       if (argsJson === undefined) return undefined;
       requests.push({ kind: "call", path, argsJson });
     } else if (kind === "r") {
-      const code = next();
-      const bytes = Number(next());
-      const reason = next();
+      const code = fields.next();
+      const bytes = Number(fields.next());
+      const reason = fields.next();
       if (code === undefined || reason === undefined || !Number.isFinite(bytes)) return undefined;
       requests.push({ kind: "refused", path, code, bytes, reason });
     } else {
@@ -507,6 +523,9 @@ export function encodeReplayLogField(batchText: string): string {
 export type ReplayLogFlag = "more" | "idle" | "unanswerable";
 
 const REPLAY_FLAGS: Readonly<Record<ReplayLogFlag, string>> = { more: ".", idle: "i", unanswerable: "x" };
+const FLAGS_BY_MARK: ReadonlyMap<string, ReplayLogFlag> = new Map(
+  (Object.keys(REPLAY_FLAGS) as ReplayLogFlag[]).map((flag) => [REPLAY_FLAGS[flag], flag]),
+);
 
 /** A replay log (guest side): its flag, then each crossing's `encodeReplayLogField`. */
 export function encodeReplayLog(flag: ReplayLogFlag, fields: string): string {
@@ -525,23 +544,14 @@ export function isReplayLog(text: unknown): text is string {
 export function decodeReplayLog(
   text: string,
 ): { readonly flag: ReplayLogFlag; readonly crossings: string[] } | undefined {
-  const mark = text.charAt(1);
-  const flag: ReplayLogFlag | undefined =
-    mark === "." ? "more" : mark === "i" ? "idle" : mark === "x" ? "unanswerable" : undefined;
+  const flag = FLAGS_BY_MARK.get(text.charAt(1));
   if (flag === undefined) return undefined;
   const crossings: string[] = [];
-  let at = 2;
-  while (at < text.length) {
-    let length = 0;
-    let digits = 0;
-    for (; at < text.length && digits <= 10; at++, digits++) {
-      const code = text.charCodeAt(at);
-      if (code < 48 || code > 57) break;
-      length = length * 10 + (code - 48);
-    }
-    if (digits === 0 || digits > 10 || text[at] !== ":" || at + 1 + length > text.length) return undefined;
-    crossings.push(text.slice(at + 1, at + 1 + length));
-    at += 1 + length;
+  const fields = new FieldReader(text, 2);
+  while (fields.at < text.length) {
+    const crossing = fields.next();
+    if (crossing === undefined) return undefined;
+    crossings.push(crossing);
   }
   return { flag, crossings };
 }

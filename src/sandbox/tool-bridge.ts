@@ -158,8 +158,6 @@ export class ToolBridge {
   /** True while journaled crossings remain to be answered from the journal. */
   #replaying = false;
   #diverged = false;
-  /** Calls answered from the journal so far. */
-  #replayedCalls = 0;
   /**
    * The guest answers the replay from chunks and sends its log (`replayChunk`): waits get a tick,
    * logs are checked here. Off once the journal is used up or the replay has diverged.
@@ -243,19 +241,30 @@ export class ToolBridge {
    * with every answer ready (those of this batch that did not wait, and earlier ones that
    * finished since). A batch that may wait is held for its one call while it can answer without
    * I/O (`#holdBriefly`); the answers of a batch sent ahead are kept for the next crossing, which
-   * answers them.
+   * answers them. A durable run's crossing is replayed while the journal has it, else journaled.
    */
   submit = (batchText: unknown): string | Promise<string> => {
-    if (this.#durable !== undefined)
-      return isReplayLog(batchText) ? this.#checkReplayLog(batchText) : this.#submitDurable(batchText);
+    const durable = this.#durable;
+    if (durable !== undefined && isReplayLog(batchText)) return this.#checkReplayLog(batchText);
+    // A durable run numbers its crossings as its journal does; a plain run's need no number.
+    const k = durable === undefined ? undefined : this.#crossings++;
     const batch = decodeCallBatch(batchText);
-    // Only a damaged guest runtime sends this; it still leaves a record.
-    if (batch === undefined)
-      return this.#answerNow([this.#refuse(this.#nextSlot(), "", "INPUT_INVALID", "Malformed call batch.")]);
+    if (batch === undefined) {
+      if (k !== undefined && this.#replaying) return this.#divergeWith(k, "a batch the host could not read", undefined);
+      // Only a damaged guest runtime sends this; it still leaves a record.
+      const slot = this.#nextSlot();
+      if (k !== undefined) this.#keys.set(slot.index, { tool: "", hash: "", n: slot.number + 1 });
+      const refused = this.#refuse(slot, "", "INPUT_INVALID", "Malformed call batch.");
+      return this.#answerNow([refused], k === undefined ? undefined : { k, kind: "now" });
+    }
+    const crossing: Crossing | undefined =
+      k === undefined ? undefined : { k, kind: batch.answer, first: this.#sequence, count: batch.requests.length };
+    if (crossing !== undefined && this.#replaying) return this.#replaySubmit(crossing, batch.requests);
     const later = batch.answer === "later";
     const answers: string[] = [];
     let waiting: Promise<string> | undefined;
     for (const request of batch.requests) {
+      if (durable !== undefined) this.#keys.set(this.#sequence, this.#keyOf(request));
       const answer = this.#start(request);
       if (typeof answer !== "string") {
         if (batch.answer === "mayWait" && batch.requests.length === 1) waiting = answer;
@@ -263,8 +272,8 @@ export class ToolBridge {
       } else if (later) this.#finishedLater(answer);
       else answers.push(answer);
     }
-    if (later) return encodeCallAnswers([]);
-    return waiting === undefined ? this.#answerNow(answers) : this.#holdBriefly(waiting);
+    if (later) return crossing === undefined ? encodeCallAnswers([]) : this.#reply(crossing, []);
+    return waiting === undefined ? this.#answerNow(answers, crossing) : this.#holdBriefly(waiting, crossing);
   };
 
   /** Resolves with the answers of calls that finished since the last answer, as soon as there is one. */
@@ -615,33 +624,6 @@ export class ToolBridge {
 
   // ---- durable runs: journal live crossings, replay journaled ones ----
 
-  /** `submit` for a durable run: replayed while the journal has the crossing, else live and journaled. */
-  #submitDurable(batchText: unknown): string | Promise<string> {
-    const k = this.#crossings++;
-    const batch = decodeCallBatch(batchText);
-    if (batch === undefined) {
-      if (this.#replaying) return this.#divergeWith(k, "a batch the host could not read", undefined);
-      const slot = this.#nextSlot();
-      this.#keys.set(slot.index, { tool: "", hash: "", n: slot.number + 1 });
-      return this.#answerNow([this.#refuse(slot, "", "INPUT_INVALID", "Malformed call batch.")], { k, kind: "now" });
-    }
-    const crossing: Crossing = { k, kind: batch.answer, first: this.#sequence, count: batch.requests.length };
-    if (this.#replaying) return this.#replaySubmit(crossing, batch.requests);
-    const answers: string[] = [];
-    let waiting: Promise<string> | undefined;
-    for (const request of batch.requests) {
-      this.#keys.set(this.#sequence, this.#keyOf(request));
-      const answer = this.#start(request);
-      if (typeof answer !== "string") {
-        if (batch.answer === "mayWait" && batch.requests.length === 1) waiting = answer;
-        else void answer.then(this.#finishedLater);
-      } else if (batch.answer === "later") this.#finishedLater(answer);
-      else answers.push(answer);
-    }
-    if (batch.answer === "later") return this.#reply(crossing, []);
-    return waiting === undefined ? this.#answerNow(answers, crossing) : this.#holdBriefly(waiting, crossing);
-  }
-
   #isRunRequest(path: string): boolean {
     return this.#options.runRequests?.has(path) === true;
   }
@@ -848,7 +830,6 @@ export class ToolBridge {
     };
     const record: CallRecord = { ...base, replayed: true };
     const { id } = record;
-    this.#replayedCalls++;
     this.#records[slot.index] = record;
     if (record.status === "ok") this.#bytesIn += record.bytesOut;
     const { trace } = this.#options.pipeline;
@@ -935,7 +916,10 @@ export class ToolBridge {
   /** The journal is used up: calls it had no answer for start now, and held crossings are answered live. */
   #goLive(): void {
     this.#replaying = false;
-    this.#durable!.goneLive(this.#replayedCalls);
+    // Calls answered from the journal: their records are marked `replayed`.
+    this.#durable!.goneLive(
+      this.#records.reduce((count, record) => (record?.replayed === true ? count + 1 : count), 0),
+    );
     const held = [...this.#held.values()];
     this.#held.clear();
     for (const crossing of held) {

@@ -200,6 +200,27 @@ describe("a resumed run's replay log, sent by a hostile guest", () => {
     await durable.finish(okResult("partial"), bridge.replaying);
   });
 
+  it("ends REPLAY_DIVERGED on a log it cannot read, and a log sent again after that changes nothing", async () => {
+    const { path, text } = await journalOf("garbled");
+    const before = made;
+    const { bridge, durable, ended } = await resumeHost("garbled");
+    bridge.replayChunk();
+    const [first] = await crossingsOf("garbled");
+    // A field whose length runs past the log's end.
+    const garbled = encodeReplayLog("more", `${encodeReplayLogField(batchOf(first!))}99:c`);
+    expect(bridge.submit(garbled)).toBe(REPLAY_OVER);
+    expect(ended).toEqual([
+      expect.objectContaining({ code: "REPLAY_DIVERGED", message: expect.stringMatching(/could not read/) }),
+    ]);
+    const honest = (await crossingsOf("garbled")).map((crossing) => encodeReplayLogField(batchOf(crossing))).join("");
+    expect(bridge.submit(encodeReplayLog("more", honest))).toBe(REPLAY_OVER);
+    expect(bridge.records).toEqual([]);
+    expect(ended).toHaveLength(1);
+    expect(made).toBe(before);
+    await durable.finish(okResult("garbled"), bridge.replaying);
+    expect(readFileSync(path, "utf8")).toBe(text);
+  });
+
   it("diverges on a wait logged where the journal holds a batch: that batch's calls cannot go unchecked", async () => {
     const { path, text } = await journalOf("wait-for-batch");
     const { bridge, durable, ended } = await resumeHost("wait-for-batch");

@@ -232,6 +232,38 @@ describe("the guest's crossings", () => {
     expect(run.guestWaits).toBe(0);
   });
 
+  it("keeps lone calls of paths named like Object.prototype's members blocking once they answered at once (the slow-path memory has no prototype)", async () => {
+    const names = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"];
+    const run = await runGuest(
+      `for (const name of ${JSON.stringify(names)}) for (let i = 0; i < 3; i++) await tools[name]({}).catch(() => 0); return 1;`,
+    );
+    expect(run.result).toEqual({ ok: true, outputJson: "1" });
+    // Each answers TOOL_NOT_FOUND in its crossing: never taken for a slow tool, never sent ahead
+    // (the first crossing opened the wait, which stays outstanding).
+    expect(run.batches.map((batch) => batch[0]).join("")).toBe(`W${"w".repeat(3 * names.length - 1)}`);
+    expect(run.bridge.records.map((record) => [record.tool, record.status])).toEqual(
+      names.flatMap((name) => Array.from({ length: 3 }, () => [name, "invalid"])),
+    );
+  });
+
+  it("keeps its slow-path guess per tool across 9,990 distinct paths tried one by one (the run's call limit is 10,000)", async () => {
+    slowDoneAt.length = 0;
+    const run = await runGuest(
+      [
+        "await tools.t.slow({});",
+        "for (let i = 0; i < 9990; i++) await tools.x[`p${i}`]({}).catch(() => 0);",
+        "await tools.t.slow({}); return 1;",
+      ].join("\n"),
+      { wallMs: 60_000 },
+    );
+    expect(run.result).toEqual({ ok: true, outputJson: "1" });
+    const marks = run.batches.map((batch) => batch[0]).join("");
+    // Each instant path crossed blocking, and the slow tool is still known slow after them: its
+    // second call is sent ahead (through the wait the first instant path opened).
+    expect(marks).toBe(`WW${"w".repeat(9_989)}l`);
+    expect(run.guestWaits).toBe(0);
+  }, 60_000);
+
   it("does not let a call the program never awaits hold its end", async () => {
     const run = await runGuest("tools.t.never({}); await null; return 'early';");
     expect(run.result).toEqual({ ok: true, outputJson: '"early"' });
