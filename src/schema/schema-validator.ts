@@ -103,6 +103,11 @@ function validateBounded(validate: ValidateFunction, value: unknown, bounded: bo
  * cycle that never descends; notes schemas that refer at all. Before ajv sees the schema.
  */
 function checkStructure(schema: { [keyword: string]: unknown }, label: string): void {
+  checkSize(schema, label);
+  checkRecursion(schema, label);
+}
+
+function checkSize(schema: { [keyword: string]: unknown }, label: string): void {
   const tooLarge = schemaSizeProblem(schema);
   if (tooLarge !== undefined) {
     throw new SwitchyardError(
@@ -110,6 +115,9 @@ function checkStructure(schema: { [keyword: string]: unknown }, label: string): 
       `${label}: the JSON Schema is refused: ${tooLarge}. Describe the shape more compactly (shared parts as $defs referred to with $ref).`,
     );
   }
+}
+
+function checkRecursion(schema: { [keyword: string]: unknown }, label: string): void {
   const { refers, unguardedCycle } = analyzeRecursion(schema);
   if (unguardedCycle !== undefined) {
     throw new SwitchyardError(
@@ -181,8 +189,13 @@ export function schemaCompileCount(): number {
 export function prepareSchema(schema: JsonSchema, label: string): CompiledValidator {
   if (typeof schema !== "object" || compiled.has(schema)) return compileSchema(schema, label);
   if (!checked.has(schema)) {
-    checkStructure(schema, label);
-    if (!isPlainSchema(schema)) checkWithAjv(schema, label);
+    checkSize(schema, label);
+    // A plain schema holds no reference and no object cycle, so no reference cycle: the recursion
+    // walk (the costliest of registration's) waits for its compile, as `refers` only matters there.
+    if (!isPlainSchema(schema)) {
+      checkRecursion(schema, label);
+      checkWithAjv(schema, label);
+    }
     // A schema ajv's compile must vouch for was compiled by checkWithAjv: it is in `compiled` now.
     if (compiled.has(schema)) return compileSchema(schema, label);
   }
