@@ -12,7 +12,7 @@ import { wordCut } from "../../runtime/wire.js";
 import { exceedsValueDepth, MAX_VALIDATED_DEPTH } from "../json-limits.js";
 import { groupViolations, MAX_VIOLATION_LINES, type ViolationGroup } from "./group-violations.js";
 import { isPlainSchema } from "./plain-schema.js";
-import { analyzeRecursion, resolveLocalRef } from "./schema-recursion.js";
+import { analyzeRecursion, resolveLocalRef, schemaObjectsIn } from "./schema-recursion.js";
 import { schemaSizeProblem } from "./schema-size.js";
 import { schemaText } from "./schema-text.js";
 
@@ -258,19 +258,8 @@ const SCOPE_KEYWORDS = ["$id", "id", "$anchor", "$dynamicAnchor", "$recursiveAnc
  * `default`); a false alarm there costs only an eager compile.
  */
 function metaSchemaIsEnough(root: { [keyword: string]: unknown }): boolean {
-  const pending: unknown[] = [root];
-  // A shared or cyclic object is walked once: the walk is iterative and ends on any object graph.
-  const seen = new Set<object>();
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (node === null || typeof node !== "object" || seen.has(node)) continue;
-    seen.add(node);
-    if (Array.isArray(node)) {
-      pending.push(...node);
-      continue;
-    }
-    const record = node as Record<string, unknown>;
-    if (node !== root && SCOPE_KEYWORDS.some((keyword) => typeof record[keyword] === "string")) return false;
+  for (const record of schemaObjectsIn(root)) {
+    if (record !== root && SCOPE_KEYWORDS.some((keyword) => typeof record[keyword] === "string")) return false;
     for (const keyword of REF_KEYWORDS) {
       const ref = record[keyword];
       if (ref !== undefined && (typeof ref !== "string" || !resolvesLocally(root, ref))) return false;
@@ -280,7 +269,6 @@ function metaSchemaIsEnough(root: { [keyword: string]: unknown }): boolean {
     if (typeof record["pattern"] === "string" && !isRegExp(record["pattern"])) return false;
     const patterns = record["patternProperties"];
     if (patterns !== null && typeof patterns === "object" && !Object.keys(patterns).every(isRegExp)) return false;
-    for (const value of Object.values(record)) if (value !== null && typeof value === "object") pending.push(value);
   }
   return true;
 }
