@@ -209,7 +209,7 @@ export class ProgramTypeChecker {
   #programVersion = 0;
   #program: VirtualFile;
   #declarationsFileName = "";
-  #declarations: VirtualFile | undefined;
+  #declarations: (VirtualFile & { readonly text: string }) | undefined;
   #contractFileName = "";
   #contract: VirtualFile | undefined;
   /** The return type annotation put into an expression program, if any. */
@@ -305,11 +305,12 @@ export class ProgramTypeChecker {
   }
 
   #setDeclarations(text: string): void {
+    // The checker process passes the very string it holds when the host sent none: no hash needed.
+    if (this.#declarations?.text === text) return;
     const hash = hashText(text);
-    if (this.#declarations?.version === hash) return;
     // Named by content so checkers with the same catalog share one parse in the registry.
     this.#declarationsFileName = `${VIRTUAL_DIRECTORY}/declarations-${hash}.d.ts`;
-    this.#declarations = { version: hash, snapshot: ts.ScriptSnapshot.fromString(text) };
+    this.#declarations = { version: hash, snapshot: ts.ScriptSnapshot.fromString(text), text };
   }
 
   #setContract(text: string): void {

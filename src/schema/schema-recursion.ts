@@ -33,9 +33,27 @@ interface Edge {
  */
 export function analyzeRecursion(root: unknown): SchemaRecursion {
   if (!isSchemaObject(root)) return { refers: false, unguardedCycle: undefined };
-  const nodes: SchemaObject[] = [];
+  const nodes = schemaObjectsIn(root);
   const anchors = new Map<string, SchemaObject>();
   let refers = false;
+  for (const record of nodes) {
+    for (const keyword of ["$anchor", "$dynamicAnchor"]) {
+      const name = record[keyword];
+      if (typeof name === "string" && !anchors.has(name)) anchors.set(name, record);
+    }
+    if (REF_KEYWORDS.some((keyword) => typeof record[keyword] === "string")) refers = true;
+  }
+  if (!refers) return { refers, unguardedCycle: undefined };
+  return { refers, unguardedCycle: findCycle(nodes, (node) => inPlaceEdges(root, anchors, node)) };
+}
+
+/**
+ * Every object (arrays excepted) reachable from `root`, `root` first, each once however often it
+ * is shared: found iteratively, so any depth and any cyclic object graph ends. Walks values that
+ * are data too (`const`, `default`).
+ */
+export function schemaObjectsIn(root: unknown): SchemaObject[] {
+  const objects: SchemaObject[] = [];
   const pending: unknown[] = [root];
   const seen = new Set<object>();
   while (pending.length > 0) {
@@ -46,17 +64,10 @@ export function analyzeRecursion(root: unknown): SchemaRecursion {
       pending.push(...node);
       continue;
     }
-    const record = node as SchemaObject;
-    nodes.push(record);
-    for (const keyword of ["$anchor", "$dynamicAnchor"]) {
-      const name = record[keyword];
-      if (typeof name === "string" && !anchors.has(name)) anchors.set(name, record);
-    }
-    if (REF_KEYWORDS.some((keyword) => typeof record[keyword] === "string")) refers = true;
-    for (const value of Object.values(record)) if (value !== null && typeof value === "object") pending.push(value);
+    objects.push(node as SchemaObject);
+    for (const value of Object.values(node)) if (value !== null && typeof value === "object") pending.push(value);
   }
-  if (!refers) return { refers, unguardedCycle: undefined };
-  return { refers, unguardedCycle: findCycle(nodes, (node) => inPlaceEdges(root, anchors, node)) };
+  return objects;
 }
 
 /**

@@ -12,7 +12,7 @@ import { wordCut } from "../../runtime/wire.js";
 import { exceedsValueDepth, MAX_VALIDATED_DEPTH } from "../json-limits.js";
 import { groupViolations, MAX_VIOLATION_LINES, type ViolationGroup } from "./group-violations.js";
 import { isPlainSchema } from "./plain-schema.js";
-import { analyzeRecursion, resolveLocalRef } from "./schema-recursion.js";
+import { analyzeRecursion, resolveLocalRef, schemaObjectsIn } from "./schema-recursion.js";
 import { schemaSizeProblem } from "./schema-size.js";
 import { schemaText } from "./schema-text.js";
 
@@ -103,6 +103,11 @@ function validateBounded(validate: ValidateFunction, value: unknown, bounded: bo
  * cycle that never descends; notes schemas that refer at all. Before ajv sees the schema.
  */
 function checkStructure(schema: { [keyword: string]: unknown }, label: string): void {
+  checkSize(schema, label);
+  checkRecursion(schema, label);
+}
+
+function checkSize(schema: { [keyword: string]: unknown }, label: string): void {
   const tooLarge = schemaSizeProblem(schema);
   if (tooLarge !== undefined) {
     throw new SwitchyardError(
@@ -110,6 +115,9 @@ function checkStructure(schema: { [keyword: string]: unknown }, label: string): 
       `${label}: the JSON Schema is refused: ${tooLarge}. Describe the shape more compactly (shared parts as $defs referred to with $ref).`,
     );
   }
+}
+
+function checkRecursion(schema: { [keyword: string]: unknown }, label: string): void {
   const { refers, unguardedCycle } = analyzeRecursion(schema);
   if (unguardedCycle !== undefined) {
     throw new SwitchyardError(
@@ -181,8 +189,13 @@ export function schemaCompileCount(): number {
 export function prepareSchema(schema: JsonSchema, label: string): CompiledValidator {
   if (typeof schema !== "object" || compiled.has(schema)) return compileSchema(schema, label);
   if (!checked.has(schema)) {
-    checkStructure(schema, label);
-    if (!isPlainSchema(schema)) checkWithAjv(schema, label);
+    checkSize(schema, label);
+    // A plain schema holds no reference and no object cycle, so no reference cycle: the recursion
+    // walk (the costliest of registration's) waits for its compile, as `refers` only matters there.
+    if (!isPlainSchema(schema)) {
+      checkRecursion(schema, label);
+      checkWithAjv(schema, label);
+    }
     // A schema ajv's compile must vouch for was compiled by checkWithAjv: it is in `compiled` now.
     if (compiled.has(schema)) return compileSchema(schema, label);
   }
@@ -245,19 +258,8 @@ const SCOPE_KEYWORDS = ["$id", "id", "$anchor", "$dynamicAnchor", "$recursiveAnc
  * `default`); a false alarm there costs only an eager compile.
  */
 function metaSchemaIsEnough(root: { [keyword: string]: unknown }): boolean {
-  const pending: unknown[] = [root];
-  // A shared or cyclic object is walked once: the walk is iterative and ends on any object graph.
-  const seen = new Set<object>();
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (node === null || typeof node !== "object" || seen.has(node)) continue;
-    seen.add(node);
-    if (Array.isArray(node)) {
-      pending.push(...node);
-      continue;
-    }
-    const record = node as Record<string, unknown>;
-    if (node !== root && SCOPE_KEYWORDS.some((keyword) => typeof record[keyword] === "string")) return false;
+  for (const record of schemaObjectsIn(root)) {
+    if (record !== root && SCOPE_KEYWORDS.some((keyword) => typeof record[keyword] === "string")) return false;
     for (const keyword of REF_KEYWORDS) {
       const ref = record[keyword];
       if (ref !== undefined && (typeof ref !== "string" || !resolvesLocally(root, ref))) return false;
@@ -267,7 +269,6 @@ function metaSchemaIsEnough(root: { [keyword: string]: unknown }): boolean {
     if (typeof record["pattern"] === "string" && !isRegExp(record["pattern"])) return false;
     const patterns = record["patternProperties"];
     if (patterns !== null && typeof patterns === "object" && !Object.keys(patterns).every(isRegExp)) return false;
-    for (const value of Object.values(record)) if (value !== null && typeof value === "object") pending.push(value);
   }
   return true;
 }

@@ -200,9 +200,19 @@ describe("TypeChecker", () => {
   });
 
   it("keeps a warm-up that fails silent, and checks the next program in a new process", async () => {
-    const checker = createChecker({ timeoutMs: 1 });
-    await expect(checker.warmUp(DECLARATIONS, ["return 1;"])).resolves.toBeUndefined();
-    expect(checker.stats).toMatchObject({ checked: 0, workerStarts: 1 });
+    const timedOut = createChecker({ timeoutMs: 1 });
+    await expect(timedOut.warmUp(DECLARATIONS, ["return 1;"])).resolves.toBeUndefined();
+    expect(timedOut.stats).toMatchObject({ checked: 0, workerStarts: 1 });
+    // A warm-up whose process dies under it is not retried, and the next check starts a new one.
+    const checker = createChecker();
+    const before = childPids();
+    const warming = checker.warmUp(DECLARATIONS, ["return 1;"]);
+    const started = childPids().filter((pid) => !before.includes(pid));
+    expect(started).toHaveLength(1);
+    process.kill(started[0] ?? 0, "SIGKILL");
+    await expect(warming).resolves.toBeUndefined();
+    expect(await checker.check("const a: string = 1;", DECLARATIONS)).toEqual([expect.objectContaining({ code: 2322 })]);
+    expect(checker.stats).toMatchObject({ checked: 1, retries: 0, workerStarts: 2 });
   });
 
   it("closes without ever starting a checker process", async () => {

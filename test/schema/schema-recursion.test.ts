@@ -70,6 +70,21 @@ describe("recursive schemas at registration", () => {
     });
   }
 
+  it("refuses a $ref cycle a getter grows after registration vouched for the schema, at its first validation", () => {
+    let reads = 0;
+    // Plain while registration reads it (its size walk, then isPlainSchema); a cycle from then on.
+    const schema = {
+      type: "object",
+      get allOf() {
+        reads += 1;
+        return reads <= 2 ? [{ type: "object" }] : [{ $ref: "#" }];
+      },
+    } as unknown as JsonSchema;
+    const validate = prepareSchema(schema, "t");
+    expect(reads).toBe(2);
+    expect(() => validate({})).toThrow(/refers to itself without descending/);
+  });
+
   it("accepts recursion through properties and items (mutual, too), and finds no cycle in it", () => {
     const mutual: JsonSchema = {
       $defs: {
