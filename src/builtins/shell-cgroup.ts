@@ -104,17 +104,18 @@ export async function createCommandCgroup(limits: CgroupLimits): Promise<Command
  */
 export async function removeStaleCommandCgroups(): Promise<string[]> {
   hierarchies ??= findHierarchies();
-  const removed: string[] = [];
+  const stale: string[] = [];
   for (const hierarchy of hierarchies) {
     const names = await readdir(hierarchy.own).catch(() => [] as string[]);
     for (const name of names) {
       const match = NAME_PATTERN.exec(name);
-      if (match === null || ownerRuns(Number(match[1]), Number(match[2]))) continue;
-      const folder = join(hierarchy.own, name);
-      if (await removeCgroup(folder)) removed.push(folder);
+      if (match !== null && !ownerRuns(Number(match[1]), Number(match[2]))) stale.push(join(hierarchy.own, name));
     }
   }
-  return removed;
+  // All at once: the first command waits for this, and a folder that cannot go (a cgroup made
+  // inside it) takes two seconds of retries; one after another, n of them held it 2n seconds.
+  const gone = await Promise.all(stale.map((folder) => removeCgroup(folder)));
+  return stale.filter((_, index) => gone[index]);
 }
 
 /** Whether the process `pid` runs and was started at `startTime` (so it is the host that named the cgroup). */
