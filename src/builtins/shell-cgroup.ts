@@ -45,8 +45,9 @@ const NAME_PREFIX = "switchyard-shell-";
 // ticks since boot) a dead owner is told from a live one, and the nonce keeps two hosts apart.
 const NAME_PATTERN = /^switchyard-shell-(\d+)-(\d+)-[0-9a-f]+-\d+$/;
 
+const OWN_START_TIME = startTimeOf(process.pid) ?? 0;
 /** This process's part of every cgroup name it makes: pid, start time and a random nonce. */
-const OWNER = `${process.pid}-${startTimeOf(process.pid) ?? 0}-${randomBytes(4).toString("hex")}`;
+const OWNER = `${process.pid}-${OWN_START_TIME}-${randomBytes(4).toString("hex")}`;
 
 /**
  * Makes a fresh cgroup for one command, with `pids.max` and the memory limit, in every hierarchy
@@ -120,7 +121,8 @@ export async function removeStaleCommandCgroups(): Promise<string[]> {
 
 /** Whether the process `pid` runs and was started at `startTime` (so it is the host that named the cgroup). */
 function ownerRuns(pid: number, startTime: number): boolean {
-  if (pid === process.pid) return true;
+  // This pid with another start time: a host before this one (a restarted container's pid 1).
+  if (pid === process.pid) return startTime === OWN_START_TIME;
   const now = startTimeOf(pid);
   return now !== undefined && now === startTime;
 }

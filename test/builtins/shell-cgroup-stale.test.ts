@@ -36,6 +36,12 @@ function cgroupsOf(pid: number): string[] {
   );
 }
 
+/** This process's start time in clock ticks after boot (field 22 of /proc/self/stat). */
+function ownStartTime(): string {
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? "";
+}
+
 // Above any pid_max (2^22): no process ever has it.
 const DEAD_PID = 4_194_305;
 
@@ -89,6 +95,23 @@ describe.skipIf(!isRoot)("command cgroups of hosts that were killed", () => {
       for (const folder of planted) expect(existsSync(folder)).toBe(true);
     } finally {
       for (const folder of planted) rmdirSync(folder);
+    }
+  });
+
+  it("removes a folder named with this process's pid and another start time (a host before it), never its own", async () => {
+    const folders = ownCgroupFolders();
+    const before = folders.map((folder) => join(folder, `switchyard-shell-${process.pid}-1-0badc0de-1`));
+    const own = folders.map((folder) => join(folder, `switchyard-shell-${process.pid}-${ownStartTime()}-0badc0de-1`));
+    // A pid no number can hold: no process owns it either.
+    const hostile = folders.map((folder) => join(folder, `switchyard-shell-${"9".repeat(200)}-1-0badc0de-1`));
+    for (const folder of [...before, ...own, ...hostile]) mkdirSync(folder);
+    try {
+      const removed = await removeStaleCommandCgroups();
+      for (const folder of [...before, ...hostile]) expect(existsSync(folder), folder).toBe(false);
+      expect(removed).toEqual(expect.arrayContaining([...before, ...hostile]));
+      for (const folder of own) expect(existsSync(folder), folder).toBe(true);
+    } finally {
+      for (const folder of [...before, ...own, ...hostile]) if (existsSync(folder)) rmdirSync(folder);
     }
   });
 
