@@ -12,6 +12,7 @@ import { createSwitchyardFromConfig, type ConfiguredSwitchyard } from "../config
 import { loadConfig } from "../config/load-config.js";
 import { createGatewayLog, redirectConsole, type GatewayLog } from "./gateway-log.js";
 import {
+  checkHttpSessionLimits,
   DEFAULT_HTTP_BODY_TIMEOUT_MS,
   DEFAULT_HTTP_HEADERS_TIMEOUT_MS,
   HTTP_TIMEOUT_CHECK_MS,
@@ -82,6 +83,7 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Runnin
   const outputSchema = options.gateway?.outputSchema;
   if (outputSchema !== undefined) compileSchema(outputSchema, "The gateway's outputSchema");
   const clients = clientTokens(options);
+  checkHttpSessionLimits(options.httpSessions ?? {});
   const log = createGatewayLog(options.logFile);
   const stdio = options.httpPort === undefined;
   const listener = stdio ? undefined : await bindHttp(options.httpPort!, options.httpSessions ?? {});

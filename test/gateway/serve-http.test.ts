@@ -180,6 +180,19 @@ describe("serveGateway over streamable HTTP with a token per client", () => {
       expect((await post(token, INITIALIZE_BODY)).status).toBe(401);
   });
 
+  it("refuses to start with a session limit that would lift itself (NaN, a fraction, zero)", async () => {
+    // Every comparison with NaN is false: such a budget or share would hold nothing back.
+    for (const httpSessions of [
+      { maxBodyBytesInFlight: Number.NaN },
+      { maxSessionsPerClient: 0.5 },
+      { maxSessions: 0 },
+      { bodyTimeoutMs: Number.POSITIVE_INFINITY },
+    ])
+      await expect(serveSlowTools(folder, { httpSessions })).rejects.toThrow(
+        /httpSessions\.\w+ must be a positive integer/,
+      );
+  });
+
   it("refuses to start with a short token or two clients sharing one", async () => {
     await expect(serveSlowTools(folder, { httpClients: { a: "short" } })).rejects.toThrow(/16\+ characters/);
     await expect(serveSlowTools(folder, { httpClients: { a: TOKENS.alice, b: TOKENS.alice } })).rejects.toThrow(
