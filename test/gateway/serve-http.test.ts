@@ -176,7 +176,9 @@ describe("serveGateway over streamable HTTP with a token per client", () => {
   });
 
   it("answers 401 to another token and to none", async () => {
-    for (const token of ["alice-token-012345678", "wrong", ""])
+    // A prefix, the same length one character off, the token and more, and none at all.
+    const sameLength = `${TOKENS.alice.slice(0, -1)}x`;
+    for (const token of ["alice-token-012345678", sameLength, `${TOKENS.alice}x`, "wrong", ""])
       expect((await post(token, INITIALIZE_BODY)).status).toBe(401);
   });
 
@@ -195,6 +197,10 @@ describe("serveGateway over streamable HTTP with a token per client", () => {
 
   it("refuses to start with a short token or two clients sharing one", async () => {
     await expect(serveSlowTools(folder, { httpClients: { a: "short" } })).rejects.toThrow(/16\+ characters/);
+    // Sent as UTF-8, read by Node as latin1: it could never match.
+    await expect(serveSlowTools(folder, { httpClients: { a: "jälkeen-token-0123456789" } })).rejects.toThrow(
+      /visible ASCII only/,
+    );
     await expect(serveSlowTools(folder, { httpClients: { a: TOKENS.alice, b: TOKENS.alice } })).rejects.toThrow(
       /share a token/,
     );
