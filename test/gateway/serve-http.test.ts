@@ -175,6 +175,26 @@ describe("serveGateway over streamable HTTP with a token per client", () => {
     ).toBe(true);
   });
 
+  it("answers 404 to a client that deletes or listens on another client's session, which stays open", async () => {
+    const log = readFileSync(join(folder, "serve.log"), "utf8");
+    const ids = [...log.matchAll(/http session (\S+) opened/g)].map((match) => match[1]!);
+    const toolsList = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" });
+    const alices = [];
+    for (const id of ids) if ((await post(TOKENS.alice, toolsList, id)).status === 200) alices.push(id);
+    expect(alices).toHaveLength(2);
+    for (const id of alices) {
+      for (const method of ["DELETE", "GET"]) {
+        const answer = await fetch(gateway.url!, {
+          method,
+          headers: { accept: "text/event-stream", authorization: `Bearer ${TOKENS.bob}`, "mcp-session-id": id },
+        });
+        expect(answer.status, `${method} ${id}`).toBe(404);
+        await answer.body?.cancel();
+      }
+      expect((await post(TOKENS.alice, toolsList, id)).status).toBe(200);
+    }
+  });
+
   it("answers 401 to another token and to none", async () => {
     // A prefix, the same length one character off, the token and more, and none at all.
     const sameLength = `${TOKENS.alice.slice(0, -1)}x`;
