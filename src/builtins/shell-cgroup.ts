@@ -45,8 +45,9 @@ const NAME_PREFIX = "switchyard-shell-";
 // ticks since boot) a dead owner is told from a live one, and the nonce keeps two hosts apart.
 const NAME_PATTERN = /^switchyard-shell-(\d+)-(\d+)-[0-9a-f]+-\d+$/;
 
+const OWN_START_TIME = startTimeOf(process.pid) ?? 0;
 /** This process's part of every cgroup name it makes: pid, start time and a random nonce. */
-const OWNER = `${process.pid}-${startTimeOf(process.pid) ?? 0}-${randomBytes(4).toString("hex")}`;
+const OWNER = `${process.pid}-${OWN_START_TIME}-${randomBytes(4).toString("hex")}`;
 
 /**
  * Makes a fresh cgroup for one command, with `pids.max` and the memory limit, in every hierarchy
@@ -104,22 +105,24 @@ export async function createCommandCgroup(limits: CgroupLimits): Promise<Command
  */
 export async function removeStaleCommandCgroups(): Promise<string[]> {
   hierarchies ??= findHierarchies();
-  const removed: string[] = [];
+  const stale: string[] = [];
   for (const hierarchy of hierarchies) {
     const names = await readdir(hierarchy.own).catch(() => [] as string[]);
     for (const name of names) {
       const match = NAME_PATTERN.exec(name);
-      if (match === null || ownerRuns(Number(match[1]), Number(match[2]))) continue;
-      const folder = join(hierarchy.own, name);
-      if (await removeCgroup(folder)) removed.push(folder);
+      if (match !== null && !ownerRuns(Number(match[1]), Number(match[2]))) stale.push(join(hierarchy.own, name));
     }
   }
-  return removed;
+  // All at once: the first command waits for this, and a folder that cannot go (a cgroup made
+  // inside it) takes two seconds of retries; one after another, n of them held it 2n seconds.
+  const gone = await Promise.all(stale.map((folder) => removeCgroup(folder)));
+  return stale.filter((_, index) => gone[index]);
 }
 
 /** Whether the process `pid` runs and was started at `startTime` (so it is the host that named the cgroup). */
 function ownerRuns(pid: number, startTime: number): boolean {
-  if (pid === process.pid) return true;
+  // This pid with another start time: a host before this one (a restarted container's pid 1).
+  if (pid === process.pid) return startTime === OWN_START_TIME;
   const now = startTimeOf(pid);
   return now !== undefined && now === startTime;
 }

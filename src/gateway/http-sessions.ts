@@ -7,6 +7,7 @@
 // reaches only the sessions it opened: one client cannot lock the others out or use their sessions.
 
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { SwitchyardError } from "../errors.js";
 
 /** Limits of the session table. */
 export interface HttpSessionLimits {
@@ -44,6 +45,21 @@ export const DEFAULT_HTTP_HEADERS_TIMEOUT_MS = 10_000;
 export const DEFAULT_HTTP_BODY_TIMEOUT_MS = 10_000;
 /** How often Node checks its header and request timeouts, in ms (its own default is 30 s). */
 export const HTTP_TIMEOUT_CHECK_MS = 250;
+
+/**
+ * Throws SwitchyardError OPTION_INVALID when a limit given is not a positive integer: NaN or a
+ * fraction would not fail, it would lift the limit (every comparison with NaN is false).
+ */
+export function checkHttpSessionLimits(limits: HttpSessionLimits): void {
+  for (const [name, value] of Object.entries(limits)) {
+    if (value !== undefined && (!Number.isSafeInteger(value) || (value as number) < 1)) {
+      throw new SwitchyardError(
+        "OPTION_INVALID",
+        `httpSessions.${name} must be a positive integer, got ${String(value)}.`,
+      );
+    }
+  }
+}
 
 interface Entry {
   readonly transport: StreamableHTTPServerTransport;

@@ -12,6 +12,7 @@ import { createSwitchyardFromConfig, type ConfiguredSwitchyard } from "../config
 import { loadConfig } from "../config/load-config.js";
 import { createGatewayLog, redirectConsole, type GatewayLog } from "./gateway-log.js";
 import {
+  checkHttpSessionLimits,
   DEFAULT_HTTP_BODY_TIMEOUT_MS,
   DEFAULT_HTTP_HEADERS_TIMEOUT_MS,
   HTTP_TIMEOUT_CHECK_MS,
@@ -38,7 +39,7 @@ export interface ServeGatewayOptions {
    * A token per client, by client name: every HTTP request must carry one of them as its Bearer
    * token, else 401. Clients are then told apart: each holds at most its share of the session
    * places (`httpSessions.maxSessionsPerClient`) and reaches only the sessions it opened. With
-   * `httpToken` as well, that token is one more client. Tokens must be distinct, 16+ characters.
+   * `httpToken` as well, that token is one more client. Tokens must be distinct, 16+ visible ASCII characters.
    */
   readonly httpClients?: Readonly<Record<string, string>>;
   readonly enableCallTool?: boolean;
@@ -82,6 +83,7 @@ export async function serveGateway(options: ServeGatewayOptions): Promise<Runnin
   const outputSchema = options.gateway?.outputSchema;
   if (outputSchema !== undefined) compileSchema(outputSchema, "The gateway's outputSchema");
   const clients = clientTokens(options);
+  checkHttpSessionLimits(options.httpSessions ?? {});
   const log = createGatewayLog(options.logFile);
   const stdio = options.httpPort === undefined;
   const listener = stdio ? undefined : await bindHttp(options.httpPort!, options.httpSessions ?? {});
@@ -185,10 +187,12 @@ function clientTokens(options: ServeGatewayOptions): ClientToken[] {
   if (options.httpToken !== undefined) clients.push({ name: "", header: Buffer.from(`Bearer ${options.httpToken}`) });
   const seen = new Set(options.httpToken === undefined ? [] : [options.httpToken]);
   for (const [name, token] of Object.entries(options.httpClients ?? {})) {
-    if (typeof token !== "string" || token.length < MIN_CLIENT_TOKEN_CHARS || /\s/.test(token))
+    // Visible ASCII only: Node reads header bytes as latin1, so a token with other characters
+    // (sent as UTF-8) could never match, and every request of that client would get 401.
+    if (typeof token !== "string" || token.length < MIN_CLIENT_TOKEN_CHARS || !/^[\x21-\x7e]+$/.test(token))
       throw new SwitchyardError(
         "CONFIG_INVALID",
-        `httpClients: the token of client ${JSON.stringify(name.slice(0, 40))} must be ${MIN_CLIENT_TOKEN_CHARS}+ characters without blanks.`,
+        `httpClients: the token of client ${JSON.stringify(name.slice(0, 40))} must be ${MIN_CLIENT_TOKEN_CHARS}+ characters without blanks, visible ASCII only.`,
       );
     if (seen.has(token))
       throw new SwitchyardError("CONFIG_INVALID", `httpClients: two clients share a token; give each its own.`);

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from "nod
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { createCommandCgroup } from "../../src/builtins/shell-cgroup.js";
+import { createCommandCgroup, removeStaleCommandCgroups } from "../../src/builtins/shell-cgroup.js";
 
 const isRoot = process.getuid?.() === 0;
 const HOST = fileURLToPath(new URL("./fixtures/run-shell-command.ts", import.meta.url));
@@ -21,7 +21,8 @@ function ownCgroupFolders(): string[] {
     for (const controller of ["pids", "memory"]) {
       if (controllers.split(",").includes(controller)) folders.push(join("/sys/fs/cgroup", controller, path));
     }
-    if (line.startsWith("0::")) folders.push(join("/sys/fs/cgroup", path));
+    // The v2 tree only where v1 gave none (its line comes last), as the module chooses.
+    if (line.startsWith("0::") && folders.length === 0) folders.push(join("/sys/fs/cgroup", path));
   }
   return folders.filter((folder) => existsSync(folder));
 }
@@ -34,6 +35,15 @@ function cgroupsOf(pid: number): string[] {
       .map((name) => join(folder, name)),
   );
 }
+
+/** This process's start time in clock ticks after boot (field 22 of /proc/self/stat). */
+function ownStartTime(): string {
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? "";
+}
+
+// Above any pid_max (2^22): no process ever has it.
+const DEAD_PID = 4_194_305;
 
 function startHost(script: string): { host: ChildProcess; exited: Promise<number | null> } {
   const host = spawn(process.execPath, ["--import", "tsx", HOST, script], { stdio: "ignore" });
@@ -87,4 +97,44 @@ describe.skipIf(!isRoot)("command cgroups of hosts that were killed", () => {
       for (const folder of planted) rmdirSync(folder);
     }
   });
+
+  it("removes a folder named with this process's pid and another start time (a host before it), never its own", async () => {
+    const folders = ownCgroupFolders();
+    const before = folders.map((folder) => join(folder, `switchyard-shell-${process.pid}-1-0badc0de-1`));
+    const own = folders.map((folder) => join(folder, `switchyard-shell-${process.pid}-${ownStartTime()}-0badc0de-1`));
+    // A pid no number can hold: no process owns it either.
+    const hostile = folders.map((folder) => join(folder, `switchyard-shell-${"9".repeat(200)}-1-0badc0de-1`));
+    for (const folder of [...before, ...own, ...hostile]) mkdirSync(folder);
+    try {
+      const removed = await removeStaleCommandCgroups();
+      for (const folder of [...before, ...hostile]) expect(existsSync(folder), folder).toBe(false);
+      expect(removed).toEqual(expect.arrayContaining([...before, ...hostile]));
+      for (const folder of own) expect(existsSync(folder), folder).toBe(true);
+    } finally {
+      for (const folder of [...before, ...own, ...hostile]) if (existsSync(folder)) rmdirSync(folder);
+    }
+  });
+
+  it("spends one round of retries on folders it cannot remove, however many there are", async () => {
+    // A cgroup made inside a stale one keeps it from being removed: each costs 40 tries 50 ms apart.
+    const stuck = ownCgroupFolders().flatMap((folder) =>
+      [1, 2, 3, 4].map((counter) => join(folder, `switchyard-shell-${DEAD_PID}-1-0badc0de-${counter}`)),
+    );
+    for (const folder of stuck) mkdirSync(join(folder, "inner"), { recursive: true });
+    try {
+      const startedAt = Date.now();
+      const removed = await removeStaleCommandCgroups();
+      // One after another they took 2 s each (8 s or more: four per hierarchy); at once, about 2 s in all.
+      expect(Date.now() - startedAt).toBeLessThan(6_000);
+      for (const folder of stuck) {
+        expect(existsSync(folder), folder).toBe(true);
+        expect(removed).not.toContain(folder);
+      }
+    } finally {
+      for (const folder of stuck) {
+        rmdirSync(join(folder, "inner"));
+        rmdirSync(folder);
+      }
+    }
+  }, 30_000);
 });

@@ -175,13 +175,52 @@ describe("serveGateway over streamable HTTP with a token per client", () => {
     ).toBe(true);
   });
 
+  it("answers 404 to a client that deletes or listens on another client's session, which stays open", async () => {
+    const log = readFileSync(join(folder, "serve.log"), "utf8");
+    const ids = [...log.matchAll(/http session (\S+) opened/g)].map((match) => match[1]!);
+    const toolsList = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" });
+    const alices = [];
+    for (const id of ids) if ((await post(TOKENS.alice, toolsList, id)).status === 200) alices.push(id);
+    expect(alices).toHaveLength(2);
+    for (const id of alices) {
+      for (const method of ["DELETE", "GET"]) {
+        const answer = await fetch(gateway.url!, {
+          method,
+          headers: { accept: "text/event-stream", authorization: `Bearer ${TOKENS.bob}`, "mcp-session-id": id },
+        });
+        expect(answer.status, `${method} ${id}`).toBe(404);
+        await answer.body?.cancel();
+      }
+      expect((await post(TOKENS.alice, toolsList, id)).status).toBe(200);
+    }
+  });
+
   it("answers 401 to another token and to none", async () => {
-    for (const token of ["alice-token-012345678", "wrong", ""])
+    // A prefix, the same length one character off, the token and more, and none at all.
+    const sameLength = `${TOKENS.alice.slice(0, -1)}x`;
+    for (const token of ["alice-token-012345678", sameLength, `${TOKENS.alice}x`, "wrong", ""])
       expect((await post(token, INITIALIZE_BODY)).status).toBe(401);
+  });
+
+  it("refuses to start with a session limit that would lift itself (NaN, a fraction, zero)", async () => {
+    // Every comparison with NaN is false: such a budget or share would hold nothing back.
+    for (const httpSessions of [
+      { maxBodyBytesInFlight: Number.NaN },
+      { maxSessionsPerClient: 0.5 },
+      { maxSessions: 0 },
+      { bodyTimeoutMs: Number.POSITIVE_INFINITY },
+    ])
+      await expect(serveSlowTools(folder, { httpSessions })).rejects.toThrow(
+        /httpSessions\.\w+ must be a positive integer/,
+      );
   });
 
   it("refuses to start with a short token or two clients sharing one", async () => {
     await expect(serveSlowTools(folder, { httpClients: { a: "short" } })).rejects.toThrow(/16\+ characters/);
+    // Sent as UTF-8, read by Node as latin1: it could never match.
+    await expect(serveSlowTools(folder, { httpClients: { a: "jälkeen-token-0123456789" } })).rejects.toThrow(
+      /visible ASCII only/,
+    );
     await expect(serveSlowTools(folder, { httpClients: { a: TOKENS.alice, b: TOKENS.alice } })).rejects.toThrow(
       /share a token/,
     );
