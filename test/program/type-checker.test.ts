@@ -211,7 +211,9 @@ describe("TypeChecker", () => {
     expect(started).toHaveLength(1);
     process.kill(started[0] ?? 0, "SIGKILL");
     await expect(warming).resolves.toBeUndefined();
-    expect(await checker.check("const a: string = 1;", DECLARATIONS)).toEqual([expect.objectContaining({ code: 2322 })]);
+    expect(await checker.check("const a: string = 1;", DECLARATIONS)).toEqual([
+      expect.objectContaining({ code: 2322 }),
+    ]);
     expect(checker.stats).toMatchObject({ checked: 1, retries: 0, workerStarts: 2 });
   });
 
