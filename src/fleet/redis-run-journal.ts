@@ -297,15 +297,9 @@ export class RedisRunJournal implements RunJournal {
     if (!Number.isSafeInteger(keepEntries) || keepEntries < 1)
       throw new JournalError("JOURNAL_INVALID", `A journal keeps at least its header, not ${keepEntries} entries.`);
     const { writer } = await this.open(id, undefined);
-    const token = (writer as RedisJournalWriter).token;
     try {
       const reply = await this.script("switchyardJournalTruncate")(
-        ...this.keysOf(id),
-        id,
-        token,
-        this.leaseMs,
-        this.keepUntil(),
-        (writer as RedisJournalWriter).bytes,
+        ...(writer as RedisJournalWriter).args(),
         keepEntries,
       );
       if (reply < 0) throw new JournalError("RUN_BUSY", `Run ${id} lost its lease while it was cut back.`);
@@ -344,14 +338,11 @@ class RedisJournalWriter implements JournalWriter {
   readonly #store: RedisRunJournal;
   readonly #id: string;
   /** The lease's token: what every script of this writer proves it holds. */
-  readonly token: string;
+  readonly #token: string;
   readonly #keys: [string, string, string, string, string];
+  /** The run's size once every command sent so far has run: what the lease's re-take checks. */
   #bytes: number;
   #open = true;
-  /** The run's size once every command sent so far has run: what the lease's re-take checks. */
-  get bytes(): number {
-    return this.#bytes;
-  }
   #refusal: JournalError | undefined;
   readonly #listeners: ((error: JournalError) => void)[] = [];
   #replies: Promise<void> = Promise.resolve();
@@ -360,7 +351,7 @@ class RedisJournalWriter implements JournalWriter {
   constructor(store: RedisRunJournal, id: string, token: string, bytes: number) {
     this.#store = store;
     this.#id = id;
-    this.token = token;
+    this.#token = token;
     this.#keys = store.keysOf(id);
     this.#bytes = bytes;
     this.#renewal = setInterval(() => this.#renew(false), Math.max(10, Math.floor(store.leaseMs / 3)));
@@ -374,21 +365,9 @@ class RedisJournalWriter implements JournalWriter {
     let added = 0;
     for (const line of lines) added += Buffer.byteLength(line) + 1;
     if (this.#bytes + added > this.#store.maxRunBytes) return false;
-    const before = this.#bytes;
-    this.#bytes += added;
     const store = this.#store;
-    this.#send(
-      store.script("switchyardJournalAppend")(
-        ...this.#keys,
-        this.#id,
-        this.token,
-        store.leaseMs,
-        store.keepUntil(),
-        before,
-        store.maxRunBytes,
-        ...lines,
-      ),
-    );
+    this.#send(store.script("switchyardJournalAppend")(...this.args(), store.maxRunBytes, ...lines));
+    this.#bytes += added;
     return true;
   }
 
@@ -396,23 +375,9 @@ class RedisJournalWriter implements JournalWriter {
     const bytes = Buffer.byteLength(envelope);
     if (!this.#open || this.#refusal !== undefined || bytes <= this.#store.maxInlineAnswerBytes) return undefined;
     if (this.#bytes + bytes > this.#store.maxRunBytes) throw new JournalError("JOURNAL_LIMIT", "full");
-    const before = this.#bytes;
-    this.#bytes += bytes;
-    const store = this.#store;
     const ref = `${index}`;
-    this.#send(
-      store.script("switchyardJournalSpill")(
-        ...this.#keys,
-        this.#id,
-        this.token,
-        store.leaseMs,
-        store.keepUntil(),
-        before,
-        store.maxRunBytes,
-        ref,
-        envelope,
-      ),
-    );
+    this.#send(this.#store.script("switchyardJournalSpill")(...this.args(), this.#store.maxRunBytes, ref, envelope));
+    this.#bytes += bytes;
     return ref;
   }
 
@@ -435,17 +400,8 @@ class RedisJournalWriter implements JournalWriter {
 
   /** Renews the lease (or releases it when `release`), refusing further appends if it was lost. */
   #renew(release: boolean): Promise<void> {
-    const store = this.#store;
-    const renewal = store
-      .script("switchyardJournalRenew")(
-        ...this.#keys,
-        this.#id,
-        this.token,
-        store.leaseMs,
-        store.keepUntil(),
-        this.#bytes,
-        release ? "1" : "0",
-      )
+    const renewal = this.#store
+      .script("switchyardJournalRenew")(...this.args(), release ? "1" : "0")
       .then(
         (reply) => {
           if (reply === LEASE_LOST && !release) this.#refuse(reply);
@@ -455,6 +411,15 @@ class RedisJournalWriter implements JournalWriter {
         },
       );
     return renewal;
+  }
+
+  /**
+   * What every writer script takes first: the run's keys, then ARGV id, token, leaseMs, keepUntil,
+   * and the run's size as the commands sent so far leave it.
+   */
+  args(): (string | number)[] {
+    const store = this.#store;
+    return [...this.#keys, this.#id, this.#token, store.leaseMs, store.keepUntil(), this.#bytes];
   }
 
   #send(command: Promise<number>): void {
