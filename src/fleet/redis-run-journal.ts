@@ -319,15 +319,19 @@ export class RedisRunJournal implements RunJournal {
   }
 
   /**
-   * Keeps the first `keepEntries` entries of run `id`'s journal (the header counts as one) and
-   * drops the rest, under the run's lease: what a retry must not replay (a transient failure's
-   * answer, the end of the failed run). Rejects like `open`. Not part of the RunJournal contract.
+   * Keeps the first `keepOf(journal)` entries of run `id`'s journal (the header counts as one) and
+   * drops the rest, deciding from the journal as read under the run's lease, so nothing is read
+   * twice and nothing appended between the read and the cut is lost: what a retry must not replay
+   * (a transient failure's answer, the end of the failed run). `keepOf` returns undefined to keep
+   * everything. Rejects like `open`. Not part of the RunJournal contract.
    */
-  async truncate(id: string, keepEntries: number): Promise<void> {
-    if (!Number.isSafeInteger(keepEntries) || keepEntries < 1)
-      throw new JournalError("JOURNAL_INVALID", `A journal keeps at least its header, not ${keepEntries} entries.`);
-    const { writer } = await this.open(id, undefined);
+  async truncate(id: string, keepOf: (journal: StoredJournal) => number | undefined): Promise<void> {
+    const { writer, journal } = await this.open(id, undefined);
     try {
+      const keepEntries = keepOf(journal);
+      if (keepEntries === undefined) return;
+      if (!Number.isSafeInteger(keepEntries) || keepEntries < 1)
+        throw new JournalError("JOURNAL_INVALID", `A journal keeps at least its header, not ${keepEntries} entries.`);
       const reply = await this.script("switchyardJournalTruncate")(
         ...(writer as RedisJournalWriter).args(),
         keepEntries,
