@@ -23,6 +23,7 @@ import { open, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { JournalError } from "./journal-error.js";
 import { decodeJournalText, encodeJournalLines } from "./journal-lines.js";
+import { DEFAULT_MAX_INLINE_ANSWER_BYTES, storeOption } from "./journal-store-options.js";
 import { checkRunId, isRunId } from "./run-id.js";
 import type {
   JournalEntry,
@@ -68,9 +69,13 @@ export class FileRunJournal implements RunJournal {
 
   constructor(options: FileRunJournalOptions) {
     this.folder = options.folder;
-    this.maxRunBytes = options.maxRunBytes ?? 256 * 1024 * 1024;
-    this.maxInlineAnswerBytes = options.maxInlineAnswerBytes ?? 64 * 1024;
-    this.syncIntervalMs = options.syncIntervalMs ?? 20;
+    this.maxRunBytes = storeOption("maxRunBytes", options.maxRunBytes, 256 * 1024 * 1024);
+    this.maxInlineAnswerBytes = storeOption(
+      "maxInlineAnswerBytes",
+      options.maxInlineAnswerBytes,
+      DEFAULT_MAX_INLINE_ANSWER_BYTES,
+    );
+    this.syncIntervalMs = storeOption("syncIntervalMs", options.syncIntervalMs, 20);
   }
 
   async read(id: string): Promise<StoredJournal | undefined> {

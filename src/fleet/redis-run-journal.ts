@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { JournalError } from "../durable/journal-error.js";
 import { decodeJournalText } from "../durable/journal-lines.js";
+import { DEFAULT_MAX_INLINE_ANSWER_BYTES, storeOption } from "../durable/journal-store-options.js";
 import { checkRunId } from "../durable/run-id.js";
 import { summarizeRuns } from "../durable/summarize-journal.js";
 import type {
@@ -199,10 +200,15 @@ export class RedisRunJournal implements RunJournal {
   constructor(client: Redis, options: RedisRunJournalOptions = {}) {
     this.client = client;
     this.prefix = options.prefix ?? "switchyard:runs";
-    this.maxRunBytes = options.maxRunBytes ?? 64 * 1024 * 1024;
-    this.maxInlineAnswerBytes = options.maxInlineAnswerBytes ?? 64 * 1024;
-    this.leaseMs = options.leaseMs ?? 30_000;
-    this.acquireWaitMs = options.acquireWaitMs ?? 0;
+    this.maxRunBytes = storeOption("maxRunBytes", options.maxRunBytes, 64 * 1024 * 1024);
+    this.maxInlineAnswerBytes = storeOption(
+      "maxInlineAnswerBytes",
+      options.maxInlineAnswerBytes,
+      DEFAULT_MAX_INLINE_ANSWER_BYTES,
+    );
+    // Redis refuses an expiry of 0 ms.
+    this.leaseMs = storeOption("leaseMs", options.leaseMs, 30_000, 1);
+    this.acquireWaitMs = storeOption("acquireWaitMs", options.acquireWaitMs, 0);
     for (const [name, lua] of Object.entries(SCRIPTS)) {
       if (!(name in client)) client.defineCommand(name, { numberOfKeys: 5, lua });
     }

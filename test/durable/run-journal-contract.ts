@@ -172,6 +172,18 @@ export function describeRunJournalContract(name: string, harness: JournalStoreHa
       expect(journal!.entries.length).toBeGreaterThan(0);
     });
 
+    it("refuses a size option that is not a whole number when made: a NaN cap would lift the cap", async () => {
+      for (const maxRunBytes of [Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY]) {
+        await expect(async () => harness.create({ maxRunBytes })).rejects.toMatchObject({
+          code: "OPTION_INVALID",
+          message: /maxRunBytes/,
+        });
+      }
+      await expect(async () => harness.create({ maxInlineAnswerBytes: Number.NaN })).rejects.toMatchObject({
+        code: "OPTION_INVALID",
+      });
+    });
+
     it("refuses a second writer of a running run with RUN_BUSY while the first finishes", async () => {
       const store = await harness.create();
       const { yard } = createYard(store);
