@@ -134,9 +134,11 @@ export class FileRunJournal implements RunJournal {
   }
 
   async readHeader(id: string): Promise<JournalHeader | undefined> {
+    // The id is checked outside the try: a hostile one is OPTION_INVALID, not an unreadable file.
+    const path = this.#journalPath(id);
     let file: Awaited<ReturnType<typeof open>>;
     try {
-      file = await open(this.#journalPath(id), OPEN_READ);
+      file = await open(path, OPEN_READ);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} cannot be read: ${String(error)}`);

@@ -82,6 +82,20 @@ export function describeRunJournalContract(name: string, harness: JournalStoreHa
       expect((await again.yard.run(THREE, { durable: { id: "damaged" } })).error?.code).toBe("JOURNAL_INVALID");
     });
 
+    it("refuses a hostile run id in every method with OPTION_INVALID, writing nothing: no path or key built from it", async () => {
+      const store = await harness.create();
+      const hostile = ["../escape", "a/b", "a:b", "runs*", "{tag}", "a\nb", "..", "", "x".repeat(200)];
+      for (const id of hostile) {
+        const refused = { code: "OPTION_INVALID" };
+        await expect(async () => store.read(id)).rejects.toMatchObject(refused);
+        await expect(async () => store.readHeader(id)).rejects.toMatchObject(refused);
+        await expect(async () => store.readSpilled(id, "1")).rejects.toMatchObject(refused);
+        await expect(async () => store.open(id, undefined)).rejects.toMatchObject(refused);
+        await expect(async () => store.appendOutside(id, [])).rejects.toMatchObject(refused);
+      }
+      expect(await harness.isEmpty(store)).toBe(true);
+    });
+
     it("reads a run's header alone, undefined for a run it does not hold, and refuses a damaged one", async () => {
       const store = await harness.create();
       await createYard(store).yard.run(THREE, { durable: { id: "headed" }, input: { n: 1 } });
