@@ -36,8 +36,6 @@ import type {
 } from "./run-journal.js";
 import { summarizeRuns } from "./summarize-journal.js";
 
-export { summarizeJournal } from "./summarize-journal.js";
-
 /** Options of the file store; every size in bytes, every time in ms. */
 export interface FileRunJournalOptions {
   /** The folder that holds the journals; created 0700 on first use. */
