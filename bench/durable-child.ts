@@ -10,6 +10,7 @@ import { createInterface } from "node:readline";
 import { FileRunJournal } from "../src/durable/file-run-journal.js";
 import { defineTool } from "../src/registry/define-tool.js";
 import { Switchyard } from "../src/switchyard.js";
+import { pageOf, SWEEP } from "./durable-sweep.js";
 
 const [folder, log, runId, mode] = process.argv.slice(2) as [string, string, string, string | undefined];
 const page = defineTool({
@@ -19,7 +20,7 @@ const page = defineTool({
   execute: async (input: { cursor: number }, context) => {
     appendFileSync(log, `${Date.now()} ${context.idempotencyKey}\n`);
     await new Promise((resolve) => setImmediate(resolve));
-    return { item: input.cursor * 2, next: input.cursor + 1 < 2_000 ? input.cursor + 1 : null };
+    return pageOf(input.cursor);
   },
 });
 const yard = new Switchyard({ tools: [page], typeCheck: "off", runJournal: new FileRunJournal({ folder }) });
@@ -33,9 +34,6 @@ if (mode === "--standby") {
   // When the process is ready to run: the bench tells the process start apart from the replay.
   writeFileSync(`${log}.ready`, `${Date.now()}`);
 }
-const result = await yard.run(
-  "let cursor = 0; let sum = 0; while (cursor !== null) { const p = await tools.api.page({ cursor }); sum += p.item; cursor = p.next; } return sum;",
-  { durable: { id: runId }, limits: { maxToolCalls: 5_000, wallTimeMs: 120_000 } },
-);
+const result = await yard.run(SWEEP, { durable: { id: runId }, limits: { maxToolCalls: 5_000, wallTimeMs: 120_000 } });
 if (!result.ok) process.stderr.write(`durable-child ${runId}: ${result.error?.code}: ${result.error?.message}\n`);
 await yard.close();

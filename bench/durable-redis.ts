@@ -12,16 +12,12 @@ import { FileRunJournal } from "../src/durable/file-run-journal.js";
 import type { RunJournal } from "../src/durable/run-journal.js";
 import { connectRedis } from "../src/fleet/redis-connection.js";
 import { RedisRunJournal } from "../src/fleet/redis-run-journal.js";
-import { defineTool } from "../src/registry/define-tool.js";
 import { Switchyard } from "../src/switchyard.js";
+import { pageTool, SWEEP, SWEEP_CALLS as CALLS } from "./durable-sweep.js";
 import { median } from "./stats.js";
 
-const CALLS = 2_000;
 const ROUNDS = 5;
 const LIMITS = { maxToolCalls: 10_000, wallTimeMs: 120_000, cpuTimeMs: 60_000 };
-const SWEEP = `let cursor = 0; let sum = 0;
-while (cursor !== null) { const page = await tools.api.page({ cursor }); sum += page.item; cursor = page.next; }
-return sum;`;
 
 const port = await new Promise<number>((resolve) => {
   const server = createServer().listen(0, "127.0.0.1", () => {
@@ -36,16 +32,7 @@ const folder = mkdtempSync(join(tmpdir(), "bench-durable-redis-"));
 try {
   await new Promise((resolve) => setTimeout(resolve, 300));
   const client = await connectRedis(`redis://127.0.0.1:${port}`);
-  const page = defineTool({
-    name: "api.page",
-    description: "One page of a listing.",
-    inputSchema: { type: "object", properties: { cursor: { type: "number" } }, required: ["cursor"] },
-    execute: (input: { cursor: number }) => ({
-      item: input.cursor * 2,
-      next: input.cursor + 1 < CALLS ? input.cursor + 1 : null,
-    }),
-  });
-  const yard = new Switchyard({ tools: [page], typeCheck: "off" });
+  const yard = new Switchyard({ tools: [pageTool()], typeCheck: "off" });
   const stores: Record<"file" | "redis", RunJournal> = {
     file: new FileRunJournal({ folder }),
     redis: new RedisRunJournal(client, { prefix: "bench" }),

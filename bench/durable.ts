@@ -12,17 +12,13 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { FileRunJournal } from "../src/durable/file-run-journal.js";
-import { defineTool } from "../src/registry/define-tool.js";
 import { Switchyard } from "../src/switchyard.js";
+import { pageTool, SWEEP, SWEEP_CALLS as CALLS } from "./durable-sweep.js";
 import { median } from "./stats.js";
 
-const CALLS = 2_000;
 const ROUNDS = 7;
 const KILL_AT = 1_000;
 const LIMITS = { maxToolCalls: 10_000, wallTimeMs: 120_000, cpuTimeMs: 60_000 };
-const SWEEP = `let cursor = 0; let sum = 0;
-while (cursor !== null) { const page = await tools.api.page({ cursor }); sum += page.item; cursor = page.next; }
-return sum;`;
 const FAN_OUT = `const pages = await Promise.all(Array.from({ length: ${CALLS} }, (_, cursor) => tools.api.page({ cursor })));
 return pages.reduce((sum, page) => sum + page.item, 0);`;
 const EMPTY = "let sum = 0; return sum;";
@@ -30,16 +26,7 @@ const EMPTY = "let sum = 0; return sum;";
 export async function measureDurable(): Promise<string> {
   const folder = mkdtempSync(join(tmpdir(), "bench-durable-"));
   try {
-    const page = defineTool({
-      name: "api.page",
-      description: "One page of a listing.",
-      inputSchema: { type: "object", properties: { cursor: { type: "number" } }, required: ["cursor"] },
-      execute: (input: { cursor: number }) => ({
-        item: input.cursor * 2,
-        next: input.cursor + 1 < CALLS ? input.cursor + 1 : null,
-      }),
-    });
-    const yard = new Switchyard({ tools: [page], typeCheck: "off", runJournal: new FileRunJournal({ folder }) });
+    const yard = new Switchyard({ tools: [pageTool()], typeCheck: "off", runJournal: new FileRunJournal({ folder }) });
     let ids = 0;
     // Process CPU (every thread: the host's and the isolate's) per call, beside the wall time: on a
     // loaded machine the wall time of a run that never yields its core grows with the load.

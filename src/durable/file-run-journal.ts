@@ -23,6 +23,7 @@ import { open, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { JournalError } from "./journal-error.js";
 import { decodeJournalText, encodeJournalLines } from "./journal-lines.js";
+import { DEFAULT_MAX_INLINE_ANSWER_BYTES, storeOption } from "./journal-store-options.js";
 import { checkRunId, isRunId } from "./run-id.js";
 import type {
   JournalEntry,
@@ -34,8 +35,6 @@ import type {
   StoredJournal,
 } from "./run-journal.js";
 import { summarizeRuns } from "./summarize-journal.js";
-
-export { summarizeJournal } from "./summarize-journal.js";
 
 /** Options of the file store; every size in bytes, every time in ms. */
 export interface FileRunJournalOptions {
@@ -68,9 +67,13 @@ export class FileRunJournal implements RunJournal {
 
   constructor(options: FileRunJournalOptions) {
     this.folder = options.folder;
-    this.maxRunBytes = options.maxRunBytes ?? 256 * 1024 * 1024;
-    this.maxInlineAnswerBytes = options.maxInlineAnswerBytes ?? 64 * 1024;
-    this.syncIntervalMs = options.syncIntervalMs ?? 20;
+    this.maxRunBytes = storeOption("maxRunBytes", options.maxRunBytes, 256 * 1024 * 1024);
+    this.maxInlineAnswerBytes = storeOption(
+      "maxInlineAnswerBytes",
+      options.maxInlineAnswerBytes,
+      DEFAULT_MAX_INLINE_ANSWER_BYTES,
+    );
+    this.syncIntervalMs = storeOption("syncIntervalMs", options.syncIntervalMs, 20);
   }
 
   async read(id: string): Promise<StoredJournal | undefined> {
@@ -129,9 +132,11 @@ export class FileRunJournal implements RunJournal {
   }
 
   async readHeader(id: string): Promise<JournalHeader | undefined> {
+    // The id is checked outside the try: a hostile one is OPTION_INVALID, not an unreadable file.
+    const path = this.#journalPath(id);
     let file: Awaited<ReturnType<typeof open>>;
     try {
-      file = await open(this.#journalPath(id), OPEN_READ);
+      file = await open(path, OPEN_READ);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} cannot be read: ${String(error)}`);

@@ -319,9 +319,7 @@ class JobRunner {
   /** Cuts a failed run's journal back so its retry makes the failed call again (see retryCutOf). */
   async #cutForRetry(runId: string): Promise<void> {
     try {
-      const journal = await this.journal!.read(runId);
-      const keep = journal === undefined ? undefined : retryCutOf(journal, this.#transientCodes);
-      if (keep !== undefined) await this.journal!.truncate(runId, keep);
+      await this.journal!.truncate(runId, (journal) => retryCutOf(journal, this.#transientCodes));
     } catch (error) {
       // The retry then replays the failure, and fails the same way: reported, never hidden.
       this.options.log?.(`could not cut back the journal of run ${runId} for its retry: ${messageOf(error)}`);

@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { JournalError } from "../durable/journal-error.js";
 import { decodeJournalText } from "../durable/journal-lines.js";
+import { DEFAULT_MAX_INLINE_ANSWER_BYTES, storeOption } from "../durable/journal-store-options.js";
 import { checkRunId } from "../durable/run-id.js";
 import { summarizeRuns } from "../durable/summarize-journal.js";
 import type {
@@ -68,20 +69,51 @@ local function holdsLease()
   return true
 end`;
 
-// KEYS journal answers bytes lease index; ARGV id token leaseMs keepUntil header expiresAt
+// The run's list and its counter, in one reply: {bytes, lines}, or {code} when there is no list
+// (-3), a key of another type (-5), no counter (-4), or a counter or list over the cap (-2). A
+// list written around this store (its counter lying) is measured here, chunk by chunk, and never
+// sent to a reader past the cap.
+const READER = `
+local function readJournal(cap)
+  local kind = redis.call('TYPE', KEYS[1]).ok
+  if kind == 'none' then return {-3} end
+  if kind ~= 'list' then return {-5} end
+  local bytes = tonumber(redis.call('GET', KEYS[3]) or '-1')
+  if bytes == nil or bytes < 0 then return {-4} end
+  if bytes > cap then return {-2, bytes} end
+  local lines, listed, at = {}, 0, 0
+  repeat
+    local chunk = redis.call('LRANGE', KEYS[1], at, at + 999)
+    for _, line in ipairs(chunk) do
+      listed = listed + #line + 1
+      lines[#lines + 1] = line
+    end
+    if listed > cap then return {-2, listed} end
+    at = at + 1000
+  until #chunk < 1000
+  return {bytes, lines}
+end`;
+
+// KEYS as OPEN; ARGV maxRunBytes
+const READ = `${READER}
+return readJournal(tonumber(ARGV[1]))`;
+
+// KEYS journal answers bytes lease index; ARGV id token leaseMs keepUntil header expiresAt maxRunBytes.
+// Replies like READ, or {-1} when another writer holds the run; the lease is taken only on success.
 const OPEN = `${WRITER}
-if not redis.call('SET', KEYS[4], ARGV[2], 'NX', 'PX', ARGV[3]) then return -1 end
-if redis.call('LLEN', KEYS[1]) == 0 then
-  if ARGV[5] == '' then redis.call('DEL', KEYS[4]) return -3 end
+${READER}
+if not redis.call('SET', KEYS[4], ARGV[2], 'NX', 'PX', ARGV[3]) then return {-1} end
+if redis.call('TYPE', KEYS[1]).ok == 'none' then
+  if ARGV[5] == '' then redis.call('DEL', KEYS[4]) return {-3} end
   redis.call('DEL', KEYS[2])
   redis.call('RPUSH', KEYS[1], ARGV[5])
   redis.call('SET', KEYS[3], #ARGV[5] + 1)
   redis.call('ZADD', KEYS[5], ARGV[6], ARGV[1])
 end
-local bytes = tonumber(redis.call('GET', KEYS[3]) or '-1')
-if bytes == nil or bytes < 0 then redis.call('DEL', KEYS[4]) return -4 end
+local journal = readJournal(tonumber(ARGV[7]))
+if journal[1] < 0 then redis.call('DEL', KEYS[4]) return journal end
 expireData(ARGV[4])
-return bytes`;
+return journal`;
 
 // Writer ARGV, then maxRunBytes, line...
 const APPEND = `${WRITER}
@@ -137,6 +169,7 @@ return bytes`;
 const SCRIPTS = {
   switchyardJournalTruncate: TRUNCATE,
   switchyardJournalOpen: OPEN,
+  switchyardJournalRead: READ,
   switchyardJournalAppend: APPEND,
   switchyardJournalSpill: SPILL,
   switchyardJournalRenew: RENEW,
@@ -144,11 +177,14 @@ const SCRIPTS = {
 } as const;
 type ScriptName = keyof typeof SCRIPTS;
 type ScriptCall = (...args: (string | number)[]) => Promise<number>;
+/** A READ or OPEN reply: `[bytes, lines]`, or `[code]` / `[code, bytes]` when negative. */
+type JournalReply = [number, (string[] | number)?];
 
 const LEASE_LOST = -1;
 const OVER_CAP = -2;
 const NO_JOURNAL = -3;
 const NO_COUNTER = -4;
+const NOT_A_LIST = -5;
 const ACQUIRE_POLL_MS = 100;
 
 /** Journals in Redis; see the module comment. Shares the caller's ioredis connection. */
@@ -164,20 +200,24 @@ export class RedisRunJournal implements RunJournal {
   constructor(client: Redis, options: RedisRunJournalOptions = {}) {
     this.client = client;
     this.prefix = options.prefix ?? "switchyard:runs";
-    this.maxRunBytes = options.maxRunBytes ?? 64 * 1024 * 1024;
-    this.maxInlineAnswerBytes = options.maxInlineAnswerBytes ?? 64 * 1024;
-    this.leaseMs = options.leaseMs ?? 30_000;
-    this.acquireWaitMs = options.acquireWaitMs ?? 0;
+    this.maxRunBytes = storeOption("maxRunBytes", options.maxRunBytes, 64 * 1024 * 1024);
+    this.maxInlineAnswerBytes = storeOption(
+      "maxInlineAnswerBytes",
+      options.maxInlineAnswerBytes,
+      DEFAULT_MAX_INLINE_ANSWER_BYTES,
+    );
+    // Redis refuses an expiry of 0 ms.
+    this.leaseMs = storeOption("leaseMs", options.leaseMs, 30_000, 1);
+    this.acquireWaitMs = storeOption("acquireWaitMs", options.acquireWaitMs, 0);
     for (const [name, lua] of Object.entries(SCRIPTS)) {
       if (!(name in client)) client.defineCommand(name, { numberOfKeys: 5, lua });
     }
   }
 
   async read(id: string): Promise<StoredJournal | undefined> {
-    const keys = this.keysOf(id);
-    const counted = await this.client.get(keys[2]);
-    if ((await this.client.llen(keys[0])) === 0) return undefined;
-    return this.#decode(id, Number(counted ?? Number.NaN), await this.client.lrange(keys[0], 0, -1));
+    const reply = await this.#journalScript("switchyardJournalRead", ...this.keysOf(id), this.maxRunBytes);
+    if (reply[0] === NO_JOURNAL) return undefined;
+    return this.#decode(id, ...journalOf(id, reply, this.maxRunBytes));
   }
 
   async readHeader(id: string): Promise<JournalHeader | undefined> {
@@ -188,13 +228,6 @@ export class RedisRunJournal implements RunJournal {
 
   /** A journal from its list's elements and its counter. Throws `JOURNAL_INVALID`. */
   #decode(id: string, counted: number, lines: readonly string[]): StoredJournal {
-    if (Number.isNaN(counted))
-      throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} has lost its size counter.`);
-    if (counted > this.maxRunBytes)
-      throw new JournalError(
-        "JOURNAL_INVALID",
-        `The journal of run ${id} is ${counted} bytes, over ${this.maxRunBytes}.`,
-      );
     // Redis appends whole elements, so nothing is torn: every element, the last too, must be
     // one complete entry. A newline inside one would shift the line numbers of the rest.
     let text = "";
@@ -231,7 +264,10 @@ export class RedisRunJournal implements RunJournal {
     const headerLine = header === undefined ? "" : JSON.stringify(header);
     const giveUpAt = Date.now() + this.acquireWaitMs;
     for (;;) {
-      const bytes = await this.script("switchyardJournalOpen")(
+      // The lease and the one read of the journal in one script: nobody appends between this read
+      // and the replay.
+      const reply = await this.#journalScript(
+        "switchyardJournalOpen",
         ...keys,
         id,
         token,
@@ -239,15 +275,15 @@ export class RedisRunJournal implements RunJournal {
         this.keepUntil(),
         headerLine,
         header?.expiresAt ?? 0,
+        this.maxRunBytes,
       );
-      if (bytes === NO_JOURNAL) throw new JournalError("JOURNAL_INVALID", `Run ${id} has no journal.`);
-      if (bytes === NO_COUNTER)
-        throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} has lost its size counter.`);
-      if (bytes >= 0) {
-        // Read once, under the lease: nobody appends between this read and the replay.
+      if (reply[0] === NO_JOURNAL) throw new JournalError("JOURNAL_INVALID", `Run ${id} has no journal.`);
+      if (reply[0] !== LEASE_LOST) {
+        // A refused journal left no lease behind; one read whole is this writer's now.
+        const [bytes, lines] = journalOf(id, reply, this.maxRunBytes);
         const writer = new RedisJournalWriter(this, id, token, bytes);
         try {
-          return { writer, journal: this.#decode(id, bytes, await this.client.lrange(keys[0], 0, -1)) };
+          return { writer, journal: this.#decode(id, bytes, lines) };
         } catch (error) {
           await writer.close();
           throw error;
@@ -289,23 +325,21 @@ export class RedisRunJournal implements RunJournal {
   }
 
   /**
-   * Keeps the first `keepEntries` entries of run `id`'s journal (the header counts as one) and
-   * drops the rest, under the run's lease: what a retry must not replay (a transient failure's
-   * answer, the end of the failed run). Rejects like `open`. Not part of the RunJournal contract.
+   * Keeps the first `keepOf(journal)` entries of run `id`'s journal (the header counts as one) and
+   * drops the rest, deciding from the journal as read under the run's lease, so nothing is read
+   * twice and nothing appended between the read and the cut is lost: what a retry must not replay
+   * (a transient failure's answer, the end of the failed run). `keepOf` returns undefined to keep
+   * everything. Rejects like `open`. Not part of the RunJournal contract.
    */
-  async truncate(id: string, keepEntries: number): Promise<void> {
-    if (!Number.isSafeInteger(keepEntries) || keepEntries < 1)
-      throw new JournalError("JOURNAL_INVALID", `A journal keeps at least its header, not ${keepEntries} entries.`);
-    const { writer } = await this.open(id, undefined);
-    const token = (writer as RedisJournalWriter).token;
+  async truncate(id: string, keepOf: (journal: StoredJournal) => number | undefined): Promise<void> {
+    const { writer, journal } = await this.open(id, undefined);
     try {
+      const keepEntries = keepOf(journal);
+      if (keepEntries === undefined) return;
+      if (!Number.isSafeInteger(keepEntries) || keepEntries < 1)
+        throw new JournalError("JOURNAL_INVALID", `A journal keeps at least its header, not ${keepEntries} entries.`);
       const reply = await this.script("switchyardJournalTruncate")(
-        ...this.keysOf(id),
-        id,
-        token,
-        this.leaseMs,
-        this.keepUntil(),
-        (writer as RedisJournalWriter).bytes,
+        ...(writer as RedisJournalWriter).args(),
         keepEntries,
       );
       if (reply < 0) throw new JournalError("RUN_BUSY", `Run ${id} lost its lease while it was cut back.`);
@@ -325,6 +359,14 @@ export class RedisRunJournal implements RunJournal {
     return Date.now() + 2 * this.leaseMs;
   }
 
+  /** Runs READ or OPEN (see JournalReply). */
+  #journalScript(name: "switchyardJournalRead" | "switchyardJournalOpen", ...args: (string | number)[]) {
+    const call = (
+      this.client as unknown as Record<ScriptName, (...args: (string | number)[]) => Promise<JournalReply>>
+    )[name];
+    return call.apply(this.client, args);
+  }
+
   /** One of the store's scripts, bound to its connection. */
   script(name: ScriptName): ScriptCall {
     const call = (this.client as unknown as Record<ScriptName, ScriptCall>)[name];
@@ -336,6 +378,17 @@ export class RedisRunJournal implements RunJournal {
   }
 }
 
+/** The counter and the elements of a READ or OPEN reply that holds a journal. Throws `JOURNAL_INVALID`. */
+function journalOf(id: string, [bytes, lines]: JournalReply, maxRunBytes: number): [number, string[]] {
+  if (bytes === NO_COUNTER)
+    throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} has lost its size counter.`);
+  if (bytes === NOT_A_LIST)
+    throw new JournalError("JOURNAL_INVALID", `The journal key of run ${id} holds something other than a list.`);
+  if (bytes < 0 || !Array.isArray(lines))
+    throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} is ${lines} bytes, over ${maxRunBytes}.`);
+  return [bytes, lines];
+}
+
 /**
  * Appends to one run's list under its lease. Commands go out on one connection in order, so the
  * journal holds entries in the order `append` accepted them; `flush` waits for their replies.
@@ -344,14 +397,11 @@ class RedisJournalWriter implements JournalWriter {
   readonly #store: RedisRunJournal;
   readonly #id: string;
   /** The lease's token: what every script of this writer proves it holds. */
-  readonly token: string;
+  readonly #token: string;
   readonly #keys: [string, string, string, string, string];
+  /** The run's size once every command sent so far has run: what the lease's re-take checks. */
   #bytes: number;
   #open = true;
-  /** The run's size once every command sent so far has run: what the lease's re-take checks. */
-  get bytes(): number {
-    return this.#bytes;
-  }
   #refusal: JournalError | undefined;
   readonly #listeners: ((error: JournalError) => void)[] = [];
   #replies: Promise<void> = Promise.resolve();
@@ -360,7 +410,7 @@ class RedisJournalWriter implements JournalWriter {
   constructor(store: RedisRunJournal, id: string, token: string, bytes: number) {
     this.#store = store;
     this.#id = id;
-    this.token = token;
+    this.#token = token;
     this.#keys = store.keysOf(id);
     this.#bytes = bytes;
     this.#renewal = setInterval(() => this.#renew(false), Math.max(10, Math.floor(store.leaseMs / 3)));
@@ -374,21 +424,9 @@ class RedisJournalWriter implements JournalWriter {
     let added = 0;
     for (const line of lines) added += Buffer.byteLength(line) + 1;
     if (this.#bytes + added > this.#store.maxRunBytes) return false;
-    const before = this.#bytes;
-    this.#bytes += added;
     const store = this.#store;
-    this.#send(
-      store.script("switchyardJournalAppend")(
-        ...this.#keys,
-        this.#id,
-        this.token,
-        store.leaseMs,
-        store.keepUntil(),
-        before,
-        store.maxRunBytes,
-        ...lines,
-      ),
-    );
+    this.#send(store.script("switchyardJournalAppend")(...this.args(), store.maxRunBytes, ...lines));
+    this.#bytes += added;
     return true;
   }
 
@@ -396,23 +434,9 @@ class RedisJournalWriter implements JournalWriter {
     const bytes = Buffer.byteLength(envelope);
     if (!this.#open || this.#refusal !== undefined || bytes <= this.#store.maxInlineAnswerBytes) return undefined;
     if (this.#bytes + bytes > this.#store.maxRunBytes) throw new JournalError("JOURNAL_LIMIT", "full");
-    const before = this.#bytes;
-    this.#bytes += bytes;
-    const store = this.#store;
     const ref = `${index}`;
-    this.#send(
-      store.script("switchyardJournalSpill")(
-        ...this.#keys,
-        this.#id,
-        this.token,
-        store.leaseMs,
-        store.keepUntil(),
-        before,
-        store.maxRunBytes,
-        ref,
-        envelope,
-      ),
-    );
+    this.#send(this.#store.script("switchyardJournalSpill")(...this.args(), this.#store.maxRunBytes, ref, envelope));
+    this.#bytes += bytes;
     return ref;
   }
 
@@ -435,17 +459,8 @@ class RedisJournalWriter implements JournalWriter {
 
   /** Renews the lease (or releases it when `release`), refusing further appends if it was lost. */
   #renew(release: boolean): Promise<void> {
-    const store = this.#store;
-    const renewal = store
-      .script("switchyardJournalRenew")(
-        ...this.#keys,
-        this.#id,
-        this.token,
-        store.leaseMs,
-        store.keepUntil(),
-        this.#bytes,
-        release ? "1" : "0",
-      )
+    const renewal = this.#store
+      .script("switchyardJournalRenew")(...this.args(), release ? "1" : "0")
       .then(
         (reply) => {
           if (reply === LEASE_LOST && !release) this.#refuse(reply);
@@ -455,6 +470,15 @@ class RedisJournalWriter implements JournalWriter {
         },
       );
     return renewal;
+  }
+
+  /**
+   * What every writer script takes first: the run's keys, then ARGV id, token, leaseMs, keepUntil,
+   * and the run's size as the commands sent so far leave it.
+   */
+  args(): (string | number)[] {
+    const store = this.#store;
+    return [...this.#keys, this.#id, this.#token, store.leaseMs, store.keepUntil(), this.#bytes];
   }
 
   #send(command: Promise<number>): void {

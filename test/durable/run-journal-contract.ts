@@ -82,6 +82,20 @@ export function describeRunJournalContract(name: string, harness: JournalStoreHa
       expect((await again.yard.run(THREE, { durable: { id: "damaged" } })).error?.code).toBe("JOURNAL_INVALID");
     });
 
+    it("refuses a hostile run id in every method with OPTION_INVALID, writing nothing: no path or key built from it", async () => {
+      const store = await harness.create();
+      const hostile = ["../escape", "a/b", "a:b", "runs*", "{tag}", "a\nb", "..", "", "x".repeat(200)];
+      for (const id of hostile) {
+        const refused = { code: "OPTION_INVALID" };
+        await expect(async () => store.read(id)).rejects.toMatchObject(refused);
+        await expect(async () => store.readHeader(id)).rejects.toMatchObject(refused);
+        await expect(async () => store.readSpilled(id, "1")).rejects.toMatchObject(refused);
+        await expect(async () => store.open(id, undefined)).rejects.toMatchObject(refused);
+        await expect(async () => store.appendOutside(id, [])).rejects.toMatchObject(refused);
+      }
+      expect(await harness.isEmpty(store)).toBe(true);
+    });
+
     it("reads a run's header alone, undefined for a run it does not hold, and refuses a damaged one", async () => {
       const store = await harness.create();
       await createYard(store).yard.run(THREE, { durable: { id: "headed" }, input: { n: 1 } });
@@ -170,6 +184,18 @@ export function describeRunJournalContract(name: string, harness: JournalStoreHa
       const journal = await store.read("capped");
       expect(journal!.bytes).toBeLessThanOrEqual(40_000);
       expect(journal!.entries.length).toBeGreaterThan(0);
+    });
+
+    it("refuses a size option that is not a whole number when made: a NaN cap would lift the cap", async () => {
+      for (const maxRunBytes of [Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY]) {
+        await expect(async () => harness.create({ maxRunBytes })).rejects.toMatchObject({
+          code: "OPTION_INVALID",
+          message: /maxRunBytes/,
+        });
+      }
+      await expect(async () => harness.create({ maxInlineAnswerBytes: Number.NaN })).rejects.toMatchObject({
+        code: "OPTION_INVALID",
+      });
     });
 
     it("refuses a second writer of a running run with RUN_BUSY while the first finishes", async () => {

@@ -5,7 +5,7 @@
 // more with the same idempotency key, and the batch's results equal those of a run without a kill.
 // BullMQ's lock and stalled check are set to 1 s so the recovery takes seconds, not minutes.
 
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,8 +16,8 @@ import { submitBatch } from "../../src/fleet/submit-batch.js";
 import { watchBatch } from "../../src/fleet/watch-batch.js";
 import { tempFolder } from "../helpers/mcp-servers.js";
 import { startRedis, stopProcess, type TestRedis } from "../helpers/redis-server.js";
+import { startWorkerCli, type WorkerCli } from "../helpers/worker-cli.js";
 
-const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
 const TOOLS = fileURLToPath(new URL("./fixtures/tick-tools.ts", import.meta.url));
 const JOBS = 4;
 const CALLS = 8;
@@ -51,35 +51,9 @@ afterAll(async () => {
 });
 
 /** Starts `switchyard worker` on queue `queue` and resolves with its pid once it takes jobs. */
-function startWorker(config: string, tickFile: string, queue: string): Promise<{ pid: number; name: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      "worker",
-      "--config",
-      config,
-      "--redis",
-      redis.url,
-      "--queue",
-      queue,
-      "--concurrency",
-      "2",
-      "--lock-ms",
-      "1000",
-    ],
-    { env: { ...process.env, TICK_FILE: tickFile }, stdio: ["ignore", "ignore", "pipe"] },
-  );
-  workers.push(child);
-  let log = "";
-  return new Promise((resolve, reject) => {
-    child.stderr?.on("data", (chunk: Buffer) => {
-      log += chunk.toString();
-      const started = /switchyard worker: (\S+:(\d+):\w+) taking jobs/.exec(log);
-      if (started !== null) resolve({ name: started[1]!, pid: Number(started[2]) });
-    });
-    child.once("exit", (code) => reject(new Error(`the worker exited with ${code} before taking jobs:\n${log}`)));
-  });
+function startWorker(config: string, tickFile: string, queue: string): Promise<WorkerCli> {
+  const options = { config, redisUrl: redis.url, queue, concurrency: 2, lockMs: 1_000, env: { TICK_FILE: tickFile } };
+  return startWorkerCli(options, workers);
 }
 
 function readTicks(file: string): Tick[] {

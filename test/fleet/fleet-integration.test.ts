@@ -3,7 +3,7 @@
 // middle. Every input ends with exactly one result, and a limit of 20 calls/s shared by both
 // workers holds within 10%, measured from the tool's own timestamps.
 
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +16,7 @@ import { type BatchProgress, watchBatch } from "../../src/fleet/watch-batch.js";
 import { busiestWindow } from "../helpers/busiest-window.js";
 import { isAlive, tempFolder } from "../helpers/mcp-servers.js";
 import { startRedis, stopProcess, type TestRedis } from "../helpers/redis-server.js";
+import { startWorkerCli, type WorkerCli } from "../helpers/worker-cli.js";
 import { sandboxWorkerPids } from "../helpers/worker-processes.js";
 
 const run = promisify(execFile);
@@ -41,36 +42,10 @@ function startWorker(
   config: string,
   stampFile: string,
   options: { queue?: string; extraArgs?: readonly string[] } = {},
-): Promise<{ child: ChildProcess; pid: number; log: () => string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      "worker",
-      "--config",
-      config,
-      "--redis",
-      redis.url,
-      "--queue",
-      options.queue ?? "it",
-      "--concurrency",
-      "4",
-      "--lock-ms",
-      "2000",
-      ...(options.extraArgs ?? []),
-    ],
-    { env: { ...process.env, STAMP_FILE: stampFile }, stdio: ["ignore", "ignore", "pipe"] },
-  );
-  workers.push(child);
-  let log = "";
-  return new Promise((resolve, reject) => {
-    child.stderr?.on("data", (chunk: Buffer) => {
-      log += chunk.toString();
-      const started = /switchyard worker: \S+:(\d+):\w+ taking jobs/.exec(log);
-      if (started !== null) resolve({ child, pid: Number(started[1]), log: () => log });
-    });
-    child.once("exit", (code) => reject(new Error(`the worker exited with ${code} before taking jobs:\n${log}`)));
-  });
+): Promise<WorkerCli> {
+  const { queue = "it", extraArgs } = options;
+  const cli = { config, redisUrl: redis.url, queue, concurrency: 4, lockMs: 2_000, env: { STAMP_FILE: stampFile } };
+  return startWorkerCli({ ...cli, extraArgs }, workers);
 }
 
 describe("a fleet of two worker processes", () => {

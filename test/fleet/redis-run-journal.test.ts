@@ -98,6 +98,32 @@ describe("the Redis journal store", () => {
     expect(result.error?.code).toBe("JOURNAL_INVALID");
   });
 
+  it("refuses a list planted around the store, its counter lying about its size, without sending it to the reader", async () => {
+    const store = createStore({ maxRunBytes: 100_000 });
+    await createYard(store).yard.run(THREE, { durable: { id: "planted" } });
+    const [journal, , bytes] = store.keysOf("planted");
+    const entries = await redis.client.lrange(journal, 0, -1);
+    // Valid entries, 200 KB of them, under a counter that still says a few hundred bytes.
+    await redis.client.rpush(journal, ...Array.from({ length: 2_000 }, () => entries[1]!.padEnd(100, " ")));
+    expect(Number(await redis.client.get(bytes))).toBeLessThan(100_000);
+    await expect(store.read("planted")).rejects.toMatchObject({ code: "JOURNAL_INVALID", message: /over 100000/ });
+    const again = createYard(store);
+    const result = await again.yard.run(THREE, { durable: { id: "planted" } });
+    expect(result.error?.code).toBe("JOURNAL_INVALID");
+    expect(again.calls()).toBe(0);
+    // A key of another type in the list's place is refused the same way, not with Redis's WRONGTYPE.
+    await redis.client.del(journal);
+    await redis.client.set(journal, "planted");
+    await expect(store.read("planted")).rejects.toMatchObject({
+      code: "JOURNAL_INVALID",
+      message: /other than a list/,
+    });
+    expect((await createYard(store).yard.run(THREE, { durable: { id: "planted" } })).error?.code).toBe(
+      "JOURNAL_INVALID",
+    );
+    expect(await redis.client.exists(store.keysOf("planted")[3])).toBe(0);
+  });
+
   it("lets one of two writers racing for a run have it, and refuses the other RUN_BUSY: never both writing", async () => {
     const client = await secondClient();
     const prefix = `race:${++prefixes}`;
