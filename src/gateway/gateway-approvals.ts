@@ -22,17 +22,7 @@ export function approvalForm(request: PermissionRequest): ElicitRequestFormParam
   const lines = [`${origin} wants to call ${request.tool} (effect: ${request.effect}).`];
   if (request.reason !== undefined) lines.push(`Rule: ${request.reason}`);
   lines.push(`Input:\n${shown}`, "Allow this call?");
-  return {
-    mode: "form",
-    message: lines.join("\n"),
-    requestedSchema: {
-      type: "object",
-      properties: {
-        approve: { type: "boolean", title: `Allow ${request.tool}`, description: "Yes runs the call; no denies it." },
-      },
-      required: ["approve"],
-    },
-  };
+  return yesNoForm(lines, request.tool, false);
 }
 
 /** Reads a client's elicitation answer: only `accept` with `approve: true` is a yes. */
@@ -56,14 +46,23 @@ export function pendingApprovalForm(runId: string, request: PendingRequest): Eli
   const lines = [`Paused run ${runId} waits for your decision on call ${request.position}: ${request.tool}.`];
   if (request.reason !== undefined) lines.push(`Rule: ${request.reason}`);
   lines.push(`Input:\n${shownInput(request.input)}`, "Allow this call?");
+  return yesNoForm(lines, request.tool, true);
+}
+
+/** The yes/no form both approvals ask with (`lines` its message), with an optional reason when `withReason`. */
+function yesNoForm(lines: readonly string[], tool: string, withReason: boolean): ElicitRequestFormParams {
   return {
     mode: "form",
     message: lines.join("\n"),
     requestedSchema: {
       type: "object",
       properties: {
-        approve: { type: "boolean", title: `Allow ${request.tool}`, description: "Yes runs the call; no denies it." },
-        reason: { type: "string", title: "Reason", description: "Optional; the program reads it with a denial." },
+        approve: { type: "boolean", title: `Allow ${tool}`, description: "Yes runs the call; no denies it." },
+        ...(withReason
+          ? {
+              reason: { type: "string", title: "Reason", description: "Optional; the program reads it with a denial." },
+            }
+          : {}),
       },
       required: ["approve"],
     },
