@@ -5,18 +5,15 @@
 // more with the same idempotency key, and the batch's results equal those of a run without a kill.
 // BullMQ's lock and stalled check are set to 1 s so the recovery takes seconds, not minutes.
 
-import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readBatchResults } from "../../src/fleet/batch-results.js";
 import type { BatchResult } from "../../src/fleet/batch-store.js";
 import { submitBatch } from "../../src/fleet/submit-batch.js";
 import { watchBatch } from "../../src/fleet/watch-batch.js";
-import { tempFolder } from "../helpers/mcp-servers.js";
-import { startRedis, stopProcess, type TestRedis } from "../helpers/redis-server.js";
-import { startWorkerCli, type WorkerCli } from "../helpers/worker-cli.js";
+import { startWorkerCli, useFleetForFile, type WorkerCli } from "../helpers/worker-cli.js";
 
 const TOOLS = fileURLToPath(new URL("./fixtures/tick-tools.ts", import.meta.url));
 const JOBS = 4;
@@ -38,17 +35,7 @@ interface Tick {
   readonly at: number;
 }
 
-const temp = tempFolder("durable-fleet");
-let redis: TestRedis;
-const workers: ChildProcess[] = [];
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await Promise.all(workers.map((worker) => stopProcess(worker)));
-  await redis?.stop();
-  temp.remove();
-});
+const { temp, workers, redis } = useFleetForFile("durable-fleet");
 
 /** Starts `switchyard worker` on queue `queue` and resolves with its pid once it takes jobs. */
 function startWorker(config: string, tickFile: string, queue: string): Promise<WorkerCli> {

@@ -3,20 +3,19 @@
 // middle. Every input ends with exactly one result, and a limit of 20 calls/s shared by both
 // workers holds within 10%, measured from the tool's own timestamps.
 
-import { type ChildProcess, execFile } from "node:child_process";
+import { execFile } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { BatchResult } from "../../src/fleet/batch-store.js";
 import { readBatchResults } from "../../src/fleet/batch-results.js";
 import { submitBatch } from "../../src/fleet/submit-batch.js";
 import { type BatchProgress, watchBatch } from "../../src/fleet/watch-batch.js";
 import { busiestWindow } from "../helpers/busiest-window.js";
-import { isAlive, tempFolder } from "../helpers/mcp-servers.js";
-import { startRedis, stopProcess, type TestRedis } from "../helpers/redis-server.js";
-import { startWorkerCli, type WorkerCli } from "../helpers/worker-cli.js";
+import { isAlive } from "../helpers/mcp-servers.js";
+import { startWorkerCli, useFleetForFile, type WorkerCli } from "../helpers/worker-cli.js";
 import { sandboxWorkerPids } from "../helpers/worker-processes.js";
 
 const run = promisify(execFile);
@@ -25,17 +24,7 @@ const TOOLS = fileURLToPath(new URL("./fixtures/stamp-tools.ts", import.meta.url
 const INPUTS = 200;
 const LIMIT_PER_SECOND = 20;
 
-const temp = tempFolder("fleet-integration");
-let redis: TestRedis;
-const workers: ChildProcess[] = [];
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await Promise.all(workers.map((worker) => stopProcess(worker)));
-  await redis?.stop();
-  temp.remove();
-});
+const { temp, workers, redis } = useFleetForFile("fleet-integration");
 
 /** Starts `switchyard worker` and resolves once it takes jobs. */
 function startWorker(

@@ -3,6 +3,9 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll } from "vitest";
+import { tempFolder } from "./mcp-servers.js";
+import { startRedis, stopProcess, type TestRedis } from "./redis-server.js";
 
 const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
 
@@ -60,4 +63,41 @@ export function startWorkerCli(options: WorkerCliOptions, started: ChildProcess[
     });
     child.once("exit", (code) => reject(new Error(`the worker exited with ${code} before taking jobs:\n${log}`)));
   });
+}
+
+/** What a fleet end-to-end test file shares: a temp folder, a Redis, and the workers it started. */
+export interface FleetForFile {
+  readonly temp: { readonly path: string; remove(): void };
+  /** Pass to `startWorkerCli`: every worker on it is stopped after the file's tests. */
+  readonly workers: ChildProcess[];
+  /** The file's Redis; reading `url` before its beforeAll started it throws. */
+  readonly redis: { readonly url: string };
+}
+
+/**
+ * Starts a Redis before the file's tests and, after them, stops every worker started, then Redis,
+ * and removes the temp folder; call it at the top of the file.
+ */
+export function useFleetForFile(prefix: string): FleetForFile {
+  const temp = tempFolder(prefix);
+  const workers: ChildProcess[] = [];
+  let server: TestRedis | undefined;
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    await Promise.all(workers.map((worker) => stopProcess(worker)));
+    await server?.stop();
+    temp.remove();
+  });
+  return {
+    temp,
+    workers,
+    redis: {
+      get url() {
+        if (server === undefined) throw new Error("The file's Redis is read before its beforeAll started it.");
+        return server.url;
+      },
+    },
+  };
 }
