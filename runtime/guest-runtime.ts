@@ -365,6 +365,25 @@ function install(
   let heldWait = -1;
   let dueWait: unknown[] | undefined;
   let ticking = false;
+  // The wire indexes the chunk answers with a success: such a call needs no call site (only a
+  // failure's error is placed at one), and capturing the stack is most of a replayed call's cost.
+  let replaySucceeds = newList<true | undefined>();
+
+  /** Takes `chunk` as the replay's chunk, noting which calls it answers with a success. */
+  const takeChunk = (chunk: unknown[]): void => {
+    replay = chunk;
+    replayAt = 0;
+    replaySucceeds = newList<true | undefined>();
+    for (let at = 0; at < chunk.length; at++) {
+      const entry = chunk[at];
+      const answers = isArray(entry) ? entry[4] : undefined;
+      if (!isArray(answers)) continue;
+      for (let pair = 0; pair + 1 < answers.length; pair += 2) {
+        const tag = answers[pair];
+        if (typeof tag === "number" && tag >= 0) replaySucceeds[tag] = true;
+      }
+    }
+  };
 
   const deliverList = (answers: unknown[]): void => {
     try {
@@ -414,8 +433,7 @@ function install(
       try {
         const chunk = parseJson(sliceText(answer, 1)) as unknown;
         if (isArray(chunk) && chunk.length > 0) {
-          replay = chunk;
-          replayAt = 0;
+          takeChunk(chunk);
           takeDueWait();
           return true;
         }
@@ -608,7 +626,8 @@ function install(
       const error = makeError("RUN_FINISHED", "The program has already finished; this call was not made.", null, path);
       return new PromiseConstructor<unknown>((_resolve, reject) => reject(error));
     }
-    const site = captureCallSite(callTool);
+    // A call the replay answers with a success never fails: its site is not needed.
+    const site = replay !== undefined && replaySucceeds[nextIndex] === true ? undefined : captureCallSite(callTool);
     if (path === "") {
       const reason = "`tools` itself is not a tool; call tools.<namespace>.<name>(input).";
       return refuse(path, "TOOL_NOT_FOUND", 0, reason, site);
@@ -700,7 +719,7 @@ function install(
       config = decodeGuestConfig(host.config() as string);
       // The run's input: the program's own copy, bound like a `const` (not writable, not deletable).
       if (objectHasOwn(config, "input")) defineConstant(global, "input", config.input);
-      if (isArray(config.replay)) replay = config.replay;
+      if (isArray(config.replay)) takeChunk(config.replay);
       if (config.durable !== undefined) {
         durable = true;
         clockMs = config.durable.nowMs;
