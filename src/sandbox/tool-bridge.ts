@@ -819,7 +819,9 @@ export class ToolBridge {
 
   /** A replayed call's record, as journaled and marked `replayed`, with its trace events. */
   #replayRecord(slot: CallSlot, journaled: JournaledAnswer): void {
-    const base: CallRecord = journaled.r ?? {
+    // The journal's record was parsed for this run alone: it is marked in place, not copied (a
+    // spread per replayed call was a third of the host's check of a replay log).
+    const record: CallRecord & { replayed?: boolean } = journaled.r ?? {
       id: this.#callId(slot),
       tool: journaled.tool,
       caller: "program",
@@ -828,7 +830,7 @@ export class ToolBridge {
       bytesIn: 0,
       bytesOut: 0,
     };
-    const record: CallRecord = { ...base, replayed: true };
+    record.replayed = true;
     const { id } = record;
     this.#records[slot.index] = record;
     if (record.status === "ok") this.#bytesIn += record.bytesOut;
