@@ -116,6 +116,32 @@ describe("durable runs, replayed in one process", () => {
     expect(replayed.error?.message).toContain('at line 3: const c = await tools.api.lookup({ id: "T-3" });');
   });
 
+  it("ends REPLAY_DIVERGED at a changed call deep in a long journal, checked in parts while the guest goes on", async () => {
+    // 600 crossings: the guest sends its log ahead in parts of 256 (REPLAY_LOG_AHEAD_CROSSINGS),
+    // so the changed call 400 is found in a part the host checks while the program runs on.
+    const sweep = (changedAt: number) => `
+      for (let cursor = 0; cursor < 600; cursor++) {
+        await tools.api.page({ cursor: cursor === ${changedAt} ? -1 : cursor });
+      }
+      return "done";`;
+    const first = createYard();
+    expect((await first.yard.run(sweep(-2), { durable: { id: "deep" }, limits: { maxToolCalls: 1_000 } })).ok).toBe(
+      true,
+    );
+    const path = join(folder, "deep.jsonl");
+    const text = readFileSync(path, "utf8");
+    const second = createYard();
+    const result = await second.yard.run(sweep(399), { durable: { id: "deep" }, limits: { maxToolCalls: 1_000 } });
+    expect(result.error).toMatchObject({ code: "REPLAY_DIVERGED", details: { position: 400 } });
+    expect(second.calls).toEqual([]);
+    expect(readFileSync(path, "utf8")).toBe(text);
+    const third = createYard();
+    const whole = await third.yard.run(sweep(-2), { durable: { id: "deep" }, limits: { maxToolCalls: 1_000 } });
+    expect(whole.output).toBe("done");
+    expect(whole.calls.filter((call) => call.replayed === true)).toHaveLength(600);
+    expect(third.calls).toEqual([]);
+  });
+
   it("marks replayed calls in the trace and the timeline, and live ones not", async () => {
     const first = createYard();
     await first.yard.run(SWEEP, { durable: { id: "traced" } });
