@@ -1,6 +1,9 @@
 // Descriptors the host inherited without close-on-exec (a CI runner's pipe on fd 3+, a native
 // addon's file) must not reach a sandboxed command: bwrap passes on whatever it is given, and Node
 // marks only its first few descriptors close-on-exec at start-up, so a high one went through.
+// Attack: a command writes into the CI runner's pipe on fd 200 (forged job output) or reads a
+// secret file the host holds open; with `unsandboxed: true` the shell was spawned with nothing
+// between it and the host's descriptors, so every one of them reached the command.
 
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
@@ -15,12 +18,14 @@ const EXTRA_FDS = [3, 9, 40, 200];
 /** Starts a host with a pipe on each of EXTRA_FDS, runs `command` in it, and collects what reached each pipe. */
 async function runInHostWithExtraFds(
   command: string,
+  mode: "sandboxed" | "unsandboxed",
 ): Promise<{ result: ShellRunResult; received: Map<number, string> }> {
   const stdio: ("pipe" | "ignore")[] = Array.from({ length: Math.max(...EXTRA_FDS) + 1 }, () => "ignore");
   stdio[1] = "pipe";
   stdio[2] = "pipe";
   for (const fd of EXTRA_FDS) stdio[fd] = "pipe";
-  const host = spawn(process.execPath, ["--import", "tsx", HOST, command], { stdio });
+  const extra = mode === "unsandboxed" ? ["--unsandboxed"] : [];
+  const host = spawn(process.execPath, ["--import", "tsx", HOST, command, ...extra], { stdio });
   const received = new Map<number, string>(EXTRA_FDS.map((fd) => [fd, ""]));
   for (const fd of EXTRA_FDS) {
     const stream = host.stdio[fd] as Readable;
@@ -37,10 +42,10 @@ async function runInHostWithExtraFds(
   return { result: JSON.parse(stdout) as ShellRunResult, received };
 }
 
-describe("shell.run with descriptors the host inherited", () => {
+describe.each(["sandboxed", "unsandboxed"] as const)("shell.run (%s) with descriptors the host inherited", (mode) => {
   it("runs the command with only stdin, stdout and stderr open", async () => {
     // ls lists its own descriptors: what the command inherited, and the folder it reads.
-    const { result } = await runInHostWithExtraFds("ls -l /proc/self/fd");
+    const { result } = await runInHostWithExtraFds("ls -l /proc/self/fd", mode);
     expect(result.exitCode).toBe(0);
     const open = new Map(
       [...result.stdout.matchAll(/ (\d+) -> (.*)$/gm)].map((match) => [match[1] ?? "", match[2] ?? ""] as const),
@@ -58,7 +63,7 @@ describe("shell.run with descriptors the host inherited", () => {
     // bash writes the descriptor itself.
     const writes = EXTRA_FDS.map((fd) => `bash -c 'echo leaked-${fd} >&${fd}'; echo "write ${fd}: $?";`).join(" ");
     const command = `${writes} cat <&9; echo "read 9: $?"`;
-    const { result, received } = await runInHostWithExtraFds(command);
+    const { result, received } = await runInHostWithExtraFds(command, mode);
     for (const fd of EXTRA_FDS) {
       expect(result.stdout).toMatch(new RegExp(`write ${fd}: [1-9]`));
       expect(received.get(fd)).toBe("");
