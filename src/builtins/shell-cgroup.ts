@@ -46,6 +46,7 @@ const NAME_PREFIX = "switchyard-shell-";
 // under `unshare --pid`): pid 1 of another container is this one's init. So the name carries the
 // namespace's inode (/proc/self/ns/pid): in the name, because mkdir writes it with the folder in
 // one step and a cgroup folder cannot hold a file of ours (cgroupfs makes only its own files).
+// The kernel reuses an inode only after its namespace is gone, with every host that ran in it.
 // With the start time (clock ticks since boot) a dead owner is told from a live one of a reused
 // pid, and the nonce keeps two hosts apart. Names without `ns` (earlier versions) never match.
 const NAME_PATTERN = /^switchyard-shell-ns(\d+)-(\d+)-(\d+)-[0-9a-f]+-\d+$/;
