@@ -95,8 +95,8 @@ describe.skipIf(!isRoot)("the stale-cgroup sweep across PID namespaces", () => {
     await killed.exited;
     const removed = await removeStaleCommandCgroups();
 
+    // Gone (this sweep's work, or a concurrent test host's first command's: either is this code).
     for (const folder of killedCgroups) expect(existsSync(folder), folder).toBe(false);
-    expect(removed).toEqual(expect.arrayContaining(killedCgroups));
     for (const folder of foreignCgroups) expect(existsSync(folder), folder).toBe(true);
     expect(removed.filter((folder) => foreignCgroups.includes(folder))).toEqual([]);
     const { code, result, stderr } = await foreign.exited;
@@ -179,9 +179,8 @@ describe.skipIf(!isRoot)("the stale-cgroup sweep across PID namespaces", () => {
     ]);
     for (const folder of [...own, ...other]) mkdirSync(folder);
     try {
-      const removed = await removeStaleCommandCgroups();
+      await removeStaleCommandCgroups();
       for (const folder of own) expect(existsSync(folder), folder).toBe(false);
-      expect(removed).toEqual(expect.arrayContaining(own));
       for (const folder of other) expect(existsSync(folder), folder).toBe(true);
     } finally {
       for (const folder of [...own, ...other]) if (existsSync(folder)) rmdirSync(folder);
