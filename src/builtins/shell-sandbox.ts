@@ -208,11 +208,13 @@ export function sandboxArguments(policy: SandboxPolicy): string[] {
  * the sandbox and on the unsandboxed path alike: closes every descriptor above 2, then execs its
  * arguments. bwrap and Node's spawn pass on every descriptor without close-on-exec, and the host
  * may hold some it was started with (a CI runner's pipe, a native addon's file): Node marks only
- * its first few close-on-exec at start-up. It lists its descriptors in /proc/$$/fd, or /dev/fd
- * where there is no /proc (macOS), and refuses to run the command (exit 126) where neither is.
+ * its first few close-on-exec at start-up. It lists its descriptors in /proc/self/fd (bash reads
+ * the folder itself), or /dev/fd where there is no /proc (macOS), and refuses to run the command
+ * (exit 126) where neither is. Not /proc/$$/fd: in a PID namespace whose /proc is another's
+ * (`unshare --pid` without a /proc of its own), $$ there is another process.
  */
 export const CLOSE_INHERITED_FDS =
-  'd=/proc/$$/fd; [ -d "$d" ] || d=/dev/fd; [ -d "$d" ] || exit 126; for fd in "$d"/*; do fd=${fd##*/}; case $fd in *[!0-9]*) continue;; esac; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; exec "$@"';
+  'd=/proc/self/fd; [ -d "$d" ] || d=/dev/fd; [ -d "$d" ] || exit 126; for fd in "$d"/*; do fd=${fd##*/}; case $fd in *[!0-9]*) continue;; esac; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; exec "$@"';
 
 /** The arguments after `sandboxArguments(policy)` that run `commandLine`, with only stdin, stdout and stderr open. */
 export function commandArguments(sandbox: ShellSandbox, policy: SandboxPolicy, commandLine: string): string[] {

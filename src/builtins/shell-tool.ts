@@ -296,8 +296,8 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
           prlimitPath === undefined
             ? [shellPath, "-c", input.command]
             : limitedCommand(prlimitPath, shellPath, limits, input.command);
-        const [file, ...args] = withInheritedFdsClosed(closerPath, argv);
-        return await runShell(file as string, args, {
+        const [file = closerPath, ...args] = withInheritedFdsClosed(closerPath, argv);
+        return await runShell(file, args, {
           cwd: workspace,
           env: baseEnv(home),
           timeoutMs,
