@@ -40,8 +40,9 @@ export async function measureDurable(): Promise<string> {
     // Process CPU (every thread: the host's and the isolate's) per call, beside the wall time: on a
     // loaded machine the wall time of a run that never yields its core grows with the load.
     const cpu = { plain: [] as number[], live: [] as number[], replay: [] as number[] };
-    // A replay's time from its program's start (`stats.wallMs`): the whole run less the journal's read.
-    const replayFromStart: number[] = [];
+    // Each sweep row's time from its program's start (`stats.wallMs`): the whole run less opening
+    // the journal (a replay's read of it) and closing it (a live run's last fdatasync).
+    const fromStart = { plain: [] as number[], live: [] as number[], replay: [] as number[] };
     const wallUsPerCall = async (source: string, durableId?: string, cpuRow?: number[]): Promise<number> => {
       const durable = durableId === undefined ? {} : { durable: { id: durableId } };
       const cpuBefore = process.cpuUsage();
@@ -57,7 +58,8 @@ export async function measureDurable(): Promise<string> {
       if (!run.ok) throw new Error(`${run.error?.code}: ${run.error?.message}`);
       const cpuUs = cpuRun.user + cpuRun.system - (cpuEmpty.user + cpuEmpty.system);
       cpuRow?.push(cpuUs / CALLS);
-      if (cpuRow === cpu.replay) replayFromStart.push(((run.stats.wallMs - empty.stats.wallMs) * 1_000) / CALLS);
+      const row = cpuRow === cpu.replay ? fromStart.replay : cpuRow === cpu.live ? fromStart.live : fromStart.plain;
+      if (cpuRow !== undefined) row.push(((run.stats.wallMs - empty.stats.wallMs) * 1_000) / CALLS);
       return ((wallMs - emptyMs) * 1_000) / CALLS;
     };
     const rows = {
@@ -106,7 +108,8 @@ export async function measureDurable(): Promise<string> {
       `  sequential sweep, replayed from the journal, per call: ${format(replay)} µs   (process CPU ${format(median(cpu.replay))} µs)`,
     );
     console.log(
-      `    of which from the program's start (the journal read left out): ${format(median(replayFromStart))} µs`,
+      `  the same three from the program's start (no journal open or close): plain ${format(median(fromStart.plain))} µs, ` +
+        `live ${format(median(fromStart.live))} µs, replayed ${format(median(fromStart.replay))} µs`,
     );
     console.log(`  fan-out of ${CALLS}, durable live, per call:            ${format(median(rows.fanLive))} µs`);
     console.log(`  fan-out of ${CALLS}, replayed, per call:                ${format(median(rows.fanReplay))} µs`);
