@@ -14,7 +14,7 @@ import type { Approver, PermissionGate } from "./permissions/permission-gate.js"
 import { findReferencedTools } from "./permissions/referenced-tools.js";
 import { type CompiledProgram, compileProgram } from "./program/compile-program.js";
 import type { ScopedDeclarations } from "./program/checked-declarations.js";
-import { checkTypes, refusalOf, UNCHECKED } from "./program/check-types.js";
+import { checkBeforeCompiling, checkTypes, refusalOf, UNCHECKED } from "./program/check-types.js";
 import { encodeProgramInput } from "./program/program-input.js";
 import type { RunContract } from "./program/run-contract.js";
 import type { TypeChecker } from "./program/type-checker.js";
@@ -375,17 +375,38 @@ async function prepareProgram(
     inputJson === undefined && !preparing.missingInputFails ? undefined : contract.checkInput(inputJson);
   if (inputError !== undefined) return { ok: false, error: inputError, warnings: [] };
 
+  // Taken with the declarations the check reads (no await between): results are compared
+  // with the observed types this program was written and checked against.
+  let drift = new OutputDrift(context.observedTypes);
+  // The check runs in its own process: when the compiler cannot change what it checks, it starts
+  // now, beside the compile. Either way the program runs only once its answer is in.
+  const early =
+    mode === "off"
+      ? undefined
+      : checkBeforeCompiling(
+          context.checker,
+          context.checkedDeclarations(),
+          source,
+          limits.maxSourceBytes,
+          contract.types,
+        );
   const compiled = await compileProgram(source, { maxSourceBytes: limits.maxSourceBytes });
   if (!compiled.ok) return { ok: false, error: compiled.error, warnings: [] };
   const program = compiled.program;
 
-  // Taken with the declarations the check reads (no await between): results are compared
-  // with the observed types this program was written and checked against.
-  const drift = new OutputDrift(context.observedTypes);
-  const check =
-    mode === "off"
-      ? UNCHECKED
-      : await checkTypes(context.checker, context.checkedDeclarations(), program.source, program.form, contract.types);
+  let check = UNCHECKED;
+  if (early !== undefined && early.source === program.source && early.form === program.form)
+    check = await early.outcome;
+  else if (mode !== "off") {
+    drift = new OutputDrift(context.observedTypes);
+    check = await checkTypes(
+      context.checker,
+      context.checkedDeclarations(),
+      program.source,
+      program.form,
+      contract.types,
+    );
+  }
   const refusal = mode === "error" ? refusalOf(check, program.source, contract) : undefined;
   if (refusal !== undefined) return { ok: false, ...refusal };
   return {
