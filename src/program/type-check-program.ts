@@ -27,6 +27,14 @@ const MAX_REMEMBERED_DECLARATIONS = 16;
  * checker's caches (about 120 KB for the 37-line sweep), and a new checker costs one cold check.
  */
 const MAX_RESIDENT_CHECKS = 100;
+/**
+ * Resident checkers kept, one per declarations and contract, least recently used dropped: a model's
+ * programs come back to the same few sets of tools. Each holds the lib's resolved types (about
+ * 2.5 MB) and its declarations' SourceFile, even after the service let it go: beyond
+ * MAX_RESIDENT_DECLARATION_CHARS of declarations in all, only the newest is kept.
+ */
+const MAX_RESIDENTS = 4;
+const MAX_RESIDENT_DECLARATION_CHARS = 2_000_000;
 
 /** The compiler options every program is checked with. */
 const COMPILER_OPTIONS: TS.CompilerOptions = {
@@ -243,7 +251,8 @@ export class ProgramTypeChecker {
   #checks = 0;
   #declarationParses = 0;
   readonly #useResident: boolean;
-  #resident: { readonly key: string; readonly checker: ResidentChecker } | undefined;
+  /** Resident checkers by declarations and contract file names, least recently used first. */
+  readonly #residents = new Map<string, { readonly checker: ResidentChecker; readonly chars: number }>();
   #residentStarts = 0;
   #residentClean = 0;
 
@@ -430,11 +439,12 @@ export class ProgramTypeChecker {
   #isResidentClean(): boolean {
     if (!this.#useResident) return false;
     const key = `${this.#declarationsFileName}|${this.#contractFileName}`;
-    let resident = this.#resident?.key === key ? this.#resident.checker : undefined;
-    if (resident === undefined || !resident.usable) {
+    let resident = this.#residents.get(key);
+    this.#residents.delete(key);
+    if (resident === undefined || !resident.checker.usable) {
       const program = this.#service.getProgram();
       if (program === undefined) return false;
-      resident = new ResidentChecker({
+      const checker = new ResidentChecker({
         compilerOptions: COMPILER_OPTIONS,
         rootNames: [this.#declarationsFileName, this.#contractFileName].filter((name) => name !== ""),
         sourceFileOf: (fileName) => program.getSourceFile(fileName),
@@ -447,13 +457,27 @@ export class ProgramTypeChecker {
         fileNamePrefix: `${this.#programFileName.slice(0, -".ts".length)}-resident-${this.#residentStarts}-`,
         maxChecks: MAX_RESIDENT_CHECKS,
       });
-      this.#resident = { key, checker: resident };
+      const chars = (this.#declarations?.text.length ?? 0) + (this.#contract?.snapshot.getLength() ?? 0);
+      resident = { checker, chars };
       this.#residentStarts += 1;
       this.#countDeclarationParse();
     }
-    const clean = resident.check(this.#programText, (file) => wrapperEscape(file) !== undefined, isReported).clean;
-    if (clean) this.#residentClean += 1;
-    return clean;
+    this.#keepResident(key, resident);
+    const clean = resident.checker.check(this.#programText, (file) => wrapperEscape(file) !== undefined, isReported);
+    if (clean.clean) this.#residentClean += 1;
+    return clean.clean;
+  }
+
+  /** Keeps `resident` as the most recently used, dropping the oldest beyond the count and size limits. */
+  #keepResident(key: string, resident: { readonly checker: ResidentChecker; readonly chars: number }): void {
+    this.#residents.set(key, resident);
+    let chars = 0;
+    for (const { chars: each } of this.#residents.values()) chars += each;
+    for (const [oldest, { chars: each }] of this.#residents) {
+      if (oldest === key || (this.#residents.size <= MAX_RESIDENTS && chars <= MAX_RESIDENT_DECLARATION_CHARS)) break;
+      this.#residents.delete(oldest);
+      chars -= each;
+    }
   }
 
   #declarationsVerdict(): DeclarationsVerdict {
