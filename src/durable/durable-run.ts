@@ -80,11 +80,10 @@ export class DurableRun implements CrossingJournal {
   #ended = false;
   #ending: RunError | undefined;
   #endRun: ((error: RunError) => void) | undefined;
+  /** The calls waiting for a decision now, by position; once paused, the calls the run paused on. */
   readonly #asking = new Map<number, PendingRequest>();
   /** The position of each live call by its id, as the bridge made it: an approval names its call by id. */
   readonly #positions = new Map<string, number>();
-  /** The ids of the calls the run paused on. */
-  readonly #pendingIds = new Set<string>();
   #pauseTimer: NodeJS.Timeout | undefined;
   #paused: PendingRequest[] | undefined;
 
@@ -210,7 +209,6 @@ export class DurableRun implements CrossingJournal {
         idempotencyKey: `${this.runId}:${position}`,
       };
       this.#asking.set(position, pending);
-      this.#pendingIds.add(request.callId);
       return new Promise<ApprovalAnswer>((resolve) => {
         const timer = setTimeout(() => this.#pauseSoon(), this.#askTimeoutMs);
         timer.unref();
@@ -222,7 +220,6 @@ export class DurableRun implements CrossingJournal {
           }
           if (this.#paused !== undefined) return;
           this.#asking.delete(position);
-          this.#pendingIds.delete(request.callId);
           resolve(answer);
         };
         if (approver === undefined) return settle("later");
@@ -255,8 +252,9 @@ export class DurableRun implements CrossingJournal {
       };
       settled = { ...result, ok: false, output: null, error };
     } else if (this.#paused !== undefined) {
-      const pendingIds = this.#pendingIds;
-      settled = { ...result, calls: result.calls.filter((call) => !pendingIds.has(call.id)) };
+      // A call is pending while its position is asked about: `#positions` maps its id to that position.
+      const pending = (id: string): boolean => this.#asking.has(this.#positions.get(id) ?? 0);
+      settled = { ...result, calls: result.calls.filter((call) => !pending(call.id)) };
       settled = { ...settled, stats: { ...settled.stats, toolCalls: settled.calls.length } };
     } else if (this.#live && this.#ending === undefined && !this.#ended) {
       const { error } = result;
