@@ -20,6 +20,7 @@ import type {
   JournalEntry,
   JournalHeader,
   JournalWriter,
+  OpenedJournal,
   PendingRequest,
   ResumeEntry,
   RunJournal,
@@ -52,6 +53,12 @@ export interface DurableOptions {
   readonly decisions?: readonly RunDecision[] | undefined;
   /** How long the journal is kept after the run starts, in ms. Default 7 days; `prune` deletes it after. */
   readonly retentionMs?: number | undefined;
+  /**
+   * The run's journal, already opened in `store` (and so locked) by whoever resumes it
+   * (`yard.resume`): the run replays it as it was read and reads nothing again. Its writer is the
+   * run's to close.
+   */
+  readonly opened?: OpenedJournal | undefined;
 }
 
 /** Default time an `ask` waits before a durable run pauses, in ms. */
@@ -330,7 +337,11 @@ export async function openDurableRun(
   };
   // `open` takes the lock, then reads the journal once: nobody appends between what is read and
   // what is replayed. It writes `fresh` only into a journal that is new (or empty).
-  const { writer, journal: stored } = await store.open(id, fresh);
+  const { writer, journal: stored } = options.opened ?? (await store.open(id, fresh));
+  if (stored.header.id !== id) {
+    await writer.close();
+    throw new JournalError("JOURNAL_INVALID", `The journal opened for run ${id} is another run's.`);
+  }
   try {
     const entries = await withSpilledAnswers(store, id, stored.entries);
     return new DurableRun(stored.header, entries, writer, options);

@@ -328,7 +328,8 @@ export class RedisRunJournal implements RunJournal {
         header?.expiresAt ?? 0,
         this.maxRunBytes,
       );
-      if (reply[0] === NO_JOURNAL) throw new JournalError("JOURNAL_INVALID", `Run ${id} has no journal.`);
+      if (reply[0] === NO_JOURNAL)
+        throw new JournalError("JOURNAL_INVALID", `Run ${id} has no journal.`, { missing: true });
       if (reply[0] !== LEASE_LOST) {
         // A refused journal left no lease behind; one read whole is this writer's now.
         const [bytes, lines] = journalOf(id, reply, this.maxRunBytes);
@@ -473,6 +474,18 @@ export class RedisRunJournal implements RunJournal {
   get indexKey(): string {
     return `${this.prefix}:index`;
   }
+}
+
+/**
+ * The journal store of a fleet's queue `queue` (checked by `queueNameOf`): what its workers write
+ * and `switchyard runs --redis --queue` reads. Options as `RedisRunJournal`'s, without the prefix.
+ */
+export function fleetRunJournal(
+  client: Redis,
+  queue: string,
+  options: Omit<RedisRunJournalOptions, "prefix"> = {},
+): RedisRunJournal {
+  return new RedisRunJournal(client, { ...options, prefix: `switchyard:${queue}:runs` });
 }
 
 /** Whether `error` is Redis's own refusal of a command (WRONGTYPE, a script's error), not a lost connection. */
