@@ -4,7 +4,8 @@
 // cause. The run's steps are numbered here once; each call the program makes is execute-tool-call.ts.
 
 import type { Diagnostic, JsonSchema, RunError, RunResult } from "./contract.js";
-import { type DurableOptions, DurableRun, type RunDecision } from "./durable/durable-run.js";
+import { checkDecisionsPending } from "./durable/decide-run.js";
+import { checkDecisions, type DurableOptions, DurableRun, type RunDecision } from "./durable/durable-run.js";
 import type { OpenedJournal, RunJournal } from "./durable/run-journal.js";
 import { JournalError } from "./durable/journal-error.js";
 import { checkRunId } from "./durable/run-id.js";
@@ -444,6 +445,7 @@ export async function resumeRequest(
   registry: { snapshot(): { readonly version: number } },
 ): Promise<ResumeRequest | RunResult> {
   checkRunId(id);
+  checkDecisions(decisions);
   const store = given ?? sessionStore ?? defaultRunJournal();
   let error: RunError;
   let opened: OpenedJournal | undefined = journal;
@@ -451,6 +453,7 @@ export async function resumeRequest(
     // The one read of the journal, under the run's lock, held until the run ends: nobody appends
     // (a decision, another resume) between what is read here and what is replayed.
     opened ??= await store.open(id, undefined);
+    checkDecisionsPending(opened.journal, decisions);
     const { source, inputJson } = opened.journal.header;
     const input = inputJson === undefined ? {} : { input: parseJournaledInput(id, inputJson) };
     const durable = { id, decisions, store, askTimeoutMs, opened };

@@ -3,6 +3,7 @@
 // and appended under that same lock: a decision never lands on a run that moved on since it was
 // read, and of two people deciding one call at once, one is told the other came first.
 
+import { SwitchyardError } from "../errors.js";
 import type { RunDecision } from "./durable-run.js";
 import { JournalError } from "./journal-error.js";
 import type { OpenedJournal, RunJournal, StoredJournal } from "./run-journal.js";
@@ -94,4 +95,23 @@ export async function decideRun(
   } finally {
     await writer.close();
   }
+}
+
+/**
+ * Throws `OPTION_INVALID` unless every decision names a call the run waits for: a decision is
+ * journaled as given, and one for a call not pending would answer that call's `ask` whenever the
+ * program reached it, long after anyone looked at it.
+ */
+export function checkDecisionsPending(journal: StoredJournal, decisions: readonly RunDecision[] | undefined): void {
+  if (decisions === undefined || decisions.length === 0) return;
+  const summary = summarizeJournal(journal);
+  const pending = new Set(summary.pending.map((request) => request.position));
+  const stray = decisions.find((decision) => !pending.has(decision.position));
+  if (stray === undefined) return;
+  const waiting =
+    summary.state === "paused" ? `it waits for call(s) ${[...pending].join(", ")}` : `it is ${summary.state}`;
+  throw new SwitchyardError(
+    "OPTION_INVALID",
+    `A decision names call ${stray.position} of run ${journal.header.id}, which does not wait for it: ${waiting}. Nothing was resumed.`,
+  );
 }
