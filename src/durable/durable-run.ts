@@ -91,6 +91,8 @@ export class DurableRun implements CrossingJournal {
   readonly #asking = new Map<number, PendingRequest>();
   /** The position of each live call by its id, as the bridge made it: an approval names its call by id. */
   readonly #positions = new Map<string, number>();
+  /** Crossings without answers, journaled with the next entry or before the next call (see `record`). */
+  readonly #heldBack: CrossingEntry[] = [];
   #pauseTimer: NodeJS.Timeout | undefined;
   #paused: PendingRequest[] | undefined;
 
@@ -176,10 +178,18 @@ export class DurableRun implements CrossingJournal {
 
   callMade(callId: string, position: number): void {
     this.#positions.set(callId, position);
+    // The call may act on the world with what the guest read: what it read is journaled first.
+    if (this.#heldBack.length > 0 && this.#live && this.#ending === undefined) this.#append([]);
   }
 
   record(entry: CrossingEntry): void {
-    if (this.#live && this.#ending === undefined) this.#append([entry]);
+    if (!this.#live || this.#ending !== undefined) return;
+    // A crossing without answers gave the guest at most a clock reading: it is journaled with the
+    // next entry, or before the next call starts (`callMade`), one write per call instead of two.
+    // A crash before that loses a reading nothing outside the run has seen; a crossing with answers
+    // is written before they reach the program, as ever.
+    if (entry.answers.length === 0) this.#heldBack.push(entry);
+    else this.#append([entry]);
   }
 
   spill(index: number, envelope: string): string | undefined {
@@ -302,6 +312,7 @@ export class DurableRun implements CrossingJournal {
   }
 
   #append(entries: readonly JournalEntry[]): void {
+    if (this.#heldBack.length > 0) entries = [...this.#heldBack.splice(0), ...entries];
     if (!this.#writer.append(entries)) this.#end(limitError(this.runId, undefined));
   }
 

@@ -295,6 +295,39 @@ describe("the Redis journal store", () => {
     await running.catch(() => undefined);
   });
 
+  it("journals a crossing without answers with the next entry: one append per call, the journal as complete as ever", async () => {
+    const store = createStore();
+    const appends: string[][] = [];
+    const open = store.open.bind(store);
+    store.open = async (id, header) => {
+      const opened = await open(id, header);
+      const append = opened.writer.append.bind(opened.writer);
+      opened.writer.append = (entries) => {
+        appends.push(entries.map((entry) => (entry.t === "x" ? `${entry.kind}:${entry.answers.length}` : entry.t)));
+        return append(entries);
+      };
+      return opened;
+    };
+    const { yard } = createYard(store);
+    // Each call answers after a timer: the crossing that starts it comes back without answers.
+    const program = "let sum = 0; for (let n = 1; n <= 6; n++) sum += await tools.api.count({ n }); return sum;";
+    expect((await yard.run(program, { durable: { id: "paired" } })).output).toBe(42);
+    const entries = (await store.read("paired"))!.entries;
+    expect(entries.flatMap((entry) => (entry.t === "x" ? entry.answers.map((answer) => answer.n) : []))).toEqual([
+      1, 2, 3, 4, 5, 6,
+    ]);
+    // Every entry was appended once, in order; none without answers on its own.
+    expect(appends.flat()).toEqual(
+      entries.map((entry) => (entry.t === "x" ? `${entry.kind}:${entry.answers.length}` : entry.t)),
+    );
+    expect(appends.length).toBeLessThanOrEqual(7);
+    for (const batch of appends) expect(batch.at(-1)).not.toMatch(/:0$/);
+    // And it replays: the journal is whole.
+    const again = createYard(store);
+    expect((await again.yard.run(program, { durable: { id: "paired" } })).output).toBe(42);
+    expect(again.calls()).toBe(0);
+  });
+
   it("gives every key of a run Redis's own expiry at the run's expiry", async () => {
     const store = createStore();
     await createYard(store).yard.run(THREE, { durable: { id: "expiring", retentionMs: 60_000 } });
