@@ -182,7 +182,7 @@ function formatSummary(summary: RunSummary): string {
     summary.state === "ended"
       ? summary.ok === true
         ? "ended ok"
-        : `ended ${summary.code ?? "failed"}`
+        : `ended ${oneLine(summary.code ?? "failed")}`
       : summary.state;
   const pending =
     summary.pending.length === 0 ? "" : `, waits for call(s) ${summary.pending.map((p) => p.position).join(", ")}`;
@@ -202,14 +202,18 @@ function formatDetails(summary: RunSummary): string {
   for (const pending of summary.pending) {
     const input = JSON.stringify(pending.input ?? null).slice(0, 200);
     lines.push(
-      `  call ${pending.position}: ${pending.tool} ${input}${pending.reason === undefined ? "" : ` (${pending.reason})`}`,
+      `  call ${pending.position}: ${oneLine(pending.tool)} ${input}${pending.reason === undefined ? "" : ` (${oneLine(pending.reason)})`}`,
     );
   }
-  if (summary.ok === false) lines.push(`  last error: ${summary.code ?? "failed"}: ${oneLine(summary.message ?? "")}`);
+  if (summary.ok === false)
+    lines.push(`  last error: ${oneLine(summary.code ?? "failed")}: ${oneLine(summary.message ?? "")}`);
   return lines.join("\n");
 }
 
-/** A journaled message on one line, cut: it is the program's text, and may hold anything. */
+/**
+ * Journaled text on one line, cut: a message is the program's text, and a tool name, reason or
+ * code is whatever the store holds (a Redis anyone on the network reaches): it may hold anything.
+ */
 function oneLine(text: string): string {
   const flat = text.replace(/[\u0000-\u001f\u007f]+/g, " ");
   return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;

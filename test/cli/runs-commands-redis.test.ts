@@ -135,7 +135,7 @@ describe("switchyard runs --redis", () => {
       }
     }
     await pauseInRedis("positions", "pos-run");
-    for (const position of ["3abc", "-1", "0", "1e999", "3.5", ""]) {
+    for (const position of ["3abc", "0", "1e999", "3.5"]) {
       const result = await cli(["runs", "approve", "pos-run", position, "--redis", redis.url, "--queue", "positions"]);
       expect(result.code, position).toBe(2);
       expect(result.stderr).toMatch(/is not a call's position|does not wait for call/);
@@ -145,7 +145,7 @@ describe("switchyard runs --redis", () => {
     expect(await decisionsIn("positions", "pos-run")).toEqual([]);
     const after = (await redis.client.keys("*")).filter((key) => !key.startsWith("switchyard:positions:"));
     expect(after.sort()).toEqual(before);
-  }, 120_000);
+  }, 180_000);
 
   it("journals one decision when two processes decide the same call at once; the other is told", async () => {
     await pauseInRedis("twice", "twice-run");
@@ -166,7 +166,24 @@ describe("switchyard runs --redis", () => {
     // Later, in turn: the call is decided; the other call still waits.
     const late = await cli(["runs", "deny", "twice-run", "3", ...where]);
     expect(late.stderr).toContain("call 3 of run twice-run has already been decided");
-    expect((await cli(["runs", "deny", "twice-run", "4", ...where])).code).toBe(0);
-    expect(await decisionsIn("twice", "twice-run")).toHaveLength(2);
+    const long = `\u001b[2J${"r".repeat(5_000)}`;
+    expect((await cli(["runs", "deny", "twice-run", "4", "--reason", long, ...where])).code).toBe(0);
+    const journaled = (await decisionsIn("twice", "twice-run")) as { reason?: string }[];
+    expect(journaled).toHaveLength(2);
+    expect(journaled[1]!.reason).toHaveLength(1_000);
+  }, 120_000);
+
+  it("shows a journal planted in Redis without letting its tool name or reason write to the terminal", async () => {
+    await pauseInRedis("planted", "planted-run");
+    const [key, , bytes] = fleetRunJournal(redis.client, "planted").keysOf("planted-run");
+    const lines = await redis.client.lrange(key, 0, -1);
+    const at = lines.findIndex((line) => line.startsWith('{"t":"pause"'));
+    const planted = lines[at]!.replace('"tool":"shop.refund"', '"tool":"shop\\u001b[2J\\u001b]0;owned\\u0007"');
+    await redis.client.lset(key, at, planted);
+    await redis.client.incrby(bytes, planted.length - lines[at]!.length);
+    const shown = await cli(["runs", "show", "planted-run", "--redis", redis.url, "--queue", "planted"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("call 3: shop [2J ]0;owned ");
+    expect(shown.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
   }, 120_000);
 });
