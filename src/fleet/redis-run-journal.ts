@@ -539,8 +539,7 @@ class RedisJournalWriter implements JournalWriter {
     let added = 0;
     for (const line of lines) added += Buffer.byteLength(line) + 1;
     if (this.#bytes + added > this.#store.maxRunBytes) return false;
-    const store = this.#store;
-    this.#send(store.script("switchyardJournalAppend")(...this.args(), store.maxRunBytes, ...lines));
+    this.#send("switchyardJournalAppend", lines);
     this.#bytes += added;
     return true;
   }
@@ -550,7 +549,7 @@ class RedisJournalWriter implements JournalWriter {
     if (!this.#open || this.#refusal !== undefined || bytes <= this.#store.maxInlineAnswerBytes) return undefined;
     if (this.#bytes + bytes > this.#store.maxRunBytes) throw new JournalError("JOURNAL_LIMIT", "full");
     const ref = `${index}`;
-    this.#send(this.#store.script("switchyardJournalSpill")(...this.args(), this.#store.maxRunBytes, ref, envelope));
+    this.#send("switchyardJournalSpill", [ref, envelope]);
     this.#bytes += bytes;
     return ref;
   }
@@ -597,14 +596,21 @@ class RedisJournalWriter implements JournalWriter {
     return [...this.#keys, this.#id, this.#token, store.leaseMs, store.keepUntil(), this.#bytes];
   }
 
-  #send(command: Promise<number>): void {
-    const reply = command.then(
+  /** Sends writer script `name` with `args` after this writer's own; its reply refuses the writer if negative. */
+  #send(name: "switchyardJournalAppend" | "switchyardJournalSpill", args: (string | number)[]): void {
+    // Called per crossing: the script straight off the connection, without a wrapper per call.
+    const client = this.#store.client as unknown as Record<
+      ScriptName,
+      (...args: (string | number)[]) => Promise<unknown>
+    >;
+    // A connection answers in order, so the last reply settles after every earlier one: waiting
+    // for it is waiting for them all (each has its own handler for a refusal).
+    this.#replies = client[name](...this.args(), this.#store.maxRunBytes, ...args).then(
       (result) => {
-        if (result < 0) this.#refuse(result);
+        if (Number(result) < 0) this.#refuse(Number(result));
       },
       (error: unknown) => this.#refuse(error),
     );
-    this.#replies = this.#replies.then(() => reply);
   }
 
   #refuse(reason: unknown): void {
