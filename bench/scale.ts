@@ -4,7 +4,7 @@
 // search bench's SaaS catalog replicated under numbered namespaces, each with its own schema objects.
 // Then the run curves of bench/scale-runs.ts (calls per program, result size, concurrent runs,
 // program size) against their floors; writes bench/results/scale.json.
-// Run: npm run bench:scale [-- --quick]   (compiled with tsc into dist-bench/ first; --expose-gc for RSS).
+// Run: npm run bench:scale [-- --quick] [-- --catalog]   (compiled with tsc into dist-bench/ first; --expose-gc for RSS).
 
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
@@ -231,6 +231,11 @@ function figuresOf(rows: readonly CatalogRow[], curves: RunCurves, summary: stri
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const quick = process.argv.includes("--quick");
   const startLoad = currentLoad();
+  // `--catalog`: the catalog rows only (no run curves, no summary, nothing written).
+  if (process.argv.includes("--catalog")) {
+    await measureScale(quick ? QUICK_SIZES : SIZES);
+    process.exit(0);
+  }
   const curves = await measureRunCurves(quick ? QUICK_SETTINGS : FULL_SETTINGS);
   const rows = await measureScale(quick ? QUICK_SIZES : SIZES);
   const small = rows[0]!;
