@@ -72,6 +72,12 @@ export interface SearchToolsAnswer {
   readonly declarations: string;
 }
 
+/**
+ * Characters of declarations per token of the budget past which `auto` defers without counting
+ * tokens. o200k averages 3 to 5 characters a token on declarations; 16 is far beyond, so a catalog
+ * deferred by this bound would be deferred by the count too (and deferring costs a search, never a tool).
+ */
+const DEFERRED_CHARS_PER_TOKEN = 16;
 /** Default token budget of up-front declarations under `defer: "auto"`. */
 export const DEFAULT_MAX_LOADED_TOKENS = 8_000;
 const MAX_LISTED_NAMES = 200;
@@ -97,6 +103,8 @@ export class Discovery {
   // declaration holds the tool's observed type, so it is also keyed by that type's revision.
   readonly #declarationCache = new WeakMap<RegisteredTool, { readonly revision: number; readonly text: string }>();
   readonly #tokenCache = new WeakMap<RegisteredTool, number>();
+  readonly #countedCache = new WeakMap<RegisteredTool, string>();
+  #programToolsOf: { readonly snapshot: CatalogSnapshot; readonly tools: readonly RegisteredTool[] } | undefined;
   readonly #embeddings: EmbeddingIndex | undefined;
   /** The registry's catalog as last given to `update`. */
   #catalog: CatalogSnapshot | undefined;
@@ -286,9 +294,23 @@ export class Discovery {
     const defer = this.#options.defer ?? "auto";
     if (defer !== "auto") return defer;
     const budget = this.#options.maxLoadedTokens ?? DEFAULT_MAX_LOADED_TOKENS;
+    const tools = this.#programTools();
     // Counting stops once past the budget: at thousands of tools, rendering and tokenizing every
     // declaration held the loop for seconds, and the first few dozen tools settle the answer.
-    return this.#tokensOf(this.#programTools(), budget) > budget;
+    // Declarations over DEFERRED_CHARS_PER_TOKEN characters per token of budget are deferred
+    // without loading the tokenizer at all (about 0.2 s of CPU, once per process).
+    if (this.#charsOf(tools, budget * DEFERRED_CHARS_PER_TOKEN) > budget * DEFERRED_CHARS_PER_TOKEN) return true;
+    return this.#tokensOf(tools, budget) > budget;
+  }
+
+  // The characters of the tools' declarations (as counted for tokens); stops once past `stopAbove`.
+  #charsOf(tools: readonly RegisteredTool[], stopAbove: number): number {
+    let total = 0;
+    for (const tool of tools) {
+      if (total > stopAbove) break;
+      total += this.#countedDeclarationOf(tool).length;
+    }
+    return total;
   }
 
   /** Whether `name` is loaded up front whatever the catalog's size (it matches `alwaysLoaded`). */
@@ -299,7 +321,7 @@ export class Discovery {
   /** Tools whose declarations go into the run_program description (the stable prefix). */
   upFrontTools(): RegisteredTool[] {
     const tools = this.#programTools();
-    if (!this.deferring) return tools;
+    if (!this.deferring) return [...tools];
     return tools.filter((tool) => this.#alwaysLoaded.some((pattern) => pattern.test(tool.definition.name)));
   }
 
@@ -320,8 +342,14 @@ export class Discovery {
   }
 
   // Declarations are what programs see: tools only a model may call directly do not count.
-  #programTools(): RegisteredTool[] {
-    return this.#requireSnapshot().tools.filter((tool) => tool.definition.callers.includes("program"));
+  // Kept per snapshot: deferral, the up-front set and the deferred names each ask, every turn.
+  #programTools(): readonly RegisteredTool[] {
+    const snapshot = this.#requireSnapshot();
+    if (this.#programToolsOf?.snapshot !== snapshot) {
+      const tools = snapshot.tools.filter((tool) => tool.definition.callers.includes("program"));
+      this.#programToolsOf = { snapshot, tools };
+    }
+    return this.#programToolsOf.tools;
   }
 
   /** Whether the run_program description should list deferred names. */
@@ -405,12 +433,26 @@ export class Discovery {
       ...[...this.#loaded].map((name) => snapshot.get(name)).filter((tool) => tool !== undefined),
     ]);
     const programTools = this.#programTools();
+    // The token counts are computed when read, once: a caller after the counts of tools (the
+    // gateway's start line) must not tokenize thousands of declarations, nor load the tokenizer.
+    const tokensOf = (tools: readonly RegisteredTool[]): (() => number) => {
+      let tokens: number | undefined;
+      return () => (tokens ??= this.#tokensOf(tools));
+    };
+    const declarationTokens = tokensOf(programTools);
+    const loadedTokens = tokensOf([...loaded]);
     return {
       tools: programTools.length,
       loadedTools: loaded.size,
-      declarationTokens: this.#tokensOf(programTools),
-      loadedTokens: this.#tokensOf([...loaded]),
-      tokenizer: bestTokenCounter().tokenizer,
+      get declarationTokens() {
+        return declarationTokens();
+      },
+      get loadedTokens() {
+        return loadedTokens();
+      },
+      get tokenizer() {
+        return bestTokenCounter().tokenizer;
+      },
       catalogVersion: snapshot.version,
     };
   }
@@ -422,12 +464,22 @@ export class Discovery {
       if (total > stopAbove) break;
       let tokens = this.#tokenCache.get(tool);
       if (tokens === undefined) {
-        tokens = bestTokenCounter().count(generateToolDeclaration(declarationToolOf(tool)));
+        tokens = bestTokenCounter().count(this.#countedDeclarationOf(tool));
         this.#tokenCache.set(tool, tokens);
       }
       total += tokens;
     }
     return total;
+  }
+
+  // The declaration token counts measure: without observed types, so results never tip deferral.
+  #countedDeclarationOf(tool: RegisteredTool): string {
+    let text = this.#countedCache.get(tool);
+    if (text === undefined) {
+      text = generateToolDeclaration(declarationToolOf(tool));
+      this.#countedCache.set(tool, text);
+    }
+    return text;
   }
 
   #declarationsOf(tools: readonly RegisteredTool[]): string {

@@ -145,6 +145,32 @@ function localNameOf(tool: SearchableTool, namespace: string): string {
   return namespace !== "" && tool.name.startsWith(`${namespace}.`) ? tool.name.slice(namespace.length + 1) : tool.name;
 }
 
+/**
+ * Characters of description one indexing step takes at most (a tool with a longer one is a step of
+ * its own): tokenizing costs by the character, so `stepSize` tools of 100 KB descriptions would
+ * make one step hold the loop for a tenth of a second.
+ */
+export const MAX_STEP_DESCRIPTION_CHARS = 32 * 1024;
+
+// `tools` cut into slices of at most `size` tools and MAX_STEP_DESCRIPTION_CHARS of descriptions.
+function slicesOf(tools: readonly SearchableTool[], size: number): SearchableTool[][] {
+  const slices: SearchableTool[][] = [];
+  let slice: SearchableTool[] = [];
+  let chars = 0;
+  for (const tool of tools) {
+    const length = typeof tool.description === "string" ? tool.description.length : 0;
+    if (slice.length > 0 && (slice.length >= size || chars + length > MAX_STEP_DESCRIPTION_CHARS)) {
+      slices.push(slice);
+      slice = [];
+      chars = 0;
+    }
+    slice.push(tool);
+    chars += length;
+  }
+  if (slice.length > 0) slices.push(slice);
+  return slices;
+}
+
 /** One bounded piece of an index change; `true` means it has more to do and must run again. */
 export type IndexStep = () => boolean | void;
 
@@ -292,9 +318,9 @@ export class ToolSearch {
       for (const name of dropped.splice(0, size)) this.remove(name);
       return dropped.length > 0;
     });
-    for (let start = 0; start < tools.length; start += size) {
+    for (const slice of slicesOf(tools, size)) {
       steps.push(() => {
-        for (const tool of tools.slice(start, start + size)) this.upsert(tool, group);
+        for (const tool of slice) this.upsert(tool, group);
       });
     }
     return steps;
