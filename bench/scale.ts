@@ -99,6 +99,8 @@ async function measureSize(size: number): Promise<CatalogRow> {
   const yard = new Switchyard({ tools });
   const constructMs = performance.now() - started;
   const after = await longestGap(1_000);
+  // Memory is counted with the search index built (an empty query waits for the build, warming nothing).
+  await yard.discovery.find("");
   collect();
   const memory = process.memoryUsage();
   const rssBytesPerTool = (memory.rss - rssBefore) / size;
