@@ -172,7 +172,7 @@ function slicesOf(tools: readonly SearchableTool[], size: number): SearchableToo
 }
 
 /** One bounded piece of an index change; `true` means it has more to do and must run again. */
-export type IndexStep = () => boolean | void;
+export type IndexStep = () => boolean | undefined;
 
 /** A namespace needs this many tools before words all their names share count as its marker. */
 const MIN_TOOLS_FOR_MARKERS = 3;
@@ -308,7 +308,9 @@ export class ToolSearch {
       },
     ];
     for (let start = 0; start < tools.length; start += size) {
-      steps.push(() => collector.add(tools.slice(start, start + size)));
+      steps.push(() => {
+        collector.add(tools.slice(start, start + size));
+      });
     }
     steps.push(() => {
       for (const [namespace, markers] of collector.markers()) this.#markers.set(namespace, markers);

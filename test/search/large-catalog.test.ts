@@ -114,7 +114,7 @@ describe("a hostile large catalog", () => {
   it("registers 5,000 tools with names at the 128-character cap and long unicode descriptions, and finds one", async () => {
     const tools = Array.from({ length: 5_000 }, (_, index) =>
       tool(
-        `n${index}`.padEnd(60, "x") + "." + `${index}`.padEnd(67, "y"),
+        `${`n${index}`.padEnd(60, "x")}.${`${index}`.padEnd(67, "y")}`,
         `${index === 4_321 ? "Zebraübersicht 東京 " : ""}Outil numéro ${index}: Straße, İstanbul, 東京都. `.repeat(40),
       ),
     );
