@@ -4,7 +4,10 @@
 // search bench's SaaS catalog replicated under numbered namespaces, each with its own schema objects.
 // Then the run curves of bench/scale-runs.ts (calls per program, result size, concurrent runs,
 // program size) against their floors; writes bench/results/scale.json.
-// Run: npm run bench:scale [-- --quick] [-- --catalog]   (compiled with tsc into dist-bench/ first; --expose-gc for RSS).
+// Run: npm run bench:scale [-- --quick]   (compiled with tsc into dist-bench/ first; --expose-gc for RSS).
+// SCALE_ONLY=runs measures the concurrency rows alone (cells picked with SCALE_CLIENTS, SCALE_DELAYS,
+// SCALE_CELL_MS; see settingsFromEnvironment) and writes no result file. SCALE_ONLY=catalog (or
+// `-- --catalog`) measures the catalog rows alone (with the 20,000 and 50,000 rows unless --quick).
 
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
@@ -14,10 +17,12 @@ import { benchConditions, currentLoad, writeBenchResult } from "./bench-result.j
 import {
   cpuPerRun,
   FULL_SETTINGS,
+  measureConcurrencyCurve,
   measureRunCurves,
   QUICK_SETTINGS,
   type RunCurves,
   runsPerSecond,
+  settingsFromEnvironment,
 } from "./scale-runs.js";
 import { saasTools } from "./search/catalog/saas-tools.js";
 import { percentile } from "./stats.js";
@@ -261,13 +266,18 @@ function figuresOf(rows: readonly CatalogRow[], curves: RunCurves, summary: stri
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const quick = process.argv.includes("--quick");
+  const settings = quick ? QUICK_SETTINGS : FULL_SETTINGS;
+  if (process.env.SCALE_ONLY === "runs") {
+    await measureConcurrencyCurve(settingsFromEnvironment(settings));
+    process.exit(0);
+  }
   const startLoad = currentLoad();
-  // `--catalog`: the catalog rows only (no run curves, no summary, nothing written).
-  if (process.argv.includes("--catalog")) {
+  // The catalog rows only: no run curves, no summary, nothing written.
+  if (process.env.SCALE_ONLY === "catalog" || process.argv.includes("--catalog")) {
     await measureScale(quick ? QUICK_SIZES : SIZES);
     process.exit(0);
   }
-  const curves = await measureRunCurves(quick ? QUICK_SETTINGS : FULL_SETTINGS);
+  const curves = await measureRunCurves(settings);
   const rows = await measureScale(quick ? QUICK_SIZES : SIZES);
   const small = rows[0]!;
   const large = rows.at(-1)!;
