@@ -12,7 +12,7 @@ import { checkRunId } from "../durable/run-id.js";
 import type { RunJournal, RunSummary, StoredJournal } from "../durable/run-journal.js";
 import { decideRun } from "../durable/decide-run.js";
 import { defaultRunsFolder } from "../durable/start-durable-run.js";
-import { SwitchyardError } from "../errors.js";
+import { SwitchyardError, messageOf } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
 import { EXIT_CODES } from "./cli-error.js";
 import { formatRunResult } from "./format-run-result.js";
@@ -145,12 +145,20 @@ async function withStore(flags: StoreFlags, work: (opened: OpenedStore) => Promi
   if (flags.dir !== undefined) throw usage("give --dir or --redis, not both: a run's journal lives in one store.");
   const url = flags.redis === true ? (process.env["SWITCHYARD_REDIS"] ?? DEFAULT_REDIS) : flags.redis;
   const fleet = { redis: url, ...(flags.queue === undefined ? {} : { queue: flags.queue }) };
-  const { connectRedis, queueNameOf, redactUrl } = await import("../fleet/redis-connection.js");
+  const { connectRedis, queueNameOf, redactUrl, redisStoppedAnswering } = await import("../fleet/redis-connection.js");
   const { fleetRunJournal } = await import("../fleet/redis-run-journal.js");
   const queue = queueNameOf(fleet);
-  const client = await connectRedis(url);
+  // A command that waited through a Redis outage would leave the person at a frozen prompt.
+  const client = await connectRedis(url, { whenRedisGoesAway: "fail" });
   try {
     await work({ store: fleetRunJournal(client, queue), where: `the Redis at ${redactUrl(url)} (queue ${queue})` });
+  } catch (error) {
+    if (SwitchyardError.isInstance(error) || !redisStoppedAnswering(error, client)) throw error;
+    throw new SwitchyardError(
+      "FLEET_UNAVAILABLE",
+      `Redis at ${redactUrl(url)} stopped answering during the command (${messageOf(error)}); it may not have finished: see \`switchyard runs show\` once Redis is back.`,
+      { redis: redactUrl(url) },
+    );
   } finally {
     client.disconnect();
   }
