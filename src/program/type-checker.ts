@@ -197,9 +197,9 @@ export class TypeChecker {
    * Starts the checker process now, in the background, and has it check `programs` (small; type
    * errors are fine) against `declarations` and read their references, so the first real check
    * finds TypeScript loaded, the lib and the declarations parsed and the compiler's code optimised.
-   * Never blocks or keeps the host alive, and never
-   * rejects: a failed warm-up is silent (the next check starts a process again). A check that
-   * arrives meanwhile waits behind it in the same process rather than starting a second one.
+   * Never blocks or keeps the host alive, and never rejects: a failed warm-up is silent (the next
+   * check starts a process again). A check that arrives meanwhile waits behind it in the same
+   * process rather than starting a second one.
    * Resolves when the warm-up is done (or failed, or the checker closed).
    */
   warmUp(declarations: string, programs: readonly string[]): Promise<void> {
