@@ -38,6 +38,11 @@ export interface SessionWarmUp {
 const MAX_DECLARED_TOOLS = 100;
 /** Tools whose validators are compiled ahead (about 1-5 ms each, one tool per step). */
 const MAX_VALIDATED_TOOLS = 32;
+/**
+ * Larger schemas (as JSON) are left to their first call: ajv's compile grows with the schema, and a
+ * step must stay short whatever a tool source declares.
+ */
+const MAX_VALIDATED_SCHEMA_CHARS = 16 * 1024;
 
 /**
  * Starts the session's warm-up (see the module comment) unless `options.warmUp` is false; the
@@ -86,7 +91,10 @@ function ownDeclarations(parts: SessionWarmUpParts): string | undefined {
 /** One step per tool: its validators compiled by validating a value (the answer is dropped). */
 function validatorSteps(tools: readonly RegisteredTool[]): (() => void)[] {
   return tools.slice(0, MAX_VALIDATED_TOOLS).map((tool) => () => {
-    tool.validateInput({});
-    tool.validateOutput?.({});
+    const { inputSchema, outputSchema } = tool.definition;
+    if (JSON.stringify(inputSchema).length <= MAX_VALIDATED_SCHEMA_CHARS) tool.validateInput({});
+    if (outputSchema !== undefined && JSON.stringify(outputSchema).length <= MAX_VALIDATED_SCHEMA_CHARS) {
+      tool.validateOutput?.({});
+    }
   });
 }

@@ -28,10 +28,14 @@ function createYard(options: SwitchyardOptions = {}) {
       properties: { id: { type: "string" }, [marker]: { type: "number" } },
       required: ["id"],
     },
-    outputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+    outputSchema: {
+      type: "object",
+      properties: { name: { type: "string" }, [marker]: { type: "number" } },
+      required: ["name"],
+    },
     execute: () => ({ name: "item" }),
   });
-  return new Switchyard({ tools: [tool], ...options });
+  return new Switchyard({ ...options, tools: [tool, ...(options.tools ?? [])] });
 }
 
 /** Whether `pid` names a process that still runs (a zombie waiting to be reaped does not). */
@@ -75,6 +79,33 @@ describe("a session's warm-up", () => {
       // The run's calls found their validators compiled, and its check the process already warm.
       expect(schemaCompileCount()).toBe(compiledBefore);
       expect(checker.stats).toMatchObject({ workerStarts: 1, checked: 1 });
+    } finally {
+      await yard.close();
+      await checker.close();
+    }
+  }, 60_000);
+
+  it("leaves a tool's large schema to its first call, so no warm-up step compiles for long", async () => {
+    const checker = new TypeChecker();
+    const properties = Object.fromEntries(
+      Array.from({ length: 2_000 }, (_, index) => [
+        `field_${index}_${Math.random().toString(36).slice(2)}`,
+        { type: "string" },
+      ]),
+    );
+    const large = defineTool({
+      name: "records.put",
+      description: "Stores a record.",
+      inputSchema: { type: "object", properties },
+      execute: () => ({ ok: true }),
+    });
+    const compiles = schemaCompileCount();
+    const yard = createYard({ typeChecker: checker, tools: [large], discovery: { defer: false } });
+    try {
+      // The small tool's two validators are compiled by the warm-up, the large one's is not.
+      await waitFor(() => schemaCompileCount() >= compiles + 2, 30_000, "the small tool's validators");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(schemaCompileCount()).toBe(compiles + 2);
     } finally {
       await yard.close();
       await checker.close();
