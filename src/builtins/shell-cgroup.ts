@@ -3,10 +3,11 @@
 // bind a host that runs as root (the sandbox's uid maps back to root, which the kernel exempts),
 // and RLIMIT_AS is per process; a cgroup counts the command's processes and memory as a whole.
 // Where no cgroup can be made (no write access, a v2 tree without delegation) the rlimits remain.
-// A host killed outright leaves its cgroups behind: the next host removes those whose owner is gone.
+// A host killed outright leaves its cgroups behind: the next host of the same PID namespace removes
+// those whose owner is gone; it never touches another namespace's, nor names of earlier versions.
 
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -40,14 +41,22 @@ let hierarchies: readonly Hierarchy[] | undefined;
 let staleRemoved: Promise<unknown> | undefined;
 
 const NAME_PREFIX = "switchyard-shell-";
-// `switchyard-shell-<pid>-<start time>-<nonce>-<n>`: a pid alone is reused (by a later host, or
-// another one in a second PID namespace on the same tree); with the process's start time (clock
-// ticks since boot) a dead owner is told from a live one, and the nonce keeps two hosts apart.
-const NAME_PATTERN = /^switchyard-shell-(\d+)-(\d+)-[0-9a-f]+-\d+$/;
+// `switchyard-shell-ns<pid namespace>-<pid>-<start time>-<nonce>-<n>`. A pid names a process only
+// in its own PID namespace, and namespaces share the cgroup tree (containers on one machine, a host
+// under `unshare --pid`): pid 1 of another container is this one's init. So the name carries the
+// namespace's inode (/proc/self/ns/pid): in the name, because mkdir writes it with the folder in
+// one step and a cgroup folder cannot hold a file of ours (cgroupfs makes only its own files).
+// The kernel reuses an inode only after its namespace is gone, with every host that ran in it.
+// With the start time (clock ticks since boot) a dead owner is told from a live one of a reused
+// pid, and the nonce keeps two hosts apart. Names without `ns` (earlier versions) never match.
+const NAME_PATTERN = /^switchyard-shell-ns(\d+)-(\d+)-(\d+)-[0-9a-f]+-\d+$/;
 
-const OWN_START_TIME = startTimeOf(process.pid) ?? 0;
-/** This process's part of every cgroup name it makes: pid, start time and a random nonce. */
-const OWNER = `${process.pid}-${OWN_START_TIME}-${randomBytes(4).toString("hex")}`;
+// Read through /proc/self: /proc/<process.pid> is another process where /proc is not this namespace's.
+const OWN_START_TIME = startTimeOf("self") ?? 0;
+// 0, which no namespace has, where it cannot be read: such a host then never sweeps.
+const OWN_PID_NAMESPACE = pidNamespaceOf("self") ?? 0;
+/** This process's part of every cgroup name it makes: PID namespace, pid, start time and a random nonce. */
+const OWNER = `ns${OWN_PID_NAMESPACE}-${process.pid}-${OWN_START_TIME}-${randomBytes(4).toString("hex")}`;
 
 /**
  * Makes a fresh cgroup for one command, with `pids.max` and the memory limit, in every hierarchy
@@ -99,18 +108,24 @@ export async function createCommandCgroup(limits: CgroupLimits): Promise<Command
 /**
  * Removes the command cgroups that a host no longer running left behind (one killed with SIGKILL
  * cannot release them): only folders named as this module names them, in the folders where this
- * process makes its own, whose owner's pid is gone or now belongs to a process started at another
- * time. What is still inside one is killed first (it belongs to a dead host's command). Returns
- * the folders removed. Never throws.
+ * process makes its own, made by a host of this process's PID namespace whose pid is gone or now
+ * belongs to a process started at another time. What is still inside one is killed first (it
+ * belongs to a dead host's command). Never touched: folders of hosts in other PID namespaces (their
+ * pids mean nothing here; their own next host sweeps them), folders named by earlier versions
+ * (pid only, or pid and start time: nothing proves their namespace), and everything when /proc
+ * shows another namespace's processes (`unshare --pid` without a /proc of its own), since no owner
+ * can then be looked up. Returns the folders removed. Never throws.
  */
 export async function removeStaleCommandCgroups(): Promise<string[]> {
   hierarchies ??= findHierarchies();
+  if (OWN_PID_NAMESPACE === 0 || !procShowsOwnNamespace()) return [];
   const stale: string[] = [];
   for (const hierarchy of hierarchies) {
     const names = await readdir(hierarchy.own).catch(() => [] as string[]);
     for (const name of names) {
       const match = NAME_PATTERN.exec(name);
-      if (match !== null && !ownerRuns(Number(match[1]), Number(match[2]))) stale.push(join(hierarchy.own, name));
+      if (match === null || Number(match[1]) !== OWN_PID_NAMESPACE) continue;
+      if (!ownerRuns(Number(match[2]), Number(match[3]))) stale.push(join(hierarchy.own, name));
     }
   }
   // All at once: the first command waits for this, and a folder that cannot go (a cgroup made
@@ -127,8 +142,26 @@ function ownerRuns(pid: number, startTime: number): boolean {
   return now !== undefined && now === startTime;
 }
 
+/**
+ * Whether /proc lists the processes of this process's own PID namespace: NSpid in /proc/self/status
+ * has one pid per namespace from /proc's down to ours, so one entry means they are the same.
+ */
+function procShowsOwnNamespace(): boolean {
+  const nsPid = /^NSpid:\s*(.*)$/m.exec(readText("/proc/self/status"))?.[1];
+  // Kernels before 4.1 have no NSpid: /proc/self then names our pid only in our own namespace.
+  if (nsPid === undefined) return readLink("/proc/self") === String(process.pid);
+  const pids = nsPid.trim().split(/\s+/);
+  return pids.length === 1 && pids[0] === String(process.pid);
+}
+
+/** The inode of a process's PID namespace (`pid:[4026531836]`); undefined where it cannot be read. */
+function pidNamespaceOf(pid: number | "self"): number | undefined {
+  const inode = Number(/^pid:\[(\d+)\]$/.exec(readLink(`/proc/${pid}/ns/pid`))?.[1]);
+  return Number.isSafeInteger(inode) && inode > 0 ? inode : undefined;
+}
+
 /** A process's start time in clock ticks after boot (field 22 of /proc/<pid>/stat); undefined when it is gone. */
-function startTimeOf(pid: number): number | undefined {
+function startTimeOf(pid: number | "self"): number | undefined {
   const stat = readText(`/proc/${pid}/stat`);
   // The command name (field 2) is in parentheses and may hold spaces: count fields after its ")".
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -145,9 +178,12 @@ async function removeCgroup(folder: string): Promise<boolean> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return true;
       const pids = await readFile(join(folder, "cgroup.procs"), "utf8").catch(() => "");
-      for (const pid of pids.split("\n").filter(Boolean)) {
+      for (const line of pids.split("\n")) {
+        const pid = Number(line);
+        // cgroup v2 lists a process of another PID namespace as 0: kill(0) would be our own group.
+        if (!Number.isSafeInteger(pid) || pid <= 0) continue;
         try {
-          process.kill(Number(pid), "SIGKILL");
+          process.kill(pid, "SIGKILL");
         } catch {
           // Already gone.
         }
@@ -195,6 +231,14 @@ function findHierarchies(): Hierarchy[] {
   }
   // A v2 line comes last in hybrid setups; keep it only where v1 gave nothing.
   return found.filter((hierarchy) => existsSync(hierarchy.own));
+}
+
+function readLink(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return "";
+  }
 }
 
 function readText(path: string): string {

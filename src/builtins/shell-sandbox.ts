@@ -144,7 +144,7 @@ export function detectShellSandbox(network: ShellNetwork): ShellSandbox | { read
       unavailable: "dash is not installed (apt-get install -y dash): shell.run runs dash, the dialect it parses",
     };
   }
-  const closerPath = BASH_LOCATIONS.find((path) => existsSync(path));
+  const closerPath = findFdCloser();
   if (closerPath === undefined) {
     return {
       unavailable:
@@ -204,25 +204,32 @@ export function sandboxArguments(policy: SandboxPolicy): string[] {
 }
 
 /**
- * Run by bash (`-p`: no BASH_ENV, no functions from the environment) inside the sandbox before
- * the command: closes every descriptor above 2, then execs its arguments. bwrap passes on every
- * descriptor without close-on-exec, and the host may hold some it was started with (a CI runner's
- * pipe, a native addon's file): Node marks only its first few close-on-exec at start-up.
+ * Run by bash (`-p`: no BASH_ENV, no functions from the environment) before the command, inside
+ * the sandbox and on the unsandboxed path alike: closes every descriptor above 2, then execs its
+ * arguments. bwrap and Node's spawn pass on every descriptor without close-on-exec, and the host
+ * may hold some it was started with (a CI runner's pipe, a native addon's file): Node marks only
+ * its first few close-on-exec at start-up. It lists its descriptors in /proc/self/fd (bash reads
+ * the folder itself), or /dev/fd where there is no /proc (macOS), and refuses to run the command
+ * (exit 126) where neither is. Not /proc/$$/fd: in a PID namespace whose /proc is another's
+ * (`unshare --pid` without a /proc of its own), $$ there is another process.
  */
 export const CLOSE_INHERITED_FDS =
-  '[ -d /proc/$$/fd ] || exit 126; for fd in /proc/$$/fd/*; do fd=${fd##*/}; case $fd in *[!0-9]*) continue;; esac; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; exec "$@"';
+  'd=/proc/self/fd; [ -d "$d" ] || d=/dev/fd; [ -d "$d" ] || exit 126; for fd in "$d"/*; do fd=${fd##*/}; case $fd in *[!0-9]*) continue;; esac; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; exec "$@"';
 
 /** The arguments after `sandboxArguments(policy)` that run `commandLine`, with only stdin, stdout and stderr open. */
 export function commandArguments(sandbox: ShellSandbox, policy: SandboxPolicy, commandLine: string): string[] {
   return [
     "--",
-    sandbox.closerPath,
-    "-p",
-    "-c",
-    CLOSE_INHERITED_FDS,
-    "close-inherited-fds",
-    ...limitedCommand(sandbox.prlimitPath, sandbox.shellPath, policy.limits, commandLine),
+    ...withInheritedFdsClosed(
+      sandbox.closerPath,
+      limitedCommand(sandbox.prlimitPath, sandbox.shellPath, policy.limits, commandLine),
+    ),
   ];
+}
+
+/** `argv` run through `closerPath` (bash) with `CLOSE_INHERITED_FDS`: it starts with only descriptors 0, 1 and 2. */
+export function withInheritedFdsClosed(closerPath: string, argv: readonly string[]): string[] {
+  return [closerPath, "-p", "-c", CLOSE_INHERITED_FDS, "close-inherited-fds", ...argv];
 }
 
 /** `prlimit <limits> -- <dash> -c <commandLine>`: also what the unsandboxed shell runs. */
@@ -249,6 +256,11 @@ export function limitedCommand(
 /** The shell commands run with: dash, at its standard path; undefined where it is not installed. */
 export function findPinnedShell(): string | undefined {
   return DASH_LOCATIONS.find((path) => existsSync(path));
+}
+
+/** bash at its standard path, for `withInheritedFdsClosed` on the unsandboxed path; undefined where it is not installed. */
+export function findFdCloser(): string | undefined {
+  return BASH_LOCATIONS.find((path) => existsSync(path));
 }
 
 /** prlimit where it is installed, for the unsandboxed shell; undefined elsewhere. */

@@ -21,6 +21,7 @@ import {
   commandArguments,
   DEFAULT_SHELL_LIMITS,
   detectShellSandbox,
+  findFdCloser,
   findPinnedShell,
   findPrlimit,
   limitedCommand,
@@ -31,6 +32,7 @@ import {
   type ShellNetwork,
   type ShellSandbox,
   sandboxArguments,
+  withInheritedFdsClosed,
 } from "./shell-sandbox.js";
 
 export type { ShellLimits, ShellNetwork } from "./shell-sandbox.js";
@@ -63,7 +65,9 @@ export interface ShellToolOptions {
   /**
    * Runs commands WITHOUT an OS sandbox: they can read and write whatever the host user can,
    * reach the network, and see the host's processes. Only the environment is scrubbed, HOME
-   * is a fresh empty folder, and the limits apply where prlimit exists. Without this flag,
+   * is a fresh empty folder, descriptors above 2 are closed (bash, as in the sandbox), and the
+   * limits apply where prlimit exists. Nothing binds the command to the host's life: a host killed
+   * with SIGKILL leaves it running. Without this flag,
    * createShellTool throws SANDBOX_UNAVAILABLE where bubblewrap cannot run (macOS, Windows,
    * Linux without bubblewrap or user namespaces). `network` and `readOnlyPaths` cannot be
    * combined with it (OPTION_INVALID): there is nothing to enforce them with. Default false.
@@ -161,6 +165,14 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
     throw new SwitchyardError(
       "SANDBOX_UNAVAILABLE",
       `${OWNER}: dash is not installed (apt-get install -y dash); shell.run runs dash, the POSIX dialect its permission rules parse.`,
+    );
+  }
+  // Unsandboxed too, the command must not inherit the host's descriptors: bash closes them first.
+  const closerPath = sandbox?.closerPath ?? findFdCloser();
+  if (closerPath === undefined) {
+    throw new SwitchyardError(
+      "SANDBOX_UNAVAILABLE",
+      `${OWNER}: bash is not installed (apt-get install -y bash); shell.run uses it to close the descriptors a command would inherit from the host.`,
     );
   }
   // The parser loads once (~0.3 s) here, not on the event loop of the first call.
@@ -284,7 +296,7 @@ export function createShellTool(options: ShellToolOptions): ToolDefinition<Shell
           prlimitPath === undefined
             ? [shellPath, "-c", input.command]
             : limitedCommand(prlimitPath, shellPath, limits, input.command);
-        const [file = shellPath, ...args] = argv;
+        const [file = closerPath, ...args] = withInheritedFdsClosed(closerPath, argv);
         return await runShell(file, args, {
           cwd: workspace,
           env: baseEnv(home),

@@ -3,79 +3,53 @@
 // was left (its mkdir failed, and the command silently ran with rlimits only). Real child hosts,
 // the real cgroup tree; runs where this process may create cgroups (root, as here and in CI).
 
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createCommandCgroup, removeStaleCommandCgroups } from "../../src/builtins/shell-cgroup.js";
+import {
+  DEAD_PID,
+  ownCgroupFolders,
+  pidNamespaceOf,
+  startHost,
+  startTimeOf,
+  waitFor,
+} from "./fixtures/command-cgroups.js";
 
 const isRoot = process.getuid?.() === 0;
-const HOST = fileURLToPath(new URL("./fixtures/run-shell-command.ts", import.meta.url));
+// The part of a name that says which PID namespace its host ran in (this process's, here).
+const NS = `ns${pidNamespaceOf("self")}`;
 
-/** The folders this process (and so its children) makes command cgroups in: its own pids and memory cgroups. */
-function ownCgroupFolders(): string[] {
-  const folders: string[] = [];
-  for (const line of readFileSync("/proc/self/cgroup", "utf8").split("\n")) {
-    const [, controllers = "", path = ""] = line.split(":");
-    for (const controller of ["pids", "memory"]) {
-      if (controllers.split(",").includes(controller)) folders.push(join("/sys/fs/cgroup", controller, path));
-    }
-    // The v2 tree only where v1 gave none (its line comes last), as the module chooses.
-    if (line.startsWith("0::") && folders.length === 0) folders.push(join("/sys/fs/cgroup", path));
-  }
-  return folders.filter((folder) => existsSync(folder));
-}
-
-/** The command cgroups of host `pid`, in every folder. */
+/** The command cgroups of host `pid` (of this namespace), in every folder. */
 function cgroupsOf(pid: number): string[] {
   return ownCgroupFolders().flatMap((folder) =>
     readdirSync(folder)
-      .filter((name) => name.startsWith(`switchyard-shell-${pid}-`))
+      .filter((name) => name.startsWith(`switchyard-shell-${NS}-${pid}-`))
       .map((name) => join(folder, name)),
   );
-}
-
-/** This process's start time in clock ticks after boot (field 22 of /proc/self/stat). */
-function ownStartTime(): string {
-  const stat = readFileSync("/proc/self/stat", "utf8");
-  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? "";
-}
-
-// Above any pid_max (2^22): no process ever has it.
-const DEAD_PID = 4_194_305;
-
-function startHost(script: string): { host: ChildProcess; exited: Promise<number | null> } {
-  const host = spawn(process.execPath, ["--import", "tsx", HOST, script], { stdio: "ignore" });
-  return { host, exited: new Promise((resolve) => host.on("exit", resolve)) };
-}
-
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe.skipIf(!isRoot)("command cgroups of hosts that were killed", () => {
   it("removes a SIGKILLed host's cgroups at the next host's first command, and never a live host's", async () => {
     const killed = startHost("sleep 60");
     const running = startHost("sleep 60");
-    await waitFor(() => cgroupsOf(killed.host.pid!).length > 0 && cgroupsOf(running.host.pid!).length > 0, 20_000);
-    const left = cgroupsOf(killed.host.pid!);
-    killed.host.kill("SIGKILL");
+    await waitFor(
+      () => cgroupsOf(killed.process.pid!).length > 0 && cgroupsOf(running.process.pid!).length > 0,
+      20_000,
+    );
+    const left = cgroupsOf(killed.process.pid!);
+    killed.process.kill("SIGKILL");
     await killed.exited;
     // bwrap dies with its parent, the sandbox with bwrap: the cgroups are left behind, empty.
     await new Promise((resolve) => setTimeout(resolve, 300));
     for (const folder of left) expect(existsSync(folder), folder).toBe(true);
 
     const next = startHost("true");
-    expect(await next.exited).toBe(0);
+    expect((await next.exited).code).toBe(0);
     for (const folder of left) expect(existsSync(folder), folder).toBe(false);
     // The other host still runs its command: its cgroups stay.
-    expect(cgroupsOf(running.host.pid!).length).toBeGreaterThan(0);
-    running.host.kill("SIGTERM");
+    expect(cgroupsOf(running.process.pid!).length).toBeGreaterThan(0);
+    running.process.kill("SIGTERM");
     await running.exited;
     const after = startHost("true");
     await after.exited;
@@ -100,10 +74,12 @@ describe.skipIf(!isRoot)("command cgroups of hosts that were killed", () => {
 
   it("removes a folder named with this process's pid and another start time (a host before it), never its own", async () => {
     const folders = ownCgroupFolders();
-    const before = folders.map((folder) => join(folder, `switchyard-shell-${process.pid}-1-0badc0de-1`));
-    const own = folders.map((folder) => join(folder, `switchyard-shell-${process.pid}-${ownStartTime()}-0badc0de-1`));
+    const before = folders.map((folder) => join(folder, `switchyard-shell-${NS}-${process.pid}-1-0badc0de-1`));
+    const own = folders.map((folder) =>
+      join(folder, `switchyard-shell-${NS}-${process.pid}-${startTimeOf("self")}-0badc0de-1`),
+    );
     // A pid no number can hold: no process owns it either.
-    const hostile = folders.map((folder) => join(folder, `switchyard-shell-${"9".repeat(200)}-1-0badc0de-1`));
+    const hostile = folders.map((folder) => join(folder, `switchyard-shell-${NS}-${"9".repeat(200)}-1-0badc0de-1`));
     for (const folder of [...before, ...own, ...hostile]) mkdirSync(folder);
     try {
       const removed = await removeStaleCommandCgroups();
@@ -118,7 +94,7 @@ describe.skipIf(!isRoot)("command cgroups of hosts that were killed", () => {
   it("spends one round of retries on folders it cannot remove, however many there are", async () => {
     // A cgroup made inside a stale one keeps it from being removed: each costs 40 tries 50 ms apart.
     const stuck = ownCgroupFolders().flatMap((folder) =>
-      [1, 2, 3, 4].map((counter) => join(folder, `switchyard-shell-${DEAD_PID}-1-0badc0de-${counter}`)),
+      [1, 2, 3, 4].map((counter) => join(folder, `switchyard-shell-${NS}-${DEAD_PID}-1-0badc0de-${counter}`)),
     );
     for (const folder of stuck) mkdirSync(join(folder, "inner"), { recursive: true });
     try {

@@ -1,6 +1,7 @@
 // The sandbox closes inherited descriptors with a fixed bash script before the command runs. On a
 // host without bash it must refuse to run commands (SANDBOX_UNAVAILABLE, naming the package), not
-// run them with the host's descriptors open or fall back to no sandbox.
+// run them with the host's descriptors open or fall back to no sandbox. Unsandboxed commands are
+// refused too: without bash nothing closes what the host holds open before they run.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,5 +31,11 @@ describe.skipIf(process.platform !== "linux")("the shell sandbox on a host witho
 
   it("refuses to create shell.run without unsandboxed: true", () => {
     expect(() => createShellTool({ workspace })).toThrow(/bash is not installed.*never run without a sandbox/);
+  });
+
+  it("refuses to create shell.run with unsandboxed: true too, rather than hand commands the host's descriptors", () => {
+    expect(() => createShellTool({ workspace, unsandboxed: true })).toThrow(
+      expect.objectContaining({ code: "SANDBOX_UNAVAILABLE", message: expect.stringMatching(/bash is not installed/) }),
+    );
   });
 });
