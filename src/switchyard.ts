@@ -136,7 +136,6 @@ export class Switchyard {
       checker: () => this.#checker(),
       catalog: () => this.registry.snapshot(),
       declarations: (catalog) => this.#checked.whole(catalog, this.observedTypes?.snapshot()),
-      upFrontTools: () => this.discovery.upFrontTools(),
       executor: this.#ownsExecutor ? this.#executor : undefined,
       memoryLimitMb: this.#limits.memoryLimitMb,
     });

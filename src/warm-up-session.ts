@@ -1,8 +1,8 @@
 // What a session prepares in the background once it is created, so the first run of a process
 // pays no start-up: the checker's process warmed against the session's declarations, esbuild's
-// service, the runtime's code cache and a spare isolate, ajv and the validators of the tools shown
-// up front. It all starts after the constructor returns and runs off the event loop or in steps of
-// a few ms each; nothing in it keeps the process alive, and once stopped it starts nothing more.
+// service, the runtime's code cache and a spare isolate, ajv and the first tools' validators. It
+// starts after the constructor returns and runs off the event loop or in steps of a few ms each;
+// nothing in it keeps the process alive, and once stopped it starts nothing more.
 
 import { warmUpCompiler } from "./program/compile-program.js";
 import { warmUp as warmUpChecker } from "./program/shared-type-checker.js";
@@ -20,8 +20,6 @@ export interface SessionWarmUpParts {
   readonly catalog: () => CatalogSnapshot;
   /** The declarations a program using every tool of `catalog` is checked against. */
   readonly declarations: (catalog: CatalogSnapshot) => string;
-  /** The tools whose declarations a model is shown first: their validators are compiled. */
-  readonly upFrontTools: () => readonly RegisteredTool[];
   /** The executor the session owns (undefined for a pool it was given): it prepares an isolate. */
   readonly executor: SandboxExecutor | undefined;
   /** The isolate memory of the session's runs, in MB. */
@@ -64,7 +62,7 @@ export function warmUpSession(options: SwitchyardOptions, parts: SessionWarmUpPa
     () => void warmUpCompiler(),
     () => parts.executor?.warmUp?.(parts.memoryLimitMb),
     ...validationWarmUpSteps(),
-    () => steps.push(...validatorSteps(parts.upFrontTools())),
+    () => steps.push(...validatorSteps(parts.catalog().tools)),
   ];
   // One step per turn of the event loop: a run or a call arriving meanwhile waits for one step at most.
   const next = (): void => {
@@ -88,8 +86,13 @@ function ownDeclarations(parts: SessionWarmUpParts): string | undefined {
   return catalog.tools.length <= MAX_DECLARED_TOOLS ? parts.declarations(catalog) : undefined;
 }
 
-/** One step per tool: its validators compiled by validating a value (the answer is dropped). */
-function validatorSteps(tools: readonly RegisteredTool[]): (() => void)[] {
+/**
+ * One step per tool a program may call, the first MAX_VALIDATED_TOOLS in catalog order: its
+ * validators compiled by validating a value (the answer is dropped). Not discovery's up-front set:
+ * deciding whether to defer counts the catalog's tokens, which loads a tokenizer (~250 ms of CPU).
+ */
+function validatorSteps(catalog: readonly RegisteredTool[]): (() => void)[] {
+  const tools = catalog.filter((tool) => tool.definition.callers.includes("program"));
   return tools.slice(0, MAX_VALIDATED_TOOLS).map((tool) => () => {
     const { inputSchema, outputSchema } = tool.definition;
     if (JSON.stringify(inputSchema).length <= MAX_VALIDATED_SCHEMA_CHARS) tool.validateInput({});
