@@ -14,7 +14,14 @@ import { MAX_ANALYZED_LENGTH } from "../src/permissions/command-classifier.js";
 import { defineTool } from "../src/registry/define-tool.js";
 import { Switchyard } from "../src/switchyard.js";
 import { measureStartUpLag } from "./session-start-lag.js";
-import { exitCodeOf, formatVerdict, judgeLag, judgeTiming, type StallVerdict } from "./stall-verdict.js";
+import {
+  exitCodeOf,
+  formatVerdict,
+  judgeLag,
+  judgeTiming,
+  measureSlowdown,
+  type StallVerdict,
+} from "./stall-verdict.js";
 
 /** The value after `--name` on the command line, as a number, or `fallback`. */
 function numberOption(name: string, fallback: number): number {
@@ -183,24 +190,6 @@ function selectedRows(): readonly Row[] {
   return filter === undefined ? ROWS : ROWS.filter((row) => row.what.includes(filter));
 }
 
-/**
- * Wall time over CPU time of a busy spin on this thread (median of 3 spins of 100 ms): how much
- * longer than its CPU cost any synchronous block takes on this machine now. About 1 when idle.
- */
-function measureSlowdown(): number {
-  const ratios: number[] = [];
-  for (let spin = 0; spin < 3; spin++) {
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    while (performance.now() - started < 100) {
-      // Spinning: the CPU this thread gets in 100 ms of wall time.
-    }
-    const used = process.cpuUsage(cpu);
-    ratios.push((performance.now() - started) / Math.max(1, (used.user + used.system) / 1000));
-  }
-  return ratios.sort((a, b) => a - b)[1] ?? 1;
-}
-
 /** The worst event-loop lag of IDLE_ROUNDS idle rounds: what the machine alone costs this process now. */
 async function idleLag(): Promise<number> {
   let worst = 0;
@@ -257,8 +246,13 @@ async function main(): Promise<void> {
   await yard.close();
   const filter = process.argv.indexOf("--rows") < 0 ? "" : (process.argv[process.argv.indexOf("--rows") + 1] ?? "");
   if (START_UP_ROW.includes(filter)) {
-    // A fresh process per sample: the warm-ups run once per process.
-    const startUp = judgeLag(Math.max(...(await measureStartUpLag(ROUNDS))), TARGET_MS, idleMs, slowdown);
+    // A fresh process per sample (the warm-ups run once per process), judged by its own idle lag
+    // and slowdown, measured in that process after its warm-up: the worst sample's margin counts.
+    const samples = await measureStartUpLag(ROUNDS);
+    const judged = samples.map((sample) => judgeLag(sample.lagMs, TARGET_MS, sample.idleMs, sample.slowdown));
+    const startUp = judged.reduce((worstSample, sample) =>
+      sample.marginMs < worstSample.marginMs ? sample : worstSample,
+    );
     verdicts.push(startUp);
     worst = Math.max(worst, startUp.measuredMs);
     console.log(`  ${START_UP_ROW}: lag ${formatVerdict(startUp)}`);

@@ -9,14 +9,24 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { defineTool } from "../src/registry/define-tool.js";
 import { Switchyard } from "../src/switchyard.js";
+import { measureSlowdown } from "./stall-verdict.js";
 
 const CHILD_FLAG = "--session-start-child";
 /** The pause between a session's start and its first program: a model turn, short end. */
 const MODEL_TURN_MS = 1_500;
 
-/** The longest event-loop delay of each sample, in ms, one fresh process each. */
-export async function measureStartUpLag(samples: number): Promise<number[]> {
-  const lags: number[] = [];
+/** One sample: the longest event-loop delay during the warm-up, and what the machine alone cost that process. */
+export interface StartUpLag {
+  readonly lagMs: number;
+  /** The worst lag of 5 idle rounds of 200 ms, after the session was closed. */
+  readonly idleMs: number;
+  /** Wall over CPU time of a busy spin in that process (see measureSlowdown). */
+  readonly slowdown: number;
+}
+
+/** One fresh process per sample. */
+export async function measureStartUpLag(samples: number): Promise<StartUpLag[]> {
+  const lags: StartUpLag[] = [];
   for (let sample = 0; sample < samples; sample++) {
     const { stdout } = await promisify(execFile)(process.execPath, [
       "--no-node-snapshot",
@@ -24,7 +34,7 @@ export async function measureStartUpLag(samples: number): Promise<number[]> {
       fileURLToPath(import.meta.url),
       CHILD_FLAG,
     ]);
-    lags.push((JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as { lagMs: number }).lagMs);
+    lags.push(JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as StartUpLag);
   }
   return lags;
 }
@@ -54,7 +64,17 @@ async function child(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, MODEL_TURN_MS));
   histogram.disable();
   await yard.close();
-  console.log(JSON.stringify({ lagMs: histogram.max / 1e6 }));
+  const lagMs = histogram.max / 1e6;
+  let idleMs = 0;
+  for (let round = 0; round < 5; round++) {
+    const idle = monitorEventLoopDelay({ resolution: 1 });
+    idle.enable();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    idle.disable();
+    idleMs = Math.max(idleMs, idle.max / 1e6);
+  }
+  const result: StartUpLag = { lagMs, idleMs, slowdown: measureSlowdown() };
+  console.log(JSON.stringify(result));
 }
 
 if (
