@@ -320,8 +320,27 @@ const load = (): string =>
 
 const cell = (value: number, width: number, digits = 1): string => value.toFixed(digits).padStart(width);
 
-/** Measures and prints every run curve. */
-export async function measureRunCurves(settings: RunCurveSettings): Promise<RunCurves> {
+/**
+ * `settings` narrowed by the environment, for iterating on one cell: SCALE_CLIENTS and SCALE_DELAYS
+ * (comma-separated) pick the concurrency cells, SCALE_CELL_MS sets their length.
+ */
+export function settingsFromEnvironment(settings: RunCurveSettings): RunCurveSettings {
+  const list = (name: string): number[] | undefined =>
+    process.env[name]
+      ?.split(",")
+      .map(Number)
+      .filter((value) => Number.isFinite(value) && value >= 0);
+  const cellMs = Number(process.env.SCALE_CELL_MS);
+  return {
+    ...settings,
+    concurrency: list("SCALE_CLIENTS") ?? settings.concurrency,
+    delaysMs: list("SCALE_DELAYS") ?? settings.delaysMs,
+    cellMs: cellMs > 0 ? cellMs : settings.cellMs,
+  };
+}
+
+/** Measures and prints the concurrency curve alone. */
+export async function measureConcurrencyCurve(settings: RunCurveSettings): Promise<ConcurrencyCell[]> {
   console.log(`\nscale: concurrent runs of 20 sequential calls (load ${load()})`);
   const concurrency = await measureConcurrency(settings);
   console.log(
@@ -334,6 +353,12 @@ export async function measureRunCurves(settings: RunCurveSettings): Promise<RunC
     );
   }
   console.log(`  (load ${load()})`);
+  return concurrency;
+}
+
+/** Measures and prints every run curve. */
+export async function measureRunCurves(settings: RunCurveSettings): Promise<RunCurves> {
+  const concurrency = await measureConcurrencyCurve(settings);
 
   console.log("\nscale: calls per program (sequential calls to a synchronous tool, one run at a time, medians)");
   const calls = await measureCallsPerProgram(settings);

@@ -5,6 +5,8 @@
 // Then the run curves of bench/scale-runs.ts (calls per program, result size, concurrent runs,
 // program size) against their floors; writes bench/results/scale.json.
 // Run: npm run bench:scale [-- --quick]   (compiled with tsc into dist-bench/ first; --expose-gc for RSS).
+// SCALE_ONLY=runs measures the concurrency rows alone (cells picked with SCALE_CLIENTS, SCALE_DELAYS,
+// SCALE_CELL_MS; see settingsFromEnvironment) and writes no result file.
 
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
@@ -14,10 +16,12 @@ import { benchConditions, currentLoad, writeBenchResult } from "./bench-result.j
 import {
   cpuPerRun,
   FULL_SETTINGS,
+  measureConcurrencyCurve,
   measureRunCurves,
   QUICK_SETTINGS,
   type RunCurves,
   runsPerSecond,
+  settingsFromEnvironment,
 } from "./scale-runs.js";
 import { saasTools } from "./search/catalog/saas-tools.js";
 import { percentile } from "./stats.js";
@@ -230,8 +234,13 @@ function figuresOf(rows: readonly CatalogRow[], curves: RunCurves, summary: stri
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const quick = process.argv.includes("--quick");
+  const settings = quick ? QUICK_SETTINGS : FULL_SETTINGS;
+  if (process.env.SCALE_ONLY === "runs") {
+    await measureConcurrencyCurve(settingsFromEnvironment(settings));
+    process.exit(0);
+  }
   const startLoad = currentLoad();
-  const curves = await measureRunCurves(quick ? QUICK_SETTINGS : FULL_SETTINGS);
+  const curves = await measureRunCurves(settings);
   const rows = await measureScale(quick ? QUICK_SIZES : SIZES);
   const small = rows[0]!;
   const large = rows.at(-1)!;

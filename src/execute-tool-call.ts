@@ -156,7 +156,19 @@ export function runToolCall(
     control.dispose();
     throw error;
   }
-  if (result instanceof Promise) return result.finally(() => control.dispose());
+  // `then` with both arms rather than `finally`: one promise and one turn per call instead of three.
+  if (result instanceof Promise) {
+    return result.then(
+      (done) => {
+        control.dispose();
+        return done;
+      },
+      (error: unknown) => {
+        control.dispose();
+        throw error;
+      },
+    );
+  }
   control.dispose();
   return result;
 }

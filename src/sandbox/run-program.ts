@@ -221,7 +221,7 @@ class ProgramRun {
       this.#timer.close();
       this.#bridge.close();
       // Cancelling after the isolate is gone: late results have nowhere to go, but each call still gets its record.
-      this.#callsController.abort();
+      this.#callsController.abort(RUN_OVER);
       await this.#bridge.settled();
     }
     const result = this.#result(outcome);
@@ -346,6 +346,12 @@ class ProgramRun {
     }
   }
 }
+
+/**
+ * Why a run's pending calls are cancelled once it is over: one value for every run, because
+ * `abort()` without a reason builds a DOMException (and its stack) per run.
+ */
+const RUN_OVER = new DOMException("The run is over.", "AbortError");
 
 const SESSION_CLOSED: RunError = Object.freeze({
   code: "CANCELLED",

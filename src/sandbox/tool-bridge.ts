@@ -391,11 +391,7 @@ export class ToolBridge {
   /** Tracks `answer`, counting `bytes` of arguments as in flight until it settles. */
   #holdArguments(bytes: number, answer: Promise<string>): Promise<string> {
     this.#pendingArgumentBytes += bytes;
-    return this.#track(
-      answer.finally(() => {
-        this.#pendingArgumentBytes -= bytes;
-      }),
-    );
+    return this.#track(answer, bytes);
   }
 
   /** Runs a call whose start was held back, answering late. */
@@ -615,11 +611,28 @@ export class ToolBridge {
     return encodeCallFailure(index, call.id, "TOOL_ERROR", `Internal error in the host pipeline: ${messageOf(error)}`);
   }
 
-  #track(running: Promise<string>): Promise<string> {
+  /**
+   * Counts `running` in flight (and `argumentBytes` of arguments held for it) until it settles. One
+   * `then` with both arms, not two `finally`s: every slow call passes here, and each `finally` costs
+   * promises and turns of its own. `answer` never rejects (it ends in an envelope); a bug that makes
+   * it reject still uncounts it and passes the rejection on.
+   */
+  #track(running: Promise<string>, argumentBytes = 0): Promise<string> {
     this.#inFlight++;
-    return running.finally(() => {
+    const settle = (): void => {
+      this.#pendingArgumentBytes -= argumentBytes;
       if (--this.#inFlight === 0) this.#idle?.();
-    });
+    };
+    return running.then(
+      (answer) => {
+        settle();
+        return answer;
+      },
+      (error: unknown) => {
+        settle();
+        throw error;
+      },
+    );
   }
 
   // ---- durable runs: journal live crossings, replay journaled ones ----
