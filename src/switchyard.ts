@@ -243,7 +243,8 @@ export class Switchyard {
   /** Resumes durable run `id` with its journal's program and input (docs/durable-runs.md); resolves like `run`. */
   async resume(id: string, options: Parameters<typeof resumeRequest>[1] = {}): Promise<RunResult> {
     const resumed = await resumeRequest(id, options, this.#options.runJournal, this.registry);
-    return "source" in resumed ? this.run(resumed.source, resumed.options) : resumed;
+    if (!("source" in resumed)) return resumed;
+    return this.run(resumed.source, resumed.options).finally(() => resumed.release());
   }
 
   /**
