@@ -38,6 +38,8 @@ export interface CheckRequest {
    * and answer its references either way: a new program then costs one round trip, not two.
    */
   readonly ifReferences?: ToolReferences;
+  /** A warm-up's: the program's references are read too (and dropped), so that path is optimised as well. */
+  readonly warmUp?: boolean;
 }
 
 /** Asks what a program reads of `tools` (find-tool-references.ts), to choose its declarations. */
@@ -115,7 +117,7 @@ function answer(checker: ProgramTypeChecker, request: TypeCheckRequest, declarat
       if (JSON.stringify(references) !== JSON.stringify(request.ifReferences)) {
         return { id: request.id, ok: true, diagnostics: [], references, checked: false };
       }
-    }
+    } else if (request.warmUp === true) checker.references(request.source, request.form);
     const diagnostics = checker.check(request.source, declarations, request.form, request.contract);
     // Lint only a program that parses; its warnings follow the compiler's diagnostics.
     const warnings = request.lint && diagnostics.length === 0 ? lintProgram(request.source, request.form) : [];

@@ -212,11 +212,12 @@ export class TypeChecker {
   }
 
   /**
-   * Starts the checker process now, in the background, and has it check `programs` (small, and
-   * correct) against `declarations`, so the first real check finds TypeScript loaded, the lib
-   * parsed and the compiler's code optimised. Never blocks or keeps the host alive, and never
-   * rejects: a failed warm-up is silent (the next check starts a process again). A check that
-   * arrives meanwhile waits behind it in the same process rather than starting a second one.
+   * Starts the checker process now, in the background, and has it check `programs` (small; type
+   * errors are fine) against `declarations` and read their references, so the first real check
+   * finds TypeScript loaded, the lib and the declarations parsed and the compiler's code optimised.
+   * Never blocks or keeps the host alive, and never rejects: a failed warm-up is silent (the next
+   * check starts a process again). A check that arrives meanwhile waits behind it in the same
+   * process rather than starting a second one.
    * Resolves when the warm-up is done (or failed, or the checker closed).
    */
   warmUp(declarations: string, programs: readonly string[]): Promise<void> {
@@ -226,7 +227,7 @@ export class TypeChecker {
         new Promise<void>((resolve) => {
           const content: CheckContent = { source, declarations, lint: true, form: "body", contract: NO_CONTRACT };
           this.#queue.push({
-            request: { id: this.#nextId++, kind: "check", ...content },
+            request: { id: this.#nextId++, kind: "check", ...content, warmUp: true },
             resolve: () => resolve(),
             reject: () => resolve(),
             warmUp: true,
