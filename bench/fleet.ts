@@ -1,14 +1,15 @@
 // bench:fleet: batches on a real Redis and `switchyard worker` processes, against the same program
 // run in process. The program makes 20 sequential calls to a 1 ms tool. Three parts:
-//   1. pairs, one job at a time: the program in process, then as a job through a fleet of 1 worker
-//      (the queue never backs up): enqueue-to-result p50/p99 beside the in-process run's, and the
-//      overhead per pair (paired so both sides see the same load on a shared machine);
+//   1. pairs, one job at a time: the program in process, then as a job through a durable worker and
+//      through a `--no-durable` one (the queues never back up): enqueue-to-result p50/p99 beside the
+//      in-process run's, and each overhead per pair (paired so all sides see the same load), then the
+//      Redis commands a job costs on each (INFO commandstats): what the journal adds;
 //   2. in process, 8 runs at a time: jobs/s;
 //   3. 5,000 jobs in one batch across 1 and then 2 worker processes (concurrency 8 each): jobs/s,
 //      inputs without a result (lost) and inputs whose result was written more than once (duplicated).
 // The type check is off on both sides (a check per run would measure the checker, not the fleet).
 // Needs redis-server on PATH (Debian's redis-server). Run: npm run bench:fleet (FLEET_BENCH_JOBS=n for
-// smaller batches). Writes bench/results/fleet.json, whose figures docs/benchmarks.md quotes.
+// smaller batches, FLEET_BENCH_PAIRS=n for fewer latency pairs). Writes bench/results/fleet.json, whose figures docs/benchmarks.md quotes.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -30,7 +31,9 @@ import { percentile } from "./stats.js";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CLI = join(ROOT, "dist-bench/src/cli/main.js");
 const JOBS = Number(process.env["FLEET_BENCH_JOBS"] ?? 5_000);
-const LATENCY_JOBS = 200;
+const LATENCY_JOBS = Number(process.env["FLEET_BENCH_PAIRS"] ?? 200);
+// Jobs of the Redis command count, per side.
+const COUNTED_JOBS = 20;
 const CONCURRENCY = 8;
 const PROGRAM = `let total = 0;
 for (let i = 0; i < 20; i++) total += await tools.bench.work({ i, n: input.n });
@@ -72,14 +75,14 @@ async function startRedis(): Promise<string> {
   }
 }
 
-function startWorker(redis: string, queue: string, config: string): Promise<ChildProcess> {
+function startWorker(redis: string, queue: string, config: string, durable = true): Promise<ChildProcess> {
   // The command as an installed package runs it: compiled (here by this bench's tsc run), no tsx.
   const child = spawn(
     process.execPath,
-    ["--no-node-snapshot", CLI, "worker", "--config", config, "--redis", redis, "--queue", queue].concat([
-      "--concurrency",
-      String(CONCURRENCY),
-    ]),
+    ["--no-node-snapshot", CLI, "worker", "--config", config, "--redis", redis, "--queue", queue].concat(
+      ["--concurrency", String(CONCURRENCY)],
+      durable ? [] : ["--no-durable"],
+    ),
     { stdio: ["ignore", "ignore", "pipe"] },
   );
   children.push(child);
@@ -117,45 +120,91 @@ async function inProcessThroughput(yard: Switchyard): Promise<number> {
   return runs / ((performance.now() - started) / 1000);
 }
 
+/** One job through the fleet of `queue`, waited for: its enqueue-to-result and enqueue-to-start. */
+async function oneJob(redis: string, queue: string, n: number): Promise<{ fleetMs: number; pickupMs: number }> {
+  const batchId = `${queue}-${n}`;
+  await submitBatch({ redis, queue, batchId, program: PROGRAM, inputs: [{ n }] });
+  // Polled every 10 ms: the figures come from the stored timestamps, not from this loop.
+  await untilFinished(redis, queue, batchId, 10);
+  for await (const job of readBatchResults({ redis, queue, batchId })) {
+    if (!job.ok) throw new Error(`fleet run failed: ${job.error?.message}`);
+    return { fleetMs: job.finishedAt - job.enqueuedAt, pickupMs: job.startedAt - job.enqueuedAt };
+  }
+  throw new Error(`no result for ${batchId}`);
+}
+
+interface Paired {
+  readonly local: number[];
+  readonly durable: number[];
+  readonly plain: number[];
+  /** Fleet minus in process, per pair: durable jobs (the default), and `--no-durable` ones. */
+  readonly overhead: number[];
+  readonly plainOverhead: number[];
+  readonly pickup: number[];
+}
+
 /**
  * Pairs, one job at a time: the program run in process, then the same input as a one-job batch
- * through a worker (the queue is idle, so nothing waits in it). Paired back to back, both sides
- * see the same load on a shared machine; the overhead is taken per pair.
+ * through a durable worker and through a `--no-durable` one (the queues are idle, so nothing
+ * waits in them; the two fleet jobs alternate in order). Back to back, all three see the same
+ * load on a shared machine; the overheads are taken per pair.
  */
-async function pairedLatency(
-  yard: Switchyard,
-  redis: string,
-  config: string,
-): Promise<{ local: number[]; fleet: number[]; overhead: number[]; pickup: number[] }> {
-  const worker = await startWorker(redis, "latency", config);
-  const local: number[] = [];
-  const fleet: number[] = [];
-  const overhead: number[] = [];
-  const pickup: number[] = [];
+async function pairedLatency(yard: Switchyard, redis: string, config: string): Promise<Paired> {
+  const workers = await Promise.all([
+    startWorker(redis, "latency", config),
+    startWorker(redis, "latency-plain", config, false),
+  ]);
+  const paired: Paired = { local: [], durable: [], plain: [], overhead: [], plainOverhead: [], pickup: [] };
   try {
     for (let n = -50; n < LATENCY_JOBS; n++) {
       const started = performance.now();
       const result = await yard.run(PROGRAM, { input: { n } });
       const localMs = performance.now() - started;
       if (!result.ok) throw new Error(`in-process run failed: ${result.error?.message}`);
-      const batchId = `latency-${n}`;
-      await submitBatch({ redis, queue: "latency", batchId, program: PROGRAM, inputs: [{ n }] });
-      // Polled every 10 ms: the figures come from the stored timestamps, not from this loop.
-      await untilFinished(redis, "latency", batchId, 10);
-      for await (const job of readBatchResults({ redis, queue: "latency", batchId })) {
-        if (!job.ok) throw new Error(`fleet run failed: ${job.error?.message}`);
-        if (n < 0) continue; // warm-up
-        const fleetMs = job.finishedAt - job.enqueuedAt;
-        local.push(localMs);
-        fleet.push(fleetMs);
-        overhead.push(fleetMs - localMs);
-        pickup.push(job.startedAt - job.enqueuedAt);
-      }
+      const durableFirst = n % 2 === 0;
+      const first = await oneJob(redis, durableFirst ? "latency" : "latency-plain", n);
+      const second = await oneJob(redis, durableFirst ? "latency-plain" : "latency", n);
+      const [durable, plain] = durableFirst ? [first, second] : [second, first];
+      if (n < 0) continue; // warm-up
+      paired.local.push(localMs);
+      paired.durable.push(durable.fleetMs);
+      paired.plain.push(plain.fleetMs);
+      paired.overhead.push(durable.fleetMs - localMs);
+      paired.plainOverhead.push(plain.fleetMs - localMs);
+      paired.pickup.push(durable.pickupMs);
     }
-    return { local, fleet, overhead, pickup };
+    return paired;
   } finally {
+    await Promise.all(workers.map(stop));
+  }
+}
+
+/** Redis commands per job by name, from INFO commandstats around a batch of `jobs` jobs on `queue`. */
+async function commandsPerJob(redis: string, queue: string, config: string, durable: boolean, jobs: number) {
+  const worker = await startWorker(redis, queue, config, durable);
+  const client = await connectRedis(redis);
+  try {
+    const before = await commandStats(client);
+    const inputs = Array.from({ length: jobs }, (_, n) => ({ n }));
+    const batch = await submitBatch({ redis, queue, batchId: `count-${queue}`, program: PROGRAM, inputs });
+    // Polled rarely: the poll's own commands stay a few in the count.
+    await untilFinished(redis, queue, batch.batchId, 500);
+    const after = await commandStats(client);
+    const perJob = (name: string): number => ((after.get(name) ?? 0) - (before.get(name) ?? 0)) / jobs;
+    let total = 0;
+    for (const name of after.keys()) total += perJob(name);
+    return { total, evalsha: perJob("evalsha") };
+  } finally {
+    client.disconnect();
     await stop(worker);
   }
+}
+
+async function commandStats(client: Awaited<ReturnType<typeof connectRedis>>): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const match of (await client.info("commandstats")).matchAll(/cmdstat_(\w+(?:\|\w+)?):calls=(\d+)/g))
+    counts.set(match[1]!, Number(match[2]));
+  return counts;
 }
 
 interface Throughput {
@@ -217,7 +266,7 @@ async function main(): Promise<void> {
   writeFileSync(config, JSON.stringify({ tools: [join(ROOT, "bench/fleet-tools.mjs")], typeCheck: "off" }));
   const redis = await startRedis();
   const { yard, close } = await createSwitchyardFromConfig(await loadConfig(config));
-  let latency: Awaited<ReturnType<typeof pairedLatency>>;
+  let latency: Paired;
   let localJobsPerSecond: number;
   try {
     latency = await pairedLatency(yard, redis, config);
@@ -225,12 +274,19 @@ async function main(): Promise<void> {
   } finally {
     await close();
   }
+  const counted = {
+    durable: await commandsPerJob(redis, "count-durable", config, true, COUNTED_JOBS),
+    plain: await commandsPerJob(redis, "count-plain", config, false, COUNTED_JOBS),
+  };
   const one = await throughput(redis, config, 1);
   const two = await throughput(redis, config, 2);
   const local = { latencies: latency.local, jobsPerSecond: localJobsPerSecond };
   const overheadP50 = percentile(latency.overhead, 0.5);
   const overheadP99 = percentile(latency.overhead, 0.99);
-  const fleet = latency.fleet;
+  const plainOverheadP50 = percentile(latency.plainOverhead, 0.5);
+  const plainOverheadP99 = percentile(latency.plainOverhead, 0.99);
+  const fleet = latency.durable;
+  const added = (row: "total" | "evalsha"): string => (counted.durable[row] - counted.plain[row]).toFixed(1);
   process.stdout.write(
     [
       `bench:fleet: a 20-call program (1 ms tool), ${LATENCY_JOBS} latency pairs, ${JOBS} jobs per fleet run`,
@@ -241,6 +297,12 @@ async function main(): Promise<void> {
       `| fleet, 1 worker: enqueue to result     | ${ms(percentile(fleet, 0.5))} | ${ms(percentile(fleet, 0.99))} |`,
       `| overhead (fleet - in process, per pair) | ${ms(overheadP50)} | ${ms(overheadP99)} |`,
       `| of it, enqueue to the worker's start   | ${ms(percentile(latency.pickup, 0.5))} | ${ms(percentile(latency.pickup, 0.99))} |`,
+      `| --no-durable worker: enqueue to result | ${ms(percentile(latency.plain, 0.5))} | ${ms(percentile(latency.plain, 0.99))} |`,
+      `| --no-durable overhead, per pair        | ${ms(plainOverheadP50)} | ${ms(plainOverheadP99)} |`,
+      "",
+      `Redis commands per job (${COUNTED_JOBS} jobs each, INFO commandstats): durable ${counted.durable.total.toFixed(1)} ` +
+        `(${counted.durable.evalsha.toFixed(1)} scripts), --no-durable ${counted.plain.total.toFixed(1)} ` +
+        `(${counted.plain.evalsha.toFixed(1)} scripts): the journal adds ${added("total")}, ${added("evalsha")} of them scripts`,
       "",
       `| ${JOBS} jobs, concurrency ${CONCURRENCY} per process | jobs/s | vs in process | lost | duplicated | runs in flight | enqueue to result p50 / p99 ms |`,
       "| ------------------------------------------ | ------ | ------------- | ---- | ---------- | -------------- | ------------------------------ |",
@@ -265,6 +327,11 @@ async function main(): Promise<void> {
       "fleet-p50-ms": `${ms(percentile(fleet, 0.5))} ms`,
       "overhead-p50-ms": `${ms(overheadP50)} ms`,
       "overhead-p99-ms": `${ms(overheadP99)} ms`,
+      "no-durable-overhead-p50-ms": `${ms(plainOverheadP50)} ms`,
+      "no-durable-overhead-p99-ms": `${ms(plainOverheadP99)} ms`,
+      "durable-commands-per-job": counted.durable.total.toFixed(1),
+      "no-durable-commands-per-job": counted.plain.total.toFixed(1),
+      "journal-scripts-per-job": added("evalsha"),
       "pickup-p50-ms": `${ms(percentile(latency.pickup, 0.5))} ms`,
       jobs: count(JOBS),
       "local-jobs-per-second": count(local.jobsPerSecond),

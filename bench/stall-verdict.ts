@@ -2,7 +2,8 @@
 // passes when its lag stays under the target, stretched by the slowdown and plus the idle lag the
 // same process showed in the same run (on a loaded machine the scheduler alone delays timers by
 // tens of ms and stretches every block), a timing row when its least CPU time is under its target.
-// Every verdict prints its margin.
+// Every verdict prints its margin. The slowdown is measured here too, so a child process that
+// reports its own lag (session-start-lag.ts) is judged by its own conditions.
 
 /** One row's verdict: what was measured, the limit it was held to, and the margin left (negative on a miss). */
 export interface StallVerdict {
@@ -47,4 +48,22 @@ export function exitCodeOf(verdicts: readonly StallVerdict[]): 0 | 1 {
 function verdict(measuredMs: number, limitMs: number, limitText: string): StallVerdict {
   const marginMs = limitMs - measuredMs;
   return { measuredMs, limitMs, marginMs, pass: Number.isFinite(measuredMs) && marginMs >= 0, limitText };
+}
+
+/**
+ * Wall time over CPU time of a busy spin on this thread (median of 3 spins of 100 ms): how much
+ * longer than its CPU cost any synchronous block takes on this machine now. About 1 when idle.
+ */
+export function measureSlowdown(): number {
+  const ratios: number[] = [];
+  for (let spin = 0; spin < 3; spin++) {
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    while (performance.now() - started < 100) {
+      // Spinning: the CPU this thread gets in 100 ms of wall time.
+    }
+    const used = process.cpuUsage(cpu);
+    ratios.push((performance.now() - started) / Math.max(1, (used.user + used.system) / 1000));
+  }
+  return ratios.sort((a, b) => a - b)[1] ?? 1;
 }

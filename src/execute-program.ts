@@ -4,8 +4,9 @@
 // cause. The run's steps are numbered here once; each call the program makes is execute-tool-call.ts.
 
 import type { Diagnostic, JsonSchema, RunError, RunResult } from "./contract.js";
-import { type DurableOptions, DurableRun, type RunDecision } from "./durable/durable-run.js";
-import type { RunJournal } from "./durable/run-journal.js";
+import { checkDecisionsPending } from "./durable/decide-run.js";
+import { checkDecisions, type DurableOptions, DurableRun, type RunDecision } from "./durable/durable-run.js";
+import type { OpenedJournal, RunJournal } from "./durable/run-journal.js";
 import { JournalError } from "./durable/journal-error.js";
 import { checkRunId } from "./durable/run-id.js";
 import { defaultRunJournal, startDurableRun } from "./durable/start-durable-run.js";
@@ -14,7 +15,7 @@ import type { Approver, PermissionGate } from "./permissions/permission-gate.js"
 import { findReferencedTools } from "./permissions/referenced-tools.js";
 import { type CompiledProgram, compileProgram } from "./program/compile-program.js";
 import type { ScopedDeclarations } from "./program/checked-declarations.js";
-import { checkTypes, refusalOf, UNCHECKED } from "./program/check-types.js";
+import { checkBeforeCompiling, checkTypes, refusalOf, UNCHECKED } from "./program/check-types.js";
 import { encodeProgramInput } from "./program/program-input.js";
 import type { RunContract } from "./program/run-contract.js";
 import type { TypeChecker } from "./program/type-checker.js";
@@ -87,6 +88,13 @@ export interface ResumeOptions extends Omit<RunOptions, "input" | "durable"> {
   readonly decisions?: readonly RunDecision[];
   /** The store, when not the session's. */
   readonly store?: RunJournal;
+  /**
+   * The run's journal as the caller opened it in `store` (`store.open(id, undefined)`), for a
+   * caller that checks the journal before it resumes (`resume_run` does): the resume runs from
+   * what that one read found, under the lock it took, and closes its writer. Default: `resume`
+   * opens the journal itself.
+   */
+  readonly journal?: OpenedJournal;
   /** See `DurableOptions.askTimeoutMs`. */
   readonly askTimeoutMs?: number;
 }
@@ -375,17 +383,38 @@ async function prepareProgram(
     inputJson === undefined && !preparing.missingInputFails ? undefined : contract.checkInput(inputJson);
   if (inputError !== undefined) return { ok: false, error: inputError, warnings: [] };
 
+  // Taken with the declarations the check reads (no await between): results are compared
+  // with the observed types this program was written and checked against.
+  let drift = new OutputDrift(context.observedTypes);
+  // The check runs in its own process: when the compiler cannot change what it checks, it starts
+  // now, beside the compile. Either way the program runs only once its answer is in.
+  const early =
+    mode === "off"
+      ? undefined
+      : checkBeforeCompiling(
+          context.checker,
+          context.checkedDeclarations(),
+          source,
+          limits.maxSourceBytes,
+          contract.types,
+        );
   const compiled = await compileProgram(source, { maxSourceBytes: limits.maxSourceBytes });
   if (!compiled.ok) return { ok: false, error: compiled.error, warnings: [] };
   const program = compiled.program;
 
-  // Taken with the declarations the check reads (no await between): results are compared
-  // with the observed types this program was written and checked against.
-  const drift = new OutputDrift(context.observedTypes);
-  const check =
-    mode === "off"
-      ? UNCHECKED
-      : await checkTypes(context.checker, context.checkedDeclarations(), program.source, program.form, contract.types);
+  let check = UNCHECKED;
+  if (early !== undefined && early.source === program.source && early.form === program.form)
+    check = await early.outcome;
+  else if (mode !== "off") {
+    drift = new OutputDrift(context.observedTypes);
+    check = await checkTypes(
+      context.checker,
+      context.checkedDeclarations(),
+      program.source,
+      program.form,
+      contract.types,
+    );
+  }
   const refusal = mode === "error" ? refusalOf(check, program.source, contract) : undefined;
   if (refusal !== undefined) return { ok: false, ...refusal };
   return {
@@ -417,6 +446,14 @@ async function admitUnlessAborted(
   }
 }
 
+/** A resume ready to run: the journaled program, the run's options, and `release`, to call once it ran. */
+export interface ResumeRequest {
+  readonly source: string;
+  readonly options: RunOptions;
+  /** Closes the journal's writer (its lock) if the run ended before it took it over (a compile error). */
+  release(): Promise<void>;
+}
+
 /**
  * What `yard.resume` runs: the program and input run `id`'s journal was started with, read from
  * `options.store`, else `sessionStore`, else `defaultRunJournal()`, with the resume's options and
@@ -424,24 +461,31 @@ async function admitUnlessAborted(
  */
 export async function resumeRequest(
   id: string,
-  { decisions, store, askTimeoutMs, ...rest }: ResumeOptions,
+  { decisions, store: given, askTimeoutMs, journal, ...rest }: ResumeOptions,
   sessionStore: RunJournal | undefined,
   registry: { snapshot(): { readonly version: number } },
-): Promise<{ readonly source: string; readonly options: RunOptions } | RunResult> {
+): Promise<ResumeRequest | RunResult> {
   checkRunId(id);
+  checkDecisions(decisions);
+  const store = given ?? sessionStore ?? defaultRunJournal();
   let error: RunError;
+  let opened: OpenedJournal | undefined = journal;
   try {
-    // The header alone: the run reads the journal itself, once, when it takes the run's lock.
-    const header = await (store ?? sessionStore ?? defaultRunJournal()).readHeader(id);
-    if (header !== undefined) {
-      const { source, inputJson } = header;
-      const input = inputJson === undefined ? {} : { input: parseJournaledInput(id, inputJson) };
-      return { source, options: { ...rest, ...input, durable: { id, decisions, store, askTimeoutMs } } };
-    }
-    error = { code: "JOURNAL_INVALID", message: `No durable run ${id} in the store; nothing to resume.` };
+    // The one read of the journal, under the run's lock, held until the run ends: nobody appends
+    // (a decision, another resume) between what is read here and what is replayed.
+    opened ??= await store.open(id, undefined);
+    checkDecisionsPending(opened.journal, decisions);
+    const { source, inputJson } = opened.journal.header;
+    const input = inputJson === undefined ? {} : { input: parseJournaledInput(id, inputJson) };
+    const durable = { id, decisions, store, askTimeoutMs, opened };
+    const { writer } = opened;
+    return { source, options: { ...rest, ...input, durable }, release: () => writer.close() };
   } catch (thrown) {
+    await opened?.writer.close();
     if (!JournalError.isInstance(thrown)) throw thrown;
-    error = { code: thrown.code, message: thrown.message };
+    error = thrown.missing
+      ? { code: "JOURNAL_INVALID", message: `No durable run ${id} in the store; nothing to resume.` }
+      : { code: thrown.code, message: thrown.message };
   }
   return failedRunResult({
     programId: id,

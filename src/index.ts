@@ -52,6 +52,7 @@ export {
 } from "./durable/durable-run.js";
 export { FileRunJournal, type FileRunJournalOptions } from "./durable/file-run-journal.js";
 export { summarizeJournal } from "./durable/summarize-journal.js";
+export { type DecideRunRefusal, decideRun } from "./durable/decide-run.js";
 export { JournalError, type JournalErrorCode } from "./durable/journal-error.js";
 export { isRunId, MAX_RUN_ID_CHARS } from "./durable/run-id.js";
 export type {

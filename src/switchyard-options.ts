@@ -58,6 +58,16 @@ export interface SwitchyardOptions {
    * Never started with `typeCheck: "off"`.
    */
   readonly warmUpTypeChecker?: boolean | undefined;
+  /**
+   * Prepare, in the background once the session is created, what its first run would otherwise
+   * wait for: the type checker (see `warmUpTypeChecker`), esbuild's service, the runtime's code
+   * cache and a spare isolate (or the session's own workers), ajv and the validators of the first 32
+   * tools; about 0.3 s of host CPU in steps of a few ms, so the first run of a
+   * process costs about what a later one does. It never blocks the session, delays a run or keeps
+   * the process alive, and `close()` stops it. Default true; `false` prepares nothing (each first
+   * use pays its own start-up), for a session that may never run a program.
+   */
+  readonly warmUp?: boolean | undefined;
   /** Deferred loading and search; see DiscoveryOptions. */
   readonly discovery?: DiscoveryOptions;
   /**

@@ -40,7 +40,7 @@ import { WorkerPool } from "./sandbox/worker-pool.js";
 import { DEFAULT_RUN_LIMITS, type RunLimits } from "./sandbox/run-program.js";
 import { RunQueue } from "./sandbox/run-queue.js";
 import type { TypeChecker } from "./program/type-checker.js";
-import { sharedTypeChecker, warmUp } from "./program/shared-type-checker.js";
+import { sharedTypeChecker } from "./program/shared-type-checker.js";
 import { resolveLimits } from "./sandbox/resolve-limits.js";
 import { RUNTIME_DECLARATIONS } from "./schema/generate-declarations.js";
 import { ObservedOutputTypes } from "./schema/observed-output-types.js";
@@ -55,6 +55,7 @@ import {
 import type { SearchResult, ToolSearchOptions } from "./search/tool-search.js";
 import { SwitchyardTelemetry } from "./telemetry/switchyard-telemetry.js";
 import { TraceBus } from "./trace/trace-events.js";
+import { type SessionWarmUp, warmUpSession } from "./warm-up-session.js";
 
 // The warning code and the run's option types stay importable from the session module, where
 // they were first exported.
@@ -91,7 +92,6 @@ export class Switchyard {
   readonly #runQueue: RunQueue;
   /** Aborted by `close()`: the session's runs end, waiting or running. */
   #closing = closingController();
-  #closed = false;
   readonly #active = new Set<Promise<RunResult>>();
   /** Where direct results over the budget go; `results.read` pages them back. */
   readonly #spill: SpillStore | undefined;
@@ -99,6 +99,8 @@ export class Switchyard {
   readonly #ownsSpill: boolean;
   /** Undefined when the session's redaction is off. */
   readonly #redactor: Redactor | undefined;
+  /** What the session prepares in the background for its first run; stopped by `close()`. */
+  readonly #warmUp: SessionWarmUp;
 
   constructor(options: SwitchyardOptions = {}) {
     this.#options = options;
@@ -114,13 +116,6 @@ export class Switchyard {
     this.#runQueue = options.runQueue instanceof RunQueue ? options.runQueue : new RunQueue(options.runQueue);
     this.#ownsExecutor = !(options.workers instanceof WorkerPool);
     this.#executor = executorOf(options.workers);
-    // The session's own workers start now, in the background, like the type checker's.
-    if (this.#executor instanceof WorkerPool && this.#ownsExecutor) {
-      const pool = this.#executor;
-      setImmediate(() => {
-        if (!this.#closed) pool.warmUp();
-      });
-    }
     this.#limits = resolveLimits(DEFAULT_RUN_LIMITS, options.limits, "limits", this.#runQueue.memoryBudgetMb);
     this.#redactor = options.redaction === false ? undefined : new Redactor(options.redaction ?? {});
     this.#permissions = new PermissionGate(options.permissions);
@@ -137,7 +132,13 @@ export class Switchyard {
     );
     this.discovery.update(this.registry.snapshot());
     this.registry.onChange((snapshot) => this.discovery.update(snapshot));
-    if ((options.typeCheck ?? "error") !== "off" && options.warmUpTypeChecker !== false) warmUp(this.#checker());
+    this.#warmUp = warmUpSession(options, {
+      checker: () => this.#checker(),
+      catalog: () => this.registry.snapshot(),
+      declarations: (catalog) => this.#checked.whole(catalog, this.observedTypes?.snapshot()),
+      executor: this.#ownsExecutor ? this.#executor : undefined,
+      memoryLimitMb: this.#limits.memoryLimitMb,
+    });
     this.#sessionDeadlineAt = options.sessionTimeMs === undefined ? undefined : Date.now() + options.sessionTimeMs;
   }
 
@@ -242,7 +243,8 @@ export class Switchyard {
   /** Resumes durable run `id` with its journal's program and input (docs/durable-runs.md); resolves like `run`. */
   async resume(id: string, options: Parameters<typeof resumeRequest>[1] = {}): Promise<RunResult> {
     const resumed = await resumeRequest(id, options, this.#options.runJournal, this.registry);
-    return "source" in resumed ? this.run(resumed.source, resumed.options) : resumed;
+    if (!("source" in resumed)) return resumed;
+    return this.run(resumed.source, resumed.options).finally(() => resumed.release());
   }
 
   /**
@@ -284,7 +286,7 @@ export class Switchyard {
    * still work afterwards, without spares. Call before exiting the process.
    */
   async close(): Promise<void> {
-    this.#closed = true;
+    this.#warmUp.stop();
     this.#closing.abort();
     await Promise.allSettled([...this.#active]);
     this.#closing = closingController();

@@ -136,3 +136,42 @@ describe("Switchyard check scope", () => {
     expect(checker.stats.declarationChars - before).toBe(whole.length);
   });
 });
+
+describe("Switchyard check scope for a new program", () => {
+  it("checks a new program that uses the last program's tools in one request, and one that uses others against theirs", async () => {
+    const { yard, checker } = await session(catalog(200));
+    const reference = new TypeChecker();
+    checkers.push(reference);
+    const whole = `${RUNTIME_DECLARATIONS}\n${yard.declarations()}`;
+    expect((await yard.check("return await tools.crm3.get_record({ id: 'a' });")).ok).toBe(true);
+    const first = checker.stats;
+
+    // Same tool, new text: its references and its check travel in one request.
+    expect((await yard.check("const record = await tools.crm3.get_record({ id: 'b' });\nreturn record;")).ok).toBe(
+      true,
+    );
+    expect(checker.stats.guessedChecks - first.guessedChecks).toBe(1);
+    expect(checker.stats.checked - first.checked).toBe(1);
+    expect(checker.stats.referenceScans - first.referenceScans).toBe(1);
+
+    // Another tool: the guess does not hold; the program is checked against its own tool, with the
+    // diagnostics a check against the whole catalog gives.
+    const other = "return await tools.mail7.list_records({ idd: 'b' });";
+    const checked = await yard.check(other);
+    expect(checked.ok).toBe(false);
+    expect(checked.error?.diagnostics).toEqual(await reference.check(other, whole, { lint: true }));
+    expect(checker.stats.guessedChecks - first.guessedChecks).toBe(1);
+    expect(checker.stats.checked - first.checked).toBe(2);
+  });
+
+  it("checks a new program against its tool's new observed type, not the last program's declarations", async () => {
+    const { yard, checker } = await session(catalog(60));
+    expect((await yard.check("const r = await tools.crm0.get_record({ id: 'a' });\nreturn r.nmae;")).ok).toBe(true);
+    // The tool's first result gives it an observed type: a misspelled field of it is now an error.
+    expect((await yard.callTool("crm0.get_record", { id: "a" })).status).toBe("ok");
+    const before = checker.stats.guessedChecks;
+    const checked = await yard.check("const record = await tools.crm0.get_record({ id: 'a' });\nreturn record.nmae;");
+    expect(checked.error?.message).toContain("Property 'nmae' does not exist on type 'Crm0GetRecordObserved'");
+    expect(checker.stats.guessedChecks).toBe(before);
+  });
+});

@@ -246,3 +246,95 @@ describe("Switchyard.run when the type check cannot complete", () => {
     }
   });
 });
+
+/** A real checker whose answers are held until `release()`: the check itself runs as always. */
+class HeldChecker extends TypeChecker {
+  #release: () => void = () => undefined;
+  readonly #held = new Promise<void>((resolve) => {
+    this.#release = resolve;
+  });
+  release(): void {
+    this.#release();
+  }
+  override check(...args: Parameters<TypeChecker["check"]>): ReturnType<TypeChecker["check"]> {
+    const answer = super.check(...args);
+    return this.#held.then(() => answer);
+  }
+}
+
+describe("Switchyard.run checking a program beside its compile", () => {
+  it.each([
+    [
+      "fails",
+      "no tool",
+      `await tools.orders.search({ customerId: "a" });\nconst total: number = "none";\nreturn total;`,
+      0,
+    ],
+    [
+      "passes",
+      "its tool",
+      `const page = await tools.orders.search({ customerId: "a" });\nreturn page.orders.length;`,
+      1,
+    ],
+  ])(
+    "lets no program call a tool before its check answers; one whose check %s then calls %s",
+    async (_, _calls, source, expected) => {
+      const checker = new HeldChecker();
+      const { yard, calls } = createYard("error", { typeChecker: checker, warmUpTypeChecker: false });
+      try {
+        let settled = false;
+        const running = yard.run(source).finally(() => {
+          settled = true;
+        });
+        await waitFor(() => checker.stats.checked === 1, 30_000, "the check to be sent");
+        // The compile (esbuild, a few ms) is long done; the program still waits for its check.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(calls).toEqual([]);
+        expect(settled).toBe(false);
+        checker.release();
+        const result = await running;
+        expect(result.ok).toBe(expected === 1);
+        if (expected === 0) expect(result.error).toMatchObject({ code: "TYPE_ERROR", line: 2 });
+        expect(calls).toHaveLength(expected);
+        // The check that ran beside the compile is the one that counted: no second check.
+        expect(checker.stats.checked).toBe(1);
+      } finally {
+        await yard.close();
+        await checker.close();
+      }
+    },
+  );
+
+  it("answers SYNTAX_ERROR, not the early check's findings, for a program that does not compile", async () => {
+    const checker = new TypeChecker();
+    const { yard, calls } = createYard("error", { typeChecker: checker, warmUpTypeChecker: false });
+    try {
+      const result = await yard.run(`await tools.orders.search({ customerId: "a" });\nconst a = ;`);
+      expect(result.error).toMatchObject({ code: "SYNTAX_ERROR", line: 2 });
+      expect(calls).toEqual([]);
+    } finally {
+      await yard.close();
+      await checker.close();
+    }
+  });
+
+  it("checks a fenced program once, and an expression program after its compile decided its form", async () => {
+    const checker = new TypeChecker();
+    const { yard } = createYard("error", { typeChecker: checker, warmUpTypeChecker: false });
+    try {
+      const fenced = await yard.run(
+        "```ts\nconst page = await tools.orders.search({ customerId: 'a' });\nreturn page.orders.length;\n```",
+      );
+      expect(fenced).toMatchObject({ ok: true, output: 1 });
+      expect(checker.stats.checked).toBe(1);
+      const expression = await yard.run("async () => (await tools.orders.search({ customerId: 'a' })).orders.length");
+      expect(expression).toMatchObject({ ok: true, output: 1 });
+      const wrong = await yard.run("async () => (await tools.orders.search({ customerId: 'a' })).orderz");
+      expect(wrong.error).toMatchObject({ code: "TYPE_ERROR" });
+      expect(checker.stats.checked).toBe(3);
+    } finally {
+      await yard.close();
+      await checker.close();
+    }
+  });
+});

@@ -1,6 +1,7 @@
-// `switchyard runs list|show|approve|deny|resume|prune`: durable runs on the command line.
-// Parsing and printing only: the journal store, the decisions and the resume live in the library.
-// Decisions are appended to the run's journal, so `resume` (here or from `yard.resume`) finds them.
+// `switchyard runs list|show|approve|deny|resume|prune`: durable runs on the command line, in a
+// folder (the library's default store) or, with `--redis`, a fleet's runs in its Redis. Parsing and
+// printing only: the stores, the decisions (checked and journaled under the run's lock) and the
+// resume live in the library, so `resume` (here or from `yard.resume`) finds what was decided.
 
 import type { Command } from "commander";
 import type { RunResult } from "../contract.js";
@@ -8,9 +9,10 @@ import { FileRunJournal } from "../durable/file-run-journal.js";
 import { summarizeJournal } from "../durable/summarize-journal.js";
 import { JournalError } from "../durable/journal-error.js";
 import { checkRunId } from "../durable/run-id.js";
-import type { RunSummary, StoredJournal } from "../durable/run-journal.js";
+import type { RunJournal, RunSummary, StoredJournal } from "../durable/run-journal.js";
+import { decideRun } from "../durable/decide-run.js";
 import { defaultRunsFolder } from "../durable/start-durable-run.js";
-import { SwitchyardError } from "../errors.js";
+import { SwitchyardError, messageOf } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
 import { EXIT_CODES } from "./cli-error.js";
 import { formatRunResult } from "./format-run-result.js";
@@ -26,111 +28,147 @@ export type WithSession = (flags: RunsSessionFlags, work: (yard: Switchyard) => 
 
 interface StoreFlags {
   readonly dir?: string;
+  /** A URL, or true for `--redis` without one. */
+  readonly redis?: string | true;
+  readonly queue?: string;
   readonly json?: boolean;
 }
 
 const DIR_HELP = "the folder of the journals (default: $SWITCHYARD_RUNS_DIR, else .switchyard/runs)";
+const REDIS_HELP =
+  "a fleet's runs, in its Redis instead of a folder (without a URL: $SWITCHYARD_REDIS, else redis://127.0.0.1:6379)";
+const DEFAULT_REDIS = "redis://127.0.0.1:6379";
+
+/** A command that reads a store: `--dir`, or `--redis` and `--queue` for a fleet's runs. */
+function withStoreFlags(command: Command): Command {
+  return command
+    .option("--dir <folder>", DIR_HELP)
+    .option("--redis [url]", REDIS_HELP)
+    .option("--queue <name>", "with --redis: the fleet's queue, whose workers journaled the runs", "switchyard");
+}
 
 /** Adds the `runs` commands to the program. */
 export function registerRunsCommands(program: Command, withSession: WithSession): void {
   const runs = program.command("runs").description("durable runs: list, show, approve or deny paused calls, resume");
-  runs
-    .command("list")
-    .description("list durable runs: id, state, calls, pending decisions")
-    .option("--dir <folder>", DIR_HELP)
+  withStoreFlags(runs.command("list").description("list durable runs: id, state, calls, pending decisions"))
     .option("--json", "print the list as JSON")
-    .action(async (flags: StoreFlags) => {
-      const listed = await storeOf(flags).list();
-      if (flags.json === true) return print(JSON.stringify(listed, null, 2));
-      if (listed.length === 0) return print("no durable runs");
-      print(listed.map(formatSummary).join("\n"));
-    });
-  runs
-    .command("show")
-    .description("show one durable run: state, program hash, calls live and replayed, what it waits for, last error")
-    .argument("<id>", "the run id")
-    .option("--dir <folder>", DIR_HELP)
-    .option("--json", "print the journal's records (header and entries) as JSON")
-    .action(async (id: string, flags: StoreFlags) => {
-      const journal = await journalOf(flags, id);
-      if (flags.json === true)
-        return print(JSON.stringify({ header: journal.header, entries: journal.entries }, null, 2));
-      print(formatDetails(summarizeJournal(journal)));
-    });
-  for (const approved of [true, false]) {
+    .action((flags: StoreFlags) =>
+      withStore(flags, async ({ store }) => {
+        const listed = await guard(() => store.list());
+        if (flags.json === true) return print(JSON.stringify(listed, null, 2));
+        if (listed.length === 0) return print("no durable runs");
+        print(listed.map(formatSummary).join("\n"));
+      }),
+    );
+  withStoreFlags(
     runs
-      .command(approved ? "approve" : "deny")
-      .description(`${approved ? "approve" : "deny"} a call a paused run waits for (then \`runs resume\`)`)
-      .argument("<id>", "the run id")
-      .argument("<position>", "the call's position, as `runs show` lists it")
-      .option("--reason <text>", "shown to the program with the decision")
-      .option("--dir <folder>", DIR_HELP)
-      .action(async (id: string, positionText: string, flags: StoreFlags & { reason?: string }) => {
-        const summary = await summaryOf(flags, id);
-        const position = Number(positionText);
-        if (summary.state !== "paused")
-          throw usage(`run ${id} is ${summary.state}, not paused; nothing waits for a decision.`);
-        if (!summary.pending.some((pending) => pending.position === position)) {
-          const waiting = summary.pending.map((pending) => pending.position).join(", ");
-          throw usage(`run ${id} does not wait for call ${positionText}; it waits for call(s) ${waiting}.`);
-        }
-        await guard(() =>
-          storeOf(flags).appendOutside(id, [
-            {
-              t: "decision",
-              at: Date.now(),
-              position,
-              approved,
-              ...(flags.reason === undefined ? {} : { reason: flags.reason }),
-            },
-          ]),
-        );
+      .command("show")
+      .description("show one durable run: state, program hash, calls live and replayed, what it waits for, last error")
+      .argument("<id>", "the run id"),
+  )
+    .option("--json", "print the journal's records (header and entries) as JSON")
+    .action((id: string, flags: StoreFlags) =>
+      withStore(flags, async (opened) => {
+        const journal = await journalOf(opened, id);
+        if (flags.json === true)
+          return print(JSON.stringify({ header: journal.header, entries: journal.entries }, null, 2));
+        print(formatDetails(summarizeJournal(journal)));
+      }),
+    );
+  for (const approved of [true, false]) {
+    withStoreFlags(
+      runs
+        .command(approved ? "approve" : "deny")
+        .description(`${approved ? "approve" : "deny"} a call a paused run waits for (then \`runs resume\`)`)
+        .argument("<id>", "the run id")
+        .argument("<position>", "the call's position, as `runs show` lists it")
+        .option("--reason <text>", "shown to the program with the decision (at most 1,000 characters are kept)"),
+    ).action((id: string, positionText: string, flags: StoreFlags & { reason?: string }) => {
+      checkRunId(id);
+      const position = Number(positionText);
+      if (!Number.isSafeInteger(position) || position < 1)
+        throw usage(`the position ${JSON.stringify(positionText.slice(0, 40))} is not a call's position (1, 2, ...).`);
+      return withStore(flags, async ({ store }) => {
+        const refused = await decideRun(store, id, { position, approved, reason: flags.reason });
+        if (refused !== undefined) throw usage(refused.message);
         print(
           `run ${id}: call ${position} ${approved ? "approved" : "denied"}; resume it with \`switchyard runs resume ${id}\``,
         );
       });
+    });
   }
-  runs
-    .command("resume")
-    .description("resume a paused or interrupted run with the tools of a config file and/or modules")
-    .argument("<id>", "the run id")
-    .option("--config <file>", "switchyard.config.json: the tools the run was started with")
-    .option("--tools <module...>", "module(s) exporting the tools the run was started with")
-    .option("--dir <folder>", DIR_HELP)
+  withStoreFlags(
+    runs
+      .command("resume")
+      .description("resume a paused or interrupted run with the tools of a config file and/or modules")
+      .argument("<id>", "the run id")
+      .option("--config <file>", "switchyard.config.json: the tools the run was started with")
+      .option("--tools <module...>", "module(s) exporting the tools the run was started with"),
+  )
     .option("--json", "print the RunResult as JSON")
-    .action(async (id: string, flags: StoreFlags & RunsSessionFlags) => {
+    .action((id: string, flags: StoreFlags & RunsSessionFlags) => {
       checkRunId(id);
-      const store = storeOf(flags);
-      await withSession(flags, async (yard) => {
-        const result: RunResult = await yard.resume(id, { store });
-        print(flags.json === true ? JSON.stringify(result, null, 2) : formatRunResult(result));
-        process.exitCode = result.ok ? EXIT_CODES.ok : EXIT_CODES.failed;
-      });
+      // The store first: an unreachable Redis is told before any tool server starts.
+      return withStore(flags, ({ store }) =>
+        withSession(flags, async (yard) => {
+          const result: RunResult = await yard.resume(id, { store });
+          print(flags.json === true ? JSON.stringify(result, null, 2) : formatRunResult(result));
+          process.exitCode = result.ok ? EXIT_CODES.ok : EXIT_CODES.failed;
+        }),
+      );
     });
-  runs
-    .command("prune")
-    .description("delete the journals of runs past their expiry")
-    .option("--dir <folder>", DIR_HELP)
-    .action(async (flags: StoreFlags) => {
-      const pruned = await storeOf(flags).prune();
-      print(pruned.length === 0 ? "nothing to prune" : `pruned ${pruned.length}: ${pruned.join(", ")}`);
-    });
+  withStoreFlags(runs.command("prune").description("delete the journals of runs past their expiry")).action(
+    (flags: StoreFlags) =>
+      withStore(flags, async ({ store }) => {
+        const pruned = await guard(() => store.prune());
+        print(pruned.length === 0 ? "nothing to prune" : `pruned ${pruned.length}: ${pruned.join(", ")}`);
+      }),
+  );
 }
 
-function storeOf(flags: StoreFlags): FileRunJournal {
-  return new FileRunJournal({ folder: flags.dir ?? defaultRunsFolder() });
+/** The store the flags name, and where it is, for messages. */
+interface OpenedStore {
+  readonly store: RunJournal;
+  readonly where: string;
 }
 
-async function journalOf(flags: StoreFlags, id: string): Promise<StoredJournal> {
+/**
+ * Runs `work` with the store of the flags: the folder of `--dir` (default the library's), or a
+ * fleet's runs in the Redis of `--redis` under `--queue`'s prefix (the worker's), its connection
+ * closed after. A malformed or unreachable Redis is one line (OPTION_INVALID, FLEET_UNAVAILABLE).
+ */
+async function withStore(flags: StoreFlags, work: (opened: OpenedStore) => Promise<void>): Promise<void> {
+  if (flags.redis === undefined) {
+    const store = new FileRunJournal({ folder: flags.dir ?? defaultRunsFolder() });
+    return work({ store, where: store.folder });
+  }
+  if (flags.dir !== undefined) throw usage("give --dir or --redis, not both: a run's journal lives in one store.");
+  const url = flags.redis === true ? (process.env["SWITCHYARD_REDIS"] ?? DEFAULT_REDIS) : flags.redis;
+  const fleet = { redis: url, ...(flags.queue === undefined ? {} : { queue: flags.queue }) };
+  const { connectRedis, queueNameOf, redactUrl, redisStoppedAnswering } = await import("../fleet/redis-connection.js");
+  const { fleetRunJournal } = await import("../fleet/redis-run-journal.js");
+  const queue = queueNameOf(fleet);
+  // A command that waited through a Redis outage would leave the person at a frozen prompt.
+  const client = await connectRedis(url, { whenRedisGoesAway: "fail" });
+  try {
+    await work({ store: fleetRunJournal(client, queue), where: `the Redis at ${redactUrl(url)} (queue ${queue})` });
+  } catch (error) {
+    if (SwitchyardError.isInstance(error) || !redisStoppedAnswering(error, client)) throw error;
+    throw new SwitchyardError(
+      "FLEET_UNAVAILABLE",
+      `Redis at ${redactUrl(url)} stopped answering during the command (${messageOf(error)}); it may not have finished: see \`switchyard runs show\` once Redis is back.`,
+      { redis: redactUrl(url) },
+    );
+  } finally {
+    client.disconnect();
+  }
+}
+
+async function journalOf({ store, where }: OpenedStore, id: string): Promise<StoredJournal> {
   checkRunId(id);
-  const store = storeOf(flags);
   const journal = await guard(() => store.read(id));
-  if (journal === undefined) throw usage(`no durable run ${id} in ${store.folder}.`);
+  if (journal === undefined) throw usage(`no durable run ${id} in ${where}.`);
   return journal;
-}
-
-async function summaryOf(flags: StoreFlags, id: string): Promise<RunSummary> {
-  return summarizeJournal(await journalOf(flags, id));
 }
 
 /** A store's refusal (a damaged journal, a busy run) as a message, not a stack trace. */
@@ -152,7 +190,7 @@ function formatSummary(summary: RunSummary): string {
     summary.state === "ended"
       ? summary.ok === true
         ? "ended ok"
-        : `ended ${summary.code ?? "failed"}`
+        : `ended ${oneLine(summary.code ?? "failed")}`
       : summary.state;
   const pending =
     summary.pending.length === 0 ? "" : `, waits for call(s) ${summary.pending.map((p) => p.position).join(", ")}`;
@@ -172,14 +210,18 @@ function formatDetails(summary: RunSummary): string {
   for (const pending of summary.pending) {
     const input = JSON.stringify(pending.input ?? null).slice(0, 200);
     lines.push(
-      `  call ${pending.position}: ${pending.tool} ${input}${pending.reason === undefined ? "" : ` (${pending.reason})`}`,
+      `  call ${pending.position}: ${oneLine(pending.tool)} ${input}${pending.reason === undefined ? "" : ` (${oneLine(pending.reason)})`}`,
     );
   }
-  if (summary.ok === false) lines.push(`  last error: ${summary.code ?? "failed"}: ${oneLine(summary.message ?? "")}`);
+  if (summary.ok === false)
+    lines.push(`  last error: ${oneLine(summary.code ?? "failed")}: ${oneLine(summary.message ?? "")}`);
   return lines.join("\n");
 }
 
-/** A journaled message on one line, cut: it is the program's text, and may hold anything. */
+/**
+ * Journaled text on one line, cut: a message is the program's text, and a tool name, reason or
+ * code is whatever the store holds (a Redis anyone on the network reaches): it may hold anything.
+ */
 function oneLine(text: string): string {
   const flat = text.replace(/[\u0000-\u001f\u007f]+/g, " ");
   return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;

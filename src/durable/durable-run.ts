@@ -20,6 +20,7 @@ import type {
   JournalEntry,
   JournalHeader,
   JournalWriter,
+  OpenedJournal,
   PendingRequest,
   ResumeEntry,
   RunJournal,
@@ -52,6 +53,12 @@ export interface DurableOptions {
   readonly decisions?: readonly RunDecision[] | undefined;
   /** How long the journal is kept after the run starts, in ms. Default 7 days; `prune` deletes it after. */
   readonly retentionMs?: number | undefined;
+  /**
+   * The run's journal, already opened in `store` (and so locked) by whoever resumes it
+   * (`yard.resume`): the run replays it as it was read and reads nothing again. Its writer is the
+   * run's to close.
+   */
+  readonly opened?: OpenedJournal | undefined;
 }
 
 /** Default time an `ask` waits before a durable run pauses, in ms. */
@@ -80,11 +87,12 @@ export class DurableRun implements CrossingJournal {
   #ended = false;
   #ending: RunError | undefined;
   #endRun: ((error: RunError) => void) | undefined;
+  /** The calls waiting for a decision now, by position; once paused, the calls the run paused on. */
   readonly #asking = new Map<number, PendingRequest>();
   /** The position of each live call by its id, as the bridge made it: an approval names its call by id. */
   readonly #positions = new Map<string, number>();
-  /** The ids of the calls the run paused on. */
-  readonly #pendingIds = new Set<string>();
+  /** Crossings without answers, journaled with the next entry or before the next call (see `record`). */
+  readonly #heldBack: CrossingEntry[] = [];
   #pauseTimer: NodeJS.Timeout | undefined;
   #paused: PendingRequest[] | undefined;
 
@@ -170,10 +178,18 @@ export class DurableRun implements CrossingJournal {
 
   callMade(callId: string, position: number): void {
     this.#positions.set(callId, position);
+    // The call may act on the world with what the guest read: what it read is journaled first.
+    if (this.#heldBack.length > 0 && this.#live && this.#ending === undefined) this.#append([]);
   }
 
   record(entry: CrossingEntry): void {
-    if (this.#live && this.#ending === undefined) this.#append([entry]);
+    if (!this.#live || this.#ending !== undefined) return;
+    // A crossing without answers gave the guest at most a clock reading: it is journaled with the
+    // next entry, or before the next call starts (`callMade`), one write per call instead of two.
+    // A crash before that loses a reading nothing outside the run has seen; a crossing with answers
+    // is written before they reach the program, as ever.
+    if (entry.answers.length === 0) this.#heldBack.push(entry);
+    else this.#append([entry]);
   }
 
   spill(index: number, envelope: string): string | undefined {
@@ -210,7 +226,6 @@ export class DurableRun implements CrossingJournal {
         idempotencyKey: `${this.runId}:${position}`,
       };
       this.#asking.set(position, pending);
-      this.#pendingIds.add(request.callId);
       return new Promise<ApprovalAnswer>((resolve) => {
         const timer = setTimeout(() => this.#pauseSoon(), this.#askTimeoutMs);
         timer.unref();
@@ -222,7 +237,6 @@ export class DurableRun implements CrossingJournal {
           }
           if (this.#paused !== undefined) return;
           this.#asking.delete(position);
-          this.#pendingIds.delete(request.callId);
           resolve(answer);
         };
         if (approver === undefined) return settle("later");
@@ -255,8 +269,9 @@ export class DurableRun implements CrossingJournal {
       };
       settled = { ...result, ok: false, output: null, error };
     } else if (this.#paused !== undefined) {
-      const pendingIds = this.#pendingIds;
-      settled = { ...result, calls: result.calls.filter((call) => !pendingIds.has(call.id)) };
+      // A call is pending while its position is asked about: `#positions` maps its id to that position.
+      const pending = (id: string): boolean => this.#asking.has(this.#positions.get(id) ?? 0);
+      settled = { ...result, calls: result.calls.filter((call) => !pending(call.id)) };
       settled = { ...settled, stats: { ...settled.stats, toolCalls: settled.calls.length } };
     } else if (this.#live && this.#ending === undefined && !this.#ended) {
       const { error } = result;
@@ -297,6 +312,7 @@ export class DurableRun implements CrossingJournal {
   }
 
   #append(entries: readonly JournalEntry[]): void {
+    if (this.#heldBack.length > 0) entries = [...this.#heldBack.splice(0), ...entries];
     if (!this.#writer.append(entries)) this.#end(limitError(this.runId, undefined));
   }
 
@@ -332,7 +348,11 @@ export async function openDurableRun(
   };
   // `open` takes the lock, then reads the journal once: nobody appends between what is read and
   // what is replayed. It writes `fresh` only into a journal that is new (or empty).
-  const { writer, journal: stored } = await store.open(id, fresh);
+  const { writer, journal: stored } = options.opened ?? (await store.open(id, fresh));
+  if (stored.header.id !== id) {
+    await writer.close();
+    throw new JournalError("JOURNAL_INVALID", `The journal opened for run ${id} is another run's.`);
+  }
   try {
     const entries = await withSpilledAnswers(store, id, stored.entries);
     return new DurableRun(stored.header, entries, writer, options);

@@ -429,7 +429,7 @@ function readWhole(fd: number, size: number): string {
 }
 
 function noJournal(id: string): JournalError {
-  return new JournalError("JOURNAL_INVALID", `Run ${id} has no journal.`);
+  return new JournalError("JOURNAL_INVALID", `Run ${id} has no journal.`, { missing: true });
 }
 
 function busy(id: string, pid: number): JournalError {

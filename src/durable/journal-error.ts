@@ -12,12 +12,15 @@ const BRAND = Symbol.for("switchyard.JournalError");
 /** A journal store's refusal; recognised by `JournalError.isInstance` across package copies. */
 export class JournalError extends Error {
   readonly code: JournalErrorCode;
+  /** True when the store holds no journal at all for the run (`open` without a header): not damage. */
+  readonly missing: boolean;
   readonly [BRAND] = true;
 
-  constructor(code: JournalErrorCode, message: string) {
+  constructor(code: JournalErrorCode, message: string, options: { readonly missing?: boolean } = {}) {
     super(message);
     this.name = "JournalError";
     this.code = code;
+    this.missing = options.missing === true;
   }
 
   /** Whether `value` is a JournalError, from this copy of the package or another. */

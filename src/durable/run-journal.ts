@@ -197,7 +197,8 @@ export interface RunJournal {
    * Takes the run's lock, then reads the journal once (writing `header` first when it is new, or
    * empty) and opens it for appending. A replay runs from the journal this resolves with, so a
    * resume reads the journal once. Rejects `RUN_BUSY` when another live writer holds the lock,
-   * `JOURNAL_INVALID` when `header` is undefined and there is no journal, or for a damaged one.
+   * `JOURNAL_INVALID` when `header` is undefined and there is no journal (its `missing` set), or
+   * for a damaged one.
    */
   open(id: string, header: JournalHeader | undefined): Promise<OpenedJournal>;
   /** Appends entries outside a run (a decision from the command line), under the run's lock. */

@@ -26,7 +26,7 @@ import type { JobInfo } from "./job-info-tool.js";
 import { connectRedis, type FleetOptions, queueNameOf } from "./redis-connection.js";
 import { durableRunIdOf, retryCutOf } from "./durable-job.js";
 import { failedJobResult } from "./reconcile-batch.js";
-import { RedisRunJournal } from "./redis-run-journal.js";
+import { fleetRunJournal, type RedisRunJournal } from "./redis-run-journal.js";
 import { RedisRateLimiter } from "./redis-rate-limiter.js";
 
 export interface FleetWorkerOptions extends FleetOptions {
@@ -120,8 +120,7 @@ export async function startFleetWorker(options: FleetWorkerOptions): Promise<Fle
     const journal =
       options.durable === false
         ? undefined
-        : new RedisRunJournal(commands, {
-            prefix: `switchyard:${queue}:runs`,
+        : fleetRunJournal(commands, queue, {
             leaseMs: lockDurationMs,
             // Long enough for a live worker BullMQ took for stalled (a busy event loop) to finish
             // the run; a dead one's lease lapses within one lockDurationMs.

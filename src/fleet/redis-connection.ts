@@ -29,12 +29,23 @@ export function queueNameOf(options: FleetOptions): string {
   return queue;
 }
 
+/** How a connection's commands meet a Redis that goes away after the connection was made. */
+export interface RedisConnectionOptions {
+  /**
+   * "wait" (default): a command waits through reconnects however long they take, as BullMQ's
+   * long-lived connections need. "fail": for a command line that does one thing and exits, a
+   * command fails after one reconnect attempt or 5 s without an answer (`redisStoppedAnswering`
+   * says so), so a Redis that dies or freezes mid-command never leaves the command hanging.
+   */
+  readonly whenRedisGoesAway?: "wait" | "fail";
+}
+
 /**
  * Opens a connection to `url` and waits until Redis answers. Commands wait through a reconnect
- * (BullMQ needs `maxRetriesPerRequest: null`). Throws `OPTION_INVALID` for a malformed URL and
- * `FLEET_UNAVAILABLE` when Redis does not answer within 5 s.
+ * (BullMQ needs `maxRetriesPerRequest: null`) unless `whenRedisGoesAway` is "fail". Throws
+ * `OPTION_INVALID` for a malformed URL and `FLEET_UNAVAILABLE` when Redis does not answer within 5 s.
  */
-export async function connectRedis(url: string): Promise<Redis> {
+export async function connectRedis(url: string, options: RedisConnectionOptions = {}): Promise<Redis> {
   if (!/^rediss?:\/\/[^/\s]+/.test(url)) {
     throw new SwitchyardError(
       "OPTION_INVALID",
@@ -42,11 +53,14 @@ export async function connectRedis(url: string): Promise<Redis> {
     );
   }
   const { Redis } = await importOptional<typeof import("ioredis")>("ioredis");
+  const failFast = options.whenRedisGoesAway === "fail";
   const client = new Redis(url, {
     lazyConnect: true,
-    maxRetriesPerRequest: null,
+    maxRetriesPerRequest: failFast ? 1 : null,
     connectTimeout: CONNECT_TIMEOUT_MS,
-    retryStrategy: (times) => Math.min(times * 200, 2_000),
+    ...(failFast ? { commandTimeout: CONNECT_TIMEOUT_MS } : {}),
+    // Failing fast, the second failed reconnect ends the connection: its queued commands fail at once.
+    retryStrategy: (times) => (failFast && times > 1 ? null : Math.min(times * 200, 2_000)),
   });
   // ioredis reports connection trouble as events; without a listener each one is printed.
   let lastError: unknown;
@@ -66,6 +80,18 @@ export async function connectRedis(url: string): Promise<Redis> {
     );
   }
   return client;
+}
+
+/**
+ * Whether `error`, thrown by a command on a connection made with `whenRedisGoesAway: "fail"`, says
+ * that Redis went away or stopped answering (rather than refusing the command): the connection is
+ * no longer ready, or the command timed out.
+ */
+export function redisStoppedAnswering(error: unknown, client: Redis): boolean {
+  if (client.status !== "ready") return true;
+  return (
+    error instanceof Error && (error.message === "Command timed out" || error.name === "MaxRetriesPerRequestError")
+  );
 }
 
 /** `url` without its password, for messages. */

@@ -70,7 +70,7 @@ local function holdsLease()
 end`;
 
 // The run's list and its counter, in one reply: {bytes, lines}, or {code} when there is no list
-// (-3), a key of another type (-5), no counter (-4), or a counter or list over the cap (-2). A
+// (-3), a key of another type (-5), no counter or one that is not a number (-4), or a counter or list over the cap (-2). A
 // list written around this store (its counter lying) is measured here, chunk by chunk, and never
 // sent to a reader past the cap.
 const READER = `
@@ -78,7 +78,8 @@ local function readJournal(cap)
   local kind = redis.call('TYPE', KEYS[1]).ok
   if kind == 'none' then return {-3} end
   if kind ~= 'list' then return {-5} end
-  local bytes = tonumber(redis.call('GET', KEYS[3]) or '-1')
+  if redis.call('TYPE', KEYS[3]).ok ~= 'string' then return {-4} end
+  local bytes = tonumber(redis.call('GET', KEYS[3]))
   if bytes == nil or bytes < 0 then return {-4} end
   if bytes > cap then return {-2, bytes} end
   local lines, listed, at = {}, 0, 0
@@ -97,6 +98,47 @@ end`;
 // KEYS as OPEN; ARGV maxRunBytes
 const READ = `${READER}
 return readJournal(tonumber(ARGV[1]))`;
+
+// KEYS as OPEN; ARGV maxRunBytes. The first element alone, measured in Redis: {bytes, {line}}, or
+// {code} like READ. A huge first element is refused by its length, never sent.
+const HEADER = `
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind == 'none' then return {-3} end
+if kind ~= 'list' then return {-5} end
+local first = redis.call('LINDEX', KEYS[1], 0)
+if not first then return {-3} end
+if #first + 1 > tonumber(ARGV[1]) then return {-2, #first + 1} end
+return {#first + 1, {first}}`;
+
+// KEYS as OPEN; ARGV maxRunBytes, field. One answer kept apart, measured in Redis (HSTRLEN) before
+// it is read: {bytes, {envelope}}, or {code} like READ (-3: no such answer).
+const SPILLED = `
+local kind = redis.call('TYPE', KEYS[2]).ok
+if kind == 'none' then return {-3} end
+if kind ~= 'hash' then return {-5} end
+local size = redis.call('HSTRLEN', KEYS[2], ARGV[2])
+if size > tonumber(ARGV[1]) then return {-2, size} end
+local envelope = redis.call('HGET', KEYS[2], ARGV[2])
+if not envelope then return {-3} end
+return {size, {envelope}}`;
+
+// KEYS index; ARGV from, count, maxScore. One page of the index by rank: {next, ids}, with only
+// members that can be run ids (at most 128 bytes of the run-id alphabet): a planted member of
+// 100 MB or holding a key pattern never leaves Redis. next is -1 after the last page.
+const IDS = `
+if redis.call('TYPE', KEYS[1]).ok ~= 'zset' and redis.call('EXISTS', KEYS[1]) == 1 then return {-5} end
+local from, count = tonumber(ARGV[1]), tonumber(ARGV[2])
+local page = redis.call('ZRANGE', KEYS[1], from, from + count - 1, 'WITHSCORES')
+local ids = {}
+for at = 1, #page, 2 do
+  if tonumber(page[at + 1]) > tonumber(ARGV[3]) then return {-1, ids} end
+  local id = page[at]
+  if #id <= 128 and string.match(id, '^[A-Za-z0-9][A-Za-z0-9._-]*$') and not string.find(id, '..', 1, true) then
+    ids[#ids + 1] = id
+  end
+end
+if #page < 2 * count then return {-1, ids} end
+return {from + count, ids}`;
 
 // KEYS journal answers bytes lease index; ARGV id token leaseMs keepUntil header expiresAt maxRunBytes.
 // Replies like READ, or {-1} when another writer holds the run; the lease is taken only on success.
@@ -167,6 +209,8 @@ expireData(ARGV[4])
 return bytes`;
 
 const SCRIPTS = {
+  switchyardJournalHeader: HEADER,
+  switchyardJournalSpilled: SPILLED,
   switchyardJournalTruncate: TRUNCATE,
   switchyardJournalOpen: OPEN,
   switchyardJournalRead: READ,
@@ -186,6 +230,8 @@ const NO_JOURNAL = -3;
 const NO_COUNTER = -4;
 const NOT_A_LIST = -5;
 const ACQUIRE_POLL_MS = 100;
+// Run ids one page of the index holds; a page is at most this many ids of 128 bytes.
+const IDS_PAGE = 1_000;
 
 /** Journals in Redis; see the module comment. Shares the caller's ioredis connection. */
 export class RedisRunJournal implements RunJournal {
@@ -212,6 +258,8 @@ export class RedisRunJournal implements RunJournal {
     for (const [name, lua] of Object.entries(SCRIPTS)) {
       if (!(name in client)) client.defineCommand(name, { numberOfKeys: 5, lua });
     }
+    if (!("switchyardJournalIds" in client))
+      client.defineCommand("switchyardJournalIds", { numberOfKeys: 1, lua: IDS });
   }
 
   async read(id: string): Promise<StoredJournal | undefined> {
@@ -221,9 +269,10 @@ export class RedisRunJournal implements RunJournal {
   }
 
   async readHeader(id: string): Promise<JournalHeader | undefined> {
-    const first = await this.client.lindex(this.keysOf(id)[0], 0);
-    if (first === null) return undefined;
-    return this.#decode(id, Buffer.byteLength(first) + 1, [first]).header;
+    const reply = await this.#journalScript("switchyardJournalHeader", ...this.keysOf(id), this.maxRunBytes);
+    if (reply[0] === NO_JOURNAL) return undefined;
+    const [bytes, [first]] = journalOf(id, reply, this.maxRunBytes);
+    return this.#decode(id, bytes, [first!]).header;
   }
 
   /** A journal from its list's elements and its counter. Throws `JOURNAL_INVALID`. */
@@ -243,10 +292,12 @@ export class RedisRunJournal implements RunJournal {
   async readSpilled(id: string, ref: string): Promise<string> {
     if (!/^\d{1,10}$/.test(ref))
       throw new JournalError("JOURNAL_INVALID", `Run ${id} names a spilled answer "${ref.slice(0, 20)}".`);
-    const envelope = await this.client.hget(this.keysOf(id)[1], ref);
-    if (envelope === null)
+    const reply = await this.#journalScript("switchyardJournalSpilled", ...this.keysOf(id), this.maxRunBytes, ref);
+    if (reply[0] === NO_JOURNAL)
       throw new JournalError("JOURNAL_INVALID", `The spilled answer ${ref} of run ${id} is missing.`);
-    return envelope;
+    if (reply[0] === NOT_A_LIST)
+      throw new JournalError("JOURNAL_INVALID", `The answers key of run ${id} holds something other than a hash.`);
+    return journalOf(id, reply, this.maxRunBytes)[1][0]!;
   }
 
   async open(id: string, header: JournalHeader | undefined): Promise<OpenedJournal> {
@@ -277,7 +328,8 @@ export class RedisRunJournal implements RunJournal {
         header?.expiresAt ?? 0,
         this.maxRunBytes,
       );
-      if (reply[0] === NO_JOURNAL) throw new JournalError("JOURNAL_INVALID", `Run ${id} has no journal.`);
+      if (reply[0] === NO_JOURNAL)
+        throw new JournalError("JOURNAL_INVALID", `Run ${id} has no journal.`, { missing: true });
       if (reply[0] !== LEASE_LOST) {
         // A refused journal left no lease behind; one read whole is this writer's now.
         const [bytes, lines] = journalOf(id, reply, this.maxRunBytes);
@@ -308,7 +360,13 @@ export class RedisRunJournal implements RunJournal {
   }
 
   async list(): Promise<RunSummary[]> {
-    return summarizeRuns(await this.client.zrange(this.indexKey, 0, -1), (id) => this.read(id));
+    const ids: string[] = [];
+    for (let from = 0; from >= 0; ) {
+      const [next, page] = await this.#idsPage(from, Number.MAX_SAFE_INTEGER);
+      ids.push(...page);
+      from = next;
+    }
+    return summarizeRuns(ids, (id) => this.read(id));
   }
 
   /**
@@ -318,10 +376,31 @@ export class RedisRunJournal implements RunJournal {
    */
   async prune(nowMs: number = Date.now()): Promise<string[]> {
     const pruned: string[] = [];
-    for (const id of await this.client.zrangebyscore(this.indexKey, "-inf", nowMs)) {
-      if ((await this.script("switchyardJournalPrune")(...this.keysOf(id), id, nowMs)) === 1) pruned.push(id);
+    for (let from = 0; from >= 0; ) {
+      const [next, page] = await this.#idsPage(from, nowMs);
+      let gone = 0;
+      for (const id of page) {
+        if ((await this.script("switchyardJournalPrune")(...this.keysOf(id), id, nowMs)) !== 1) continue;
+        pruned.push(id);
+        gone++;
+      }
+      // The ones pruned left the index: the next page starts that many ranks earlier.
+      from = next < 0 ? next : next - gone;
     }
     return pruned;
+  }
+
+  /** One page of the index from rank `from`, scores up to `maxScore`: [next rank or -1, run ids]. */
+  async #idsPage(from: number, maxScore: number): Promise<[number, string[]]> {
+    const ids = (this.client as unknown as Record<string, (...args: (string | number)[]) => Promise<JournalReply>>)
+      .switchyardJournalIds!;
+    const reply = await this.#refusingWrongType(() => ids.call(this.client, this.indexKey, from, IDS_PAGE, maxScore));
+    if (reply[0] === NOT_A_LIST)
+      throw new JournalError(
+        "JOURNAL_INVALID",
+        `The index of runs ${this.indexKey} holds something other than a sorted set.`,
+      );
+    return [reply[0], Array.isArray(reply[1]) ? reply[1] : []];
   }
 
   /**
@@ -359,12 +438,31 @@ export class RedisRunJournal implements RunJournal {
     return Date.now() + 2 * this.leaseMs;
   }
 
-  /** Runs READ or OPEN (see JournalReply). */
-  #journalScript(name: "switchyardJournalRead" | "switchyardJournalOpen", ...args: (string | number)[]) {
+  /** Runs READ, OPEN, HEADER or SPILLED (see JournalReply). */
+  #journalScript(
+    name: "switchyardJournalRead" | "switchyardJournalOpen" | "switchyardJournalHeader" | "switchyardJournalSpilled",
+    ...args: (string | number)[]
+  ): Promise<JournalReply> {
     const call = (
       this.client as unknown as Record<ScriptName, (...args: (string | number)[]) => Promise<JournalReply>>
     )[name];
-    return call.apply(this.client, args);
+    return this.#refusingWrongType(() => call.apply(this.client, args));
+  }
+
+  /**
+   * `work`, with Redis's refusal of a key of the wrong type (a counter or lease key planted as a
+   * list, an index that is a string) as `JOURNAL_INVALID` rather than a ReplyError.
+   */
+  async #refusingWrongType<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isReplyError(error)) throw error;
+      throw new JournalError(
+        "JOURNAL_INVALID",
+        `Redis refused to read a run's keys under ${this.prefix}: ${messageOf(error).slice(0, 200)}`,
+      );
+    }
   }
 
   /** One of the store's scripts, bound to its connection. */
@@ -376,6 +474,23 @@ export class RedisRunJournal implements RunJournal {
   get indexKey(): string {
     return `${this.prefix}:index`;
   }
+}
+
+/**
+ * The journal store of a fleet's queue `queue` (checked by `queueNameOf`): what its workers write
+ * and `switchyard runs --redis --queue` reads. Options as `RedisRunJournal`'s, without the prefix.
+ */
+export function fleetRunJournal(
+  client: Redis,
+  queue: string,
+  options: Omit<RedisRunJournalOptions, "prefix"> = {},
+): RedisRunJournal {
+  return new RedisRunJournal(client, { ...options, prefix: `switchyard:${queue}:runs` });
+}
+
+/** Whether `error` is Redis's own refusal of a command (WRONGTYPE, a script's error), not a lost connection. */
+function isReplyError(error: unknown): boolean {
+  return error instanceof Error && error.name === "ReplyError";
 }
 
 /** The counter and the elements of a READ or OPEN reply that holds a journal. Throws `JOURNAL_INVALID`. */
@@ -424,8 +539,7 @@ class RedisJournalWriter implements JournalWriter {
     let added = 0;
     for (const line of lines) added += Buffer.byteLength(line) + 1;
     if (this.#bytes + added > this.#store.maxRunBytes) return false;
-    const store = this.#store;
-    this.#send(store.script("switchyardJournalAppend")(...this.args(), store.maxRunBytes, ...lines));
+    this.#send("switchyardJournalAppend", lines);
     this.#bytes += added;
     return true;
   }
@@ -435,7 +549,7 @@ class RedisJournalWriter implements JournalWriter {
     if (!this.#open || this.#refusal !== undefined || bytes <= this.#store.maxInlineAnswerBytes) return undefined;
     if (this.#bytes + bytes > this.#store.maxRunBytes) throw new JournalError("JOURNAL_LIMIT", "full");
     const ref = `${index}`;
-    this.#send(this.#store.script("switchyardJournalSpill")(...this.args(), this.#store.maxRunBytes, ref, envelope));
+    this.#send("switchyardJournalSpill", [ref, envelope]);
     this.#bytes += bytes;
     return ref;
   }
@@ -448,8 +562,9 @@ class RedisJournalWriter implements JournalWriter {
     if (!this.#open) return this.#replies;
     this.#open = false;
     clearInterval(this.#renewal);
-    await this.#replies;
-    await this.#renew(true);
+    // The release goes out behind the appends on the one connection, so Redis runs it after
+    // them: one round trip to close, not one for the appends' replies and another to release.
+    await Promise.all([this.#replies, this.#renew(true)]);
   }
 
   onRefused(listener: (error: JournalError) => void): void {
@@ -481,14 +596,21 @@ class RedisJournalWriter implements JournalWriter {
     return [...this.#keys, this.#id, this.#token, store.leaseMs, store.keepUntil(), this.#bytes];
   }
 
-  #send(command: Promise<number>): void {
-    const reply = command.then(
+  /** Sends writer script `name` with `args` after this writer's own; its reply refuses the writer if negative. */
+  #send(name: "switchyardJournalAppend" | "switchyardJournalSpill", args: (string | number)[]): void {
+    // Called per crossing: the script straight off the connection, without a wrapper per call.
+    const client = this.#store.client as unknown as Record<
+      ScriptName,
+      (...args: (string | number)[]) => Promise<unknown>
+    >;
+    // A connection answers in order, so the last reply settles after every earlier one: waiting
+    // for it is waiting for them all (each has its own handler for a refusal).
+    this.#replies = client[name](...this.args(), this.#store.maxRunBytes, ...args).then(
       (result) => {
-        if (result < 0) this.#refuse(result);
+        if (Number(result) < 0) this.#refuse(Number(result));
       },
       (error: unknown) => this.#refuse(error),
     );
-    this.#replies = this.#replies.then(() => reply);
   }
 
   #refuse(reason: unknown): void {

@@ -1,14 +1,16 @@
-// Answers `resume_run`: checks that the id is one this surface minted, reads the run's journal,
-// gathers decisions on its pending calls (a person's already journaled, the call's own, a person
-// asked now), then resumes it through the session's one pipeline (`yard.resume`). A model never
-// names another surface's run, decides a call that is not pending, or approves unless allowed.
+// Answers `resume_run`: checks that the id is one this surface minted, reads the run's journal
+// once, under its lock (held until the resumed run ends), gathers decisions on its pending calls
+// (a person's already journaled, the call's own, a person asked now), then resumes it through the
+// session's one pipeline (`yard.resume`). A model never names another surface's run, decides a
+// call that is not pending, or approves unless allowed.
 
 import type { CallError, JsonSchema, RunResult } from "../contract.js";
 import type { RunDecision } from "../durable/durable-run.js";
 import { summarizeJournal } from "../durable/summarize-journal.js";
 import { JournalError } from "../durable/journal-error.js";
 import { callIdAt, isRunId } from "../durable/run-id.js";
-import type { PendingRequest, RunJournal, StoredJournal } from "../durable/run-journal.js";
+import { decisionsSincePause } from "../durable/decide-run.js";
+import type { OpenedJournal, PendingRequest, RunJournal } from "../durable/run-journal.js";
 import { defaultRunJournal } from "../durable/start-durable-run.js";
 import type { ResumeOptions } from "../execute-program.js";
 import type { Approver } from "../permissions/permission-gate.js";
@@ -79,14 +81,33 @@ async function resumeOwned(
   given: readonly RunDecision[],
 ): Promise<ResumeRunAnswer> {
   const store = storeOf(call.durable);
-  let journal: StoredJournal | undefined;
+  let opened: OpenedJournal;
   try {
-    journal = await store.read(runId);
+    // The one read of the journal, under the run's lock, held through the person's answers and the
+    // resumed run: no decision or other resume lands between what is checked here and what runs.
+    opened = await store.open(runId, undefined);
   } catch (error) {
     if (!JournalError.isInstance(error)) throw error;
+    if (error.missing) return notFound(runId);
+    if (error.code === "RUN_BUSY") return busy(runId);
     return refuse(error.code, error.message);
   }
-  if (journal === undefined) return notFound(runId);
+  try {
+    return await resumeOpened(host, call, runId, given, store, opened);
+  } finally {
+    await opened.writer.close();
+  }
+}
+
+async function resumeOpened(
+  host: ResumeRunHost,
+  call: ResumeRunCall,
+  runId: string,
+  given: readonly RunDecision[],
+  store: RunJournal,
+  opened: OpenedJournal,
+): Promise<ResumeRunAnswer> {
+  const { journal } = opened;
   const summary = summarizeJournal(journal);
   if (summary.state === "ended")
     return refuse(
@@ -94,7 +115,7 @@ async function resumeOwned(
       `Run ${runId} has already ended (${summary.ok === true ? "ok" : `failed ${summary.code ?? ""}`.trim()}); there is nothing to resume.`,
     );
   const pending = new Map(summary.pending.map((request) => [request.position, request]));
-  const decidedByPerson = journaledDecisions(journal);
+  const decidedByPerson = decisionsSincePause(journal);
   const checked = checkGiven(runId, given, pending, decidedByPerson, call.durable.modelApprovals === true);
   if (!checked.ok) return checked;
   const decisions: RunDecision[] = [...given];
@@ -111,6 +132,7 @@ async function resumeOwned(
   }
   const run = await host.resume(runId, {
     store,
+    journal: opened,
     ...(decisions.length === 0 ? {} : { decisions }),
     ...(call.durable.askTimeoutMs === undefined ? {} : { askTimeoutMs: call.durable.askTimeoutMs }),
     ...(call.signal === undefined ? {} : { signal: call.signal }),
@@ -121,16 +143,6 @@ async function resumeOwned(
   });
   if (run.error?.code === "RUN_BUSY") return busy(runId);
   return { ok: true, run, source: journal.header.source };
-}
-
-/** Positions a person decided since the run last paused (`switchyard runs approve|deny`, the host). */
-function journaledDecisions(journal: StoredJournal): Set<number> {
-  const decided = new Set<number>();
-  for (const entry of journal.entries) {
-    if (entry.t === "pause") decided.clear();
-    else if (entry.t === "decision") decided.add(entry.position);
-  }
-  return decided;
 }
 
 /** The call's own decisions: each for a pending call, once, not against a person's; approvals only when allowed. */

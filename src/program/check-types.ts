@@ -6,8 +6,9 @@
 import type { Diagnostic, RunError } from "../contract.js";
 import { SwitchyardError, messageOf } from "../errors.js";
 import type { ScopedDeclarations } from "./checked-declarations.js";
+import { stripCodeFence } from "./compile-program.js";
 import type { ContractDeclarations } from "./contract-declarations.js";
-import type { ProgramForm } from "./program-wrapper.js";
+import { mayBeExpressionProgram, type ProgramForm } from "./program-wrapper.js";
 import type { RunContract } from "./run-contract.js";
 import type { TypeChecker } from "./type-checker.js";
 
@@ -68,6 +69,32 @@ export async function checkTypes(
       failure: `${message}\nIn typeCheck "error" mode a program that could not be checked does not run.${advice}`,
     };
   }
+}
+
+/** A check started before its program compiled: for the source and form it assumed. */
+export interface EarlyCheck {
+  readonly source: string;
+  readonly form: ProgramForm;
+  readonly outcome: Promise<TypeCheckOutcome>;
+}
+
+/**
+ * Starts the check of `rawSource` before it compiles, when nothing the compiler decides changes
+ * it: the code fence is stripped the same way, and a source that cannot start like a function
+ * expression is a body whatever the compiler finds. Undefined otherwise (an expression candidate,
+ * or a source over `maxSourceBytes`, which is never sent to the checker). Only the check's answer
+ * lets a program run, so starting it early changes when it is known, not what it gates.
+ */
+export function checkBeforeCompiling(
+  checker: TypeChecker,
+  declarations: string | ScopedDeclarations,
+  rawSource: string,
+  maxSourceBytes: number,
+  contract: ContractDeclarations,
+): EarlyCheck | undefined {
+  const source = stripCodeFence(rawSource);
+  if (Buffer.byteLength(source) > maxSourceBytes || mayBeExpressionProgram(source)) return undefined;
+  return { source, form: "body", outcome: checkTypes(checker, declarations, source, "body", contract) };
 }
 
 /**

@@ -150,6 +150,19 @@ function loadEsbuild(): typeof Esbuild {
   return esbuild;
 }
 
+/**
+ * Loads esbuild and starts its service process (about 15-50 ms, once per process) with one tiny
+ * transform, so the first TypeScript program of a session does not wait for it. Never rejects; the
+ * service is esbuild's own, unreferenced while idle, so it keeps no host alive and ends with it.
+ */
+export async function warmUpCompiler(): Promise<void> {
+  try {
+    await transformWithRestart("const warm: number = 1;");
+  } catch {
+    // A compiler that cannot start fails the first program instead, with its own message.
+  }
+}
+
 async function transformWithRestart(code: string): Promise<TransformResult> {
   const { stop, transform } = loadEsbuild();
   // minifyWhitespace keeps output linear in the input: indented output of deeply nested

@@ -5,7 +5,8 @@
 
 import { createRequire } from "node:module";
 import type * as TS from "typescript";
-import { type ProgramForm, wrapProgramBody } from "./program-wrapper.js";
+import { parseWrappedProgram } from "./parse-wrapped-program.js";
+import type { ProgramForm } from "./program-wrapper.js";
 import { type ToolReferences, WHOLE_CATALOG } from "./tool-references.js";
 
 export { type ToolReferences, WHOLE_CATALOG };
@@ -31,8 +32,7 @@ export function findToolReferences(
   isGlobalType: (name: string) => boolean,
 ): ToolReferences {
   try {
-    const file = ts.createSourceFile("program.ts", wrapProgramBody(source, form), ts.ScriptTarget.ES2022, true);
-    return referencesOf(file, isGlobalType);
+    return referencesOf(parseWrappedProgram(source, form), isGlobalType);
   } catch {
     return WHOLE_CATALOG;
   }

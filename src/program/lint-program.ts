@@ -6,7 +6,8 @@
 import { createRequire } from "node:module";
 import type * as TS from "typescript";
 import type { Diagnostic } from "../contract.js";
-import { type ProgramForm, wrapProgramBody } from "./program-wrapper.js";
+import { parseWrappedProgram } from "./parse-wrapped-program.js";
+import type { ProgramForm } from "./program-wrapper.js";
 import { locateInSource } from "./type-check-program.js";
 
 // Loaded with require, not import: see type-check-program.ts (saves a 300 ms export scan).
@@ -35,13 +36,7 @@ export function lintProgram(source: string, form: ProgramForm = "body"): Diagnos
   let file: TS.SourceFile;
   const warnings: { position: number; code: LintRule; message: string }[] = [];
   try {
-    file = ts.createSourceFile(
-      "program.ts",
-      wrapProgramBody(source, form),
-      ts.ScriptTarget.ES2022,
-      true,
-      ts.ScriptKind.TS,
-    );
+    file = parseWrappedProgram(source, form);
     const visit = (node: TS.Node): void => {
       if (ts.isAwaitExpression(node)) checkSerialAwait(node, warnings);
       if (ts.isCallExpression(node)) {

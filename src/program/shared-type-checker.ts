@@ -15,61 +15,137 @@ export function sharedTypeChecker(): TypeChecker {
 
 const warmedUp = new WeakSet<TypeChecker>();
 
-// Two tools in the shape the declaration generator gives them, so a warm-up checks calls, results and their types.
-const WARM_UP_DECLARATIONS = `${RUNTIME_DECLARATIONS}
-interface WarmListInput { cursor?: string; pageSize?: number }
-interface WarmListOutput { items: { id: string; status: "open" | "closed"; amount: number; tags: string[] }[]; nextCursor: string | null }
-declare const tools: ToolsRuntime & {
-  warm: { list(input: WarmListInput): Promise<WarmListOutput>; get(input: { id: string }): Promise<{ id: string; total: number; owner: { name: string } | null }> };
-};
+// Two stand-in tools as local functions, typed as the declaration generator types tools, so the
+// programs check calls, results and their types against any session's declarations (inside the
+// program's function their names shadow the catalog's, never clash with it).
+const STAND_IN_TOOLS = `interface WarmItem { id: string; status: "open" | "closed"; amount: number; tags: string[] }
+interface WarmPage { items: WarmItem[]; nextCursor: string | null }
+async function list(input: { cursor?: string; pageSize?: number }): Promise<WarmPage> {
+  return { items: [], nextCursor: input.cursor === undefined ? "1" : null };
+}
+async function get(input: { id: string }): Promise<{ id: string; total: number; owner: { name: string } | null }> {
+  return { id: input.id, total: 0, owner: null };
+}
 `;
 
 /**
- * Programs a warm-up checks, one after the other: the compiler's code is optimised by running,
- * so a few varied checks leave a real first check a fraction of a cold one's cost.
+ * Programs a warm-up checks, one after the other, each with its references read: V8 optimises the
+ * compiler's code as it runs, and it takes a dozen varied checks (loops, fan-outs, folds, generics,
+ * narrowing, a program with type errors) before a new program's check costs near what it costs
+ * after hundreds. Each is small, so a real check that arrives meanwhile waits little behind it.
  */
-const WARM_UP_PROGRAMS: readonly string[] = [
+export const WARM_UP_PROGRAMS: readonly string[] = [
   "return 0;",
-  `const ids: string[] = [];
+  `${STAND_IN_TOOLS}const ids: string[] = [];
 let cursor: string | null = null;
 do {
-  const page = await tools.warm.list({ pageSize: 50, ...(cursor === null ? {} : { cursor }) });
+  const page = await list({ pageSize: 50, ...(cursor === null ? {} : { cursor }) });
   for (const item of page.items) if (item.status === "open") ids.push(item.id);
   cursor = page.nextCursor;
 } while (cursor !== null);
-const details = await Promise.all(ids.map((id) => tools.warm.get({ id })));
-const failed: { id: string; error: string }[] = [];
+const details = await Promise.all(ids.map((id) => get({ id })));
 const byOwner = new Map<string, number>();
 for (const detail of details) {
   const owner = detail.owner?.name ?? "nobody";
   byOwner.set(owner, (byOwner.get(owner) ?? 0) + detail.total);
 }
-const settled = await Promise.allSettled(ids.slice(0, 3).map((id) => tools.warm.get({ id })));
-settled.forEach((result, index) => {
-  if (result.status === "rejected") failed.push({ id: ids[index] ?? "", error: String(result.reason) });
-});
-console.log(\`\${details.length} details\`);
-return { owners: [...byOwner.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5), failed, complete: true };`,
-  `const page = await tools.warm.list({});
+return { owners: [...byOwner.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5), complete: true };`,
+  `${STAND_IN_TOOLS}const page = await list({});
 const total = page.items.reduce((sum, item) => sum + item.amount, 0);
 const tags = [...new Set(page.items.flatMap((item) => item.tags))].join(", ");
 try {
-  const one = await tools.warm.get({ id: page.items[0]?.id ?? "none" });
+  const one = await get({ id: page.items[0]?.id ?? "none" });
   return { total, tags, first: JSON.stringify(one), keys: Object.keys(one).length };
 } catch (error) {
   if (isToolCallError(error)) return { total, tags, code: error.code };
   throw error;
 }`,
+  `${STAND_IN_TOOLS}const failed: { id: string; error: string }[] = [];
+const settled = await Promise.allSettled(["a", "b", "c"].map((id) => get({ id })));
+settled.forEach((result, index) => {
+  if (result.status === "rejected") failed.push({ id: String(index), error: String(result.reason) });
+});
+const totals = settled.map((result) => (result.status === "fulfilled" ? result.value.total : 0));
+const average = totals.length === 0 ? 0 : totals.reduce((a, b) => a + b, 0) / totals.length;
+console.log(\`\${failed.length} failed\`);
+return { failed, average: Number(average.toFixed(2)), parts: "a-b".split("-") };`,
+  `${STAND_IN_TOOLS}type Row = { id: string; amount: number };
+const rows: Row[] = [];
+for (let page = 0; page < 3; page++) {
+  const { items } = await list({ cursor: String(page) });
+  rows.push(...items.map(({ id, amount }) => ({ id, amount })));
+}
+const groups = rows.reduce<Record<string, Row[]>>((found, row) => {
+  (found[row.amount % 2 === 0 ? "even" : "odd"] ??= []).push(row);
+  return found;
+}, {});
+return Object.entries(groups).map(([key, group]) => ({ key, count: group.length })).sort((a, b) => a.key.localeCompare(b.key));`,
+  `${STAND_IN_TOOLS}const page = await list({ pageSize: "ten" });
+const first = page.items[0];
+const label: string = first.amount;
+const detail = await get({ identifier: first?.id });
+return { label, owner: detail.owner.name, missing: detail.totl };`,
+  `${STAND_IN_TOOLS}async function fetchAll(ids: readonly string[], limit = 4) {
+  const results: Array<{ id: string; total: number } | null> = [];
+  for (let start = 0; start < ids.length; start += limit) {
+    const answers = await Promise.all(ids.slice(start, start + limit).map(async (id) => {
+      try {
+        const { total } = await get({ id });
+        return { id, total };
+      } catch {
+        return null;
+      }
+    }));
+    results.push(...answers);
+  }
+  return results;
+}
+const found = (await fetchAll(["a", "b"])).filter((entry): entry is { id: string; total: number } => entry !== null);
+return { count: found.length, names: found.map((entry) => entry.id.toUpperCase()) };`,
+  `${STAND_IN_TOOLS}const seen = new Set<string>();
+const counts: { [tag: string]: number } = {};
+let cursor: string | null = null;
+while ((await tools.$budget()).callsLeft > 0) {
+  const page = await list(cursor ? { cursor } : {});
+  for (const { id, tags, status } of page.items) {
+    if (seen.has(id) || status === "closed") continue;
+    seen.add(id);
+    for (const tag of tags) counts[tag] = (counts[tag] ?? 0) + 1;
+  }
+  if (!page.nextCursor) break;
+  cursor = page.nextCursor;
+}
+const ranked = Object.keys(counts).sort((a, b) => (counts[b] ?? 0) - (counts[a] ?? 0));
+return { unique: seen.size, ranked, at: new Date(0).toISOString(), copy: JSON.parse(JSON.stringify(counts)) as unknown };`,
 ];
 
+/** Most characters of a session's own declarations a warm-up checks against; larger ones warm with the runtime's. */
+const MAX_WARM_UP_DECLARATION_CHARS = 64 * 1024;
+
 /**
- * Starts a checker's process in the background and warms it (TypeScript loaded, the ES2022 lib and
- * the runtime declarations parsed, a few programs checked), once per checker, so the first program
- * of a session does not pay that start-up. Keeps no process alive; a check arriving meanwhile waits.
+ * Starts a checker's process in the background and warms it (TypeScript loaded, the ES2022 lib
+ * parsed, WARM_UP_PROGRAMS checked and their references read), once per checker, so the first
+ * program of a session does not pay that start-up. The programs are checked against
+ * `declarations()` (the session's, read when the warm-up starts) when it gives at most 64 KB, so
+ * the first real check also finds them parsed and checked; else (or undefined) the runtime's alone.
+ * Nothing starts if `cancelled()` is true by then. Keeps no process alive; a real check arriving
+ * meanwhile waits for the one warm-up program in the process at most (the rest give way).
  */
-export function warmUp(checker: TypeChecker): void {
+export function warmUp(
+  checker: TypeChecker,
+  declarations: () => string | undefined = () => undefined,
+  cancelled: () => boolean = () => false,
+): void {
   if (warmedUp.has(checker)) return;
   warmedUp.add(checker);
   // Forking takes a few ms of this thread: not inside the session's constructor.
-  setImmediate(() => void checker.warmUp(WARM_UP_DECLARATIONS, WARM_UP_PROGRAMS));
+  setImmediate(() => {
+    if (cancelled()) {
+      warmedUp.delete(checker);
+      return;
+    }
+    const own = declarations();
+    const text = own !== undefined && own.length <= MAX_WARM_UP_DECLARATION_CHARS ? own : RUNTIME_DECLARATIONS;
+    void checker.warmUp(text, WARM_UP_PROGRAMS);
+  });
 }

@@ -13,6 +13,7 @@ import { SwitchyardError } from "../errors.js";
 import { type ContractDeclarations, NO_CONTRACT } from "./contract-declarations.js";
 import { findToolReferences, type ToolReferences } from "./find-tool-references.js";
 import { PROGRAM_FUNCTION, type ProgramForm, WRAPPER_LINES, wrapProgramBody } from "./program-wrapper.js";
+import { ResidentChecker } from "./resident-checker.js";
 
 // `import ts from "typescript"` makes Node scan the 9 MB CommonJS file for named exports,
 // about 300 ms of every cold start (a worker's included); require skips the scan.
@@ -21,6 +22,19 @@ const ts = createRequire(import.meta.url)("typescript") as typeof TS;
 const VIRTUAL_DIRECTORY = "/switchyard";
 const MAX_DIAGNOSTICS = 50;
 const MAX_REMEMBERED_DECLARATIONS = 16;
+/**
+ * Programs one resident checker checks before a new one replaces it: each leaves its types in the
+ * checker's caches (about 120 KB for the 37-line sweep), and a new checker costs one cold check.
+ */
+const MAX_RESIDENT_CHECKS = 100;
+/**
+ * Resident checkers kept, one per declarations and contract, least recently used dropped: a model's
+ * programs come back to the same few sets of tools. Each holds the lib's resolved types (about
+ * 2.5 MB) and its declarations' SourceFile, even after the service let it go: beyond
+ * MAX_RESIDENT_DECLARATION_CHARS of declarations in all, only the newest is kept.
+ */
+const MAX_RESIDENTS = 4;
+const MAX_RESIDENT_DECLARATION_CHARS = 2_000_000;
 
 /** The compiler options every program is checked with. */
 const COMPILER_OPTIONS: TS.CompilerOptions = {
@@ -136,6 +150,20 @@ export interface ProgramTypeCheckerStats {
   readonly checks: number;
   /** Times the declarations text was parsed into a new SourceFile; unchanged text is reused. */
   readonly declarationParses: number;
+  /** Checks a resident checker answered "clean" alone, with no full check. */
+  readonly residentClean: number;
+  /** Resident checkers made (the first per declarations, and each replacement). */
+  readonly residentStarts: number;
+}
+
+/** Options of a ProgramTypeChecker. */
+export interface ProgramTypeCheckerOptions {
+  /**
+   * Whether a program is first checked by a checker kept across programs with the same declarations
+   * and contract (see resident-checker.ts): a clean program is then answered without a new
+   * ts.Program. Default true; false checks every program with a fresh one, as a reference.
+   */
+  readonly resident?: boolean;
 }
 
 // Lib texts and snapshots are process-wide: read once from the typescript package, parsed
@@ -208,6 +236,8 @@ export class ProgramTypeChecker {
   readonly #programFileName: string;
   #programVersion = 0;
   #program: VirtualFile;
+  /** The wrapped text of `#program`. */
+  #programText = "";
   #declarationsFileName = "";
   #declarations: (VirtualFile & { readonly text: string }) | undefined;
   #contractFileName = "";
@@ -220,9 +250,15 @@ export class ProgramTypeChecker {
   #lastDeclarationsSourceFile: TS.SourceFile | undefined;
   #checks = 0;
   #declarationParses = 0;
+  readonly #useResident: boolean;
+  /** Resident checkers by declarations and contract file names, least recently used first. */
+  readonly #residents = new Map<string, { readonly checker: ResidentChecker; readonly chars: number }>();
+  #residentStarts = 0;
+  #residentClean = 0;
 
-  constructor() {
+  constructor(options: ProgramTypeCheckerOptions = {}) {
     instanceCount += 1;
+    this.#useResident = options.resident ?? true;
     // A distinct path per instance: the shared registry keys SourceFiles by path and version.
     this.#programFileName = `${VIRTUAL_DIRECTORY}/program-${instanceCount}.ts`;
     this.#program = { version: "0", snapshot: ts.ScriptSnapshot.fromString("") };
@@ -231,7 +267,12 @@ export class ProgramTypeChecker {
 
   /** Counters for tests and benchmarks. */
   get stats(): ProgramTypeCheckerStats {
-    return { checks: this.#checks, declarationParses: this.#declarationParses };
+    return {
+      checks: this.#checks,
+      declarationParses: this.#declarationParses,
+      residentClean: this.#residentClean,
+      residentStarts: this.#residentStarts,
+    };
   }
 
   /**
@@ -257,6 +298,7 @@ export class ProgramTypeChecker {
     try {
       const verdict = this.#declarationsVerdict();
       if (!verdict.ok) throw verdict.error;
+      if (this.#isResidentClean()) return [];
       return this.#programDiagnostics(source);
     } catch (error) {
       if (SwitchyardError.isInstance(error)) throw error;
@@ -335,6 +377,7 @@ export class ProgramTypeChecker {
       const { at, text: inserted } = this.#insertion;
       text = `${text.slice(0, at)}${inserted}${text.slice(at)}`;
     }
+    this.#programText = text;
     this.#program = { version: String(this.#programVersion), snapshot: ts.ScriptSnapshot.fromString(text) };
   }
 
@@ -360,12 +403,7 @@ export class ProgramTypeChecker {
     const sourceStart = wrapped.getPositionOfLineAndCharacter(WRAPPER_LINES, 0);
     const checker = program?.getTypeChecker();
     return found
-      .filter(
-        (diagnostic) =>
-          diagnostic.category === ts.DiagnosticCategory.Error &&
-          !IMPLICIT_ANY_CODES.has(diagnostic.code) &&
-          !(checker !== undefined && isAboutUntypedVariable(diagnostic, wrapped, checker)),
-      )
+      .filter((diagnostic) => isReported(diagnostic, wrapped, checker))
       .sort((a, b) => (a.start ?? 0) - (b.start ?? 0))
       .slice(0, MAX_DIAGNOSTICS)
       .map((diagnostic): Diagnostic => {
@@ -391,6 +429,55 @@ export class ProgramTypeChecker {
         const { line, column } = locateInSource(wrapped, start, source.length, this.#insertion);
         return { line, column, code: diagnostic.code, severity: "error", message };
       });
+  }
+
+  /**
+   * Whether the resident checker for the current declarations and contract finds the program clean,
+   * so the full check would report nothing. The resident checker is made from the service's own
+   * SourceFiles (the lib, the declarations, the contract), never a second parse of them.
+   */
+  #isResidentClean(): boolean {
+    if (!this.#useResident) return false;
+    const key = `${this.#declarationsFileName}|${this.#contractFileName}`;
+    let resident = this.#residents.get(key);
+    this.#residents.delete(key);
+    if (resident === undefined || !resident.checker.usable) {
+      const program = this.#service.getProgram();
+      if (program === undefined) return false;
+      const checker = new ResidentChecker({
+        compilerOptions: COMPILER_OPTIONS,
+        rootNames: [this.#declarationsFileName, this.#contractFileName].filter((name) => name !== ""),
+        sourceFileOf: (fileName) => program.getSourceFile(fileName),
+        host: {
+          fileExists: (fileName) => program.getSourceFile(fileName) !== undefined,
+          readFile: () => undefined,
+          getDefaultLibFileName: (options) => ts.getDefaultLibFilePath(options),
+          getCurrentDirectory: () => VIRTUAL_DIRECTORY,
+        },
+        fileNamePrefix: `${this.#programFileName.slice(0, -".ts".length)}-resident-${this.#residentStarts}-`,
+        maxChecks: MAX_RESIDENT_CHECKS,
+      });
+      const chars = (this.#declarations?.text.length ?? 0) + (this.#contract?.snapshot.getLength() ?? 0);
+      resident = { checker, chars };
+      this.#residentStarts += 1;
+      this.#countDeclarationParse();
+    }
+    this.#keepResident(key, resident);
+    const clean = resident.checker.check(this.#programText, (file) => wrapperEscape(file) !== undefined, isReported);
+    if (clean.clean) this.#residentClean += 1;
+    return clean.clean;
+  }
+
+  /** Keeps `resident` as the most recently used, dropping the oldest beyond the count and size limits. */
+  #keepResident(key: string, resident: { readonly checker: ResidentChecker; readonly chars: number }): void {
+    this.#residents.set(key, resident);
+    let chars = 0;
+    for (const { chars: each } of this.#residents.values()) chars += each;
+    for (const [oldest, { chars: each }] of this.#residents) {
+      if (oldest === key || (this.#residents.size <= MAX_RESIDENTS && chars <= MAX_RESIDENT_DECLARATION_CHARS)) break;
+      this.#residents.delete(oldest);
+      chars -= each;
+    }
   }
 
   #declarationsVerdict(): DeclarationsVerdict {
@@ -507,6 +594,18 @@ export class ProgramTypeChecker {
     if (fileName === this.#contractFileName) return this.#contract;
     return undefined;
   }
+}
+
+/**
+ * Whether a diagnostic of the wrapped program is reported: errors, without the noImplicitAny family
+ * or a "possibly undefined" about an untyped variable.
+ */
+function isReported(diagnostic: TS.Diagnostic, wrapped: TS.SourceFile, checker: TS.TypeChecker | undefined): boolean {
+  return (
+    diagnostic.category === ts.DiagnosticCategory.Error &&
+    !IMPLICIT_ANY_CODES.has(diagnostic.code) &&
+    !(checker !== undefined && isAboutUntypedVariable(diagnostic, wrapped, checker))
+  );
 }
 
 /**

@@ -33,6 +33,13 @@ export interface CheckRequest {
   readonly form: ProgramForm;
   /** The run's own declarations (its `input`). */
   readonly contract: ContractDeclarations;
+  /**
+   * Check only if the program's references are these (the ones the declarations were chosen for),
+   * and answer its references either way: a new program then costs one round trip, not two.
+   */
+  readonly ifReferences?: ToolReferences;
+  /** A warm-up's: the program's references are read too (and dropped), so that path is optimised as well. */
+  readonly warmUp?: boolean;
 }
 
 /** Asks what a program reads of `tools` (find-tool-references.ts), to choose its declarations. */
@@ -45,7 +52,14 @@ export interface ReferencesRequest {
 
 /** The single answer to a request with the same id; `references` answers a ReferencesRequest. */
 export type TypeCheckResponse =
-  | { readonly id: number; readonly ok: true; readonly diagnostics: Diagnostic[]; readonly references?: ToolReferences }
+  | {
+      readonly id: number;
+      readonly ok: true;
+      readonly diagnostics: Diagnostic[];
+      readonly references?: ToolReferences;
+      /** False when an `ifReferences` check was not run (its references differ): `diagnostics` is then empty. */
+      readonly checked?: boolean;
+    }
   | {
       readonly id: number;
       readonly ok: false;
@@ -96,10 +110,21 @@ function answer(checker: ProgramTypeChecker, request: TypeCheckRequest, declarat
         references: checker.references(request.source, request.form),
       };
     }
+    let references: ToolReferences | undefined;
+    if (request.ifReferences !== undefined) {
+      references = checker.references(request.source, request.form);
+      // Both sides build references in one deterministic order: equal data, equal text.
+      if (JSON.stringify(references) !== JSON.stringify(request.ifReferences)) {
+        return { id: request.id, ok: true, diagnostics: [], references, checked: false };
+      }
+    } else if (request.warmUp === true) checker.references(request.source, request.form);
     const diagnostics = checker.check(request.source, declarations, request.form, request.contract);
     // Lint only a program that parses; its warnings follow the compiler's diagnostics.
     const warnings = request.lint && diagnostics.length === 0 ? lintProgram(request.source, request.form) : [];
-    return { id: request.id, ok: true, diagnostics: [...diagnostics, ...warnings] };
+    const checked = [...diagnostics, ...warnings];
+    return references === undefined
+      ? { id: request.id, ok: true, diagnostics: checked }
+      : { id: request.id, ok: true, diagnostics: checked, references, checked: true };
   } catch (error) {
     if (SwitchyardError.isInstance(error)) {
       return {

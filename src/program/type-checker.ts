@@ -41,7 +41,10 @@ export interface TypeCheckerOptions {
 
 /** Counters a test or benchmark can read; they never influence a check. */
 export interface TypeCheckerStats {
-  /** Checks sent to a checker process (each attempt counts; warm-ups do not). */
+  /**
+   * Checks sent to a checker process (each attempt counts; warm-ups do not). A check sent on the
+   * guess of its references counts when the process ran it (the guess held).
+   */
   readonly checked: number;
   /** Checks answered from the cache, or by joining an identical check already on its way. */
   readonly cacheHits: number;
@@ -55,6 +58,8 @@ export interface TypeCheckerStats {
   readonly referenceScans: number;
   /** Characters of declarations checked against, in total (sent to the process only when they change). */
   readonly declarationChars: number;
+  /** Scoped checks answered in the request that read the program's references (it used the last program's tools). */
+  readonly guessedChecks: number;
 }
 
 type Answer = Extract<TypeCheckResponse, { ok: true }>;
@@ -110,8 +115,11 @@ export class TypeChecker {
   #warmUpsGivenWay = 0;
   #referenceScans = 0;
   #declarationChars = 0;
+  #guessedChecks = 0;
   /** References by program (form and source), least recently used evicted first. */
   readonly #references = new Map<string, ToolReferences>();
+  /** The last scoped check's references and the declarations chosen for them: a new program's guess. */
+  #lastScoped: ScopedGuess | undefined;
 
   constructor(options: TypeCheckerOptions = {}) {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -129,6 +137,7 @@ export class TypeChecker {
       warmUpsGivenWay: this.#warmUpsGivenWay,
       referenceScans: this.#referenceScans,
       declarationChars: this.#declarationChars,
+      guessedChecks: this.#guessedChecks,
     };
   }
 
@@ -136,8 +145,9 @@ export class TypeChecker {
    * Type-checks `source` (wrapped as `form`, default the body of an async function) against
    * `declarations` and the run's `contract` (default none), or answers from the cache when the
    * same content was checked before. `ScopedDeclarations` are chosen for the program: the process
-   * reads which tools it references first (remembered per program), and the check (and its
-   * cache key) covers those tools' declarations only. Resolves to
+   * reads which tools it references first (remembered per program; a new program's are read in
+   * the request that checks it against the last program's tools, which stands when it references
+   * the same), and the check (and its cache key) covers those tools' declarations only. Resolves to
    * the diagnostics, empty when the program type-checks; with `lint: true`, the lint warnings
    * (severity "warning") follow when there are no errors. Rejects with `SwitchyardError`
    * (`CONFIG_INVALID`) when the declarations do not compile; with an Error when the check
@@ -150,8 +160,16 @@ export class TypeChecker {
   ): Promise<Diagnostic[]> {
     if (this.#closed) return Promise.reject(new Error("TypeChecker is closed; create a new one to check programs."));
     if (typeof declarations !== "string") {
-      return this.#referencesOf(source, options.form ?? "body").then((references) =>
-        this.check(source, declarations.select(references, options.contract ?? NO_CONTRACT), options),
+      const form = options.form ?? "body";
+      const contract = options.contract ?? NO_CONTRACT;
+      const guess = this.#lastScoped;
+      // A program not seen before most often uses the tools the last one did: check it against those
+      // tools' declarations in the same round trip that reads its references.
+      if (guess !== undefined && guess.contract === contract.declarations && !this.#knowsReferences(source, form)) {
+        return this.#checkOnGuess(source, declarations, options, guess);
+      }
+      return this.#referencesOf(source, form).then((references) =>
+        this.check(source, this.#choose(declarations, references, contract), options),
       );
     }
     const content: CheckContent = {
@@ -194,11 +212,12 @@ export class TypeChecker {
   }
 
   /**
-   * Starts the checker process now, in the background, and has it check `programs` (small, and
-   * correct) against `declarations`, so the first real check finds TypeScript loaded, the lib
-   * parsed and the compiler's code optimised. Never blocks or keeps the host alive, and never
-   * rejects: a failed warm-up is silent (the next check starts a process again). A check that
-   * arrives meanwhile waits behind it in the same process rather than starting a second one.
+   * Starts the checker process now, in the background, and has it check `programs` (small; type
+   * errors are fine) against `declarations` and read their references, so the first real check
+   * finds TypeScript loaded, the lib and the declarations parsed and the compiler's code optimised.
+   * Never blocks or keeps the host alive, and never rejects: a failed warm-up is silent (the next
+   * check starts a process again). A check that arrives meanwhile waits behind it in the same
+   * process rather than starting a second one.
    * Resolves when the warm-up is done (or failed, or the checker closed).
    */
   warmUp(declarations: string, programs: readonly string[]): Promise<void> {
@@ -208,7 +227,7 @@ export class TypeChecker {
         new Promise<void>((resolve) => {
           const content: CheckContent = { source, declarations, lint: true, form: "body", contract: NO_CONTRACT };
           this.#queue.push({
-            request: { id: this.#nextId++, kind: "check", ...content },
+            request: { id: this.#nextId++, kind: "check", ...content, warmUp: true },
             resolve: () => resolve(),
             reject: () => resolve(),
             warmUp: true,
@@ -220,10 +239,77 @@ export class TypeChecker {
     return Promise.all(done).then(() => undefined);
   }
 
+  /** The declarations `scoped` chooses for `references`, remembered as the next new program's guess. */
+  #choose(scoped: ScopedDeclarations, references: ToolReferences, contract: ContractDeclarations): string {
+    const declarations = scoped.select(references, contract);
+    this.#lastScoped = { references, declarations, contract: contract.declarations };
+    return declarations;
+  }
+
+  /**
+   * Checks `source` against the guess's declarations if its references are the guess's, in one
+   * request that also reads them. The answer stands only when the declarations chosen for the
+   * references it found are the very text checked (the catalog may have changed meanwhile);
+   * otherwise the program is checked against those, as any scoped check is.
+   */
+  #checkOnGuess(
+    source: string,
+    scoped: ScopedDeclarations,
+    options: { lint?: boolean; form?: ProgramForm; contract?: ContractDeclarations },
+    guess: ScopedGuess,
+  ): Promise<Diagnostic[]> {
+    const content: CheckContent = {
+      source,
+      declarations: guess.declarations,
+      lint: options.lint === true,
+      form: options.form ?? "body",
+      contract: options.contract ?? NO_CONTRACT,
+    };
+    return new Promise<Diagnostic[]>((resolve, reject) => {
+      const request = { id: this.#nextId++, kind: "check" as const, ...content, ifReferences: guess.references };
+      const answered = (answer: Answer): void => {
+        const references = answer.references ?? WHOLE_CATALOG;
+        this.#rememberReferences(referencesKey(source, content.form), references);
+        const declarations = this.#choose(scoped, references, content.contract);
+        if (answer.checked !== true || declarations !== guess.declarations) {
+          resolve(this.check(source, declarations, options));
+          return;
+        }
+        this.#checked += 1;
+        this.#guessedChecks += 1;
+        this.#cache.set(this.#cache.keyOf(content), answer.diagnostics);
+        resolve([...answer.diagnostics]);
+      };
+      // The guess's declarations may not compile with this contract where the chosen ones would.
+      const failed = (error: Error): void => {
+        if (!SwitchyardError.isInstance(error)) reject(error);
+        else
+          resolve(
+            this.#referencesOf(source, content.form).then((references) =>
+              this.check(source, this.#choose(scoped, references, content.contract), options),
+            ),
+          );
+      };
+      this.#enqueue({ request, resolve: answered, reject: failed, warmUp: false, attempts: 0 });
+    });
+  }
+
+  #knowsReferences(source: string, form: ProgramForm): boolean {
+    return this.#references.has(referencesKey(source, form));
+  }
+
+  #rememberReferences(key: string, references: ToolReferences): void {
+    this.#references.set(key, references);
+    while (this.#references.size > MAX_REMEMBERED_REFERENCES) {
+      const oldest = this.#references.keys().next();
+      if (oldest.done === true) break;
+      this.#references.delete(oldest.value);
+    }
+  }
+
   /** What `source` reads of `tools`, from the checker process (a syntax-tree walk) or remembered. */
   #referencesOf(source: string, form: ProgramForm): Promise<ToolReferences> {
-    // Hashed: the map must not hold 256 programs' text a second time.
-    const key = createHash("sha256").update(`${form}\0`).update(source).digest("base64");
+    const key = referencesKey(source, form);
     const known = this.#references.get(key);
     if (known !== undefined) {
       this.#references.delete(key);
@@ -234,12 +320,7 @@ export class TypeChecker {
       const request = { id: this.#nextId++, kind: "references" as const, source, form };
       const found = (answer: Answer): void => {
         const references = answer.references ?? WHOLE_CATALOG;
-        this.#references.set(key, references);
-        while (this.#references.size > MAX_REMEMBERED_REFERENCES) {
-          const oldest = this.#references.keys().next();
-          if (oldest.done === true) break;
-          this.#references.delete(oldest.value);
-        }
+        this.#rememberReferences(key, references);
         resolve(references);
       };
       this.#enqueue({ request, resolve: found, reject, warmUp: false, attempts: 0 });
@@ -296,11 +377,12 @@ export class TypeChecker {
     this.#timer.unref();
     next.attempts += 1;
     let request: TypeCheckRequest = next.request;
-    if (next.request.kind === "references") this.#referenceScans += 1;
-    else {
+    if (next.request.kind === "references" || next.request.ifReferences !== undefined) this.#referenceScans += 1;
+    if (next.request.kind === "check") {
       const { declarations, ...rest } = next.request;
       if (!next.warmUp) {
-        this.#checked += 1;
+        // A check on a guess counts once it ran (see #checkOnGuess).
+        if (next.request.ifReferences === undefined) this.#checked += 1;
         this.#declarationChars += declarations.length;
       }
       request = running.declarations === declarations ? rest : next.request;
@@ -405,6 +487,18 @@ function holdHost(running: CheckerProcess, hold: boolean): void {
     if (hold) handle?.ref?.();
     else handle?.unref?.();
   }
+}
+
+/** A scoped check's references and the declarations chosen for them, with the contract they were checked with. */
+interface ScopedGuess {
+  readonly references: ToolReferences;
+  readonly declarations: string;
+  readonly contract: string;
+}
+
+/** Programs are remembered by a hash of form and text: the map must not hold 256 programs' text a second time. */
+function referencesKey(source: string, form: ProgramForm): string {
+  return createHash("sha256").update(`${form}\0`).update(source).digest("base64");
 }
 
 /** Kills the process (a check in progress cannot be asked to stop) and resolves once it is gone. */

@@ -4,7 +4,7 @@
 
 import type { CallerKind, JsonSchema, JsonValue, ToolEffect } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
-import { parseToolName } from "./tool-name.js";
+import { type ParsedToolName, parseToolName } from "./tool-name.js";
 
 /** What a tool's `execute` receives besides its validated input. */
 export interface ToolContext {
@@ -85,7 +85,8 @@ const EFFECTS: readonly ToolEffect[] = ["read", "write", "destructive"];
 export function defineTool<Input = any, Output = unknown>(
   spec: ToolSpec<Input, Output>,
 ): ToolDefinition<Input, Output> {
-  const { namespace, localName } = parseToolName(spec.name);
+  const parsed = parseToolName(spec.name);
+  const { namespace, localName } = parsed;
   if (typeof spec.execute !== "function") {
     throw new SwitchyardError("OPTION_INVALID", `Tool "${spec.name}": execute must be a function.`);
   }
@@ -111,7 +112,7 @@ export function defineTool<Input = any, Output = unknown>(
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {
     throw new SwitchyardError("OPTION_INVALID", `Tool "${spec.name}": timeoutMs must be a positive number.`);
   }
-  return Object.freeze({
+  const definition = Object.freeze({
     ...spec,
     namespace,
     localName,
@@ -119,6 +120,17 @@ export function defineTool<Input = any, Output = unknown>(
     callers: Object.freeze([...(spec.callers ?? ["direct", "program"])]),
     source: spec.source ?? "code",
   });
+  parsedNames.set(definition, parsed);
+  return definition;
+}
+
+// The parsed name of each definition defineTool made, so registration does not parse it again
+// (a frozen definition's name cannot change).
+const parsedNames = new WeakMap<ToolDefinition, ParsedToolName>();
+
+/** The parsed name of a definition: the one defineTool computed, or parsed now. Throws like parseToolName. */
+export function parsedNameOf(definition: ToolDefinition): ParsedToolName {
+  return parsedNames.get(definition) ?? parseToolName(definition.name);
 }
 
 /** A tool as given (a spec, or already defined) as a checked definition; defines it once. */

@@ -5,8 +5,8 @@
 import type { JsonValue } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import { formatViolations, prepareSchema, type CompiledValidator } from "../schema/schema-validator.js";
-import { toToolDefinition, type ToolDefinition } from "./define-tool.js";
-import { parseToolName, type ParsedToolName } from "./tool-name.js";
+import { parsedNameOf, toToolDefinition, type ToolDefinition } from "./define-tool.js";
+import type { ParsedToolName } from "./tool-name.js";
 
 /** A registered tool: its definition plus what registration computed once. */
 export interface RegisteredTool {
@@ -27,7 +27,7 @@ export interface RegisteredTool {
 export function prepareTool(input: ToolDefinition): RegisteredTool {
   // Accept specs that did not pass through defineTool (plain objects from config files).
   const definition = toToolDefinition(input);
-  const parsedName = parseToolName(definition.name);
+  const parsedName = parsedNameOf(definition);
   const validateInput = prepareSchema(definition.inputSchema, `Tool "${definition.name}" inputSchema`);
   const validateOutput =
     definition.outputSchema === undefined

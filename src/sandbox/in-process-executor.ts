@@ -18,6 +18,11 @@ export class InProcessExecutor implements SandboxExecutor {
     return execution;
   }
 
+  /** Prepares the runtime's warm code cache and a spare isolate with `memoryLimitMb`, in the background. */
+  warmUp(memoryLimitMb: number): void {
+    this.#isolates.warmUp(memoryLimitMb);
+  }
+
   /**
    * Disposes running isolates and waits for their runs to settle before releasing the spares:
    * a process that exits while isolates run can crash (platform notes), one that exits after this can not.

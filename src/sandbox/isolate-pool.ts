@@ -64,6 +64,23 @@ export class IsolatePool {
     return prepared;
   }
 
+  /**
+   * Prepares what a first run needs, in the background: the runtime's warm code cache (its
+   * warm-up program run once), then a spare isolate with `memoryLimitMb` made from it. The work
+   * runs on isolated-vm's threads but for a few ms of this one; it never rejects, and a pool
+   * closed meanwhile keeps no spare.
+   */
+  warmUp(memoryLimitMb: number): void {
+    if (this.#closed) return;
+    this.#warmStarted = true;
+    void this.#runtimeSource()
+      .then((source) => warmRuntimeCodeCache(source, () => this.#prepare(WARM_UP_MEMORY_MB)))
+      .then(
+        () => this.#replenish(memoryLimitMb),
+        () => undefined,
+      );
+  }
+
   /** Disposes the spares. Later `take` calls still work but keep no spares. */
   async close(): Promise<void> {
     this.#closed = true;

@@ -95,6 +95,11 @@ export interface SandboxExecutor {
    */
   execute(job: SandboxJob, bindings: GuestBindings, onStarted?: () => void): SandboxExecution;
   /**
+   * Prepares, in the background, what the first job would otherwise wait for (an isolate with
+   * `memoryLimitMb` and the runtime's code cache, or worker processes); optional, never throws.
+   */
+  warmUp?(memoryLimitMb: number): void;
+  /**
    * Ends the runs still in progress (their outcome is `closed`), waits until their isolates are
    * gone and releases what the executor holds (spare isolates, processes). Jobs started later
    * still run, on resources made afresh.

@@ -17,21 +17,29 @@ export const MAX_SCHEMA_NESTING = 256;
  */
 export function schemaSizeProblem(schema: unknown): string | undefined {
   let chars = 0;
-  const pending: [unknown, number][] = [[schema, 1]];
-  while (pending.length > 0) {
-    const [node, depth] = pending.pop() as [unknown, number];
+  // Two parallel stacks rather than a tuple per node: registration walks every tool's schema, and
+  // at thousands of tools the tuples were most of the walk's cost.
+  const nodes: unknown[] = [schema];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop();
+    const depth = depths.pop() as number;
     if (typeof node === "string") chars += node.length + 2;
     else if (node === null || typeof node !== "object") chars += String(node).length;
     else {
       if (depth > MAX_SCHEMA_NESTING) return `it nests objects and arrays deeper than ${MAX_SCHEMA_NESTING} levels`;
       chars += 2;
       if (Array.isArray(node)) {
-        for (const item of node) pending.push([item, depth + 1]);
+        for (const item of node) {
+          nodes.push(item);
+          depths.push(depth + 1);
+        }
         chars += node.length;
       } else {
-        for (const [key, value] of Object.entries(node)) {
+        for (const key of Object.keys(node)) {
           chars += key.length + 4;
-          pending.push([value, depth + 1]);
+          nodes.push((node as Record<string, unknown>)[key]);
+          depths.push(depth + 1);
         }
       }
     }

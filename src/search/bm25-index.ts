@@ -298,6 +298,24 @@ export class Bm25Index {
         : undefined;
     let exactConcepts = 0;
     for (const concept of concepts) {
+      // A one-word concept (most are) reads its posting in place: no per-search copies, which at
+      // thousands of tools were most of a search's garbage and the collector's pauses in p99.
+      const single = concept.terms.length === 1 ? this.#posting(concept.terms[0] as string) : undefined;
+      if (single !== undefined) {
+        if (concept.exact) {
+          exactConcepts += 1;
+          this.#scoreSingle(single, concept.weight ?? 1, conceptScores, conceptTouched, named, cover);
+        }
+        if (concept.alternatives.length > 0 && alternativeWeight > 0) {
+          const ceiling = Math.min(this.#idf(matchedCount(single), count), single.idf);
+          const weight = alternativeWeight * (concept.weight ?? 1);
+          for (const alternative of concept.alternatives) {
+            this.#scoreAlternative(alternative, weight, ceiling, conceptScores, conceptTouched, cover);
+          }
+        }
+        this.#addConcept(conceptScores, conceptTouched, total, touched);
+        continue;
+      }
       const matched = this.#matchAll(concept.terms);
       if (concept.exact) {
         exactConcepts += 1;
@@ -323,14 +341,7 @@ export class Bm25Index {
           this.#scoreAlternative(alternative, weight, ceiling, conceptScores, conceptTouched, cover);
         }
       }
-      for (const slot of conceptTouched) {
-        const score = conceptScores[slot] as number;
-        if (score === 0) continue; // already moved: a slot can be listed twice
-        if (total[slot] === 0) touched.push(slot);
-        total[slot] = (total[slot] as number) + score;
-        conceptScores[slot] = 0;
-      }
-      conceptTouched.length = 0;
+      this.#addConcept(conceptScores, conceptTouched, total, touched);
     }
     for (const slot of coveredSlots) {
       const share = this.#coveredShare(dense, slot);
@@ -343,6 +354,40 @@ export class Bm25Index {
       named[slot] = 0;
     }
     return hits;
+  }
+
+  // A one-word exact concept's scores, as #matchAll would give them for that word alone.
+  #scoreSingle(
+    posting: WeightedPosting,
+    weight: number,
+    scores: Float64Array,
+    touched: number[],
+    named: Int32Array,
+    cover: ((slot: number, mask: number) => void) | undefined,
+  ): void {
+    for (let index = 0; index < posting.slots.length; index++) {
+      const termWeight = posting.weights[index] as number;
+      if (termWeight === 0) continue;
+      const slot = posting.slots[index] as number;
+      scores[slot] = posting.idf * termWeight * weight;
+      touched.push(slot);
+      if (posting.inName[index] === 1) {
+        named[slot] = (named[slot] as number) + 1;
+        cover?.(slot, posting.nameBit[index] as number);
+      }
+    }
+  }
+
+  // Moves one concept's scores into the totals and clears them for the next concept.
+  #addConcept(scores: Float64Array, conceptTouched: number[], total: Float64Array, touched: number[]): void {
+    for (const slot of conceptTouched) {
+      const score = scores[slot] as number;
+      if (score === 0) continue; // already moved: a slot can be listed twice
+      if (total[slot] === 0) touched.push(slot);
+      total[slot] = (total[slot] as number) + score;
+      scores[slot] = 0;
+    }
+    conceptTouched.length = 0;
   }
 
   /**
@@ -639,6 +684,13 @@ export class Bm25Index {
       documents.set(indexed, frequencies);
     }
   }
+}
+
+// How many documents a one-word concept matches: those where its weight is not 0 (a field weighted 0).
+function matchedCount(posting: WeightedPosting): number {
+  let count = 0;
+  for (const weight of posting.weights) if (weight !== 0) count += 1;
+  return count;
 }
 
 // The `limit` best hits among `slots`, best first: documents whose name holds every concept of

@@ -24,6 +24,7 @@ import {
   type SearchResult,
   ToolSearch,
   type ToolReference,
+  type IndexStep,
   type ToolSearchOptions,
 } from "./tool-search.js";
 
@@ -71,13 +72,24 @@ export interface SearchToolsAnswer {
   readonly declarations: string;
 }
 
+/**
+ * Characters of declarations per token of the budget past which `auto` defers without counting
+ * tokens. o200k averages 3 to 5 characters a token on declarations; 16 is far beyond, so a catalog
+ * deferred by this bound would be deferred by the count too (and deferring costs a search, never a tool).
+ */
+const DEFERRED_CHARS_PER_TOKEN = 16;
 /** Default token budget of up-front declarations under `defer: "auto"`. */
 export const DEFAULT_MAX_LOADED_TOKENS = 8_000;
 const MAX_LISTED_NAMES = 200;
-/** Tools indexed per turn of the event loop in the background (about 10 ms of work on a loaded core). */
-const INDEX_STEP_TOOLS = 100;
-/** Terms whose scoring data is prepared per turn once the index is built (a few ms of work). */
-const PREPARE_STEP_TERMS = 500;
+/** Tools per index step (well under a millisecond of work); a background turn runs steps for SLICE_MS. */
+const INDEX_STEP_TOOLS = 25;
+/** Terms whose scoring data one preparation step builds once the index holds the catalog. */
+const PREPARE_STEP_TERMS = 50;
+/**
+ * How long one background turn of indexing runs before it yields to the event loop: the longest
+ * the index holds the loop, whatever the catalog's size (a step that starts runs to its end).
+ */
+export const INDEX_SLICE_MS = 8;
 /** How many of each ranking enter the fusion. */
 const FUSION_DEPTH = MAX_SEARCH_LIMIT;
 
@@ -91,12 +103,20 @@ export class Discovery {
   // declaration holds the tool's observed type, so it is also keyed by that type's revision.
   readonly #declarationCache = new WeakMap<RegisteredTool, { readonly revision: number; readonly text: string }>();
   readonly #tokenCache = new WeakMap<RegisteredTool, number>();
+  readonly #countedCache = new WeakMap<RegisteredTool, string>();
+  #programToolsOf: { readonly snapshot: CatalogSnapshot; readonly tools: readonly RegisteredTool[] } | undefined;
   readonly #embeddings: EmbeddingIndex | undefined;
+  /** The registry's catalog as last given to `update`. */
+  #catalog: CatalogSnapshot | undefined;
+  /** The offered view of `#catalog`, made on first use after each update (a pass over every tool). */
   #snapshot: CatalogSnapshot | undefined;
   /** The catalog the search index holds once `#indexSteps` have run. */
   #planned: CatalogSnapshot | undefined;
-  readonly #indexSteps: (() => void)[] = [];
+  readonly #indexSteps: IndexStep[] = [];
   #indexing: NodeJS.Immediate | undefined;
+  /** Resolved when the index holds the catalog: searches from models and programs wait for it. */
+  #waiting: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
+  #closed = false;
   /** Whether the index's scoring data is ready for the catalog indexed (see `ToolSearch.prepare`). */
   #prepared = false;
   /** The last embedder failure, kept for the host to inspect; searches fell back to BM25. */
@@ -124,25 +144,24 @@ export class Discovery {
   }
 
   /**
-   * Takes a catalog change. The search index follows in the background, a slice of tools per
-   * turn of the event loop, or at once on the next search if that comes first: indexing was the
-   * largest cost of constructing a session with a large catalog, and it held the loop throughout.
+   * Takes a catalog change, in constant time. The search index follows in the background, in
+   * turns of at most INDEX_SLICE_MS, or at once on the next synchronous search if that comes first:
+   * indexing was the largest cost of constructing a session with a large catalog.
    */
   update(catalog: CatalogSnapshot): void {
-    const snapshot = offeredView(catalog, this.#isOffered);
-    this.#snapshot = snapshot;
-    for (const name of this.#loaded) if (snapshot.get(name) === undefined) this.#loaded.delete(name);
-    this.#planIndexing();
+    this.#catalog = catalog;
+    this.#snapshot = undefined;
     this.#prepared = false;
+    this.#closed = false;
     this.#indexInBackground();
   }
 
   /** Queues the index steps that bring it from the last planned catalog to the current one. */
   #planIndexing(): void {
-    const snapshot = this.#snapshot;
+    const snapshot = this.#requireSnapshot();
     if (snapshot === this.#planned) return;
     const previousBySource = groupBySource(this.#planned?.tools ?? []);
-    const bySource = groupBySource(snapshot?.tools ?? []);
+    const bySource = groupBySource(snapshot.tools);
     this.#planned = snapshot;
     for (const [source, tools] of bySource) {
       const before = previousBySource.get(source);
@@ -151,36 +170,74 @@ export class Discovery {
       this.#indexSteps.push(...this.#search.setToolsInSteps(source, definitions, INDEX_STEP_TOOLS));
     }
     for (const source of previousBySource.keys()) {
-      if (!bySource.has(source)) this.#indexSteps.push(() => this.#search.removeGroup(source));
+      if (!bySource.has(source)) this.#indexSteps.push(this.#search.removeGroupInSteps(source, INDEX_STEP_TOOLS));
     }
   }
 
   // Then, once the index holds the catalog, its scoring data, so a first query costs what later ones do.
   #indexInBackground(): void {
-    if (this.#indexing !== undefined || (this.#indexSteps.length === 0 && this.#prepared)) return;
+    if (this.#indexing !== undefined || this.#closed) return;
     this.#indexing = setImmediate(() => {
       this.#indexing = undefined;
-      const step = this.#indexSteps.shift();
-      if (step !== undefined) step();
-      else this.#prepared = this.#search.prepare(PREPARE_STEP_TERMS);
-      this.#indexInBackground();
+      const started = performance.now();
+      this.#planIndexing();
+      while (this.#indexSteps.length > 0 && performance.now() - started < INDEX_SLICE_MS) this.#runStep();
+      if (this.#indexSteps.length === 0) this.#settleWaiting();
+      while (this.#indexSteps.length === 0 && !this.#prepared && performance.now() - started < INDEX_SLICE_MS) {
+        this.#prepared = this.#search.prepare(PREPARE_STEP_TERMS);
+      }
+      if (this.#indexSteps.length > 0 || !this.#prepared) this.#indexInBackground();
     });
-    // A session that is never closed must not be kept alive by its search index.
-    this.#indexing.unref();
+    // A session that is never closed must not be kept alive by its search index, unless a search waits.
+    if (this.#waiting === undefined) this.#indexing.unref();
+  }
+
+  #runStep(): void {
+    const step = this.#indexSteps[0] as IndexStep;
+    if (step() !== true) this.#indexSteps.shift();
+  }
+
+  #settleWaiting(): void {
+    this.#waiting?.resolve();
+    this.#waiting = undefined;
   }
 
   /** The search index brought up to the catalog: what the background has not done yet, now. */
   #index(): ToolSearch {
     this.#planIndexing();
-    for (let step = this.#indexSteps.shift(); step !== undefined; step = this.#indexSteps.shift()) step();
+    while (this.#indexSteps.length > 0) this.#runStep();
+    this.#settleWaiting();
     return this.#search;
+  }
+
+  /**
+   * The search index once it holds the catalog, without holding the event loop: waits for the
+   * background turns when a build is under way (a closed session's index is finished at once).
+   */
+  async #indexed(): Promise<ToolSearch> {
+    for (;;) {
+      this.#planIndexing();
+      if (this.#indexSteps.length === 0 || this.#closed) return this.#index();
+      if (this.#waiting === undefined) {
+        let resolve = (): void => {};
+        const promise = new Promise<void>((settle) => {
+          resolve = settle;
+        });
+        this.#waiting = { promise, resolve };
+      }
+      this.#indexing?.ref();
+      this.#indexInBackground();
+      await this.#waiting.promise;
+    }
   }
 
   /**
    * Searches the catalog: references only, lexical, synchronous. A bad regex, or one that runs
    * past its deadline on the search worker (the calling thread waits for it, at most the
    * deadline), is `{ ok: false, error: PATTERN_INVALID }`. For the host's own queries; model and
-   * program queries go through `find`, which does not block the event loop at all.
+   * program queries go through `find`, which does not block the event loop at all. Being
+   * synchronous, a search while the index is still being built finishes the build first (about
+   * 40 µs a tool not yet indexed); `find` waits for the background instead.
    */
   search(query: string, options: ToolSearchOptions = {}): SearchResult {
     return this.#index().search(query, options);
@@ -190,12 +247,15 @@ export class Discovery {
    * Searches for a model or a program. A regex runs on a worker thread with a hard deadline
    * (PATTERN_INVALID past it); words are ranked by BM25 with the vocabulary, fused with the
    * embedder's ranking when `embed` is configured (falling back to BM25 alone if it fails).
+   * During a build of the index (a large catalog just registered or changed) it waits for the
+   * background turns, so it finds every registered tool without holding the event loop.
    */
   async find(query: string, options: ToolSearchOptions = {}): Promise<SearchResult> {
+    const index = await this.#indexed();
     if (options.mode === "regex" || this.#embeddings === undefined || query.trim() === "") {
-      return this.#index().searchOffThread(query, options);
+      return index.searchOffThread(query, options);
     }
-    const lexical = this.#index().search(query, { ...options, limit: FUSION_DEPTH });
+    const lexical = index.search(query, { ...options, limit: FUSION_DEPTH });
     if (!lexical.ok) return lexical;
     const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(options.limit ?? 5)));
     const snapshot = this.#requireSnapshot();
@@ -233,7 +293,24 @@ export class Discovery {
   get deferring(): boolean {
     const defer = this.#options.defer ?? "auto";
     if (defer !== "auto") return defer;
-    return this.#tokensOf(this.#programTools()) > (this.#options.maxLoadedTokens ?? DEFAULT_MAX_LOADED_TOKENS);
+    const budget = this.#options.maxLoadedTokens ?? DEFAULT_MAX_LOADED_TOKENS;
+    const tools = this.#programTools();
+    // Counting stops once past the budget: at thousands of tools, rendering and tokenizing every
+    // declaration held the loop for seconds, and the first few dozen tools settle the answer.
+    // Declarations over DEFERRED_CHARS_PER_TOKEN characters per token of budget are deferred
+    // without loading the tokenizer at all (about 0.2 s of CPU, once per process).
+    if (this.#charsOf(tools, budget * DEFERRED_CHARS_PER_TOKEN) > budget * DEFERRED_CHARS_PER_TOKEN) return true;
+    return this.#tokensOf(tools, budget) > budget;
+  }
+
+  // The characters of the tools' declarations (as counted for tokens); stops once past `stopAbove`.
+  #charsOf(tools: readonly RegisteredTool[], stopAbove: number): number {
+    let total = 0;
+    for (const tool of tools) {
+      if (total > stopAbove) break;
+      total += this.#countedDeclarationOf(tool).length;
+    }
+    return total;
   }
 
   /** Whether `name` is loaded up front whatever the catalog's size (it matches `alwaysLoaded`). */
@@ -244,7 +321,7 @@ export class Discovery {
   /** Tools whose declarations go into the run_program description (the stable prefix). */
   upFrontTools(): RegisteredTool[] {
     const tools = this.#programTools();
-    if (!this.deferring) return tools;
+    if (!this.deferring) return [...tools];
     return tools.filter((tool) => this.#alwaysLoaded.some((pattern) => pattern.test(tool.definition.name)));
   }
 
@@ -265,8 +342,14 @@ export class Discovery {
   }
 
   // Declarations are what programs see: tools only a model may call directly do not count.
-  #programTools(): RegisteredTool[] {
-    return this.#requireSnapshot().tools.filter((tool) => tool.definition.callers.includes("program"));
+  // Kept per snapshot: deferral, the up-front set and the deferred names each ask, every turn.
+  #programTools(): readonly RegisteredTool[] {
+    const snapshot = this.#requireSnapshot();
+    if (this.#programToolsOf?.snapshot !== snapshot) {
+      const tools = snapshot.tools.filter((tool) => tool.definition.callers.includes("program"));
+      this.#programToolsOf = { snapshot, tools };
+    }
+    return this.#programToolsOf.tools;
   }
 
   /** Whether the run_program description should list deferred names. */
@@ -337,6 +420,8 @@ export class Discovery {
     // Steps left stay queued: a search after close still finds the whole catalog.
     if (this.#indexing !== undefined) clearImmediate(this.#indexing);
     this.#indexing = undefined;
+    this.#closed = true;
+    this.#settleWaiting();
     await this.#search.close();
   }
 
@@ -348,27 +433,53 @@ export class Discovery {
       ...[...this.#loaded].map((name) => snapshot.get(name)).filter((tool) => tool !== undefined),
     ]);
     const programTools = this.#programTools();
+    // The token counts are computed when read, once: a caller after the counts of tools (the
+    // gateway's start line) must not tokenize thousands of declarations, nor load the tokenizer.
+    const tokensOf = (tools: readonly RegisteredTool[]): (() => number) => {
+      let tokens: number | undefined;
+      return () => (tokens ??= this.#tokensOf(tools));
+    };
+    const declarationTokens = tokensOf(programTools);
+    const loadedTokens = tokensOf([...loaded]);
     return {
       tools: programTools.length,
       loadedTools: loaded.size,
-      declarationTokens: this.#tokensOf(programTools),
-      loadedTokens: this.#tokensOf([...loaded]),
-      tokenizer: bestTokenCounter().tokenizer,
+      get declarationTokens() {
+        return declarationTokens();
+      },
+      get loadedTokens() {
+        return loadedTokens();
+      },
+      get tokenizer() {
+        return bestTokenCounter().tokenizer;
+      },
       catalogVersion: snapshot.version,
     };
   }
 
-  #tokensOf(tools: readonly RegisteredTool[]): number {
+  // The tokens of the tools' declarations; stops counting once the total passes `stopAbove`.
+  #tokensOf(tools: readonly RegisteredTool[], stopAbove = Number.POSITIVE_INFINITY): number {
     let total = 0;
     for (const tool of tools) {
+      if (total > stopAbove) break;
       let tokens = this.#tokenCache.get(tool);
       if (tokens === undefined) {
-        tokens = bestTokenCounter().count(generateToolDeclaration(declarationToolOf(tool)));
+        tokens = bestTokenCounter().count(this.#countedDeclarationOf(tool));
         this.#tokenCache.set(tool, tokens);
       }
       total += tokens;
     }
     return total;
+  }
+
+  // The declaration token counts measure: without observed types, so results never tip deferral.
+  #countedDeclarationOf(tool: RegisteredTool): string {
+    let text = this.#countedCache.get(tool);
+    if (text === undefined) {
+      text = generateToolDeclaration(declarationToolOf(tool));
+      this.#countedCache.set(tool, text);
+    }
+    return text;
   }
 
   #declarationsOf(tools: readonly RegisteredTool[]): string {
@@ -390,8 +501,12 @@ export class Discovery {
   }
 
   #requireSnapshot(): CatalogSnapshot {
-    if (this.#snapshot === undefined) throw new Error("Discovery.update() was never called");
-    return this.#snapshot;
+    if (this.#snapshot !== undefined) return this.#snapshot;
+    if (this.#catalog === undefined) throw new Error("Discovery.update() was never called");
+    const snapshot = offeredView(this.#catalog, this.#isOffered);
+    this.#snapshot = snapshot;
+    for (const name of this.#loaded) if (snapshot.get(name) === undefined) this.#loaded.delete(name);
+    return snapshot;
   }
 }
 

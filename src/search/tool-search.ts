@@ -145,6 +145,35 @@ function localNameOf(tool: SearchableTool, namespace: string): string {
   return namespace !== "" && tool.name.startsWith(`${namespace}.`) ? tool.name.slice(namespace.length + 1) : tool.name;
 }
 
+/**
+ * Characters of description one indexing step takes at most (a tool with a longer one is a step of
+ * its own): tokenizing costs by the character, so `stepSize` tools of 100 KB descriptions would
+ * make one step hold the loop for a tenth of a second.
+ */
+export const MAX_STEP_DESCRIPTION_CHARS = 32 * 1024;
+
+// `tools` cut into slices of at most `size` tools and MAX_STEP_DESCRIPTION_CHARS of descriptions.
+function slicesOf(tools: readonly SearchableTool[], size: number): SearchableTool[][] {
+  const slices: SearchableTool[][] = [];
+  let slice: SearchableTool[] = [];
+  let chars = 0;
+  for (const tool of tools) {
+    const length = typeof tool.description === "string" ? tool.description.length : 0;
+    if (slice.length > 0 && (slice.length >= size || chars + length > MAX_STEP_DESCRIPTION_CHARS)) {
+      slices.push(slice);
+      slice = [];
+      chars = 0;
+    }
+    slice.push(tool);
+    chars += length;
+  }
+  if (slice.length > 0) slices.push(slice);
+  return slices;
+}
+
+/** One bounded piece of an index change; `true` means it has more to do and must run again. */
+export type IndexStep = () => boolean | undefined;
+
 /** A namespace needs this many tools before words all their names share count as its marker. */
 const MIN_TOOLS_FOR_MARKERS = 3;
 
@@ -154,21 +183,37 @@ const MIN_TOOLS_FOR_MARKERS = 3;
  * namespace rather than as name words, where they would outrank the words that tell tools apart.
  */
 export function namespaceMarkers(tools: readonly SearchableTool[]): Map<string, Set<string>> {
-  const byNamespace = new Map<string, string[][]>();
-  for (const tool of tools) {
-    const namespace = namespaceOf(tool);
-    const names = byNamespace.get(namespace) ?? [];
-    names.push(tokenize(localNameOf(tool, namespace)));
-    byNamespace.set(namespace, names);
+  const collector = new MarkerCollector();
+  collector.add(tools);
+  return collector.markers();
+}
+
+/** Collects namespace markers a slice of tools at a time (the intersection is built as names come). */
+class MarkerCollector {
+  /** namespace → how many names it has, and the words all of them share so far. */
+  readonly #namespaces = new Map<string, { count: number; shared: Set<string> }>();
+
+  add(tools: readonly SearchableTool[]): void {
+    for (const tool of tools) {
+      const namespace = namespaceOf(tool);
+      const terms = tokenize(localNameOf(tool, namespace));
+      const seen = this.#namespaces.get(namespace);
+      if (seen === undefined) {
+        this.#namespaces.set(namespace, { count: 1, shared: new Set(terms) });
+        continue;
+      }
+      seen.count += 1;
+      for (const term of seen.shared) if (!terms.includes(term)) seen.shared.delete(term);
+    }
   }
-  const markers = new Map<string, Set<string>>();
-  for (const [namespace, names] of byNamespace) {
-    if (names.length < MIN_TOOLS_FOR_MARKERS) continue;
-    const shared = new Set(names[0]);
-    for (const name of names.slice(1)) for (const term of [...shared]) if (!name.includes(term)) shared.delete(term);
-    if (shared.size > 0) markers.set(namespace, shared);
+
+  markers(): Map<string, Set<string>> {
+    const markers = new Map<string, Set<string>>();
+    for (const [namespace, { count, shared }] of this.#namespaces) {
+      if (count >= MIN_TOOLS_FOR_MARKERS && shared.size > 0) markers.set(namespace, shared);
+    }
+    return markers;
   }
-  return markers;
 }
 
 function toDocument(tool: SearchableTool, markers: ReadonlySet<string> = new Set()): SearchDocument {
@@ -212,7 +257,8 @@ export class ToolSearch {
   /** Namespace → its marker words, as last computed by `setTools`; `upsert` alone keeps them. */
   readonly #markers = new Map<string, Set<string>>();
 
-  readonly #expander: QueryExpander | undefined;
+  /** Whether BM25 queries are expanded; the shared table is compiled on the first search, not here. */
+  readonly #expands: boolean;
   /** Bumped by every change, so the regex worker knows when its copy of the texts is stale. */
   #version = 0;
   #regexWorker: RegexSearchWorker | undefined;
@@ -226,7 +272,7 @@ export class ToolSearch {
    */
   constructor(options: ToolSearchIndexOptions = {}) {
     this.#index = new Bm25Index(options);
-    this.#expander = options.expansion === false ? undefined : sharedExpander();
+    this.#expands = options.expansion !== false;
     this.#alternativeWeight = options.alternativeWeight;
   }
 
@@ -241,27 +287,40 @@ export class ToolSearch {
    * currently held by another group moves to this one.
    */
   setTools(group: string, tools: readonly SearchableTool[]): void {
-    for (const step of this.setToolsInSteps(group, tools, tools.length)) step();
+    for (const step of this.setToolsInSteps(group, tools, tools.length)) while (step() === true);
   }
 
   /**
-   * `setTools` cut into steps of at most `stepSize` tools, to run in order (between them the
-   * index holds part of the change), so a large catalog can be indexed without holding the
-   * event loop. Running every step equals one `setTools`.
+   * `setTools` cut into steps that each touch at most `stepSize` tools, to run in order (between
+   * them the index holds part of the change), so a large catalog can be indexed without holding
+   * the event loop: the names to drop are listed, the namespace markers collected a slice at a
+   * time, dropped names removed, then the tools added. A step that returns true has more to do
+   * and is run again before the next. Running every step equals one `setTools`.
    */
-  setToolsInSteps(group: string, tools: readonly SearchableTool[], stepSize: number): (() => void)[] {
-    const steps: (() => void)[] = [
+  setToolsInSteps(group: string, tools: readonly SearchableTool[], stepSize: number): IndexStep[] {
+    const size = Math.max(1, stepSize);
+    const collector = new MarkerCollector();
+    const dropped: string[] = [];
+    const steps: IndexStep[] = [
       () => {
         const keep = new Set(tools.map((tool) => tool.name));
-        for (const name of [...(this.#groups.get(group) ?? [])]) {
-          if (!keep.has(name)) this.remove(name);
-        }
-        for (const [namespace, markers] of namespaceMarkers(tools)) this.#markers.set(namespace, markers);
+        for (const name of this.#groups.get(group) ?? []) if (!keep.has(name)) dropped.push(name);
       },
     ];
-    const size = Math.max(1, stepSize);
     for (let start = 0; start < tools.length; start += size) {
-      const slice = tools.slice(start, start + size);
+      steps.push(() => {
+        collector.add(tools.slice(start, start + size));
+      });
+    }
+    steps.push(() => {
+      for (const [namespace, markers] of collector.markers()) this.#markers.set(namespace, markers);
+    });
+    // Dropped before any upsert, as one setTools does; how many is known only once the first step ran.
+    steps.push(() => {
+      for (const name of dropped.splice(0, size)) this.remove(name);
+      return dropped.length > 0;
+    });
+    for (const slice of slicesOf(tools, size)) {
       steps.push(() => {
         for (const tool of slice) this.upsert(tool, group);
       });
@@ -307,6 +366,20 @@ export class ToolSearch {
     return true;
   }
 
+  /** `removeGroup` as one step that removes at most `stepSize` tools per run (true: run it again). */
+  removeGroupInSteps(group: string, stepSize: number): IndexStep {
+    return () => {
+      const members = this.#groups.get(group);
+      if (members === undefined) return false;
+      let removed = 0;
+      for (const name of members) {
+        if (removed++ >= stepSize) return true;
+        this.remove(name);
+      }
+      return false;
+    };
+  }
+
   /** Removes every tool of a group; returns how many were removed. */
   removeGroup(group: string): number {
     const members = [...(this.#groups.get(group) ?? [])];
@@ -332,10 +405,9 @@ export class ToolSearch {
       hits = result.hits;
     } else {
       const text = typeof query === "string" ? query.slice(0, MAX_QUERY_LENGTH) : "";
-      hits =
-        this.#expander === undefined
-          ? this.#index.search(text, limit)
-          : this.#index.searchConcepts(this.#expander.expand(text), limit, this.#alternativeWeight);
+      hits = this.#expands
+        ? this.#index.searchConcepts(sharedExpander().expand(text), limit, this.#alternativeWeight)
+        : this.#index.search(text, limit);
     }
     return this.#answer(hits);
   }
@@ -362,6 +434,8 @@ export class ToolSearch {
    * returns true when all is ready. For background work: searching never needs it.
    */
   prepare(terms: number): boolean {
+    // The shared vocabulary table first (compiled once per process, about 10 ms): else the first search pays it.
+    if (this.#expands) sharedExpander();
     return this.#index.prepare(terms);
   }
 

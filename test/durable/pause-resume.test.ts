@@ -144,6 +144,30 @@ describe("a durable run that waits for a person", () => {
     expect((await new FileRunJournal({ folder }).read("misdecided"))?.entries.at(-1)?.t).toBe("pause");
   });
 
+  it("refuses a decision for a call the run does not wait for, so no approval lies in wait for a later call", async () => {
+    const paused = await createYard().run(REFUNDS, { durable: { id: "stray", askTimeoutMs: 50 } });
+    expect(paused.error?.code).toBe("PAUSED");
+    const path = join(folder, "stray.jsonl");
+    const before = readFileSync(path, "utf8");
+    for (const position of [1, 5, 99]) {
+      await expect(
+        createYard().resume("stray", { decisions: [{ position, approved: true }], askTimeoutMs: 50 }),
+      ).rejects.toMatchObject({
+        code: "OPTION_INVALID",
+        message: new RegExp(`call ${position} .* waits for call\\(s\\) 3, 4`),
+      });
+    }
+    expect(readFileSync(path, "utf8")).toBe(before);
+    // The refusal released the run: a resume with decisions on its pending calls goes ahead.
+    const resumed = await createYard().resume("stray", {
+      decisions: [
+        { position: 3, approved: false },
+        { position: 4, approved: false },
+      ],
+    });
+    expect(resumed.ok, resumed.error?.message).toBe(true);
+  });
+
   it("pauses at once when the approver answers later", async () => {
     const yard = createYard();
     const started = Date.now();

@@ -102,9 +102,12 @@ export function describeRunJournalContract(name: string, harness: JournalStoreHa
       expect(await store.readHeader("headed")).toMatchObject({ t: "run", id: "headed", inputJson: '{"n":1}' });
       expect(await store.readHeader("absent")).toBeUndefined();
       expect(await store.read("absent")).toBeUndefined();
+      // Opening a run the store does not hold says so apart from damage: `missing`.
+      await expect(store.open("absent", undefined)).rejects.toMatchObject({ code: "JOURNAL_INVALID", missing: true });
       const [header, ...rest] = await harness.rawEntries(store, "headed");
       await harness.writeRawEntries(store, "headed", [header!.replace('"v":1', '"v":9'), ...rest]);
       await expect(store.readHeader("headed")).rejects.toMatchObject({ code: "JOURNAL_INVALID" });
+      await expect(store.open("headed", undefined)).rejects.toMatchObject({ code: "JOURNAL_INVALID", missing: false });
     });
 
     it("refuses a journal whose answer was edited to smuggle in an answer for another call", async () => {

@@ -124,6 +124,88 @@ describe("the Redis journal store", () => {
     expect(await redis.client.exists(store.keysOf("planted")[3])).toBe(0);
   });
 
+  it("refuses a huge first entry by its length in Redis: readHeader never receives it", async () => {
+    const store = createStore({ maxRunBytes: 100_000 });
+    const [journal, , bytes] = store.keysOf("huge-head");
+    // 8 MB in one element, a counter that lies: only Redis measures the element.
+    await redis.client.rpush(journal, `{"t":"run","source":"${"x".repeat(8 * 1024 * 1024)}"}`);
+    await redis.client.set(bytes, 10);
+    const heapBefore = process.memoryUsage().heapUsed;
+    await expect(store.readHeader("huge-head")).rejects.toMatchObject({
+      code: "JOURNAL_INVALID",
+      message: /over 100000/,
+    });
+    await expect(store.read("huge-head")).rejects.toMatchObject({ code: "JOURNAL_INVALID", message: /over 100000/ });
+    const resumed = await createYard(store).yard.resume("huge-head");
+    expect(resumed.error?.code).toBe("JOURNAL_INVALID");
+    // 8 MB never crossed into this process (a string of it would take 8 MB of heap at least).
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(4 * 1024 * 1024);
+  });
+
+  it("refuses keys of the wrong type at every key of a run with JOURNAL_INVALID, never Redis's WRONGTYPE", async () => {
+    const store = createStore();
+    const refused = { code: "JOURNAL_INVALID" };
+    const [journal, answers, bytes] = store.keysOf("typed");
+    // A string, a hash and a set in the list's place.
+    for (const plant of [
+      () => redis.client.set(journal, "a string"),
+      () => redis.client.hset(journal, "f", "v"),
+      () => redis.client.sadd(journal, "m"),
+    ]) {
+      await redis.client.del(journal);
+      await plant();
+      await expect(store.readHeader("typed")).rejects.toMatchObject({ ...refused, message: /other than a list/ });
+      await expect(store.read("typed")).rejects.toMatchObject({ ...refused, message: /other than a list/ });
+      await expect(store.open("typed", undefined)).rejects.toMatchObject(refused);
+      expect((await createYard(store).yard.resume("typed")).error?.code).toBe("JOURNAL_INVALID");
+    }
+    // A real journal whose counter is a list: refused, and its open leaves no lease behind.
+    await redis.client.del(journal);
+    await createYard(store).yard.run(THREE, { durable: { id: "typed" } });
+    const counted = await redis.client.get(bytes);
+    await redis.client.del(bytes);
+    await redis.client.rpush(bytes, "1");
+    await expect(store.read("typed")).rejects.toMatchObject({ ...refused, message: /size counter/ });
+    expect((await createYard(store).yard.run(THREE, { durable: { id: "typed" } })).error?.code).toBe("JOURNAL_INVALID");
+    expect(await redis.client.exists(store.keysOf("typed")[3])).toBe(0);
+    await redis.client.del(bytes);
+    await redis.client.set(bytes, counted!);
+    // The answers kept apart planted as a string: a spilled answer cannot be read, and says why.
+    await redis.client.set(answers, "a string");
+    await expect(store.readSpilled("typed", "1")).rejects.toMatchObject({ ...refused, message: /other than a hash/ });
+    await redis.client.del(answers);
+    await expect(store.readSpilled("typed", "1")).rejects.toMatchObject({ ...refused, message: /missing/ });
+  });
+
+  it("refuses a spilled answer over the cap by its length in Redis", async () => {
+    const store = createStore({ maxRunBytes: 100_000 });
+    await redis.client.hset(store.keysOf("fat")[1], "1", "y".repeat(4 * 1024 * 1024));
+    await expect(store.readSpilled("fat", "1")).rejects.toMatchObject({
+      code: "JOURNAL_INVALID",
+      message: /over 100000/,
+    });
+  });
+
+  it("lists and prunes past an index planted with huge, hostile or wrongly typed members", async () => {
+    const store = createStore();
+    await createYard(store).yard.run(THREE, { durable: { id: "listed", retentionMs: 1 } });
+    const index = store.indexKey;
+    await redis.client.zadd(index, 0, "x".repeat(1024 * 1024), 0, "../escape", 0, "a*", 0, "{tag}", 0, "a:b");
+    // Many entries so the list takes more than one page.
+    await redis.client.zadd(index, ...Array.from({ length: 2_500 }, (_, n) => [1, `ghost-${n}`]).flat());
+    expect((await store.list()).map((run) => run.id)).toEqual(["listed"]);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const pruned = await store.prune();
+    expect(pruned).toContain("listed");
+    expect(pruned.filter((id) => id.startsWith("ghost-"))).toHaveLength(2_500);
+    expect(await redis.client.zscore(index, "listed")).toBeNull();
+    await redis.client.del(index);
+    await redis.client.set(index, "a string");
+    await expect(store.list()).rejects.toMatchObject({ code: "JOURNAL_INVALID", message: /sorted set/ });
+    await expect(store.prune()).rejects.toMatchObject({ code: "JOURNAL_INVALID" });
+    await redis.client.del(index);
+  });
+
   it("lets one of two writers racing for a run have it, and refuses the other RUN_BUSY: never both writing", async () => {
     const client = await secondClient();
     const prefix = `race:${++prefixes}`;
@@ -211,6 +293,39 @@ describe("the Redis journal store", () => {
     expect(result.output).toBe(12);
     expect(Date.now() - startedAt).toBeLessThan(2_500);
     await running.catch(() => undefined);
+  });
+
+  it("journals a crossing without answers with the next entry: one append per call, the journal as complete as ever", async () => {
+    const store = createStore();
+    const appends: string[][] = [];
+    const open = store.open.bind(store);
+    store.open = async (id, header) => {
+      const opened = await open(id, header);
+      const append = opened.writer.append.bind(opened.writer);
+      opened.writer.append = (entries) => {
+        appends.push(entries.map((entry) => (entry.t === "x" ? `${entry.kind}:${entry.answers.length}` : entry.t)));
+        return append(entries);
+      };
+      return opened;
+    };
+    const { yard } = createYard(store);
+    // Each call answers after a timer: the crossing that starts it comes back without answers.
+    const program = "let sum = 0; for (let n = 1; n <= 6; n++) sum += await tools.api.count({ n }); return sum;";
+    expect((await yard.run(program, { durable: { id: "paired" } })).output).toBe(42);
+    const entries = (await store.read("paired"))!.entries;
+    expect(entries.flatMap((entry) => (entry.t === "x" ? entry.answers.map((answer) => answer.n) : []))).toEqual([
+      1, 2, 3, 4, 5, 6,
+    ]);
+    // Every entry was appended once, in order; none without answers on its own.
+    expect(appends.flat()).toEqual(
+      entries.map((entry) => (entry.t === "x" ? `${entry.kind}:${entry.answers.length}` : entry.t)),
+    );
+    expect(appends.length).toBeLessThanOrEqual(7);
+    for (const batch of appends) expect(batch.at(-1)).not.toMatch(/:0$/);
+    // And it replays: the journal is whole.
+    const again = createYard(store);
+    expect((await again.yard.run(program, { durable: { id: "paired" } })).output).toBe(42);
+    expect(again.calls()).toBe(0);
   });
 
   it("gives every key of a run Redis's own expiry at the run's expiry", async () => {

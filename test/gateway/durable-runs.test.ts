@@ -10,6 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { type CallToolResult, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { decideRun } from "../../src/durable/decide-run.js";
 import { FileRunJournal } from "../../src/durable/file-run-journal.js";
 import { createGatewayServer, type GatewayServerOptions } from "../../src/gateway/gateway-server.js";
 import type { PausedRun } from "../../src/model-tools/paused-run.js";
@@ -313,6 +314,36 @@ describe("gateway durable runs: concurrent and malformed answers", () => {
     release();
     const done = await first;
     expect(done.isError, textOf(done)).toBe(false);
+    expect(callsOf(runId).filter((line) => line.startsWith("refund"))).toEqual([]);
+  });
+
+  it("reads the journal once, under the run's lock: nothing decided or resumed meanwhile can slip between its check and its run", async () => {
+    let runId = "";
+    const meanwhile: string[] = [];
+    const { client } = await connect({ askClient: true, durable: { store, askTimeoutMs: 50 } }, async (message) => {
+      if (!message.startsWith("Paused run")) return { action: "cancel" };
+      if (message.includes("call 3")) {
+        // While the person reads the form: a decision from the command line (another store object,
+        // as another process has) and a resume by the host. Each would change what resume_run read.
+        const other = new FileRunJournal({ folder });
+        const decided = await decideRun(other, runId, { position: 4, approved: true });
+        meanwhile.push(decided?.code ?? "journaled");
+        const host = new Switchyard({ tools: shopTools, permissions: shopPermissions, typeCheck: "off" });
+        meanwhile.push((await host.resume(runId, { store: other, approve: () => true })).error?.code ?? "resumed");
+        await host.close();
+      }
+      return { action: "accept", content: { approve: false } };
+    });
+    runId = pausedOf(await call(client, "run_program", { code: REFUNDS })).runId;
+    const resumed = await call(client, "resume_run", { runId });
+    expect(resumed.isError, textOf(resumed)).toBe(false);
+    expect(meanwhile).toEqual(["RUN_BUSY", "RUN_BUSY"]);
+    // The run ended with the person's two denials alone: no approval slipped in, no refund was made.
+    const decisions = (await store.read(runId))!.entries.filter((entry) => entry.t === "decision");
+    expect(decisions.map((entry) => [entry.position, entry.approved])).toEqual([
+      [3, false],
+      [4, false],
+    ]);
     expect(callsOf(runId).filter((line) => line.startsWith("refund"))).toEqual([]);
   });
 

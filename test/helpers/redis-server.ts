@@ -11,6 +11,8 @@ export interface TestRedis {
   readonly port: number;
   /** `redis://127.0.0.1:<port>` */
   readonly url: string;
+  /** The server's process id (a test may SIGSTOP it to freeze Redis mid-command). */
+  readonly pid: number;
   /** Stops the server (SIGTERM, then SIGKILL after 2 s) and waits for it to exit. */
   stop(): Promise<void>;
 }
@@ -71,7 +73,7 @@ export async function startRedis(): Promise<TestRedis> {
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   await whenReady(child, port);
-  return { port, url: `redis://127.0.0.1:${port}`, stop: () => stopProcess(child) };
+  return { port, url: `redis://127.0.0.1:${port}`, pid: child.pid ?? 0, stop: () => stopProcess(child) };
 }
 
 function whenReady(child: ChildProcess, port: number): Promise<void> {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { type SearchableTool, ToolSearch, extractParameters, summarize } from "../../src/search/tool-search.js";
+import {
+  type SearchableTool,
+  ToolSearch,
+  extractParameters,
+  namespaceMarkers,
+  summarize,
+} from "../../src/search/tool-search.js";
 
 const tool = (name: string, description: string, properties: Record<string, unknown> = {}): SearchableTool => ({
   name,
@@ -180,25 +186,44 @@ describe("summarize", () => {
 });
 
 describe("ToolSearch.setToolsInSteps", () => {
-  it("indexes one slice per step and, once every step ran, ranks exactly as setTools does", () => {
+  it("touches at most one slice of tools per step and, once every step ran, ranks exactly as setTools does", () => {
     const tools = Array.from({ length: 25 }, (_, index) =>
       tool(`svc.tool${index}`, index % 2 === 0 ? `Send an email number ${index}.` : `Create a contact ${index}.`),
     );
+    // 23 stale tools: dropping them takes three runs of the one drop step.
+    const stale = Array.from({ length: 23 }, (_, index) => tool(`old.stale${index}`, "An old tool about email."));
     const whole = new ToolSearch();
-    whole.setTools("g", [tool("svc.stale", "An old tool about email."), ...tools]);
+    whole.setTools("g", [...stale, ...tools]);
     whole.setTools("g", tools);
     const stepped = new ToolSearch();
-    stepped.setTools("g", [tool("svc.stale", "An old tool about email.")]);
+    stepped.setTools("g", stale);
     const steps = stepped.setToolsInSteps("g", tools, 10);
-    expect(steps).toHaveLength(4);
-    steps[0]!();
+    // List the dropped, collect markers in 3 slices, set them, drop (repeating), add in 3 slices.
+    expect(steps).toHaveLength(9);
+    for (const step of steps.slice(0, 5)) expect(step()).toBeFalsy();
+    expect(stepped.size).toBe(23);
+    const drop = steps[5]!;
+    expect(drop()).toBe(true);
+    expect(stepped.size).toBe(13);
+    expect(drop()).toBe(true);
+    expect(drop()).toBe(false);
     expect(stepped.size).toBe(0);
-    steps[1]!();
+    steps[6]!();
     expect(stepped.size).toBe(10);
-    for (const step of steps.slice(2)) step();
+    for (const step of steps.slice(7)) step();
     expect(stepped.size).toBe(25);
-    for (const query of ["send email", "create contact", "tool7"]) {
+    for (const query of ["send email", "create contact", "tool7", "stale"]) {
       expect(names(stepped, query)).toEqual(names(whole, query));
     }
+  });
+
+  it("finds the same namespace markers a slice at a time as over the whole list", () => {
+    const tools = Array.from({ length: 30 }, (_, index) => tool(`slack.slack_action_${index}`, `Does thing ${index}.`));
+    const whole = new ToolSearch();
+    whole.setTools("g", tools);
+    const stepped = new ToolSearch();
+    for (const step of stepped.setToolsInSteps("g", tools, 7)) while (step() === true);
+    expect(names(stepped, "slack action 12")).toEqual(names(whole, "slack action 12"));
+    expect(namespaceMarkers(tools).get("slack")).toEqual(new Set(["slack", "action"]));
   });
 });

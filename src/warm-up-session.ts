@@ -1,0 +1,103 @@
+// What a session prepares in the background once it is created, so the first run of a process
+// pays no start-up: the checker's process warmed against the session's declarations, esbuild's
+// service, the runtime's code cache and a spare isolate, ajv and the first tools' validators. It
+// starts after the constructor returns and runs off the event loop or in steps of a few ms each;
+// nothing in it keeps the process alive, and once stopped it starts nothing more.
+
+import { warmUpCompiler } from "./program/compile-program.js";
+import { warmUp as warmUpChecker } from "./program/shared-type-checker.js";
+import type { TypeChecker } from "./program/type-checker.js";
+import type { CatalogSnapshot, RegisteredTool } from "./registry/tool-registry.js";
+import type { SandboxExecutor } from "./sandbox/sandbox-executor.js";
+import { validationWarmUpSteps } from "./schema/schema-validator.js";
+import type { SwitchyardOptions } from "./switchyard-options.js";
+
+/** What a session's warm-up prepares, read when it starts (after the constructor). */
+export interface SessionWarmUpParts {
+  /** The session's type checker; called only when the session checks programs. */
+  readonly checker: () => TypeChecker;
+  /** The session's catalog now. */
+  readonly catalog: () => CatalogSnapshot;
+  /** The declarations a program using every tool of `catalog` is checked against. */
+  readonly declarations: (catalog: CatalogSnapshot) => string;
+  /** The executor the session owns (undefined for a pool it was given): it prepares an isolate. */
+  readonly executor: SandboxExecutor | undefined;
+  /** The isolate memory of the session's runs, in MB. */
+  readonly memoryLimitMb: number;
+}
+
+/** A session's warm-up under way. */
+export interface SessionWarmUp {
+  /** Starts nothing more (the session is closing); what already runs finishes or is released by its owner. */
+  stop(): void;
+}
+
+/** Catalogs up to this many tools warm the checker with their whole declarations (a few KB each). */
+const MAX_DECLARED_TOOLS = 100;
+/** Tools whose validators are compiled ahead (about 1-5 ms each, one tool per step). */
+const MAX_VALIDATED_TOOLS = 32;
+/**
+ * Larger schemas (as JSON) are left to their first call: ajv's compile grows with the schema, and a
+ * step must stay short whatever a tool source declares.
+ */
+const MAX_VALIDATED_SCHEMA_CHARS = 16 * 1024;
+
+/**
+ * Starts the session's warm-up (see the module comment) unless `options.warmUp` is false; the
+ * checker's part also needs a type check (`typeCheck` not `off`) and `warmUpTypeChecker` not false.
+ * Never throws, and no part of it fails a run: what a step could not prepare, the first run does.
+ */
+export function warmUpSession(options: SwitchyardOptions, parts: SessionWarmUpParts): SessionWarmUp {
+  let stopped = false;
+  const warmUp = { stop: () => void (stopped = true) };
+  if (options.warmUp === false) return warmUp;
+  if ((options.typeCheck ?? "error") !== "off" && options.warmUpTypeChecker !== false) {
+    warmUpChecker(
+      parts.checker(),
+      () => ownDeclarations(parts),
+      () => stopped,
+    );
+  }
+  const steps: (() => void)[] = [
+    () => void warmUpCompiler(),
+    () => parts.executor?.warmUp?.(parts.memoryLimitMb),
+    ...validationWarmUpSteps(),
+    () => steps.push(...validatorSteps(parts.catalog().tools)),
+  ];
+  // One step per turn of the event loop: a run or a call arriving meanwhile waits for one step at most.
+  const next = (): void => {
+    const step = steps.shift();
+    if (stopped || step === undefined) return;
+    try {
+      step();
+    } catch {
+      // A step that fails leaves its work to the first run, which reports any real problem.
+    }
+    setImmediate(next).unref();
+  };
+  // Unreferenced: a process with nothing else to do exits rather than finish warming up.
+  setImmediate(next).unref();
+  return warmUp;
+}
+
+/** The whole catalog's declarations when it is small enough to check in a warm-up; else the runtime's. */
+function ownDeclarations(parts: SessionWarmUpParts): string | undefined {
+  const catalog = parts.catalog();
+  return catalog.tools.length <= MAX_DECLARED_TOOLS ? parts.declarations(catalog) : undefined;
+}
+
+/**
+ * One step per tool a program may call, the first MAX_VALIDATED_TOOLS in catalog order: its
+ * validators compiled by validating a value (the answer is dropped). Not discovery's up-front set:
+ * deciding whether to defer counts the catalog's tokens, which loads a tokenizer (~250 ms of CPU).
+ */
+function validatorSteps(catalog: readonly RegisteredTool[]): (() => void)[] {
+  const tools = catalog.filter((tool) => tool.definition.callers.includes("program"));
+  return tools.slice(0, MAX_VALIDATED_TOOLS).map((tool) => () => {
+    const { inputSchema, outputSchema } = tool.definition;
+    if (JSON.stringify(inputSchema).length <= MAX_VALIDATED_SCHEMA_CHARS) tool.validateInput({});
+    if (outputSchema !== undefined && JSON.stringify(outputSchema).length <= MAX_VALIDATED_SCHEMA_CHARS) {
+      tool.validateOutput?.({});
+    }
+  });
+}

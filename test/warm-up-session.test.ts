@@ -1,0 +1,161 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { WARM_UP_PROGRAMS } from "../src/program/shared-type-checker.js";
+import { TypeChecker } from "../src/program/type-checker.js";
+import { defineTool } from "../src/registry/define-tool.js";
+import { loadGuestRuntimeSource } from "../src/sandbox/guest-runtime-source.js";
+import { runtimeCodeCacheBytes } from "../src/sandbox/runtime-code-cache.js";
+import { schemaCompileCount } from "../src/schema/schema-validator.js";
+import { Switchyard, type SwitchyardOptions } from "../src/switchyard.js";
+import { waitFor } from "./helpers/mcp-servers.js";
+
+const HOST = fileURLToPath(new URL("./helpers/session-warm-up-host.ts", import.meta.url));
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+const PROGRAM = `const item = await tools.items.get({ id: "a" });\nreturn item.name.length;`;
+
+function createYard(options: SwitchyardOptions = {}) {
+  // A schema shape of its own per session (the validators are cached by schema text, process-wide).
+  const marker = `m${Math.random().toString(36).slice(2)}`;
+  const tool = defineTool({
+    name: "items.get",
+    description: "Gets an item.",
+    effect: "read",
+    inputSchema: {
+      type: "object",
+      properties: { id: { type: "string" }, [marker]: { type: "number" } },
+      required: ["id"],
+    },
+    outputSchema: {
+      type: "object",
+      properties: { name: { type: "string" }, [marker]: { type: "number" } },
+      required: ["name"],
+    },
+    execute: () => ({ name: "item" }),
+  });
+  return new Switchyard({ ...options, tools: [tool, ...(options.tools ?? [])] });
+}
+
+/** Whether `pid` names a process that still runs (a zombie waiting to be reaped does not). */
+function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+/** Runs the host script to its own end; its exit code, how long it took, and the child processes it had. */
+async function runHost(mode: "close-now" | "close-during") {
+  const started = Date.now();
+  const host = spawn(process.execPath, ["--no-node-snapshot", "--import", TSX, HOST, mode], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let output = "";
+  host.stdout?.setEncoding("utf8");
+  host.stdout?.on("data", (chunk: string) => {
+    output += chunk;
+  });
+  // A host that never ends would be held open by the warm-up: the test's timeout says so.
+  const code = await new Promise<number | null>((resolve) => host.once("exit", resolve));
+  const { children } = JSON.parse(output.trim().split("\n").at(-1) ?? "{}") as { children: number[] };
+  return { code, ms: Date.now() - started, children };
+}
+
+describe("a session's warm-up", () => {
+  it("prepares the checker, the runtime's code cache and the tools' validators before the first run", async () => {
+    const checker = new TypeChecker();
+    const compiles = schemaCompileCount();
+    const yard = createYard({ typeChecker: checker });
+    try {
+      const source = await loadGuestRuntimeSource();
+      await waitFor(() => schemaCompileCount() >= compiles + 2, 30_000, "the validators to be compiled");
+      await waitFor(() => runtimeCodeCacheBytes(source) > 0, 30_000, "the runtime's code cache");
+      expect(checker.stats).toMatchObject({ workerStarts: 1, checked: 0 });
+      const compiledBefore = schemaCompileCount();
+      expect(await yard.run(PROGRAM)).toMatchObject({ ok: true, output: 4 });
+      // The run's calls found their validators compiled, and its check the process already warm.
+      expect(schemaCompileCount()).toBe(compiledBefore);
+      expect(checker.stats).toMatchObject({ workerStarts: 1, checked: 1 });
+    } finally {
+      await yard.close();
+      await checker.close();
+    }
+  }, 60_000);
+
+  it("leaves a tool's large schema to its first call, so no warm-up step compiles for long", async () => {
+    const checker = new TypeChecker();
+    const properties = Object.fromEntries(
+      Array.from({ length: 2_000 }, (_, index) => [
+        `field_${index}_${Math.random().toString(36).slice(2)}`,
+        { type: "string" },
+      ]),
+    );
+    const large = defineTool({
+      name: "records.put",
+      description: "Stores a record.",
+      inputSchema: { type: "object", properties },
+      execute: () => ({ ok: true }),
+    });
+    const compiles = schemaCompileCount();
+    const yard = createYard({ typeChecker: checker, tools: [large], discovery: { defer: false } });
+    try {
+      // The small tool's two validators are compiled by the warm-up, the large one's is not.
+      await waitFor(() => schemaCompileCount() >= compiles + 2, 30_000, "the small tool's validators");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(schemaCompileCount()).toBe(compiles + 2);
+    } finally {
+      await yard.close();
+      await checker.close();
+    }
+  }, 60_000);
+
+  it("gives a run issued right at the session's start precedence over the warm-up programs not yet checked", async () => {
+    const checker = new TypeChecker();
+    const yard = createYard({ typeChecker: checker });
+    try {
+      expect(await yard.run(PROGRAM)).toMatchObject({ ok: true, output: 4 });
+      // The first warm-up program loads the compiler, which the run needs too; the ones queued
+      // behind it gave way, so the run's check waited for one program at most.
+      expect(checker.stats.warmUpsGivenWay).toBeGreaterThanOrEqual(WARM_UP_PROGRAMS.length - 2);
+      expect(checker.stats).toMatchObject({ workerStarts: 1, checked: 1 });
+    } finally {
+      await yard.close();
+      await checker.close();
+    }
+  }, 60_000);
+
+  it("prepares nothing with warmUp: false", async () => {
+    const checker = new TypeChecker();
+    const compiles = schemaCompileCount();
+    const yard = createYard({ typeChecker: checker, warmUp: false });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(checker.stats.workerStarts).toBe(0);
+      expect(schemaCompileCount()).toBe(compiles);
+      // Each part then starts on first use.
+      expect(await yard.run(PROGRAM)).toMatchObject({ ok: true, output: 4 });
+      expect(checker.stats.workerStarts).toBe(1);
+    } finally {
+      await yard.close();
+      await checker.close();
+    }
+  }, 60_000);
+
+  it("starts no process when the session is closed before its warm-up began", async () => {
+    const { code, children } = await runHost("close-now");
+    expect(code).toBe(0);
+    expect(children).toEqual([]);
+  }, 60_000);
+
+  it("leaves no process behind, and holds no host open, when the session is closed during its warm-up", async () => {
+    const { code, ms, children } = await runHost("close-during");
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(30_000);
+    // The warm-up had started the checker (and perhaps esbuild's service); they end with their host.
+    expect(children.length).toBeGreaterThan(0);
+    await waitFor(() => children.every((pid) => !isRunning(pid)), 5_000, "the host's child processes to end");
+  }, 60_000);
+});
