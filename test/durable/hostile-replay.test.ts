@@ -214,22 +214,6 @@ describe("a resumed run's replay log, sent by a hostile guest", () => {
     expect(readFileSync(path, "utf8")).toBe(text);
   });
 
-  it("ends REPLAY_DIVERGED on a part of the log sent after batches took the run past the journal", async () => {
-    await journalOf("live-then-log");
-    const before = made;
-    const { bridge, ended } = await resumeHost("live-then-log");
-    bridge.replayChunk();
-    const crossings = await crossingsOf("live-then-log");
-    // Honest batches instead of the log: checked one by one, and the journal's end takes the run live.
-    for (const crossing of crossings) await bridge.submit(batchOf(crossing));
-    expect(bridge.replaying).toBe(false);
-    // A log claimed now was never checked against the journal: the run ends, nothing more is made.
-    const log = encodeReplayLogField(batchOf(crossings[0]!, '{"n":9}'));
-    expect(bridge.submit(encodeReplayLog("ahead", log))).toBe(REPLAY_OVER);
-    expect(ended[0]).toMatchObject({ code: "REPLAY_DIVERGED" });
-    expect(made).toBe(before);
-  });
-
   it("checks a batch sent instead of the log against the journal: a changed input diverges, no tool runs", async () => {
     const { path, text } = await journalOf("no-log-batch");
     const before = made;
