@@ -69,7 +69,6 @@ import {
   MAX_TOOL_PATH_CHARS,
   openLogWriter,
   MAX_REPLAY_LOG_CHARS,
-  REPLAY_LOG_AHEAD_CROSSINGS,
   REPLAY_MORE,
   REPLAY_OVER,
   REPLAY_TICK,
@@ -363,8 +362,6 @@ function install(
   let replayAt = 0;
   let crossings = 0;
   let replayLog = "";
-  // Crossings answered from the chunk since the log was last sent ahead.
-  let replayLogged = 0;
   let heldWait = -1;
   let dueWait: unknown[] | undefined;
   let ticking = false;
@@ -426,7 +423,6 @@ function install(
   const handOver = (flag: ReplayLogFlag): boolean => {
     const log = encodeReplayLog(flag, replayLog);
     replayLog = "";
-    replayLogged = 0;
     let answer: unknown;
     try {
       answer = host.submit(log);
@@ -477,13 +473,6 @@ function install(
       }
       replayAt++;
       if (mark !== REPLAY_LATER_MARK && isArray(entry[4])) deliverList(entry[4] as unknown[]);
-      // The host checks this part of the log while the program goes on (nothing live starts
-      // before the log's last part, sent blocking, is checked too).
-      if (++replayLogged >= REPLAY_LOG_AHEAD_CROSSINGS) {
-        replayLogged = 0;
-        host.submitAhead(encodeReplayLog("ahead", replayLog));
-        replayLog = "";
-      }
       takeDueWait();
       return true;
     }

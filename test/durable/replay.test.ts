@@ -116,9 +116,8 @@ describe("durable runs, replayed in one process", () => {
     expect(replayed.error?.message).toContain('at line 3: const c = await tools.api.lookup({ id: "T-3" });');
   });
 
-  it("ends REPLAY_DIVERGED at a changed call deep in a long journal, checked in parts while the guest goes on", async () => {
-    // 600 crossings: the guest sends its log ahead in parts of 256 (REPLAY_LOG_AHEAD_CROSSINGS),
-    // so the changed call 400 is found in a part the host checks while the program runs on.
+  it("ends REPLAY_DIVERGED at a changed call deep in a long journal, and replays the whole of it through a worker process", async () => {
+    // 600 crossings in one chunk: the host finds the changed call 400 in the guest's log.
     const sweep = (changedAt: number) => `
       for (let cursor = 0; cursor < 600; cursor++) {
         await tools.api.page({ cursor: cursor === ${changedAt} ? -1 : cursor });
@@ -135,7 +134,7 @@ describe("durable runs, replayed in one process", () => {
     expect(result.error).toMatchObject({ code: "REPLAY_DIVERGED", details: { position: 400 } });
     expect(second.calls).toEqual([]);
     expect(readFileSync(path, "utf8")).toBe(text);
-    // In a worker process too: the parts sent ahead cross its protocol in order with the last one.
+    // In a worker process too: the chunk and the log cross its protocol.
     const third = createYard(undefined, 1);
     const whole = await third.yard.run(sweep(-2), { durable: { id: "deep" }, limits: { maxToolCalls: 1_000 } });
     expect(whole.output).toBe("done");
