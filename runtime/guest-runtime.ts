@@ -69,6 +69,7 @@ import {
   MAX_TOOL_PATH_CHARS,
   openLogWriter,
   MAX_REPLAY_LOG_CHARS,
+  REPLAY_LOG_AHEAD_CROSSINGS,
   REPLAY_MORE,
   REPLAY_OVER,
   REPLAY_TICK,
@@ -362,9 +363,30 @@ function install(
   let replayAt = 0;
   let crossings = 0;
   let replayLog = "";
+  // Crossings answered from the chunk since the log was last sent ahead.
+  let replayLogged = 0;
   let heldWait = -1;
   let dueWait: unknown[] | undefined;
   let ticking = false;
+  // The wire indexes the chunk answers with a success: such a call needs no call site (only a
+  // failure's error is placed at one), and capturing the stack is most of a replayed call's cost.
+  let replaySucceeds = newList<true | undefined>();
+
+  /** Takes `chunk` as the replay's chunk, noting which calls it answers with a success. */
+  const takeChunk = (chunk: unknown[]): void => {
+    replay = chunk;
+    replayAt = 0;
+    replaySucceeds = newList<true | undefined>();
+    for (let at = 0; at < chunk.length; at++) {
+      const entry = chunk[at];
+      const answers = isArray(entry) ? entry[4] : undefined;
+      if (!isArray(answers)) continue;
+      for (let pair = 0; pair + 1 < answers.length; pair += 2) {
+        const tag = answers[pair];
+        if (typeof tag === "number" && tag >= 0) replaySucceeds[tag] = true;
+      }
+    }
+  };
 
   const deliverList = (answers: unknown[]): void => {
     try {
@@ -404,6 +426,7 @@ function install(
   const handOver = (flag: ReplayLogFlag): boolean => {
     const log = encodeReplayLog(flag, replayLog);
     replayLog = "";
+    replayLogged = 0;
     let answer: unknown;
     try {
       answer = host.submit(log);
@@ -414,8 +437,7 @@ function install(
       try {
         const chunk = parseJson(sliceText(answer, 1)) as unknown;
         if (isArray(chunk) && chunk.length > 0) {
-          replay = chunk;
-          replayAt = 0;
+          takeChunk(chunk);
           takeDueWait();
           return true;
         }
@@ -455,6 +477,13 @@ function install(
       }
       replayAt++;
       if (mark !== REPLAY_LATER_MARK && isArray(entry[4])) deliverList(entry[4] as unknown[]);
+      // The host checks this part of the log while the program goes on (nothing live starts
+      // before the log's last part, sent blocking, is checked too).
+      if (++replayLogged >= REPLAY_LOG_AHEAD_CROSSINGS) {
+        replayLogged = 0;
+        host.submitAhead(encodeReplayLog("ahead", replayLog));
+        replayLog = "";
+      }
       takeDueWait();
       return true;
     }
@@ -608,7 +637,8 @@ function install(
       const error = makeError("RUN_FINISHED", "The program has already finished; this call was not made.", null, path);
       return new PromiseConstructor<unknown>((_resolve, reject) => reject(error));
     }
-    const site = captureCallSite(callTool);
+    // A call the replay answers with a success never fails: its site is not needed.
+    const site = replay !== undefined && replaySucceeds[nextIndex] === true ? undefined : captureCallSite(callTool);
     if (path === "") {
       const reason = "`tools` itself is not a tool; call tools.<namespace>.<name>(input).";
       return refuse(path, "TOOL_NOT_FOUND", 0, reason, site);
@@ -700,7 +730,7 @@ function install(
       config = decodeGuestConfig(host.config() as string);
       // The run's input: the program's own copy, bound like a `const` (not writable, not deletable).
       if (objectHasOwn(config, "input")) defineConstant(global, "input", config.input);
-      if (isArray(config.replay)) replay = config.replay;
+      if (isArray(config.replay)) takeChunk(config.replay);
       if (config.durable !== undefined) {
         durable = true;
         clockMs = config.durable.nowMs;

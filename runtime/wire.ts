@@ -518,11 +518,21 @@ export function encodeReplayLogField(batchText: string): string {
 /**
  * Why the guest hands its replay log over: `more`, it needs the next chunk (or the journal is used
  * up); `idle`, the program waits for answers and the chunk answers other crossings first;
- * `unanswerable`, the last crossing of the log is not the one the chunk holds next.
+ * `unanswerable`, the last crossing of the log is not the one the chunk holds next; `ahead`, a
+ * part of the log sent without waiting while the guest goes on with its chunk, so the host checks
+ * it meanwhile (answered with nothing; the log's last part is one of the others).
  */
-export type ReplayLogFlag = "more" | "idle" | "unanswerable";
+export type ReplayLogFlag = "more" | "idle" | "unanswerable" | "ahead";
 
-const REPLAY_FLAGS: Readonly<Record<ReplayLogFlag, string>> = { more: ".", idle: "i", unanswerable: "x" };
+const REPLAY_FLAGS: Readonly<Record<ReplayLogFlag, string>> = {
+  more: ".",
+  idle: "i",
+  unanswerable: "x",
+  ahead: ",",
+};
+
+/** Crossings the guest answers from its chunk before it sends that part of its log ahead. */
+export const REPLAY_LOG_AHEAD_CROSSINGS = 256;
 const FLAGS_BY_MARK: ReadonlyMap<string, ReplayLogFlag> = new Map(
   (Object.keys(REPLAY_FLAGS) as ReplayLogFlag[]).map((flag) => [REPLAY_FLAGS[flag], flag]),
 );

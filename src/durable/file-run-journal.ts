@@ -8,6 +8,7 @@
 import {
   closeSync,
   constants,
+  existsSync,
   fdatasync,
   fstatSync,
   ftruncateSync,
@@ -115,11 +116,11 @@ export class FileRunJournal implements RunJournal {
       const text = size === 0 ? "" : readWhole(fd, size);
       if (size > 0 && !text.includes("\n"))
         throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} has no complete line.`);
-      const decoded = size === 0 ? undefined : decodeJournalText(id, text);
+      const decoded = size === 0 ? undefined : decodeJournalText(id, text, size);
       const kept = decoded === undefined ? 0 : size - Buffer.byteLength(text.slice(decoded.complete));
       if (kept < size) ftruncateSync(fd, kept);
       const spilled = size === 0 ? 0 : await this.#spilledBytes(id);
-      const writer = new FileJournalWriter(this, id, fd, kept + spilled, () => this.#unlock(id));
+      const writer = new FileJournalWriter(this, id, fd, kept + spilled, kept < size, () => this.#unlock(id));
       if (decoded !== undefined) return { writer, journal: { ...decoded.journal, bytes: kept + spilled } };
       const fresh = header as JournalHeader;
       writer.writeHeader(fresh);
@@ -255,6 +256,8 @@ export class FileRunJournal implements RunJournal {
 
   async #spilledBytes(id: string): Promise<number> {
     let total = 0;
+    // Most runs spill nothing: a stat instead of a readdir that fails with an Error built for nothing.
+    if (!existsSync(this.#spillFolder(id))) return 0;
     try {
       for (const name of await readdir(this.#spillFolder(id)))
         total += (await stat(join(this.#spillFolder(id), name))).size;
@@ -317,13 +320,16 @@ class FileJournalWriter implements JournalWriter {
   #bytes: number;
   #syncTimer: NodeJS.Timeout | undefined;
   #syncing: Promise<void> = Promise.resolve();
+  /** Written (or cut) since the last fdatasync: a replay that appends nothing syncs nothing at close. */
+  #unsynced: boolean;
   readonly #release: () => void;
 
-  constructor(store: FileRunJournal, id: string, fd: number, bytes: number, release: () => void) {
+  constructor(store: FileRunJournal, id: string, fd: number, bytes: number, cut: boolean, release: () => void) {
     this.#store = store;
     this.#id = id;
     this.#fd = fd;
     this.#bytes = bytes;
+    this.#unsynced = cut;
     this.#release = release;
   }
 
@@ -376,7 +382,8 @@ class FileJournalWriter implements JournalWriter {
       this.#syncTimer = undefined;
     }
     const fd = this.#fd;
-    if (fd === undefined) return this.#syncing;
+    if (fd === undefined || !this.#unsynced) return this.#syncing;
+    this.#unsynced = false;
     this.#syncing = this.#syncing.then(() => new Promise<void>((resolve) => fdatasync(fd, () => resolve())));
     return this.#syncing;
   }
@@ -391,6 +398,7 @@ class FileJournalWriter implements JournalWriter {
   }
 
   #write(text: string): void {
+    this.#unsynced = true;
     this.#bytes += writeSync(this.#fd!, text);
   }
 

@@ -15,9 +15,14 @@ export function encodeJournalLines(entries: readonly (JournalHeader | JournalEnt
 
 /**
  * Reads a journal's text. `complete` is the length of the text up to its last newline: what a
- * writer keeps (and truncates the file to) before appending again. Throws `JOURNAL_INVALID`.
+ * writer keeps (and truncates the file to) before appending again. `bytes`: the text's UTF-8
+ * size when the caller knows it (a file's size), else it is measured. Throws `JOURNAL_INVALID`.
  */
-export function decodeJournalText(id: string, text: string): { journal: StoredJournal; complete: number } {
+export function decodeJournalText(
+  id: string,
+  text: string,
+  bytes?: number,
+): { journal: StoredJournal; complete: number } {
   const complete = text.lastIndexOf("\n") + 1;
   const lines = text.slice(0, complete).split("\n");
   lines.pop();
@@ -32,7 +37,7 @@ export function decodeJournalText(id: string, text: string): { journal: StoredJo
     if (!isEntry(entry)) throw invalid(at + 1, "not a journal entry");
     entries.push(entry);
   }
-  return { journal: { header, entries, bytes: Buffer.byteLength(text) }, complete };
+  return { journal: { header, entries, bytes: bytes ?? Buffer.byteLength(text) }, complete };
 }
 
 function parseLine(line: string, number: number, invalid: (line: number, why: string) => JournalError): unknown {

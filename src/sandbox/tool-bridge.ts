@@ -684,14 +684,21 @@ export class ToolBridge {
    * A replay log: each crossing the guest answered from its chunk, checked in arrival order as if
    * it had crossed (its answer, the journal's, is dropped: the guest has it). Answers the next
    * chunk, REPLAY_LIVE when the journal is used up (the run goes live), or REPLAY_OVER when the
-   * replay diverged (the run ends). A log that goes past the journal diverges before anything live
-   * starts; a log sent when the guest is not replaying changes nothing.
+   * replay diverged (the run ends); a part sent ahead is checked and answered with nothing. A log
+   * that goes past the journal diverges before anything live starts; a log sent when the guest is
+   * not replaying changes nothing.
    */
   #checkReplayLog(text: string): string {
     if (!this.#guestReplay) return this.#diverged || this.#closed || this.#replaying ? REPLAY_OVER : REPLAY_LIVE;
     const log = decodeReplayLog(text);
     if (log === undefined) {
       this.#divergeWith(this.#crossings, "a replay log the host could not read", undefined);
+      return this.#endGuestReplay(REPLAY_OVER);
+    }
+    if (!this.#replaying) {
+      // Live already (only a batch sent in the middle of the guest's replay does that): whatever the
+      // log claims was never checked against the journal.
+      this.#divergeWith(this.#crossings, "a replay log after the journal's end", "no more crossings");
       return this.#endGuestReplay(REPLAY_OVER);
     }
     this.#checkingLog = true;
@@ -721,6 +728,9 @@ export class ToolBridge {
       this.#divergeWith(this.#crossings, "nothing more while it waits for answers", this.#describeNext());
     }
     if (this.#diverged) return this.#endGuestReplay(REPLAY_OVER);
+    // A part sent ahead is only checked: the guest goes on with its chunk, and a journal used up
+    // stays so (later parts may add a last wait only) until the part that ends the log.
+    if (log.flag === "ahead") return "";
     if (this.#exhausted) {
       this.#exhausted = false;
       this.#goLive();
@@ -832,7 +842,9 @@ export class ToolBridge {
 
   /** A replayed call's record, as journaled and marked `replayed`, with its trace events. */
   #replayRecord(slot: CallSlot, journaled: JournaledAnswer): void {
-    const base: CallRecord = journaled.r ?? {
+    // The journal's record was parsed for this run alone: it is marked in place, not copied (a
+    // spread per replayed call was a third of the host's check of a replay log).
+    const record: CallRecord & { replayed?: boolean } = journaled.r ?? {
       id: this.#callId(slot),
       tool: journaled.tool,
       caller: "program",
@@ -841,7 +853,7 @@ export class ToolBridge {
       bytesIn: 0,
       bytesOut: 0,
     };
-    const record: CallRecord = { ...base, replayed: true };
+    record.replayed = true;
     const { id } = record;
     this.#records[slot.index] = record;
     if (record.status === "ok") this.#bytesIn += record.bytesOut;

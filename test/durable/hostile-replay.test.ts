@@ -162,6 +162,74 @@ describe("a resumed run's replay log, sent by a hostile guest", () => {
     expect(readFileSync(path, "utf8")).toBe(text);
   });
 
+  it("checks a part of the log sent ahead at once, and goes live only with the log's last part", async () => {
+    const { path, text } = await journalOf("in-parts");
+    const before = made;
+    const { bridge, durable } = await resumeHost("in-parts");
+    bridge.replayChunk();
+    const fields = (await crossingsOf("in-parts")).map((crossing) => encodeReplayLogField(batchOf(crossing)));
+    // Every crossing of the journal, sent ahead: checked (each call recorded replayed), still replaying.
+    expect(bridge.submit(encodeReplayLog("ahead", fields.join("")))).toBe("");
+    expect(bridge.records.map((record) => record.replayed)).toEqual([true, true, true]);
+    expect(bridge.replaying).toBe(true);
+    expect(readFileSync(path, "utf8")).toBe(text);
+    expect(bridge.submit(encodeReplayLog("more", ""))).toBe(REPLAY_LIVE);
+    expect(bridge.replaying).toBe(false);
+    expect(made).toBe(before);
+    await durable.finish(okResult("in-parts"), bridge.replaying);
+  });
+
+  it("ends REPLAY_DIVERGED on a part sent ahead with a changed input, before the rest arrives", async () => {
+    const { path, text } = await journalOf("ahead-forged");
+    const before = made;
+    const { bridge, durable, ended } = await resumeHost("ahead-forged");
+    bridge.replayChunk();
+    const [first, second, third] = await crossingsOf("ahead-forged");
+    const part = encodeReplayLogField(batchOf(first!)) + encodeReplayLogField(batchOf(second!, '{"n":99}'));
+    expect(bridge.submit(encodeReplayLog("ahead", part))).toBe(REPLAY_OVER);
+    expect(ended[0]).toMatchObject({ code: "REPLAY_DIVERGED", details: { position: 2 } });
+    // The rest of the log, honest or not, changes nothing: the run is over.
+    expect(bridge.submit(encodeReplayLog("more", encodeReplayLogField(batchOf(third!))))).toBe(REPLAY_OVER);
+    expect(bridge.records.map((record) => record.id)).toEqual(["ahead-forged.1"]);
+    expect(made).toBe(before);
+    await durable.finish(okResult("ahead-forged"), bridge.replaying);
+    expect(readFileSync(path, "utf8")).toBe(text);
+  });
+
+  it("diverges on a last part that claims a crossing past the journal a part sent ahead used up", async () => {
+    const { path, text } = await journalOf("ahead-past");
+    const before = made;
+    const { bridge, durable, ended } = await resumeHost("ahead-past");
+    bridge.replayChunk();
+    const log = (await crossingsOf("ahead-past")).map((crossing) => encodeReplayLogField(batchOf(crossing))).join("");
+    expect(bridge.submit(encodeReplayLog("ahead", log))).toBe("");
+    const extra = encodeCallBatch({
+      answer: "mayWait",
+      requests: [{ kind: "call", path: "api.count", argsJson: '{"n":4}' }],
+    });
+    expect(bridge.submit(encodeReplayLog("more", encodeReplayLogField(extra)))).toBe(REPLAY_OVER);
+    expect(ended[0]?.message).toMatch(/after the journal's last/);
+    expect(made).toBe(before);
+    await durable.finish(okResult("ahead-past"), bridge.replaying);
+    expect(readFileSync(path, "utf8")).toBe(text);
+  });
+
+  it("ends REPLAY_DIVERGED on a part of the log sent after batches took the run past the journal", async () => {
+    await journalOf("live-then-log");
+    const before = made;
+    const { bridge, ended } = await resumeHost("live-then-log");
+    bridge.replayChunk();
+    const crossings = await crossingsOf("live-then-log");
+    // Honest batches instead of the log: checked one by one, and the journal's end takes the run live.
+    for (const crossing of crossings) await bridge.submit(batchOf(crossing));
+    expect(bridge.replaying).toBe(false);
+    // A log claimed now was never checked against the journal: the run ends, nothing more is made.
+    const log = encodeReplayLogField(batchOf(crossings[0]!, '{"n":9}'));
+    expect(bridge.submit(encodeReplayLog("ahead", log))).toBe(REPLAY_OVER);
+    expect(ended[0]).toMatchObject({ code: "REPLAY_DIVERGED" });
+    expect(made).toBe(before);
+  });
+
   it("checks a batch sent instead of the log against the journal: a changed input diverges, no tool runs", async () => {
     const { path, text } = await journalOf("no-log-batch");
     const before = made;

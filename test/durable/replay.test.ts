@@ -80,6 +80,69 @@ describe("durable runs, replayed in one process", () => {
     expect(replayed.calls.map((call) => call.id)).toEqual(original.calls.map((call) => call.id));
   });
 
+  it("names the program line of a replayed call that failed, as the live run did, calling no tool", async () => {
+    // The replay captures no call site for the calls its journal answers with a success; a failure
+    // still needs one, so the run's error points at the same line as the first run's.
+    let made = 0;
+    const lookup = defineTool({
+      name: "api.lookup",
+      description: "Finds a ticket; T-3 does not exist.",
+      inputSchema: { type: "object", properties: { id: { type: "string" } } },
+      execute: (input: { id: string }) => {
+        made++;
+        if (input.id === "T-3") throw new Error(`No ticket ${input.id}.`);
+        return { id: input.id };
+      },
+    });
+    const source = [
+      'const a = await tools.api.lookup({ id: "T-1" });',
+      'const b = await tools.api.lookup({ id: "T-2" });',
+      'const c = await tools.api.lookup({ id: "T-3" });',
+      "return [a, b, c];",
+    ].join("\n");
+    const runOnce = async () => {
+      const yard = new Switchyard({ tools: [lookup], typeCheck: "off", runJournal: store });
+      yards.push(yard);
+      return await yard.run(source, { durable: { id: "failed-line" } });
+    };
+    const live = await runOnce();
+    expect(live.error).toMatchObject({ code: "RUNTIME_ERROR", line: 3 });
+    expect(made).toBe(3);
+    const replayed = await runOnce();
+    expect(made).toBe(3);
+    expect(replayed.calls.map((call) => call.replayed)).toEqual([true, true, true]);
+    expect(replayed.error).toMatchObject({ code: "RUNTIME_ERROR", line: 3 });
+    expect(replayed.error?.message).toBe(live.error?.message);
+    expect(replayed.error?.message).toContain('at line 3: const c = await tools.api.lookup({ id: "T-3" });');
+  });
+
+  it("ends REPLAY_DIVERGED at a changed call deep in a long journal, checked in parts while the guest goes on", async () => {
+    // 600 crossings: the guest sends its log ahead in parts of 256 (REPLAY_LOG_AHEAD_CROSSINGS),
+    // so the changed call 400 is found in a part the host checks while the program runs on.
+    const sweep = (changedAt: number) => `
+      for (let cursor = 0; cursor < 600; cursor++) {
+        await tools.api.page({ cursor: cursor === ${changedAt} ? -1 : cursor });
+      }
+      return "done";`;
+    const first = createYard();
+    expect((await first.yard.run(sweep(-2), { durable: { id: "deep" }, limits: { maxToolCalls: 1_000 } })).ok).toBe(
+      true,
+    );
+    const path = join(folder, "deep.jsonl");
+    const text = readFileSync(path, "utf8");
+    const second = createYard();
+    const result = await second.yard.run(sweep(399), { durable: { id: "deep" }, limits: { maxToolCalls: 1_000 } });
+    expect(result.error).toMatchObject({ code: "REPLAY_DIVERGED", details: { position: 400 } });
+    expect(second.calls).toEqual([]);
+    expect(readFileSync(path, "utf8")).toBe(text);
+    // In a worker process too: the parts sent ahead cross its protocol in order with the last one.
+    const third = createYard(undefined, 1);
+    const whole = await third.yard.run(sweep(-2), { durable: { id: "deep" }, limits: { maxToolCalls: 1_000 } });
+    expect(whole.output).toBe("done");
+    expect(whole.calls.filter((call) => call.replayed === true)).toHaveLength(600);
+    expect(third.calls).toEqual([]);
+  });
+
   it("marks replayed calls in the trace and the timeline, and live ones not", async () => {
     const first = createYard();
     await first.yard.run(SWEEP, { durable: { id: "traced" } });
