@@ -121,6 +121,11 @@ describe("a session's warm-up", () => {
       // behind it gave way, so the run's check waited for one program at most.
       expect(checker.stats.warmUpsGivenWay).toBeGreaterThanOrEqual(WARM_UP_PROGRAMS.length - 2);
       expect(checker.stats).toMatchObject({ workerStarts: 1, checked: 1 });
+      // They are checked once the checker is idle (a model's turn), so the next new program finds
+      // the kept checker's code optimised; a check arriving meanwhile sets them aside again.
+      await waitFor(() => checker.stats.warmUpsChecked === WARM_UP_PROGRAMS.length, 30_000, "the set-aside warm-ups");
+      expect(await yard.run(`${PROGRAM}\n// a new program`)).toMatchObject({ ok: true, output: 4 });
+      expect(checker.stats).toMatchObject({ workerStarts: 1, checked: 2, warmUpsChecked: WARM_UP_PROGRAMS.length });
     } finally {
       await yard.close();
       await checker.close();

@@ -28,13 +28,8 @@ async function get(input: { id: string }): Promise<{ id: string; total: number; 
 }
 `;
 
-/**
- * Programs a warm-up checks, one after the other, each with its references read: V8 optimises the
- * compiler's code as it runs, and it takes a dozen varied checks (loops, fan-outs, folds, generics,
- * narrowing, a program with type errors) before a new program's check costs near what it costs
- * after hundreds. Each is small, so a real check that arrives meanwhile waits little behind it.
- */
-export const WARM_UP_PROGRAMS: readonly string[] = [
+/** The varied programs a warm-up round checks: loops, fan-outs, folds, generics, narrowing, type errors. */
+const VARIED_PROGRAMS: readonly string[] = [
   "return 0;",
   `${STAND_IN_TOOLS}const ids: string[] = [];
 let cursor: string | null = null;
@@ -118,6 +113,20 @@ while ((await tools.$budget()).callsLeft > 0) {
 const ranked = Object.keys(counts).sort((a, b) => (counts[b] ?? 0) - (counts[a] ?? 0));
 return { unique: seen.size, ranked, at: new Date(0).toISOString(), copy: JSON.parse(JSON.stringify(counts)) as unknown };`,
 ];
+
+/** Rounds of VARIED_PROGRAMS a warm-up checks (see WARM_UP_PROGRAMS). */
+const WARM_UP_ROUNDS = 4;
+
+/**
+ * Programs a warm-up checks, one after the other, each with its references read: V8 optimises the
+ * compiler's code as it runs. VARIED_PROGRAMS once optimises a new ts.Program's path; the resident
+ * checker (resident-checker.ts), which answers a clean new program, gets fast only after about 20
+ * checks, so the rounds after the first repeat them, each copy a text the cache has never seen.
+ * Each is small, so a real check that arrives meanwhile waits little behind it.
+ */
+export const WARM_UP_PROGRAMS: readonly string[] = Array.from({ length: WARM_UP_ROUNDS }, (_, round) =>
+  VARIED_PROGRAMS.map((program) => (round === 0 ? program : `${program}\n// warm-up round ${round + 1}`)),
+).flat();
 
 /** Most characters of a session's own declarations a warm-up checks against; larger ones warm with the runtime's. */
 const MAX_WARM_UP_DECLARATION_CHARS = 64 * 1024;

@@ -52,8 +52,10 @@ export interface TypeCheckerStats {
   readonly workerStarts: number;
   /** Checks sent again after the checker process died under them. */
   readonly retries: number;
-  /** Warm-up programs dropped, not yet sent, because a real check arrived. */
+  /** Warm-up programs set aside, not yet sent, because a real check arrived (each time it happened). */
   readonly warmUpsGivenWay: number;
+  /** Warm-up programs the process checked (given way or not). */
+  readonly warmUpsChecked: number;
   /** Programs whose references were read in the checker process to choose their declarations (scoped checks). */
   readonly referenceScans: number;
   /** Characters of declarations checked against, in total (sent to the process only when they change). */
@@ -81,6 +83,8 @@ interface PendingCheck {
 const MAX_ATTEMPTS = 2;
 
 const DEFAULT_TIMEOUT_MS = 15_000;
+/** Idle time after which warm-ups that gave way are checked after all: longer than a session's gap between runs. */
+const RESUME_WARM_UP_IDLE_MS = 250;
 /** Programs whose references are remembered, by a hash of their form and text. */
 const MAX_REMEMBERED_REFERENCES = 256;
 const DEFAULT_MEMORY_LIMIT_MB = 512;
@@ -113,6 +117,10 @@ export class TypeChecker {
   #workerStarts = 0;
   #retries = 0;
   #warmUpsGivenWay = 0;
+  #warmUpsChecked = 0;
+  /** Warm-ups that gave way to a real check, queued again when the process is next idle. */
+  readonly #parked: PendingCheck[] = [];
+  #resumeTimer: NodeJS.Timeout | undefined;
   #referenceScans = 0;
   #declarationChars = 0;
   #guessedChecks = 0;
@@ -135,6 +143,7 @@ export class TypeChecker {
       workerStarts: this.#workerStarts,
       retries: this.#retries,
       warmUpsGivenWay: this.#warmUpsGivenWay,
+      warmUpsChecked: this.#warmUpsChecked,
       referenceScans: this.#referenceScans,
       declarationChars: this.#declarationChars,
       guessedChecks: this.#guessedChecks,
@@ -337,19 +346,40 @@ export class TypeChecker {
   }
 
   /**
-   * Queues a real check. Warm-ups not yet sent give way to it (they are done: the one in the
-   * process already loaded TypeScript and the lib), so a check arriving just after the session
-   * starts waits for one warm-up program at most, not all of them.
+   * Queues a real check. Warm-ups not yet sent give way to it (the one in the process already
+   * loaded TypeScript and the lib), so a check arriving just after the session starts waits for
+   * one warm-up program at most, not all of them; they run once the process is idle again.
    */
   #enqueue(check: PendingCheck): void {
+    clearTimeout(this.#resumeTimer);
     if (this.#queue.some((queued) => queued.warmUp)) {
       const warmUps = this.#queue.filter((queued) => queued.warmUp);
       this.#queue.splice(0, this.#queue.length, ...this.#queue.filter((queued) => !queued.warmUp));
       this.#warmUpsGivenWay += warmUps.length;
-      for (const warmUp of warmUps) warmUp.reject(new Error("Gave way to a check."));
+      this.#parked.push(...warmUps);
     }
     this.#queue.push(check);
     this.#pump();
+  }
+
+  /**
+   * Once the process has been idle for RESUME_WARM_UP_IDLE_MS (a model's turn, not the gap between
+   * a session's back-to-back runs), queues the warm-ups that gave way again: the kept checker's
+   * code is optimised only after about 20 checks. Dropped (resolved) if the process is gone.
+   */
+  #resumeWarmUpsWhenIdle(): void {
+    clearTimeout(this.#resumeTimer);
+    if (this.#parked.length === 0 || this.#inFlight !== undefined || this.#queue.length > 0) return;
+    this.#resumeTimer = setTimeout(() => {
+      const parked = this.#parked.splice(0);
+      if (this.#closed || this.#process === undefined || this.#inFlight !== undefined || this.#queue.length > 0) {
+        for (const warmUp of parked) warmUp.reject(new Error("Gave way to a check."));
+        return;
+      }
+      this.#queue.push(...parked);
+      this.#pump();
+    }, RESUME_WARM_UP_IDLE_MS);
+    this.#resumeTimer.unref();
   }
 
   #pump(): void {
@@ -450,11 +480,13 @@ export class TypeChecker {
     if (pending === undefined || pending.request.id !== response.id) return;
     this.#inFlight = undefined;
     clearTimeout(this.#timer);
+    if (pending.warmUp && response.ok) this.#warmUpsChecked += 1;
     if (response.ok) pending.resolve(response);
     else if (response.kind === "config" && response.code !== "INTERNAL_ERROR") {
       pending.reject(new SwitchyardError(response.code, response.message, response.details));
     } else pending.reject(new Error(`The type checker failed: ${response.message}`));
     this.#pump();
+    this.#resumeWarmUpsWhenIdle();
   }
 
   #timeOut(pending: PendingCheck): void {
@@ -470,7 +502,12 @@ export class TypeChecker {
 
   #failAll(error: Error): void {
     clearTimeout(this.#timer);
-    const pending = [...(this.#inFlight === undefined ? [] : [this.#inFlight]), ...this.#queue.splice(0)];
+    clearTimeout(this.#resumeTimer);
+    const pending = [
+      ...(this.#inFlight === undefined ? [] : [this.#inFlight]),
+      ...this.#queue.splice(0),
+      ...this.#parked.splice(0),
+    ];
     this.#inFlight = undefined;
     for (const check of pending) check.reject(error);
   }

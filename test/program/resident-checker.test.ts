@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { ContractDeclarations } from "../../src/program/contract-declarations.js";
 import { NO_CONTRACT } from "../../src/program/contract-declarations.js";
 import type { ProgramForm } from "../../src/program/program-wrapper.js";
+import { WARM_UP_PROGRAMS } from "../../src/program/shared-type-checker.js";
 import { ProgramTypeChecker } from "../../src/program/type-check-program.js";
 import type { ToolDefinition } from "../../src/registry/define-tool.js";
 import { RUNTIME_DECLARATIONS } from "../../src/schema/generate-declarations.js";
@@ -179,6 +180,16 @@ describe("ProgramTypeChecker with a resident checker", () => {
     }
     // Clean programs were answered by the resident checker alone.
     expect(resident.stats.residentClean).toBeGreaterThan(30);
+  });
+
+  it("is driven by a session's warm-up through enough distinct clean programs to optimise its code", () => {
+    // Its code gets fast only after about 20 checks: a warm-up that reached the full check
+    // instead (a comment directive in a copy, say) or repeated a cached text would leave it cold.
+    expect(new Set(WARM_UP_PROGRAMS).size).toBe(WARM_UP_PROGRAMS.length);
+    const checker = make(true);
+    for (const program of WARM_UP_PROGRAMS) checker.check(program, RUNTIME_DECLARATIONS);
+    expect(checker.stats.residentStarts).toBe(1);
+    expect(checker.stats.residentClean).toBeGreaterThanOrEqual(24);
   });
 
   it("keeps a checker across programs with the same declarations and starts one for new declarations", () => {
