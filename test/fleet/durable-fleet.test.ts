@@ -107,10 +107,16 @@ describe("a durable fleet of two worker processes", () => {
     expect(recovered.length).toBeGreaterThan(0);
     expect(recovered.every((result) => result.worker === survivor.name && result.attempt >= 2)).toBe(true);
 
-    // The tool's own count: no call the killed worker made before the kill was made again.
+    // The tool's own count: no call the killed worker made before the kill was made again, but
+    // for each killed job's last one: the kill may land after the tool ran and before its answer
+    // reached the journal (the call in flight, which may be made once more with the same key).
     const ticks = readTicks(tickFile);
+    const lastMade = new Map<number, number>();
+    for (const made of before) lastMade.set(made.job, Math.max(lastMade.get(made.job) ?? -1, made.i));
     for (const made of before) {
-      expect(ticks.filter((tick) => tick.job === made.job && tick.i === made.i)).toHaveLength(1);
+      const times = ticks.filter((tick) => tick.job === made.job && tick.i === made.i);
+      if (made.i === lastMade.get(made.job)) expect(times.length).toBeLessThanOrEqual(2);
+      else expect(times).toHaveLength(1);
     }
     expect(before.filter((tick) => tick.i < KILL_AFTER_CALLS).length).toBeGreaterThanOrEqual(KILL_AFTER_CALLS);
     // Every call made once, but for at most one per killed job (in flight at the kill), made
