@@ -41,6 +41,8 @@ export class IsolatePool {
   readonly #isolatedVm: IsolatedVmModule;
   #closed = false;
   #warmStarted = false;
+  /** Warm-ups under way (an isolate may be running their program): `close` waits for them. */
+  readonly #warming = new Set<Promise<void>>();
 
   /**
    * `runtimeSource` gives the guest runtime's script; default: this package's own (loadGuestRuntimeSource).
@@ -73,15 +75,21 @@ export class IsolatePool {
   warmUp(memoryLimitMb: number): void {
     if (this.#closed) return;
     this.#warmStarted = true;
-    void this.#runtimeSource()
-      .then((source) => warmRuntimeCodeCache(source, () => this.#prepare(WARM_UP_MEMORY_MB)))
-      .then(
-        () => this.#replenish(memoryLimitMb),
-        () => undefined,
-      );
+    this.#track(
+      this.#runtimeSource()
+        .then((source) => warmRuntimeCodeCache(source, () => this.#prepare(WARM_UP_MEMORY_MB)))
+        .then(
+          () => this.#replenish(memoryLimitMb),
+          () => undefined,
+        ),
+    );
   }
 
-  /** Disposes the spares. Later `take` calls still work but keep no spares. */
+  /**
+   * Disposes the spares and waits for the warm-ups under way, so nothing of the pool runs in an
+   * isolate once it resolves (a process that exits while an isolate runs can crash: platform notes).
+   * Later `take` calls still work but keep no spares.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     const spares = [...this.#spares.values()];
@@ -90,15 +98,27 @@ export class IsolatePool {
       const prepared = await spare.catch(() => undefined);
       prepared?.dispose();
     }
+    await Promise.all(this.#warming);
   }
 
   #warmCodeCache(): void {
     if (this.#warmStarted) return;
     this.#warmStarted = true;
-    void this.#runtimeSource().then(
-      (source) => warmRuntimeCodeCache(source, () => this.#prepare(WARM_UP_MEMORY_MB)),
-      () => undefined,
+    this.#track(
+      this.#runtimeSource().then(
+        (source) => warmRuntimeCodeCache(source, () => this.#prepare(WARM_UP_MEMORY_MB)),
+        () => undefined,
+      ),
     );
+  }
+
+  /** Keeps `warming` in `#warming` until it settles, however it settles. */
+  #track(warming: Promise<unknown>): void {
+    const settled: Promise<void> = warming.then(
+      () => void this.#warming.delete(settled),
+      () => void this.#warming.delete(settled),
+    );
+    this.#warming.add(settled);
   }
 
   #replenish(memoryLimitMb: number): void {
