@@ -99,8 +99,14 @@ describe("call batches (guest to host)", () => {
       fc.property(fc.string(), (text) => {
         decodeCallBatch(`n${text}`);
         decodeCallBatch(`w${text}`);
+        decodeReplayLog(`v.${text}`);
       }),
     );
+    // A length of more than 10 digits, or one that runs past the text, is no field (FieldReader).
+    expect(decodeCallBatch("nc12345678901:a")).toBeUndefined();
+    expect(decodeCallBatch("nc1:a99999999:{}")).toBeUndefined();
+    expect(decodeReplayLog("v.12345678901:a")).toBeUndefined();
+    expect(decodeReplayLog("v.00000000001:a")).toBeUndefined();
   });
 });
 
