@@ -382,6 +382,17 @@ export class TypeChecker {
     this.#resumeTimer.unref();
   }
 
+  /**
+   * Ends the warm-up after one of its programs cost the process (a crash, a timeout): the rest check
+   * against the same declarations (a tool source's), and each could cost a process of its own.
+   */
+  #dropWarmUps(): void {
+    clearTimeout(this.#resumeTimer);
+    const warmUps = [...this.#parked.splice(0), ...this.#queue.filter((queued) => queued.warmUp)];
+    this.#queue.splice(0, this.#queue.length, ...this.#queue.filter((queued) => !queued.warmUp));
+    for (const warmUp of warmUps) warmUp.reject(new Error("An earlier warm-up program stopped the process."));
+  }
+
   #pump(): void {
     if (this.#inFlight === undefined) this.#sendNext();
     // Held while a check runs or waits (behind a warm-up, say), so `await checker.check(...)`
@@ -459,6 +470,7 @@ export class TypeChecker {
     const pending = this.#inFlight;
     this.#inFlight = undefined;
     clearTimeout(this.#timer);
+    if (pending?.warmUp === true) this.#dropWarmUps();
     if (pending !== undefined) {
       if (pending.attempts < MAX_ATTEMPTS) {
         this.#retries += 1;
@@ -497,6 +509,7 @@ export class TypeChecker {
     this.#inFlight = undefined;
     if (running !== undefined) void stopProcess(running);
     pending.reject(new Error(`Type checking took longer than ${this.#timeoutMs} ms and was stopped.`));
+    if (pending.warmUp) this.#dropWarmUps();
     this.#pump();
   }
 
