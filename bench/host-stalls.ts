@@ -1,9 +1,10 @@
 // Host event-loop lag while hostile input is processed: each row feeds one input that once
 // stalled the host (issue 14) through the path a model or client uses, and records the
 // longest event-loop delay seen meanwhile; the last row is a new session's warm-up in a fresh
-// process. Target: every row ≤ 50 ms, stretched by the slowdown and plus the idle lag the same process shows in the same run (a loaded machine stretches every
-// block and delays every timer); the parser rows ≤ 20 ms of CPU for their least round. Each row prints its margin; any miss exits 1 (see
-// stall-verdict.ts). Run with `npm run bench:host-stalls`; `--rows <text>` keeps the rows whose
+// process. Target: every row ≤ 50 ms, stretched by the slowdown and plus the idle lag the same
+// process shows in the same run (a loaded machine stretches every block and delays every timer);
+// the parser rows ≤ 20 ms of CPU for their least round. Each row prints its margin; any miss exits
+// 1 (see stall-verdict.ts). Run with `npm run bench:host-stalls`; `--rows <text>` keeps the rows whose
 // name holds the text, `--target-ms` and `--parser-target-ms` change the targets.
 
 import { availableParallelism, loadavg } from "node:os";
@@ -183,11 +184,15 @@ async function maxLagDuring(work: () => Promise<unknown>): Promise<{ lagMs: numb
   return { lagMs: histogram.max / 1e6, cpuMs: (used.user + used.system) / 1000 };
 }
 
+/** The text after `--rows` (a row runs when its name holds it), or "" to run every row. */
+function rowFilter(): string {
+  const at = process.argv.indexOf("--rows");
+  return at < 0 ? "" : (process.argv[at + 1] ?? "");
+}
+
 /** The rows to run: all, or those whose name holds the text after `--rows`. */
 function selectedRows(): readonly Row[] {
-  const at = process.argv.indexOf("--rows");
-  const filter = at < 0 ? undefined : process.argv[at + 1];
-  return filter === undefined ? ROWS : ROWS.filter((row) => row.what.includes(filter));
+  return ROWS.filter((row) => row.what.includes(rowFilter()));
 }
 
 /** The worst event-loop lag of IDLE_ROUNDS idle rounds: what the machine alone costs this process now. */
@@ -244,8 +249,7 @@ async function main(): Promise<void> {
     }
   }
   await yard.close();
-  const filter = process.argv.indexOf("--rows") < 0 ? "" : (process.argv[process.argv.indexOf("--rows") + 1] ?? "");
-  if (START_UP_ROW.includes(filter)) {
+  if (START_UP_ROW.includes(rowFilter())) {
     // A fresh process per sample (the warm-ups run once per process), judged by its own idle lag
     // and slowdown, measured in that process after its warm-up: the worst sample's margin counts.
     const samples = await measureStartUpLag(ROUNDS);

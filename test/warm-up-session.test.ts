@@ -38,6 +38,21 @@ function createYard(options: SwitchyardOptions = {}) {
   return new Switchyard({ ...options, tools: [tool, ...(options.tools ?? [])] });
 }
 
+/** Runs `body` with a session checking on a checker of its own, and closes both, whatever `body` does. */
+async function withYard(
+  options: SwitchyardOptions,
+  body: (yard: Switchyard, checker: TypeChecker) => Promise<void>,
+): Promise<void> {
+  const checker = new TypeChecker();
+  const yard = createYard({ ...options, typeChecker: checker });
+  try {
+    await body(yard, checker);
+  } finally {
+    await yard.close();
+    await checker.close();
+  }
+}
+
 /** Whether `pid` names a process that still runs (a zombie waiting to be reaped does not). */
 function isRunning(pid: number): boolean {
   try {
@@ -66,10 +81,8 @@ async function runHost(mode: "close-now" | "close-during") {
 
 describe("a session's warm-up", () => {
   it("prepares the checker, the runtime's code cache and the tools' validators before the first run", async () => {
-    const checker = new TypeChecker();
     const compiles = schemaCompileCount();
-    const yard = createYard({ typeChecker: checker });
-    try {
+    await withYard({}, async (yard, checker) => {
       const source = await loadGuestRuntimeSource();
       await waitFor(() => schemaCompileCount() >= compiles + 2, 30_000, "the validators to be compiled");
       await waitFor(() => runtimeCodeCacheBytes(source) > 0, 30_000, "the runtime's code cache");
@@ -79,14 +92,10 @@ describe("a session's warm-up", () => {
       // The run's calls found their validators compiled, and its check the process already warm.
       expect(schemaCompileCount()).toBe(compiledBefore);
       expect(checker.stats).toMatchObject({ workerStarts: 1, checked: 1 });
-    } finally {
-      await yard.close();
-      await checker.close();
-    }
+    });
   }, 60_000);
 
   it("leaves a tool's large schema to its first call, so no warm-up step compiles for long", async () => {
-    const checker = new TypeChecker();
     const properties = Object.fromEntries(
       Array.from({ length: 2_000 }, (_, index) => [
         `field_${index}_${Math.random().toString(36).slice(2)}`,
@@ -100,22 +109,16 @@ describe("a session's warm-up", () => {
       execute: () => ({ ok: true }),
     });
     const compiles = schemaCompileCount();
-    const yard = createYard({ typeChecker: checker, tools: [large], discovery: { defer: false } });
-    try {
+    await withYard({ tools: [large], discovery: { defer: false } }, async () => {
       // The small tool's two validators are compiled by the warm-up, the large one's is not.
       await waitFor(() => schemaCompileCount() >= compiles + 2, 30_000, "the small tool's validators");
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(schemaCompileCount()).toBe(compiles + 2);
-    } finally {
-      await yard.close();
-      await checker.close();
-    }
+    });
   }, 60_000);
 
   it("gives a run issued right at the session's start precedence over the warm-up programs not yet checked", async () => {
-    const checker = new TypeChecker();
-    const yard = createYard({ typeChecker: checker });
-    try {
+    await withYard({}, async (yard, checker) => {
       expect(await yard.run(PROGRAM)).toMatchObject({ ok: true, output: 4 });
       // The first warm-up program loads the compiler, which the run needs too; the ones queued
       // behind it gave way, so the run's check waited for one program at most.
@@ -126,27 +129,19 @@ describe("a session's warm-up", () => {
       await waitFor(() => checker.stats.warmUpsChecked === WARM_UP_PROGRAMS.length, 30_000, "the set-aside warm-ups");
       expect(await yard.run(`${PROGRAM}\n// a new program`)).toMatchObject({ ok: true, output: 4 });
       expect(checker.stats).toMatchObject({ workerStarts: 1, checked: 2, warmUpsChecked: WARM_UP_PROGRAMS.length });
-    } finally {
-      await yard.close();
-      await checker.close();
-    }
+    });
   }, 60_000);
 
   it("prepares nothing with warmUp: false", async () => {
-    const checker = new TypeChecker();
     const compiles = schemaCompileCount();
-    const yard = createYard({ typeChecker: checker, warmUp: false });
-    try {
+    await withYard({ warmUp: false }, async (yard, checker) => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(checker.stats.workerStarts).toBe(0);
       expect(schemaCompileCount()).toBe(compiles);
       // Each part then starts on first use.
       expect(await yard.run(PROGRAM)).toMatchObject({ ok: true, output: 4 });
       expect(checker.stats.workerStarts).toBe(1);
-    } finally {
-      await yard.close();
-      await checker.close();
-    }
+    });
   }, 60_000);
 
   it("starts no process when the session is closed before its warm-up began", async () => {

@@ -20,13 +20,6 @@ interface CheckerInternals {
   getDiagnostics(file: TS.SourceFile): readonly TS.Diagnostic[];
 }
 
-/** What a resident check concluded. */
-export type ResidentVerdict =
-  /** The full check would report nothing (after the caller's filter): no need to run it. */
-  | { readonly clean: true }
-  /** Not known to be clean: the full check must run. */
-  | { readonly clean: false };
-
 /**
  * Limits whose error leaves a cached error type behind (an instantiation cut off at depth 100, a
  * union too large, a comparison too deep or too complex): it could reach the next program through
@@ -86,12 +79,12 @@ export class ResidentChecker {
   }
 
   /**
-   * Checks `text` (a wrapped program) and says whether the full check would report nothing once
-   * `reported` has filtered it. Unsure whenever the file is not an ordinary script: it does not
-   * parse, carries `@ts-` comment directives or references, is a module, or breaks out of its
-   * wrapper (`isEscaped`). Never throws: a compiler failure, or a limit's error, retires the checker.
+   * Checks `text` (a wrapped program): true when the full check would report nothing once
+   * `reported` has filtered it (no need to run it), false when not known to be clean. Unsure
+   * whenever the file is not an ordinary script: it does not parse, carries `@ts-` comment
+   * directives or references, is a module, or breaks out of its wrapper (`isEscaped`). Never throws: a compiler failure, or a limit's error, retires the checker.
    */
-  check(text: string, isEscaped: (file: TS.SourceFile) => boolean, reported: ReportedFilter): ResidentVerdict {
+  check(text: string, isEscaped: (file: TS.SourceFile) => boolean, reported: ReportedFilter): boolean {
     this.#checks += 1;
     const fileName = `${this.#fileNamePrefix}${this.#checks}.ts`;
     try {
@@ -102,7 +95,7 @@ export class ResidentChecker {
         false,
         ts.ScriptKind.TS,
       );
-      if (!isOrdinaryScript(file) || isEscaped(file)) return { clean: false };
+      if (!isOrdinaryScript(file) || isEscaped(file)) return false;
       // A Program sets these on the files it lists; the checker keys its per-file state by them.
       const paths = file as unknown as { path: string; resolvedPath: string; originalFileName: string };
       paths.path = fileName;
@@ -112,11 +105,11 @@ export class ResidentChecker {
       const checker = this.#checker as TS.TypeChecker & CheckerInternals;
       const raw = [...fileOf(file).bindDiagnostics, ...checker.getDiagnostics(file)];
       if (raw.some((diagnostic) => LIMIT_CODES.has(diagnostic.code))) this.#retired = true;
-      return { clean: !raw.some((diagnostic) => reported(diagnostic, file, checker)) };
+      return !raw.some((diagnostic) => reported(diagnostic, file, checker));
     } catch {
       // A stack overflow, say: the checker may be mid-update.
       this.#retired = true;
-      return { clean: false };
+      return false;
     }
   }
 }

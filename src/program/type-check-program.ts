@@ -464,8 +464,8 @@ export class ProgramTypeChecker {
     }
     this.#keepResident(key, resident);
     const clean = resident.checker.check(this.#programText, (file) => wrapperEscape(file) !== undefined, isReported);
-    if (clean.clean) this.#residentClean += 1;
-    return clean.clean;
+    if (clean) this.#residentClean += 1;
+    return clean;
   }
 
   /** Keeps `resident` as the most recently used, dropping the oldest beyond the count and size limits. */

@@ -162,11 +162,7 @@ export class TypeChecker {
    * (`CONFIG_INVALID`) when the declarations do not compile; with an Error when the check
    * timed out, killed two checker processes, a process failed to start, or the checker was closed.
    */
-  check(
-    source: string,
-    declarations: string | ScopedDeclarations,
-    options: { lint?: boolean; form?: ProgramForm; contract?: ContractDeclarations } = {},
-  ): Promise<Diagnostic[]> {
+  check(source: string, declarations: string | ScopedDeclarations, options: CheckOptions = {}): Promise<Diagnostic[]> {
     if (this.#closed) return Promise.reject(new Error("TypeChecker is closed; create a new one to check programs."));
     if (typeof declarations !== "string") {
       const form = options.form ?? "body";
@@ -181,13 +177,7 @@ export class TypeChecker {
         this.check(source, this.#choose(declarations, references, contract), options),
       );
     }
-    const content: CheckContent = {
-      source,
-      declarations,
-      lint: options.lint === true,
-      form: options.form ?? "body",
-      contract: options.contract ?? NO_CONTRACT,
-    };
+    const content = checkContent(source, declarations, options);
     const key = this.#cache.keyOf(content);
     const cached = this.#cache.get(key);
     if (cached !== undefined) {
@@ -264,16 +254,10 @@ export class TypeChecker {
   #checkOnGuess(
     source: string,
     scoped: ScopedDeclarations,
-    options: { lint?: boolean; form?: ProgramForm; contract?: ContractDeclarations },
+    options: CheckOptions,
     guess: ScopedGuess,
   ): Promise<Diagnostic[]> {
-    const content: CheckContent = {
-      source,
-      declarations: guess.declarations,
-      lint: options.lint === true,
-      form: options.form ?? "body",
-      contract: options.contract ?? NO_CONTRACT,
-    };
+    const content = checkContent(source, guess.declarations, options);
     return new Promise<Diagnostic[]>((resolve, reject) => {
       const request = { id: this.#nextId++, kind: "check" as const, ...content, ifReferences: guess.references };
       const answered = (answer: Answer): void => {
@@ -352,12 +336,9 @@ export class TypeChecker {
    */
   #enqueue(check: PendingCheck): void {
     clearTimeout(this.#resumeTimer);
-    if (this.#queue.some((queued) => queued.warmUp)) {
-      const warmUps = this.#queue.filter((queued) => queued.warmUp);
-      this.#queue.splice(0, this.#queue.length, ...this.#queue.filter((queued) => !queued.warmUp));
-      this.#warmUpsGivenWay += warmUps.length;
-      this.#parked.push(...warmUps);
-    }
+    const warmUps = this.#takeQueuedWarmUps();
+    this.#warmUpsGivenWay += warmUps.length;
+    this.#parked.push(...warmUps);
     this.#queue.push(check);
     this.#pump();
   }
@@ -380,6 +361,24 @@ export class TypeChecker {
       this.#pump();
     }, RESUME_WARM_UP_IDLE_MS);
     this.#resumeTimer.unref();
+  }
+
+  /**
+   * Ends the warm-up after one of its programs cost the process (a crash, a timeout): the rest check
+   * against the same declarations (a tool source's), and each could cost a process of its own.
+   */
+  #dropWarmUps(): void {
+    clearTimeout(this.#resumeTimer);
+    const warmUps = [...this.#parked.splice(0), ...this.#takeQueuedWarmUps()];
+    for (const warmUp of warmUps) warmUp.reject(new Error("An earlier warm-up program stopped the process."));
+  }
+
+  /** Takes the warm-ups not yet sent out of the queue, which keeps the real checks in their order. */
+  #takeQueuedWarmUps(): PendingCheck[] {
+    const warmUps = this.#queue.filter((queued) => queued.warmUp);
+    if (warmUps.length > 0)
+      this.#queue.splice(0, this.#queue.length, ...this.#queue.filter((queued) => !queued.warmUp));
+    return warmUps;
   }
 
   #pump(): void {
@@ -459,6 +458,7 @@ export class TypeChecker {
     const pending = this.#inFlight;
     this.#inFlight = undefined;
     clearTimeout(this.#timer);
+    if (pending?.warmUp === true) this.#dropWarmUps();
     if (pending !== undefined) {
       if (pending.attempts < MAX_ATTEMPTS) {
         this.#retries += 1;
@@ -497,6 +497,7 @@ export class TypeChecker {
     this.#inFlight = undefined;
     if (running !== undefined) void stopProcess(running);
     pending.reject(new Error(`Type checking took longer than ${this.#timeoutMs} ms and was stopped.`));
+    if (pending.warmUp) this.#dropWarmUps();
     this.#pump();
   }
 
@@ -524,6 +525,24 @@ function holdHost(running: CheckerProcess, hold: boolean): void {
     if (hold) handle?.ref?.();
     else handle?.unref?.();
   }
+}
+
+/** How a program is checked, beside its source and declarations; see `TypeChecker.check`. */
+interface CheckOptions {
+  readonly lint?: boolean;
+  readonly form?: ProgramForm;
+  readonly contract?: ContractDeclarations;
+}
+
+/** The content of a check, by which it is cached: `options` with their defaults filled in. */
+function checkContent(source: string, declarations: string, options: CheckOptions): CheckContent {
+  return {
+    source,
+    declarations,
+    lint: options.lint === true,
+    form: options.form ?? "body",
+    contract: options.contract ?? NO_CONTRACT,
+  };
 }
 
 /** A scoped check's references and the declarations chosen for them, with the contract they were checked with. */

@@ -199,14 +199,15 @@ describe("TypeChecker", () => {
     expect(checker.stats).toMatchObject({ checked: 1, workerStarts: 1, retries: 0, warmUpsGivenWay: 1 });
   });
 
-  it("keeps a warm-up that fails silent, and checks the next program in a new process", async () => {
+  it("keeps a warm-up that fails silent, drops the programs behind it, and checks the next program in a new process", async () => {
     const timedOut = createChecker({ timeoutMs: 1 });
-    await expect(timedOut.warmUp(DECLARATIONS, ["return 1;"])).resolves.toBeUndefined();
-    expect(timedOut.stats).toMatchObject({ checked: 0, workerStarts: 1 });
+    await expect(timedOut.warmUp(DECLARATIONS, ["return 1;", "return 2;", "return 3;"])).resolves.toBeUndefined();
+    // The programs behind the one that cost the process were dropped, not each given a process to stop.
+    expect(timedOut.stats).toMatchObject({ checked: 0, workerStarts: 1, warmUpsChecked: 0 });
     // A warm-up whose process dies under it is not retried, and the next check starts a new one.
     const checker = createChecker();
     const before = childPids();
-    const warming = checker.warmUp(DECLARATIONS, ["return 1;"]);
+    const warming = checker.warmUp(DECLARATIONS, ["return 1;", "return 2;"]);
     const started = childPids().filter((pid) => !before.includes(pid));
     expect(started).toHaveLength(1);
     process.kill(started[0] ?? 0, "SIGKILL");
@@ -214,7 +215,7 @@ describe("TypeChecker", () => {
     expect(await checker.check("const a: string = 1;", DECLARATIONS)).toEqual([
       expect.objectContaining({ code: 2322 }),
     ]);
-    expect(checker.stats).toMatchObject({ checked: 1, retries: 0, workerStarts: 2 });
+    expect(checker.stats).toMatchObject({ checked: 1, retries: 0, workerStarts: 2, warmUpsChecked: 0 });
   });
 
   it("closes without ever starting a checker process", async () => {
