@@ -9,7 +9,7 @@ import { JournalError } from "./journal-error.js";
 import type { OpenedJournal, RunJournal, StoredJournal } from "./run-journal.js";
 import { summarizeJournal } from "./summarize-journal.js";
 
-/** Characters of a decision's reason the journal keeps (as the gateway's approval forms do). */
+/** Characters of a decision's reason the journal keeps, whoever gave it (the command line, a gateway form). */
 export const MAX_REASON_CHARS = 1_000;
 
 /** Why `decideRun` journaled nothing; `message` says it in a sentence for a person. */

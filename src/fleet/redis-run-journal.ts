@@ -228,7 +228,8 @@ const LEASE_LOST = -1;
 const OVER_CAP = -2;
 const NO_JOURNAL = -3;
 const NO_COUNTER = -4;
-const NOT_A_LIST = -5;
+// A key of another type than the script reads: the list, the answers hash or the index zset.
+const WRONG_TYPE = -5;
 const ACQUIRE_POLL_MS = 100;
 // Run ids one page of the index holds; a page is at most this many ids of 128 bytes.
 const IDS_PAGE = 1_000;
@@ -295,7 +296,7 @@ export class RedisRunJournal implements RunJournal {
     const reply = await this.#journalScript("switchyardJournalSpilled", ...this.keysOf(id), this.maxRunBytes, ref);
     if (reply[0] === NO_JOURNAL)
       throw new JournalError("JOURNAL_INVALID", `The spilled answer ${ref} of run ${id} is missing.`);
-    if (reply[0] === NOT_A_LIST)
+    if (reply[0] === WRONG_TYPE)
       throw new JournalError("JOURNAL_INVALID", `The answers key of run ${id} holds something other than a hash.`);
     return journalOf(id, reply, this.maxRunBytes)[1][0]!;
   }
@@ -395,7 +396,7 @@ export class RedisRunJournal implements RunJournal {
     const ids = (this.client as unknown as Record<string, (...args: (string | number)[]) => Promise<JournalReply>>)
       .switchyardJournalIds!;
     const reply = await this.#refusingWrongType(() => ids.call(this.client, this.indexKey, from, IDS_PAGE, maxScore));
-    if (reply[0] === NOT_A_LIST)
+    if (reply[0] === WRONG_TYPE)
       throw new JournalError(
         "JOURNAL_INVALID",
         `The index of runs ${this.indexKey} holds something other than a sorted set.`,
@@ -497,7 +498,7 @@ function isReplyError(error: unknown): boolean {
 function journalOf(id: string, [bytes, lines]: JournalReply, maxRunBytes: number): [number, string[]] {
   if (bytes === NO_COUNTER)
     throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} has lost its size counter.`);
-  if (bytes === NOT_A_LIST)
+  if (bytes === WRONG_TYPE)
     throw new JournalError("JOURNAL_INVALID", `The journal key of run ${id} holds something other than a list.`);
   if (bytes < 0 || !Array.isArray(lines))
     throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} is ${lines} bytes, over ${maxRunBytes}.`);

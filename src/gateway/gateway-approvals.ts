@@ -3,6 +3,7 @@
 // its own approver (RunOptions.approve), so a decision goes to the client that made the call.
 
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
+import { MAX_REASON_CHARS } from "../durable/decide-run.js";
 import type { PendingRequest } from "../durable/run-journal.js";
 import type { ApprovalAnswer, PermissionRequest } from "../permissions/permission-gate.js";
 
@@ -10,7 +11,6 @@ import type { ApprovalAnswer, PermissionRequest } from "../permissions/permissio
 export const CANNOT_ASK_REASON = "approval needed and the client cannot be asked";
 
 const MAX_SHOWN_INPUT_CHARS = 4_000;
-const MAX_REASON_CHARS = 1_000;
 
 /**
  * The yes/no form shown to the user for one call: the tool, the rule's reason and the input

@@ -10,11 +10,10 @@ import { renderRunResultForModel } from "../model-tools/render-for-model.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
 import {
   createCodeModeResumeTool,
-  runCodeModeProgram,
+  createCodeModeRunner,
   type CodeModeToolOptions,
   type CodeModeHost,
 } from "./code-mode-run.js";
-import { resolveModelDurable } from "../model-tools/model-durable-runs.js";
 import type { ResumeRunInput } from "../model-tools/resume-run-tool.js";
 import { importOptionalWith } from "../optional-dependency.js";
 import {
@@ -54,7 +53,7 @@ type ExecutionOptions = Parameters<NonNullable<Tool["execute"]>>[1];
  * failed run reaches the model as an error result with the code and the failing line.
  */
 export function createCodeModeTool(yard: CodeModeHost, options: CodeModeToolOptions = {}): CodeModeTool {
-  resolveModelDurable(options.durable);
+  const run = createCodeModeRunner(yard, options);
   // No explicit type arguments: AI SDK 7's two-argument overload reads them as <INPUT, CONTEXT>.
   return ai.tool({
     get description(): string {
@@ -62,7 +61,7 @@ export function createCodeModeTool(yard: CodeModeHost, options: CodeModeToolOpti
     },
     inputSchema: ai.jsonSchema<ProgramInput>(yard.programTool().inputSchema as Parameters<typeof ai.jsonSchema>[0]),
     execute: (input: ProgramInput, { toolCallId, abortSignal }: ExecutionOptions): Promise<RunResult> =>
-      runCodeModeProgram(yard, input, { toolCallId, signal: abortSignal }, options),
+      run(input, { toolCallId, signal: abortSignal }),
     toModelOutput: ({ output }: { output: RunResult }) => ({
       type: output.ok ? "text" : "error-text",
       value: renderRunResultForModel(output),

@@ -42,18 +42,20 @@ export interface CodeModeCall {
 }
 
 /**
- * Runs the `code` of a run_program input in `yard` (through `answerModelToolCall`, as every
- * surface does) and reports the result to `onRun`. Resolves with the RunResult whatever the
- * program does; throws an Error with the model-facing refusal (`error INPUT_INVALID: …`) when
- * the input is not `{ code: string }` (frameworks pass such an error to the model as the tool's error).
+ * A framework's run_program answer before the framework wraps it, its durable options resolved
+ * once, when the tool is made (throws SwitchyardError OPTION_INVALID for a prefix that is not
+ * one). It runs the `code` of a run_program input in `yard` (through `answerModelToolCall`, as
+ * every surface does) and reports the result to `onRun`; it resolves with the RunResult whatever
+ * the program does, and throws an Error with the model-facing refusal (`error INPUT_INVALID: …`)
+ * when the input is not `{ code: string }` (frameworks pass such an error to the model as the
+ * tool's error).
  */
-export async function runCodeModeProgram(
+export function createCodeModeRunner(
   yard: CodeModeHost,
-  input: unknown,
-  call: CodeModeCall,
   options: CodeModeToolOptions,
-): Promise<RunResult> {
-  return answerForFramework(yard, RUN_PROGRAM_TOOL, input, call, options, resolveModelDurable(options.durable));
+): (input: unknown, call: CodeModeCall) => Promise<RunResult> {
+  const durable = resolveModelDurable(options.durable);
+  return (input, call) => answerForFramework(yard, RUN_PROGRAM_TOOL, input, call, options, durable);
 }
 
 async function answerForFramework(

@@ -10,13 +10,12 @@ import { renderRunResultForModel } from "../model-tools/render-for-model.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
 import {
   createCodeModeResumeTool,
-  runCodeModeProgram,
+  createCodeModeRunner,
   type CodeModeCall,
   type CodeModeToolOptions,
   type CodeModeHost,
 } from "./code-mode-run.js";
 import type { RunResult } from "../contract.js";
-import { resolveModelDurable } from "../model-tools/model-durable-runs.js";
 import { RESUME_RUN_TOOL } from "../model-tools/resume-run-tool.js";
 import { importOptionalWith } from "../optional-dependency.js";
 import { importedToolFields, importedToolName, type ImportToolsOptions } from "./imported-tools.js";
@@ -39,10 +38,7 @@ const { ToolMessage } = await importOptionalWith("@langchain/core", () => import
  * answers with the rendered text. The description follows the catalog (`yard.programTool()`).
  */
 export function createCodeModeTool(yard: CodeModeHost, options: CodeModeToolOptions = {}): DynamicStructuredTool {
-  resolveModelDurable(options.durable);
-  const codeMode = answeringTool("run_program", yard.programTool().inputSchema, (input, call) =>
-    runCodeModeProgram(yard, input, call, options),
-  );
+  const codeMode = answeringTool("run_program", yard.programTool().inputSchema, createCodeModeRunner(yard, options));
   // Tools are converted for the model on every bind: a getter keeps the declarations current.
   Object.defineProperty(codeMode, "description", {
     get: () => yard.programTool().description,

@@ -10,11 +10,10 @@ import { renderRunResultForModel } from "../model-tools/render-for-model.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
 import {
   createCodeModeResumeTool,
-  runCodeModeProgram,
+  createCodeModeRunner,
   type CodeModeToolOptions,
   type CodeModeHost,
 } from "./code-mode-run.js";
-import { resolveModelDurable } from "../model-tools/model-durable-runs.js";
 import { RESUME_RUN_TOOL } from "../model-tools/resume-run-tool.js";
 import { importOptionalWith } from "../optional-dependency.js";
 import { importedToolFields, importedToolName, refuseUnapproved, type ImportToolsOptions } from "./imported-tools.js";
@@ -41,19 +40,14 @@ type ProgramParameters = {
  * description is `yard.programTool()`'s, read afresh each turn, so catalog changes show.
  */
 export function createCodeModeTool(yard: CodeModeHost, options: CodeModeToolOptions = {}): CodeModeTool {
-  resolveModelDurable(options.durable);
+  const run = createCodeModeRunner(yard, options);
   const codeMode = agents.tool({
     name: "run_program",
     description: yard.programTool().description,
     parameters: yard.programTool().inputSchema as ProgramParameters,
     strict: true,
     execute: async (input, _runContext, details) => {
-      const result = await runCodeModeProgram(
-        yard,
-        input,
-        { toolCallId: details?.toolCall?.callId, signal: details?.signal },
-        options,
-      );
+      const result = await run(input, { toolCallId: details?.toolCall?.callId, signal: details?.signal });
       return renderRunResultForModel(result);
     },
   });

@@ -1,9 +1,10 @@
 // The RunJournal contract as one suite every store runs (the file store, the Redis store): a
 // damaged journal refused and left as it was, a smuggled answer, hostile run ids refused before
-// the store is touched, large answers by reference, the size cap, one writer per run, retention.
+// the store is touched, large answers by reference, the size cap, one writer per run, a person's decisions, retention.
 // Each store's test file calls `describeRunJournalContract` with a harness that can damage it.
 
 import { afterAll, describe, expect, it } from "vitest";
+import { decideRun } from "../../src/durable/decide-run.js";
 import type { RunJournal } from "../../src/durable/run-journal.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { Switchyard } from "../../src/switchyard.js";
@@ -214,6 +215,38 @@ export function describeRunJournalContract(name: string, harness: JournalStoreHa
       expect((await running).output).toBe(1);
       // The first writer released the run when it ended.
       expect((await yard.run(`await sleep(300); return 1;`, { durable: { id: "busy" } })).output).toBe(1);
+    });
+
+    it("journals a person's decision on a pending call once, its reason cut to 1,000 characters, and refuses any other", async () => {
+      const store = await harness.create();
+      const { yard } = createYard(store);
+      await yard.run(THREE, { durable: { id: "finished" } });
+      await yard.run(THREE, { durable: { id: "waiting" } });
+      const [header] = await harness.rawEntries(store, "waiting");
+      const pending = [3, 4].map((position) => ({
+        position,
+        tool: "data.blob",
+        input: { n: position },
+        idempotencyKey: `waiting:${position}`,
+      }));
+      await harness.writeRawEntries(store, "waiting", [header!, JSON.stringify({ t: "pause", at: 1, pending })]);
+      const deny = { position: 4, approved: false, reason: "r".repeat(5_000) };
+      expect(await decideRun(store, "absent", deny)).toMatchObject({ code: "RUN_NOT_FOUND" });
+      expect(await decideRun(store, "finished", deny)).toMatchObject({ code: "RUN_NOT_PAUSED" });
+      expect(await decideRun(store, "waiting", { position: 9, approved: true })).toMatchObject({
+        code: "CALL_NOT_PENDING",
+        message: expect.stringContaining("it waits for call(s) 3, 4"),
+      });
+      await expect(decideRun(store, "../waiting", deny)).rejects.toMatchObject({ code: "OPTION_INVALID" });
+      expect(await decideRun(store, "waiting", deny)).toBeUndefined();
+      expect(await decideRun(store, "waiting", { position: 4, approved: true })).toMatchObject({
+        code: "CALL_DECIDED",
+      });
+      const decisions = (await store.read("waiting"))!.entries.filter((entry) => entry.t === "decision");
+      expect(decisions).toEqual([
+        { t: "decision", at: expect.any(Number), position: 4, approved: false, reason: "r".repeat(1_000) },
+      ]);
+      expect(await store.read("absent")).toBeUndefined();
     });
 
     it("lists runs with their state and prunes those past their expiry only", async () => {
