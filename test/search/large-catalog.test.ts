@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { SwitchyardError } from "../../src/errors.js";
 import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
 import { Switchyard } from "../../src/switchyard.js";
+import { configErrorOf } from "../helpers/config-error.js";
 
 const sessions: Switchyard[] = [];
 afterEach(async () => {
@@ -127,15 +127,9 @@ describe("a hostile large catalog", () => {
   it("refuses 5,000 tools of which two share a name with TOOL_NAME_DUPLICATE, registering none", () => {
     const tools = catalog(5_000);
     tools.push(tool("svc7.op7", "A second tool with a name already taken."));
-    let thrown: unknown;
-    try {
-      session(tools);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(SwitchyardError);
-    expect((thrown as SwitchyardError).code).toBe("TOOL_NAME_DUPLICATE");
-    expect((thrown as SwitchyardError).message).toContain("svc7.op7");
+    const thrown = configErrorOf(() => session(tools));
+    expect(thrown.code).toBe("TOOL_NAME_DUPLICATE");
+    expect(thrown.message).toContain("svc7.op7");
   });
 
   it("registers 2,000 tools whose schemas all differ and still refuses the one invalid schema among them", () => {
