@@ -393,6 +393,8 @@ export class Discovery {
 
   /** Names loaded by searches so far in this session. */
   loadedTools(): string[] {
+    // The offered view, made on first use after a catalog change, drops loaded names that change removed.
+    if (this.#loaded.size > 0) this.#requireSnapshot();
     return [...this.#loaded];
   }
 
