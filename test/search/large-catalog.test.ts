@@ -62,6 +62,15 @@ describe("a large catalog", () => {
     expect(turns).toBeGreaterThan(3);
   });
 
+  it("answers a model's search still waiting for the index build when the session closes, from the whole catalog", async () => {
+    const yard = session(catalog(5_000));
+    const finding = yard.discovery.find("zebra ledger");
+    // Closing stops the background turns the search waits for: it must not wait forever.
+    await yard.close();
+    const found = await finding;
+    expect(found.ok && found.references[0]?.name).toBe("svc49.op4999");
+  });
+
   it("answers a host's synchronous search made right after construction with every registered tool", () => {
     const yard = session(catalog(3_000));
     const found = yard.searchTools("zebra ledger");
