@@ -234,6 +234,21 @@ describe("ToolSearch.setToolsInSteps", () => {
     expect(names(stepped, "ledger entry").length).toBe(20);
   });
 
+  it("removes a whole group at most a slice of tools per run, leaving other groups alone", () => {
+    const search = new ToolSearch();
+    search.setTools(
+      "gone",
+      Array.from({ length: 60 }, (_, index) => tool(`old.tool${index}`, "An old tool.")),
+    );
+    search.setTools("kept", [tool("new.tool", "A new tool.")]);
+    const step = search.removeGroupInSteps("gone", 25);
+    expect([step(), search.size]).toEqual([true, 36]);
+    expect([step(), search.size]).toEqual([true, 11]);
+    expect([step(), search.size]).toEqual([false, 1]);
+    expect(step()).toBe(false);
+    expect(names(search, "tool")).toEqual(["new.tool"]);
+  });
+
   it("finds the same namespace markers a slice at a time as over the whole list", () => {
     const tools = Array.from({ length: 30 }, (_, index) => tool(`slack.slack_action_${index}`, `Does thing ${index}.`));
     const whole = new ToolSearch();
