@@ -133,6 +133,18 @@ describe("a hostile large catalog", () => {
     expect(found.ok && found.references[0]?.name).toBe(tools[4_321]!.name);
   });
 
+  it("indexes only the first 32 KB of a 14 MB description, so its indexing step cannot hold the loop for seconds", async () => {
+    const description = `Reconcile the petty cash drawer. ${"filler ".repeat(2_000_000)}zebra`;
+    const yard = session([tool("big.ledger", description), ...catalog(100)]);
+    const found = await yard.discovery.find("petty cash", { limit: 1 });
+    expect(found.ok && found.references[0]?.name).toBe("big.ledger");
+    // The word past the cap was never indexed, by BM25 or by regex.
+    const past = await yard.discovery.find("zebra", { limit: 5 });
+    expect(past.ok && past.references.map((reference) => reference.name)).toEqual(["svc49.op99"]);
+    const regex = await yard.discovery.find("ze+bra", { mode: "regex", limit: 5 });
+    expect(regex.ok && regex.references.map((reference) => reference.name)).toEqual(["svc49.op99"]);
+  });
+
   it("refuses 5,000 tools of which two share a name with TOOL_NAME_DUPLICATE, registering none", () => {
     const tools = catalog(5_000);
     tools.push(tool("svc7.op7", "A second tool with a name already taken."));
