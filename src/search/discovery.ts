@@ -102,8 +102,10 @@ export class Discovery {
   // Keyed weakly by tool: a tool replaced by a catalog change drops out with its entries. A
   // declaration holds the tool's observed type, so it is also keyed by that type's revision.
   readonly #declarationCache = new WeakMap<RegisteredTool, { readonly revision: number; readonly text: string }>();
+  // What the counts measure of each tool's declaration: numbers only, as the text of thousands of
+  // declarations would stay in memory for as long as their tools.
   readonly #tokenCache = new WeakMap<RegisteredTool, number>();
-  readonly #countedCache = new WeakMap<RegisteredTool, string>();
+  readonly #charsCache = new WeakMap<RegisteredTool, number>();
   #programToolsOf: { readonly snapshot: CatalogSnapshot; readonly tools: readonly RegisteredTool[] } | undefined;
   readonly #embeddings: EmbeddingIndex | undefined;
   /** The registry's catalog as last given to `update`. */
@@ -308,7 +310,12 @@ export class Discovery {
     let total = 0;
     for (const tool of tools) {
       if (total > stopAbove) break;
-      total += this.#countedDeclarationOf(tool).length;
+      let chars = this.#charsCache.get(tool);
+      if (chars === undefined) {
+        chars = this.#countedDeclarationOf(tool).length;
+        this.#charsCache.set(tool, chars);
+      }
+      total += chars;
     }
     return total;
   }
@@ -386,6 +393,8 @@ export class Discovery {
 
   /** Names loaded by searches so far in this session. */
   loadedTools(): string[] {
+    // The offered view, made on first use after a catalog change, drops loaded names that change removed.
+    if (this.#loaded.size > 0) this.#requireSnapshot();
     return [...this.#loaded];
   }
 
@@ -472,14 +481,9 @@ export class Discovery {
     return total;
   }
 
-  // The declaration token counts measure: without observed types, so results never tip deferral.
+  // The declaration the counts measure: without observed types, so results never tip deferral.
   #countedDeclarationOf(tool: RegisteredTool): string {
-    let text = this.#countedCache.get(tool);
-    if (text === undefined) {
-      text = generateToolDeclaration(declarationToolOf(tool));
-      this.#countedCache.set(tool, text);
-    }
-    return text;
+    return generateToolDeclaration(declarationToolOf(tool));
   }
 
   #declarationsOf(tools: readonly RegisteredTool[]): string {

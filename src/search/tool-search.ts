@@ -146,6 +146,13 @@ function localNameOf(tool: SearchableTool, namespace: string): string {
 }
 
 /**
+ * Characters of a description the index reads (32 KB): words past them are not searchable, by
+ * BM25 or by regex. Descriptions have no size cap (an MCP server picks them) and indexing costs by
+ * the character: an 18 MB one held the event loop for over two seconds in its one indexing step.
+ */
+export const MAX_INDEXED_DESCRIPTION_CHARS = 32 * 1024;
+
+/**
  * Characters of description one indexing step takes at most (a tool with a longer one is a step of
  * its own): tokenizing costs by the character, so `stepSize` tools of 100 KB descriptions would
  * make one step hold the loop for a tenth of a second.
@@ -158,7 +165,8 @@ function slicesOf(tools: readonly SearchableTool[], size: number): SearchableToo
   let slice: SearchableTool[] = [];
   let chars = 0;
   for (const tool of tools) {
-    const length = typeof tool.description === "string" ? tool.description.length : 0;
+    const length =
+      typeof tool.description === "string" ? Math.min(tool.description.length, MAX_INDEXED_DESCRIPTION_CHARS) : 0;
     if (slice.length > 0 && (slice.length >= size || chars + length > MAX_STEP_DESCRIPTION_CHARS)) {
       slices.push(slice);
       slice = [];
@@ -235,7 +243,7 @@ function toDocument(tool: SearchableTool, markers: ReadonlySet<string> = new Set
             " ",
           ),
     name: nameWords.length === 0 ? localName : nameWords.join(" "),
-    description: tool.description,
+    description: tool.description.slice(0, MAX_INDEXED_DESCRIPTION_CHARS),
     parameterNames: parameters.names.join(" "),
     parameterDescriptions: parameters.descriptions.join("\n"),
   };
@@ -337,7 +345,7 @@ export class ToolSearch {
     this.#version += 1;
     this.#index.replace(document);
     this.#documents.set(document.id, document);
-    this.#summaries.set(document.id, summarize(tool.description));
+    this.#summaries.set(document.id, summarize(document.description));
     const previousGroup = this.#groupOf.get(document.id);
     if (previousGroup !== undefined && previousGroup !== group) this.#groups.get(previousGroup)?.delete(document.id);
     this.#groupOf.set(document.id, group);

@@ -13,3 +13,14 @@ export function configErrorCode(make: () => unknown): string | undefined {
   }
   return undefined;
 }
+
+/** The SwitchyardError `make` throws, to read its code and message; a throw of anything else, or none, fails the test. */
+export function configErrorOf(make: () => unknown): SwitchyardError {
+  try {
+    make();
+  } catch (error) {
+    expect(error).toBeInstanceOf(SwitchyardError);
+    return error as SwitchyardError;
+  }
+  throw new Error("expected a SwitchyardError, but nothing was thrown");
+}

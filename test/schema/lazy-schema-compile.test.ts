@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { JsonSchema } from "../../src/contract.js";
-import { SwitchyardError } from "../../src/errors.js";
 import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
 import { ToolRegistry } from "../../src/registry/tool-registry.js";
 import {
@@ -10,6 +9,7 @@ import {
   schemaCompileCount,
 } from "../../src/schema/schema-validator.js";
 import { Switchyard } from "../../src/switchyard.js";
+import { configErrorOf } from "../helpers/config-error.js";
 
 const ORDER_SCHEMA = {
   type: "object",
@@ -26,16 +26,6 @@ const ORDER_SCHEMA = {
 
 function tool(name: string, inputSchema: JsonSchema, extra: Partial<ToolDefinition> = {}): ToolDefinition {
   return defineTool({ name, description: `${name} for tests.`, inputSchema, execute: () => "ran", ...extra });
-}
-
-function thrownBy(action: () => unknown): SwitchyardError {
-  try {
-    action();
-  } catch (error) {
-    expect(error).toBeInstanceOf(SwitchyardError);
-    return error as SwitchyardError;
-  }
-  throw new Error("expected a throw");
 }
 
 const sessions: Switchyard[] = [];
@@ -92,12 +82,14 @@ describe("schemas compiled on first use", () => {
       { $defs: { x: { $ref: "#/$defs/y" }, y: { $ref: "#/$defs/x" } }, properties: { a: { $ref: "#/$defs/x" } } },
     ];
     for (const schema of invalid) {
-      const eager = thrownBy(() => compileSchema(structuredClone(schema), 'Tool "x.y" inputSchema'));
-      const registered = thrownBy(() => new ToolRegistry([tool("x.y", structuredClone(schema))]));
+      const eager = configErrorOf(() => compileSchema(structuredClone(schema), 'Tool "x.y" inputSchema'));
+      const registered = configErrorOf(() => new ToolRegistry([tool("x.y", structuredClone(schema))]));
       expect(registered.code, JSON.stringify(schema)).toBe("SCHEMA_INVALID");
       expect(registered.message).toBe(eager.message);
     }
-    const output = thrownBy(() => new ToolRegistry([tool("x.y", { type: "object" }, { outputSchema: { type: 3 } })]));
+    const output = configErrorOf(
+      () => new ToolRegistry([tool("x.y", { type: "object" }, { outputSchema: { type: 3 } })]),
+    );
     expect(output.code).toBe("SCHEMA_INVALID");
     expect(output.message).toContain('Tool "x.y" outputSchema');
   });
@@ -127,15 +119,15 @@ describe("schemas compiled on first use", () => {
     let deep: Record<string, unknown> = { type: "string" };
     for (let depth = 0; depth < 100_000; depth++) deep = { type: "object", properties: { a: deep } };
     for (const schema of [cyclic, deep] as JsonSchema[]) {
-      const eager = thrownBy(() => compileSchema(schema, "eager"));
+      const eager = configErrorOf(() => compileSchema(schema, "eager"));
       expect(eager.code).toBe("SCHEMA_INVALID");
-      expect(thrownBy(() => prepareSchema(schema, "lazy")).code).toBe("SCHEMA_INVALID");
+      expect(configErrorOf(() => prepareSchema(schema, "lazy")).code).toBe("SCHEMA_INVALID");
     }
   });
 
   it("checks inputExamples at registration, compiling that schema then; a bad one is EXAMPLE_INVALID", () => {
     const schema = () => structuredClone(ORDER_SCHEMA) as JsonSchema;
-    const bad = thrownBy(
+    const bad = configErrorOf(
       () => new ToolRegistry([tool("a.x", schema(), { inputExamples: [{ customerId: "ok" }, { customerId: 7 }] })]),
     );
     expect(bad.code).toBe("EXAMPLE_INVALID");

@@ -4,11 +4,11 @@
 
 import { describe, expect, it } from "vitest";
 import type { JsonSchema } from "../../src/contract.js";
-import { SwitchyardError } from "../../src/errors.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { MAX_SCHEMA_CHARS, MAX_SCHEMA_NESTING } from "../../src/schema/schema-size.js";
 import { compileSchema, prepareSchema } from "../../src/schema/schema-validator.js";
 import { Switchyard } from "../../src/switchyard.js";
+import { configErrorOf } from "../helpers/config-error.js";
 
 /** An object schema of `count` string properties, each with a description of 60 characters. */
 function wide(count: number): JsonSchema {
@@ -24,22 +24,12 @@ function deep(levels: number): JsonSchema {
   return schema;
 }
 
-function thrownBy(action: () => unknown): SwitchyardError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof SwitchyardError) return error;
-    throw error;
-  }
-  throw new Error("nothing was thrown");
-}
-
 const HUGE = wide(20_000);
 
 describe("declared schema size", () => {
   it("refuses a tool's inputSchema over 1 MiB of JSON at registration, saying so", () => {
     expect(JSON.stringify(HUGE).length).toBeGreaterThan(MAX_SCHEMA_CHARS);
-    const error = thrownBy(
+    const error = configErrorOf(
       () =>
         new Switchyard({
           tools: [defineTool({ name: "big.in", description: "d", inputSchema: HUGE, execute: () => 1 })],
@@ -50,7 +40,7 @@ describe("declared schema size", () => {
   });
 
   it("refuses a tool's outputSchema over 1 MiB of JSON at registration", () => {
-    const error = thrownBy(
+    const error = configErrorOf(
       () =>
         new Switchyard({
           tools: [
@@ -79,8 +69,8 @@ describe("declared schema size", () => {
 
   it(`refuses a schema nested over ${MAX_SCHEMA_NESTING} levels (even 100,000: measured without recursion)`, () => {
     for (const levels of [MAX_SCHEMA_NESTING, 100_000]) {
-      expect(thrownBy(() => prepareSchema(deep(levels), "t")).message).toMatch(/deeper than 256 levels/);
-      expect(thrownBy(() => compileSchema(deep(levels), "t")).message).toMatch(/deeper than 256 levels/);
+      expect(configErrorOf(() => prepareSchema(deep(levels), "t")).message).toMatch(/deeper than 256 levels/);
+      expect(configErrorOf(() => compileSchema(deep(levels), "t")).message).toMatch(/deeper than 256 levels/);
     }
   });
 

@@ -1,8 +1,8 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it, vi } from "vitest";
 import type { JsonSchema } from "../../src/contract.js";
-import { SwitchyardError } from "../../src/errors.js";
 import { compileSchema, formatViolations, violationsToJson } from "../../src/schema/schema-validator.js";
+import { configErrorOf } from "../helpers/config-error.js";
 
 describe("compileSchema", () => {
   it("validates draft 2020-12 schemas, including prefixItems and $defs", () => {
@@ -205,15 +205,9 @@ describe("compileSchema", () => {
 
   it("throws SCHEMA_INVALID naming the label for a schema that does not compile", () => {
     for (const schema of [{ type: "nonsense" }, { $ref: "#/$defs/missing" }, { minimum: "ten" }]) {
-      let thrown: unknown;
-      try {
-        compileSchema(schema, 'Tool "x.y" inputSchema');
-      } catch (error) {
-        thrown = error;
-      }
-      expect(thrown).toBeInstanceOf(SwitchyardError);
-      expect((thrown as SwitchyardError).code).toBe("SCHEMA_INVALID");
-      expect((thrown as SwitchyardError).message).toContain('Tool "x.y" inputSchema');
+      const thrown = configErrorOf(() => compileSchema(schema, 'Tool "x.y" inputSchema'));
+      expect(thrown.code).toBe("SCHEMA_INVALID");
+      expect(thrown.message).toContain('Tool "x.y" inputSchema');
     }
   });
 

@@ -131,6 +131,15 @@ describe("discovery in a session", () => {
     expect(after.ok && after.references.map((reference) => reference.name)).not.toContain("tickets.escalateTicket");
   });
 
+  it("forgets a loaded tool its source no longer lists, before anything else reads the new catalog", () => {
+    const yard = new Switchyard({ tools: catalog(), discovery: { defer: true } });
+    const escalate = defineTool({ ...tool("tickets.escalateTicket", "Escalate a support ticket."), source: "mcp:t" });
+    yard.registry.replaceSource("mcp:t", [escalate]);
+    expect(yard.searchAndLoad("escalate ticket", { limit: 1 }).references[0]?.name).toBe("tickets.escalateTicket");
+    yard.registry.replaceSource("mcp:t", []);
+    expect(yard.discovery.loadedTools()).not.toContain("tickets.escalateTicket");
+  });
+
   it("indexes on the next search every catalog change made since the last one, in order", () => {
     const yard = new Switchyard({ tools: catalog() });
     const escalate = (name: string) => defineTool({ ...tool(name, "Escalate a support ticket."), source: "mcp:t" });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { SwitchyardError } from "../../src/errors.js";
 import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
 import { Switchyard } from "../../src/switchyard.js";
+import { configErrorOf } from "../helpers/config-error.js";
 
 const sessions: Switchyard[] = [];
 afterEach(async () => {
@@ -60,6 +60,15 @@ describe("a large catalog", () => {
     expect(value.ok && value.references[0]?.name).toBe("svc49.op4999");
     // The build was not finished in one go on the caller's turn: the loop went round while it waited.
     expect(turns).toBeGreaterThan(3);
+  });
+
+  it("answers a model's search still waiting for the index build when the session closes, from the whole catalog", async () => {
+    const yard = session(catalog(5_000));
+    const finding = yard.discovery.find("zebra ledger");
+    // Closing stops the background turns the search waits for: it must not wait forever.
+    await yard.close();
+    const found = await finding;
+    expect(found.ok && found.references[0]?.name).toBe("svc49.op4999");
   });
 
   it("answers a host's synchronous search made right after construction with every registered tool", () => {
@@ -124,18 +133,24 @@ describe("a hostile large catalog", () => {
     expect(found.ok && found.references[0]?.name).toBe(tools[4_321]!.name);
   });
 
+  it("indexes only the first 32 KB of a 14 MB description, so its indexing step cannot hold the loop for seconds", async () => {
+    const description = `Reconcile the petty cash drawer. ${"filler ".repeat(2_000_000)}zebra`;
+    const yard = session([tool("big.ledger", description), ...catalog(100)]);
+    const found = await yard.discovery.find("petty cash", { limit: 1 });
+    expect(found.ok && found.references[0]?.name).toBe("big.ledger");
+    // The word past the cap was never indexed, by BM25 or by regex.
+    const past = await yard.discovery.find("zebra", { limit: 5 });
+    expect(past.ok && past.references.map((reference) => reference.name)).toEqual(["svc49.op99"]);
+    const regex = await yard.discovery.find("ze+bra", { mode: "regex", limit: 5 });
+    expect(regex.ok && regex.references.map((reference) => reference.name)).toEqual(["svc49.op99"]);
+  });
+
   it("refuses 5,000 tools of which two share a name with TOOL_NAME_DUPLICATE, registering none", () => {
     const tools = catalog(5_000);
     tools.push(tool("svc7.op7", "A second tool with a name already taken."));
-    let thrown: unknown;
-    try {
-      session(tools);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(SwitchyardError);
-    expect((thrown as SwitchyardError).code).toBe("TOOL_NAME_DUPLICATE");
-    expect((thrown as SwitchyardError).message).toContain("svc7.op7");
+    const thrown = configErrorOf(() => session(tools));
+    expect(thrown.code).toBe("TOOL_NAME_DUPLICATE");
+    expect(thrown.message).toContain("svc7.op7");
   });
 
   it("registers 2,000 tools whose schemas all differ and still refuses the one invalid schema among them", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   type SearchableTool,
+  MAX_STEP_DESCRIPTION_CHARS,
   ToolSearch,
   extractParameters,
   namespaceMarkers,
@@ -215,6 +216,37 @@ describe("ToolSearch.setToolsInSteps", () => {
     for (const query of ["send email", "create contact", "tool7", "stale"]) {
       expect(names(stepped, query)).toEqual(names(whole, query));
     }
+  });
+
+  it("gives each tool whose description fills a step's character budget an adding step of its own", () => {
+    // Descriptions have no cap: twenty of them in one step would tokenize megabytes on one turn.
+    const huge = `Ledger entry ${"word ".repeat(MAX_STEP_DESCRIPTION_CHARS / 5)}`;
+    const tools = Array.from({ length: 20 }, (_, index) => tool(`big.tool${index}`, `${index} ${huge}`));
+    const stepped = new ToolSearch();
+    const steps = stepped.setToolsInSteps("g", tools, 100);
+    // List the dropped, collect markers in 1 slice, set them, drop: then one step per tool.
+    expect(steps).toHaveLength(4 + 20);
+    for (const step of steps.slice(0, 4)) while (step() === true);
+    steps[4]!();
+    expect(stepped.size).toBe(1);
+    for (const step of steps.slice(5)) step();
+    expect(stepped.size).toBe(20);
+    expect(names(stepped, "ledger entry").length).toBe(20);
+  });
+
+  it("removes a whole group at most a slice of tools per run, leaving other groups alone", () => {
+    const search = new ToolSearch();
+    search.setTools(
+      "gone",
+      Array.from({ length: 60 }, (_, index) => tool(`old.tool${index}`, "An old tool.")),
+    );
+    search.setTools("kept", [tool("new.tool", "A new tool.")]);
+    const step = search.removeGroupInSteps("gone", 25);
+    expect([step(), search.size]).toEqual([true, 36]);
+    expect([step(), search.size]).toEqual([true, 11]);
+    expect([step(), search.size]).toEqual([false, 1]);
+    expect(step()).toBe(false);
+    expect(names(search, "tool")).toEqual(["new.tool"]);
   });
 
   it("finds the same namespace markers a slice at a time as over the whole list", () => {
