@@ -136,6 +136,7 @@ export class Switchyard {
       checker: () => this.#checker(),
       catalog: () => this.registry.snapshot(),
       declarations: (catalog) => this.#checked.whole(catalog, this.observedTypes?.snapshot()),
+      prepareDeclarations: () => this.#checked.prepare(this.registry.snapshot()),
       executor: this.#ownsExecutor ? this.#executor : undefined,
       memoryLimitMb: this.#limits.memoryLimitMb,
     });

@@ -1,8 +1,9 @@
 // What a session prepares in the background once it is created, so the first run of a process
-// pays no start-up: the checker's process warmed against the session's declarations, esbuild's
-// service, the runtime's code cache and a spare isolate, ajv and the first tools' validators. It
-// starts after the constructor returns and runs off the event loop or in steps of a few ms each;
-// nothing in it keeps the process alive, and once stopped it starts nothing more.
+// pays no start-up: the checker's process warmed against the session's declarations, the catalog
+// indexed for scoped checks, esbuild's service, the runtime's code cache and a spare isolate, ajv
+// and the first tools' validators. It starts after the constructor returns and runs off the event
+// loop or in steps of a few ms each; nothing in it keeps the process alive, and once stopped it
+// starts nothing more.
 
 import { warmUpCompiler } from "./program/compile-program.js";
 import { warmUp as warmUpChecker } from "./program/shared-type-checker.js";
@@ -20,6 +21,11 @@ export interface SessionWarmUpParts {
   readonly catalog: () => CatalogSnapshot;
   /** The declarations a program using every tool of `catalog` is checked against. */
   readonly declarations: (catalog: CatalogSnapshot) => string;
+  /**
+   * Takes one short step (a few ms) of indexing the catalog's tools by name for the scoped checks
+   * to come; true once done. Absent: a session's first check indexes them (CheckedDeclarations.prepare).
+   */
+  readonly prepareDeclarations?: (() => boolean) | undefined;
   /** The executor the session owns (undefined for a pool it was given): it prepares an isolate. */
   readonly executor: SandboxExecutor | undefined;
   /** The isolate memory of the session's runs, in MB. */
@@ -51,14 +57,21 @@ export function warmUpSession(options: SwitchyardOptions, parts: SessionWarmUpPa
   let stopped = false;
   const warmUp = { stop: () => void (stopped = true) };
   if (options.warmUp === false) return warmUp;
-  if ((options.typeCheck ?? "error") !== "off" && options.warmUpTypeChecker !== false) {
+  const checks = (options.typeCheck ?? "error") !== "off";
+  if (checks && options.warmUpTypeChecker !== false) {
     warmUpChecker(
       parts.checker(),
       () => ownDeclarations(parts),
       () => stopped,
     );
   }
+  // Thousands of tools take tens of ms to index: in steps, ahead of the others, so a first check
+  // soon after the session starts finds it done.
+  const indexStep = (): void => {
+    if (parts.prepareDeclarations?.() === false) steps.unshift(indexStep);
+  };
   const steps: (() => void)[] = [
+    ...(checks ? [indexStep] : []),
     () => void warmUpCompiler(),
     () => parts.executor?.warmUp?.(parts.memoryLimitMb),
     ...validationWarmUpSteps(),

@@ -169,4 +169,39 @@ describe("CheckedDeclarations", () => {
     expect(selected).not.toContain("crm1: {");
     expect(({} as Record<string, unknown>).crm0).toBeUndefined();
   });
+
+  it("selects from an index built a few tools per step exactly what an index built at once selects", () => {
+    const snapshot = registry.snapshot();
+    const sources = [
+      "return await tools.crm3.get_contact({ id: 'a' });",
+      "const o = await tools.shop11.refund({ orderId: 'a', amount: 1 });\nreturn o.total;",
+      "const a: ABCInput = { first: 'x' };\nreturn await tools.a_b.c(a);",
+      "return await tools.d.get_input({ y: true });",
+      "return Object.keys(tools);",
+    ];
+    const stepped = new CheckedDeclarations();
+    let steps = 1;
+    while (!stepped.prepare(snapshot, 7)) steps += 1;
+    // 124 tools, 7 a step: the index was built over many steps, not in the first.
+    expect(steps).toBe(Math.ceil(snapshot.tools.length / 7));
+    expect(stepped.prepare(snapshot, 7)).toBe(true);
+    const atOnce = new CheckedDeclarations();
+    for (const source of sources) {
+      const references = checker.references(source);
+      expect(stepped.scope(snapshot, undefined).select(references, NO_CONTRACT), source).toBe(
+        atOnce.scope(snapshot, undefined).select(references, NO_CONTRACT),
+      );
+    }
+  });
+
+  it("indexes the new catalog when it changed while an index was being prepared", () => {
+    const changing = new ToolRegistry(catalog());
+    const declarations = new CheckedDeclarations();
+    expect(declarations.prepare(changing.snapshot(), 10)).toBe(false);
+    changing.addAll([tool("late.added", { note: { type: "string" } })]);
+    const source = "return await tools.late.added({ note: 'x' });";
+    const selected = declarations.scope(changing.snapshot(), undefined).select(checker.references(source), NO_CONTRACT);
+    expect(selected).toContain("late: {");
+    expect(checker.check(source, selected)).toEqual([]);
+  });
 });
