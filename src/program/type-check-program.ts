@@ -13,6 +13,7 @@ import { SwitchyardError } from "../errors.js";
 import { type ContractDeclarations, NO_CONTRACT } from "./contract-declarations.js";
 import { findToolReferences, type ToolReferences } from "./find-tool-references.js";
 import { PROGRAM_FUNCTION, type ProgramForm, WRAPPER_LINES, wrapProgramBody } from "./program-wrapper.js";
+import { RUNTIME_DECLARATIONS } from "../schema/generate-declarations.js";
 import { ResidentChecker } from "./resident-checker.js";
 
 // `import ts from "typescript"` makes Node scan the 9 MB CommonJS file for named exports,
@@ -35,6 +36,17 @@ const MAX_RESIDENT_CHECKS = 100;
  */
 const MAX_RESIDENTS = 4;
 const MAX_RESIDENT_DECLARATION_CHARS = 2_000_000;
+/**
+ * Most characters of a program's own declarations (its tools', after RUNTIME_DECLARATIONS, and
+ * its run's contract) the shared checker checks with it, in the program's file: about a thousand
+ * characters per tool, bound and checked again with every program. Larger sets (a whole catalog)
+ * get a resident checker of their own, where they are checked once.
+ */
+const MAX_SHARED_PREFIX_CHARS = 64 * 1024;
+/** Programs the shared checker checks before a new one replaces it (see MAX_RESIDENT_CHECKS). */
+const MAX_SHARED_CHECKS = 200;
+/** The runtime's declarations as the shared checker lists them: every run has them. */
+const RUNTIME_FILE_NAME = `${VIRTUAL_DIRECTORY}/runtime-declarations.d.ts`;
 
 /** The compiler options every program is checked with. */
 const COMPILER_OPTIONS: TS.CompilerOptions = {
@@ -154,6 +166,10 @@ export interface ProgramTypeCheckerStats {
   readonly residentClean: number;
   /** Resident checkers made (the first per declarations, and each replacement). */
   readonly residentStarts: number;
+  /** Checks the shared checker answered "clean" alone: declarations and program, with no full check. */
+  readonly sharedClean: number;
+  /** Shared checkers made (the first, and each replacement). */
+  readonly sharedStarts: number;
 }
 
 /** Options of a ProgramTypeChecker. */
@@ -194,6 +210,9 @@ const documentRegistry: TS.DocumentRegistry = {
     baseRegistry.releaseDocument(fileName, settings, scriptKind as TS.ScriptKind, impliedNodeFormat);
   },
 };
+/** Lib SourceFiles as the service parsed them (never released, never changed): what the shared checker lists. */
+const libSourceFiles = new Map<string, TS.SourceFile>();
+let runtimeSourceFile: TS.SourceFile | undefined;
 let instanceCount = 0;
 let libTypeNames: ReadonlySet<string> | undefined;
 
@@ -212,6 +231,14 @@ function libSnapshot(fileName: string): TS.IScriptSnapshot | undefined {
     libSnapshots.set(fileName, snapshot);
   }
   return libSnapshots.get(fileName);
+}
+
+/** RUNTIME_DECLARATIONS parsed once per process, as a Program parses a listed declarations file. */
+function runtimeFile(): TS.SourceFile {
+  runtimeSourceFile ??= ts.createSourceFile(RUNTIME_FILE_NAME, RUNTIME_DECLARATIONS, {
+    languageVersion: ts.ScriptTarget.ES2022,
+  });
+  return runtimeSourceFile;
 }
 
 function hashText(text: string): string {
@@ -242,6 +269,7 @@ export class ProgramTypeChecker {
   #declarations: (VirtualFile & { readonly text: string }) | undefined;
   #contractFileName = "";
   #contract: VirtualFile | undefined;
+  #contractText = "";
   /** The return type annotation put into an expression program, if any. */
   #insertion: Insertion | undefined;
   #outputType: string | undefined;
@@ -255,6 +283,10 @@ export class ProgramTypeChecker {
   readonly #residents = new Map<string, { readonly checker: ResidentChecker; readonly chars: number }>();
   #residentStarts = 0;
   #residentClean = 0;
+  /** The one checker of lib and runtime that checks small declaration sets with their programs. */
+  #shared: ResidentChecker | undefined;
+  #sharedStarts = 0;
+  #sharedClean = 0;
 
   constructor(options: ProgramTypeCheckerOptions = {}) {
     instanceCount += 1;
@@ -272,6 +304,8 @@ export class ProgramTypeChecker {
       declarationParses: this.#declarationParses,
       residentClean: this.#residentClean,
       residentStarts: this.#residentStarts,
+      sharedClean: this.#sharedClean,
+      sharedStarts: this.#sharedStarts,
     };
   }
 
@@ -296,9 +330,13 @@ export class ProgramTypeChecker {
     this.#setContract(contract.declarations);
     this.#setProgram(source, form, contract.outputType);
     try {
+      // Clean there means the declarations compile too: no service program, no verdict needed.
+      const shared = this.#sharedAnswer();
+      if (shared === "clean") return [];
       const verdict = this.#declarationsVerdict();
       if (!verdict.ok) throw verdict.error;
-      if (this.#isResidentClean()) return [];
+      // A resident checker would only repeat the shared one's doubt: straight to the full check.
+      if (shared === "not-shared" && this.#isResidentClean()) return [];
       return this.#programDiagnostics(source);
     } catch (error) {
       if (SwitchyardError.isInstance(error)) throw error;
@@ -356,6 +394,7 @@ export class ProgramTypeChecker {
   }
 
   #setContract(text: string): void {
+    this.#contractText = text;
     if (text === "") {
       this.#contractFileName = "";
       this.#contract = undefined;
@@ -429,6 +468,52 @@ export class ProgramTypeChecker {
         const { line, column } = locateInSource(wrapped, start, source.length, this.#insertion);
         return { line, column, code: diagnostic.code, severity: "error", message };
       });
+  }
+
+  /**
+   * Asks the shared checker (lib and RUNTIME_DECLARATIONS, see resident-checker.ts) about the
+   * program with its own declarations (after the runtime's) and contract in its file: "clean" when
+   * both compile and the program is clean, "unsure" when not known, "not-shared" when they are not
+   * the runtime's followed by at most MAX_SHARED_PREFIX_CHARS (a resident checker of their own
+   * then answers). One checker for every tool set: a new set costs its own binding and checking,
+   * not a new TypeChecker that resolves the lib again and runs cold.
+   */
+  #sharedAnswer(): "clean" | "unsure" | "not-shared" {
+    const declarations = this.#declarations?.text ?? "";
+    if (!this.#useResident || !declarations.startsWith(RUNTIME_DECLARATIONS)) return "not-shared";
+    const own = declarations.slice(RUNTIME_DECLARATIONS.length);
+    if (own.length + this.#contractText.length >= MAX_SHARED_PREFIX_CHARS) return "not-shared";
+    if (this.#shared === undefined || !this.#shared.usable) {
+      this.#shared = new ResidentChecker({
+        compilerOptions: COMPILER_OPTIONS,
+        rootNames: [RUNTIME_FILE_NAME],
+        sourceFileOf: (fileName) => (fileName === RUNTIME_FILE_NAME ? runtimeFile() : this.#libSourceFile(fileName)),
+        host: {
+          fileExists: (fileName) =>
+            fileName === RUNTIME_FILE_NAME || (isLibFile(fileName) && libSnapshot(fileName) !== undefined),
+          readFile: () => undefined,
+          getDefaultLibFileName: (options) => ts.getDefaultLibFilePath(options),
+          getCurrentDirectory: () => VIRTUAL_DIRECTORY,
+        },
+        fileNamePrefix: `${this.#programFileName.slice(0, -".ts".length)}-shared-${this.#sharedStarts}-`,
+        maxChecks: MAX_SHARED_CHECKS,
+      });
+      this.#sharedStarts += 1;
+    }
+    const clean = this.#shared.check(this.#programText, () => true, isReported, `${own}\n${this.#contractText}`);
+    if (clean) this.#sharedClean += 1;
+    return clean ? "clean" : "unsure";
+  }
+
+  /** A lib file as the service parsed it: taken from its program once, then kept for the process. */
+  #libSourceFile(fileName: string): TS.SourceFile | undefined {
+    if (!isLibFile(fileName)) return undefined;
+    if (!libSourceFiles.has(fileName)) {
+      for (const file of this.#service.getProgram()?.getSourceFiles() ?? []) {
+        if (isLibFile(file.fileName)) libSourceFiles.set(file.fileName, file);
+      }
+    }
+    return libSourceFiles.get(fileName);
   }
 
   /**

@@ -1,7 +1,9 @@
-// The resident checker (one TypeScript checker kept across programs) must never change what a
-// check says: every program, clean or not, in any order after any other, gets exactly the
-// diagnostics a fresh ts.Program gives it. Programs come from the model-program corpora, each
-// also broken in ways models break them, plus the hostile shapes the checker special-cases.
+// The resident checkers (one TypeScript checker kept across programs, shared by every small
+// declaration set) must never change what a check says: every program, clean or not, against any
+// declarations, in any order after any other, gets exactly the diagnostics a fresh ts.Program gives
+// it. Programs come from the model-program corpora, each also broken in ways models break them,
+// checked against whole catalogs and against the tools each uses; plus the hostile shapes the
+// checker special-cases, and hostile declarations (names that clash, lib globals redeclared).
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -9,10 +11,12 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ContractDeclarations } from "../../src/program/contract-declarations.js";
 import { NO_CONTRACT } from "../../src/program/contract-declarations.js";
+import { CheckedDeclarations } from "../../src/program/checked-declarations.js";
 import type { ProgramForm } from "../../src/program/program-wrapper.js";
 import { WARM_UP_PROGRAMS } from "../../src/program/shared-type-checker.js";
 import { ProgramTypeChecker } from "../../src/program/type-check-program.js";
 import type { ToolDefinition } from "../../src/registry/define-tool.js";
+import { ToolRegistry } from "../../src/registry/tool-registry.js";
 import { RUNTIME_DECLARATIONS } from "../../src/schema/generate-declarations.js";
 import { Switchyard } from "../../src/switchyard.js";
 import { createHelpdeskData, createHelpdeskTools } from "../model-programs/catalogs/helpdesk.js";
@@ -47,18 +51,30 @@ const BREAKAGES = [
   "[1, 2].findLast((n) => n > 1);",
 ];
 
-async function corpusCases(): Promise<Case[]> {
+/**
+ * Each corpus program, clean and broken, against its whole catalog and against the declarations of
+ * the tools it uses (as a session chooses them): many small declaration sets, one shared checker.
+ */
+async function corpusCases(references: ProgramTypeChecker): Promise<Case[]> {
   const catalogs = [
-    { folder: "helpdesk", declarations: await declarationsOf(createHelpdeskTools(createHelpdeskData()).tools) },
-    { folder: "inventory", declarations: await declarationsOf(createInventoryTools(createInventoryData()).tools) },
+    { folder: "helpdesk", tools: createHelpdeskTools(createHelpdeskData()).tools },
+    { folder: "inventory", tools: createInventoryTools(createInventoryData()).tools },
   ];
   const cases: Case[] = [];
-  for (const { folder, declarations } of catalogs) {
+  for (const { folder, tools } of catalogs) {
+    const declarations = await declarationsOf(tools);
+    const scope = new CheckedDeclarations().scope(new ToolRegistry(tools).snapshot(), undefined);
     programFiles(folder).forEach((file, index) => {
       const source = readFileSync(join(CORPUS, folder, file), "utf8");
-      cases.push({ name: `${folder}/${file}`, source, declarations });
       const breakage = BREAKAGES[index % BREAKAGES.length] as string;
-      cases.push({ name: `${folder}/${file} broken`, source: `${breakage}\n${source}`, declarations });
+      for (const [name, text] of [
+        [`${folder}/${file}`, source],
+        [`${folder}/${file} broken`, `${breakage}\n${source}`],
+      ] as const) {
+        cases.push({ name, source: text, declarations });
+        const scoped = scope.select(references.references(text), NO_CONTRACT);
+        cases.push({ name: `${name} (its tools only)`, source: text, declarations: scoped });
+      }
     });
   }
   return cases;
@@ -160,8 +176,13 @@ describe("ProgramTypeChecker with a resident checker", () => {
   it("gives every corpus program, clean or broken, exactly the diagnostics of a fresh program, in any order", {
     timeout: 240_000,
   }, async () => {
-    const cases = [...(await corpusCases()), ...EDGE_CASES.map((entry) => ({ ...entry, declarations: SMALL }))];
     const reference = make(false);
+    const cases = [
+      ...(await corpusCases(reference)),
+      ...EDGE_CASES.map((entry) => ({ ...entry, declarations: SMALL })),
+    ];
+    // The tools-only sets differ from program to program, or the shared checker is not exercised.
+    expect(new Set(cases.map((entry) => entry.declarations)).size).toBeGreaterThan(10);
     const expected = new Map(cases.map((entry) => [entry.name, check(reference, entry)]));
     // The corpus must hold both kinds, or the comparison proves little.
     expect([...expected.values()].filter((found) => Array.isArray(found) && found.length === 0).length).toBeGreaterThan(
@@ -178,8 +199,8 @@ describe("ProgramTypeChecker with a resident checker", () => {
           found: expected.get(entry.name),
         });
     }
-    // Clean programs were answered by the resident checker alone.
-    expect(resident.stats.residentClean).toBeGreaterThan(30);
+    // Clean programs were answered by the shared checker alone.
+    expect(resident.stats.sharedClean).toBeGreaterThan(60);
   });
 
   it("is driven by a session's warm-up through enough distinct clean programs to optimise its code", () => {
@@ -188,24 +209,41 @@ describe("ProgramTypeChecker with a resident checker", () => {
     expect(new Set(WARM_UP_PROGRAMS).size).toBe(WARM_UP_PROGRAMS.length);
     const checker = make(true);
     for (const program of WARM_UP_PROGRAMS) checker.check(program, RUNTIME_DECLARATIONS);
-    expect(checker.stats.residentStarts).toBe(1);
-    expect(checker.stats.residentClean).toBeGreaterThanOrEqual(24);
+    expect(checker.stats.sharedStarts).toBe(1);
+    expect(checker.stats.sharedClean).toBeGreaterThanOrEqual(24);
   });
 
-  it("keeps a checker across programs with the same declarations and starts one for new declarations", () => {
+  it("answers programs against any number of small declaration sets from one shared checker", () => {
     const checker = make(true);
     for (let round = 0; round < 5; round++) expect(checker.check(`return ${round};`, SMALL)).toEqual([]);
-    expect(checker.stats).toMatchObject({ checks: 5, residentClean: 5, residentStarts: 1 });
-    expect(checker.check("return 1;", `${SMALL}\ninterface Extra { a: string }`)).toEqual([]);
-    expect(checker.stats.residentStarts).toBe(2);
+    for (let set = 0; set < 8; set++) {
+      expect(
+        checker.check("return (await tools.orders.get({ id: 'a' })).total;", `${SMALL}interface Extra${set} {}\n`),
+      ).toEqual([]);
+    }
+    expect(checker.stats).toMatchObject({ checks: 13, sharedClean: 13, sharedStarts: 1, residentStarts: 0 });
+    // Its first answer needed no service program: the declarations were parsed by no one else.
+    expect(checker.stats.declarationParses).toBe(0);
   });
 
-  it("keeps the checkers of the last four declarations, so programs alternating between tool sets reuse theirs", () => {
+  it("never lets one declaration set's names reach a program checked against another", () => {
     const checker = make(true);
-    const sets = [0, 1, 2, 3, 4].map((index) => `${SMALL}\ninterface Extra${index} { a: string }`);
+    const reference = make(false);
+    const withExtra = `${SMALL}interface Extra { a: string }\ndeclare function extra(): Extra;\n`;
+    expect(checker.check("const e: Extra = extra();\nreturn e.a;", withExtra)).toEqual([]);
+    const later = "const e: Extra = extra();\nreturn e.a;";
+    expect(checker.check(later, SMALL)).toEqual(reference.check(later, SMALL));
+    expect(checker.check(later, SMALL)).toHaveLength(2);
+  });
+
+  it("keeps the checkers of the last four declaration sets it cannot share, so programs alternating between them reuse theirs", () => {
+    const checker = make(true);
+    // Declarations that do not start with the runtime's get a checker of their own.
+    const sets = [0, 1, 2, 3, 4].map((index) => `// own declarations\n${SMALL}\ninterface Extra${index} { a: string }`);
     for (const round of [0, 1])
       for (const set of sets.slice(0, 4)) expect(checker.check(`return ${round};`, set)).toEqual([]);
     expect(checker.stats.residentStarts).toBe(4);
+    expect(checker.stats.sharedStarts).toBe(0);
     // A fifth set drops the least recently used (the first), and only that one.
     expect(checker.check("return 2;", sets[4] as string)).toEqual([]);
     expect(checker.check("return 2;", sets[3] as string)).toEqual([]);
@@ -231,6 +269,109 @@ describe("ProgramTypeChecker with a resident checker", () => {
     );
     expect(deep.map((diagnostic) => diagnostic.code)).toContain(2589);
     expect(checker.check("return 2;", SMALL)).toEqual([]);
-    expect(checker.stats.residentStarts).toBe(2);
+    expect(checker.stats.sharedStarts).toBe(2);
+  });
+
+  it("gives programs against hostile declarations exactly the diagnostics of a fresh program", {
+    timeout: 240_000,
+  }, () => {
+    const reference = make(false);
+    const resident = make(true);
+    const cases: Case[] = [];
+    for (const [name, declarations] of HOSTILE_DECLARATIONS) {
+      for (const [program, source] of HOSTILE_PROGRAMS) {
+        cases.push({ name: `${name} / ${program}`, source, declarations: `${RUNTIME_DECLARATIONS}\n${declarations}` });
+      }
+    }
+    cases.push(
+      ...HOSTILE_PROGRAMS.map(([program, source]) => ({
+        name: `a contract that clashes / ${program}`,
+        source,
+        declarations: `${RUNTIME_DECLARATIONS}\n${ORDERS}`,
+        contract: { declarations: "declare const input: { ids: string[] };\ninterface Row { other: number }\n" },
+      })),
+    );
+    const expected = new Map(cases.map((entry) => [entry.name, check(reference, entry)]));
+    // Both kinds again, and some hostile declarations that the full check accepts (a lib global merged).
+    expect([...expected.values()].filter((found) => Array.isArray(found) && found.length === 0).length).toBeGreaterThan(
+      20,
+    );
+    expect([...expected.values()].filter((found) => !Array.isArray(found) || found.length > 0).length).toBeGreaterThan(
+      20,
+    );
+    for (const order of [cases, [...cases].reverse()]) {
+      for (const entry of order)
+        expect({ name: entry.name, found: check(resident, entry) }).toEqual({
+          name: entry.name,
+          found: expected.get(entry.name),
+        });
+    }
+    // The plain sets went through the shared checker; the hostile ones fell back without a wrong "clean".
+    expect(resident.stats.sharedClean).toBeGreaterThan(10);
   });
 });
+
+const ORDERS = `interface Row { id: string; total: number }
+interface OrdersGetOutput { id: string; total: number; status: "open" | "paid" }
+declare const tools: ToolsRuntime & { orders: { get(input: { id: string }): Promise<OrdersGetOutput> }; rows: { list(): Promise<Row[]> } };
+`;
+
+/** Declarations (after the runtime's) a catalog or a host could hand the checker, each a hazard for a shared checker. */
+const HOSTILE_DECLARATIONS: readonly (readonly [string, string])[] = [
+  ["plain", ORDERS],
+  ["a lib interface merged", `${ORDERS}interface Array<T> { sneaky: T }\n`],
+  ["a lib global redeclared", `${ORDERS}declare const JSON: { parse(text: string): number };\n`],
+  ["a lib type alias redeclared", `${ORDERS}type Record<K, V> = string;\n`],
+  ["a runtime interface merged", `${ORDERS}interface ToolsRuntime { $extra(): Promise<number> }\n`],
+  ["a runtime function redeclared", `${ORDERS}declare function sleep(ms: string): Promise<void>;\n`],
+  ["console redeclared", `${ORDERS}declare const console: { log(value: number): void };\n`],
+  ["globalThis redeclared", `${ORDERS}declare const globalThis: { secret: string };\n`],
+  ["undefined redeclared", `${ORDERS}declare const undefined: number;\n`],
+  ["the program function declared", `${ORDERS}declare function __switchyardProgram(): void;\n`],
+  ["a global var", `${ORDERS}declare var shared: { count: number };\n`],
+  ["a global let", `${ORDERS}declare let counter: number;\n`],
+  ["an export", `export interface Exported { a: string }\n${ORDERS}`],
+  ["a global augmentation", `${ORDERS}declare global { interface Array<T> { sneaky: T } }\n`],
+  ["a namespace", `${ORDERS}declare namespace Helpers { const version: string }\n`],
+  ["a class", `${ORDERS}declare class Rows { count: number }\n`],
+  ["an enum", `${ORDERS}declare enum Status { Open, Paid }\n`],
+  ["a lib reference", `/// <reference lib="dom" />\n${ORDERS}`],
+  ["a ts-nocheck", `// @ts-nocheck\n${ORDERS}interface Broken { a: Missing }\n`],
+  ["a ts-ignore over an error", `${ORDERS}// @ts-ignore\ninterface Broken { a: Missing }\n`],
+  ["an error", `${ORDERS}interface Broken { a: Missing }\n`],
+  ["an implicit any", `${ORDERS}declare function loose(value);\n`],
+  ["an unterminated comment", `${ORDERS}/* never closed\n`],
+  ["a last line comment", `${ORDERS}// ends without a newline`],
+  ["an initialized constant", `${ORDERS}declare const limit = 10;\n`],
+  ["a type of import.meta", `${ORDERS}declare const meta: typeof import.meta;\n`],
+  ["an import type", `${ORDERS}declare const fs: typeof import("fs");\n`],
+  ["tools declared twice", `${ORDERS}declare const tools: { other: number };\n`],
+  ["input declared", `${ORDERS}declare const input: { ids: number[] };\n`],
+  ["a destructured constant", `${ORDERS}declare const { a, b }: { a: number; b: string };\n`],
+  ["duplicate interfaces merged", `${ORDERS}interface Row { extra: boolean }\n`],
+  [
+    "large",
+    `${ORDERS}${Array.from({ length: 400 }, (_, index) => `interface Filler${index} { a${index}: string; b: Row }`).join("\n")}\n`,
+  ],
+  [
+    "beyond the shared size",
+    `${ORDERS}${Array.from({ length: 1_600 }, (_, index) => `interface Filler${index} { a${index}: string; b: Row }`).join("\n")}\n`,
+  ],
+];
+
+/** Programs that read what the hostile declarations change, or declare the names they declare. */
+const HOSTILE_PROGRAMS: readonly (readonly [string, string])[] = [
+  ["plain", "const o = await tools.orders.get({ id: 'a' });\nreturn o.total;"],
+  ["a merged lib member", "return [1, 2].sneaky;"],
+  ["a lib global", "return JSON.parse('1') + 1;"],
+  ["rows of its own", "interface Row { own: boolean }\nconst rows: Row[] = [{ own: true }];\nreturn rows;"],
+  [
+    "the catalog's rows",
+    "const rows = await tools.rows.list();\nconst first: Row | undefined = rows[0];\nreturn first?.total;",
+  ],
+  ["a name shadowing tools", "const tools = 1;\nreturn tools;"],
+  ["globals through globalThis", "return [globalThis.shared, globalThis.counter];"],
+  ["a DOM global", "return document.title;"],
+  ["the runtime", "await sleep(1);\nconsole.log('x');\nreturn (await tools.$budget()).callsLeft;"],
+  ["an error of its own", 'const n: number = "text";\nreturn n;'],
+];
