@@ -36,6 +36,8 @@ const MAX_RESIDENT_CHECKS = 100;
  */
 const MAX_RESIDENTS = 4;
 const MAX_RESIDENT_DECLARATION_CHARS = 2_000_000;
+/** Declaration sets whose uses are counted (see `prepareIdle`), least recently used dropped. */
+const MAX_REMEMBERED_USES = 64;
 /**
  * Most characters of a program's own declarations (its tools', after RUNTIME_DECLARATIONS, and
  * its run's contract) the shared checker checks with it, in the program's file: about a thousand
@@ -287,6 +289,10 @@ export class ProgramTypeChecker {
   #shared: ResidentChecker | undefined;
   #sharedStarts = 0;
   #sharedClean = 0;
+  /** Uses (checks other than warm-ups) by declarations and contract, least recently used first. */
+  readonly #uses = new Map<string, number>();
+  /** The declarations and contract the shared checker last answered for. */
+  #lastShared: string | undefined;
 
   constructor(options: ProgramTypeCheckerOptions = {}) {
     instanceCount += 1;
@@ -317,21 +323,28 @@ export class ProgramTypeChecker {
    * any, else the type errors. Never throws for a bad program: an internal compiler failure
    * (say, a stack overflow on absurd nesting) becomes one diagnostic with code
    * "CHECK_FAILED". Throws `SwitchyardError` (`CONFIG_INVALID`) when the declarations (or the
-   * contract's) do not compile on their own.
+   * contract's) do not compile on their own. `warmUp: true` marks a check that does not count as
+   * a use of its declarations (see `prepareIdle`).
    */
   check(
     source: string,
     declarations: string,
     form: ProgramForm = "body",
     contract: ContractDeclarations = NO_CONTRACT,
+    options: { readonly warmUp?: boolean } = {},
   ): Diagnostic[] {
     this.#checks += 1;
     this.#setDeclarations(declarations);
     this.#setContract(contract.declarations);
     this.#setProgram(source, form, contract.outputType);
+    const key = this.#residentKey();
+    if (options.warmUp !== true) this.#countUse(key);
     try {
-      // Clean there means the declarations compile too: no service program, no verdict needed.
-      const shared = this.#sharedAnswer();
+      // A set with a resident checker of its own is checked there: its types are resolved already.
+      // Else clean in the shared checker means the declarations compile too: no service, no verdict.
+      const own = this.#residents.get(key)?.checker.usable === true;
+      const shared = own ? "not-shared" : this.#sharedAnswer();
+      if (shared !== "not-shared") this.#lastShared = key;
       if (shared === "clean") return [];
       const verdict = this.#declarationsVerdict();
       if (!verdict.ok) throw verdict.error;
@@ -523,12 +536,57 @@ export class ProgramTypeChecker {
    */
   #isResidentClean(): boolean {
     if (!this.#useResident) return false;
-    const key = `${this.#declarationsFileName}|${this.#contractFileName}`;
+    const resident = this.#residentFor(this.#residentKey());
+    if (resident === undefined) return false;
+    const clean = resident.check(this.#programText, (file) => wrapperEscape(file) !== undefined, isReported);
+    if (clean) this.#residentClean += 1;
+    return clean;
+  }
+
+  /**
+   * Prepares, while the process is idle, a resident checker of its own for the declarations the
+   * shared checker last answered for, once they were used twice (a model's programs keep coming back
+   * to the same tools): each program then costs only itself, not the declarations' types again. Does
+   * nothing for declarations that do not compile, that already have one, or used once. Never throws;
+   * takes about what one cold check takes, so call it when no request waits.
+   */
+  prepareIdle(): void {
+    const key = this.#lastShared;
+    this.#lastShared = undefined;
+    if (key === undefined || key !== this.#residentKey() || (this.#uses.get(key) ?? 0) < 2) return;
+    if (this.#residents.get(key)?.checker.usable === true) return;
+    try {
+      if (!this.#declarationsVerdict().ok) return;
+      // One small program resolves the basics (Promise, Array) in the new checker.
+      this.#residentFor(key)?.check(wrapProgramBody("return 0;"), () => false, isReported);
+    } catch {
+      // Nothing is lost: the next check goes to the shared checker, or makes this one itself.
+    }
+  }
+
+  /** The key of the current declarations and contract among the resident checkers. */
+  #residentKey(): string {
+    return `${this.#declarationsFileName}|${this.#contractFileName}`;
+  }
+
+  #countUse(key: string): void {
+    const uses = (this.#uses.get(key) ?? 0) + 1;
+    this.#uses.delete(key);
+    this.#uses.set(key, uses);
+    if (this.#uses.size > MAX_REMEMBERED_USES) this.#uses.delete(this.#uses.keys().next().value as string);
+  }
+
+  /**
+   * The resident checker for `key` (the current declarations and contract), made if there is none
+   * usable: from the service's own SourceFiles (the lib, the declarations, the contract), never a
+   * second parse of them. Kept as the most recently used.
+   */
+  #residentFor(key: string): ResidentChecker | undefined {
     let resident = this.#residents.get(key);
     this.#residents.delete(key);
     if (resident === undefined || !resident.checker.usable) {
       const program = this.#service.getProgram();
-      if (program === undefined) return false;
+      if (program === undefined) return undefined;
       const checker = new ResidentChecker({
         compilerOptions: COMPILER_OPTIONS,
         rootNames: [this.#declarationsFileName, this.#contractFileName].filter((name) => name !== ""),
@@ -548,9 +606,7 @@ export class ProgramTypeChecker {
       this.#countDeclarationParse();
     }
     this.#keepResident(key, resident);
-    const clean = resident.checker.check(this.#programText, (file) => wrapperEscape(file) !== undefined, isReported);
-    if (clean) this.#residentClean += 1;
-    return clean;
+    return resident.checker;
   }
 
   /** Keeps `resident` as the most recently used, dropping the oldest beyond the count and size limits. */

@@ -83,6 +83,8 @@ function serve(): void {
     const response = answer(checker, request, declarations);
     // The host may be gone by now: an answer nobody reads is not an error.
     if (process.connected) process.send?.(response);
+    // Between requests, after the answer: a request arriving meanwhile waits for it (one cold check at most).
+    if (request.kind === "check" && request.warmUp !== true) setImmediate(() => checker.prepareIdle());
   });
 }
 
@@ -118,7 +120,9 @@ function answer(checker: ProgramTypeChecker, request: TypeCheckRequest, declarat
         return { id: request.id, ok: true, diagnostics: [], references, checked: false };
       }
     } else if (request.warmUp === true) checker.references(request.source, request.form);
-    const diagnostics = checker.check(request.source, declarations, request.form, request.contract);
+    const diagnostics = checker.check(request.source, declarations, request.form, request.contract, {
+      warmUp: request.warmUp === true,
+    });
     // Lint only a program that parses; its warnings follow the compiler's diagnostics.
     const warnings = request.lint && diagnostics.length === 0 ? lintProgram(request.source, request.form) : [];
     const checked = [...diagnostics, ...warnings];
