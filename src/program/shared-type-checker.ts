@@ -128,14 +128,19 @@ export const WARM_UP_PROGRAMS: readonly string[] = Array.from({ length: WARM_UP_
   VARIED_PROGRAMS.map((program) => (round === 0 ? program : `${program}\n// warm-up round ${round + 1}`)),
 ).flat();
 
-/** Most characters of a session's own declarations a warm-up checks against; larger ones warm with the runtime's. */
-const MAX_WARM_UP_DECLARATION_CHARS = 64 * 1024;
+/**
+ * Most characters of a session's own declarations a warm-up checks against; larger ones warm with
+ * the runtime's. Small: the shared checker checks them with every warm-up program (real checks use
+ * the tools each program uses), so a large text would make each warm-up program, and a real check
+ * waiting behind one, slow.
+ */
+const MAX_WARM_UP_DECLARATION_CHARS = 16 * 1024;
 
 /**
  * Starts a checker's process in the background and warms it (TypeScript loaded, the ES2022 lib
  * parsed, WARM_UP_PROGRAMS checked and their references read), once per checker, so the first
  * program of a session does not pay that start-up. The programs are checked against
- * `declarations()` (the session's, read when the warm-up starts) when it gives at most 64 KB, so
+ * `declarations()` (the session's, read when the warm-up starts) when it gives at most 16 KB, so
  * the first real check also finds them parsed and checked; else (or undefined) the runtime's alone.
  * Nothing starts if `cancelled()` is true by then. Keeps no process alive; a real check arriving
  * meanwhile waits for the one warm-up program in the process at most (the rest give way).
