@@ -94,6 +94,10 @@ const OUTPUT_CONTRACT: ContractDeclarations = {
 const EDGE_CASES: readonly Omit<Case, "declarations">[] = [
   { name: "escape from the wrapper", source: "console.log('a');\n}\nfunction escaped() {" },
   { name: "escape that declares a global", source: "}\ninterface Array<T> { sneaky: T }\n{\nreturn [1].sneaky;" },
+  {
+    name: "escape that redeclares the tools and closes the module",
+    source: "}\ndeclare const tools: any;\nexport {};\nasync function __switchyardProgram() {\nreturn tools.x;",
+  },
   { name: "an unused @ts-expect-error", source: "// @ts-expect-error\nconst fine = 1;\nreturn fine;" },
   { name: "a @ts-ignore over an error", source: '// @ts-ignore\nconst n: number = "s";\nreturn n;' },
   { name: "@ts-nocheck", source: '// @ts-nocheck\nconst n: number = "s";\nreturn n;' },
