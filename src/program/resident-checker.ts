@@ -160,10 +160,10 @@ export class ResidentChecker {
   }
 
   /**
-   * Whether a prefixed file reads as the full check's files would: it parses with no directive
+   * Whether a prefixed file reads as the full check's files would: it parses with no directive, pragma
    * or reference, its only module marker is the `export {}` closing it (no `import.meta` or
    * `import()` anywhere), the prefix holds only declarations that mean the same in a module as in
-   * a global script (see `isPlainDeclaration`) under names no listed file declares, and the program
+   * a global script (see `plainDeclarationNames`) under names no listed file declares, and the program
    * is one statement, its wrapper function, exactly where `text` put it.
    */
   #isPrefixedProgram(file: TS.SourceFile, text: string, programStart: number): boolean {
@@ -175,6 +175,10 @@ export class ResidentChecker {
       file.typeReferenceDirectives.length > 0 ||
       file.libReferenceDirectives.length > 0 ||
       (file as unknown as { checkJsDirective?: unknown }).checkJsDirective !== undefined ||
+      // `no-default-lib` would take the lib from the full check's program; AMD names mean nothing here.
+      file.hasNoDefaultLib ||
+      file.amdDependencies.length > 0 ||
+      file.moduleName !== undefined ||
       IMPORT_FLAGS === undefined ||
       (file.flags & IMPORT_FLAGS) !== 0
     ) {

@@ -368,6 +368,8 @@ const HOSTILE_DECLARATIONS: readonly (readonly [string, string])[] = [
   ["a class", `${ORDERS}declare class Rows { count: number }\n`],
   ["an enum", `${ORDERS}declare enum Status { Open, Paid }\n`],
   ["a lib reference", `/// <reference lib="dom" />\n${ORDERS}`],
+  ["no default lib", `/// <reference no-default-lib="true"/>\n${ORDERS}`],
+  ["an AMD module name", `/// <amd-module name="orders"/>\n${ORDERS}`],
   ["a ts-nocheck", `// @ts-nocheck\n${ORDERS}interface Broken { a: Missing }\n`],
   ["a ts-ignore over an error", `${ORDERS}// @ts-ignore\ninterface Broken { a: Missing }\n`],
   ["an error", `${ORDERS}interface Broken { a: Missing }\n`],
