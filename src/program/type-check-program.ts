@@ -177,9 +177,10 @@ export interface ProgramTypeCheckerStats {
 /** Options of a ProgramTypeChecker. */
 export interface ProgramTypeCheckerOptions {
   /**
-   * Whether a program is first checked by a checker kept across programs with the same declarations
-   * and contract (see resident-checker.ts): a clean program is then answered without a new
-   * ts.Program. Default true; false checks every program with a fresh one, as a reference.
+   * Whether a program is first checked by a checker kept across programs (see resident-checker.ts):
+   * the shared one, with its declarations in its file, or one kept for its declarations and contract
+   * when they recur or are large; a clean program is then answered without a new ts.Program.
+   * Default true; false checks every program with a fresh one, as a reference.
    */
   readonly resident?: boolean;
 }
