@@ -248,11 +248,24 @@ describe("ProgramTypeChecker with a resident checker", () => {
     const broken = checker.check("const r: Recurring = { b: 'x' };\nreturn r;", set);
     expect(broken).toEqual(make(false).check("const r: Recurring = { b: 'x' };\nreturn r;", set));
     expect(checker.stats).toMatchObject({ sharedClean: 2, residentClean: 1, residentStarts: 1 });
-    // Warm-ups do not count as uses.
+    // Warm-ups do not count as uses: one is not prepared for after two of them.
     const warmed = `${SMALL}interface Warmed { a: string }\n`;
-    for (const round of [1, 2, 3]) checker.check(`return ${round};`, warmed, "body", NO_CONTRACT, { warmUp: true });
+    checker.check("return 1;", warmed, "body", NO_CONTRACT, { warmUp: true });
+    checker.check("return 2;", `${warmed}interface Other {}\n`, "body", NO_CONTRACT, { warmUp: true });
+    checker.check("return 3;", warmed, "body", NO_CONTRACT, { warmUp: true });
     checker.prepareIdle();
-    expect(checker.stats.residentStarts).toBe(1);
+    expect(checker.stats.residentStarts).toBe(2);
+  });
+
+  it("takes turns between the shared checker and the set's own for warm-up programs, so both get fast", () => {
+    const checker = make(true);
+    for (const round of [1, 2, 3, 4]) {
+      expect(checker.check(`return ${round};`, SMALL, "body", NO_CONTRACT, { warmUp: true })).toEqual([]);
+    }
+    expect(checker.stats).toMatchObject({ sharedClean: 2, residentClean: 2, sharedStarts: 1, residentStarts: 1 });
+    // A real program against the same declarations goes to their own checker.
+    expect(checker.check("return 5;", SMALL)).toEqual([]);
+    expect(checker.stats).toMatchObject({ sharedClean: 2, residentClean: 3 });
   });
 
   it("never lets one declaration set's names reach a program checked against another", () => {
