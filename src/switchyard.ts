@@ -129,6 +129,7 @@ export class Switchyard {
       options.discovery,
       (name) => this.offers(name),
       (name) => this.observedTypes?.snapshot().get(name),
+      () => this.#runQueue.stats().running > 0,
     );
     this.discovery.update(this.registry.snapshot());
     this.registry.onChange((snapshot) => this.discovery.update(snapshot));
