@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { procShowsOwnPidNamespace } from "./proc-namespace.js";
 
 const CGROUP_ROOT = "/sys/fs/cgroup";
 
@@ -118,7 +119,7 @@ export async function createCommandCgroup(limits: CgroupLimits): Promise<Command
  */
 export async function removeStaleCommandCgroups(): Promise<string[]> {
   hierarchies ??= findHierarchies();
-  if (OWN_PID_NAMESPACE === 0 || !procShowsOwnNamespace()) return [];
+  if (OWN_PID_NAMESPACE === 0 || !procShowsOwnPidNamespace()) return [];
   const stale: string[] = [];
   for (const hierarchy of hierarchies) {
     const names = await readdir(hierarchy.own).catch(() => [] as string[]);
@@ -140,18 +141,6 @@ function ownerRuns(pid: number, startTime: number): boolean {
   if (pid === process.pid) return startTime === OWN_START_TIME;
   const now = startTimeOf(pid);
   return now !== undefined && now === startTime;
-}
-
-/**
- * Whether /proc lists the processes of this process's own PID namespace: NSpid in /proc/self/status
- * has one pid per namespace from /proc's down to ours, so one entry means they are the same.
- */
-function procShowsOwnNamespace(): boolean {
-  const nsPid = /^NSpid:\s*(.*)$/m.exec(readText("/proc/self/status"))?.[1];
-  // Kernels before 4.1 have no NSpid: /proc/self then names our pid only in our own namespace.
-  if (nsPid === undefined) return readLink("/proc/self") === String(process.pid);
-  const pids = nsPid.trim().split(/\s+/);
-  return pids.length === 1 && pids[0] === String(process.pid);
 }
 
 /** The inode of a process's PID namespace (`pid:[4026531836]`); undefined where it cannot be read. */

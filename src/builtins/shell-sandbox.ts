@@ -25,6 +25,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { procShowsOwnPidNamespace } from "./proc-namespace.js";
 import { seccompFilter } from "./shell-seccomp.js";
 
 /** Whether commands may use the network: `none` (a new, empty network namespace) or `host`. */
@@ -149,6 +150,14 @@ export function detectShellSandbox(network: ShellNetwork): ShellSandbox | { read
     return {
       unavailable:
         "bash is not installed (apt-get install -y bash): the sandbox uses it to close the descriptors a command would inherit",
+    };
+  }
+  if (!procShowsOwnPidNamespace()) {
+    // bwrap finds the namespaces it made by the child's pid in /proc: here that pid names another
+    // namespace's process (it failed, hung 10 s, or read an unrelated process's namespaces).
+    return {
+      unavailable:
+        "this process runs in a PID namespace whose /proc belongs to another namespace (unshare --pid without --mount-proc), where bubblewrap would look up the wrong processes; give the namespace its own /proc (unshare --mount-proc, or a container runtime's default)",
     };
   }
   const sandbox = { bwrapPath, prlimitPath, shellPath, closerPath, seccompPath: seccompFile() };

@@ -4,6 +4,7 @@
 // resume live in the library, so `resume` (here or from `yard.resume`) finds what was decided.
 
 import type { Command } from "commander";
+import type { Redis } from "ioredis";
 import type { RunResult } from "../contract.js";
 import { FileRunJournal } from "../durable/file-run-journal.js";
 import { summarizeJournal } from "../durable/summarize-journal.js";
@@ -109,11 +110,18 @@ export function registerRunsCommands(program: Command, withSession: WithSession)
     .action((id: string, flags: StoreFlags & RunsSessionFlags) => {
       checkRunId(id);
       // The store first: an unreachable Redis is told before any tool server starts.
-      return withStore(flags, ({ store }) =>
+      return withStore(flags, ({ store, fleet }) =>
         withSession(flags, async (yard) => {
+          const startedAt = Date.now();
           const result: RunResult = await yard.resume(id, { store });
           print(flags.json === true ? JSON.stringify(result, null, 2) : formatRunResult(result));
           process.exitCode = result.ok ? EXIT_CODES.ok : EXIT_CODES.failed;
+          if (fleet === undefined || result.error?.code === "PAUSED") return;
+          // A fleet job's run: its batch still holds the PAUSED result the job wrote.
+          const { recordResumedJob } = await import("../fleet/record-resumed-job.js");
+          const record = await recordResumedJob(fleet.client, fleet.queue, id, result, startedAt);
+          // On stderr: `--json` keeps stdout one JSON document.
+          if (record.outcome !== "not-a-job") process.stderr.write(`${describeRecord(record)}\n`);
         }),
       );
     });
@@ -130,6 +138,8 @@ export function registerRunsCommands(program: Command, withSession: WithSession)
 interface OpenedStore {
   readonly store: RunJournal;
   readonly where: string;
+  /** With `--redis`: what a resumed fleet job's result is written to (the batch keeps one per input). */
+  readonly fleet?: { readonly client: Redis; readonly queue: string };
 }
 
 /**
@@ -151,7 +161,11 @@ async function withStore(flags: StoreFlags, work: (opened: OpenedStore) => Promi
   // A command that waited through a Redis outage would leave the person at a frozen prompt.
   const client = await connectRedis(url, { whenRedisGoesAway: "fail" });
   try {
-    await work({ store: fleetRunJournal(client, queue), where: `the Redis at ${redactUrl(url)} (queue ${queue})` });
+    await work({
+      store: fleetRunJournal(client, queue),
+      where: `the Redis at ${redactUrl(url)} (queue ${queue})`,
+      fleet: { client, queue },
+    });
   } catch (error) {
     if (SwitchyardError.isInstance(error) || !redisStoppedAnswering(error, client)) throw error;
     throw new SwitchyardError(
@@ -179,6 +193,14 @@ async function guard<T>(work: () => Promise<T>): Promise<T> {
     if (JournalError.isInstance(error)) throw usage(`${error.message} (${error.code})`);
     throw error;
   }
+}
+
+/** One line on what the batch of a resumed fleet job now holds for its input. */
+function describeRecord(record: { outcome: "replaced" | "kept" | "absent"; batchId: string; key: string }): string {
+  const input = `input ${JSON.stringify(record.key.slice(0, 80))} of batch ${record.batchId}`;
+  if (record.outcome === "replaced") return `${input}: its PAUSED result is replaced by this run's.`;
+  if (record.outcome === "kept") return `${input}: kept the result it has (not PAUSED: written since the pause).`;
+  return `${input}: has no result to replace (the batch's results were deleted).`;
 }
 
 function usage(message: string): SwitchyardError {

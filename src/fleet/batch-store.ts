@@ -54,6 +54,15 @@ export interface BatchResult {
   readonly worker: string;
 }
 
+/** The input of a job whose run paused, and how its result was written (see markPausedRun). */
+export interface PausedJob {
+  readonly batchId: string;
+  readonly key: string;
+  readonly input: JsonValue;
+  readonly attempt: number;
+  readonly enqueuedAt: number;
+}
+
 /** Counts of a batch's inputs, from its own records. */
 export interface BatchCounts {
   readonly total: number;
@@ -81,6 +90,21 @@ end
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HINCRBY', KEYS[3], ARGV[1], 1)
 if ARGV[3] == '1' then redis.call('SREM', KEYS[4], ARGV[1]) else redis.call('SADD', KEYS[4], ARGV[1]) end
+return 1
+`;
+
+// A paused job's result replaced by its resumed run's: only while the key still holds a PAUSED
+// result (a later result, a resubmit's say, stays). Not a second write: the count of runs beyond
+// the first is unchanged, since a resume continues the job's run rather than repeating it.
+const REPLACE_PAUSED = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if not current then return -1 end
+local ok, decoded = pcall(cjson.decode, current)
+if not ok or type(decoded) ~= 'table' or type(decoded.error) ~= 'table' or decoded.error.code ~= 'PAUSED' then
+  return 0
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if ARGV[3] == '1' then redis.call('SREM', KEYS[2], ARGV[1]) else redis.call('SADD', KEYS[2], ARGV[1]) end
 return 1
 `;
 
@@ -241,6 +265,62 @@ export class BatchStore {
       replace ? "1" : "0",
     );
     return Number(written);
+  }
+
+  /**
+   * Replaces the result of `result.key` with `result` if it is a `PAUSED` one (a job whose run
+   * waited for a person, resumed since): `replaced`, `kept` when the key holds another result,
+   * `absent` when it holds none. One atomic step; the count of writes does not move.
+   */
+  async replacePausedResult(batchId: string, result: BatchResult): Promise<"replaced" | "kept" | "absent"> {
+    const replaced = await this.redis.eval(
+      REPLACE_PAUSED,
+      2,
+      this.#key(batchId, "results"),
+      this.#key(batchId, "failed"),
+      result.key,
+      JSON.stringify(result),
+      result.ok ? "1" : "0",
+    );
+    return Number(replaced) === 1 ? "replaced" : Number(replaced) === 0 ? "kept" : "absent";
+  }
+
+  /**
+   * Remembers which input of which batch the durable run `runId` is, once its job ended `PAUSED`,
+   * for `ttlMs` (the journal's retention): the run may be resumed from the command line after the
+   * job itself is gone from the queue, and its result then replaces the `PAUSED` one.
+   */
+  async markPausedRun(runId: string, job: PausedJob, ttlMs: number): Promise<void> {
+    await this.redis.set(this.#pausedKey(runId), JSON.stringify(job), "PX", Math.max(1, Math.round(ttlMs)));
+  }
+
+  /** The input a paused run belongs to (see markPausedRun); undefined when none or malformed. */
+  async pausedRun(runId: string): Promise<PausedJob | undefined> {
+    const json = await this.redis.get(this.#pausedKey(runId));
+    if (json === null) return undefined;
+    try {
+      const job = JSON.parse(json) as Partial<PausedJob>;
+      // Whatever is in Redis is checked before it names a key.
+      if (typeof job.batchId !== "string" || typeof job.key !== "string") return undefined;
+      if (!Number.isSafeInteger(job.attempt) || !Number.isSafeInteger(job.enqueuedAt)) return undefined;
+      return {
+        batchId: job.batchId,
+        key: job.key,
+        input: job.input ?? null,
+        attempt: job.attempt!,
+        enqueuedAt: job.enqueuedAt!,
+      };
+    } catch {
+      return undefined;
+    }
+  }
+
+  async forgetPausedRun(runId: string): Promise<void> {
+    await this.redis.del(this.#pausedKey(runId));
+  }
+
+  #pausedKey(runId: string): string {
+    return `switchyard:${this.queue}:paused-run:${runId}`;
   }
 
   /** Whether a submit of the batch is in progress (see startSubmit). */

@@ -15,16 +15,16 @@ import type { RunResult } from "../contract.js";
 import type { ConfiguredSwitchyard, CreateFromConfigOptions } from "../config/create-switchyard-from-config.js";
 import type { LoadedConfig, SwitchyardConfig } from "../config/load-config.js";
 import { SwitchyardError, messageOf } from "../errors.js";
-import { summarizeCalls } from "../model-tools/render-for-model.js";
 import { importOptional } from "../optional-dependency.js";
 import type { RateLimiter } from "../scheduler/rate-limiter.js";
 import type { ProgramJobData } from "./batch-jobs.js";
-import { type BatchMeta, type BatchResult, BatchStore } from "./batch-store.js";
+import { type BatchMeta, BatchStore } from "./batch-store.js";
 import { DEFAULT_TRANSIENT_CODES, failureCodeOf, isTransientFailure } from "./failure-policy.js";
 import { buildFleetSession } from "./fleet-session.js";
 import type { JobInfo } from "./job-info-tool.js";
 import { connectRedis, type FleetOptions, queueNameOf } from "./redis-connection.js";
 import { durableRunIdOf, retryCutOf } from "./durable-job.js";
+import { jobResultOf } from "./job-result.js";
 import { failedJobResult } from "./reconcile-batch.js";
 import { fleetRunJournal, type RedisRunJournal } from "./redis-run-journal.js";
 import { RedisRateLimiter } from "./redis-rate-limiter.js";
@@ -267,32 +267,19 @@ class JobRunner {
       this.options.log?.(`${key} of ${batchId} failed with ${failureCodeOf(result)}; retrying with backoff`);
       throw new Error(`transient failure ${failureCodeOf(result)}: ${result.error?.message.slice(0, 200)}`);
     }
-    const written: BatchResult = {
-      key,
-      input,
-      ok: result.ok,
-      output: result.output,
-      ...(result.error === undefined
-        ? {}
-        : {
-            error: {
-              code: result.error.code,
-              message: result.error.message,
-              ...(result.error.line === undefined ? {} : { line: result.error.line }),
-            },
-          }),
-      calls: summarizeCalls(result),
-      attempt,
-      wallMs: result.stats.wallMs,
-      enqueuedAt: job.timestamp,
-      startedAt,
-      finishedAt: Date.now(),
-      worker: this.name,
-    };
+    const written = jobResultOf(
+      { key, input, attempt, enqueuedAt: job.timestamp, startedAt, worker: this.name },
+      result,
+    );
     // RUN_BUSY for good: another worker still runs this job's run (BullMQ took it for stalled)
     // and writes its result; this one must not overwrite it with a failure.
     if (result.error?.code === "RUN_BUSY") await this.store.writeResultOnce(batchId, written);
     else await this.store.writeResult(batchId, written);
+    if (runId !== undefined && result.error?.code === "PAUSED") {
+      const retentionMs = this.options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
+      const paused = { batchId, key, input, attempt, enqueuedAt: job.timestamp };
+      await this.store.markPausedRun(runId, paused, retentionMs);
+    }
     this.completed += 1;
     return null;
   }

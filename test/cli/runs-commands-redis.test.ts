@@ -10,7 +10,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import type { RunResult } from "../../src/contract.js";
+import { readBatchResults } from "../../src/fleet/batch-results.js";
+import { startFleetWorker } from "../../src/fleet/fleet-worker.js";
 import { fleetRunJournal } from "../../src/fleet/redis-run-journal.js";
+import { submitBatch } from "../../src/fleet/submit-batch.js";
+import { watchBatch } from "../../src/fleet/watch-batch.js";
 import { Switchyard } from "../../src/switchyard.js";
 import { REFUNDS, shopPermissions, shopTools } from "../durable/fixtures/shop-tools.js";
 import { freePort, useRedisForFile } from "../helpers/redis-server.js";
@@ -87,6 +91,8 @@ describe("switchyard runs --redis", () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     const result = JSON.parse(resumed.stdout) as RunResult;
     expect(result.output).toMatchObject({ a: { refunded: 1 }, b: { caught: "PERMISSION_DENIED" } });
+    // No job of the queue started it: no batch is touched or named.
+    expect(resumed.stderr).toBe("");
     // Each call once over both processes: the two reads replayed, the approved refund made live.
     expect(readFileSync(callsFile, "utf8").trim().split("\n")).toEqual([
       "order job-7-abc:1",
@@ -185,5 +191,61 @@ describe("switchyard runs --redis", () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain("call 3: shop [2J ]0;owned ");
     expect(shown.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
+  }, 120_000);
+  it("writes a fleet job's resumed run over the PAUSED result its job left in the batch", async () => {
+    // Last in the file: the worker's queue keeps BullMQ keys of its own, which the tests above
+    // that compare every key in Redis would see come and go.
+    // A real worker runs the job; refunds need a person, whom no worker has: the run pauses.
+    const queue = "paused-jobs";
+    const worker = await startFleetWorker({
+      redis: redis.url,
+      queue,
+      config: { typeCheck: "off", permissions: shopPermissions },
+      configOptions: { tools: shopTools },
+      concurrency: 1,
+    });
+    const read = async (batchId: string) => {
+      for await (const progress of watchBatch({ redis: redis.url, queue, batchId, intervalMs: 50 })) {
+        if (progress.finished) break;
+      }
+      const results = [];
+      for await (const result of readBatchResults({ redis: redis.url, queue, batchId })) results.push(result);
+      return results;
+    };
+    try {
+      const batch = await submitBatch({ redis: redis.url, queue, program: REFUNDS, inputs: [{ shop: 1 }] });
+      const [paused] = await read(batch.batchId);
+      expect(paused).toMatchObject({ ok: false, error: { code: "PAUSED" } });
+      const where = ["--redis", redis.url, "--queue", queue];
+      const listed = await cli(["runs", "list", ...where]);
+      const id = /^(\S+) {2}paused/m.exec(listed.stdout)?.[1] as string;
+      expect(id, listed.stdout).toBeDefined();
+      expect((await cli(["runs", "approve", id, "3", ...where])).code).toBe(0);
+      expect((await cli(["runs", "deny", id, "4", ...where])).code).toBe(0);
+      writeFileSync(join(work, "shop.config.json"), JSON.stringify({ tools: [TOOLS], permissions: shopPermissions }));
+      const writesBefore = await redis.client.hgetall(`switchyard:${queue}:batch:${batch.batchId}:writes`);
+
+      const resumed = await cli(["runs", "resume", id, "--config", "shop.config.json", "--json", ...where]);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(JSON.parse(resumed.stdout)).toMatchObject({ ok: true });
+      expect(resumed.stderr).toBe(
+        `input "${paused!.key}" of batch ${batch.batchId}: its PAUSED result is replaced by this run's.\n`,
+      );
+      const [finished] = await read(batch.batchId);
+      expect(finished).toMatchObject({
+        key: paused!.key,
+        input: { shop: 1 },
+        ok: true,
+        output: { a: { refunded: 1 }, b: { caught: "PERMISSION_DENIED" } },
+        attempt: paused!.attempt,
+        worker: "switchyard runs resume",
+      });
+      expect(finished).not.toHaveProperty("error");
+      // Not counted as a second run of the job (the batch's repeats), and no longer failed.
+      expect(await redis.client.hgetall(`switchyard:${queue}:batch:${batch.batchId}:writes`)).toEqual(writesBefore);
+      expect(await redis.client.smembers(`switchyard:${queue}:batch:${batch.batchId}:failed`)).toEqual([]);
+    } finally {
+      await worker.close();
+    }
   }, 120_000);
 });

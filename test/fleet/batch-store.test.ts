@@ -51,4 +51,49 @@ describe("BatchStore's result writes", () => {
     expect(await store.writeResultOnce(batchId, resultOf("new", false, "reconciled"))).toBe("written");
     expect(await store.counts(batchId)).toMatchObject({ done: 2, failed: 1 });
   });
+  it("replaces only a PAUSED result with a resumed run's, without counting a repeat", async () => {
+    const store = new BatchStore(redis.client, `paused-${process.pid}`);
+    const paused = { ...resultOf("k", false, "w1"), error: { code: "PAUSED" as const, message: "waits" } };
+    await store.writeResult("b", paused);
+    await store.writeResult("b", resultOf("other", false, "w1"));
+    expect(await store.replacePausedResult("b", resultOf("k", true, "resume"))).toBe("replaced");
+    expect((await store.results("b", ["k"]))[0]).toMatchObject({ ok: true, worker: "resume" });
+    expect(await store.counts("b")).toMatchObject({ done: 2, failed: 1 });
+    expect(await store.repeatedWrites("b")).toEqual(new Map());
+    // A result that is not PAUSED (written since, or another failure) stays; no result is not made.
+    expect(await store.replacePausedResult("b", resultOf("k", false, "late"))).toBe("kept");
+    expect(await store.replacePausedResult("b", resultOf("other", true, "resume"))).toBe("kept");
+    expect(await store.replacePausedResult("b", resultOf("none", true, "resume"))).toBe("absent");
+    expect(await store.results("b", ["k", "other", "none"])).toMatchObject([
+      { ok: true, worker: "resume" },
+      { ok: false, worker: "w1" },
+      undefined,
+    ]);
+    // A result planted as text that is not JSON, or JSON whose error is not an object, is kept too.
+    for (const planted of ["not json", "[1,2]", '{"error":"PAUSED"}', '{"error":{"code":["PAUSED"]}}']) {
+      await redis.client.hset(`switchyard:paused-${process.pid}:batch:b:results`, "planted", planted);
+      expect(await store.replacePausedResult("b", resultOf("planted", true, "resume")), planted).toBe("kept");
+    }
+  });
+
+  it("reads a paused run's record only when its fields have their types, and forgets it", async () => {
+    const store = new BatchStore(redis.client, `paused-run-${process.pid}`);
+    const job = { batchId: "b", key: "k", input: { n: 1 }, attempt: 2, enqueuedAt: 5 };
+    await store.markPausedRun("run-1", job, 60_000);
+    expect(await store.pausedRun("run-1")).toEqual(job);
+    expect(await redis.client.pttl(`switchyard:paused-run-${process.pid}:paused-run:run-1`)).toBeGreaterThan(50_000);
+    await store.forgetPausedRun("run-1");
+    expect(await store.pausedRun("run-1")).toBeUndefined();
+    const planted = [
+      "not json",
+      "null",
+      '{"batchId":["b"],"key":"k","attempt":1,"enqueuedAt":1}',
+      '{"batchId":"b","key":"k","attempt":"1","enqueuedAt":1}',
+      '{"batchId":"b","key":"k","attempt":1,"enqueuedAt":1e999}',
+    ];
+    for (const text of planted) {
+      await redis.client.set(`switchyard:paused-run-${process.pid}:paused-run:run-2`, text);
+      expect(await store.pausedRun("run-2"), text).toBeUndefined();
+    }
+  });
 });

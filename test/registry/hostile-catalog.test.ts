@@ -52,7 +52,8 @@ describe("hostile catalogs", () => {
   });
 
   it("registers and finds tools with 100 KB descriptions and unicode text, and refuses non-ASCII names", () => {
-    const long = `${"Lorem ipsum dolor sit amet ".repeat(4_000)} Unique needle word xylophonics.`;
+    // The index reads a description's first 32 KB (MAX_INDEXED_DESCRIPTION_CHARS): the needle is in them.
+    const long = `Unique needle word xylophonics. ${"Lorem ipsum dolor sit amet ".repeat(4_000)}`;
     const yard = new Switchyard({
       tools: [
         tool("docs.huge", long),
