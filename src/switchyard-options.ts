@@ -64,7 +64,8 @@ export interface SwitchyardOptions {
    * cache and a spare isolate (or the session's own workers), ajv and the validators of the first 32
    * tools; about 0.3 s of host CPU in steps of a few ms, so the first run of a
    * process costs about what a later one does. It never blocks the session, delays a run or keeps
-   * the process alive, and `close()` stops it. Default true; `false` prepares nothing (each first
+   * the process alive (what runs in the sandbox cannot use waits while they run), and `close()`
+   * stops it. Default true; `false` prepares nothing (each first
    * use pays its own start-up), for a session that may never run a program.
    */
   readonly warmUp?: boolean | undefined;

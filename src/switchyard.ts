@@ -129,6 +129,7 @@ export class Switchyard {
       options.discovery,
       (name) => this.offers(name),
       (name) => this.observedTypes?.snapshot().get(name),
+      () => this.#runQueue.stats().running > 0,
     );
     this.discovery.update(this.registry.snapshot());
     this.registry.onChange((snapshot) => this.discovery.update(snapshot));
@@ -138,6 +139,7 @@ export class Switchyard {
       declarations: (catalog) => this.#checked.whole(catalog, this.observedTypes?.snapshot()),
       executor: this.#ownsExecutor ? this.#executor : undefined,
       memoryLimitMb: this.#limits.memoryLimitMb,
+      busy: () => this.#runQueue.stats().running > 0,
     });
     this.#sessionDeadlineAt = options.sessionTimeMs === undefined ? undefined : Date.now() + options.sessionTimeMs;
   }

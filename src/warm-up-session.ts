@@ -2,14 +2,15 @@
 // pays no start-up: the checker's process warmed against the session's declarations, esbuild's
 // service, the runtime's code cache and a spare isolate, ajv and the first tools' validators. It
 // starts after the constructor returns and runs off the event loop or in steps of a few ms each;
-// nothing in it keeps the process alive, and once stopped it starts nothing more.
+// what runs in the sandbox cannot use waits while they run. Nothing in it keeps the process
+// alive, and once stopped it starts nothing more.
 
 import { warmUpCompiler } from "./program/compile-program.js";
 import { warmUp as warmUpChecker } from "./program/shared-type-checker.js";
 import type { TypeChecker } from "./program/type-checker.js";
 import type { CatalogSnapshot, RegisteredTool } from "./registry/tool-registry.js";
 import type { SandboxExecutor } from "./sandbox/sandbox-executor.js";
-import { validationWarmUpSteps } from "./schema/schema-validator.js";
+import { metaSchemaWarmUpSteps, validationWarmUpSteps } from "./schema/schema-validator.js";
 import type { SwitchyardOptions } from "./switchyard-options.js";
 
 /** What a session's warm-up prepares, read when it starts (after the constructor). */
@@ -24,6 +25,11 @@ export interface SessionWarmUpParts {
   readonly executor: SandboxExecutor | undefined;
   /** The isolate memory of the session's runs, in MB. */
   readonly memoryLimitMb: number;
+  /**
+   * True while runs are in the sandbox: the parts they cannot use then (esbuild, whose programs
+   * are compiled already; a spare isolate, which the pool replenishes as runs take theirs) wait.
+   */
+  readonly busy?: (() => boolean) | undefined;
 }
 
 /** A session's warm-up under way. */
@@ -36,6 +42,8 @@ export interface SessionWarmUp {
 const MAX_DECLARED_TOOLS = 100;
 /** Tools whose validators are compiled ahead (about 1-5 ms each, one tool per step). */
 const MAX_VALIDATED_TOOLS = 32;
+/** How often held steps look again whether the runs in the sandbox have ended. */
+const HELD_RECHECK_MS = 50;
 /**
  * Larger schemas (as JSON) are left to their first call: ajv's compile grows with the schema, and a
  * step must stay short whatever a tool source declares.
@@ -58,18 +66,28 @@ export function warmUpSession(options: SwitchyardOptions, parts: SessionWarmUpPa
       () => stopped,
     );
   }
-  const steps: (() => void)[] = [
-    () => void warmUpCompiler(),
-    () => parts.executor?.warmUp?.(parts.memoryLimitMb),
-    ...validationWarmUpSteps(),
-    () => steps.push(...validatorSteps(parts.catalog().tools)),
+  // `idle`: held while runs are in the sandbox. A resumed run replays right after the constructor:
+  // ajv (its first live call validates) goes first; esbuild's start, a spare isolate and the
+  // meta-schema once the runs are out of the sandbox.
+  const steps: { readonly run: () => void; readonly idle?: boolean }[] = [
+    { run: () => void warmUpCompiler(), idle: true },
+    { run: () => parts.executor?.warmUp?.(parts.memoryLimitMb), idle: true },
+    ...validationWarmUpSteps().map((run) => ({ run })),
+    // Only schemas that are not plain need the meta-schema: most runs' calls do not wait for it.
+    ...metaSchemaWarmUpSteps().map((run) => ({ run, idle: true })),
+    { run: () => steps.push(...validatorSteps(parts.catalog().tools).map((run) => ({ run }))) },
   ];
   // One step per turn of the event loop: a run or a call arriving meanwhile waits for one step at most.
   const next = (): void => {
-    const step = steps.shift();
-    if (stopped || step === undefined) return;
+    if (stopped || steps.length === 0) return;
+    const index = parts.busy?.() === true ? steps.findIndex((step) => step.idle !== true) : 0;
+    if (index === -1) {
+      setTimeout(next, HELD_RECHECK_MS).unref();
+      return;
+    }
+    const [step] = steps.splice(index, 1);
     try {
-      step();
+      step?.run();
     } catch {
       // A step that fails leaves its work to the first run, which reports any real problem.
     }

@@ -10,6 +10,9 @@ import { loadGuestRuntimeSource } from "../src/sandbox/guest-runtime-source.js";
 import { runtimeCodeCacheBytes } from "../src/sandbox/runtime-code-cache.js";
 import { schemaCompileCount } from "../src/schema/schema-validator.js";
 import { Switchyard, type SwitchyardOptions } from "../src/switchyard.js";
+import { ToolRegistry } from "../src/registry/tool-registry.js";
+import { InProcessExecutor } from "../src/sandbox/in-process-executor.js";
+import { warmUpSession } from "../src/warm-up-session.js";
 import { waitFor } from "./helpers/mcp-servers.js";
 
 const HOST = fileURLToPath(new URL("./helpers/session-warm-up-host.ts", import.meta.url));
@@ -157,5 +160,47 @@ describe("a session's warm-up", () => {
     // The warm-up had started the checker (and perhaps esbuild's service); they end with their host.
     expect(children.length).toBeGreaterThan(0);
     await waitFor(() => children.every((pid) => !isRunning(pid)), 5_000, "the host's child processes to end");
+  }, 60_000);
+
+  it("holds its spare isolate while runs are in the sandbox, compiling validators meanwhile, and prepares it after", async () => {
+    const executor = new InProcessExecutor();
+    const spares: number[] = [];
+    // The real executor, with its warm-up's calls counted.
+    const counted = Object.assign(Object.create(executor) as InProcessExecutor, {
+      warmUp: (memoryLimitMb: number) => {
+        spares.push(memoryLimitMb);
+        executor.warmUp(memoryLimitMb);
+      },
+    });
+    let busy = true;
+    const source = createYard({ warmUp: false });
+    const catalog = new ToolRegistry(source.registry.snapshot().tools.map((tool) => tool.definition));
+    await source.close();
+    const compiles = schemaCompileCount();
+    const warmUp = warmUpSession(
+      { typeCheck: "off" },
+      {
+        checker: () => {
+          throw new Error("a session that does not check has no checker to warm");
+        },
+        catalog: () => catalog.snapshot(),
+        declarations: () => "",
+        executor: counted,
+        memoryLimitMb: 48,
+        busy: () => busy,
+      },
+    );
+    try {
+      // What a run's live calls need goes on: the tool's validators are compiled while the run is busy.
+      await waitFor(() => schemaCompileCount() >= compiles + 2, 30_000, "the validators to be compiled");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(spares).toEqual([]);
+      busy = false;
+      await waitFor(() => spares.length === 1, 5_000, "the spare isolate once the runs are out");
+      expect(spares).toEqual([48]);
+    } finally {
+      warmUp.stop();
+      await executor.close();
+    }
   }, 60_000);
 });

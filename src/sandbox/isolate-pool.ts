@@ -164,6 +164,32 @@ export class IsolatePool {
     // rather than through a promise resolved in the isolate: resolving one with isolated-vm's
     // transferred promise would call a `Promise.prototype.then` the program may have replaced.
     let receive: ivm.Reference<(answerText: string) => void> | undefined;
+    // isolated-vm hands the answer of a crossing (the guest blocked in `applySyncPromise` on
+    // `submit`) over in a callback after `submit` returns, and after the promise it returned
+    // settles. Disposed before that, the callback writes freed memory and the host crashes (a run
+    // cancelled by its own tool, during the crossing, crashed 2 processes in 6). So a dispose asked
+    // for during a crossing settles the crossing's promise with no answers and disposes in the next
+    // check phase, once the callback has run (it runs in the microtasks after the settling).
+    let inSubmit = false;
+    let held: (() => void) | undefined;
+    let disposeDeferred = false;
+    const hold = (answered: Promise<string>): Promise<string> =>
+      new Promise<string>((resolve) => {
+        const settle = (text: string): void => {
+          if (held === release) held = undefined;
+          resolve(text);
+        };
+        const release = (): void => settle(encodeCallAnswers([]));
+        held = release;
+        answered.then(settle, release);
+      });
+    const settleThenDispose = (): void => {
+      held?.();
+      setImmediate(() => {
+        disposeDeferred = false;
+        dispose();
+      });
+    };
     const answer = (answerText: string): void => {
       if (receive === undefined || isolate.isDisposed) return;
       try {
@@ -175,6 +201,20 @@ export class IsolatePool {
     const openWait = (): void => {
       bindings.wait().then(answer, () => answer(encodeCallAnswers([])));
     };
+    const answerCrossing = (batchText: unknown): string | Promise<string> => {
+      const answered = bindings.submit(batchText);
+      if (!batchOpensWait(batchText)) return typeof answered === "string" ? answered : hold(answered);
+      if (typeof answered === "string" || batchSentAhead(batchText)) {
+        openWait();
+        return typeof answered === "string" ? answered : hold(answered);
+      }
+      return hold(
+        answered.then((text) => {
+          openWait();
+          return text;
+        }),
+      );
+    };
     const references = [
       // A batch that opens a wait gets it here, so a call the tool did not answer at once costs one
       // crossing back with its answer, not two. The wait is the host's next crossing either way:
@@ -182,16 +222,15 @@ export class IsolatePool {
       // once (the guest goes on), in process and in a worker alike, so a durable journal's
       // crossings are numbered the same wherever the isolate runs.
       new isolatedVm.Reference((batchText: unknown) => {
-        const answered = bindings.submit(batchText);
-        if (!batchOpensWait(batchText)) return answered;
-        if (typeof answered === "string" || batchSentAhead(batchText)) {
-          openWait();
-          return answered;
+        inSubmit = true;
+        let returned: string | Promise<string>;
+        try {
+          returned = answerCrossing(batchText);
+        } finally {
+          inSubmit = false;
         }
-        return answered.then((text) => {
-          openWait();
-          return text;
-        });
+        if (disposeDeferred) settleThenDispose();
+        return returned;
       }),
       new isolatedVm.Reference(openWait),
       new isolatedVm.Reference(() => {
@@ -202,6 +241,14 @@ export class IsolatePool {
     ];
     let disposed = false;
     const dispose = (): void => {
+      if (!isolate.isDisposed && (inSubmit || held !== undefined)) {
+        // During a crossing: see `inSubmit`. Inside `submit` (its tool ended the run), once it returns.
+        if (!disposeDeferred) {
+          disposeDeferred = true;
+          if (!inSubmit) settleThenDispose();
+        }
+        return;
+      }
       if (!isolate.isDisposed) isolate.dispose();
       if (disposed) return;
       disposed = true;

@@ -39,7 +39,7 @@ export function runInIsolate(
 class IsolateRun {
   readonly #job: SandboxJob;
   readonly #bindings: GuestBindings;
-  #isolate: ivm.Isolate | undefined;
+  #prepared: PreparedIsolate | undefined;
   #ending: SandboxEnding | undefined;
 
   constructor(job: SandboxJob, bindings: GuestBindings) {
@@ -60,7 +60,7 @@ class IsolateRun {
       prepared.dispose();
       return { ending: this.#ending, cpuMs: 0 };
     }
-    this.#isolate = prepared.isolate;
+    this.#prepared = prepared;
     prepared.bind(this.#bindings);
     onStarted?.();
     const stopWatching = this.#watch(prepared.isolate);
@@ -82,11 +82,14 @@ class IsolateRun {
     };
   }
 
-  /** Ends the run for `ending` unless it already ended: the isolate is disposed, so the script's promise settles. */
+  /**
+   * Ends the run for `ending` unless it already ended: the isolate is disposed (after the crossing
+   * the guest may be blocked in is settled, see PreparedIsolate.dispose), so the script's promise settles.
+   */
   end(ending: SandboxEnding): void {
     if (this.#ending !== undefined) return;
     this.#ending = ending;
-    if (this.#isolate !== undefined && !this.#isolate.isDisposed) this.#isolate.dispose();
+    this.#prepared?.dispose();
   }
 
   async #runScript(prepared: PreparedIsolate): Promise<unknown> {

@@ -15,7 +15,10 @@ export interface PreparedIsolate {
   bind(bindings: GuestBindings): void;
   /**
    * Disposes the isolate (if still alive), hands the console lines it wrote to the bound
-   * `log` (so a run's log is whole however it ended), and releases the References.
+   * `log` (so a run's log is whole however it ended), and releases the References. When the
+   * guest is blocked in a crossing whose answer is not ready, the crossing is answered with
+   * nothing first and the isolate disposed in the next check phase: never while isolated-vm
+   * still has to deliver that answer (which would crash the host).
    */
   dispose(): void;
 }

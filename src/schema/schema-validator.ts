@@ -38,8 +38,8 @@ const MAX_VIOLATIONS = 10_000;
 // neither loads it nor scans it for named exports (about 100 ms of CPU at start-up).
 const require = createRequire(import.meta.url);
 
-function createAjv(kind: "2020" | "07"): Ajv {
-  const options = { allErrors: true, strict: false, validateFormats: true } as const;
+function createAjv(kind: "2020" | "07", checksSchemas = true): Ajv {
+  const options = { allErrors: true, strict: false, validateFormats: true, validateSchema: checksSchemas } as const;
   const ajv =
     kind === "2020"
       ? new (require("ajv/dist/2020.js") as { Ajv2020: typeof Ajv2020 }).Ajv2020(options)
@@ -51,10 +51,15 @@ function createAjv(kind: "2020" | "07"): Ajv {
 
 let ajv2020: Ajv | undefined;
 let ajv07: Ajv | undefined;
+// Compiles plain 2020-12 schemas (isPlainSchema) without ajv's meta-schema check, which cannot fail
+// on them: compiling the meta-schema is most of a process's first compile (tens of ms, measured),
+// paid by a session's first live call, a resumed run's above all. The validators are the same.
+let ajvPlain: Ajv | undefined;
 
-function ajvFor(schema: JsonSchema): Ajv {
+function ajvFor(schema: JsonSchema, plain = false): Ajv {
   const declared = typeof schema === "object" ? schema["$schema"] : undefined;
   if (typeof declared === "string" && declared.startsWith(DRAFT_07)) return (ajv07 ??= createAjv("07"));
+  if (plain) return (ajvPlain ??= createAjv("2020", false));
   return (ajv2020 ??= createAjv("2020"));
 }
 
@@ -81,18 +86,23 @@ const META_2020_PARTS = [
 ];
 
 /**
- * Steps that load ajv and compile its draft 2020-12 meta-schema a part at a time (about 100-300 ms
- * of CPU in all, paid otherwise by the first call of a session), for a caller to run one per turn
- * of the event loop so none blocks it long. Each step may throw (a changed ajv layout); skipping
- * one only leaves its work to the first compile. Draft-07 schemas still load their ajv on first use.
+ * Steps that load ajv and make the instance plain schemas compile with (about 100 ms of CPU in
+ * all, paid otherwise by the first call of a session), for a caller to run one per turn of the
+ * event loop so none blocks it long. Each step may throw (a changed ajv layout); skipping one only
+ * leaves its work to the first compile. See `metaSchemaWarmUpSteps` for the other schemas.
  */
 export function validationWarmUpSteps(): (() => void)[] {
+  return [...AJV_MODULES.map((id) => () => void require(id)), () => void (ajvPlain ??= createAjv("2020", false))];
+}
+
+/**
+ * Steps that compile ajv's draft 2020-12 meta-schema a part at a time (100-200 ms of CPU in all),
+ * which the first schema that is not plain needs (its check or its compile), one per turn as above.
+ * Draft-07 schemas still load their ajv on first use.
+ */
+export function metaSchemaWarmUpSteps(): (() => void)[] {
   const ajv = (): Ajv => (ajv2020 ??= createAjv("2020"));
-  return [
-    ...AJV_MODULES.map((id) => () => void require(id)),
-    () => void ajv(),
-    ...META_2020_PARTS.map((part) => () => void ajv().getSchema(`${META_2020}${part}`)),
-  ];
+  return [() => void ajv(), ...META_2020_PARTS.map((part) => () => void ajv().getSchema(`${META_2020}${part}`))];
 }
 
 /**
@@ -174,9 +184,10 @@ function compileObject(schema: { [keyword: string]: unknown }, label: string): V
   const text = schemaText(copy);
   let validate = text === undefined ? undefined : compiledText.get(text)?.deref();
   if (validate === undefined) {
-    validate = compileWith(copy, label);
+    const plain = isPlainSchema(copy);
+    validate = compileWith(copy, label, plain);
     // Ajv would otherwise keep every copy for the life of the process; the function is self-contained.
-    ajvFor(copy).removeSchema(copy);
+    ajvFor(copy, plain).removeSchema(copy);
     if (text !== undefined) {
       compiledText.set(text, new WeakRef(validate));
       forgetText.register(validate, text);
@@ -195,10 +206,10 @@ const forgetText = new FinalizationRegistry<string>((text) => {
 
 let compiles = 0;
 
-function compileWith(schema: JsonSchema, label: string): ValidateFunction {
+function compileWith(schema: JsonSchema, label: string, plain = false): ValidateFunction {
   compiles += 1;
   try {
-    return ajvFor(schema).compile(schema);
+    return ajvFor(schema, plain).compile(schema);
   } catch (error) {
     throw schemaInvalid(label, error);
   }

@@ -90,6 +90,11 @@ const PREPARE_STEP_TERMS = 50;
  * the index holds the loop, whatever the catalog's size (a step that starts runs to its end).
  */
 export const INDEX_SLICE_MS = 8;
+/**
+ * How often a background build held back by a session's runs looks again whether they have ended.
+ * Each look is one timer callback: holding costs a run nothing.
+ */
+const HELD_RECHECK_MS = 50;
 /** How many of each ranking enter the fusion. */
 const FUSION_DEPTH = MAX_SEARCH_LIMIT;
 
@@ -115,7 +120,11 @@ export class Discovery {
   /** The catalog the search index holds once `#indexSteps` have run. */
   #planned: CatalogSnapshot | undefined;
   readonly #indexSteps: IndexStep[] = [];
-  #indexing: NodeJS.Immediate | undefined;
+  /** The next background turn: an immediate, or a timer while the session's runs hold the build back. */
+  #indexing:
+    | { readonly held: false; readonly handle: NodeJS.Immediate }
+    | { readonly held: true; readonly handle: NodeJS.Timeout }
+    | undefined;
   /** Resolved when the index holds the catalog: searches from models and programs wait for it. */
   #waiting: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
   #closed = false;
@@ -126,19 +135,25 @@ export class Discovery {
 
   readonly #isOffered: (tool: string) => boolean;
   readonly #observedTypeOf: (tool: string) => ObservedType | undefined;
+  readonly #isBusy: () => boolean;
 
   /**
    * `isOffered` says whether a model may be shown a tool (false: every call to it is denied).
    * Default: all are. `observedTypeOf` gives a tool's observed output type for the answers'
    * declarations; the token counts (and so the choice to defer) leave observed types out, so
-   * that results never tip a catalog from loaded to deferred.
+   * that results never tip a catalog from loaded to deferred. While `isBusy` (runs are in the
+   * sandbox; default never) the background build waits, rechecking every HELD_RECHECK_MS, unless a
+   * search waits for it: a running program (a resumed run's replay above all) does not share the
+   * thread with the vocabulary's compile (tens of ms at once) nor with a large catalog's slices.
    */
   constructor(
     options: DiscoveryOptions = {},
     isOffered: (tool: string) => boolean = () => true,
     observedTypeOf: (tool: string) => ObservedType | undefined = () => undefined,
+    isBusy: () => boolean = () => false,
   ) {
     this.#options = options;
+    this.#isBusy = isBusy;
     this.#observedTypeOf = observedTypeOf;
     this.#alwaysLoaded = (options.alwaysLoaded ?? []).map(globToRegExp);
     this.#isOffered = isOffered;
@@ -179,8 +194,13 @@ export class Discovery {
   // Then, once the index holds the catalog, its scoring data, so a first query costs what later ones do.
   #indexInBackground(): void {
     if (this.#indexing !== undefined || this.#closed) return;
-    this.#indexing = setImmediate(() => {
+    const handle = setImmediate(() => {
       this.#indexing = undefined;
+      if (this.#waiting === undefined && this.#isBusy()) {
+        // Held back while the session's runs are under way; a search that waits starts it at once (`#indexed`).
+        this.#indexing = { held: true, handle: setTimeout(() => this.#resumeIndexing(), HELD_RECHECK_MS).unref() };
+        return;
+      }
       const started = performance.now();
       this.#planIndexing();
       while (this.#indexSteps.length > 0 && performance.now() - started < INDEX_SLICE_MS) this.#runStep();
@@ -191,7 +211,20 @@ export class Discovery {
       if (this.#indexSteps.length > 0 || !this.#prepared) this.#indexInBackground();
     });
     // A session that is never closed must not be kept alive by its search index, unless a search waits.
-    if (this.#waiting === undefined) this.#indexing.unref();
+    if (this.#waiting === undefined) handle.unref();
+    this.#indexing = { held: false, handle };
+  }
+
+  #resumeIndexing(): void {
+    this.#indexing = undefined;
+    this.#indexInBackground();
+  }
+
+  /** Cancels the next background turn, if one is scheduled. */
+  #cancelIndexing(): void {
+    if (this.#indexing?.held === true) clearTimeout(this.#indexing.handle);
+    else if (this.#indexing !== undefined) clearImmediate(this.#indexing.handle);
+    this.#indexing = undefined;
   }
 
   #runStep(): void {
@@ -227,7 +260,9 @@ export class Discovery {
         });
         this.#waiting = { promise, resolve };
       }
-      this.#indexing?.ref();
+      // A turn held back for the session's runs, or unreferenced, is replaced by one that keeps the process up.
+      if (this.#indexing?.held !== false) this.#cancelIndexing();
+      else this.#indexing.handle.ref();
       this.#indexInBackground();
       await this.#waiting.promise;
     }
@@ -427,8 +462,7 @@ export class Discovery {
   /** Stops the regex search worker, if any; searching later starts it again. */
   async close(): Promise<void> {
     // Steps left stay queued: a search after close still finds the whole catalog.
-    if (this.#indexing !== undefined) clearImmediate(this.#indexing);
-    this.#indexing = undefined;
+    this.#cancelIndexing();
     this.#closed = true;
     this.#settleWaiting();
     await this.#search.close();

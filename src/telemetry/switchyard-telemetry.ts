@@ -4,19 +4,9 @@
 // each run costs one non-recording span and the trace bus stays unsubscribed, so calls pay nothing.
 // Program calls' spans come from trace-bus events, never from code threaded through the pipeline.
 
-import {
-  context,
-  propagation,
-  ProxyTracerProvider,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Span,
-  type Tracer,
-  type TracerProvider,
-} from "@opentelemetry/api";
+import { createRequire } from "node:module";
+import type * as OpenTelemetry from "@opentelemetry/api";
+import type { Attributes, Span, Tracer, TracerProvider } from "@opentelemetry/api";
 import type { CallStatus, RunResult, ToolOutcome } from "../contract.js";
 import type { TraceBus, TraceEvent } from "../trace/trace-events.js";
 import * as attribute from "./semantic-attributes.js";
@@ -40,6 +30,22 @@ export interface RunSpanStart {
 }
 
 export const TRACER_NAME = "switchyard";
+
+// The API is CommonJS (44 files): required once a span may be made, so a process that registers no
+// provider never loads it (about 10-30 ms of a start-up, a resumed run's in a new process among them).
+const require = createRequire(import.meta.url);
+let api: typeof OpenTelemetry | undefined;
+
+function otel(): typeof OpenTelemetry {
+  api ??= require("@opentelemetry/api") as typeof OpenTelemetry;
+  return api;
+}
+
+/**
+ * Where every copy of the API 1.x keeps what was registered through it (provider, context manager,
+ * propagator, logger): absent, nothing was, and the global provider is the API's empty default.
+ */
+const GLOBAL_API_KEY = Symbol.for("opentelemetry.js.api.1");
 /** The tool name a program run's span carries: a run is the execution of the `run_program` tool. */
 const RUN_PROGRAM = "run_program";
 
@@ -52,9 +58,10 @@ const openToolSpans = new Map<string, Span>();
 /** A session's OpenTelemetry spans; see the module comment. */
 export class SwitchyardTelemetry {
   readonly #bus: TraceBus;
-  readonly #tracer: Tracer | undefined;
-  /** True when the provider was passed in options: no need to ask the global one. */
-  readonly #ownProvider: boolean;
+  /** False: spans are off for the session. */
+  readonly #on: boolean;
+  /** The tracer of the provider passed in options; undefined for the global provider, asked at each span. */
+  readonly #ownTracer: Tracer | undefined;
   /** Recording run spans by program id: the parents of their calls' spans. */
   readonly #runs = new Map<string, Span>();
   /** Calls of those runs whose span is open, by call id. */
@@ -64,14 +71,16 @@ export class SwitchyardTelemetry {
   /** `false` turns spans off for the session whatever provider is registered. */
   constructor(bus: TraceBus, options: TelemetryOptions | false | undefined) {
     this.#bus = bus;
-    this.#ownProvider = options !== false && options?.tracerProvider !== undefined;
-    this.#tracer =
-      options === false ? undefined : (options?.tracerProvider ?? trace.getTracerProvider()).getTracer(TRACER_NAME);
+    this.#on = options !== false;
+    this.#ownTracer = options === false ? undefined : options?.tracerProvider?.getTracer(TRACER_NAME);
   }
 
   /** The tracer spans are made with; undefined while telemetry is off (turned off, or no provider registered). */
   get tracer(): Tracer | undefined {
-    return this.#tracer !== undefined && this.#providerRegistered() ? this.#tracer : undefined;
+    if (!this.#on || !this.#providerRegistered()) return undefined;
+    // The global provider's, asked each time, as the API's proxy tracer does: a provider registered
+    // (or replaced) after the session was made is the one that records.
+    return this.#ownTracer ?? otel().trace.getTracer(TRACER_NAME);
   }
 
   /**
@@ -80,9 +89,10 @@ export class SwitchyardTelemetry {
    * (no provider, or not sampled): then nothing else is done for the run.
    */
   startRun(run: RunSpanStart): ((result: RunResult) => void) | undefined {
-    if (this.#tracer === undefined || !this.#providerRegistered()) return undefined;
-    const span = this.#tracer.startSpan(`execute_tool ${RUN_PROGRAM}`, {
-      kind: SpanKind.INTERNAL,
+    const tracer = this.tracer;
+    if (tracer === undefined) return undefined;
+    const span = tracer.startSpan(`execute_tool ${RUN_PROGRAM}`, {
+      kind: otel().SpanKind.INTERNAL,
       attributes: {
         [attribute.GEN_AI_OPERATION_NAME]: "execute_tool",
         [attribute.GEN_AI_TOOL_NAME]: RUN_PROGRAM,
@@ -108,13 +118,15 @@ export class SwitchyardTelemetry {
    * span) and ends the span with the outcome. Calls `execute` as is when tracing is off.
    */
   traceDirectCall(tool: string, callId: string, execute: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
-    if (this.#tracer === undefined || !this.#providerRegistered()) return execute();
-    const span = this.#tracer.startSpan(`execute_tool ${tool}`, {
-      kind: SpanKind.INTERNAL,
+    const tracer = this.tracer;
+    if (tracer === undefined) return execute();
+    const span = tracer.startSpan(`execute_tool ${tool}`, {
+      kind: otel().SpanKind.INTERNAL,
       attributes: toolSpanAttributes(tool, callId, "direct"),
     });
     if (!span.isRecording()) return execute();
     openToolSpans.set(callId, span);
+    const { context, trace } = otel();
     return context.with(trace.setSpan(context.active(), span), execute).then(
       (outcome) => {
         if (openToolSpans.get(callId) === span) openToolSpans.delete(callId);
@@ -136,7 +148,10 @@ export class SwitchyardTelemetry {
    * it: then not even a non-recording span is made, so a direct call pays one lookup.
    */
   #providerRegistered(): boolean {
-    if (this.#ownProvider) return true;
+    if (this.#ownTracer !== undefined) return true;
+    // Nothing registered through any copy of the API: known without loading it.
+    if ((globalThis as Record<symbol, unknown>)[GLOBAL_API_KEY] === undefined) return false;
+    const { trace, ProxyTracerProvider } = otel();
     const global = trace.getTracerProvider();
     return !(global instanceof ProxyTracerProvider) || global.getDelegateTracer(TRACER_NAME) !== undefined;
   }
@@ -144,10 +159,12 @@ export class SwitchyardTelemetry {
   readonly #onTraceEvent = (event: TraceEvent): void => {
     if (event.type === "tool-call-start") {
       const run = event.programId === undefined ? undefined : this.#runs.get(event.programId);
-      if (run === undefined || this.#tracer === undefined) return;
+      const tracer = run === undefined ? undefined : (this.#ownTracer ?? otel().trace.getTracer(TRACER_NAME));
+      if (run === undefined || tracer === undefined) return;
       // The run span is the parent by construction: a program's calls arrive from the isolate's
       // callbacks, whose async context is not the run's.
-      const span = this.#tracer.startSpan(
+      const { ROOT_CONTEXT, SpanKind, trace } = otel();
+      const span = tracer.startSpan(
         `execute_tool ${event.tool}`,
         { kind: SpanKind.INTERNAL, attributes: toolSpanAttributes(event.tool, event.callId, event.caller) },
         trace.setSpan(ROOT_CONTEXT, run),
@@ -186,6 +203,7 @@ export function traceContextMeta(callId: string): Record<string, string> | undef
   const span = openToolSpans.get(callId);
   if (span === undefined) return undefined;
   const carrier: Record<string, string> = {};
+  const { propagation, ROOT_CONTEXT, trace } = otel();
   propagation.inject(trace.setSpan(ROOT_CONTEXT, span), carrier);
   // No propagator registered (a provider passed in options, not installed globally): MCP's
   // convention is W3C trace context, so write the traceparent ourselves.
@@ -210,7 +228,7 @@ function endToolSpan(span: Span, status: CallStatus, code: string | undefined): 
   span.setAttribute(attribute.CALL_STATUS, status);
   if (status !== "ok") {
     span.setAttribute(attribute.ERROR_TYPE, code ?? status);
-    span.setStatus({ code: SpanStatusCode.ERROR, message: code ?? status });
+    span.setStatus({ code: otel().SpanStatusCode.ERROR, message: code ?? status });
   }
   span.end();
 }
@@ -228,7 +246,7 @@ function endRunSpan(span: Span, result: RunResult): void {
   });
   if (result.error !== undefined) {
     span.setAttribute(attribute.ERROR_TYPE, result.error.code);
-    span.setStatus({ code: SpanStatusCode.ERROR, message: result.error.code });
+    span.setStatus({ code: otel().SpanStatusCode.ERROR, message: result.error.code });
   }
   span.end();
 }

@@ -142,6 +142,49 @@ describe("isPlainSchema", () => {
   });
 });
 
+describe("plain schemas compiled without ajv's meta-schema check", () => {
+  // Values of every JSON type, nested and not, with formats and bounds a schema may test.
+  const PROBES: unknown[] = [
+    null,
+    true,
+    0,
+    -1.5,
+    2 ** 40,
+    "",
+    "x".repeat(300),
+    "not-an-email",
+    "a@example.com",
+    "2026-12-02T07:00:00Z",
+    [],
+    [1, "a", null],
+    {},
+    { id: "a", count: 3, tags: ["x"], nested: { a: 1 } },
+    { name: 1, path: null, query: "q", limit: -1, format: "json", url: "https://example.com" },
+  ];
+
+  it("accepts and refuses every probe as ajv with the check does, over the corpus and real MCP servers' schemas", () => {
+    const formats = ["email", "date-time", "uri", "uuid", "ipv4"].map((format) => ({ type: "string", format }));
+    const schemas = [
+      ...corpus.map((entry) => entry.schema),
+      ...mcpTools.map((tool) => tool.inputSchema),
+      ...saasTools.map((tool) => tool.inputSchema),
+      ...formats,
+      { type: "object", properties: { url: { type: "string", format: "uri" } }, required: ["url"] },
+    ].filter((schema): schema is Record<string, unknown> => typeof schema === "object" && isPlainSchema(schema));
+    expect(schemas.length).toBeGreaterThan(100);
+    for (const schema of schemas) {
+      const { $id: _id, ...copy } = schema;
+      const checked = ajvFor(copy).compile(copy);
+      ajvFor(copy).removeSchema(copy);
+      const plain = compileSchema(structuredClone(schema) as JsonSchema, "plain");
+      for (const probe of PROBES) {
+        const label = `${JSON.stringify(schema).slice(0, 120)} on ${JSON.stringify(probe).slice(0, 60)}`;
+        expect(plain(probe).length === 0, label).toBe(checked(probe) === true);
+      }
+    }
+  });
+});
+
 describe("schemas checked once per shape", () => {
   it("runs ajv's check once for 1,000 tools sharing one shape ajv must check, and none for plain ones", () => {
     const shape = () => ({

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
 import { Switchyard } from "../../src/switchyard.js";
 import { configErrorOf } from "../helpers/config-error.js";
@@ -116,6 +116,78 @@ describe("a large catalog", () => {
     const tight = new Switchyard({ tools: small, typeCheck: "off", discovery: { maxLoadedTokens: 50 } });
     sessions.push(tight);
     expect(tight.discovery.deferring).toBe(true);
+  });
+});
+
+/** A tool whose schema counts how often its `properties` are read: the search index reads them once. */
+function countedTool(): { tool: ToolDefinition; reads: () => number } {
+  let reads = 0;
+  const inputSchema: Record<string, unknown> = { type: "object" };
+  Object.defineProperty(inputSchema, "properties", {
+    enumerable: true,
+    get: () => {
+      reads += 1;
+      return { id: { type: "string", description: "The ledger's id." } };
+    },
+  });
+  const tool = defineTool({
+    name: "ledger.rotate",
+    description: "Rotate the quarterly zebra ledger.",
+    inputSchema,
+    execute: () => "rotated",
+    source: "mcp:ledger",
+  });
+  return { tool, reads: () => reads };
+}
+
+/** A session (no warm-up: it compiles schemas too) running a program that waits in the sandbox until released. */
+async function sessionWithRunInSandbox(): Promise<{ yard: Switchyard; release: () => void; ran: Promise<unknown> }> {
+  let release = (): void => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let entered = (): void => {};
+  const inSandbox = new Promise<void>((resolve) => {
+    entered = resolve;
+  });
+  const wait = defineTool({
+    name: "gate.wait",
+    description: "Waits to be released.",
+    inputSchema: { type: "object" },
+    execute: async () => {
+      entered();
+      await gate;
+      return 1;
+    },
+  });
+  const yard = new Switchyard({ tools: [...catalog(200), wait], typeCheck: "off", warmUp: false });
+  sessions.push(yard);
+  const ran = yard.run("return await tools.gate.wait({});");
+  await inSandbox;
+  return { yard, release, ran };
+}
+
+describe("a catalog indexed in the background while programs run", () => {
+  it("holds a change's indexing back while a run is in the sandbox, and indexes it once the run is out", async () => {
+    const { yard, release, ran } = await sessionWithRunInSandbox();
+    const counted = countedTool();
+    yard.registry.replaceSource("mcp:ledger", [counted.tool]);
+    const before = counted.reads();
+    // Far longer than indexing one tool takes: the run in the sandbox holds it back.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(counted.reads()).toBe(before);
+    release();
+    expect(await ran).toMatchObject({ ok: true, output: 1 });
+    await vi.waitFor(() => expect(counted.reads()).toBeGreaterThan(before), { timeout: 5_000, interval: 20 });
+  });
+
+  it("answers a model's search made while a run holds the index build back, with the tool registered meanwhile", async () => {
+    const { yard, release, ran } = await sessionWithRunInSandbox();
+    yard.registry.replaceSource("mcp:ledger", [countedTool().tool]);
+    const found = await yard.discovery.find("zebra ledger");
+    expect(found.ok && found.references[0]?.name).toBe("ledger.rotate");
+    release();
+    expect(await ran).toMatchObject({ ok: true });
   });
 });
 

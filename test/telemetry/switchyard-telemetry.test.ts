@@ -1,4 +1,6 @@
-import { fileURLToPath } from "node:url";
+import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { context, propagation, SpanStatusCode, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
@@ -214,6 +216,28 @@ describe("OpenTelemetry when off", () => {
     expect(busActiveDuringCalls).toEqual([false, false, false]);
     expect(exporter.getFinishedSpans()).toHaveLength(0);
   });
+
+  it("never loads the OpenTelemetry API in a process where nothing registered a provider", () => {
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+    const session = pathToFileURL(fileURLToPath(new URL("../../src/switchyard.ts", import.meta.url))).href;
+    const tool = pathToFileURL(fileURLToPath(new URL("../../src/registry/define-tool.ts", import.meta.url))).href;
+    const script = `import { createRequire } from "node:module";
+const { Switchyard } = await import(${JSON.stringify(session)});
+const { defineTool } = await import(${JSON.stringify(tool)});
+const echo = defineTool({ name: "crm.echo", description: "Echo.", inputSchema: { type: "object" }, execute: (input) => input });
+const yard = new Switchyard({ tools: [echo], typeCheck: "off", warmUp: false });
+const run = await yard.run("return await tools.crm.echo({ a: 1 });");
+const direct = await yard.callTool("crm.echo", { b: 2 });
+await yard.close();
+const loaded = Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes("@opentelemetry/api"));
+process.stdout.write(JSON.stringify({ ok: run.ok, direct: direct.status, loaded }));`;
+    const output = execFileSync(
+      process.execPath,
+      ["--no-node-snapshot", "--import", tsx, "--input-type=module", "-e", script],
+      { encoding: "utf8" },
+    );
+    expect(JSON.parse(output)).toEqual({ ok: true, direct: "ok", loaded: false });
+  }, 60_000);
 
   it("records nothing with telemetry: false even when a provider is registered", async () => {
     trace.setGlobalTracerProvider(provider);
