@@ -28,7 +28,7 @@ export interface SessionWarmUpParts {
   readonly memoryLimitMb: number;
   /**
    * True while runs are in the sandbox: the parts they cannot use then (esbuild, whose programs
-   * are compiled already; a spare isolate, which the pool replenishes as runs take theirs) wait.
+   * are compiled already; a spare isolate, which each run has made while it compiles and is checked) wait.
    */
   readonly busy?: (() => boolean) | undefined;
 }
