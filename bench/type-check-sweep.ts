@@ -1,7 +1,8 @@
 // What the type check costs a user, side by side in one run, for the 37-line paginated sweep of
 // 180 instant calls (sweep-workload.ts): the bare isolated-vm floor, `yard.run` with the check off,
-// a cached program, a new program, and the first run in a fresh process (a child process per
-// sample), each as a ratio of the floor. Rounds interleave the in-process rows, so load hits all alike.
+// a cached program, a new program (back to back, and one model turn after the last run), and the
+// first run in a fresh process (a child process per sample), each as a ratio of the floor. Rounds
+// interleave the back-to-back rows, so load hits all alike.
 // Run through bench/type-check.ts (npm run bench:type-check).
 
 import { execFile, spawn } from "node:child_process";
@@ -15,6 +16,8 @@ import { answerBareCall, bareSweepScript, SWEEP_CALLS, SWEEP_PROGRAM, sweepTools
 
 const ROUNDS = 15;
 const FRESH_SAMPLES = 5;
+/** New programs run each one model turn after the last run (the session's checker idle meanwhile). */
+const TURN_SAMPLES = 5;
 /** The pause between a session's start and its first program: a model turn, short end. */
 const MODEL_TURN_MS = 1_500;
 
@@ -26,6 +29,8 @@ export interface SweepMeasurement {
   readonly offMs: number;
   readonly cachedMs: number;
   readonly newProgramMs: number;
+  /** A new program run one model turn (1.5 s) after the session's last run, as an agent loop runs them. */
+  readonly newProgramAfterTurnMs: number;
   /** Fresh process: the run issued right after `new Switchyard` (it waits for the warm-up). */
   readonly firstRunAtStartMs: number;
   /** Fresh process: the run issued one model turn (1.5 s) after `new Switchyard`. */
@@ -123,7 +128,13 @@ export async function measureSweep(): Promise<SweepMeasurement> {
   const script = await bareSweepScript();
   const { output: expected } = await timeBareRun(script);
   const yard = new Switchyard({ tools: sweepTools() });
-  const rows = { bare: [] as number[], off: [] as number[], cached: [] as number[], fresh: [] as number[] };
+  const rows = {
+    bare: [] as number[],
+    off: [] as number[],
+    cached: [] as number[],
+    fresh: [] as number[],
+    afterTurn: [] as number[],
+  };
   try {
     // Untimed: the checker's start-up, and the cached program's first check.
     await timeYardRun(yard, SWEEP_PROGRAM, "error", expected);
@@ -134,6 +145,11 @@ export async function measureSweep(): Promise<SweepMeasurement> {
       rows.cached.push(await timeYardRun(yard, SWEEP_PROGRAM, "error", expected));
       // A comment makes a program the check cache has never seen, as a model's next turn is.
       rows.fresh.push(await timeYardRun(yard, `${SWEEP_PROGRAM}\n// round ${round}`, "error", expected));
+    }
+    // After the back-to-back rounds: what the checker does with a model's turn of idle time shows here.
+    for (let turn = 0; turn < TURN_SAMPLES; turn++) {
+      await new Promise((resolve) => setTimeout(resolve, MODEL_TURN_MS));
+      rows.afterTurn.push(await timeYardRun(yard, `${SWEEP_PROGRAM}\n// turn ${turn}`, "error", expected));
     }
   } finally {
     await yard.close();
@@ -151,6 +167,7 @@ export async function measureSweep(): Promise<SweepMeasurement> {
     offMs: median(rows.off),
     cachedMs: median(rows.cached),
     newProgramMs: median(rows.fresh),
+    newProgramAfterTurnMs: median(rows.afterTurn),
     firstRunAtStartMs: median(atStart.map((sample) => sample.runMs)),
     firstRunAfterTurnMs: median(afterTurn),
     firstRunWholeProcessMs: median(atStart.map((sample) => sample.wholeMs)),
@@ -164,12 +181,13 @@ export function formatSweepTable(measurement: SweepMeasurement): string {
   const row = (name: string, ms: number, target = ""): string =>
     `${name.padEnd(58)}${ms.toFixed(1).padStart(9)}${`${(ms / bareMs).toFixed(2)}x`.padStart(10)}${target.padStart(10)}`;
   return [
-    `${measurement.programLines}-line paginated sweep, ${measurement.calls} instant calls; medians of ${ROUNDS} rounds (fresh process: ${FRESH_SAMPLES} processes)`,
+    `${measurement.programLines}-line paginated sweep, ${measurement.calls} instant calls; medians of ${ROUNDS} rounds (after a turn: ${TURN_SAMPLES} runs; fresh process: ${FRESH_SAMPLES} processes)`,
     `${"row".padEnd(58)}${"ms".padStart(9)}${"x bare".padStart(10)}${"target".padStart(10)}`,
     row("bare isolated-vm floor (same JavaScript, hostCall)", bareMs),
     row("yard.run, typeCheck off", measurement.offMs),
     row("yard.run, cached program (default check)", measurement.cachedMs),
     row("yard.run, new program (default check)", measurement.newProgramMs, "<= 3x"),
+    row("yard.run, new program one model turn after the last run", measurement.newProgramAfterTurnMs),
     row("fresh process, first run one model turn after new Switchyard", measurement.firstRunAfterTurnMs, "<= 10x"),
     row("fresh process, first run right at new Switchyard", measurement.firstRunAtStartMs),
     row("fresh process, spawn to first result (imports included)", measurement.firstRunWholeProcessMs),

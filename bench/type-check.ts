@@ -454,6 +454,8 @@ if (invokedDirectly) {
         "sweep-cached-ratio": ratio(sweep.cachedMs),
         "sweep-new-program-ms": ms(sweep.newProgramMs),
         "sweep-new-program-ratio": ratio(sweep.newProgramMs),
+        "sweep-new-program-after-turn-ms": ms(sweep.newProgramAfterTurnMs),
+        "sweep-new-program-after-turn-ratio": ratio(sweep.newProgramAfterTurnMs),
         "sweep-first-run-after-turn-ms": ms(sweep.firstRunAfterTurnMs),
         "sweep-first-run-after-turn-ratio": ratio(sweep.firstRunAfterTurnMs),
         "sweep-first-run-at-start-ms": ms(sweep.firstRunAtStartMs),

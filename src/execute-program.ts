@@ -280,6 +280,8 @@ async function admitAndRun(
     });
   }
   try {
+    // Its isolate is made while it compiles and is checked (this thread waits), not while a run makes calls.
+    context.executor.prepareNext?.(limits.memoryLimitMb);
     // 2. Compile and 3. Check.
     const prepared = await prepareProgram(source, settings, context, {
       input: options.input,

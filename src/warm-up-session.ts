@@ -9,6 +9,7 @@ import { warmUpCompiler } from "./program/compile-program.js";
 import { warmUp as warmUpChecker } from "./program/shared-type-checker.js";
 import type { TypeChecker } from "./program/type-checker.js";
 import type { CatalogSnapshot, RegisteredTool } from "./registry/tool-registry.js";
+import { InProcessExecutor } from "./sandbox/in-process-executor.js";
 import type { SandboxExecutor } from "./sandbox/sandbox-executor.js";
 import { metaSchemaWarmUpSteps, validationWarmUpSteps } from "./schema/schema-validator.js";
 import type { SwitchyardOptions } from "./switchyard-options.js";
@@ -32,7 +33,7 @@ export interface SessionWarmUpParts {
   readonly memoryLimitMb: number;
   /**
    * True while runs are in the sandbox: the parts they cannot use then (esbuild, whose programs
-   * are compiled already; a spare isolate, which the pool replenishes as runs take theirs) wait.
+   * are compiled already; a spare isolate, which each run has made while it compiles and is checked) wait.
    */
   readonly busy?: (() => boolean) | undefined;
 }
@@ -84,7 +85,9 @@ export function warmUpSession(options: SwitchyardOptions, parts: SessionWarmUpPa
   const steps: { readonly run: () => void; readonly idle?: boolean }[] = [
     ...(checks ? [{ run: indexStep, idle: true }] : []),
     { run: () => void warmUpCompiler(), idle: true },
-    { run: () => parts.executor?.warmUp?.(parts.memoryLimitMb), idle: true },
+    // Held only in process: a worker pool's spare is another process, which the next run that
+    // starts while this one runs (a second at once) needs ready, and which takes no thread of ours.
+    { run: () => parts.executor?.warmUp?.(parts.memoryLimitMb), idle: parts.executor instanceof InProcessExecutor },
     ...validationWarmUpSteps().map((run) => ({ run })),
     // Only schemas that are not plain need the meta-schema: most runs' calls do not wait for it.
     ...metaSchemaWarmUpSteps().map((run) => ({ run, idle: true })),

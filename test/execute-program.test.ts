@@ -89,6 +89,48 @@ describe("executeProgram", () => {
     expect(shown).toEqual([]);
   });
 
+  it("announces the run's isolate to its executor while the program is still being checked", async () => {
+    const { context, settings, snapshot } = partsContext();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const held = new (class extends TypeChecker {
+      override async check(...args: Parameters<TypeChecker["check"]>) {
+        await gate;
+        return super.check(...args);
+      }
+    })();
+    const announced: number[] = [];
+    const executed: string[] = [];
+    const running = executeProgram(
+      "return 6 * 7;",
+      { programId: "p-announce", snapshot, settings, options: {} },
+      {
+        ...context,
+        checker: held,
+        executor: {
+          execute: (job, bindings, onStarted) => {
+            executed.push(job.script);
+            return executor.execute(job, bindings, onStarted);
+          },
+          prepareNext: (memoryLimitMb) => announced.push(memoryLimitMb),
+          close: () => Promise.resolve(),
+        },
+      },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The check has not answered: the isolate is asked for, nothing is run.
+    expect(announced).toEqual([settings.limits.memoryLimitMb]);
+    expect(executed).toEqual([]);
+    release();
+    const result = await running;
+    await held.close();
+    expect(result.output).toBe(42);
+    expect(executed).toHaveLength(1);
+    expect(announced).toHaveLength(1);
+  });
+
   it("approves before it runs: a program denied at approval makes no call", async () => {
     const { context, settings, snapshot, events } = partsContext({ approveProgram: () => false });
     const result = await executeProgram(

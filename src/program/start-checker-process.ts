@@ -13,6 +13,17 @@ export const CHECKER_PROCESS_FLAG = "--switchyard-type-checker";
 /** Young-generation semi-space of the checker process, in MB. */
 const SEMI_SPACE_MB = 32;
 
+/**
+ * Compiles each function to Sparkplug's baseline code on its first call instead of interpreting it
+ * first. A new program's check runs TypeScript's checker before TurboFan has optimised most of it
+ * (the first few dozen checks of a process): there it took about a fifth less of the process's main
+ * thread (15 new 37-line programs: 195-210 ms against 240-270, medians of 6 processes each), the
+ * first check no more CPU, and RSS within 10 MB. Only where V8 builds Sparkplug in (x64, arm64):
+ * elsewhere the flag is read-only, and a flag V8 refuses stops the process before it starts.
+ */
+const BASELINE_FLAGS: readonly string[] =
+  process.arch === "x64" || process.arch === "arm64" ? ["--always-sparkplug"] : [];
+
 /** Most characters of the process's stderr kept for a crash report. */
 const MAX_STDERR_CHARS = 4_096;
 
@@ -34,7 +45,11 @@ export function startCheckerProcess(memoryLimitMb: number): CheckerProcess {
   const entry = new URL(fromSource ? "./type-check-worker.ts" : "./type-check-worker.js", import.meta.url);
   // A check allocates many short-lived objects: a 32 MB semi-space (16 by default) cut a new
   // program's check by about a quarter of its CPU time here (fewer scavenges), for up to ~50 MB more RSS.
-  const execArgv = [`--max-old-space-size=${memoryLimitMb}`, `--max-semi-space-size=${SEMI_SPACE_MB}`];
+  const execArgv = [
+    `--max-old-space-size=${memoryLimitMb}`,
+    `--max-semi-space-size=${SEMI_SPACE_MB}`,
+    ...BASELINE_FLAGS,
+  ];
   if (fromSource) execArgv.push("--import", tsxLoaderUrl());
   const child = fork(fileURLToPath(entry), [CHECKER_PROCESS_FLAG], {
     execArgv,

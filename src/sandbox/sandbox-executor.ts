@@ -100,6 +100,12 @@ export interface SandboxExecutor {
    */
   warmUp?(memoryLimitMb: number): void;
   /**
+   * Says a job with `memoryLimitMb` is coming (its run is compiling and being checked): prepares
+   * what it needs in the background, unless that is ready already. Optional, never throws; a job
+   * that was not announced is still run, on resources made when it starts.
+   */
+  prepareNext?(memoryLimitMb: number): void;
+  /**
    * Ends the runs still in progress (their outcome is `closed`), waits until their isolates are
    * gone and releases what the executor holds (spare isolates, processes). Jobs started later
    * still run, on resources made afresh.
