@@ -7,10 +7,10 @@
 // those whose owner is gone; it never touches another namespace's, nor names of earlier versions.
 
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { procShowsOwnPidNamespace } from "./proc-namespace.js";
+import { procShowsOwnPidNamespace, readProcLink, readProcText } from "./proc-namespace.js";
 
 const CGROUP_ROOT = "/sys/fs/cgroup";
 
@@ -145,13 +145,13 @@ function ownerRuns(pid: number, startTime: number): boolean {
 
 /** The inode of a process's PID namespace (`pid:[4026531836]`); undefined where it cannot be read. */
 function pidNamespaceOf(pid: number | "self"): number | undefined {
-  const inode = Number(/^pid:\[(\d+)\]$/.exec(readLink(`/proc/${pid}/ns/pid`))?.[1]);
+  const inode = Number(/^pid:\[(\d+)\]$/.exec(readProcLink(`/proc/${pid}/ns/pid`))?.[1]);
   return Number.isSafeInteger(inode) && inode > 0 ? inode : undefined;
 }
 
 /** A process's start time in clock ticks after boot (field 22 of /proc/<pid>/stat); undefined when it is gone. */
 function startTimeOf(pid: number | "self"): number | undefined {
-  const stat = readText(`/proc/${pid}/stat`);
+  const stat = readProcText(`/proc/${pid}/stat`);
   // The command name (field 2) is in parentheses and may hold spaces: count fields after its ")".
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   const value = Number(fields[19]);
@@ -208,7 +208,7 @@ function findHierarchies(): Hierarchy[] {
     if (controllers === "" && line.startsWith("0::") && found.length === 0) {
       // cgroup v2: usable only where our cgroup already hands pids and memory to its children.
       const own = join(CGROUP_ROOT, path);
-      const delegated = readText(join(own, "cgroup.subtree_control")).split(/\s+/);
+      const delegated = readProcText(join(own, "cgroup.subtree_control")).split(/\s+/);
       if (delegated.includes("pids") || delegated.includes("memory")) {
         found.push({
           own,
@@ -220,20 +220,4 @@ function findHierarchies(): Hierarchy[] {
   }
   // A v2 line comes last in hybrid setups; keep it only where v1 gave nothing.
   return found.filter((hierarchy) => existsSync(hierarchy.own));
-}
-
-function readLink(path: string): string {
-  try {
-    return readlinkSync(path);
-  } catch {
-    return "";
-  }
-}
-
-function readText(path: string): string {
-  try {
-    return readFileSync(path, "utf8").trim();
-  } catch {
-    return "";
-  }
 }
