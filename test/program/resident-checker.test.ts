@@ -166,6 +166,23 @@ function check(checker: ProgramTypeChecker, entry: Case): unknown {
   }
 }
 
+/**
+ * Checks every case with `resident`, in the given order and then reversed, and expects exactly the
+ * diagnostics of `expected` (a checker without residents), calling `prepareIdle` after each check as
+ * the checker process does between requests, so recurring sets get checkers of their own.
+ */
+function expectSameInBothOrders(resident: ProgramTypeChecker, cases: Case[], expected: Map<string, unknown>): void {
+  for (const order of [cases, [...cases].reverse()]) {
+    for (const entry of order) {
+      expect({ name: entry.name, found: check(resident, entry) }).toEqual({
+        name: entry.name,
+        found: expected.get(entry.name),
+      });
+      resident.prepareIdle();
+    }
+  }
+}
+
 describe("ProgramTypeChecker with a resident checker", () => {
   const checkers: ProgramTypeChecker[] = [];
   const make = (resident: boolean): ProgramTypeChecker => {
@@ -196,16 +213,7 @@ describe("ProgramTypeChecker with a resident checker", () => {
       20,
     );
     const resident = make(true);
-    for (const order of [cases, [...cases].reverse()]) {
-      for (const entry of order) {
-        expect({ name: entry.name, found: check(resident, entry) }).toEqual({
-          name: entry.name,
-          found: expected.get(entry.name),
-        });
-        // As the checker process does between requests: recurring sets get checkers of their own.
-        resident.prepareIdle();
-      }
-    }
+    expectSameInBothOrders(resident, cases, expected);
     // Clean programs were answered by the shared checker alone, or by a recurring set's own.
     expect(resident.stats.sharedClean).toBeGreaterThan(15);
     expect(resident.stats.residentClean).toBeGreaterThan(15);
@@ -341,16 +349,7 @@ describe("ProgramTypeChecker with a resident checker", () => {
     expect([...expected.values()].filter((found) => !Array.isArray(found) || found.length > 0).length).toBeGreaterThan(
       20,
     );
-    for (const order of [cases, [...cases].reverse()]) {
-      for (const entry of order) {
-        expect({ name: entry.name, found: check(resident, entry) }).toEqual({
-          name: entry.name,
-          found: expected.get(entry.name),
-        });
-        // As the checker process does between requests: recurring sets get checkers of their own.
-        resident.prepareIdle();
-      }
-    }
+    expectSameInBothOrders(resident, cases, expected);
     // The plain sets went through the shared checker; the hostile ones fell back without a wrong "clean".
     expect(resident.stats.sharedClean).toBeGreaterThanOrEqual(5);
   });
