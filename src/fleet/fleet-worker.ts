@@ -267,18 +267,16 @@ class JobRunner {
       this.options.log?.(`${key} of ${batchId} failed with ${failureCodeOf(result)}; retrying with backoff`);
       throw new Error(`transient failure ${failureCodeOf(result)}: ${result.error?.message.slice(0, 200)}`);
     }
-    const written = jobResultOf(
-      { key, input, attempt, enqueuedAt: job.timestamp, startedAt, worker: this.name },
-      result,
-    );
+    const run = { key, input, attempt, enqueuedAt: job.timestamp, startedAt, worker: this.name };
+    const written = jobResultOf(run, result);
     // RUN_BUSY for good: another worker still runs this job's run (BullMQ took it for stalled)
     // and writes its result; this one must not overwrite it with a failure.
     if (result.error?.code === "RUN_BUSY") await this.store.writeResultOnce(batchId, written);
     else await this.store.writeResult(batchId, written);
     if (runId !== undefined && result.error?.code === "PAUSED") {
       const retentionMs = this.options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
-      const paused = { batchId, key, input, attempt, enqueuedAt: job.timestamp };
-      await this.store.markPausedRun(runId, paused, retentionMs);
+      // What a resume needs to write the job's result again (record-resumed-job.ts), nothing more.
+      await this.store.markPausedRun(runId, { batchId, key, input, attempt, enqueuedAt: run.enqueuedAt }, retentionMs);
     }
     this.completed += 1;
     return null;
