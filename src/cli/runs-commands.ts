@@ -5,6 +5,7 @@
 
 import type { Command } from "commander";
 import type { Redis } from "ioredis";
+import type { ResumedJobRecord } from "../fleet/record-resumed-job.js";
 import type { RunResult } from "../contract.js";
 import { FileRunJournal } from "../durable/file-run-journal.js";
 import { summarizeJournal } from "../durable/summarize-journal.js";
@@ -196,7 +197,7 @@ async function guard<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** One line on what the batch of a resumed fleet job now holds for its input. */
-function describeRecord(record: { outcome: "replaced" | "kept" | "absent"; batchId: string; key: string }): string {
+function describeRecord(record: Exclude<ResumedJobRecord, { outcome: "not-a-job" }>): string {
   const input = `input ${JSON.stringify(record.key.slice(0, 80))} of batch ${record.batchId}`;
   if (record.outcome === "replaced") return `${input}: its PAUSED result is replaced by this run's.`;
   if (record.outcome === "kept") return `${input}: kept the result it has (not PAUSED: written since the pause).`;
