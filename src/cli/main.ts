@@ -17,7 +17,7 @@ import { registerBenchCommand } from "./bench-command.js";
 import { registerTraceCommand } from "./trace-command.js";
 import { registerFleetCommands } from "./fleet-commands.js";
 import { registerRunsCommands } from "./runs-commands.js";
-import { packageVersion } from "./package-version.js";
+import { packageVersion } from "../package-version.js";
 
 // Only commander and the command definitions load up front, so `--help` and `--version` answer
 // without loading the core (TypeScript, esbuild, ajv, isolated-vm): each action imports what it uses.
