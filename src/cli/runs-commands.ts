@@ -16,6 +16,7 @@ import { decideRun } from "../durable/decide-run.js";
 import { defaultRunsFolder } from "../durable/start-durable-run.js";
 import { SwitchyardError, messageOf } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
+import type { SwitchyardOptions } from "../switchyard-options.js";
 import { EXIT_CODES } from "./cli-error.js";
 import { formatRunResult } from "./format-run-result.js";
 
@@ -25,8 +26,12 @@ export interface RunsSessionFlags {
   readonly tools?: string[];
 }
 
-/** Runs `work` in the session of `--config`/`--tools` (main.ts's `withSession`), with no approver. */
-export type WithSession = (flags: RunsSessionFlags, work: (yard: Switchyard) => Promise<void>) => Promise<void>;
+/** Runs `work` in the session of `--config`/`--tools` (main.ts's `withSession`) and `tuning`, with no approver. */
+export type WithSession = (
+  flags: RunsSessionFlags,
+  tuning: Pick<SwitchyardOptions, "warmUpTypeChecker">,
+  work: (yard: Switchyard) => Promise<void>,
+) => Promise<void>;
 
 interface StoreFlags {
   readonly dir?: string;
@@ -112,7 +117,9 @@ export function registerRunsCommands(program: Command, withSession: WithSession)
       checkRunId(id);
       // The store first: an unreachable Redis is told before any tool server starts.
       return withStore(flags, ({ store, fleet }) =>
-        withSession(flags, async (yard) => {
+        // The checker is not warmed up: a resume takes its check from the journal when the run's
+        // program, tools and checker are what it was first checked against, and then never starts it.
+        withSession(flags, { warmUpTypeChecker: false }, async (yard) => {
           const startedAt = Date.now();
           const result: RunResult = await yard.resume(id, { store });
           print(flags.json === true ? JSON.stringify(result, null, 2) : formatRunResult(result));
