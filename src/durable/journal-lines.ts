@@ -1,8 +1,7 @@
-// A journal as text: one JSON object per line, the header first. Reading tolerates exactly one
-// kind of damage, the torn last line a crash leaves behind (text after the last newline), and
-// refuses anything else with `JOURNAL_INVALID`: a line that is not JSON, an entry of an unknown
-// kind or with fields of the wrong type, a second header, a version it does not know. A header's
-// journaled check of the wrong shape is dropped, not refused: the run checks its program again.
+// A journal as text: one JSON object per line, the header first. Reading tolerates the torn last
+// line a crash leaves behind, and drops a header's journaled check of the wrong shape (the run then
+// checks again); it refuses anything else with `JOURNAL_INVALID`: a line that is not JSON, an entry
+// of an unknown kind or with fields of the wrong type, a second header, a version it does not know.
 
 import { JournalError } from "./journal-error.js";
 import type { ToolReferences } from "../program/tool-references.js";
