@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { RunResult } from "../../src/contract.js";
 import { readBatchResults } from "../../src/fleet/batch-results.js";
 import { startFleetWorker } from "../../src/fleet/fleet-worker.js";
-import { fleetRunJournal } from "../../src/fleet/redis-run-journal.js";
+import { fleetRunJournal } from "../../src/fleet/fleet-run-journal.js";
 import { submitBatch } from "../../src/fleet/submit-batch.js";
 import { watchBatch } from "../../src/fleet/watch-batch.js";
 import { Switchyard } from "../../src/switchyard.js";
@@ -238,7 +238,7 @@ describe("switchyard runs --redis", () => {
         ok: true,
         output: { a: { refunded: 1 }, b: { caught: "PERMISSION_DENIED" } },
         attempt: paused!.attempt,
-        worker: "switchyard runs resume",
+        worker: "switchyard resume",
       });
       expect(finished).not.toHaveProperty("error");
       // Not counted as a second run of the job (the batch's repeats), and no longer failed.
