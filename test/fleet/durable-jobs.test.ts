@@ -21,6 +21,7 @@ import { Switchyard } from "../../src/switchyard.js";
 import { REFUNDS, shopPermissions, shopTools } from "../durable/fixtures/shop-tools.js";
 import { startRedis, type TestRedis } from "../helpers/redis-server.js";
 import { sandboxWorkerPids } from "../helpers/worker-processes.js";
+import { startShopWorker } from "./fixtures/shop-worker.js";
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -181,13 +182,7 @@ describe("durable fleet jobs", () => {
 describe("a paused fleet job resumed through the library", () => {
   it("has its PAUSED batch result replaced by the resumed run's, and not while the run pauses again", async () => {
     const queue = freshQueue();
-    const worker = await startFleetWorker({
-      redis: redis.url,
-      queue,
-      config: { typeCheck: "off", permissions: shopPermissions },
-      configOptions: { tools: shopTools },
-      concurrency: 1,
-    });
+    const worker = await startShopWorker(redis.url, queue);
     const client = await connectRedis(redis.url);
     const store = fleetRunJournal(client, queue);
     // A session of the person's own app: another process's tools and rules, the fleet's store.
