@@ -6,7 +6,7 @@
 import type { Diagnostic, JsonSchema, RunError, RunResult } from "./contract.js";
 import { checkDecisionsPending } from "./durable/decide-run.js";
 import { checkDecisions, type DurableOptions, DurableRun, type RunDecision } from "./durable/durable-run.js";
-import type { JournaledCheck, OpenedJournal, RunJournal } from "./durable/run-journal.js";
+import type { JournaledCheck, OpenedJournal, ResumedRunRecord, RunJournal } from "./durable/run-journal.js";
 import { JournalError } from "./durable/journal-error.js";
 import { checkRunId } from "./durable/run-id.js";
 import { defaultRunJournal, readJournaledCheck, startDurableRun } from "./durable/start-durable-run.js";
@@ -104,6 +104,11 @@ export interface ResumeOptions extends Omit<RunOptions, "input" | "durable"> {
   readonly journal?: OpenedJournal;
   /** See `DurableOptions.askTimeoutMs`. */
   readonly askTimeoutMs?: number;
+  /**
+   * Called when the store recorded how the resumed run ended where its starter reads it: a fleet
+   * job's batch result (see `RunJournal.recordResumed`). Not called for a run that paused again.
+   */
+  readonly onRecorded?: (record: ResumedRunRecord) => void;
 }
 
 /**
@@ -487,12 +492,17 @@ async function admitUnlessAborted(
   }
 }
 
-/** A resume ready to run: the journaled program, the run's options, and `release`, to call once it ran. */
+/** A resume ready to run: the journaled program, the run's options, `release` and `record`, to call once it ran. */
 export interface ResumeRequest {
   readonly source: string;
   readonly options: RunOptions;
   /** Closes the journal's writer (its lock) if the run ended before it took it over (a compile error). */
   release(): Promise<void>;
+  /**
+   * Has the store record how the resumed run ended where its starter reads it, unless it paused
+   * again (`RunJournal.recordResumed`), and tells `onRecorded`. Rejects when the store cannot.
+   */
+  record(result: RunResult, startedAt: number): Promise<void>;
 }
 
 /**
@@ -502,13 +512,13 @@ export interface ResumeRequest {
  */
 export async function resumeRequest(
   id: string,
-  { decisions, store: given, askTimeoutMs, journal, ...rest }: ResumeOptions,
+  { decisions, store: given, askTimeoutMs, journal, onRecorded, ...rest }: ResumeOptions,
   sessionStore: RunJournal | undefined,
   registry: { snapshot(): { readonly version: number } },
 ): Promise<ResumeRequest | RunResult> {
   checkRunId(id);
   checkDecisions(decisions);
-  const store = given ?? sessionStore ?? defaultRunJournal();
+  const store: RunJournal = given ?? sessionStore ?? defaultRunJournal();
   let error: RunError;
   let opened: OpenedJournal | undefined = journal;
   try {
@@ -520,7 +530,12 @@ export async function resumeRequest(
     const input = inputJson === undefined ? {} : { input: parseJournaledInput(id, inputJson) };
     const durable = { id, decisions, store, askTimeoutMs, opened };
     const { writer } = opened;
-    return { source, options: { ...rest, ...input, durable }, release: () => writer.close() };
+    const record = async (result: RunResult, startedAt: number): Promise<void> => {
+      if (result.error?.code === "PAUSED" || store.recordResumed === undefined) return;
+      const recorded = await store.recordResumed(id, result, startedAt);
+      if (recorded !== undefined) onRecorded?.(recorded);
+    };
+    return { source, options: { ...rest, ...input, durable }, release: () => writer.close(), record };
   } catch (thrown) {
     await opened?.writer.close();
     if (!JournalError.isInstance(thrown)) throw thrown;

@@ -4,14 +4,12 @@
 // resume live in the library, so `resume` (here or from `yard.resume`) finds what was decided.
 
 import type { Command } from "commander";
-import type { Redis } from "ioredis";
-import type { ResumedJobRecord } from "../fleet/record-resumed-job.js";
 import type { RunResult } from "../contract.js";
 import { FileRunJournal } from "../durable/file-run-journal.js";
 import { summarizeJournal } from "../durable/summarize-journal.js";
 import { JournalError } from "../durable/journal-error.js";
 import { checkRunId } from "../durable/run-id.js";
-import type { RunJournal, RunSummary, StoredJournal } from "../durable/run-journal.js";
+import type { ResumedRunRecord, RunJournal, RunSummary, StoredJournal } from "../durable/run-journal.js";
 import { decideRun } from "../durable/decide-run.js";
 import { defaultRunsFolder } from "../durable/start-durable-run.js";
 import { SwitchyardError, messageOf } from "../errors.js";
@@ -116,20 +114,17 @@ export function registerRunsCommands(program: Command, withSession: WithSession)
     .action((id: string, flags: StoreFlags & RunsSessionFlags) => {
       checkRunId(id);
       // The store first: an unreachable Redis is told before any tool server starts.
-      return withStore(flags, ({ store, fleet }) =>
+      return withStore(flags, ({ store }) =>
         // The checker is not warmed up: a resume takes its check from the journal when the run's
         // program, tools and checker are what it was first checked against, and then never starts it.
         withSession(flags, { warmUpTypeChecker: false }, async (yard) => {
-          const startedAt = Date.now();
-          const result: RunResult = await yard.resume(id, { store });
+          // A fleet job's run: the store writes its result into the job's batch; said on stderr,
+          // after the result, so `--json` keeps stdout one JSON document.
+          let recorded: ResumedRunRecord | undefined;
+          const result: RunResult = await yard.resume(id, { store, onRecorded: (record) => (recorded = record) });
           print(flags.json === true ? JSON.stringify(result, null, 2) : formatRunResult(result));
           process.exitCode = result.ok ? EXIT_CODES.ok : EXIT_CODES.failed;
-          if (fleet === undefined || result.error?.code === "PAUSED") return;
-          // A fleet job's run: its batch still holds the PAUSED result the job wrote.
-          const { recordResumedJob } = await import("../fleet/record-resumed-job.js");
-          const record = await recordResumedJob(fleet.client, fleet.queue, id, result, startedAt);
-          // On stderr: `--json` keeps stdout one JSON document.
-          if (record.outcome !== "not-a-job") process.stderr.write(`${describeRecord(record)}\n`);
+          if (recorded !== undefined) process.stderr.write(`${describeRecord(recorded)}\n`);
         }),
       );
     });
@@ -146,8 +141,6 @@ export function registerRunsCommands(program: Command, withSession: WithSession)
 interface OpenedStore {
   readonly store: RunJournal;
   readonly where: string;
-  /** With `--redis`: what a resumed fleet job's result is written to (the batch keeps one per input). */
-  readonly fleet?: { readonly client: Redis; readonly queue: string };
 }
 
 /**
@@ -164,7 +157,7 @@ async function withStore(flags: StoreFlags, work: (opened: OpenedStore) => Promi
   const url = flags.redis === true ? (process.env["SWITCHYARD_REDIS"] ?? DEFAULT_REDIS) : flags.redis;
   const fleet = { redis: url, ...(flags.queue === undefined ? {} : { queue: flags.queue }) };
   const { connectRedis, queueNameOf, redactUrl, redisStoppedAnswering } = await import("../fleet/redis-connection.js");
-  const { fleetRunJournal } = await import("../fleet/redis-run-journal.js");
+  const { fleetRunJournal } = await import("../fleet/fleet-run-journal.js");
   const queue = queueNameOf(fleet);
   // A command that waited through a Redis outage would leave the person at a frozen prompt.
   const client = await connectRedis(url, { whenRedisGoesAway: "fail" });
@@ -172,7 +165,6 @@ async function withStore(flags: StoreFlags, work: (opened: OpenedStore) => Promi
     await work({
       store: fleetRunJournal(client, queue),
       where: `the Redis at ${redactUrl(url)} (queue ${queue})`,
-      fleet: { client, queue },
     });
   } catch (error) {
     if (SwitchyardError.isInstance(error) || !redisStoppedAnswering(error, client)) throw error;
@@ -204,7 +196,7 @@ async function guard<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** One line on what the batch of a resumed fleet job now holds for its input. */
-function describeRecord(record: Exclude<ResumedJobRecord, { outcome: "not-a-job" }>): string {
+function describeRecord(record: ResumedRunRecord): string {
   const input = `input ${JSON.stringify(record.key.slice(0, 80))} of batch ${record.batchId}`;
   if (record.outcome === "replaced") return `${input}: its PAUSED result is replaced by this run's.`;
   if (record.outcome === "kept") return `${input}: kept the result it has (not PAUSED: written since the pause).`;

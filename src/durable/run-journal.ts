@@ -3,7 +3,7 @@
 // it carried, pauses, decisions and its end. Entries are plain JSON; stores only append, read,
 // list and prune them, and never interpret a crossing.
 
-import type { CallRecord, Diagnostic, RunErrorCode } from "../contract.js";
+import type { CallRecord, Diagnostic, RunErrorCode, RunResult } from "../contract.js";
 import type { ToolReferences } from "../program/tool-references.js";
 import type { JournalError } from "./journal-error.js";
 
@@ -233,4 +233,23 @@ export interface RunJournal {
    * their ids. Reads no more of a journal than its expiry needs (its header, or the store's index).
    */
   prune(nowMs?: number): Promise<string[]>;
+  /**
+   * Records where its starter reads it how a run resumed by `yard.resume` ended (not paused), for a
+   * store whose runs belong to something beside their journals: a fleet's store writes the job's
+   * result over the `PAUSED` one its batch holds. Optional; resolves with what it recorded, or
+   * undefined when the run is nobody's. Rejects when the store is unreachable: resuming again
+   * replays the ended run without calling a tool and records it again.
+   */
+  recordResumed?(id: string, result: RunResult, startedAt: number): Promise<ResumedRunRecord | undefined>;
+}
+
+/** Where a store recorded a resumed run's end (see `RunJournal.recordResumed`): a fleet job's batch and input. */
+export interface ResumedRunRecord {
+  readonly batchId: string;
+  readonly key: string;
+  /**
+   * `replaced`: the batch's `PAUSED` result now tells how the run ended; `kept`: a result written
+   * since the pause (a resubmit's) stays; `absent`: the batch holds no result for the input.
+   */
+  readonly outcome: "replaced" | "kept" | "absent";
 }

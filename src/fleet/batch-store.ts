@@ -54,7 +54,7 @@ export interface BatchResult {
   readonly worker: string;
 }
 
-/** The input of a job whose run paused, and how its result was written (see markPausedRun). */
+/** The input of a job whose run paused, and how its result was written (see writePausedResult). */
 export interface PausedJob {
   readonly batchId: string;
   readonly key: string;
@@ -227,6 +227,31 @@ export class BatchStore {
   }
 
   /**
+   * Writes a `PAUSED` result as writeResult does and, in the same MULTI, remembers which input of
+   * which batch the durable run `runId` is, for `ttlMs` (the journal's retention): the run may be
+   * resumed after the job itself is gone from the queue, and its result then replaces the `PAUSED`
+   * one (record-resumed-job.ts). One step, so a worker killed at any point leaves both or neither.
+   */
+  async writePausedResult(batchId: string, result: BatchResult, runId: string, ttlMs: number): Promise<void> {
+    const job: PausedJob = {
+      batchId,
+      key: result.key,
+      input: result.input,
+      attempt: result.attempt,
+      enqueuedAt: result.enqueuedAt,
+    };
+    const replies = await this.redis
+      .multi()
+      .eval(WRITE_RESULT, 4, ...this.#resultKeys(batchId), ...this.#resultArgs(result, true))
+      .set(this.#pausedKey(runId), JSON.stringify(job), "PX", Math.max(1, Math.round(ttlMs)))
+      .exec();
+    // MULTI reports a command's own failure in its reply, not by rejecting.
+    const failed = replies?.find(([error]) => error !== null)?.[0];
+    if (replies === null || failed !== undefined)
+      throw failed ?? new Error("Redis discarded the paused result's MULTI");
+  }
+
+  /**
    * Writes the result of `key` as writeResult does, unless it has one: `written`, or `present`
    * when a result was there (it stays, and its count of writes does not move). `unless` adds
    * conditions checked in the same atomic step, any of which makes it `refused`: a submit of the
@@ -248,23 +273,24 @@ export class BatchStore {
 
   /** WRITE_RESULT on the batch's keys: 1 written, 0 present (kept), -1 refused by one of `absent`. */
   async #writeResult(batchId: string, result: BatchResult, replace: boolean, absent: string[]): Promise<number> {
-    const keys = [
+    const keys = [...this.#resultKeys(batchId), ...absent];
+    const written = await this.redis.eval(WRITE_RESULT, keys.length, ...keys, ...this.#resultArgs(result, replace));
+    return Number(written);
+  }
+
+  /** WRITE_RESULT's first four keys: results, running, writes, failed. */
+  #resultKeys(batchId: string): [string, string, string, string] {
+    return [
       this.#key(batchId, "results"),
       this.#key(batchId, "running"),
       this.#key(batchId, "writes"),
       this.#key(batchId, "failed"),
-      ...absent,
     ];
-    const written = await this.redis.eval(
-      WRITE_RESULT,
-      keys.length,
-      ...keys,
-      result.key,
-      JSON.stringify(result),
-      result.ok ? "1" : "0",
-      replace ? "1" : "0",
-    );
-    return Number(written);
+  }
+
+  /** WRITE_RESULT's arguments: the key, the result's JSON, ok, and whether to replace a result there. */
+  #resultArgs(result: BatchResult, replace: boolean): [string, string, string, string] {
+    return [result.key, JSON.stringify(result), result.ok ? "1" : "0", replace ? "1" : "0"];
   }
 
   /**
@@ -285,16 +311,7 @@ export class BatchStore {
     return Number(replaced) === 1 ? "replaced" : Number(replaced) === 0 ? "kept" : "absent";
   }
 
-  /**
-   * Remembers which input of which batch the durable run `runId` is, once its job ended `PAUSED`,
-   * for `ttlMs` (the journal's retention): the run may be resumed from the command line after the
-   * job itself is gone from the queue, and its result then replaces the `PAUSED` one.
-   */
-  async markPausedRun(runId: string, job: PausedJob, ttlMs: number): Promise<void> {
-    await this.redis.set(this.#pausedKey(runId), JSON.stringify(job), "PX", Math.max(1, Math.round(ttlMs)));
-  }
-
-  /** The input a paused run belongs to (see markPausedRun); undefined when none or malformed. */
+  /** The input a paused run belongs to (see writePausedResult); undefined when none or malformed. */
   async pausedRun(runId: string): Promise<PausedJob | undefined> {
     const json = await this.redis.get(this.#pausedKey(runId));
     if (json === null) return undefined;

@@ -26,7 +26,8 @@ import { connectRedis, type FleetOptions, queueNameOf } from "./redis-connection
 import { durableRunIdOf, retryCutOf } from "./durable-job.js";
 import { jobResultOf } from "./job-result.js";
 import { failedJobResult } from "./reconcile-batch.js";
-import { fleetRunJournal, type RedisRunJournal } from "./redis-run-journal.js";
+import { fleetRunJournal } from "./fleet-run-journal.js";
+import type { RedisRunJournal } from "./redis-run-journal.js";
 import { RedisRateLimiter } from "./redis-rate-limiter.js";
 
 export interface FleetWorkerOptions extends FleetOptions {
@@ -272,12 +273,15 @@ class JobRunner {
     // RUN_BUSY for good: another worker still runs this job's run (BullMQ took it for stalled)
     // and writes its result; this one must not overwrite it with a failure.
     if (result.error?.code === "RUN_BUSY") await this.store.writeResultOnce(batchId, written);
+    else if (runId !== undefined && result.error?.code === "PAUSED")
+      // With what a resume needs to write the job's result again (record-resumed-job.ts).
+      await this.store.writePausedResult(
+        batchId,
+        written,
+        runId,
+        this.options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS,
+      );
     else await this.store.writeResult(batchId, written);
-    if (runId !== undefined && result.error?.code === "PAUSED") {
-      const retentionMs = this.options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
-      // What a resume needs to write the job's result again (record-resumed-job.ts), nothing more.
-      await this.store.markPausedRun(runId, { batchId, key, input, attempt, enqueuedAt: run.enqueuedAt }, retentionMs);
-    }
     this.completed += 1;
     return null;
   }

@@ -12,7 +12,8 @@ export { startFleetWorker, type FleetWorker, type FleetWorkerOptions } from "./f
 export { createRedisRateLimiter, RedisRateLimiter, type RedisRateLimiterOptions } from "./redis-rate-limiter.js";
 export { DEFAULT_QUEUE, type FleetOptions } from "./redis-connection.js";
 export { durableRunIdOf } from "./durable-job.js";
-export { fleetRunJournal, RedisRunJournal, type RedisRunJournalOptions } from "./redis-run-journal.js";
+export { FleetRunJournal, fleetRunJournal } from "./fleet-run-journal.js";
+export { RedisRunJournal, type RedisRunJournalOptions } from "./redis-run-journal.js";
 export {
   programErrorOf,
   submitBatch,

@@ -477,18 +477,6 @@ export class RedisRunJournal implements RunJournal {
   }
 }
 
-/**
- * The journal store of a fleet's queue `queue` (checked by `queueNameOf`): what its workers write
- * and `switchyard runs --redis --queue` reads. Options as `RedisRunJournal`'s, without the prefix.
- */
-export function fleetRunJournal(
-  client: Redis,
-  queue: string,
-  options: Omit<RedisRunJournalOptions, "prefix"> = {},
-): RedisRunJournal {
-  return new RedisRunJournal(client, { ...options, prefix: `switchyard:${queue}:runs` });
-}
-
 /** Whether `error` is Redis's own refusal of a command (WRONGTYPE, a script's error), not a lost connection. */
 function isReplyError(error: unknown): boolean {
   return error instanceof Error && error.name === "ReplyError";

@@ -4,6 +4,7 @@
 // deterministic: equal scores keep the order in which documents were first added.
 
 import type { QueryConcept } from "./query-expansion.js";
+import { SlotList } from "./slot-list.js";
 import { tokenize } from "./tokenize.js";
 
 /** The searchable fields of a tool document. */
@@ -114,6 +115,8 @@ interface WeightedPosting {
   /** The weights counting only name, namespace and description: what alternatives match. */
   readonly coreWeights: Float64Array;
   readonly idf: number;
+  /** How many documents a one-word concept of the term matches: those where its weight is not 0 (a field weighted 0). */
+  readonly matched: number;
   /** slot → weight over all documents, built when a phrase first needs it. */
   bySlot?: Float64Array;
   /** The same of `coreWeights`. */
@@ -140,6 +143,10 @@ interface DenseView {
   readonly covered: Int32Array;
   /** Per document, the IDF of each name term in bit order, then their sum; built when first needed. */
   readonly nameIdfs: (Float64Array | undefined)[];
+  /** The slots a search scored (in `total`), one concept scored (in `concept`), and matched by name. */
+  readonly touched: SlotList;
+  readonly conceptTouched: SlotList;
+  readonly coveredSlots: SlotList;
 }
 
 interface IndexedDocument {
@@ -282,11 +289,8 @@ export class Bm25Index {
     const count = this.#documents.size;
     if (concepts.length === 0 || count === 0 || !(limit > 0)) return [];
     const dense = this.#denseView();
-    const { total, concept: conceptScores, named } = dense;
-    const touched: number[] = [];
-    const conceptTouched: number[] = [];
-    // Documents some concept matched in its name; a phrase counts only with all its words there.
-    const coveredSlots: number[] = [];
+    const { total, concept: conceptScores, named, touched, conceptTouched, coveredSlots } = dense;
+    // `coveredSlots`: documents some concept matched in its name; a phrase counts only with all its words there.
     const cover =
       this.#nameCoverageWeight > 0
         ? (slot: number, mask: number) => {
@@ -307,7 +311,7 @@ export class Bm25Index {
           this.#scoreSingle(single, concept.weight ?? 1, conceptScores, conceptTouched, named, cover);
         }
         if (concept.alternatives.length > 0 && alternativeWeight > 0) {
-          const ceiling = Math.min(this.#idf(matchedCount(single), count), single.idf);
+          const ceiling = Math.min(this.#idf(single.matched, count), single.idf);
           const weight = alternativeWeight * (concept.weight ?? 1);
           for (const alternative of concept.alternatives) {
             this.#scoreAlternative(alternative, weight, ceiling, conceptScores, conceptTouched, cover);
@@ -343,16 +347,20 @@ export class Bm25Index {
       }
       this.#addConcept(conceptScores, conceptTouched, total, touched);
     }
-    for (const slot of coveredSlots) {
+    for (let index = 0; index < coveredSlots.length; index++) {
+      const slot = coveredSlots.at(index);
       const share = this.#coveredShare(dense, slot);
       total[slot] = (total[slot] as number) * (1 + this.#nameCoverageWeight * share);
       dense.covered[slot] = 0;
     }
+    coveredSlots.clear();
     const hits = topHits(touched, total, dense, Math.floor(limit), exactConcepts);
-    for (const slot of touched) {
+    for (let index = 0; index < touched.length; index++) {
+      const slot = touched.at(index);
       total[slot] = 0;
       named[slot] = 0;
     }
+    touched.clear();
     return hits;
   }
 
@@ -361,7 +369,7 @@ export class Bm25Index {
     posting: WeightedPosting,
     weight: number,
     scores: Float64Array,
-    touched: number[],
+    touched: SlotList,
     named: Int32Array,
     cover: ((slot: number, mask: number) => void) | undefined,
   ): void {
@@ -379,15 +387,16 @@ export class Bm25Index {
   }
 
   // Moves one concept's scores into the totals and clears them for the next concept.
-  #addConcept(scores: Float64Array, conceptTouched: number[], total: Float64Array, touched: number[]): void {
-    for (const slot of conceptTouched) {
+  #addConcept(scores: Float64Array, conceptTouched: SlotList, total: Float64Array, touched: SlotList): void {
+    for (let index = 0; index < conceptTouched.length; index++) {
+      const slot = conceptTouched.at(index);
       const score = scores[slot] as number;
       if (score === 0) continue; // already moved: a slot can be listed twice
       if (total[slot] === 0) touched.push(slot);
       total[slot] = (total[slot] as number) + score;
       scores[slot] = 0;
     }
-    conceptTouched.length = 0;
+    conceptTouched.clear();
   }
 
   /**
@@ -497,7 +506,7 @@ export class Bm25Index {
     weight: number,
     ceiling: number,
     scores: Float64Array,
-    touched: number[],
+    touched: SlotList,
     cover: ((slot: number, mask: number) => void) | undefined,
   ): void {
     const matched = alternative.length === 1 ? this.#single(alternative[0] as string) : this.#matchAll(alternative);
@@ -598,6 +607,9 @@ export class Bm25Index {
         nameBits,
         covered: new Int32Array(count),
         nameIdfs: new Array<Float64Array | undefined>(count),
+        touched: new SlotList(),
+        conceptTouched: new SlotList(),
+        coveredSlots: new SlotList(),
       };
     }
     return this.#dense;
@@ -618,6 +630,7 @@ export class Bm25Index {
     const inName = new Uint8Array(documents.size);
     const nameBit = new Int32Array(documents.size);
     let index = 0;
+    let matched = 0;
     for (const [indexed, frequencies] of documents) {
       const slot = indexed.slot;
       let weighted = 0;
@@ -631,12 +644,14 @@ export class Bm25Index {
       }
       slots[index] = slot;
       weights[index] = weighted === 0 ? 0 : weighted / (this.#k1 + weighted);
+      if (weighted !== 0) matched += 1;
       coreWeights[index] = core === 0 ? 0 : core / (this.#k1 + core);
       inName[index] = (frequencies[NAME_FIELD] ?? 0) > 0 || (frequencies[NAMESPACE_FIELD] ?? 0) > 0 ? 1 : 0;
       if ((frequencies[NAME_FIELD] ?? 0) > 0) nameBit[index] = indexed.nameBits.get(term) ?? 0;
       index += 1;
     }
-    posting = { slots, weights, coreWeights, inName, nameBit, idf: this.#idf(documents.size, this.#documents.size) };
+    const idf = this.#idf(documents.size, this.#documents.size);
+    posting = { slots, weights, coreWeights, inName, nameBit, idf, matched };
     this.#weightedPostings.set(term, posting);
     return posting;
   }
@@ -686,18 +701,11 @@ export class Bm25Index {
   }
 }
 
-// How many documents a one-word concept matches: those where its weight is not 0 (a field weighted 0).
-function matchedCount(posting: WeightedPosting): number {
-  let count = 0;
-  for (const weight of posting.weights) if (weight !== 0) count += 1;
-  return count;
-}
-
 // The `limit` best hits among `slots`, best first: documents whose name holds every concept of
 // the query exactly come first (what the user named outranks what expansion found), then by
 // score, ties by insertion order. Reported scores are made non-increasing down the list.
 function topHits(
-  slots: readonly number[],
+  slots: SlotList,
   scores: Float64Array,
   dense: DenseView,
   limit: number,
@@ -711,7 +719,8 @@ function topHits(
     const difference = (scores[left] as number) - (scores[right] as number);
     return difference > 0 || (difference === 0 && (dense.ordinals[left] as number) < (dense.ordinals[right] as number));
   };
-  for (const slot of slots) {
+  for (let index = 0; index < slots.length; index++) {
+    const slot = slots.at(index);
     if (!((scores[slot] as number) > 0)) continue;
     const last = top[top.length - 1];
     if (top.length === limit && last !== undefined && !before(slot, last)) continue;

@@ -11,13 +11,13 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import type { RunResult } from "../../src/contract.js";
 import { readBatchResults } from "../../src/fleet/batch-results.js";
-import { startFleetWorker } from "../../src/fleet/fleet-worker.js";
-import { fleetRunJournal } from "../../src/fleet/redis-run-journal.js";
+import { fleetRunJournal } from "../../src/fleet/fleet-run-journal.js";
 import { submitBatch } from "../../src/fleet/submit-batch.js";
 import { watchBatch } from "../../src/fleet/watch-batch.js";
 import { Switchyard } from "../../src/switchyard.js";
 import { REFUNDS, shopPermissions, shopTools } from "../durable/fixtures/shop-tools.js";
 import { freePort, useRedisForFile } from "../helpers/redis-server.js";
+import { startShopWorker } from "../fleet/fixtures/shop-worker.js";
 
 const BIN = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
 const TOOLS = fileURLToPath(new URL("../durable/fixtures/shop-tools.ts", import.meta.url));
@@ -197,13 +197,7 @@ describe("switchyard runs --redis", () => {
     // that compare every key in Redis would see come and go.
     // A real worker runs the job; refunds need a person, whom no worker has: the run pauses.
     const queue = "paused-jobs";
-    const worker = await startFleetWorker({
-      redis: redis.url,
-      queue,
-      config: { typeCheck: "off", permissions: shopPermissions },
-      configOptions: { tools: shopTools },
-      concurrency: 1,
-    });
+    const worker = await startShopWorker(redis.url, queue);
     const read = async (batchId: string) => {
       for await (const progress of watchBatch({ redis: redis.url, queue, batchId, intervalMs: 50 })) {
         if (progress.finished) break;
@@ -238,7 +232,7 @@ describe("switchyard runs --redis", () => {
         ok: true,
         output: { a: { refunded: 1 }, b: { caught: "PERMISSION_DENIED" } },
         attempt: paused!.attempt,
-        worker: "switchyard runs resume",
+        worker: "switchyard resume",
       });
       expect(finished).not.toHaveProperty("error");
       // Not counted as a second run of the job (the batch's repeats), and no longer failed.

@@ -76,10 +76,20 @@ describe("BatchStore's result writes", () => {
     }
   });
 
-  it("reads a paused run's record only when its fields have their types, and forgets it", async () => {
+  it("writes a PAUSED result with its run's record, reads the record only when its fields have their types, and forgets it", async () => {
     const store = new BatchStore(redis.client, `paused-run-${process.pid}`);
     const job = { batchId: "b", key: "k", input: { n: 1 }, attempt: 2, enqueuedAt: 5 };
-    await store.markPausedRun("run-1", job, 60_000);
+    const paused: BatchResult = {
+      ...resultOf("k", false, "w1"),
+      input: job.input,
+      attempt: job.attempt,
+      enqueuedAt: job.enqueuedAt,
+      error: { code: "PAUSED", message: "waits" },
+    };
+    await store.startRunning("b", "k", "w1");
+    await store.writePausedResult("b", paused, "run-1", 60_000);
+    expect(await store.results("b", ["k"])).toEqual([paused]);
+    expect(await store.counts("b")).toMatchObject({ done: 1, failed: 1, running: 0 });
     expect(await store.pausedRun("run-1")).toEqual(job);
     expect(await redis.client.pttl(`switchyard:paused-run-${process.pid}:paused-run:run-1`)).toBeGreaterThan(50_000);
     await store.forgetPausedRun("run-1");

@@ -6,17 +6,22 @@
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isRunId } from "../../src/durable/run-id.js";
+import type { ResumedRunRecord } from "../../src/durable/run-journal.js";
 import { ToolError } from "../../src/errors.js";
 import { readBatchResults } from "../../src/fleet/batch-results.js";
 import { BatchStore } from "../../src/fleet/batch-store.js";
 import { connectRedis } from "../../src/fleet/redis-connection.js";
 import { durableRunIdOf, retryCutOf } from "../../src/fleet/durable-job.js";
 import { type FleetWorker, type FleetWorkerOptions, startFleetWorker } from "../../src/fleet/fleet-worker.js";
+import { fleetRunJournal } from "../../src/fleet/fleet-run-journal.js";
 import { submitBatch } from "../../src/fleet/submit-batch.js";
 import { watchBatch } from "../../src/fleet/watch-batch.js";
 import { defineTool } from "../../src/registry/define-tool.js";
+import { Switchyard } from "../../src/switchyard.js";
+import { REFUNDS, shopPermissions, shopTools } from "../durable/fixtures/shop-tools.js";
 import { startRedis, type TestRedis } from "../helpers/redis-server.js";
 import { sandboxWorkerPids } from "../helpers/worker-processes.js";
+import { startShopWorker } from "./fixtures/shop-worker.js";
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -169,6 +174,57 @@ describe("durable fleet jobs", () => {
       expect(calls.get(2)![1]).toBe(calls.get(2)![0]);
       expect(calls.get(3)).toHaveLength(1);
     } finally {
+      await worker.close();
+    }
+  });
+});
+
+describe("a paused fleet job resumed through the library", () => {
+  it("has its PAUSED batch result replaced by the resumed run's, and not while the run pauses again", async () => {
+    const queue = freshQueue();
+    const worker = await startShopWorker(redis.url, queue);
+    const client = await connectRedis(redis.url);
+    const store = fleetRunJournal(client, queue);
+    // A session of the person's own app: another process's tools and rules, the fleet's store.
+    const yard = new Switchyard({
+      tools: shopTools,
+      permissions: shopPermissions,
+      typeCheck: "off",
+      runJournal: store,
+    });
+    try {
+      const batch = await submitBatch({ redis: redis.url, queue, program: REFUNDS, inputs: [{ shop: 7 }] });
+      const [paused] = await finish(queue, batch.batchId);
+      expect(paused).toMatchObject({ ok: false, error: { code: "PAUSED" } });
+      const [run] = await store.list();
+      const records: ResumedRunRecord[] = [];
+      const onRecorded = (record: ResumedRunRecord): number => records.push(record);
+
+      // No decisions: the run pauses again, and the batch keeps its PAUSED result.
+      const again = await yard.resume(run!.id, { onRecorded, askTimeoutMs: 50 });
+      expect(again.error?.code).toBe("PAUSED");
+      expect(records).toEqual([]);
+      expect((await finish(queue, batch.batchId))[0]).toEqual(paused);
+
+      const decisions = [
+        { position: 3, approved: true },
+        { position: 4, approved: false, reason: "not this one" },
+      ];
+      const resumed = await yard.resume(run!.id, { decisions, onRecorded });
+      expect(resumed).toMatchObject({ ok: true, output: { a: { refunded: 1 }, b: { caught: "PERMISSION_DENIED" } } });
+      expect(records).toEqual([{ outcome: "replaced", batchId: batch.batchId, key: paused!.key }]);
+      const [finished] = await finish(queue, batch.batchId);
+      expect(finished).toMatchObject({ key: paused!.key, input: { shop: 7 }, ok: true, worker: "switchyard resume" });
+      expect(finished).not.toHaveProperty("error");
+
+      // The run has ended: resuming it again replays it to its end and records nothing more.
+      const replayed = await yard.resume(run!.id, { onRecorded });
+      expect(replayed.output).toEqual(resumed.output);
+      expect(records).toHaveLength(1);
+      expect((await finish(queue, batch.batchId))[0]).toEqual(finished);
+    } finally {
+      await yard.close();
+      client.disconnect();
       await worker.close();
     }
   });

@@ -45,6 +45,38 @@ describe("Bm25Index", () => {
     for (let run = 0; run < 5; run += 1) expect(index.search("list files", 10)).toEqual(first);
   });
 
+  it("answers every query as a fresh index would, whatever was searched before it", () => {
+    // More documents than a search's scratch lists first hold (64), so they grow mid-search; the
+    // queries share documents, so a slot left over from one would change the next one's scores.
+    const documents = Array.from({ length: 300 }, (_, i) =>
+      document(`tool${i}`, {
+        namespace: i % 2 === 0 ? "crm" : "files",
+        name: i % 3 === 0 ? "createContact" : i % 3 === 1 ? "listFiles" : "sendMessage",
+        description: `create or list ${i % 5 === 0 ? "contacts" : "files"} and send a message ${i % 7}`,
+      }),
+    );
+    const indexOf = (): Bm25Index => {
+      const index = new Bm25Index();
+      for (const each of documents) index.add(each);
+      return index;
+    };
+    const concepts = [
+      { terms: ["create"], exact: true, alternatives: [["list"], ["send", "message"]] },
+      { terms: ["contact"], exact: true, alternatives: [["files"]] },
+    ];
+    const reused = indexOf();
+    const queries = ["create contact", "list files", "send message", "crm", "create contact"];
+    const answers = queries.map((query) => reused.search(query, 400));
+    answers.push(reused.searchConcepts(concepts, 400), reused.search("list files", 7));
+    const fresh = [
+      ...queries.map((query) => indexOf().search(query, 400)),
+      indexOf().searchConcepts(concepts, 400),
+      indexOf().search("list files", 7),
+    ];
+    expect(answers).toEqual(fresh);
+    expect(answers[0]!.length).toBeGreaterThan(64);
+  });
+
   it("forgets a removed document's terms and counts", () => {
     const index = new Bm25Index();
     index.add(document("a", { name: "uploadFile" }));
