@@ -194,6 +194,12 @@ export interface RunStats {
   readonly bytesIn: number;
   /** Bytes that left the sandbox as the program's output and logs. */
   readonly bytesOut: number;
+  /**
+   * What answered the program's type check: the type checker (its process, or its cache of checks
+   * it made), or the run's journal (a durable run resumed against exactly what its first check saw,
+   * see docs/durable-runs.md). Absent when the program was not checked (`typeCheck: "off"`).
+   */
+  readonly typeCheckedBy?: "checker" | "journal" | undefined;
 }
 
 /** Everything a program run produced. `yard.run` resolves to this and never rejects for program faults. */

@@ -6,16 +6,23 @@
 import type { Diagnostic, JsonSchema, RunError, RunResult } from "./contract.js";
 import { checkDecisionsPending } from "./durable/decide-run.js";
 import { checkDecisions, type DurableOptions, DurableRun, type RunDecision } from "./durable/durable-run.js";
-import type { OpenedJournal, ResumedRunRecord, RunJournal } from "./durable/run-journal.js";
+import type { JournaledCheck, OpenedJournal, ResumedRunRecord, RunJournal } from "./durable/run-journal.js";
 import { JournalError } from "./durable/journal-error.js";
 import { checkRunId } from "./durable/run-id.js";
-import { defaultRunJournal, startDurableRun } from "./durable/start-durable-run.js";
+import { defaultRunJournal, readJournaledCheck, startDurableRun } from "./durable/start-durable-run.js";
 import type { PipelineContext } from "./execute-tool-call.js";
 import type { Approver, PermissionGate } from "./permissions/permission-gate.js";
 import { findReferencedTools } from "./permissions/referenced-tools.js";
 import { type CompiledProgram, compileProgram } from "./program/compile-program.js";
 import type { ScopedDeclarations } from "./program/checked-declarations.js";
 import { checkBeforeCompiling, checkTypes, refusalOf, UNCHECKED } from "./program/check-types.js";
+import {
+  type CheckSubject,
+  journaledCheckOf,
+  type RecordedDeclarations,
+  recordDeclarations,
+  reuseJournaledCheck,
+} from "./program/check-fingerprint.js";
 import { encodeProgramInput } from "./program/program-input.js";
 import type { RunContract } from "./program/run-contract.js";
 import type { TypeChecker } from "./program/type-checker.js";
@@ -187,7 +194,9 @@ const MAX_TRACED_ERROR_CHARS = 500;
  * 2. Compile: the input, JSON within limits and matching `inputSchema` (`INPUT_TOO_LARGE`,
  *    `INPUT_INVALID`), then the source (`SYNTAX_ERROR`, `SOURCE_TOO_LARGE`).
  * 3. Check: type-check with lint against the declarations and the run's contract (`TYPE_ERROR`,
- *    `TYPE_CHECK_FAILED` in `error` mode; warnings otherwise). Steps 2 and 3 are `check` too.
+ *    `TYPE_CHECK_FAILED` in `error` mode; warnings otherwise); a durable run whose journal holds a
+ *    check of exactly this program, declarations, contract, checker and mode takes its findings
+ *    from there. Steps 2 and 3 are `check` too.
  * 4. Approve: show the whole program to `approveProgram`, if configured (`PERMISSION_DENIED`).
  * 5. Run: wait for the run's turn and memory (`CANCELLED` if a signal fires first), then run it
  *    in a fresh isolate (in this process or a worker's), every call through `executeToolCall`.
@@ -252,6 +261,8 @@ export async function checkProgram(
     input: options.input,
     // A check without an input checks the program alone; a run without one is refused by its schema.
     missingInputFails: false,
+    journaled: undefined,
+    journalsCheck: false,
   });
   // As the run's error and warnings leave it: within the message limit, and redacted.
   const { redactor } = context;
@@ -287,13 +298,20 @@ async function admitAndRun(
   try {
     // Its isolate is made while it compiles and is checked (this thread waits), not while a run makes calls.
     context.executor.prepareNext?.(limits.memoryLimitMb);
+    const { durable: asked } = options;
+    const store = asked === undefined ? undefined : (asked.store ?? context.runJournal ?? defaultRunJournal());
     // 2. Compile and 3. Check.
     const prepared = await prepareProgram(source, settings, context, {
       input: options.input,
       missingInputFails: true,
+      journaled:
+        asked === undefined || store === undefined || settings.mode === "off"
+          ? undefined
+          : await readJournaledCheck(store, asked),
+      journalsCheck: asked !== undefined,
     });
     if (!prepared.ok) return failed(prepared.error, prepared.warnings);
-    const { program, inputJson, drift } = prepared;
+    const { program, inputJson, drift, typeCheckedBy } = prepared;
 
     // 4. Approve.
     const toolNames = context.permissions.approvesPrograms ? findReferencedTools(program.source, snapshot) : [];
@@ -312,13 +330,10 @@ async function admitAndRun(
     }
     let ran: RunResult;
     try {
-      const { durable: asked } = options;
       const durable =
         asked &&
-        (await startDurableRun(asked.store ?? context.runJournal ?? defaultRunJournal(), asked, {
-          ...program,
-          inputJson,
-        }));
+        store &&
+        (await startDurableRun(store, asked, { ...program, inputJson, check: prepared.journaledCheck }));
       if (durable !== undefined && !(durable instanceof DurableRun)) return failed(durable, prepared.checkWarnings);
       ran = await runProgram(program, {
         durable,
@@ -345,7 +360,8 @@ async function admitAndRun(
 
     // 6. Validate output.
     const drifted = drift.warnings(program.source, snapshot);
-    const result = drifted.length === 0 ? ran : { ...ran, warnings: [...ran.warnings, ...drifted] };
+    const checked = typeCheckedBy === undefined ? ran : { ...ran, stats: { ...ran.stats, typeCheckedBy } };
+    const result = drifted.length === 0 ? checked : { ...checked, warnings: [...checked.warnings, ...drifted] };
     const outputError = result.ok ? contract.checkOutput(result.output) : undefined;
     return outputError === undefined ? result : { ...result, ok: false, output: null, error: outputError };
   } finally {
@@ -365,7 +381,21 @@ type Prepared =
       readonly warnings: readonly Diagnostic[];
       /** The check's warnings alone, reported by a run refused before it starts. */
       readonly checkWarnings: readonly Diagnostic[];
+      /** What answered the check; undefined when there was none (`off`). */
+      readonly typeCheckedBy: "checker" | "journal" | undefined;
+      /** The check as a new durable run's journal keeps it, when asked for and it completed. */
+      readonly journaledCheck: JournaledCheck | undefined;
     };
+
+/** What `prepareProgram` takes beside the program: the input, and a durable run's journaled check. */
+interface Preparing {
+  readonly input: unknown;
+  readonly missingInputFails: boolean;
+  /** The check a durable run's journal holds, reused when it fingerprints this check exactly. */
+  readonly journaled: JournaledCheck | undefined;
+  /** Whether to return the check as a journal keeps it (a durable run's). */
+  readonly journalsCheck: boolean;
+}
 
 /**
  * Steps 2 and 3, what `executeProgram` and `checkProgram` share: everything before the sandbox
@@ -376,7 +406,7 @@ async function prepareProgram(
   source: string,
   settings: RunSettings,
   context: CheckContext,
-  preparing: { input: unknown; missingInputFails: boolean },
+  preparing: Preparing,
 ): Promise<Prepared> {
   const { limits, contract, mode } = settings;
   const { input } = preparing;
@@ -390,37 +420,44 @@ async function prepareProgram(
     inputJson === undefined && !preparing.missingInputFails ? undefined : contract.checkInput(inputJson);
   if (inputError !== undefined) return { ok: false, error: inputError, warnings: [] };
 
+  const { journaled } = preparing;
   // Taken with the declarations the check reads (no await between): results are compared
   // with the observed types this program was written and checked against.
   let drift = new OutputDrift(context.observedTypes);
   // The check runs in its own process: when the compiler cannot change what it checks, it starts
-  // now, beside the compile. Either way the program runs only once its answer is in.
+  // now, beside the compile. Either way the program runs only once its answer is in. A journaled
+  // check is compared once the program has compiled (its form is the compiler's): no early check.
+  let recorded: RecordedDeclarations | undefined =
+    mode === "off" || journaled !== undefined ? undefined : recordDeclarations(context.checkedDeclarations());
   const early =
-    mode === "off"
+    recorded === undefined
       ? undefined
-      : checkBeforeCompiling(
-          context.checker,
-          context.checkedDeclarations(),
-          source,
-          limits.maxSourceBytes,
-          contract.types,
-        );
+      : checkBeforeCompiling(context.checker, recorded.declarations, source, limits.maxSourceBytes, contract.types);
   const compiled = await compileProgram(source, { maxSourceBytes: limits.maxSourceBytes });
   if (!compiled.ok) return { ok: false, error: compiled.error, warnings: [] };
   const program = compiled.program;
 
   let check = UNCHECKED;
-  if (early !== undefined && early.source === program.source && early.form === program.form)
-    check = await early.outcome;
-  else if (mode !== "off") {
-    drift = new OutputDrift(context.observedTypes);
-    check = await checkTypes(
-      context.checker,
-      context.checkedDeclarations(),
-      program.source,
-      program.form,
-      contract.types,
-    );
+  let typeCheckedBy: "checker" | "journal" | undefined;
+  let journaledCheck: JournaledCheck | undefined;
+  if (mode !== "off") {
+    const subject: CheckSubject = { source: program.source, form: program.form, contract: contract.types, mode };
+    if (early !== undefined && early.source === program.source && early.form === program.form) {
+      check = await early.outcome;
+    } else {
+      drift = new OutputDrift(context.observedTypes);
+      const declarations = context.checkedDeclarations();
+      const reused = journaled === undefined ? undefined : reuseJournaledCheck(journaled, declarations, subject);
+      if (reused !== undefined) {
+        check = reused;
+        journaledCheck = journaled;
+      } else {
+        recorded = recordDeclarations(declarations);
+        check = await checkTypes(context.checker, recorded.declarations, program.source, program.form, contract.types);
+      }
+    }
+    typeCheckedBy = journaledCheck === undefined ? "checker" : "journal";
+    if (preparing.journalsCheck && recorded !== undefined) journaledCheck = journaledCheckOf(check, recorded, subject);
   }
   const refusal = mode === "error" ? refusalOf(check, program.source, contract) : undefined;
   if (refusal !== undefined) return { ok: false, ...refusal };
@@ -431,6 +468,8 @@ async function prepareProgram(
     drift,
     warnings: [...check.errors, ...check.warnings],
     checkWarnings: check.warnings,
+    typeCheckedBy,
+    journaledCheck: preparing.journalsCheck ? journaledCheck : undefined,
   };
 }
 

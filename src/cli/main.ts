@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from "commander";
 import type { RunResult } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
+import type { SwitchyardOptions } from "../switchyard-options.js";
 import type { ApprovalAnswer, Approver, PermissionRequest } from "../permissions/permission-gate.js";
 import type { TraceEvent } from "../trace/trace-events.js";
 import { assertWritableFile, EXIT_CODES, reportOf } from "./cli-error.js";
@@ -17,7 +18,7 @@ import { registerBenchCommand } from "./bench-command.js";
 import { registerTraceCommand } from "./trace-command.js";
 import { registerFleetCommands } from "./fleet-commands.js";
 import { registerRunsCommands } from "./runs-commands.js";
-import { packageVersion } from "./package-version.js";
+import { packageVersion } from "../package-version.js";
 
 // Only commander and the command definitions load up front, so `--help` and `--version` answer
 // without loading the core (TypeScript, esbuild, ajv, isolated-vm): each action imports what it uses.
@@ -181,6 +182,9 @@ program
     process.exitCode = result.ok ? 0 : 1;
   });
 
+/** Session options a command sets beside its flags' (`runs resume`: no checker warm-up). */
+type SessionTuning = Pick<SwitchyardOptions, "warmUpTypeChecker">;
+
 interface SessionFlags {
   readonly config?: string;
   readonly tools?: string[];
@@ -193,6 +197,7 @@ interface SessionFlags {
 async function openSession(
   flags: SessionFlags,
   approver: Approver | undefined,
+  sessionOptions: SessionTuning = {},
 ): Promise<{ yard: Switchyard; close: () => Promise<void> }> {
   if (flags.config === undefined && (flags.tools ?? []).length === 0) {
     throw new SwitchyardError("OPTION_INVALID", "give --config <file> or --tools <module...> (or both).");
@@ -203,13 +208,13 @@ async function openSession(
   const approve = approver === undefined ? {} : { approve: approver };
   if (flags.config === undefined) {
     const { Switchyard } = await import("../switchyard.js");
-    const yard = new Switchyard({ tools, permissions: approve });
+    const yard = new Switchyard({ ...sessionOptions, tools, permissions: approve });
     return { yard, close: () => yard.close() };
   }
   const { loadConfig } = await import("../config/load-config.js");
   const { createSwitchyardFromConfig } = await import("../config/create-switchyard-from-config.js");
   const config = await loadConfig(flags.config);
-  const configured = await createSwitchyardFromConfig(config, { tools, ...approve });
+  const configured = await createSwitchyardFromConfig(config, { tools, ...approve, sessionOptions });
   return { yard: configured.yard, close: configured.close };
 }
 
@@ -218,8 +223,9 @@ async function withSession(
   flags: SessionFlags,
   approver: Approver | undefined,
   work: (yard: Switchyard) => Promise<void>,
+  sessionOptions?: SessionTuning,
 ): Promise<void> {
-  const session = await openSession(flags, approver);
+  const session = await openSession(flags, approver, sessionOptions);
   try {
     await work(session.yard);
   } finally {
@@ -261,7 +267,7 @@ registerServeCommand(program);
 registerBenchCommand(program);
 registerTraceCommand(program);
 registerFleetCommands(program);
-registerRunsCommands(program, (flags, work) => withSession(flags, undefined, work));
+registerRunsCommands(program, (flags, tuning, work) => withSession(flags, undefined, work, tuning));
 
 try {
   await program.parseAsync(process.argv);

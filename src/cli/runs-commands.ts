@@ -14,6 +14,7 @@ import { decideRun } from "../durable/decide-run.js";
 import { defaultRunsFolder } from "../durable/start-durable-run.js";
 import { SwitchyardError, messageOf } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
+import type { SwitchyardOptions } from "../switchyard-options.js";
 import { EXIT_CODES } from "./cli-error.js";
 import { formatRunResult } from "./format-run-result.js";
 
@@ -23,8 +24,12 @@ export interface RunsSessionFlags {
   readonly tools?: string[];
 }
 
-/** Runs `work` in the session of `--config`/`--tools` (main.ts's `withSession`), with no approver. */
-export type WithSession = (flags: RunsSessionFlags, work: (yard: Switchyard) => Promise<void>) => Promise<void>;
+/** Runs `work` in the session of `--config`/`--tools` (main.ts's `withSession`) and `tuning`, with no approver. */
+export type WithSession = (
+  flags: RunsSessionFlags,
+  tuning: Pick<SwitchyardOptions, "warmUpTypeChecker">,
+  work: (yard: Switchyard) => Promise<void>,
+) => Promise<void>;
 
 interface StoreFlags {
   readonly dir?: string;
@@ -110,7 +115,9 @@ export function registerRunsCommands(program: Command, withSession: WithSession)
       checkRunId(id);
       // The store first: an unreachable Redis is told before any tool server starts.
       return withStore(flags, ({ store }) =>
-        withSession(flags, async (yard) => {
+        // The checker is not warmed up: a resume takes its check from the journal when the run's
+        // program, tools and checker are what it was first checked against, and then never starts it.
+        withSession(flags, { warmUpTypeChecker: false }, async (yard) => {
           // A fleet job's run: the store writes its result into the job's batch; said on stderr,
           // after the result, so `--json` keeps stdout one JSON document.
           let recorded: ResumedRunRecord | undefined;

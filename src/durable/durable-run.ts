@@ -17,6 +17,7 @@ import type {
   CrossingEntry,
   DecisionEntry,
   JournaledAnswer,
+  JournaledCheck,
   JournalEntry,
   JournalHeader,
   JournalWriter,
@@ -323,6 +324,14 @@ export class DurableRun implements CrossingJournal {
   }
 }
 
+/** What a new journal's header keeps of the program: its source, input and the check it passed. */
+export interface NewRunProgram {
+  readonly source: string;
+  readonly inputJson: string | undefined;
+  /** The type check the program passed before this run, when it was checked. */
+  readonly check?: JournaledCheck | undefined;
+}
+
 /**
  * Opens the durable run `options.id` in `store`: reads its journal (a run the store does not hold
  * starts one, with a fresh clock and seed) and takes its lock. Rejects with a JournalError
@@ -331,7 +340,7 @@ export class DurableRun implements CrossingJournal {
 export async function openDurableRun(
   store: RunJournal,
   options: DurableOptions,
-  program: { readonly source: string; readonly inputJson: string | undefined },
+  program: NewRunProgram,
 ): Promise<DurableRun> {
   const id = checkRunId(options.id);
   const now = Date.now();
@@ -345,6 +354,7 @@ export async function openDurableRun(
     ...(program.inputJson === undefined ? {} : { inputJson: program.inputJson }),
     nowMs: now,
     seed: [randomInt(2 ** 32), randomInt(2 ** 32), randomInt(2 ** 32), randomInt(2 ** 32)],
+    ...(program.check === undefined ? {} : { check: program.check }),
   };
   // `open` takes the lock, then reads the journal once: nobody appends between what is read and
   // what is replayed. It writes `fresh` only into a journal that is new (or empty).

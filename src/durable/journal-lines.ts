@@ -1,10 +1,11 @@
-// A journal as text: one JSON object per line, the header first. Reading tolerates exactly one
-// kind of damage, the torn last line a crash leaves behind (text after the last newline), and
-// refuses anything else with `JOURNAL_INVALID`: a line that is not JSON, an entry of an unknown
-// kind or with fields of the wrong type, a second header, a version it does not know.
+// A journal as text: one JSON object per line, the header first. Reading tolerates the torn last
+// line a crash leaves behind, and drops a header's journaled check of the wrong shape (the run then
+// checks again); it refuses anything else with `JOURNAL_INVALID`: a line that is not JSON, an entry
+// of an unknown kind or with fields of the wrong type, a second header, a version it does not know.
 
 import { JournalError } from "./journal-error.js";
-import type { JournalEntry, JournalHeader, StoredJournal } from "./run-journal.js";
+import type { ToolReferences } from "../program/tool-references.js";
+import type { JournalEntry, JournalHeader, JournaledCheck, StoredJournal } from "./run-journal.js";
 
 /** The text of entries to append: one line each, newline-terminated. */
 export function encodeJournalLines(entries: readonly (JournalHeader | JournalEntry)[]): string {
@@ -29,8 +30,9 @@ export function decodeJournalText(
   const invalid = (line: number, why: string): JournalError =>
     new JournalError("JOURNAL_INVALID", `The journal of run ${id} is damaged at line ${line}: ${why}.`);
   if (lines.length === 0) throw invalid(1, "it has no header");
-  const header = parseLine(lines[0]!, 1, invalid);
-  if (!isHeader(header, id)) throw invalid(1, "the header is not a version-1 header of this run");
+  const parsed = parseLine(lines[0]!, 1, invalid);
+  if (!isHeader(parsed, id)) throw invalid(1, "the header is not a version-1 header of this run");
+  const header = withReadableCheck(parsed);
   const entries: JournalEntry[] = [];
   for (let at = 1; at < lines.length; at++) {
     const entry = parseLine(lines[at]!, at + 1, invalid);
@@ -61,6 +63,60 @@ function isHeader(value: unknown, id: string): value is JournalHeader {
     seed.length === 4 &&
     seed.every(isNumber)
   );
+}
+
+/**
+ * The header, without its journaled check when that is not one (hand-edited, or written by a later
+ * format): the check is an optimisation, so a damaged one means checking again, not a refused run.
+ */
+function withReadableCheck(header: JournalHeader): JournalHeader {
+  if (header.check === undefined || isJournaledCheck(header.check)) return header;
+  const { check: _unreadable, ...rest } = header;
+  return rest;
+}
+
+/** Names a journaled check's references may list in all: far above what a program's check records. */
+const MAX_JOURNALED_REFERENCE_NAMES = 10_000;
+/** Diagnostics a journaled check may hold: the checker reports at most 50. */
+const MAX_JOURNALED_DIAGNOSTICS = 200;
+
+function isJournaledCheck(value: unknown): value is JournaledCheck {
+  return (
+    isRecord(value) &&
+    typeof value["fingerprint"] === "string" &&
+    (value["references"] === undefined || isReferences(value["references"])) &&
+    isDiagnostics(value["errors"]) &&
+    isDiagnostics(value["warnings"])
+  );
+}
+
+function isReferences(value: unknown): value is ToolReferences {
+  if (!isRecord(value) || typeof value["wholeCatalog"] !== "boolean") return false;
+  const { namespaces, members, typeNameCandidates, unresolvedTypeNames } = value;
+  if (!isStrings(namespaces) || !isStrings(typeNameCandidates) || !isStrings(unresolvedTypeNames)) return false;
+  if (!Array.isArray(members) || !members.every((pair) => isStrings(pair) && pair.length === 2)) return false;
+  const names = namespaces.length + members.length + typeNameCandidates.length + unresolvedTypeNames.length;
+  return names <= MAX_JOURNALED_REFERENCE_NAMES;
+}
+
+function isDiagnostics(value: unknown): boolean {
+  return (
+    Array.isArray(value) &&
+    value.length <= MAX_JOURNALED_DIAGNOSTICS &&
+    value.every(
+      (diagnostic) =>
+        isRecord(diagnostic) &&
+        isNumber(diagnostic["line"]) &&
+        isNumber(diagnostic["column"]) &&
+        typeof diagnostic["message"] === "string" &&
+        (isNumber(diagnostic["code"]) || typeof diagnostic["code"] === "string") &&
+        (diagnostic["severity"] === "error" || diagnostic["severity"] === "warning"),
+    )
+  );
+}
+
+function isStrings(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
 }
 
 const KINDS: ReadonlySet<unknown> = new Set(["now", "mayWait", "later", "wait"]);

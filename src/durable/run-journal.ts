@@ -3,7 +3,8 @@
 // it carried, pauses, decisions and its end. Entries are plain JSON; stores only append, read,
 // list and prune them, and never interpret a crossing.
 
-import type { CallRecord, RunErrorCode, RunResult } from "../contract.js";
+import type { CallRecord, Diagnostic, RunErrorCode, RunResult } from "../contract.js";
+import type { ToolReferences } from "../program/tool-references.js";
 import type { JournalError } from "./journal-error.js";
 
 /** The first entry of every journal: what the run is, so another process can replay or resume it. */
@@ -23,6 +24,28 @@ export interface JournalHeader {
   /** The guest's clock at the start, and the seed of its `Math.random`. */
   readonly nowMs: number;
   readonly seed: readonly [number, number, number, number];
+  /**
+   * The type check the run passed before it first ran, so a resume whose check would see the same
+   * things takes its findings from here instead of starting the checker. Absent when the run was
+   * not checked (`typeCheck: "off"`), and in journals written before it existed: those check again.
+   * A reader drops one of the wrong shape (the run then checks again) rather than refuse the journal.
+   */
+  readonly check?: JournaledCheck | undefined;
+}
+
+/**
+ * A passed type check as a journal keeps it (see check-fingerprint.ts): the fingerprint of what it
+ * saw, the tool references its declarations were chosen for, and what it found (type errors only
+ * in `warn` mode; lint findings). Not a security boundary: whoever can write the journal can
+ * already change the program and the tools' answers the replay feeds it.
+ */
+export interface JournaledCheck {
+  /** `sha256:` and hex: the program, its form, the declarations and contract it was checked against, the checker's version, the mode. */
+  readonly fingerprint: string;
+  /** What the program reads of `tools`, which chose its declarations; absent when they were one fixed text. */
+  readonly references?: ToolReferences | undefined;
+  readonly errors: readonly Diagnostic[];
+  readonly warnings: readonly Diagnostic[];
 }
 
 /**

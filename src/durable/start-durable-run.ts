@@ -4,11 +4,17 @@
 
 import { join } from "node:path";
 import type { RunError } from "../contract.js";
-import { checkDecisions, type DurableOptions, type DurableRun, openDurableRun } from "./durable-run.js";
+import {
+  checkDecisions,
+  type DurableOptions,
+  type DurableRun,
+  type NewRunProgram,
+  openDurableRun,
+} from "./durable-run.js";
 import { FileRunJournal } from "./file-run-journal.js";
 import { JournalError } from "./journal-error.js";
-import { checkRunId } from "./run-id.js";
-import type { RunJournal } from "./run-journal.js";
+import { checkRunId, isRunId } from "./run-id.js";
+import type { JournaledCheck, RunJournal } from "./run-journal.js";
 
 /**
  * The folder of the default store: `$SWITCHYARD_RUNS_DIR`, else `.switchyard/runs` in the
@@ -24,6 +30,26 @@ export function defaultRunJournal(): FileRunJournal {
 }
 
 /**
+ * The type check durable run `options.id` journaled when it was first checked: from the journal a
+ * resume opened, else from its header, read without the lock (a check's findings are addressed by
+ * their fingerprint, so whichever journal they come from, they stand only for the very program and
+ * declarations they were found for). Undefined for a new run, a journal without one, an id that is
+ * not one, or a store that cannot be read now (opening the run reports that).
+ */
+export async function readJournaledCheck(
+  store: RunJournal,
+  options: DurableOptions,
+): Promise<JournaledCheck | undefined> {
+  if (options.opened !== undefined) return options.opened.journal.header.check;
+  if (!isRunId(options.id)) return undefined;
+  try {
+    return (await store.readHeader(options.id))?.check;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Opens a durable run for the pipeline; a store's refusal (`JOURNAL_INVALID`, `RUN_BUSY`) comes
  * back as the RunError the run ends with. Throws `OPTION_INVALID` for a run id that is not one
  * and for decisions of the wrong shape.
@@ -31,7 +57,7 @@ export function defaultRunJournal(): FileRunJournal {
 export async function startDurableRun(
   store: RunJournal,
   options: DurableOptions,
-  program: { readonly source: string; readonly inputJson: string | undefined },
+  program: NewRunProgram,
 ): Promise<DurableRun | RunError> {
   checkRunId(options.id);
   checkDecisions(options.decisions);

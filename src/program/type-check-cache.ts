@@ -37,17 +37,12 @@ export class TypeCheckCache {
     return this.#entries.size;
   }
 
-  /** The key of `content`: a hash over every part, each framed so parts cannot run together. */
+  /** The key of `content`: `checkContentKey`, with the session's long declarations hashed once. */
   keyOf(content: CheckContent): string {
     if (this.#declarationsHash?.text !== content.declarations) {
       this.#declarationsHash = { text: content.declarations, hash: hashOf(content.declarations) };
     }
-    return createHash("sha256")
-      .update(`${content.form}\0${content.lint ? 1 : 0}\0${this.#declarationsHash.hash}\0`)
-      .update(`${content.contract.declarations.length}\0${content.contract.declarations}\0`)
-      .update(`${content.contract.outputType ?? ""}\0`)
-      .update(content.source)
-      .digest("base64");
+    return checkContentKey(content, this.#declarationsHash.hash);
   }
 
   /** A copy of the diagnostics stored under `key`, which becomes the most recently used. */
@@ -71,6 +66,20 @@ export class TypeCheckCache {
       this.#entries.delete(oldest.value);
     }
   }
+}
+
+/**
+ * A hash over every part of `content`, each framed so parts cannot run together: equal keys, equal
+ * diagnostics from the same checker. `declarationsHash`: the declarations' hash when the caller
+ * keeps it (they are the long part), else computed.
+ */
+export function checkContentKey(content: CheckContent, declarationsHash = hashOf(content.declarations)): string {
+  return createHash("sha256")
+    .update(`${content.form}\0${content.lint ? 1 : 0}\0${declarationsHash}\0`)
+    .update(`${content.contract.declarations.length}\0${content.contract.declarations}\0`)
+    .update(`${content.contract.outputType ?? ""}\0`)
+    .update(content.source)
+    .digest("base64");
 }
 
 function hashOf(text: string): string {

@@ -28,7 +28,7 @@ describe("switchyard runs --redis, Redis frozen mid-command", () => {
     const redis = await startRedis();
     server = redis;
     // The session starts once the store is open: Redis freezes there, before the store reads the run.
-    const withSession: WithSession = async (_flags, work) => {
+    const withSession: WithSession = async (_flags, _tuning, work) => {
       process.kill(redis.pid, "SIGSTOP");
       const yard = {
         resume: (id: string, { store }: ResumeOptions) => store!.read(id).then(() => ({ ok: true }) as RunResult),

@@ -43,6 +43,7 @@ describe("switchyard runs", () => {
     ]);
     expect(paused.code, paused.stdout + paused.stderr).toBe(1);
     expect((JSON.parse(paused.stdout) as RunResult).error?.code).toBe("PAUSED");
+    expect((JSON.parse(paused.stdout) as RunResult).stats.typeCheckedBy).toBe("checker");
 
     const listed = await cli(["runs", "list"]);
     expect(listed.stdout).toMatch(/^cli-refunds {2}paused {2}2 calls .* waits for call\(s\) 3, 4$/m);
@@ -59,6 +60,8 @@ describe("switchyard runs", () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     const result = JSON.parse(resumed.stdout) as RunResult;
     expect(result.output).toMatchObject({ a: { refunded: 1 }, b: { caught: "PERMISSION_DENIED" } });
+    // The program, tools and checker are those of the run's first check: the resume takes it from the journal.
+    expect(result.stats.typeCheckedBy).toBe("journal");
     expect(readFileSync(env.SHOP_CALLS, "utf8").trim().split("\n")).toEqual([
       "order cli-refunds:1",
       "order cli-refunds:2",

@@ -5,6 +5,7 @@
 
 import { afterAll, describe, expect, it } from "vitest";
 import { decideRun } from "../../src/durable/decide-run.js";
+import type { TypeCheckMode } from "../../src/execute-program.js";
 import type { RunJournal } from "../../src/durable/run-journal.js";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { Switchyard } from "../../src/switchyard.js";
@@ -13,7 +14,11 @@ import { Switchyard } from "../../src/switchyard.js";
  * A session whose one tool, `data.blob`, answers `{ n, text }` with `bytes` characters of text after
  * a 1 ms timer, counting its calls: what the journal tests run durably against each store.
  */
-export function createBlobYard(store: RunJournal, bytes = 10): { yard: Switchyard; calls: () => number } {
+export function createBlobYard(
+  store: RunJournal,
+  bytes = 10,
+  typeCheck: TypeCheckMode = "off",
+): { yard: Switchyard; calls: () => number } {
   let calls = 0;
   const blob = defineTool({
     name: "data.blob",
@@ -27,7 +32,7 @@ export function createBlobYard(store: RunJournal, bytes = 10): { yard: Switchyar
   });
   const yard = new Switchyard({
     tools: [blob],
-    typeCheck: "off",
+    typeCheck,
     runJournal: store,
     results: { maxProgramResultBytes: 1_000_000 },
   });
@@ -109,6 +114,38 @@ export function describeRunJournalContract(name: string, harness: JournalStoreHa
       await harness.writeRawEntries(store, "headed", [header!.replace('"v":1', '"v":9'), ...rest]);
       await expect(store.readHeader("headed")).rejects.toMatchObject({ code: "JOURNAL_INVALID" });
       await expect(store.open("headed", undefined)).rejects.toMatchObject({ code: "JOURNAL_INVALID", missing: false });
+    });
+
+    it("carries the type check a run passed in its header, and drops one edited into another shape instead of refusing the run", async () => {
+      const store = await harness.create();
+      const checked = createBlobYard(store, 10, "error");
+      yards.push(checked.yard);
+      const first = await checked.yard.run(THREE, { durable: { id: "checked" } });
+      expect(first.stats.typeCheckedBy).toBe("checker");
+      const check = (await store.readHeader("checked"))?.check;
+      expect(check?.fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect((await store.read("checked"))?.header.check).toEqual(check);
+      // Replayed by a new session (the first one observed the tool's output type since: another
+      // declaration) through `resume` (the journal it opened) and through `run` with the id (a fleet
+      // job run again: the header read before the check), the check comes from the journal.
+      const later = createBlobYard(store, 10, "error");
+      yards.push(later.yard);
+      const resumed = await later.yard.resume("checked");
+      const rerun = await later.yard.run(THREE, { durable: { id: "checked" } });
+      for (const replayed of [resumed, rerun]) {
+        expect(replayed.output).toEqual(first.output);
+        expect(replayed.stats.typeCheckedBy).toBe("journal");
+      }
+      expect(later.calls()).toBe(0);
+      const [header, ...rest] = await harness.rawEntries(store, "checked");
+      const edited = { ...JSON.parse(header!), check: { fingerprint: 1, errors: {}, warnings: [] } };
+      await harness.writeRawEntries(store, "checked", [JSON.stringify(edited), ...rest]);
+      expect((await store.read("checked"))?.header.check).toBeUndefined();
+      const fresh = createBlobYard(store, 10, "error");
+      yards.push(fresh.yard);
+      const checkedAgain = await fresh.yard.resume("checked");
+      expect(checkedAgain.output).toEqual(first.output);
+      expect(checkedAgain.stats.typeCheckedBy).toBe("checker");
     });
 
     it("refuses a journal whose answer was edited to smuggle in an answer for another call", async () => {

@@ -1,12 +1,19 @@
-// The installed package's version, for `switchyard --version`. Read from package.json beside
-// the code (src/cli in a checkout, dist/src/cli when built or installed), never hard-coded.
+// The installed package's version, for `switchyard --version` and the fingerprint of a durable run's
+// type check. Read from package.json beside the code (src/ in a checkout, dist/src when built or
+// installed), once per process, never hard-coded.
 
 import { readFileSync } from "node:fs";
 
-const CANDIDATES = ["../../package.json", "../../../package.json"];
+const CANDIDATES = ["../package.json", "../../package.json"];
+
+let version: string | undefined;
 
 /** The `version` of switchyard-runtime's package.json; "unknown" if none is found (a broken copy). */
 export function packageVersion(): string {
+  return (version ??= readPackageVersion());
+}
+
+function readPackageVersion(): string {
   for (const candidate of CANDIDATES) {
     try {
       const manifest = JSON.parse(readFileSync(new URL(candidate, import.meta.url), "utf8")) as {
