@@ -93,9 +93,6 @@ interface HostReference {
   applyIgnored(receiver: undefined, args: unknown[]): void;
 }
 
-/** Lone calls of a slow tool sent without blocking before one is tried blocking again. */
-const PROBE_EVERY = 16;
-
 /** The host's four entry points, in the order `install` receives them. */
 interface HostReferences {
   /** A batch of calls; answers what is ready (blocking this isolate only while the host works). */
@@ -282,18 +279,6 @@ function install(
   const pendingReject = newList<((error: unknown) => void) | undefined>();
   // Where the program made each call (call-sites.ts): a failure it does not catch names that line.
   const pendingSite = newList<CallSite | undefined>();
-
-  // Tools that did not answer within their last blocking crossing, by path: their lone calls cross
-  // without blocking. The count falls with each such call; at 0 the next one crosses blocking
-  // again, so a tool that has become instant is found out, and forgotten: the memory holds the slow
-  // tools a program calls, not every path it tries. Without a prototype: paths are any text.
-  const slowPaths = objectCreate(null) as Record<string, number>;
-  const expectSlow = (path: string): boolean => {
-    const left = slowPaths[path];
-    if (left === undefined || left <= 0) return false;
-    slowPaths[path] = left - 1;
-    return true;
-  };
 
   // A call's path and resolvers are filed together (enqueue) and cleared together (forget).
   const forget = (index: number): void => {
@@ -524,8 +509,8 @@ function install(
   };
 
   /**
-   * Sends the queued calls. Blocking, it delivers the answers ready now; `ahead` (or a lone call
-   * of a tool expected slow), it does not wait, and a later crossing's answer or the wait brings theirs.
+   * Sends the queued calls. Blocking, it delivers the answers ready now; `ahead`, it does not
+   * wait, and a later crossing's answer or the wait brings theirs.
    */
   const cross = (ahead: boolean): void => {
     if (queuedCalls === 0) return;
@@ -535,17 +520,15 @@ function install(
     queuedText = "";
     queuedCalls = 0;
     queuedBytes = 0;
-    // One call and nothing else in flight: the program is most likely waiting for it. A tool that
-    // answered at once last time crosses blocking (`mayWait`: the host answers it in the same
-    // crossing when it needs no I/O); one that did not crosses without blocking, as a batch sent
-    // ahead, and its answer comes back through the wait when done: the isolate's thread is never
-    // held for a slow tool, and an instant one keeps its one blocking crossing. A durable run
-    // crosses as it did before that guess: which tools answered at once is timing, and its journal's
-    // crossings must come out the same on replay, where no tool runs.
+    // One call and nothing else in flight: the program is most likely waiting for it, so it
+    // crosses blocking (`mayWait`): the host holds the crossing for its answer a short while
+    // (tool-bridge.ts LONE_CALL_HOLD_MS), and a slower answer comes back through the wait. Every
+    // lone call, whatever its tool did last time: a crossing answered while held wakes the isolate's
+    // sleeping thread once, where one sent ahead ends the isolate's task and its answer is a new
+    // task the thread pool has to start (on a new thread when the pool is busy); a blocked thread
+    // costs no CPU (measured 2026-12-02, 64 runs at once of 20 calls to a 2 ms tool: 0.8× the CPU per run).
     const lone = !ahead && count === 1 && inFlight === 1 && !finished;
-    const path = lone && !durable ? pendingPath[first] : undefined;
-    const blocking = !ahead && (path === undefined || !expectSlow(path));
-    const answer = !blocking ? "later" : lone ? "mayWait" : "now";
+    const answer = ahead ? "later" : lone ? "mayWait" : "now";
     // A lone call's crossing opens the guest's `wait` on the way back when none is outstanding: its
     // answer, if still working, comes through it without the guest crossing again to ask. (A larger
     // batch does not: the answers of batches sent after it come with the next blocking crossing, and
@@ -553,7 +536,7 @@ function install(
     const opensWait = lone && !waiting && !durable;
     const batchText = startCallBatch(answer, opensWait) + text;
     if (ahead) batchesAhead++;
-    else if (blocking) batchesAhead = 0;
+    else batchesAhead = 0;
     if (replay !== undefined && replayCrossing(replayMarkOf(answer), first, count, batchText)) {
       crossings++;
       if (!ahead) awaitAnswers();
@@ -562,16 +545,11 @@ function install(
     crossings++;
     try {
       if (opensWait) waiting = true;
-      if (!blocking) {
+      if (ahead) {
         host.submitAhead(batchText);
         return;
       }
       deliver(host.submit(batchText));
-      // Still in flight after a crossing that could have held it: the tool waits on something.
-      if (path !== undefined) {
-        if (pendingResolve[first] === undefined) delete slowPaths[path];
-        else slowPaths[path] = PROBE_EVERY;
-      }
     } catch (error) {
       // A crossing that failed opened nothing.
       if (opensWait) waiting = false;

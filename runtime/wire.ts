@@ -205,8 +205,8 @@ export type CallRequest =
 /**
  * When the host answers a batch's calls. `now`: in the crossing's answer, every answer ready.
  * `mayWait`: the batch holds one call and nothing else is in flight, so the program is most
- * likely waiting for it; the host may hold the crossing for an answer that comes without waiting
- * on I/O (a synchronous tool, one that settles in microtasks), never for a slow one. `later`: a full
+ * likely waiting for it; the host may hold the crossing a short while for its answer (a few ms,
+ * bounded: the program may have gone on without it), and a slower answer comes through `wait`. `later`: a full
  * batch sent ahead while the program goes on making calls; nobody reads this crossing's answer,
  * so the calls' answers come with the next crossing's (or a `wait`).
  */

@@ -13,8 +13,8 @@ export interface GuestBindings {
   /**
    * Starts the calls of an encoded batch (runtime/wire.ts `encodeCallBatch`) and answers with
    * an encoded answer (`encodeCallAnswers`) of every call ready now. The isolate is blocked
-   * until it answers: it must not wait for a tool, except for a `mayWait` batch's one call while
-   * it needs no I/O. A batch answered `later` does not block (its answer is not read). A promise is
+   * until it answers: it must not wait for a tool, except for a `mayWait` batch's one call, for a
+   * short hold (tool-bridge.ts). A batch answered `later` does not block (its answer is not read). A promise is
    * allowed so the answer can come from another process. Batches are taken in the order sent. A
    * batch that opens a wait (`batchOpensWait`) is followed by a `wait` from the isolate's side.
    */

@@ -124,6 +124,32 @@ const GUEST_REFUSAL_CODES: ReadonlySet<string> = new Set<CallErrorCode>([
 /** Characters of a tool path kept in a record. */
 const MAX_RECORDED_PATH_CHARS = 256;
 
+/**
+ * How long a plain run's lone call (a `mayWait` batch) holds its crossing for its answer, in ms.
+ * A tool that answers within it costs one crossing and no wake-up of the isolate's thread pool;
+ * a slower one is answered through `wait` once it is done, its latency unchanged. A program that
+ * made the call without awaiting it is held up this long at most.
+ */
+export const LONE_CALL_HOLD_MS = 10;
+
+/** Calls `release` after `ms`; returns the function that cancels it. */
+function releaseAfter(ms: number, release: () => void): () => void {
+  const timer = setTimeout(release, ms);
+  return () => clearTimeout(timer);
+}
+
+/**
+ * Calls `release` in the event loop's second check phase from now: the first may run before the
+ * microtasks queued by the crossing (isolated-vm calls in without draining them); by the second
+ * they have all run. Returns the function that cancels it.
+ */
+function releaseAfterTwoCheckPhases(release: () => void): () => void {
+  let immediate = setImmediate(() => {
+    immediate = setImmediate(release);
+  });
+  return () => clearImmediate(immediate);
+}
+
 /** Handles one run's calls; create one per run. */
 export class ToolBridge {
   readonly #options: ToolBridgeOptions;
@@ -239,8 +265,8 @@ export class ToolBridge {
   /**
    * The guest's crossing: starts every call of an encoded batch in order and answers at once
    * with every answer ready (those of this batch that did not wait, and earlier ones that
-   * finished since). A batch that may wait is held for its one call while it can answer without
-   * I/O (`#holdBriefly`); the answers of a batch sent ahead are kept for the next crossing, which
+   * finished since). A batch that may wait is held a short while for its one call's answer
+   * (`#holdBriefly`); the answers of a batch sent ahead are kept for the next crossing, which
    * answers them. A durable run's crossing is replayed while the journal has it, else journaled.
    */
   submit = (batchText: unknown): string | Promise<string> => {
@@ -514,26 +540,25 @@ export class ToolBridge {
   }
 
   /**
-   * Holds a crossing for its one call's answer while the answer can come without I/O: until the
-   * event loop's check phase (`setImmediate`), after the microtasks of an async tool that did not
-   * wait on anything. A call that waits on I/O or a timer is answered through `wait`, so the
-   * guest's thread is never held for a tool's latency.
+   * Holds a crossing for its one call's answer: in a plain run up to LONE_CALL_HOLD_MS, in a
+   * durable run until the event loop's second check phase (after the microtasks of an async tool
+   * that did not wait on anything), as its journaled crossings were made. An answer that comes
+   * later goes through `wait`. The guest's thread sleeps meanwhile, costing no CPU; the hold is
+   * bounded because the program may not be waiting for the call (it made it and went on).
    */
   #holdBriefly(answer: Promise<string>, crossing?: Crossing): Promise<string> {
     return new Promise((resolve) => {
       let held = true;
-      // Two check phases: the first may run before the microtasks queued by this crossing (isolated-vm
-      // calls in without draining them); by the second they have all run.
-      let immediate = setImmediate(() => {
-        immediate = setImmediate(() => {
-          held = false;
-          resolve(this.#answerNow([], crossing));
-        });
-      });
+      const release = (): void => {
+        held = false;
+        resolve(this.#answerNow([], crossing));
+      };
+      const stopHolding =
+        this.#durable === undefined ? releaseAfter(LONE_CALL_HOLD_MS, release) : releaseAfterTwoCheckPhases(release);
       void answer.then((text) => {
         if (!held) return this.#finishedLater(text);
         held = false;
-        clearImmediate(immediate);
+        stopHolding();
         this.#handedOver([text]);
         resolve(this.#answerNow([text], crossing));
       });

@@ -12,7 +12,7 @@ import type { SandboxJob, SandboxOutcome } from "./sandbox-executor.js";
  * run starts and served from the copy. A binding added to GuestBindings must be given one here.
  *
  * - `submit` blocks the isolate's thread (not the worker's event loop) for one IPC round trip; the
- *   host's bridge answers it at once (a lone call: once it is done, if that needs no I/O), never
+ *   host's bridge answers it at once (a lone call: once it is done, within a short hold), never
  *   after a slow tool: calls still working come back through `wait`, which the worker's
  *   IsolatePool opens right after the answer when the batch asks (`batchOpensWait`), so its
  *   request follows the submit's. A batch sent ahead does not block; its empty answer comes back

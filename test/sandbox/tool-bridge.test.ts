@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineTool } from "../../src/registry/define-tool.js";
 import { exceedsJsonDepth } from "../../src/json-limits.js";
-import { type RunRequestHandler, ToolBridge } from "../../src/sandbox/tool-bridge.js";
+import { LONE_CALL_HOLD_MS, type RunRequestHandler, ToolBridge } from "../../src/sandbox/tool-bridge.js";
 import {
   type BatchAnswer,
   BUDGET_PATH,
@@ -175,9 +175,17 @@ describe("ToolBridge batches", () => {
     expect(await answered).toEqual([{ ok: true, index: 0, value: "soon" }]);
   });
 
-  it("answers a batch that may wait at once when its call waits on something, and hands the late answer to wait", async () => {
+  it("holds a batch that may wait for its one call's answer that comes after a timer within the hold", async () => {
     const { bridge, gates } = createBridge(undefined, 10);
-    // The gate stays closed: the crossing is answered without it, in the event loop's next check phase.
+    const answered = submit(bridge, [call("util.held")], "mayWait");
+    setTimeout(() => gates[0]!.resolve("after a timer"), LONE_CALL_HOLD_MS / 2);
+    expect(await answered).toEqual([{ ok: true, index: 0, value: "after a timer" }]);
+    expect(bridge.records).toEqual([expect.objectContaining({ id: "p1.1", status: "ok" })]);
+  });
+
+  it("answers a batch that may wait with nothing once the hold is over when its call still works, and hands the late answer to wait", async () => {
+    const { bridge, gates } = createBridge(undefined, 10);
+    // The gate stays closed: the crossing is answered without it when the hold is over.
     expect(await submit(bridge, [call("util.held")], "mayWait")).toEqual([]);
     const waited = bridge.wait();
     gates[0]!.resolve("late");
@@ -316,7 +324,7 @@ describe("ToolBridge: the run's own requests ($timer, $budget)", () => {
     expect(await answered).toEqual([{ ok: true, index: 0, value: null }]);
   });
 
-  it("answers a batch whose wake-up is not due through wait, without holding the crossing", async () => {
+  it("answers a batch whose wake-up is not due within the hold through wait", async () => {
     const { bridge, wakes } = createRunBridge(10);
     expect(await submit(bridge, [call(TIMER_PATH, "50")], "mayWait")).toEqual([]);
     const waited = bridge.wait();
