@@ -1,6 +1,7 @@
-// The syntax tree of a wrapped program, shared by the passes that only read it: in the checking
-// process a new program's references are read, then (when it type-checks) it is linted, from
-// the same text. The last tree is kept, so the second pass does not parse again. Never mutated.
+// The syntax tree of a wrapped program, shared by every pass of the checking process that reads
+// it: a new program's references are read, it is type-checked by a resident checker (which binds
+// this tree, once, rather than parsing it again), then it is linted. The last tree is kept, so
+// later passes do not parse again. Its syntax is never changed.
 
 import { createRequire } from "node:module";
 import type * as TS from "typescript";
@@ -14,7 +15,8 @@ let last: { readonly source: string; readonly form: ProgramForm; readonly file: 
 /**
  * `wrapProgramBody(source, form)` parsed with parent pointers, as "program.ts": the same tree for
  * the same source and form as the last call. Throws what the parser throws (a stack overflow on
- * absurd nesting); such a source is not kept. Its readers must not change the tree.
+ * absurd nesting); such a source is not kept. Its readers must not change the tree's syntax (a
+ * resident checker may rename and bind it: see ResidentChecker.check).
  */
 export function parseWrappedProgram(source: string, form: ProgramForm): TS.SourceFile {
   if (last?.source === source && last.form === form) return last.file;

@@ -110,21 +110,34 @@ export class ResidentChecker {
    * `declare` constants or functions, or declares a name this checker's files declare (a global
    * it would merge with or clash with). Never throws: a compiler failure, or a limit's error,
    * retires the checker.
+   * Without a prefix, `parsed` may carry the tree of `text` another pass already parsed (see
+   * parse-wrapped-program.ts): it is checked instead of a second parse, unless its text differs or
+   * it was handed to a resident checker before (its diagnostics are kept under its first name).
+   * The tree is renamed and bound, its syntax left as it was for the passes that read it after.
    */
-  check(text: string, isEscaped: (file: TS.SourceFile) => boolean, reported: ReportedFilter, prefix?: string): boolean {
+  check(
+    text: string,
+    isEscaped: (file: TS.SourceFile) => boolean,
+    reported: ReportedFilter,
+    prefix?: string,
+    parsed?: TS.SourceFile,
+  ): boolean {
     this.#checks += 1;
     const fileName = `${this.#fileNamePrefix}${this.#checks}.ts`;
     try {
       // The program starts on a line of its own, so a prefix's last line comment cannot swallow it.
       const programStart = prefix === undefined ? 0 : prefix.length + 1;
       const fileText = prefix === undefined ? text : `${prefix}\n${text}export {};\n`;
-      const file = ts.createSourceFile(
-        fileName,
-        fileText,
-        { languageVersion: ts.ScriptTarget.ES2022 },
-        false,
-        ts.ScriptKind.TS,
-      );
+      const file =
+        prefix === undefined && parsed !== undefined && adoptTree(parsed, fileText)
+          ? parsed
+          : ts.createSourceFile(
+              fileName,
+              fileText,
+              { languageVersion: ts.ScriptTarget.ES2022 },
+              false,
+              ts.ScriptKind.TS,
+            );
       if (
         prefix === undefined
           ? !isOrdinaryScript(file) || isEscaped(file)
@@ -132,7 +145,13 @@ export class ResidentChecker {
       )
         return false;
       // A Program sets these on the files it lists; the checker keys its per-file state by them.
-      const paths = file as unknown as { path: string; resolvedPath: string; originalFileName: string };
+      const paths = file as unknown as {
+        fileName: string;
+        path: string;
+        resolvedPath: string;
+        originalFileName: string;
+      };
+      paths.fileName = fileName;
       paths.path = fileName;
       paths.resolvedPath = fileName;
       paths.originalFileName = fileName;
@@ -262,6 +281,26 @@ function collectBindingNames(name: TS.BindingName, into: Set<string>): void {
   if (ts.isIdentifier(name)) into.add(name.text);
   else
     for (const element of name.elements) if (!ts.isOmittedExpression(element)) collectBindingNames(element.name, into);
+}
+
+/** Trees parsed elsewhere that a resident checker took: each is checked once, under one name. */
+const adoptedTrees = new WeakSet<TS.SourceFile>();
+
+/**
+ * Whether a tree parsed elsewhere may stand for `text` in a check: the very text, parsed as the
+ * checker parses (a TypeScript script, not a declaration file), and taken by no checker before. A
+ * checker keeps a checked file's diagnostics under the name it gave it: a second name would hide them.
+ */
+function adoptTree(tree: TS.SourceFile, text: string): boolean {
+  if (adoptedTrees.has(tree) || tree.text !== text || tree.isDeclarationFile) return false;
+  if (
+    tree.languageVersion !== ts.ScriptTarget.ES2022 ||
+    tree.languageVariant !== ts.LanguageVariant.Standard ||
+    (tree.flags & ts.NodeFlags.JavaScriptFile) !== 0
+  )
+    return false;
+  adoptedTrees.add(tree);
+  return true;
 }
 
 /** A SourceFile's parse and bind diagnostics, which its public type does not show. */

@@ -12,6 +12,7 @@ import type { Diagnostic, JsonValue } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import { type ContractDeclarations, NO_CONTRACT } from "./contract-declarations.js";
 import { findToolReferences, type ToolReferences } from "./find-tool-references.js";
+import { parseWrappedProgram } from "./parse-wrapped-program.js";
 import { PROGRAM_FUNCTION, type ProgramForm, WRAPPER_LINES, wrapProgramBody } from "./program-wrapper.js";
 import { RUNTIME_DECLARATIONS } from "../schema/generate-declarations.js";
 import { ResidentChecker } from "./resident-checker.js";
@@ -268,6 +269,8 @@ export class ProgramTypeChecker {
   #program: VirtualFile;
   /** The wrapped text of `#program`. */
   #programText = "";
+  /** The source and form of `#program` when its text is exactly `wrapProgramBody(source, form)`. */
+  #plainProgram: { readonly source: string; readonly form: ProgramForm } | undefined;
   #declarationsFileName = "";
   #declarations: (VirtualFile & { readonly text: string }) | undefined;
   #contractFileName = "";
@@ -436,7 +439,24 @@ export class ProgramTypeChecker {
       text = `${text.slice(0, at)}${inserted}${text.slice(at)}`;
     }
     this.#programText = text;
+    this.#plainProgram = outputType === undefined ? { source, form } : undefined;
     this.#program = { version: String(this.#programVersion), snapshot: ts.ScriptSnapshot.fromString(text) };
+  }
+
+  /**
+   * The program's tree as its other readers (references, lint) parse it, when the text checked is
+   * the one they read (no declared return type): a resident checker then checks that tree rather
+   * than parsing the program a second time. Undefined otherwise, or when it does not parse.
+   */
+  #readersTree(): TS.SourceFile | undefined {
+    const plain = this.#plainProgram;
+    if (plain === undefined) return undefined;
+    try {
+      return parseWrappedProgram(plain.source, plain.form);
+    } catch {
+      // Too deeply nested to parse: the resident checker parses it itself, and fails as it did.
+      return undefined;
+    }
   }
 
   #programDiagnostics(source: string): Diagnostic[] {
@@ -544,7 +564,13 @@ export class ProgramTypeChecker {
     if (!this.#useResident) return false;
     const resident = this.#residentFor(this.#residentKey());
     if (resident === undefined) return false;
-    const clean = resident.check(this.#programText, (file) => wrapperEscape(file) !== undefined, isReported);
+    const clean = resident.check(
+      this.#programText,
+      (file) => wrapperEscape(file) !== undefined,
+      isReported,
+      undefined,
+      this.#readersTree(),
+    );
     if (clean) this.#residentClean += 1;
     return clean;
   }

@@ -8,10 +8,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type * as TS from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ContractDeclarations } from "../../src/program/contract-declarations.js";
 import { NO_CONTRACT } from "../../src/program/contract-declarations.js";
 import { CheckedDeclarations } from "../../src/program/checked-declarations.js";
+import { lintProgram } from "../../src/program/lint-program.js";
+import { parseWrappedProgram } from "../../src/program/parse-wrapped-program.js";
 import type { ProgramForm } from "../../src/program/program-wrapper.js";
 import { WARM_UP_PROGRAMS } from "../../src/program/shared-type-checker.js";
 import { ProgramTypeChecker } from "../../src/program/type-check-program.js";
@@ -308,6 +311,39 @@ describe("ProgramTypeChecker with a resident checker", () => {
     expect(checker.check("function helper() { return 1; }\nreturn helper();", SMALL)).toEqual([]);
     const later = checker.check("const row: Row = { id: 'a' };\nreturn helper() + row.id;", SMALL);
     expect(later.map((diagnostic) => diagnostic.code)).toEqual([2304, 2304]);
+  });
+
+  it("checks the very tree a new program's references and lint read, when a resident checker answers", () => {
+    const checker = make(true);
+    const set = `// own declarations\n${SMALL}`;
+    expect(checker.check("return 0;", set)).toEqual([]);
+    const source =
+      "const o = await tools.orders.get({ id: 'a' });\nfor (const id of ['b', 'c']) await tools.orders.get({ id });\nreturn o.total;";
+    // As the checker process answers a new program: references, check, then lint, all from one parse.
+    expect(checker.references(source).members).toEqual([["orders", "get"]]);
+    const tree = parseWrappedProgram(source, "body");
+    expect(checker.check(source, set)).toEqual([]);
+    expect(checker.stats.residentClean).toBe(2);
+    // Bound by the checker (a tree of its own would be left unbound), and still the readers' tree.
+    expect((tree as TS.SourceFile & { locals?: unknown }).locals).toBeDefined();
+    expect(parseWrappedProgram(source, "body")).toBe(tree);
+    expect(lintProgram(source).map((warning) => warning.code)).toEqual(["serial-await-in-loop"]);
+    expect(checker.references(source).members).toEqual([["orders", "get"]]);
+  });
+
+  it("never checks a tree again under a new name: a broken program is never found clean on its second check", () => {
+    const checker = make(true);
+    const reference = make(false);
+    const [first, second] = ["A", "B"].map((set) => `// own declarations ${set}\n${SMALL}`) as [string, string];
+    const broken = 'const total: number = (await tools.orders.get({ id: "a" })).status;\nreturn total;';
+    const expected = reference.check(broken, first);
+    expect(expected.map((diagnostic) => diagnostic.code)).toEqual([2322]);
+    // The same source against one set, another, then the first again: one tree from the parse cache each time.
+    for (const set of [first, second, first, second]) {
+      expect(parseWrappedProgram(broken, "body")).toBe(parseWrappedProgram(broken, "body"));
+      expect(checker.check(broken, set)).toEqual(expected);
+    }
+    expect(checker.stats).toMatchObject({ residentStarts: 2, residentClean: 0 });
   });
 
   it("retires a checker that hit an instantiation limit", () => {
