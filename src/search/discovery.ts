@@ -95,6 +95,13 @@ export const INDEX_SLICE_MS = 8;
  * Each look is one timer callback: holding costs a run nothing.
  */
 const HELD_RECHECK_MS = 50;
+/**
+ * Searches the background runs once the index is prepared, for tools spread over the catalog, so
+ * that V8 has optimized the search before a person or a model asks: cold, one search over 5,000
+ * tools took 5-20 ms and the first ten or so stood out in the p99, warm it takes 0.1 ms. Once per
+ * session (what V8 compiled stays compiled), about 100 ms of background work at 5,000 tools.
+ */
+const WARM_UP_SEARCHES = 30;
 /** How many of each ranking enter the fusion. */
 const FUSION_DEPTH = MAX_SEARCH_LIMIT;
 
@@ -130,6 +137,8 @@ export class Discovery {
   #closed = false;
   /** Whether the index's scoring data is ready for the catalog indexed (see `ToolSearch.prepare`). */
   #prepared = false;
+  /** Warm-up searches run so far (see WARM_UP_SEARCHES). */
+  #warmUpSearches = 0;
   /** The last embedder failure, kept for the host to inspect; searches fell back to BM25. */
   lastEmbeddingError: Error | undefined;
 
@@ -208,11 +217,24 @@ export class Discovery {
       while (this.#indexSteps.length === 0 && !this.#prepared && performance.now() - started < INDEX_SLICE_MS) {
         this.#prepared = this.#search.prepare(PREPARE_STEP_TERMS);
       }
-      if (this.#indexSteps.length > 0 || !this.#prepared) this.#indexInBackground();
+      while (this.#readyToWarmUp() && performance.now() - started < INDEX_SLICE_MS) this.#warmUpSearch();
+      if (this.#indexSteps.length > 0 || !this.#prepared || this.#readyToWarmUp()) this.#indexInBackground();
     });
     // A session that is never closed must not be kept alive by its search index, unless a search waits.
     if (this.#waiting === undefined) handle.unref();
     this.#indexing = { held: false, handle };
+  }
+
+  #readyToWarmUp(): boolean {
+    return this.#indexSteps.length === 0 && this.#prepared && this.#warmUpSearches < WARM_UP_SEARCHES;
+  }
+
+  // One search for the name of a tool picked evenly over the catalog: its words, as a person types them.
+  #warmUpSearch(): void {
+    const tools = this.#planned?.tools ?? [];
+    const tool = tools[Math.floor((this.#warmUpSearches * tools.length) / WARM_UP_SEARCHES)];
+    this.#warmUpSearches = tool === undefined ? WARM_UP_SEARCHES : this.#warmUpSearches + 1;
+    if (tool !== undefined) this.#search.search(wordsOfName(tool.definition.name));
   }
 
   #resumeIndexing(): void {
@@ -617,4 +639,12 @@ function offeredView(snapshot: CatalogSnapshot, isOffered: (tool: string) => boo
       return tool !== undefined && offered.has(tool) ? tool : undefined;
     },
   };
+}
+
+/** A tool name's words as a person would type them: `crm2.createContact` is "crm create contact". */
+function wordsOfName(name: string): string {
+  return name
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .replace(/[^A-Za-z]+/g, " ")
+    .trim();
 }

@@ -179,6 +179,17 @@ describe("discovery in a session", () => {
     await yard.close();
   });
 
+  it("warms its search up in the background without loading a tool or changing an answer", async () => {
+    const yard = new Switchyard({ tools: catalog(), discovery: { defer: true } });
+    const before = yard.searchTools("refund a charge", { limit: 10 });
+    const loaded = yard.catalogStats().loadedTools;
+    // The background's turns: the index's scoring data, then its warm-up searches of tool names.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(yard.catalogStats().loadedTools).toBe(loaded);
+    expect(yard.searchTools("refund a charge", { limit: 10 })).toEqual(before);
+    await yard.close();
+  });
+
   it("ranks a name hit above a description hit", () => {
     const yard = new Switchyard({
       tools: [
