@@ -25,6 +25,22 @@ const warming: { execute: () => unknown } = { execute: () => 1 };
 const slowDoneAt: number[] = [];
 /** When each call of `t.io` finished (performance.now()). */
 const ioDoneAt: number[] = [];
+/** A read tool that returns its input after a `ms` timer, noting in `doneAt` when it answered. */
+function timerTool(name: string, description: string, ms: number, doneAt: number[]): ToolDefinition {
+  return defineTool({
+    name,
+    description,
+    effect: "read",
+    inputSchema: { type: "object" },
+    execute: (input: unknown) =>
+      new Promise((resolve) =>
+        setTimeout(() => {
+          doneAt.push(performance.now());
+          resolve(input);
+        }, ms),
+      ),
+  });
+}
 const tools: ToolDefinition[] = [
   echoTool("t.echo"),
   defineTool({
@@ -44,35 +60,13 @@ const tools: ToolDefinition[] = [
       return gate.current.promise;
     },
   }),
-  defineTool({
-    name: "t.slow",
-    description: "Returns its input after 40 ms.",
-    effect: "read",
-    inputSchema: { type: "object" },
-    execute: (input: unknown) =>
-      new Promise((resolve) =>
-        setTimeout(() => {
-          slowDoneAt.push(performance.now());
-          resolve(input);
-        }, 40),
-      ),
-  }),
-  defineTool({
-    name: "t.io",
-    description: "Returns its input after a timer of a fifth of the lone-call hold (a quick read).",
-    effect: "read",
-    inputSchema: { type: "object" },
-    execute: (input: unknown) =>
-      new Promise((resolve) =>
-        setTimeout(
-          () => {
-            ioDoneAt.push(performance.now());
-            resolve(input);
-          },
-          Math.max(1, LONE_CALL_HOLD_MS / 5),
-        ),
-      ),
-  }),
+  timerTool("t.slow", "Returns its input after 40 ms.", 40, slowDoneAt),
+  timerTool(
+    "t.io",
+    "Returns its input after a timer of a fifth of the lone-call hold (a quick read).",
+    Math.max(1, LONE_CALL_HOLD_MS / 5),
+    ioDoneAt,
+  ),
   defineTool({
     name: "t.warming",
     description: "Answers as `warming.execute` says.",
