@@ -22,7 +22,7 @@ import {
   type RecordedDeclarations,
   recordDeclarations,
   reuseJournaledCheck,
-} from "./program/check-fingerprint.js";
+} from "./durable/check-fingerprint.js";
 import { encodeProgramInput } from "./program/program-input.js";
 import type { RunContract } from "./program/run-contract.js";
 import type { TypeChecker } from "./program/type-checker.js";
@@ -492,17 +492,17 @@ async function admitUnlessAborted(
   }
 }
 
-/** A resume ready to run: the journaled program, the run's options, `release` and `record`, to call once it ran. */
+/** A resume ready to run: the journaled program, the run's options, and `settle`, to hand the run to. */
 export interface ResumeRequest {
   readonly source: string;
   readonly options: RunOptions;
-  /** Closes the journal's writer (its lock) if the run ended before it took it over (a compile error). */
-  release(): Promise<void>;
   /**
-   * Has the store record how the resumed run ended where its starter reads it, unless it paused
-   * again (`RunJournal.recordResumed`), and tells `onRecorded`. Rejects when the store cannot.
+   * Waits for the resumed run, closes the journal's writer (its lock) if the run ended before it
+   * took it over (a compile error), then has the store record how the run ended where its starter
+   * reads it, unless it paused again (`RunJournal.recordResumed`), and tells `onRecorded`.
+   * Resolves with the run's result; rejects when the store cannot record it.
    */
-  record(result: RunResult, startedAt: number): Promise<void>;
+  settle(running: Promise<RunResult>): Promise<RunResult>;
 }
 
 /**
@@ -530,12 +530,15 @@ export async function resumeRequest(
     const input = inputJson === undefined ? {} : { input: parseJournaledInput(id, inputJson) };
     const durable = { id, decisions, store, askTimeoutMs, opened };
     const { writer } = opened;
-    const record = async (result: RunResult, startedAt: number): Promise<void> => {
-      if (result.error?.code === "PAUSED" || store.recordResumed === undefined) return;
+    const settle = async (running: Promise<RunResult>): Promise<RunResult> => {
+      const startedAt = Date.now();
+      const result = await running.finally(() => writer.close());
+      if (result.error?.code === "PAUSED" || store.recordResumed === undefined) return result;
       const recorded = await store.recordResumed(id, result, startedAt);
       if (recorded !== undefined) onRecorded?.(recorded);
+      return result;
     };
-    return { source, options: { ...rest, ...input, durable }, release: () => writer.close(), record };
+    return { source, options: { ...rest, ...input, durable }, settle };
   } catch (thrown) {
     await opened?.writer.close();
     if (!JournalError.isInstance(thrown)) throw thrown;

@@ -247,10 +247,7 @@ export class Switchyard {
   async resume(id: string, options: Parameters<typeof resumeRequest>[1] = {}): Promise<RunResult> {
     const resumed = await resumeRequest(id, options, this.#options.runJournal, this.registry);
     if (!("source" in resumed)) return resumed;
-    const startedAt = Date.now();
-    const result = await this.run(resumed.source, resumed.options).finally(() => resumed.release());
-    await resumed.record(result, startedAt);
-    return result;
+    return resumed.settle(this.run(resumed.source, resumed.options));
   }
 
   /**

@@ -6,14 +6,14 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import type { JournaledCheck } from "../durable/run-journal.js";
+import type { JournaledCheck } from "./run-journal.js";
 import { packageVersion } from "../package-version.js";
-import type { TypeCheckOutcome } from "./check-types.js";
-import type { ScopedDeclarations } from "./checked-declarations.js";
-import type { ContractDeclarations } from "./contract-declarations.js";
-import type { ProgramForm } from "./program-wrapper.js";
-import { checkContentKey } from "./type-check-cache.js";
-import type { ToolReferences } from "./tool-references.js";
+import type { TypeCheckOutcome } from "../program/check-types.js";
+import type { ScopedDeclarations } from "../program/checked-declarations.js";
+import type { ContractDeclarations } from "../program/contract-declarations.js";
+import type { ProgramForm } from "../program/program-wrapper.js";
+import { checkContentKey } from "../program/type-check-cache.js";
+import type { ToolReferences } from "../program/tool-references.js";
 
 /**
  * Raised when what a check reports changes within one package version (a lint rule, a compiler
