@@ -427,7 +427,7 @@ async function prepareProgram(
   // The check runs in its own process: when the compiler cannot change what it checks, it starts
   // now, beside the compile. Either way the program runs only once its answer is in. A journaled
   // check is compared once the program has compiled (its form is the compiler's): no early check.
-  let recorded: RecordedDeclarations | undefined =
+  const recorded: RecordedDeclarations | undefined =
     mode === "off" || journaled !== undefined ? undefined : recordDeclarations(context.checkedDeclarations());
   const early =
     recorded === undefined
@@ -439,25 +439,38 @@ async function prepareProgram(
 
   let check = UNCHECKED;
   let typeCheckedBy: "checker" | "journal" | undefined;
+  // What a durable run's journal keeps of this check: the journaled one reused, or this one's.
   let journaledCheck: JournaledCheck | undefined;
   if (mode !== "off") {
     const subject: CheckSubject = { source: program.source, form: program.form, contract: contract.types, mode };
-    if (early !== undefined && early.source === program.source && early.form === program.form) {
-      check = await early.outcome;
-    } else {
+    const reused =
+      early === undefined && journaled !== undefined
+        ? reuseJournaledCheck(journaled, context.checkedDeclarations(), subject)
+        : undefined;
+    if (reused !== undefined) {
       drift = new OutputDrift(context.observedTypes);
-      const declarations = context.checkedDeclarations();
-      const reused = journaled === undefined ? undefined : reuseJournaledCheck(journaled, declarations, subject);
-      if (reused !== undefined) {
-        check = reused;
-        journaledCheck = journaled;
+      check = reused;
+      typeCheckedBy = "journal";
+      journaledCheck = journaled;
+    } else {
+      let checkedWith = recorded;
+      if (early !== undefined && early.source === program.source && early.form === program.form) {
+        check = await early.outcome;
       } else {
-        recorded = recordDeclarations(declarations);
-        check = await checkTypes(context.checker, recorded.declarations, program.source, program.form, contract.types);
+        drift = new OutputDrift(context.observedTypes);
+        checkedWith = recordDeclarations(context.checkedDeclarations());
+        check = await checkTypes(
+          context.checker,
+          checkedWith.declarations,
+          program.source,
+          program.form,
+          contract.types,
+        );
       }
+      typeCheckedBy = "checker";
+      if (preparing.journalsCheck && checkedWith !== undefined)
+        journaledCheck = journaledCheckOf(check, checkedWith, subject);
     }
-    typeCheckedBy = journaledCheck === undefined ? "checker" : "journal";
-    if (preparing.journalsCheck && recorded !== undefined) journaledCheck = journaledCheckOf(check, recorded, subject);
   }
   const refusal = mode === "error" ? refusalOf(check, program.source, contract) : undefined;
   if (refusal !== undefined) return { ok: false, ...refusal };

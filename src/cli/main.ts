@@ -6,7 +6,6 @@ import { Command, CommanderError, Option } from "commander";
 import type { RunResult } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
-import type { SwitchyardOptions } from "../switchyard-options.js";
 import type { ApprovalAnswer, Approver, PermissionRequest } from "../permissions/permission-gate.js";
 import type { TraceEvent } from "../trace/trace-events.js";
 import { assertWritableFile, EXIT_CODES, reportOf } from "./cli-error.js";
@@ -17,7 +16,7 @@ import { registerServeCommand } from "./serve-command.js";
 import { registerBenchCommand } from "./bench-command.js";
 import { registerTraceCommand } from "./trace-command.js";
 import { registerFleetCommands } from "./fleet-commands.js";
-import { registerRunsCommands } from "./runs-commands.js";
+import { registerRunsCommands, type SessionTuning } from "./runs-commands.js";
 import { packageVersion } from "../package-version.js";
 
 // Only commander and the command definitions load up front, so `--help` and `--version` answer
@@ -181,9 +180,6 @@ program
     else process.stdout.write(formatDemoSummary(result, truth));
     process.exitCode = result.ok ? 0 : 1;
   });
-
-/** Session options a command sets beside its flags' (`runs resume`: no checker warm-up). */
-type SessionTuning = Pick<SwitchyardOptions, "warmUpTypeChecker">;
 
 interface SessionFlags {
   readonly config?: string;

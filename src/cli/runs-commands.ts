@@ -24,10 +24,13 @@ export interface RunsSessionFlags {
   readonly tools?: string[];
 }
 
+/** Session options a command sets beside its flags' (`runs resume`: no checker warm-up). */
+export type SessionTuning = Pick<SwitchyardOptions, "warmUpTypeChecker">;
+
 /** Runs `work` in the session of `--config`/`--tools` (main.ts's `withSession`) and `tuning`, with no approver. */
 export type WithSession = (
   flags: RunsSessionFlags,
-  tuning: Pick<SwitchyardOptions, "warmUpTypeChecker">,
+  tuning: SessionTuning,
   work: (yard: Switchyard) => Promise<void>,
 ) => Promise<void>;
 

@@ -268,8 +268,10 @@ class JobRunner {
       this.options.log?.(`${key} of ${batchId} failed with ${failureCodeOf(result)}; retrying with backoff`);
       throw new Error(`transient failure ${failureCodeOf(result)}: ${result.error?.message.slice(0, 200)}`);
     }
-    const run = { key, input, attempt, enqueuedAt: job.timestamp, startedAt, worker: this.name };
-    const written = jobResultOf(run, result);
+    const written = jobResultOf(
+      { key, input, attempt, enqueuedAt: job.timestamp, startedAt, worker: this.name },
+      result,
+    );
     // RUN_BUSY for good: another worker still runs this job's run (BullMQ took it for stalled)
     // and writes its result; this one must not overwrite it with a failure.
     if (result.error?.code === "RUN_BUSY") await this.store.writeResultOnce(batchId, written);
