@@ -92,6 +92,10 @@ describe("BatchStore's result writes", () => {
     expect(await store.counts("b")).toMatchObject({ done: 1, failed: 1, running: 0 });
     expect(await store.pausedRun("run-1")).toEqual(job);
     expect(await redis.client.pttl(`switchyard:paused-run-${process.pid}:paused-run:run-1`)).toBeGreaterThan(50_000);
+    // A results key of another type (planted, or another program's): the write is refused aloud,
+    // not reported done (MULTI answers a command's failure in its reply, which must not be dropped).
+    await redis.client.set(`switchyard:paused-run-${process.pid}:batch:planted:results`, "not a hash");
+    await expect(store.writePausedResult("planted", paused, "run-3", 60_000)).rejects.toThrow(/WRONGTYPE/);
     await store.forgetPausedRun("run-1");
     expect(await store.pausedRun("run-1")).toBeUndefined();
     const planted = [
