@@ -5,6 +5,7 @@
 // loop or in steps of a few ms each; what runs in the sandbox cannot use waits while they run.
 // Nothing in it keeps the process alive, and once stopped it starts nothing more.
 
+import { nextBackgroundTurn } from "./background-turn.js";
 import { warmUpCompiler } from "./program/compile-program.js";
 import { warmUp as warmUpChecker } from "./program/shared-type-checker.js";
 import type { TypeChecker } from "./program/type-checker.js";
@@ -98,7 +99,7 @@ export function warmUpSession(options: SwitchyardOptions, parts: SessionWarmUpPa
     if (stopped || steps.length === 0) return;
     const index = parts.busy?.() === true ? steps.findIndex((step) => step.idle !== true) : 0;
     if (index === -1) {
-      setTimeout(next, HELD_RECHECK_MS).unref();
+      nextBackgroundTurn(next, { afterMs: HELD_RECHECK_MS });
       return;
     }
     const [step] = steps.splice(index, 1);
@@ -107,10 +108,10 @@ export function warmUpSession(options: SwitchyardOptions, parts: SessionWarmUpPa
     } catch {
       // A step that fails leaves its work to the first run, which reports any real problem.
     }
-    setImmediate(next).unref();
+    nextBackgroundTurn(next);
   };
-  // Unreferenced: a process with nothing else to do exits rather than finish warming up.
-  setImmediate(next).unref();
+  // Not awaited: a process with nothing else to do exits rather than finish warming up.
+  nextBackgroundTurn(next);
   return warmUp;
 }
 

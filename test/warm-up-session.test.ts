@@ -203,4 +203,45 @@ describe("a session's warm-up", () => {
       await executor.close();
     }
   }, 60_000);
+
+  it("compiles 30 tools' validators while the event loop has nothing else to do", async () => {
+    const marker = `m${Math.random().toString(36).slice(2)}`;
+    const catalog = new ToolRegistry(
+      Array.from({ length: 30 }, (_, index) =>
+        defineTool({
+          name: `items.get${index}`,
+          description: "Gets an item.",
+          // A schema of its own per tool and run: validators are cached by schema text, process-wide.
+          inputSchema: {
+            type: "object",
+            properties: { id: { type: "string" }, [`${marker}${index}`]: { type: "number" } },
+          },
+          execute: () => ({}),
+        }),
+      ),
+    );
+    const compiles = schemaCompileCount();
+    const warmUp = warmUpSession(
+      { typeCheck: "off" },
+      {
+        checker: () => {
+          throw new Error("a session that does not check has no checker to warm");
+        },
+        catalog: () => catalog.snapshot(),
+        declarations: () => "",
+        executor: undefined,
+        memoryLimitMb: 48,
+      },
+    );
+    try {
+      // Sleeps of one timer each, nothing else to wake the loop: about 40 steps of a few ms must
+      // run on their own (as turns of an unreferenced setImmediate, one or two ran a second).
+      for (let slept = 0; slept < 4 && schemaCompileCount() < compiles + 30; slept++) {
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+      expect(schemaCompileCount()).toBeGreaterThanOrEqual(compiles + 30);
+    } finally {
+      warmUp.stop();
+    }
+  }, 30_000);
 });

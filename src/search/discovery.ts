@@ -6,6 +6,7 @@
 // (`tools.$search`, `tools.$describe`). Loading never edits the request prefix: found
 // declarations travel in tool results, so prompt caching keeps hitting.
 
+import { type BackgroundTurn, nextBackgroundTurn } from "../background-turn.js";
 import { ToolError } from "../errors.js";
 import { globToRegExp } from "../permissions/permission-gate.js";
 import type { CatalogSnapshot, RegisteredTool } from "../registry/tool-registry.js";
@@ -127,11 +128,8 @@ export class Discovery {
   /** The catalog the search index holds once `#indexSteps` have run. */
   #planned: CatalogSnapshot | undefined;
   readonly #indexSteps: IndexStep[] = [];
-  /** The next background turn: an immediate, or a timer while the session's runs hold the build back. */
-  #indexing:
-    | { readonly held: false; readonly handle: NodeJS.Immediate }
-    | { readonly held: true; readonly handle: NodeJS.Timeout }
-    | undefined;
+  /** The next background turn (or, held back, the next look at whether the session's runs have ended). */
+  #indexing: BackgroundTurn | undefined;
   /** Resolved when the index holds the catalog: searches from models and programs wait for it. */
   #waiting: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
   #closed = false;
@@ -203,26 +201,35 @@ export class Discovery {
   // Then, once the index holds the catalog, its scoring data, so a first query costs what later ones do.
   #indexInBackground(): void {
     if (this.#indexing !== undefined || this.#closed) return;
-    const handle = setImmediate(() => {
-      this.#indexing = undefined;
-      if (this.#waiting === undefined && this.#isBusy()) {
-        // Held back while the session's runs are under way; a search that waits starts it at once (`#indexed`).
-        this.#indexing = { held: true, handle: setTimeout(() => this.#resumeIndexing(), HELD_RECHECK_MS).unref() };
-        return;
-      }
-      const started = performance.now();
-      this.#planIndexing();
-      while (this.#indexSteps.length > 0 && performance.now() - started < INDEX_SLICE_MS) this.#runStep();
-      if (this.#indexSteps.length === 0) this.#settleWaiting();
-      while (this.#indexSteps.length === 0 && !this.#prepared && performance.now() - started < INDEX_SLICE_MS) {
-        this.#prepared = this.#search.prepare(PREPARE_STEP_TERMS);
-      }
-      while (this.#readyToWarmUp() && performance.now() - started < INDEX_SLICE_MS) this.#warmUpSearch();
-      if (this.#indexSteps.length > 0 || !this.#prepared || this.#readyToWarmUp()) this.#indexInBackground();
-    });
-    // A session that is never closed must not be kept alive by its search index, unless a search waits.
-    if (this.#waiting === undefined) handle.unref();
-    this.#indexing = { held: false, handle };
+    // A session that is never closed is not kept alive by its search index, unless a search waits.
+    this.#indexing = nextBackgroundTurn(
+      () => {
+        this.#indexing = undefined;
+        if (this.#waiting === undefined && this.#isBusy()) {
+          // Held back while the session's runs are under way; a search that waits starts it at once (`#indexed`).
+          this.#indexing = nextBackgroundTurn(() => this.#resumeIndexing(), { afterMs: HELD_RECHECK_MS });
+          return;
+        }
+        const started = performance.now();
+        this.#planIndexing();
+        while (this.#indexSteps.length > 0 && performance.now() - started < INDEX_SLICE_MS) this.#runStep();
+        if (this.#indexSteps.length === 0) this.#settleWaiting();
+        while (this.#indexSteps.length === 0 && !this.#prepared && performance.now() - started < INDEX_SLICE_MS) {
+          this.#prepared = this.#search.prepare(PREPARE_STEP_TERMS);
+        }
+        while (this.#readyToWarmUp() && performance.now() - started < INDEX_SLICE_MS) this.#warmUpSearch();
+        if (this.#indexSteps.length > 0 || !this.#prepared || this.#readyToWarmUp()) this.#indexInBackground();
+      },
+      { awaited: this.#waiting !== undefined },
+    );
+  }
+
+  /**
+   * Whether the background has nothing left to do for the catalog it was last given: the index
+   * holds it, its scoring data is built and its warm-up searches have run. For tests and benchmarks.
+   */
+  get backgroundDone(): boolean {
+    return this.#indexing === undefined && this.#indexSteps.length === 0 && this.#prepared && !this.#readyToWarmUp();
   }
 
   #readyToWarmUp(): boolean {
@@ -244,8 +251,7 @@ export class Discovery {
 
   /** Cancels the next background turn, if one is scheduled. */
   #cancelIndexing(): void {
-    if (this.#indexing?.held === true) clearTimeout(this.#indexing.handle);
-    else if (this.#indexing !== undefined) clearImmediate(this.#indexing.handle);
+    this.#indexing?.cancel();
     this.#indexing = undefined;
   }
 
@@ -282,9 +288,8 @@ export class Discovery {
         });
         this.#waiting = { promise, resolve };
       }
-      // A turn held back for the session's runs, or unreferenced, is replaced by one that keeps the process up.
-      if (this.#indexing?.held !== false) this.#cancelIndexing();
-      else this.#indexing.handle.ref();
+      // The next turn, held back for the session's runs or not awaited, is replaced by one that keeps the process up.
+      this.#cancelIndexing();
       this.#indexInBackground();
       await this.#waiting.promise;
     }

@@ -1,5 +1,5 @@
 import { describeSearchTool } from "../../src/model-tools/search-tools-tool.js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Switchyard } from "../../src/switchyard.js";
 import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.js";
 
@@ -184,7 +184,7 @@ describe("discovery in a session", () => {
     const before = yard.searchTools("refund a charge", { limit: 10 });
     const loaded = yard.catalogStats().loadedTools;
     // The background's turns: the index's scoring data, then its warm-up searches of tool names.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await vi.waitFor(() => expect(yard.discovery.backgroundDone).toBe(true), { timeout: 10_000, interval: 20 });
     expect(yard.catalogStats().loadedTools).toBe(loaded);
     expect(yard.searchTools("refund a charge", { limit: 10 })).toEqual(before);
     await yard.close();

@@ -167,6 +167,21 @@ async function sessionWithRunInSandbox(): Promise<{ yard: Switchyard; release: (
   return { yard, release, ran };
 }
 
+describe("a catalog indexed in the background while the process is idle", () => {
+  it("builds, scores and warms up the search index of 2,000 tools with nothing else waking the event loop", async () => {
+    // No session warm-up (its isolate and esbuild would wake the loop), sleeps of one timer each:
+    // nothing wakes the loop between them. The index's turns must run on their own (as turns of
+    // an unreferenced setImmediate they ran one or two a second here).
+    const yard = new Switchyard({ tools: catalog(2_000), typeCheck: "off", warmUp: false });
+    sessions.push(yard);
+    // About 0.3 s of work; 4 s leaves room for a loaded machine (the old turns took 7 s here).
+    for (let slept = 0; slept < 4 && !yard.discovery.backgroundDone; slept++) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    expect(yard.discovery.backgroundDone).toBe(true);
+  }, 15_000);
+});
+
 describe("a catalog indexed in the background while programs run", () => {
   it("holds a change's indexing back while a run is in the sandbox, and indexes it once the run is out", async () => {
     const { yard, release, ran } = await sessionWithRunInSandbox();
