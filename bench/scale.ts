@@ -2,6 +2,8 @@
 // side in one run: construction time, the longest event-loop stall around it, memory per tool,
 // the first check of a 2-call program, and searchTools (first search and p99). Tools are the
 // search bench's SaaS catalog replicated under numbered namespaces, each with its own schema objects.
+// The summary's first-check ratio is the median of paired rounds of new sessions (10 and 5,000
+// tools, each checked once its background is done), not the table's single samples.
 // Then the run curves of bench/scale-runs.ts (calls per program, result size, concurrent runs,
 // program size) against their floors; writes bench/results/scale.json.
 // Run: npm run bench:scale [-- --quick]   (compiled with tsc into dist-bench/ first; --expose-gc for RSS).
@@ -25,7 +27,7 @@ import {
   settingsFromEnvironment,
 } from "./scale-runs.js";
 import { saasTools } from "./search/catalog/saas-tools.js";
-import { percentile } from "./stats.js";
+import { median, percentile } from "./stats.js";
 
 const SIZES = [10, 100, 1_000, 5_000] as const;
 const QUICK_SIZES = [10, 5_000] as const;
@@ -56,7 +58,8 @@ export interface CatalogRow {
   readonly searchP99Ms: number;
 }
 
-function catalogOf(size: number): ToolDefinition[] {
+/** `size` tools; `round` names a catalog of its own (no check of another round's answers from the checker's cache). */
+function catalogOf(size: number, round?: number): ToolDefinition[] {
   const tools: ToolDefinition[] = [];
   for (let index = 0; tools.length < size; index++) {
     const template = saasTools[index % saasTools.length]!;
@@ -64,7 +67,7 @@ function catalogOf(size: number): ToolDefinition[] {
     const [service, ...rest] = template.name.split(".");
     tools.push(
       defineTool({
-        name: `${service}${replica}.${rest.join(".")}`,
+        name: `${service}${replica}${round === undefined ? "" : `r${round}`}.${rest.join(".")}`,
         description: template.description,
         // A fresh object per tool, so no cache by object helps; these schemas are all plain (see
         // isPlainSchema), so registration checks each without ajv, which is what is measured.
@@ -144,6 +147,47 @@ async function measureSize(size: number): Promise<CatalogRow> {
   };
 }
 
+/** Paired rounds of FIRST_CHECK_ROUNDS: the first check of a new session at the small and the large size. */
+interface FirstCheckRounds {
+  readonly smallMs: readonly number[];
+  readonly largeMs: readonly number[];
+  /** The median of the rounds' large/small ratios. */
+  readonly ratio: number;
+}
+
+/** Rounds of the paired first-check measurement (one sample per size is mostly noise at 5-10 ms). */
+const FIRST_CHECK_ROUNDS = 5;
+
+/**
+ * The first check of a 2-call program in a new session of `small` and of `large` tools, in
+ * FIRST_CHECK_ROUNDS alternating rounds, each session's tools named for its round. Each check
+ * comes once the session's background (its search index) is done and the loop has been idle a
+ * moment, as a model's first program does, seconds after the session starts.
+ */
+async function measureFirstChecks(small: number, large: number): Promise<FirstCheckRounds> {
+  const firstCheck = async (size: number, round: number): Promise<number> => {
+    const tools = catalogOf(size, round);
+    const yard = new Switchyard({ tools });
+    while (!yard.discovery.backgroundDone) await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = performance.now();
+    const checked = await yard.check(PROGRAM(tools.at(-2)!.name, tools.at(-1)!.name));
+    const ms = performance.now() - started;
+    await yard.close();
+    if (!checked.ok) throw new Error(`check failed at ${size} tools: ${checked.error?.message}`);
+    return ms;
+  };
+  const smallMs: number[] = [];
+  const largeMs: number[] = [];
+  const ratios: number[] = [];
+  for (let round = 0; round < FIRST_CHECK_ROUNDS; round++) {
+    smallMs.push(await firstCheck(small, 2 * round));
+    largeMs.push(await firstCheck(large, 2 * round + 1));
+    ratios.push(largeMs[round]! / smallMs[round]!);
+  }
+  return { smallMs, largeMs, ratio: median(ratios) };
+}
+
 /** A catalog measured without checks: registration, a model search during the index build, searches after. */
 interface RegistrationRow {
   readonly constructMs: number;
@@ -182,8 +226,14 @@ async function measureRegistration(size: number): Promise<RegistrationRow> {
   };
 }
 
+/** The catalog rows, and the paired first checks of the smallest and the largest size. */
+export interface CatalogCurve {
+  readonly rows: readonly CatalogRow[];
+  readonly firstChecks: FirstCheckRounds;
+}
+
 /** Measures every catalog size (`sizes`, smallest first) in one process and prints the table. */
-export async function measureScale(sizes: readonly number[] = SIZES): Promise<CatalogRow[]> {
+export async function measureScale(sizes: readonly number[] = SIZES): Promise<CatalogCurve> {
   // The type checker is shared by every session of a process: start it once so each size's
   // first check measures the catalog, not the checker's start-up.
   const warm = new Switchyard({ tools: catalogOf(2) });
@@ -214,6 +264,14 @@ export async function measureScale(sizes: readonly number[] = SIZES): Promise<Ca
     ];
     console.log(`  ${cells.join("  ")}`);
   }
+  const small = sizes[0]!;
+  const large = sizes.at(-1)!;
+  const firstChecks = await measureFirstChecks(small, large);
+  const list = (values: readonly number[]): string => values.map((value) => value.toFixed(1)).join(", ");
+  console.log(
+    `  first check of a new session, ${FIRST_CHECK_ROUNDS} paired rounds: ${small} tools ${list(firstChecks.smallMs)} ms; ` +
+      `${large} tools ${list(firstChecks.largeMs)} ms; median ratio ${firstChecks.ratio.toFixed(2)}×`,
+  );
   // The full curve only: a quick run skips the largest catalogs.
   if (sizes === SIZES) {
     for (const size of LARGEST_CATALOGS) {
@@ -225,7 +283,7 @@ export async function measureScale(sizes: readonly number[] = SIZES): Promise<Ca
       );
     }
   }
-  return rows;
+  return { rows, firstChecks };
 }
 
 /** The concurrency cell the summary line quotes: 64 runs at once, 2 ms tools. */
@@ -278,13 +336,13 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     process.exit(0);
   }
   const curves = await measureRunCurves(settings);
-  const rows = await measureScale(quick ? QUICK_SIZES : SIZES);
+  const { rows, firstChecks } = await measureScale(quick ? QUICK_SIZES : SIZES);
   const small = rows[0]!;
   const large = rows.at(-1)!;
   const io = curves.concurrency.find((cell) => cell.clients === SUMMARY_CLIENTS && cell.delayMs === SUMMARY_DELAY_MS)!;
   const summary =
     `scale: ${large.tools} tools session ${large.constructMs.toFixed(0)} ms, ` +
-    `first check ${(large.firstCheckMs / small.firstCheckMs).toFixed(2)}× of ${small.tools} tools, ` +
+    `first check ${firstChecks.ratio.toFixed(2)}× of ${small.tools} tools, ` +
     `search p99 ${large.searchP99Ms.toFixed(1)} ms, ` +
     `io-bound C=${SUMMARY_CLIENTS} ${(runsPerSecond(io.yard) / runsPerSecond(io.bare)).toFixed(2)}× bare`;
   const notes = [
