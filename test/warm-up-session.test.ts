@@ -82,6 +82,23 @@ async function runHost(mode: "close-now" | "close-during") {
   return { code, ms: Date.now() - started, children };
 }
 
+/** The warm-up of a session over `catalog` that does not check programs (48 MB isolates). */
+function warmUpWithoutChecks(catalog: ToolRegistry, executor: InProcessExecutor | undefined, busy?: () => boolean) {
+  return warmUpSession(
+    { typeCheck: "off" },
+    {
+      checker: () => {
+        throw new Error("a session that does not check has no checker to warm");
+      },
+      catalog: () => catalog.snapshot(),
+      declarations: () => "",
+      executor,
+      memoryLimitMb: 48,
+      busy,
+    },
+  );
+}
+
 describe("a session's warm-up", () => {
   it("prepares the checker, the runtime's code cache and the tools' validators before the first run", async () => {
     const compiles = schemaCompileCount();
@@ -177,19 +194,7 @@ describe("a session's warm-up", () => {
     const catalog = new ToolRegistry(source.registry.snapshot().tools.map((tool) => tool.definition));
     await source.close();
     const compiles = schemaCompileCount();
-    const warmUp = warmUpSession(
-      { typeCheck: "off" },
-      {
-        checker: () => {
-          throw new Error("a session that does not check has no checker to warm");
-        },
-        catalog: () => catalog.snapshot(),
-        declarations: () => "",
-        executor: counted,
-        memoryLimitMb: 48,
-        busy: () => busy,
-      },
-    );
+    const warmUp = warmUpWithoutChecks(catalog, counted, () => busy);
     try {
       // What a run's live calls need goes on: the tool's validators are compiled while the run is busy.
       await waitFor(() => schemaCompileCount() >= compiles + 2, 30_000, "the validators to be compiled");
@@ -221,18 +226,7 @@ describe("a session's warm-up", () => {
       ),
     );
     const compiles = schemaCompileCount();
-    const warmUp = warmUpSession(
-      { typeCheck: "off" },
-      {
-        checker: () => {
-          throw new Error("a session that does not check has no checker to warm");
-        },
-        catalog: () => catalog.snapshot(),
-        declarations: () => "",
-        executor: undefined,
-        memoryLimitMb: 48,
-      },
-    );
+    const warmUp = warmUpWithoutChecks(catalog, undefined);
     try {
       // Sleeps of one timer each, nothing else to wake the loop: about 40 steps of a few ms must
       // run on their own (as turns of an unreferenced setImmediate, one or two ran a second).
