@@ -149,6 +149,16 @@ interface DenseView {
   readonly coveredSlots: SlotList;
 }
 
+/** A dense view part built: the documents not yet given a slot are the iterator's rest. */
+interface DenseBuild {
+  readonly documents: Iterator<IndexedDocument>;
+  readonly averageLengths: readonly number[];
+  readonly norms: Float64Array;
+  readonly ordinals: Int32Array;
+  readonly nameBits: ReadonlyMap<string, number>[];
+  slot: number;
+}
+
 interface IndexedDocument {
   readonly ordinal: number;
   /** Its number in the current dense view; set when the view is built. */
@@ -181,6 +191,10 @@ export class Bm25Index {
    */
   readonly #weightedPostings = new Map<string, WeightedPosting>();
   #dense: DenseView | undefined;
+  /** The dense view being built a slice at a time (`prepare`); a search finishes it. */
+  #denseBuild: DenseBuild | undefined;
+  /** The terms `prepare` has yet to look at, in vocabulary order; reset by any change. */
+  #preparing: Iterator<[string, Map<IndexedDocument, readonly number[]>]> | undefined;
   #nextOrdinal = 0;
 
   /** Throws `RangeError` for a negative k1, a negative weight or a b outside [0, 1]. */
@@ -245,20 +259,29 @@ export class Bm25Index {
   }
 
   /**
-   * Builds up to `terms` more weighted postings ahead of the searches that would build them on
-   * first use (a new query's words and their alternatives cost milliseconds each on a large
-   * catalog); for background work between changes. Returns true when every term's is built.
+   * Builds about `work` more units of scoring data ahead of the searches that would build them on
+   * first use (a document's place in the dense view, or a document of a term's weighted posting, is
+   * one unit; a new query's words cost milliseconds each on a large catalog, and the dense view of
+   * 50,000 documents about 100 ms); for background work between changes, so a call never holds the
+   * thread long whatever the catalog's size or its words' spread. Returns true when all is built.
    */
-  prepare(terms: number): boolean {
+  prepare(work: number): boolean {
     if (this.#documents.size === 0) return true;
-    let built = 0;
-    for (const term of this.#postings.keys()) {
-      if (this.#weightedPostings.has(term)) continue;
-      if (built >= terms) return false;
-      this.#posting(term);
-      built += 1;
+    let done = 0;
+    if (this.#dense === undefined) {
+      done += this.#buildDense(work);
+      if (this.#dense === undefined) return false;
     }
-    return true;
+    const terms = (this.#preparing ??= this.#postings.entries());
+    while (done < work) {
+      const next = terms.next();
+      if (next.done === true) return true;
+      const [term, documents] = next.value;
+      if (this.#weightedPostings.has(term)) continue;
+      this.#posting(term);
+      done += documents.size;
+    }
+    return false;
   }
 
   /**
@@ -573,46 +596,62 @@ export class Bm25Index {
   #invalidate(): void {
     this.#weightedPostings.clear();
     this.#dense = undefined;
+    this.#denseBuild = undefined;
+    this.#preparing = undefined;
   }
 
   #denseView(): DenseView {
-    if (this.#dense === undefined) {
-      const ids = [...this.#documents.keys()];
-      const fields = SEARCH_FIELDS.length;
-      const count = ids.length;
-      const averageLengths = this.#totalLengths.map((total) => total / count);
-      const norms = new Float64Array(count * fields);
-      const ordinals = new Int32Array(count);
-      const nameBits: ReadonlyMap<string, number>[] = [];
-      let slot = 0;
-      for (const indexed of this.#documents.values()) {
-        indexed.slot = slot;
-        ordinals[slot] = indexed.ordinal;
-        nameBits.push(indexed.nameBits);
-        for (let field = 0; field < fields; field++) {
-          const average = averageLengths[field] ?? 0;
-          const b = this.#b[field] ?? 0;
-          const length = indexed.lengths[SEARCH_FIELDS[field] as SearchField];
-          norms[slot * fields + field] = average > 0 ? 1 - b + (b * length) / average : 1;
-        }
-        slot += 1;
+    if (this.#dense === undefined) this.#buildDense(Number.POSITIVE_INFINITY);
+    return this.#dense as DenseView;
+  }
+
+  /**
+   * Builds up to `count` more documents of the dense view (all of it at once for a search; a slice
+   * per call for `prepare`); sets `#dense` once every document has its slot. Returns how many it built.
+   */
+  #buildDense(count: number): number {
+    const fields = SEARCH_FIELDS.length;
+    const total = this.#documents.size;
+    this.#denseBuild ??= {
+      documents: this.#documents.values(),
+      averageLengths: this.#totalLengths.map((sum) => sum / total),
+      norms: new Float64Array(total * fields),
+      ordinals: new Int32Array(total),
+      nameBits: [],
+      slot: 0,
+    };
+    const build = this.#denseBuild;
+    let built = 0;
+    for (; built < count && build.slot < total; built++) {
+      const indexed = build.documents.next().value as IndexedDocument;
+      const slot = build.slot++;
+      indexed.slot = slot;
+      build.ordinals[slot] = indexed.ordinal;
+      build.nameBits.push(indexed.nameBits);
+      for (let field = 0; field < fields; field++) {
+        const average = build.averageLengths[field] ?? 0;
+        const b = this.#b[field] ?? 0;
+        const length = indexed.lengths[SEARCH_FIELDS[field] as SearchField];
+        build.norms[slot * fields + field] = average > 0 ? 1 - b + (b * length) / average : 1;
       }
-      this.#dense = {
-        ids,
-        ordinals,
-        norms,
-        total: new Float64Array(count),
-        concept: new Float64Array(count),
-        named: new Int32Array(count),
-        nameBits,
-        covered: new Int32Array(count),
-        nameIdfs: new Array<Float64Array | undefined>(count),
-        touched: new SlotList(),
-        conceptTouched: new SlotList(),
-        coveredSlots: new SlotList(),
-      };
     }
-    return this.#dense;
+    if (build.slot < total) return built;
+    this.#denseBuild = undefined;
+    this.#dense = {
+      ids: [...this.#documents.keys()],
+      ordinals: build.ordinals,
+      norms: build.norms,
+      total: new Float64Array(total),
+      concept: new Float64Array(total),
+      named: new Int32Array(total),
+      nameBits: build.nameBits,
+      covered: new Int32Array(total),
+      nameIdfs: new Array<Float64Array | undefined>(total),
+      touched: new SlotList(),
+      conceptTouched: new SlotList(),
+      coveredSlots: new SlotList(),
+    };
+    return built;
   }
 
   // The term's documents with their saturated weights; built once per catalog state, in one pass

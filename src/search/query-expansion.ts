@@ -52,44 +52,64 @@ function keyOf(words: readonly string[]): string {
 }
 
 /**
- * Expands queries with a table of concept groups (default `CONCEPT_GROUPS`) and one-way terms
- * (default `ONE_WAY_TERMS`). A group's entries all stand for one another; a word in several groups
- * expands to all of them; an entry of a one-way list brings in its key only. A phrase of the
- * table found in a query is one concept: its words match together or not at all, so "money
- * back" does not find a tool for going back a page.
+ * A QueryExpander's table, built a slice of entries at a time: about 25 ms of CPU for the default
+ * vocabulary (its first build in a process), which a session's background takes in short steps
+ * rather than in one turn of the event loop; a search that needs it first finishes it at once.
  */
-export class QueryExpander {
-  /** Trigger (stemmed words, stop words kept, joined by spaces) → indexes of its groups. */
-  readonly #triggers = new Map<string, number[]>();
-  /** Per group: its entries as content stems, the alternatives a trigger brings in. */
-  readonly #alternatives: Alternative[][] = [];
-  readonly #groupCount: number;
+export class ExpansionTables {
+  readonly triggers = new Map<string, number[]>();
+  readonly alternatives: Alternative[][] = [];
+  readonly groupCount: number;
+  readonly #groups: readonly (readonly string[])[];
+  readonly #oneWay: readonly (readonly [string, readonly string[]])[];
+  /** The next group (then one-way list) to add. */
+  #next = 0;
 
-  constructor(
-    groups: readonly (readonly string[])[] = CONCEPT_GROUPS,
-    oneWay: Readonly<Record<string, readonly string[]>> = ONE_WAY_TERMS,
-  ) {
-    groups.forEach((group, index) => {
-      const alternatives = new Map<string, readonly string[]>();
-      for (const entry of group) {
-        if (!this.#addTrigger(entry, index)) continue;
-        const content = tokenize(entry);
-        // "file a", "log in", "how many" mean what they mean through their stop word: they trigger
-        // the group, but one content word left alone ("file", "log") is not what they stand for.
-        const needsStopWord = content.length === 1 && splitWords(entry).length > 1;
-        if (content.length > 0 && !needsStopWord) alternatives.set(keyOf(content), content);
+  constructor(groups: readonly (readonly string[])[], oneWay: Readonly<Record<string, readonly string[]>>) {
+    this.#groups = groups;
+    this.#oneWay = Object.entries(oneWay);
+    this.groupCount = groups.length;
+  }
+
+  /** Adds about `entries` more entries (whole groups and lists, at least one); true once the table is whole. */
+  build(entries: number): boolean {
+    const total = this.#groups.length + this.#oneWay.length;
+    let added = 0;
+    for (; added < entries && this.#next < total; this.#next++) {
+      if (this.#next < this.#groups.length) {
+        const group = this.#groups[this.#next] as readonly string[];
+        this.#addGroup(group, this.#next);
+        added += group.length;
+      } else {
+        const [key, list] = this.#oneWay[this.#next - this.#groups.length] as readonly [string, readonly string[]];
+        this.#addOneWay(key, list);
+        added += list.length + 1;
       }
-      this.#alternatives.push([...alternatives].map(([key, terms]) => ({ key, terms })));
-    });
-    this.#groupCount = groups.length;
-    // A one-way list is a group whose entries trigger it and whose only alternative is its key.
-    for (const [key, entries] of Object.entries(oneWay)) {
-      const content = tokenize(key);
-      if (content.length === 0) continue;
-      const index = this.#alternatives.length;
-      this.#alternatives.push([{ key: keyOf(content), terms: content }]);
-      for (const entry of entries) this.#addTrigger(entry, index);
     }
+    return this.#next >= total;
+  }
+
+  // A group's entries all stand for one another.
+  #addGroup(group: readonly string[], index: number): void {
+    const alternatives = new Map<string, readonly string[]>();
+    for (const entry of group) {
+      if (!this.#addTrigger(entry, index)) continue;
+      const content = tokenize(entry);
+      // "file a", "log in", "how many" mean what they mean through their stop word: they trigger
+      // the group, but one content word left alone ("file", "log") is not what they stand for.
+      const needsStopWord = content.length === 1 && splitWords(entry).length > 1;
+      if (content.length > 0 && !needsStopWord) alternatives.set(keyOf(content), content);
+    }
+    this.alternatives.push([...alternatives].map(([key, terms]) => ({ key, terms })));
+  }
+
+  // A one-way list is a group whose entries trigger it and whose only alternative is its key.
+  #addOneWay(key: string, entries: readonly string[]): void {
+    const content = tokenize(key);
+    if (content.length === 0) return;
+    const index = this.alternatives.length;
+    this.alternatives.push([{ key: keyOf(content), terms: content }]);
+    for (const entry of entries) this.#addTrigger(entry, index);
   }
 
   // Makes `entry` a trigger of group `index`; false when it cannot be one (too long, no content word).
@@ -98,10 +118,37 @@ export class QueryExpander {
     // A trigger needs a content word: "to" or "by" alone would expand half of all queries.
     if (words.length === 0 || words.length > MAX_PHRASE_WORDS || words.every(isStopWord)) return false;
     const key = keyOf(words);
-    const indexes = this.#triggers.get(key);
-    if (indexes === undefined) this.#triggers.set(key, [index]);
+    const indexes = this.triggers.get(key);
+    if (indexes === undefined) this.triggers.set(key, [index]);
     else if (!indexes.includes(index)) indexes.push(index);
     return true;
+  }
+}
+
+/**
+ * Expands queries with a table of concept groups (default `CONCEPT_GROUPS`) and one-way terms
+ * (default `ONE_WAY_TERMS`). A group's entries all stand for one another; a word in several groups
+ * expands to all of them; an entry of a one-way list brings in its key only. A phrase of the
+ * table found in a query is one concept: its words match together or not at all, so "money
+ * back" does not find a tool for going back a page.
+ */
+export class QueryExpander {
+  /** Trigger (stemmed words, stop words kept, joined by spaces) → indexes of its groups. */
+  readonly #triggers: ReadonlyMap<string, readonly number[]>;
+  /** Per group: its entries as content stems, the alternatives a trigger brings in. */
+  readonly #alternatives: readonly (readonly Alternative[])[];
+  readonly #groupCount: number;
+
+  /** The table of `groups` and `oneWay`, or the one `groups` has built (finished now if it has not). */
+  constructor(
+    groups: readonly (readonly string[])[] | ExpansionTables = CONCEPT_GROUPS,
+    oneWay: Readonly<Record<string, readonly string[]>> = ONE_WAY_TERMS,
+  ) {
+    const tables = groups instanceof ExpansionTables ? groups : new ExpansionTables(groups, oneWay);
+    tables.build(Number.POSITIVE_INFINITY);
+    this.#triggers = tables.triggers;
+    this.#alternatives = tables.alternatives;
+    this.#groupCount = tables.groupCount;
   }
 
   /**

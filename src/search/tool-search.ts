@@ -5,8 +5,9 @@
 
 import type { JsonSchema } from "../contract.js";
 import { Bm25Index, type Bm25Options, type SearchDocument } from "./bm25-index.js";
-import { QueryExpander } from "./query-expansion.js";
+import { ExpansionTables, QueryExpander } from "./query-expansion.js";
 import { splitWords, tokenize } from "./tokenize.js";
+import { CONCEPT_GROUPS, ONE_WAY_TERMS } from "./vocabulary.js";
 import type { PatternError } from "./regex-search.js";
 import { RegexSearchWorker } from "./regex-search-worker.js";
 
@@ -130,10 +131,26 @@ export interface ToolSearchIndexOptions extends Bm25Options {
 }
 
 let expander: QueryExpander | undefined;
+/** The shared expander's table while the background builds it (`prepare`). */
+let expanderTables: ExpansionTables | undefined;
+/**
+ * Work units (see `ToolSearch.prepare`) one entry of the vocabulary costs to build: about 8 µs
+ * in a process's first build, against well under 1 µs for a document of a posting.
+ */
+const VOCABULARY_ENTRY_WORK = 50;
 
 // The table is compiled once per process: every session searches with the same vocabulary.
 function sharedExpander(): QueryExpander {
-  return (expander ??= new QueryExpander());
+  return (expander ??= new QueryExpander((expanderTables ??= new ExpansionTables(CONCEPT_GROUPS, ONE_WAY_TERMS))));
+}
+
+/** Builds about `work` units more of the shared expander's table; true once the expander is made. */
+function buildSharedExpander(work: number): boolean {
+  if (expander !== undefined) return true;
+  expanderTables ??= new ExpansionTables(CONCEPT_GROUPS, ONE_WAY_TERMS);
+  if (!expanderTables.build(Math.ceil(work / VOCABULARY_ENTRY_WORK))) return false;
+  sharedExpander();
+  return true;
 }
 
 function namespaceOf(tool: SearchableTool): string {
@@ -438,13 +455,13 @@ export class ToolSearch {
   }
 
   /**
-   * Prepares up to `terms` terms' scoring data that searches would otherwise build on first use;
-   * returns true when all is ready. For background work: searching never needs it.
+   * Prepares about `work` units of the scoring data searches would otherwise build on first use
+   * (see Bm25Index.prepare); returns true when all is ready. For background work: searching never needs it.
    */
-  prepare(terms: number): boolean {
-    // The shared vocabulary table first (compiled once per process, about 10 ms): else the first search pays it.
-    if (this.#expands) sharedExpander();
-    return this.#index.prepare(terms);
+  prepare(work: number): boolean {
+    // The shared vocabulary table first (compiled once per process, 10-30 ms): else the first search pays it.
+    if (this.#expands && !buildSharedExpander(work)) return false;
+    return this.#index.prepare(work);
   }
 
   /** The summary of an indexed tool, or undefined. */

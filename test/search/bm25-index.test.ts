@@ -12,6 +12,46 @@ const document = (id: string, fields: Partial<Omit<SearchDocument, "id">> = {}):
 });
 
 describe("Bm25Index", () => {
+  it("prepares its scoring data in calls of bounded work, a word shared by 2,000 documents included, answering as unprepared", () => {
+    const documents = Array.from({ length: 2_000 }, (_, number) =>
+      document(`d${number}`, { name: `record${number % 7} item`, description: `Shared words for item ${number}.` }),
+    );
+    const prepared = new Bm25Index();
+    const unprepared = new Bm25Index();
+    for (const indexed of documents) {
+      prepared.add(indexed);
+      unprepared.add(indexed);
+    }
+    let calls = 1;
+    while (!prepared.prepare(500)) calls += 1;
+    // 2,000 places in the dense view, postings of 2,000 documents for "item", "share" and "word",
+    // 2,000 for the seven "recordN" and 2,000 for the numbers: 12,000 units, in calls of 500 at least
+    // 12 even with whole terms overshooting (counted in terms, 500 at a time, it took 5).
+    expect(calls).toBeGreaterThanOrEqual(12);
+    expect(prepared.prepare(500)).toBe(true);
+    for (const query of ["item", "record3 item", "shared words", "nothing"]) {
+      expect(prepared.search(query, 10)).toEqual(unprepared.search(query, 10));
+    }
+  });
+
+  it("starts its preparation over after a change, and still answers as an index never prepared", () => {
+    const prepared = new Bm25Index();
+    const fresh = new Bm25Index();
+    for (let number = 0; number < 300; number++) {
+      const added = document(`d${number}`, { description: `Words ${number % 9} and more.` });
+      prepared.add(added);
+      fresh.add(added);
+    }
+    prepared.prepare(200);
+    prepared.remove("d5");
+    fresh.remove("d5");
+    const late = document("late", { name: "words", description: "Late words." });
+    prepared.add(late);
+    fresh.add(late);
+    while (!prepared.prepare(200));
+    expect(prepared.search("words more", 20)).toEqual(fresh.search("words more", 20));
+  });
+
   it("ranks a name hit above a description hit of the same term", () => {
     const index = new Bm25Index();
     // The description-only document is added first, so insertion order cannot explain the result.

@@ -2,7 +2,7 @@
 // matters most: what the user typed beats what expansion found.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { QUESTION_WEIGHT, QueryExpander } from "../../src/search/query-expansion.js";
+import { ExpansionTables, QUESTION_WEIGHT, QueryExpander } from "../../src/search/query-expansion.js";
 import { stem, tokenize } from "../../src/search/tokenize.js";
 import { type SearchableTool, ToolSearch } from "../../src/search/tool-search.js";
 import { CONCEPT_GROUPS, ONE_WAY_TERMS } from "../../src/search/vocabulary.js";
@@ -29,6 +29,28 @@ describe("the vocabulary table", () => {
       ).toBe(true);
     }
     expect(new QueryExpander().groupCount).toBe(CONCEPT_GROUPS.length);
+  });
+
+  it("builds the same expander a slice of entries at a time as at once", () => {
+    const tables = new ExpansionTables(CONCEPT_GROUPS, ONE_WAY_TERMS);
+    let calls = 1;
+    while (!tables.build(100)) calls += 1;
+    // Thousands of entries: 100 at a time takes many calls, none of which built the whole table.
+    expect(calls).toBeGreaterThan(10);
+    const sliced = new QueryExpander(tables);
+    const whole = new QueryExpander();
+    expect(sliced.groupCount).toBe(whole.groupCount);
+    for (const query of ["refund my money back", "log in", "pull my request", "what do we sell", "notion wiki page"]) {
+      expect(sliced.expand(query)).toEqual(whole.expand(query));
+    }
+  });
+
+  it("finishes a table built part way when an expander is made from it", () => {
+    const tables = new ExpansionTables(CONCEPT_GROUPS, ONE_WAY_TERMS);
+    tables.build(10);
+    expect(new QueryExpander(tables).expand("refund my money back")).toEqual(
+      new QueryExpander().expand("refund my money back"),
+    );
   });
 
   it("gives every one-way key and entry a searchable word", () => {
