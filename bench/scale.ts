@@ -11,9 +11,9 @@
 // SCALE_CELL_MS; see settingsFromEnvironment) and writes no result file. SCALE_ONLY=catalog (or
 // `-- --catalog`) measures the catalog rows alone (with the 20,000 and 50,000 rows unless --quick).
 
+import { execFileSync } from "node:child_process";
 import { loadavg } from "node:os";
-import { pathToFileURL } from "node:url";
-import { defineTool, type ToolDefinition } from "../src/registry/define-tool.js";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Switchyard } from "../src/switchyard.js";
 import { benchConditions, currentLoad, writeBenchResult } from "./bench-result.js";
 import {
@@ -26,7 +26,7 @@ import {
   runsPerSecond,
   settingsFromEnvironment,
 } from "./scale-runs.js";
-import { saasTools } from "./search/catalog/saas-tools.js";
+import { catalogOf } from "./scale-catalog.js";
 import { median, percentile } from "./stats.js";
 
 const SIZES = [10, 100, 1_000, 5_000] as const;
@@ -56,28 +56,6 @@ export interface CatalogRow {
   readonly firstSearchMs: number;
   readonly searchP50Ms: number;
   readonly searchP99Ms: number;
-}
-
-/** `size` tools; `round` names a catalog of its own (no check of another round's answers from the checker's cache). */
-function catalogOf(size: number, round?: number): ToolDefinition[] {
-  const tools: ToolDefinition[] = [];
-  for (let index = 0; tools.length < size; index++) {
-    const template = saasTools[index % saasTools.length]!;
-    const replica = Math.floor(index / saasTools.length);
-    const [service, ...rest] = template.name.split(".");
-    tools.push(
-      defineTool({
-        name: `${service}${replica}${round === undefined ? "" : `r${round}`}.${rest.join(".")}`,
-        description: template.description,
-        // A fresh object per tool, so no cache by object helps; these schemas are all plain (see
-        // isPlainSchema), so registration checks each without ajv, which is what is measured.
-        inputSchema: structuredClone({ ...template.inputSchema, required: [] }),
-        effect: "read",
-        execute: () => ({ ok: true }),
-      }),
-    );
-  }
-  return tools;
 }
 
 /** The longest gap between 1 ms timers over `ms`, i.e. the longest the loop was held. */
@@ -226,10 +204,29 @@ async function measureRegistration(size: number): Promise<RegistrationRow> {
   };
 }
 
+/** A process's first session of a large catalog, measured in its own process (bench/scale-first-session.ts). */
+interface FirstSession {
+  readonly constructMs: number;
+  readonly longestGapMs: number;
+  readonly backgroundMs: number;
+}
+
+/** Processes the first-session row starts, one after the other. */
+const FIRST_SESSION_PROCESSES = 3;
+
+/** Runs bench/scale-first-session.js for `size` tools in a new process; what it measured. */
+function measureFirstSession(size: number): FirstSession {
+  const child = fileURLToPath(new URL("./scale-first-session.js", import.meta.url));
+  const output = execFileSync(process.execPath, ["--no-node-snapshot", child, String(size)], { encoding: "utf8" });
+  return JSON.parse(output.trim().split("\n").at(-1) ?? "{}") as FirstSession;
+}
+
 /** The catalog rows, and the paired first checks of the smallest and the largest size. */
 export interface CatalogCurve {
   readonly rows: readonly CatalogRow[];
   readonly firstChecks: FirstCheckRounds;
+  /** The largest size as new processes' first session. */
+  readonly firstSessions: readonly FirstSession[];
 }
 
 /** Measures every catalog size (`sizes`, smallest first) in one process and prints the table. */
@@ -272,6 +269,12 @@ export async function measureScale(sizes: readonly number[] = SIZES): Promise<Ca
     `  first check of a new session, ${FIRST_CHECK_ROUNDS} paired rounds: ${small} tools ${list(firstChecks.smallMs)} ms; ` +
       `${large} tools ${list(firstChecks.largeMs)} ms; median ratio ${firstChecks.ratio.toFixed(2)}×`,
   );
+  const sessions = Array.from({ length: FIRST_SESSION_PROCESSES }, () => measureFirstSession(large));
+  const column = (field: keyof FirstSession): string => sessions.map((one) => one[field].toFixed(0)).join(", ");
+  console.log(
+    `  ${large} tools as a new process's first session (${FIRST_SESSION_PROCESSES} processes): construction ${column("constructMs")} ms, ` +
+      `then the loop held at most ${column("longestGapMs")} ms until its background was done (at ${column("backgroundMs")} ms)`,
+  );
   // The full curve only: a quick run skips the largest catalogs.
   if (sizes === SIZES) {
     for (const size of LARGEST_CATALOGS) {
@@ -283,7 +286,7 @@ export async function measureScale(sizes: readonly number[] = SIZES): Promise<Ca
       );
     }
   }
-  return { rows, firstChecks };
+  return { rows, firstChecks, firstSessions: sessions };
 }
 
 /** The concurrency cell the summary line quotes: 64 runs at once, 2 ms tools. */
@@ -291,8 +294,17 @@ const SUMMARY_CLIENTS = 64;
 const SUMMARY_DELAY_MS = 2;
 
 /** The figures bench/results/scale.json keeps, each as the docs would print it. */
-function figuresOf(rows: readonly CatalogRow[], curves: RunCurves, summary: string): Record<string, string> {
+function figuresOf(
+  rows: readonly CatalogRow[],
+  firstSessions: readonly FirstSession[],
+  curves: RunCurves,
+  summary: string,
+): Record<string, string> {
   const figures: Record<string, string> = { summary };
+  const large = rows.at(-1);
+  figures[`catalog-${large?.tools}-first-session`] =
+    `construction ${firstSessions.map((one) => one.constructMs.toFixed(0)).join(", ")} ms, longest stall after it ` +
+    `${firstSessions.map((one) => one.longestGapMs.toFixed(0)).join(", ")} ms (new processes)`;
   for (const row of rows) {
     figures[`catalog-${row.tools}`] =
       `session ${row.constructMs.toFixed(0)} ms, max stall ${row.maxStallMs.toFixed(0)} ms, ` +
@@ -336,7 +348,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     process.exit(0);
   }
   const curves = await measureRunCurves(settings);
-  const { rows, firstChecks } = await measureScale(quick ? QUICK_SIZES : SIZES);
+  const { rows, firstChecks, firstSessions } = await measureScale(quick ? QUICK_SIZES : SIZES);
   const small = rows[0]!;
   const large = rows.at(-1)!;
   const io = curves.concurrency.find((cell) => cell.clients === SUMMARY_CLIENTS && cell.delayMs === SUMMARY_DELAY_MS)!;
@@ -351,6 +363,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
       "program on bare isolated-vm (a fresh isolate per run, one Reference.apply per call; bench/bare-floor.ts).",
     "CPU per run is this process's CPU time (every thread, isolated-vm's included) over the runs.",
   ];
-  writeBenchResult("scale", benchConditions(startLoad), figuresOf(rows, curves, summary), notes);
+  writeBenchResult("scale", benchConditions(startLoad), figuresOf(rows, firstSessions, curves, summary), notes);
   console.log(summary);
 }
