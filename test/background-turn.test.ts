@@ -41,6 +41,43 @@ describe("a background turn", () => {
     expect(turns).toBe(100);
   });
 
+  it("runs one turn per turn of the event loop, whoever queued them: what the first let wait runs before the second", async () => {
+    const order: string[] = [];
+    await new Promise<void>((resolve) => {
+      nextBackgroundTurn(() => {
+        order.push("first");
+        // Queued by the first turn for the loop's next check phase: it comes before the second turn.
+        setImmediate(() => order.push("the loop turned"));
+      });
+      nextBackgroundTurn(() => {
+        order.push("second");
+        resolve();
+      });
+    });
+    // As two timers (or two immediates) of 0 ms, both turns ran in one phase, holding the loop for both.
+    expect(order).toEqual(["first", "the loop turned", "second"]);
+  });
+
+  it("goes on with the next turn when one throws", async () => {
+    const errors: unknown[] = [];
+    const listener = (error: unknown): void => void errors.push(error);
+    const listeners = process.listeners("uncaughtException");
+    process.removeAllListeners("uncaughtException");
+    process.on("uncaughtException", listener);
+    try {
+      await new Promise<void>((resolve) => {
+        nextBackgroundTurn(() => {
+          throw new Error("a turn that fails");
+        });
+        nextBackgroundTurn(resolve);
+      });
+    } finally {
+      process.removeListener("uncaughtException", listener);
+      for (const restored of listeners) process.on("uncaughtException", restored);
+    }
+    expect(errors).toHaveLength(1);
+  });
+
   it("waits `afterMs` before a turn held back", async () => {
     const started = performance.now();
     const ran = await new Promise<number>((resolve) =>
