@@ -6,7 +6,7 @@
 // start and the library's import counted, as for a user who runs the program again) and in a
 // worker already up (a fleet's case). Per-call figures are whole `yard.run` calls as the caller
 // times them (a durable run's journal read and close included) minus an empty run's, per call.
-// Medians of rounds, back to back.
+// Medians of rounds, back to back; the overhead is the median of the rounds' live/plain ratios.
 // Run: npm run bench:durable   (compiled with tsc into dist-bench/ first).
 
 import { type ChildProcess, spawn } from "node:child_process";
@@ -92,7 +92,9 @@ export async function measureDurable(): Promise<string> {
     const plain = median(rows.plain);
     const live = median(rows.live);
     const replay = median(rows.replay);
-    const overhead = ((live - plain) / plain) * 100;
+    // The median of each round's live/plain ratio: the two runs of a round are back to back, so
+    // the machine's load moves both (a ratio of the two rows' medians mixed rounds apart).
+    const overhead = (median(rows.live.map((perCall, round) => perCall / rows.plain[round]!)) - 1) * 100;
     const resume = median(coldResumes.map((measured) => measured.total));
     const format = (value: number): string => value.toFixed(1);
     const list = (measured: { total: number; inProcess: number }[], field: "total" | "inProcess"): string =>
