@@ -140,15 +140,17 @@ let expanderTables: ExpansionTables | undefined;
 const VOCABULARY_ENTRY_WORK = 50;
 
 // The table is compiled once per process: every session searches with the same vocabulary.
+function sharedTables(): ExpansionTables {
+  return (expanderTables ??= new ExpansionTables(CONCEPT_GROUPS, ONE_WAY_TERMS));
+}
+
 function sharedExpander(): QueryExpander {
-  return (expander ??= new QueryExpander((expanderTables ??= new ExpansionTables(CONCEPT_GROUPS, ONE_WAY_TERMS))));
+  return (expander ??= new QueryExpander(sharedTables()));
 }
 
 /** Builds about `work` units more of the shared expander's table; true once the expander is made. */
 function buildSharedExpander(work: number): boolean {
-  if (expander !== undefined) return true;
-  expanderTables ??= new ExpansionTables(CONCEPT_GROUPS, ONE_WAY_TERMS);
-  if (!expanderTables.build(Math.ceil(work / VOCABULARY_ENTRY_WORK))) return false;
+  if (expander === undefined && !sharedTables().build(Math.ceil(work / VOCABULARY_ENTRY_WORK))) return false;
   sharedExpander();
   return true;
 }
