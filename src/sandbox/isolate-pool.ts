@@ -17,6 +17,7 @@ import {
   logBufferUnits,
   readLogLines,
 } from "../../runtime/wire.js";
+import { guardAtExit } from "./exit-guard.js";
 import { loadGuestRuntimeSource } from "./guest-runtime-source.js";
 import { type IsolatedVmModule, loadIsolatedVm } from "./load-isolated-vm.js";
 import { compileRuntime, WARM_UP_MEMORY_MB, warmRuntimeCodeCache } from "./runtime-code-cache.js";
@@ -157,6 +158,8 @@ export class IsolatePool {
     const source = await this.#runtimeSource();
     const isolatedVm = this.#isolatedVm;
     const isolate = new isolatedVm.Isolate({ memoryLimit: memoryLimitMb });
+    // Disposed first if the process exits while it lives (exit-guard.ts).
+    const guard = guardAtExit(isolate);
     let bindings = UNBOUND;
     // The console's shared buffer, sized from the run's limits when the guest first logs.
     let logBuffer: SharedArrayBuffer | undefined;
@@ -252,6 +255,7 @@ export class IsolatePool {
       if (!isolate.isDisposed) isolate.dispose();
       if (disposed) return;
       disposed = true;
+      guard.release();
       for (const reference of references) reference.release();
       receive?.release();
       receive = undefined;
@@ -271,6 +275,7 @@ export class IsolatePool {
         context,
         bind: (attached) => {
           bindings = attached;
+          guard.running();
         },
         dispose,
       };
