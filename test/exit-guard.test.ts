@@ -22,7 +22,7 @@ async function exitWithRunsInFlight(
   program: string,
   exitAfterMs: number,
   closeFirst = false,
-): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; stdioHeldMs: number }> {
   const source = `
 import { defineTool, Switchyard } from ${JSON.stringify(INDEX)};
 const yard = new Switchyard({
@@ -46,11 +46,16 @@ setTimeout(async () => {
     stderr += chunk;
   });
   const hung = setTimeout(() => child.kill("SIGKILL"), HUNG_MS);
+  let exitedAt = 0;
+  child.once("exit", () => {
+    exitedAt = Date.now();
+  });
+  // 'close': the child's stdio reached their end too (nothing it left behind holds them).
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
-    child.once("exit", (exitCode, exitSignal) => resolve([exitCode, exitSignal])),
+    child.once("close", (exitCode, exitSignal) => resolve([exitCode, exitSignal])),
   );
   clearTimeout(hung);
-  return { code, signal, stderr };
+  return { code, signal, stderr, stdioHeldMs: Date.now() - exitedAt };
 }
 
 const CPU_BOUND = "let x = 0; while (true) { x++; }";
@@ -75,6 +80,8 @@ describe("process.exit() with runs in the sandbox", () => {
         ended.signal === "SIGKILL" && ended.stderr.includes("switchyard: process.exit() was called with");
       expect(ended.code === 3 || killedWithReason, JSON.stringify(ended)).toBe(true);
       expect(Date.now() - started).toBeLessThan(HUNG_MS - 5_000);
+      // The watchdog holds none of the child's stdio: a parent reading them is not kept waiting.
+      expect(ended.stdioHeldMs).toBeLessThan(1_000);
     }
   }, 90_000);
 

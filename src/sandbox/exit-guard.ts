@@ -32,6 +32,8 @@ const TASKS = "/proc/self/task";
 const FALLBACK_SETTLE_MS = 50;
 /** How long after a guarded exit began a process that still exists is taken for hung, in ms. */
 const HANG_KILL_MS = 2_000;
+/** How often the watchdog looks whether the process is gone, in ms. */
+const WATCH_STEP_MS = 100;
 
 /** A guarded isolate, and whether a run was given it (only a run's guest crosses into the host). */
 interface Guarded {
@@ -89,21 +91,25 @@ function disposeLiveIsolates(): void {
 }
 
 /**
- * Starts a detached shell that, HANG_KILL_MS from now, kills this process if it still exists,
- * with one line on its stderr. On Linux it first checks the process's start time, so a process
- * that ended and left its id to another is never touched. Nothing on Windows (no such hang
- * measured there, and no shell to count on). Never throws: an exit must not fail here.
+ * Starts a detached shell that kills this process if it still exists HANG_KILL_MS from now, with
+ * one line on its stderr. It looks every WATCH_STEP_MS and ends as soon as the process is gone,
+ * so the stderr it shares is not held open long after a clean exit (a parent reading it to its
+ * end waits that step at most). On Linux it compares the process's start time, so a process that
+ * ended and left its id to another is never touched. Nothing on Windows (no such hang measured
+ * there, and no shell to count on). Never throws: an exit must not fail here.
  */
 function leaveWatchdog(runs: number): void {
   if (process.platform === "win32") return;
   try {
-    const started = startTimeOf(process.pid);
+    const pid = process.pid;
+    const started = startTimeOf(pid);
     const line = `switchyard: process.exit() was called with ${runs} run(s) in the sandbox and the process did not end within ${HANG_KILL_MS} ms (isolated-vm waits for a thread that waits for the event loop; laverdet/isolated-vm#260); killing it. Call \`await yard.close()\` before process.exit().`;
     const alive =
       started === undefined
-        ? `kill -0 ${process.pid} 2>/dev/null`
-        : `[ "$(sed 's/.*) //' /proc/${process.pid}/stat 2>/dev/null | cut -d' ' -f20)" = "${started}" ]`;
-    const script = `sleep ${HANG_KILL_MS / 1000}; if ${alive}; then echo "$0" >&2; kill -9 ${process.pid}; fi`;
+        ? `kill -0 ${pid} 2>/dev/null`
+        : `[ "$(sed 's/.*) //' /proc/${pid}/stat 2>/dev/null | cut -d' ' -f20)" = "${started}" ]`;
+    const steps = Math.ceil(HANG_KILL_MS / WATCH_STEP_MS);
+    const script = `i=0; while [ $i -lt ${steps} ]; do sleep ${WATCH_STEP_MS / 1000}; ${alive} || exit 0; i=$((i + 1)); done; ${alive} && echo "$0" >&2 && kill -9 ${pid}`;
     const watchdog = spawn("/bin/sh", ["-c", script, line], { detached: true, stdio: ["ignore", "ignore", "inherit"] });
     watchdog.on("error", () => undefined);
     watchdog.unref();
