@@ -26,7 +26,10 @@ async function exitWithRunsInFlight(
   const source = `
 import { defineTool, Switchyard } from ${JSON.stringify(INDEX)};
 const yard = new Switchyard({
-  tools: [defineTool({ name: "fast.echo", description: "Answers 1 at once.", inputSchema: { type: "object" }, execute: async () => 1 })],
+  tools: [
+    defineTool({ name: "fast.echo", description: "Answers 1 at once.", inputSchema: { type: "object" }, execute: async () => 1 }),
+    defineTool({ name: "host.quit", description: "Ends the host.", inputSchema: { type: "object" }, execute: () => process.exit(5) }),
+  ],
   typeCheck: "off",
 });
 let stop = false;
@@ -84,6 +87,15 @@ describe("process.exit() with runs in the sandbox", () => {
       expect(ended.stdioHeldMs).toBeLessThan(1_000);
     }
   }, 90_000);
+
+  it("never hangs when a tool itself calls process.exit(): killed 2 s later, with the line saying why", async () => {
+    // An instant tool answers inside the crossing: the guest waits for it to return, which it never does.
+    const started = Date.now();
+    const ended = await exitWithRunsInFlight("await tools.host.quit({}); return 1;", 60_000);
+    expect(ended.code === 5 || ended.signal === "SIGKILL", JSON.stringify(ended)).toBe(true);
+    if (ended.signal === "SIGKILL") expect(ended.stderr).toContain("switchyard: process.exit() was called with");
+    expect(Date.now() - started).toBeLessThan(HUNG_MS - 5_000);
+  }, 30_000);
 
   it("exits with the host's code after `await yard.close()`, while programs make calls", async () => {
     for (const exitAfterMs of [400, 700]) {
