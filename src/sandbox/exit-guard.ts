@@ -7,8 +7,8 @@
 //
 // What JavaScript cannot undo: a guest thread blocked in a crossing the main thread has not taken
 // up yet. isolated-vm hands a crossing to the main thread's event loop, which never turns again
-// after process.exit(), and the pool's join then waits forever (3 exits in 10 with runs making
-// instant calls in a loop; 12 in 12 without the guard). So when runs were in the sandbox, a
+// after process.exit(), and the pool's join then waits forever (4 to 9 exits in 10 with runs
+// making instant calls in a loop; 12 in 12 without the guard). So when runs were in the sandbox, a
 // watchdog process is left behind: if this process still exists HANG_KILL_MS later, it says why
 // on this process's stderr and kills it (SIGKILL), which a supervisor sees as a crash rather than
 // a process that never ends. `await yard.close()` before exiting ends the runs first and avoids
@@ -51,16 +51,20 @@ export interface ExitGuard {
 
 const live = new Set<Guarded>();
 
+let installed = false;
+
 /**
  * Keeps `isolate` until `release()`: if the process exits meanwhile, it is disposed first (see the
- * module comment). The one 'exit' listener is moved to the end of the list with each new isolate,
- * so listeners a host added before it still run before a watchdog could be needed.
+ * module comment). Installs the one 'exit' listener with the first isolate; where it stands among
+ * the host's own does not matter, as they all run within the watchdog's 2 s.
  */
 export function guardAtExit(isolate: GuardedIsolate): ExitGuard {
   const guarded: Guarded = { isolate, inRun: false };
   live.add(guarded);
-  process.off("exit", disposeLiveIsolates);
-  process.on("exit", disposeLiveIsolates);
+  if (!installed) {
+    installed = true;
+    process.on("exit", disposeLiveIsolates);
+  }
   return {
     running: () => void (guarded.inRun = true),
     release: () => void live.delete(guarded),
