@@ -76,6 +76,7 @@ export type RunErrorCode =
   | "PAUSED"
   | "JOURNAL_INVALID"
   | "JOURNAL_LIMIT"
+  | "JOURNAL_WRITE_FAILED"
   | "RUN_BUSY"
   | "INTERNAL_ERROR";
 

@@ -24,8 +24,13 @@ export interface CrossingJournal {
   goneLive(replayed: number): void;
   /** A live call of position `position` (1-based) got id `callId`: its approval finds its position by it. */
   callMade(callId: string, position: number): void;
-  /** Appends a live crossing (a full journal ends the run `JOURNAL_LIMIT`). */
+  /**
+   * Appends a live crossing. A journal that cannot take it (full: `JOURNAL_LIMIT`; a disk that
+   * refused the write: `JOURNAL_WRITE_FAILED`) ends the run and sets `journalStopped`.
+   */
   record(entry: CrossingEntry): void;
+  /** The journal takes nothing more: no call may start and no answer reach the program unjournaled. */
+  readonly journalStopped: boolean;
   /** Stores a large answer apart; its reference, or undefined to keep it inline. */
   spill(index: number, envelope: string): string | undefined;
   /** The replay met a crossing that does not match the journal: the run ends with `error`. */

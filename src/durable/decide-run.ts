@@ -79,15 +79,22 @@ export async function decideRun(
         code: "CALL_DECIDED",
         message: `call ${position} of run ${id} has already been decided; resume the run.`,
       };
-    const appended = writer.append([
-      {
-        t: "decision",
-        at: Date.now(),
-        position,
-        approved: decision.approved,
-        ...(decision.reason === undefined ? {} : { reason: decision.reason.slice(0, MAX_REASON_CHARS) }),
-      },
-    ]);
+    let appended: boolean;
+    try {
+      appended = writer.append([
+        {
+          t: "decision",
+          at: Date.now(),
+          position,
+          approved: decision.approved,
+          ...(decision.reason === undefined ? {} : { reason: decision.reason.slice(0, MAX_REASON_CHARS) }),
+        },
+      ]);
+    } catch (error) {
+      // A disk that refused the write (JOURNAL_WRITE_FAILED): nothing was journaled.
+      if (!JournalError.isInstance(error)) throw error;
+      return { code: error.code, message: `${error.message} (${error.code})` };
+    }
     await writer.flush();
     if (!appended) return { code: "JOURNAL_LIMIT", message: `the journal of run ${id} is full.` };
     if (refused !== undefined) return { code: refused.code, message: `${refused.message} (${refused.code})` };

@@ -96,6 +96,7 @@ export class DurableRun implements CrossingJournal {
   readonly #heldBack: CrossingEntry[] = [];
   #pauseTimer: NodeJS.Timeout | undefined;
   #paused: PendingRequest[] | undefined;
+  #journalStopped = false;
 
   constructor(header: JournalHeader, entries: readonly JournalEntry[], writer: JournalWriter, options: DurableOptions) {
     this.runId = header.id;
@@ -119,7 +120,16 @@ export class DurableRun implements CrossingJournal {
     this.#newDecisions = options.decisions ?? [];
     for (const decision of this.#newDecisions) this.#decisions.set(decision.position, decision);
     this.#askTimeoutMs = options.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;
-    writer.onRefused?.((error) => this.#end(limitError(this.runId, error)));
+    writer.onRefused?.((error) => this.#stopOnJournal(error));
+  }
+
+  /**
+   * Whether the journal stopped taking entries (full, a write the store's medium refused, the lease
+   * lost): the run is ending, and nothing it does from here may reach the world or the program
+   * unjournaled (the bridge neither starts its calls nor hands it answers).
+   */
+  get journalStopped(): boolean {
+    return this.#journalStopped;
   }
 
   /** The guest's first clock value and random seed, as journaled. */
@@ -198,7 +208,7 @@ export class DurableRun implements CrossingJournal {
     try {
       return this.#writer.spill(index, envelope);
     } catch (error) {
-      this.#end(limitError(this.runId, error));
+      this.#stopOnJournal(error);
       return undefined;
     }
   }
@@ -314,7 +324,20 @@ export class DurableRun implements CrossingJournal {
 
   #append(entries: readonly JournalEntry[]): void {
     if (this.#heldBack.length > 0) entries = [...this.#heldBack.splice(0), ...entries];
-    if (!this.#writer.append(entries)) this.#end(limitError(this.runId, undefined));
+    let appended: boolean;
+    try {
+      appended = this.#writer.append(entries);
+    } catch (error) {
+      this.#stopOnJournal(error);
+      return;
+    }
+    if (!appended) this.#stopOnJournal(new JournalError("JOURNAL_LIMIT", "the journal reached its size limit"));
+  }
+
+  /** Ends the run because its journal takes nothing more; see `journalStopped`. */
+  #stopOnJournal(error: unknown): void {
+    this.#journalStopped = true;
+    this.#end(journalStopError(this.runId, error));
   }
 
   #end(error: RunError): void {
@@ -429,10 +452,24 @@ function pendingAsJson(pending: PendingRequest): { [key: string]: import("../con
   return JSON.parse(JSON.stringify(pending)) as { [key: string]: import("../contract.js").JsonValue };
 }
 
-function limitError(runId: string, error: unknown): RunError {
-  const why = JournalError.isInstance(error) ? error.message : "the journal reached its size limit";
+/**
+ * The error a run ends with when its journal stops taking entries; what the store threw is kept
+ * as its code (a store that threw something else could not write: JOURNAL_WRITE_FAILED).
+ */
+function journalStopError(runId: string, error: unknown): RunError {
+  const journalError = JournalError.isInstance(error)
+    ? error
+    : new JournalError("JOURNAL_WRITE_FAILED", `the journal could not be written: ${String(error)}`);
+  const advice =
+    journalError.code === "JOURNAL_LIMIT"
+      ? "large results count toward the store's maxRunBytes"
+      : journalError.code === "JOURNAL_WRITE_FAILED"
+        ? `resume the run once the store can write again (yard.resume("${runId}") or \`switchyard runs resume ${runId}\`): the calls journaled are not made again`
+        : "";
+  // The store's sentence, continued: "Run x stopped: the journal of run x could not be written (…)".
+  const why = journalError.message.replace(/^The /, "the ");
   return {
-    code: JournalError.isInstance(error) ? error.code : "JOURNAL_LIMIT",
-    message: `Run ${runId} stopped: ${why}. Calls journaled so far stay; large results count toward the store's maxRunBytes.`,
+    code: journalError.code,
+    message: `Run ${runId} stopped: ${why}. Calls journaled so far stay${advice === "" ? "" : `; ${advice}`}.`,
   };
 }

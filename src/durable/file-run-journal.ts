@@ -4,6 +4,10 @@
 // Loss window: each append is one write(2) before the answer reaches the program, so a killed
 // process (SIGKILL, OOM) loses nothing appended; fdatasync runs at most `syncIntervalMs` after
 // an append and at pause, end and close, so a machine crash loses at most that much.
+// A write the disk refuses (full, quota, I/O error, a short write) is cut from the file, so the
+// journal stays whole lines, and ends the run JOURNAL_WRITE_FAILED before the answer it was
+// journaling reaches the program; an fdatasync that fails ends it the same way (the kernel may
+// have dropped what it could not write). A resume once the disk can write again replays the rest.
 
 import {
   closeSync,
@@ -17,6 +21,7 @@ import {
   openSync,
   readFileSync,
   readSync,
+  rmSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
@@ -120,10 +125,16 @@ export class FileRunJournal implements RunJournal {
       const kept = decoded === undefined ? 0 : size - Buffer.byteLength(text.slice(decoded.complete));
       if (kept < size) ftruncateSync(fd, kept);
       const spilled = size === 0 ? 0 : await this.#spilledBytes(id);
-      const writer = new FileJournalWriter(this, id, fd, kept + spilled, kept < size, () => this.#unlock(id));
+      const writer = new FileJournalWriter(this, id, fd, kept, spilled, kept < size, () => this.#unlock(id));
       if (decoded !== undefined) return { writer, journal: { ...decoded.journal, bytes: kept + spilled } };
       const fresh = header as JournalHeader;
-      writer.writeHeader(fresh);
+      try {
+        writer.writeHeader(fresh);
+      } catch (error) {
+        // A new journal whose header the disk refused is not left behind, empty, as a damaged run.
+        rmSync(this.#journalPath(id), { force: true });
+        throw error;
+      }
       return { writer, journal: { header: fresh, entries: [], bytes: Buffer.byteLength(encodeJournalLines([fresh])) } };
     } catch (error) {
       if (fd !== undefined) closeSync(fd);
@@ -164,8 +175,12 @@ export class FileRunJournal implements RunJournal {
 
   async appendOutside(id: string, entries: readonly JournalEntry[]): Promise<void> {
     const { writer } = await this.open(id, undefined);
-    const appended = writer.append(entries);
-    await writer.close();
+    let appended: boolean;
+    try {
+      appended = writer.append(entries);
+    } finally {
+      await writer.close();
+    }
     if (!appended) throw new JournalError("JOURNAL_LIMIT", `The journal of run ${id} is full.`);
   }
 
@@ -276,14 +291,22 @@ export class FileRunJournal implements RunJournal {
     if (heldHere.has(`${this.folder}\0${id}`)) throw busy(id, process.pid);
     const path = join(this.folder, `${id}.lock`);
     for (let attempt = 0; attempt < 2; attempt++) {
+      let fd: number | undefined;
       try {
-        const fd = openSync(path, OPEN_NEW, 0o600);
+        fd = openSync(path, OPEN_NEW, 0o600);
         writeSync(fd, `${process.pid}`);
         closeSync(fd);
         heldHere.add(`${this.folder}\0${id}`);
         return;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+          // Made but not written (a full disk): an empty lock would only be taken for a stale one.
+          if (fd !== undefined) {
+            closeSync(fd);
+            rmSync(path, { force: true });
+          }
+          throw error;
+        }
       }
       let holder = Number.NaN;
       try {
@@ -317,20 +340,39 @@ class FileJournalWriter implements JournalWriter {
   readonly #store: FileRunJournal;
   readonly #id: string;
   #fd: number | undefined;
+  /** Bytes of the run's journal file: where a refused write is cut back to. */
+  #fileBytes: number;
+  /** Bytes the run takes in the store, its spilled answers included (what `maxRunBytes` caps). */
   #bytes: number;
   #syncTimer: NodeJS.Timeout | undefined;
   #syncing: Promise<void> = Promise.resolve();
   /** Written (or cut) since the last fdatasync: a replay that appends nothing syncs nothing at close. */
   #unsynced: boolean;
   readonly #release: () => void;
+  /** The write or sync the disk refused; once set, every append throws it. */
+  #failure: JournalError | undefined;
+  readonly #refusedListeners: ((error: JournalError) => void)[] = [];
 
-  constructor(store: FileRunJournal, id: string, fd: number, bytes: number, cut: boolean, release: () => void) {
+  constructor(
+    store: FileRunJournal,
+    id: string,
+    fd: number,
+    fileBytes: number,
+    spilledBytes: number,
+    cut: boolean,
+    release: () => void,
+  ) {
     this.#store = store;
     this.#id = id;
     this.#fd = fd;
-    this.#bytes = bytes;
+    this.#fileBytes = fileBytes;
+    this.#bytes = fileBytes + spilledBytes;
     this.#unsynced = cut;
     this.#release = release;
+  }
+
+  onRefused(listener: (error: JournalError) => void): void {
+    this.#refusedListeners.push(listener);
   }
 
   writeHeader(header: JournalHeader): void {
@@ -362,15 +404,18 @@ class FileJournalWriter implements JournalWriter {
     // send answers (and O_TRUNC) wherever it points.
     if (lstatSync(folder).isSymbolicLink())
       throw new JournalError("JOURNAL_INVALID", `The answers folder of run ${this.#id} is a symbolic link.`);
-    const fd = openSync(
-      join(folder, `${index}.json`),
-      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
-      0o600,
-    );
+    const path = join(folder, `${index}.json`);
+    let fd: number | undefined;
     try {
-      writeSync(fd, envelope);
+      fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
+      const written = writeSync(fd, envelope);
+      if (written !== bytes) throw new Error(`a short write (${written} of ${bytes} bytes)`);
+    } catch (error) {
+      // Never referred to by the journal: a part of it would only take room.
+      rmSync(path, { force: true });
+      throw this.#writeFailed(error);
     } finally {
-      closeSync(fd);
+      if (fd !== undefined) closeSync(fd);
     }
     this.#bytes += bytes;
     return `${index}`;
@@ -384,7 +429,15 @@ class FileJournalWriter implements JournalWriter {
     const fd = this.#fd;
     if (fd === undefined || !this.#unsynced) return this.#syncing;
     this.#unsynced = false;
-    this.#syncing = this.#syncing.then(() => new Promise<void>((resolve) => fdatasync(fd, () => resolve())));
+    this.#syncing = this.#syncing.then(
+      () =>
+        new Promise<void>((resolve) =>
+          fdatasync(fd, (error) => {
+            if (error !== null) this.#refuse(this.#writeFailed(error));
+            resolve();
+          }),
+        ),
+    );
     return this.#syncing;
   }
 
@@ -393,13 +446,49 @@ class FileJournalWriter implements JournalWriter {
     await this.flush();
     const fd = this.#fd;
     this.#fd = undefined;
-    closeSync(fd);
+    try {
+      closeSync(fd);
+    } catch {
+      // What close could report (a deferred write error) the fdatasync before it reported.
+    }
     this.#release();
   }
 
+  /** One write(2) of whole lines; a write the disk refuses (or cuts short) is cut from the file and thrown. */
   #write(text: string): void {
+    if (this.#failure !== undefined) throw this.#failure;
+    const fd = this.#fd!;
+    let written = 0;
+    try {
+      written = writeSync(fd, text);
+      if (written !== Buffer.byteLength(text))
+        throw new Error(`a short write (${written} of ${Buffer.byteLength(text)} bytes)`);
+    } catch (error) {
+      const failure = this.#writeFailed(error);
+      try {
+        // A part of a line would make every later line unreadable: back to the last whole one.
+        if (written > 0) ftruncateSync(fd, this.#fileBytes);
+      } catch {
+        // The cut failed too: the next open cuts a torn last line itself.
+      }
+      this.#failure = failure;
+      throw failure;
+    }
     this.#unsynced = true;
-    this.#bytes += writeSync(this.#fd!, text);
+    this.#fileBytes += written;
+    this.#bytes += written;
+  }
+
+  #writeFailed(error: unknown): JournalError {
+    const why = error instanceof Error ? error.message : String(error);
+    return new JournalError("JOURNAL_WRITE_FAILED", `The journal of run ${this.#id} could not be written (${why})`);
+  }
+
+  /** A failure found after `append` returned (a failed fdatasync): the run must end. */
+  #refuse(error: JournalError): void {
+    if (this.#failure !== undefined) return;
+    this.#failure = error;
+    for (const listener of this.#refusedListeners.splice(0)) listener(error);
   }
 
   #scheduleSync(): void {

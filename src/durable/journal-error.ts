@@ -1,11 +1,15 @@
 // The one error a journal store rejects with: a damaged journal, a run another process is
-// running, a run past its size cap. Its code is the RunErrorCode the run ends with, so the
+// running, a run past its size cap, a write the store's medium refused (a full disk, Redis out of
+// memory or gone). Its code is the RunErrorCode the run ends with, so the
 // session turns it into a failed RunResult rather than a throw.
 
 import type { RunErrorCode } from "../contract.js";
 
 /** Codes a journal store rejects with. */
-export type JournalErrorCode = Extract<RunErrorCode, "JOURNAL_INVALID" | "RUN_BUSY" | "JOURNAL_LIMIT">;
+export type JournalErrorCode = Extract<
+  RunErrorCode,
+  "JOURNAL_INVALID" | "RUN_BUSY" | "JOURNAL_LIMIT" | "JOURNAL_WRITE_FAILED"
+>;
 
 const BRAND = Symbol.for("switchyard.JournalError");
 

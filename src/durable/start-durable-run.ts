@@ -49,9 +49,13 @@ export async function readJournaledCheck(
   }
 }
 
+/** Errors of a store's medium that refuses to write (a full disk, a quota, a read-only or failing one). */
+const UNWRITABLE: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT", "EROFS", "EFBIG", "EIO"]);
+
 /**
- * Opens a durable run for the pipeline; a store's refusal (`JOURNAL_INVALID`, `RUN_BUSY`) comes
- * back as the RunError the run ends with. Throws `OPTION_INVALID` for a run id that is not one
+ * Opens a durable run for the pipeline; a store's refusal (`JOURNAL_INVALID`, `RUN_BUSY`,
+ * `JOURNAL_WRITE_FAILED` for a disk that cannot take the journal) comes back as the RunError the
+ * run ends with. Throws `OPTION_INVALID` for a run id that is not one
  * and for decisions of the wrong shape.
  */
 export async function startDurableRun(
@@ -65,8 +69,9 @@ export async function startDurableRun(
     return await openDurableRun(store, options, program);
   } catch (error) {
     if (JournalError.isInstance(error)) return { code: error.code, message: error.message };
+    const errno = (error as NodeJS.ErrnoException | null)?.code;
     return {
-      code: "JOURNAL_INVALID",
+      code: typeof errno === "string" && UNWRITABLE.has(errno) ? "JOURNAL_WRITE_FAILED" : "JOURNAL_INVALID",
       message: `The journal of run ${options.id} could not be opened: ${String(error)}`,
     };
   }

@@ -6,8 +6,9 @@
 import type { RunResult } from "../contract.js";
 
 /**
- * Codes retried by default: a run's own code (`TIMEOUT`, `SANDBOX_CRASHED`, and `RUN_BUSY`: the
- * job's durable run was still held by a worker BullMQ had given up on), or the code of the tool
+ * Codes retried by default: a run's own code (`TIMEOUT`, `SANDBOX_CRASHED`, `RUN_BUSY`: the
+ * job's durable run was still held by a worker BullMQ had given up on, and `JOURNAL_WRITE_FAILED`:
+ * Redis refused the journal for a while; the retry replays what it took), or the code of the tool
  * call whose uncaught error ended the run (`SOURCE_UNAVAILABLE`, `RATE_LIMIT_UNAVAILABLE`).
  */
 export const DEFAULT_TRANSIENT_CODES: readonly string[] = Object.freeze([
@@ -16,6 +17,7 @@ export const DEFAULT_TRANSIENT_CODES: readonly string[] = Object.freeze([
   "SANDBOX_CRASHED",
   "RATE_LIMIT_UNAVAILABLE",
   "RUN_BUSY",
+  "JOURNAL_WRITE_FAILED",
 ]);
 
 /** The code a failed run is judged by: the failing call's code when a call's error ended it. */

@@ -612,7 +612,7 @@ class RedisJournalWriter implements JournalWriter {
           ? new JournalError("JOURNAL_LIMIT", `The journal of run ${id} reached ${this.#store.maxRunBytes} bytes.`)
           : reason === NO_JOURNAL
             ? new JournalError("JOURNAL_INVALID", `The journal of run ${id} vanished from Redis.`)
-            : new JournalError("JOURNAL_INVALID", `Redis refused an append to run ${id}: ${messageOf(reason)}`);
+            : new JournalError("JOURNAL_WRITE_FAILED", `Redis refused an append to run ${id}: ${messageOf(reason)}`);
     for (const listener of this.#listeners.splice(0)) listener(this.#refusal);
   }
 }

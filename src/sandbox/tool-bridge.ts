@@ -466,6 +466,14 @@ export class ToolBridge {
   #admit(slot: CallSlot, path: unknown): string | undefined {
     if (this.#closed)
       return this.#refuse(slot, path, "RUN_FINISHED", "The program has already finished; this call was not made.");
+    // A call made between the journal's refusal and the isolate's end would act unjournaled.
+    if (this.#durable?.journalStopped === true)
+      return this.#refuse(
+        slot,
+        path,
+        "RUN_FINISHED",
+        "The run stopped: its journal takes nothing more; this call was not made.",
+      );
     if (slot.number >= this.#options.maxToolCalls) {
       if (slot.number === this.#options.maxToolCalls) this.#options.onCallLimit();
       return this.#refuse(
@@ -683,7 +691,8 @@ export class ToolBridge {
       for (const envelope of envelopes) answers.push(this.#journaled(envelope));
       this.#durable?.record({ t: "x", ...crossing, nowMs, answers });
     }
-    if (crossing.kind === "later") return encodeCallAnswers([]);
+    // Answers the journal did not take never reach the program: a resume makes those calls again.
+    if (crossing.kind === "later" || this.#durable?.journalStopped === true) return encodeCallAnswers([]);
     return encodeCallAnswers([encodeClockPair(nowMs), ...envelopes]);
   }
 

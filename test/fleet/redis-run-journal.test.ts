@@ -338,4 +338,41 @@ describe("the Redis journal store", () => {
     expect(await redis.client.pttl(bytes)).toBeGreaterThan(55_000);
     expect(await redis.client.exists(lease)).toBe(0);
   });
+
+  it("ends a run JOURNAL_WRITE_FAILED when Redis refuses its appends (out of memory), and resumes once it takes them", async () => {
+    const store = createStore();
+    const keys: string[] = [];
+    const page = defineTool({
+      name: "api.page",
+      description: "A page; its fourth call leaves Redis out of memory.",
+      inputSchema: { type: "object", properties: { n: { type: "number" } } },
+      execute: async (input: { n: number }, context) => {
+        keys.push(context.idempotencyKey ?? "");
+        if (keys.length === 4) await redis.client.config("SET", "maxmemory", "1");
+        return input.n;
+      },
+    });
+    const yard = new Switchyard({ tools: [page], typeCheck: "off", runJournal: store });
+    yards.push(yard);
+    const sweep = "let sum = 0; for (let n = 1; n <= 10; n++) sum += await tools.api.page({ n }); return sum;";
+    let stopped: Awaited<ReturnType<typeof yard.run>>;
+    try {
+      stopped = await yard.run(sweep, { durable: { id: "oom" } });
+    } finally {
+      await redis.client.config("SET", "maxmemory", "0");
+    }
+    expect(stopped.error?.code).toBe("JOURNAL_WRITE_FAILED");
+    expect(stopped.error?.message).toMatch(/^Run oom stopped: Redis refused an append to run oom: OOM/);
+    const made = keys.length;
+    expect(made).toBeGreaterThanOrEqual(4);
+    expect(made).toBeLessThan(10);
+    const resumed = await yard.run(sweep, { durable: { id: "oom" } });
+    expect(resumed.output).toBe(55);
+    // Calls 1-3 were journaled before Redis filled up: never made again; a later one made again
+    // carries the key of its first try.
+    expect(keys.slice(0, 3)).toEqual(["oom:1", "oom:2", "oom:3"]);
+    expect(keys.filter((key) => ["oom:1", "oom:2", "oom:3"].includes(key))).toHaveLength(3);
+    expect(new Set(keys)).toEqual(new Set(Array.from({ length: 10 }, (_, n) => `oom:${n + 1}`)));
+    expect(keys.length).toBeLessThanOrEqual(10 + (made - 3));
+  });
 });
