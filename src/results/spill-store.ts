@@ -4,7 +4,7 @@
 // returned, so the folder is private (0700) and each file readable by its owner only (0600).
 
 import { randomUUID } from "node:crypto";
-import { chmod, type FileHandle, lstat, mkdir, open, writeFile } from "node:fs/promises";
+import { chmod, type FileHandle, lstat, mkdir, open, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /** Where a spilled result went. */
@@ -44,7 +44,13 @@ export class SpillStore {
     await this.#preparePrivateFolder();
     const handle = `result-${randomUUID()}`;
     const path = join(this.folder, `${handle}.json`);
-    await writeFile(path, text, { encoding: "utf8", flag: "wx", mode: 0o600 });
+    try {
+      await writeFile(path, text, { encoding: "utf8", flag: "wx", mode: 0o600 });
+    } catch (error) {
+      // A full disk leaves part of the file: nobody holds its handle, it would only take room.
+      await rm(path, { force: true });
+      throw error;
+    }
     return { handle, path, bytes: Buffer.byteLength(text) };
   }
 

@@ -6,7 +6,7 @@
 
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { SwitchyardError, messageOf } from "../errors.js";
 import {
@@ -195,6 +195,12 @@ export class ObservedOutputTypes {
 async function writeAtomically(file: string, text: string): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}-${randomUUID().slice(0, 8)}.tmp`;
-  await writeFile(temporary, text);
-  await rename(temporary, file);
+  try {
+    await writeFile(temporary, text);
+    await rename(temporary, file);
+  } catch (error) {
+    // A full disk leaves part of the temporary file; every later save would leave another.
+    await rm(temporary, { force: true });
+    throw error;
+  }
 }

@@ -1,34 +1,21 @@
-// The file store on a disk that fills up: a real tmpfs of 256 KB mounted for the test (root, as
-// CI runs; elsewhere the tests say they were skipped). The attack is the ordinary one a long sweep
-// meets in a container with a small volume: the journal's write fails (ENOSPC) or is cut short
-// half-way through a line. Nothing may crash the host, tear the journal, or hand the program an
-// answer the journal does not hold; a resume once there is room makes each missing call once.
+// What Switchyard writes to disk, on a disk that fills up: a real tmpfs of 256 KB
+// (helpers/small-disk.ts; root, as CI runs, elsewhere the tests say they were skipped). The attack
+// is the ordinary one a long sweep meets in a container with a small volume: a write fails
+// (ENOSPC) or is cut short half-way. Nothing may crash the host, tear a durable run's journal, or
+// hand the program an answer the journal does not hold (a resume once there is room makes each
+// missing call once), and no failed write may leave a part of a file behind to take more room.
 
-import { spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  truncateSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FileRunJournal } from "../../src/durable/file-run-journal.js";
 import { defineTool } from "../../src/registry/define-tool.js";
+import { SpillStore } from "../../src/results/spill-store.js";
+import { ObservedOutputTypes } from "../../src/schema/observed-output-types.js";
 import { Switchyard } from "../../src/switchyard.js";
+import { useSmallDisk } from "../helpers/small-disk.js";
 
-const disk = mkdtempSync(join(tmpdir(), "durable-full-disk-"));
-const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", disk]).status === 0;
-afterAll(() => {
-  if (mounted) spawnSync("umount", [disk]);
-  rmSync(disk, { recursive: true, force: true });
-});
+const disk = useSmallDisk(256);
 
 const PAGES = 100;
 /** Each answer takes about 2 KB of journal: a few dozen fit in what the filler leaves. */
@@ -63,23 +50,11 @@ function createSweepYard(folder: string) {
   return { yard, keys };
 }
 
-/** Fills the disk but for `freeKb` KB: written until the disk refuses, then cut back. */
-function fillDisk(freeKb: number): string {
-  const filler = join(disk, `filler-${Math.random().toString(36).slice(2)}`);
-  try {
-    writeFileSync(filler, Buffer.alloc(512 * 1024));
-  } catch (error) {
-    expect((error as NodeJS.ErrnoException).code).toBe("ENOSPC");
-  }
-  truncateSync(filler, Math.max(0, statSync(filler).size - freeKb * 1024));
-  return filler;
-}
-
-describe.skipIf(!mounted)("durable runs on a disk that fills up (a 256 KB tmpfs)", () => {
+describe.skipIf(!disk.mounted)("durable runs on a disk that fills up (a 256 KB tmpfs)", () => {
   it("stop JOURNAL_WRITE_FAILED with whole lines kept and the unjournaled answer withheld, and resume once there is room", async () => {
-    const folder = join(disk, "sweep");
+    const folder = join(disk.folder, "sweep");
     mkdirSync(folder);
-    const filler = fillDisk(100);
+    const filler = disk.fill(100);
     const { yard, keys } = createSweepYard(folder);
     try {
       const stopped = await yard.run(SWEEP, { durable: { id: "sweep" }, limits: { maxToolCalls: 1_000 } });
@@ -118,9 +93,9 @@ describe.skipIf(!mounted)("durable runs on a disk that fills up (a 256 KB tmpfs)
   });
 
   it("refuses a new durable run on a full disk JOURNAL_WRITE_FAILED, leaving no journal or lock behind", async () => {
-    const folder = join(disk, "new");
+    const folder = join(disk.folder, "new");
     mkdirSync(folder);
-    const filler = fillDisk(0);
+    const filler = disk.fill(0);
     const { yard, keys } = createSweepYard(folder);
     try {
       const refused = await yard.run(SWEEP, { durable: { id: "fresh" } });
@@ -137,6 +112,87 @@ describe.skipIf(!mounted)("durable runs on a disk that fills up (a 256 KB tmpfs)
       await yard.close();
       rmSync(filler, { force: true });
       rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it("stops a run whose large answer cannot be stored apart JOURNAL_WRITE_FAILED, leaving no part of it", async () => {
+    const folder = join(disk.folder, "spill");
+    mkdirSync(folder);
+    const filler = disk.fill(40);
+    const yard = new Switchyard({
+      tools: [
+        defineTool({
+          name: "api.export",
+          description: "A large export.",
+          effect: "read",
+          inputSchema: { type: "object" },
+          execute: () => ({ rows: "r".repeat(100_000) }),
+        }),
+      ],
+      typeCheck: "off",
+      runJournal: new FileRunJournal({ folder, maxInlineAnswerBytes: 1_024 }),
+    });
+    try {
+      const stopped = await yard.run(
+        "const got = await tools.api.export({}); console.log('seen'); return got.rows.length;",
+        {
+          durable: { id: "export" },
+        },
+      );
+      expect(stopped.error?.code).toBe("JOURNAL_WRITE_FAILED");
+      expect(stopped.error?.message).toMatch(
+        /^Run export stopped: the journal of run export could not be written \((ENOSPC|a short write)/,
+      );
+      expect(stopped.logs).toEqual([]);
+      expect(existsSync(join(folder, "export.answers"))).toBe(true);
+      expect(readdirSync(join(folder, "export.answers"))).toEqual([]);
+    } finally {
+      await yard.close();
+      rmSync(filler, { force: true });
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it("answers a result too large to spill RESULT_TOO_LARGE, and leaves no part of the spill file", async () => {
+    const spill = new SpillStore(join(disk.folder, "results"));
+    const filler = disk.fill(40);
+    const yard = new Switchyard({
+      tools: [
+        defineTool({
+          name: "api.export",
+          description: "A large export.",
+          effect: "read",
+          inputSchema: { type: "object" },
+          execute: () => ({ rows: "r".repeat(100_000) }),
+        }),
+      ],
+      results: { spill },
+    });
+    try {
+      const call = await yard.callTool("api.export", {});
+      expect(call).toMatchObject({ status: "error", error: { code: "RESULT_TOO_LARGE" } });
+      expect(call.status === "ok" ? "" : call.error.message).toMatch(/could not be spilled to disk/);
+      expect(readdirSync(spill.folder)).toEqual([]);
+    } finally {
+      await yard.close();
+      rmSync(filler, { force: true });
+    }
+  });
+
+  it("keeps a failed save of observed types as lastSaveError, leaving no part of the temporary file", async () => {
+    const folder = join(disk.folder, "types");
+    mkdirSync(folder);
+    const file = join(folder, "observed.json");
+    const types = new ObservedOutputTypes({ file });
+    const filler = disk.fill(4);
+    try {
+      for (let tool = 0; tool < 40; tool++)
+        types.observe(`crm.tool_${tool}`, { [`field_${tool}`]: "x".repeat(200), rows: [{ id: 1, name: "n" }] });
+      await types.save();
+      expect((types.lastSaveError as NodeJS.ErrnoException | undefined)?.code).toBe("ENOSPC");
+      expect(readdirSync(folder)).toEqual([]);
+    } finally {
+      rmSync(filler, { force: true });
     }
   });
 });
