@@ -114,7 +114,10 @@ export function runToolCall(
   if (registered === undefined) {
     const notFound = (closest: readonly string[]): PipelineResult => {
       const hint = closest.length > 0 ? ` Did you mean ${closest.map((name) => `"${name}"`).join(", ")}?` : "";
-      const message = `No tool named "${truncate(call.tool, 200)}".${hint}`;
+      const message =
+        call.tool === ""
+          ? "The call names no tool: give the tool's name."
+          : `No tool named "${truncate(call.tool, 200)}".${hint}`;
       return finish(failedOutcome(call, "TOOL_NOT_FOUND", message, { closest: [...closest] }));
     };
     const closest = suggestToolNames(context.catalog, call.tool, {

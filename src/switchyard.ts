@@ -305,6 +305,8 @@ export class Switchyard {
    * carrying `callId`; never rejects.
    */
   callTool(name: string, input: unknown, options: CallToolOptions = {}): Promise<ToolOutcome> {
+    // A caller in plain JavaScript may pass anything: a name that is not a string names no tool.
+    if (typeof name !== "string") name = "";
     const id = options.callId ?? `${this.#sessionId}-c${++this.#callCount}`;
     const context = { ...this.#pipeline(this.registry.snapshot()), signal: options.signal, approve: options.approve };
     const call = {

@@ -162,6 +162,25 @@ describe("executeToolCall outcomes", () => {
     expect(error.message).not.toContain("telemetry.flushAllBuffers");
   });
 
+  it("answers yard.callTool with a name that is not a string TOOL_NOT_FOUND, never rejecting (a plain-JavaScript caller)", async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown): void => void rejections.push(reason);
+    process.on("unhandledRejection", onRejection);
+    const yard = new Switchyard({ tools: [tool("orders.get", () => null)], observedTypes: {} });
+    try {
+      for (const name of [undefined, null, 42, { tool: "orders.get" }, Symbol("orders.get")]) {
+        const outcome = await yard.callTool(name as never, {}, { callId: "odd" });
+        expect(outcome).toMatchObject({ callId: "odd", status: "invalid", error: { code: "TOOL_NOT_FOUND" } });
+        expect(errorOf(outcome).message).toBe("The call names no tool: give the tool's name.");
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onRejection);
+      await yard.close();
+    }
+  });
+
   it("looks up the closest names after a turn of the event loop, and answers at once once the run's lookups are spent", async () => {
     const { context } = createTestContext([tool("orders.search", () => null)]);
     const budgeted = { ...context, suggestionBudget: { remaining: 1 } };
