@@ -140,6 +140,7 @@ export class Switchyard {
       prepareDeclarations: () => this.#checked.prepare(this.registry.snapshot()),
       executor: this.#ownsExecutor ? this.#executor : undefined,
       memoryLimitMb: this.#limits.memoryLimitMb,
+      redactor: this.#redactor,
       busy: () => this.#runQueue.stats().running > 0,
     });
     this.#sessionDeadlineAt = options.sessionTimeMs === undefined ? undefined : Date.now() + options.sessionTimeMs;

@@ -1,7 +1,7 @@
 // What a session prepares in the background once it is created, so the first run of a process
 // pays no start-up: the checker's process warmed against the session's declarations, the catalog
-// indexed for scoped checks, esbuild's service, the runtime's code cache and a spare isolate, ajv
-// and the first tools' validators. It starts after the constructor returns and runs off the event
+// indexed for scoped checks, esbuild's service, the runtime's code cache and a spare isolate, ajv,
+// the redactor's keyword index and the first tools' validators. It starts after the constructor returns and runs off the event
 // loop or in steps of a few ms each; what runs in the sandbox cannot use waits while they run.
 // Nothing in it keeps the process alive, and once stopped it starts nothing more.
 
@@ -32,6 +32,8 @@ export interface SessionWarmUpParts {
   readonly executor: SandboxExecutor | undefined;
   /** The isolate memory of the session's runs, in MB. */
   readonly memoryLimitMb: number;
+  /** The session's redactor (undefined with `redaction: false`): its keyword index is built ahead. */
+  readonly redactor?: { prepare(): void } | undefined;
   /**
    * True while runs are in the sandbox: the parts they cannot use then (esbuild, whose programs
    * are compiled already; a spare isolate, which each run has made while it compiles and is checked) wait.
@@ -90,6 +92,8 @@ export function warmUpSession(options: SwitchyardOptions, parts: SessionWarmUpPa
     // starts while this one runs (a second at once) needs ready, and which takes no thread of ours.
     { run: () => parts.executor?.warmUp?.(parts.memoryLimitMb), idle: parts.executor instanceof InProcessExecutor },
     ...validationWarmUpSteps().map((run) => ({ run })),
+    // The first result or program output a session redacts would build it (about 5 ms cold).
+    { run: () => parts.redactor?.prepare() },
     // Only schemas that are not plain need the meta-schema: most runs' calls do not wait for it.
     ...metaSchemaWarmUpSteps().map((run) => ({ run, idle: true })),
     { run: () => steps.push(...validatorSteps(parts.catalog().tools).map((run) => ({ run }))) },

@@ -6,7 +6,7 @@
 import type { JsonValue } from "../contract.js";
 import { CREDENTIAL_FORMAT_RULES } from "./credential-formats.js";
 import type { Finding, KeywordRule } from "./keyword-rule.js";
-import { KeywordScanner } from "./keyword-scanner.js";
+import { KeywordScanner, type LiteralValue } from "./keyword-scanner.js";
 import { type KnownSecret, literalFormsOf } from "./known-secrets.js";
 import { secretlintKeywordRules } from "./secretlint-rules.js";
 import { urlPasswordRule } from "./url-password.js";
@@ -69,7 +69,9 @@ const GENERIC_KINDS: ReadonlySet<string> = new Set([
 
 /** Replaces secrets in texts and JSON values; see the module comment. */
 export class Redactor {
-  readonly #scanner: KeywordScanner;
+  #builtScanner: KeywordScanner | undefined;
+  readonly #literals: readonly LiteralValue[];
+  readonly #formats: boolean;
   readonly #patterns: readonly CompiledPattern[];
   /** Whether a known secret has base64 forms, which a wrapped base64 text may break over two lines. */
   readonly #joinsWrappedBase64: boolean;
@@ -80,12 +82,27 @@ export class Redactor {
    */
   constructor(options: RedactionOptions = {}) {
     const literals = literalFormsOf(options.secrets ?? []);
-    const formats = options.credentialFormats !== false;
-    // Sessions without secrets of their own share one scanner: scans are synchronous and reset its state.
-    if (literals.length === 0 && formats) this.#scanner = sharedScanner ??= new KeywordScanner(credentialRules());
-    else this.#scanner = new KeywordScanner(formats ? credentialRules() : [], literals);
+    this.#literals = literals;
+    this.#formats = options.credentialFormats !== false;
     this.#patterns = compilePatterns(options.patterns ?? []);
     this.#joinsWrappedBase64 = literals.some((literal) => literal.base64);
+  }
+
+  /**
+   * Builds the keyword index now rather than at the first text redacted (a few ms the first time
+   * in a process, its code cold): a session's warm-up calls it, so its constructor does not pay it.
+   */
+  prepare(): void {
+    void this.#scanner;
+  }
+
+  get #scanner(): KeywordScanner {
+    if (this.#builtScanner !== undefined) return this.#builtScanner;
+    // Sessions without secrets of their own share one scanner: scans are synchronous and reset its state.
+    if (this.#literals.length === 0 && this.#formats)
+      this.#builtScanner = sharedScanner ??= new KeywordScanner(credentialRules());
+    else this.#builtScanner = new KeywordScanner(this.#formats ? credentialRules() : [], this.#literals);
+    return this.#builtScanner;
   }
 
   /**
