@@ -303,23 +303,21 @@ export class Switchyard {
   /**
    * Runs one call from a model turn (a `tool_use`), or from a provider's hosted program with
    * `hostedCaller`, through the same pipeline programs use. Resolves with exactly one outcome
-   * carrying `callId`; never rejects.
+   * carrying `callId`; never rejects (a name that is not a string, from plain JavaScript, names no tool).
    */
   callTool(name: string, input: unknown, options: CallToolOptions = {}): Promise<ToolOutcome> {
-    // A caller in plain JavaScript may pass anything: a name that is not a string names no tool.
-    if (typeof name !== "string") name = "";
     const id = options.callId ?? `${this.#sessionId}-c${++this.#callCount}`;
     const context = { ...this.#pipeline(this.registry.snapshot()), signal: options.signal, approve: options.approve };
     const call = {
       id,
-      tool: name,
+      tool: typeof name === "string" ? name : "",
       input,
       ...(options.hostedCaller === undefined
         ? { caller: "direct" as const }
         : { caller: "hosted-program" as const, hostedCaller: options.hostedCaller }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     };
-    const outcome = this.telemetry.traceDirectCall(name, id, () => executeToolCall(call, context));
+    const outcome = this.telemetry.traceDirectCall(call.tool, id, () => executeToolCall(call, context));
     if (this.observedTypes !== undefined) void outcome.then(() => this.observedTypes?.save());
     return outcome;
   }
