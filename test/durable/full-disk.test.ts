@@ -50,6 +50,24 @@ function createSweepYard(folder: string) {
   return { yard, keys };
 }
 
+/** A tool whose one answer (100 KB) is larger than what the tests leave free. */
+function exportTool() {
+  return defineTool({
+    name: "api.export",
+    description: "A large export.",
+    effect: "read",
+    inputSchema: { type: "object" },
+    execute: () => ({ rows: "r".repeat(100_000) }),
+  });
+}
+
+/** Closes the session and gives the disk back for the next test. */
+async function cleanUp(yard: Switchyard, filler: string, folder?: string): Promise<void> {
+  await yard.close();
+  rmSync(filler, { force: true });
+  if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
+}
+
 describe.skipIf(!disk.mounted)("durable runs on a disk that fills up (a 256 KB tmpfs)", () => {
   it("stop JOURNAL_WRITE_FAILED with whole lines kept and the unjournaled answer withheld, and resume once there is room", async () => {
     const folder = join(disk.folder, "sweep");
@@ -86,9 +104,7 @@ describe.skipIf(!disk.mounted)("durable runs on a disk that fills up (a 256 KB t
       expect(keys[made]).toBe(`sweep:${made}`);
       expect(new Set(keys).size).toBe(PAGES);
     } finally {
-      await yard.close();
-      rmSync(filler, { force: true });
-      rmSync(folder, { recursive: true, force: true });
+      await cleanUp(yard, filler, folder);
     }
   });
 
@@ -109,9 +125,7 @@ describe.skipIf(!disk.mounted)("durable runs on a disk that fills up (a 256 KB t
       expect(started.error).toBeUndefined();
       expect(started.output).toBe(EXPECTED);
     } finally {
-      await yard.close();
-      rmSync(filler, { force: true });
-      rmSync(folder, { recursive: true, force: true });
+      await cleanUp(yard, filler, folder);
     }
   });
 
@@ -120,15 +134,7 @@ describe.skipIf(!disk.mounted)("durable runs on a disk that fills up (a 256 KB t
     mkdirSync(folder);
     const filler = disk.fill(40);
     const yard = new Switchyard({
-      tools: [
-        defineTool({
-          name: "api.export",
-          description: "A large export.",
-          effect: "read",
-          inputSchema: { type: "object" },
-          execute: () => ({ rows: "r".repeat(100_000) }),
-        }),
-      ],
+      tools: [exportTool()],
       typeCheck: "off",
       runJournal: new FileRunJournal({ folder, maxInlineAnswerBytes: 1_024 }),
     });
@@ -147,9 +153,7 @@ describe.skipIf(!disk.mounted)("durable runs on a disk that fills up (a 256 KB t
       expect(existsSync(join(folder, "export.answers"))).toBe(true);
       expect(readdirSync(join(folder, "export.answers"))).toEqual([]);
     } finally {
-      await yard.close();
-      rmSync(filler, { force: true });
-      rmSync(folder, { recursive: true, force: true });
+      await cleanUp(yard, filler, folder);
     }
   });
 
@@ -157,15 +161,7 @@ describe.skipIf(!disk.mounted)("durable runs on a disk that fills up (a 256 KB t
     const spill = new SpillStore(join(disk.folder, "results"));
     const filler = disk.fill(40);
     const yard = new Switchyard({
-      tools: [
-        defineTool({
-          name: "api.export",
-          description: "A large export.",
-          effect: "read",
-          inputSchema: { type: "object" },
-          execute: () => ({ rows: "r".repeat(100_000) }),
-        }),
-      ],
+      tools: [exportTool()],
       results: { spill },
     });
     try {
@@ -174,8 +170,7 @@ describe.skipIf(!disk.mounted)("durable runs on a disk that fills up (a 256 KB t
       expect(call.status === "ok" ? "" : call.error.message).toMatch(/could not be spilled to disk/);
       expect(readdirSync(spill.folder)).toEqual([]);
     } finally {
-      await yard.close();
-      rmSync(filler, { force: true });
+      await cleanUp(yard, filler);
     }
   });
 
