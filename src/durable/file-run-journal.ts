@@ -27,7 +27,7 @@ import {
 } from "node:fs";
 import { open, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { JournalError } from "./journal-error.js";
+import { asJournalError, JournalError } from "./journal-error.js";
 import { decodeJournalText, encodeJournalLines } from "./journal-lines.js";
 import { DEFAULT_MAX_INLINE_ANSWER_BYTES, storeOption } from "./journal-store-options.js";
 import { checkRunId, isRunId } from "./run-id.js";
@@ -101,8 +101,13 @@ export class FileRunJournal implements RunJournal {
 
   async open(id: string, header: JournalHeader | undefined): Promise<OpenedJournal> {
     checkRunId(id);
-    this.#prepareFolder();
-    this.#lock(id);
+    try {
+      this.#prepareFolder();
+      this.#lock(id);
+    } catch (error) {
+      // A disk that cannot take the folder or the lock file (full, read-only) is the store's refusal.
+      throw asJournalError(error, id) ?? error;
+    }
     let fd: number | undefined;
     try {
       // The descriptor is opened first (never through a link) and the file is sized, read and
@@ -139,7 +144,7 @@ export class FileRunJournal implements RunJournal {
     } catch (error) {
       if (fd !== undefined) closeSync(fd);
       this.#unlock(id);
-      throw error;
+      throw asJournalError(error, id) ?? error;
     }
   }
 

@@ -32,3 +32,20 @@ export class JournalError extends Error {
     return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
   }
 }
+
+/** Errors of a store's medium that refuses to write: a full disk, a quota, a read-only or failing one. */
+const UNWRITABLE: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT", "EROFS", "EFBIG", "EIO"]);
+
+/**
+ * `error` as the JournalError a run (or a command) reports: a JournalError as it is, a file-system
+ * error of a medium that refuses to write as `JOURNAL_WRITE_FAILED`; undefined for anything else.
+ */
+export function asJournalError(error: unknown, id: string): JournalError | undefined {
+  if (JournalError.isInstance(error)) return error;
+  const errno = (error as NodeJS.ErrnoException | null)?.code;
+  if (typeof errno !== "string" || !UNWRITABLE.has(errno)) return undefined;
+  return new JournalError(
+    "JOURNAL_WRITE_FAILED",
+    `The journal of run ${id} could not be written (${String((error as Error).message)})`,
+  );
+}

@@ -12,7 +12,7 @@ import {
   openDurableRun,
 } from "./durable-run.js";
 import { FileRunJournal } from "./file-run-journal.js";
-import { JournalError } from "./journal-error.js";
+import { asJournalError } from "./journal-error.js";
 import { checkRunId, isRunId } from "./run-id.js";
 import type { JournaledCheck, RunJournal } from "./run-journal.js";
 
@@ -49,9 +49,6 @@ export async function readJournaledCheck(
   }
 }
 
-/** Errors of a store's medium that refuses to write (a full disk, a quota, a read-only or failing one). */
-const UNWRITABLE: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT", "EROFS", "EFBIG", "EIO"]);
-
 /**
  * Opens a durable run for the pipeline; a store's refusal (`JOURNAL_INVALID`, `RUN_BUSY`,
  * `JOURNAL_WRITE_FAILED` for a disk that cannot take the journal) comes back as the RunError the
@@ -68,10 +65,10 @@ export async function startDurableRun(
   try {
     return await openDurableRun(store, options, program);
   } catch (error) {
-    if (JournalError.isInstance(error)) return { code: error.code, message: error.message };
-    const errno = (error as NodeJS.ErrnoException | null)?.code;
+    const journalError = asJournalError(error, options.id);
+    if (journalError !== undefined) return { code: journalError.code, message: journalError.message };
     return {
-      code: typeof errno === "string" && UNWRITABLE.has(errno) ? "JOURNAL_WRITE_FAILED" : "JOURNAL_INVALID",
+      code: "JOURNAL_INVALID",
       message: `The journal of run ${options.id} could not be opened: ${String(error)}`,
     };
   }

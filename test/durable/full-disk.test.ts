@@ -5,8 +5,10 @@
 // hand the program an answer the journal does not hold (a resume once there is room makes each
 // missing call once), and no failed write may leave a part of a file behind to take more room.
 
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { FileRunJournal } from "../../src/durable/file-run-journal.js";
 import { defineTool } from "../../src/registry/define-tool.js";
@@ -190,4 +192,37 @@ describe.skipIf(!disk.mounted)("durable runs on a disk that fills up (a 256 KB t
       rmSync(filler, { force: true });
     }
   });
+
+  it("says one line, no stack trace, when `switchyard runs approve` cannot journal the decision, and takes it once there is room", async () => {
+    const folder = join(disk.folder, "paused");
+    const yard = new Switchyard({
+      tools: [exportTool()],
+      permissions: { rules: [{ tools: "api.export", decision: "ask" }] },
+      typeCheck: "off",
+      runJournal: new FileRunJournal({ folder }),
+    });
+    const paused = await yard.run("return (await tools.api.export({})).rows.length;", { durable: { id: "asks" } });
+    expect(paused.error?.code).toBe("PAUSED");
+    const journal = readFileSync(join(folder, "asks.jsonl"), "utf8");
+    const filler = disk.fill(0);
+    const bin = fileURLToPath(new URL("../../bin/switchyard.js", import.meta.url));
+    const approve = () =>
+      spawnSync(process.execPath, [bin, "runs", "approve", "asks", "1"], {
+        env: { ...process.env, SWITCHYARD_RUNS_DIR: folder },
+        encoding: "utf8",
+      });
+    try {
+      const refused = approve();
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toMatch(
+        /^switchyard: The journal of run asks could not be written \(ENOSPC[^\n]*\(JOURNAL_WRITE_FAILED\)\n$/,
+      );
+      expect(readFileSync(join(folder, "asks.jsonl"), "utf8")).toBe(journal);
+      rmSync(filler);
+      expect(approve().status).toBe(0);
+      expect(readFileSync(join(folder, "asks.jsonl"), "utf8")).toMatch(/"t":"decision".*"approved":true/);
+    } finally {
+      await cleanUp(yard, filler, folder);
+    }
+  }, 60_000);
 });
