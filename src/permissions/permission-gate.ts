@@ -77,14 +77,24 @@ export class PermissionGate {
     if (!DECISIONS.includes(this.#default)) {
       throw new SwitchyardError("OPTION_INVALID", `permissions.default must be one of ${DECISIONS.join(", ")}.`);
     }
+    if (options.rules !== undefined && !Array.isArray(options.rules))
+      throw new SwitchyardError("OPTION_INVALID", "permissions.rules must be a list of rules.");
     this.#rules = (options.rules ?? []).map((rule, index) => {
-      if (!DECISIONS.includes(rule.decision)) {
+      if (!DECISIONS.includes(rule?.decision)) {
         throw new SwitchyardError(
           "OPTION_INVALID",
           `permissions.rules[${index}].decision must be one of ${DECISIONS.join(", ")}.`,
         );
       }
-      const globs = typeof rule.tools === "string" ? [rule.tools] : rule.tools;
+      const globs: readonly unknown[] = typeof rule.tools === "string" ? [rule.tools] : rule.tools;
+      // Plain JavaScript (or a config file) may give anything; `tool` for `tools` is the usual slip.
+      if (!Array.isArray(globs) || !globs.every((glob) => typeof glob === "string")) {
+        const slip = Object.hasOwn(rule, "tool") ? ' (the rule has "tool": the key is "tools")' : "";
+        throw new SwitchyardError(
+          "OPTION_INVALID",
+          `permissions.rules[${index}].tools must be a tool name glob or a list of them, e.g. "orders.*"${slip}.`,
+        );
+      }
       if (globs.length === 0)
         throw new SwitchyardError("OPTION_INVALID", `permissions.rules[${index}].tools is empty.`);
       return {

@@ -1,9 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
+import { SwitchyardError } from "../../src/errors.js";
 import { executeToolCall } from "../../src/execute-tool-call.js";
 import {
   globToRegExp,
   interpretAnswer,
   PermissionGate,
+  type PermissionOptions,
   type PermissionRequest,
 } from "../../src/permissions/permission-gate.js";
 import { defineTool } from "../../src/registry/define-tool.js";
@@ -102,6 +104,26 @@ describe("PermissionGate.decide", () => {
       "OPTION_INVALID",
     );
     expect(configErrorCode(() => new PermissionGate({ default: "sometimes" as "allow" }))).toBe("OPTION_INVALID");
+  });
+
+  it("throws one OPTION_INVALID line, never a TypeError, for rules of the wrong shape from plain JavaScript", () => {
+    const messageOf = (options: unknown): string => {
+      try {
+        new PermissionGate(options as PermissionOptions);
+      } catch (error) {
+        expect(SwitchyardError.isInstance(error) && error.code).toBe("OPTION_INVALID");
+        return (error as Error).message;
+      }
+      throw new Error("expected OPTION_INVALID");
+    };
+    expect(messageOf({ rules: [{ tool: "bank.pay", decision: "ask" }] })).toBe(
+      'permissions.rules[0].tools must be a tool name glob or a list of them, e.g. "orders.*" (the rule has "tool": the key is "tools").',
+    );
+    expect(messageOf({ rules: [{ tools: ["orders.*", 5], decision: "deny" }] })).toMatch(
+      /^permissions\.rules\[0\]\.tools must be/,
+    );
+    expect(messageOf({ rules: [null] })).toMatch(/^permissions\.rules\[0\]\.decision must be/);
+    expect(messageOf({ rules: { tools: "*", decision: "deny" } })).toBe("permissions.rules must be a list of rules.");
   });
 });
 
