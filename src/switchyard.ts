@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { RunResult, ToolOutcome } from "./contract.js";
 import { SwitchyardError } from "./errors.js";
 import type { CallToolOptions, SwitchyardOptions } from "./switchyard-options.js";
+import { checkOptionShapes } from "./option-shapes.js";
 import {
   type CheckOptions,
   type CheckResult,
@@ -103,7 +104,7 @@ export class Switchyard {
   readonly #warmUp: SessionWarmUp;
 
   constructor(options: SwitchyardOptions = {}) {
-    this.#options = options;
+    this.#options = checkOptionShapes(options);
     this.telemetry = new SwitchyardTelemetry(this.trace, options.telemetry);
     const spill = options.results?.spill;
     // By default a session spills to a private temporary folder, created on first use, so a
@@ -378,12 +379,11 @@ function closingController(): AbortController {
 function executorOf(workers: SwitchyardOptions["workers"]): SandboxExecutor {
   if (workers instanceof WorkerPool) return workers;
   if (workers === undefined || workers === 0) return new InProcessExecutor();
-  if (!Number.isInteger(workers) || workers < 0) {
+  if (!Number.isInteger(workers) || workers < 0)
     throw new SwitchyardError(
       "OPTION_INVALID",
       `workers must be 0, a positive integer or a WorkerPool, got ${String(workers)}.`,
     );
-  }
   return new WorkerPool({ size: workers });
 }
 
