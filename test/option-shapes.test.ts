@@ -1,10 +1,13 @@
 // A session's options from plain JavaScript: every option, and the lists and objects inside
 // them, given a value of the wrong shape (null, a number, a string, a list, a function...).
 // `new Switchyard` either builds a session or throws one OPTION_INVALID line naming the option;
-// before src/option-shapes.ts, 43 of these threw a TypeError from deep inside a part.
+// before src/option-shapes.ts, 43 of these threw a TypeError from deep inside a part. The same
+// for a tool's definition and a journal store's options.
 
 import { describe, expect, it } from "vitest";
+import { FileRunJournal } from "../src/durable/file-run-journal.js";
 import { SwitchyardError } from "../src/errors.js";
+import { defineTool } from "../src/registry/define-tool.js";
 import { Switchyard } from "../src/switchyard.js";
 
 const WRONG: readonly unknown[] = [null, 42, Number.NaN, "x", true, [], [null], [42], {}, { a: null }, () => 1];
@@ -81,5 +84,30 @@ describe("the shapes of a session's options", () => {
   it("refuses options that are not an object at all", () => {
     expect(() => new Switchyard(null as never)).toThrow("The session's options must be an object; it is null.");
     expect(() => new Switchyard("tools" as never)).toThrow(/it is a string/);
+  });
+
+  it("refuses a tool that is not an object, callers that are not a list of caller kinds, and a store without a folder", () => {
+    const code = (make: () => unknown): string => {
+      try {
+        make();
+      } catch (error) {
+        if (SwitchyardError.isInstance(error)) return `${error.code}: ${error.message}`;
+        throw error;
+      }
+      return "made";
+    };
+    const tool = { name: "crm.find", description: "Finds.", inputSchema: { type: "object" }, execute: () => 1 };
+    expect(code(() => defineTool(null as never))).toBe(
+      "OPTION_INVALID: A tool must be an object: { name, description, inputSchema, execute }.",
+    );
+    for (const callers of [42, "direct", {}, [null], ["model"]])
+      expect(code(() => defineTool({ ...tool, callers: callers as never }))).toBe(
+        'OPTION_INVALID: Tool "crm.find": callers must be a list of "direct", "program", "hosted-program".',
+      );
+    expect(code(() => defineTool({ ...tool, callers: ["program", "hosted-program"] }))).toBe("made");
+    for (const options of [null, {}, { folder: 42 }, { folder: "" }])
+      expect(code(() => new FileRunJournal(options as never))).toBe(
+        "OPTION_INVALID: FileRunJournal needs { folder }: the folder its journals live in.",
+      );
   });
 });

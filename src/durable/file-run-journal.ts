@@ -27,6 +27,7 @@ import {
 } from "node:fs";
 import { open, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { SwitchyardError } from "../errors.js";
 import { asJournalError, JournalError } from "./journal-error.js";
 import { decodeJournalText, encodeJournalLines } from "./journal-lines.js";
 import { DEFAULT_MAX_INLINE_ANSWER_BYTES, storeOption } from "./journal-store-options.js";
@@ -72,6 +73,8 @@ export class FileRunJournal implements RunJournal {
   readonly syncIntervalMs: number;
 
   constructor(options: FileRunJournalOptions) {
+    if (typeof options?.folder !== "string" || options.folder === "")
+      throw new SwitchyardError("OPTION_INVALID", "FileRunJournal needs { folder }: the folder its journals live in.");
     this.folder = options.folder;
     this.maxRunBytes = storeOption("maxRunBytes", options.maxRunBytes, 256 * 1024 * 1024);
     this.maxInlineAnswerBytes = storeOption(

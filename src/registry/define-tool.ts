@@ -75,6 +75,7 @@ export interface ToolDefinition<Input = any, Output = unknown> extends ToolSpec<
 }
 
 const EFFECTS: readonly ToolEffect[] = ["read", "write", "destructive"];
+const CALLERS: readonly CallerKind[] = ["direct", "program", "hosted-program"];
 
 /**
  * Checks and freezes a tool definition. Throws `SwitchyardError` (`TOOL_NAME_INVALID`,
@@ -85,6 +86,11 @@ const EFFECTS: readonly ToolEffect[] = ["read", "write", "destructive"];
 export function defineTool<Input = any, Output = unknown>(
   spec: ToolSpec<Input, Output>,
 ): ToolDefinition<Input, Output> {
+  if (typeof spec !== "object" || spec === null)
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      "A tool must be an object: { name, description, inputSchema, execute }.",
+    );
   const parsed = parseToolName(spec.name);
   const { namespace, localName } = parsed;
   if (typeof spec.execute !== "function") {
@@ -112,12 +118,19 @@ export function defineTool<Input = any, Output = unknown>(
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {
     throw new SwitchyardError("OPTION_INVALID", `Tool "${spec.name}": timeoutMs must be a positive number.`);
   }
+  const callers: readonly unknown[] = spec.callers ?? ["direct", "program"];
+  if (!Array.isArray(callers) || !callers.every((caller) => CALLERS.includes(caller as CallerKind))) {
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      `Tool "${spec.name}": callers must be a list of ${CALLERS.map((caller) => `"${caller}"`).join(", ")}.`,
+    );
+  }
   const definition = Object.freeze({
     ...spec,
     namespace,
     localName,
     effect,
-    callers: Object.freeze([...(spec.callers ?? ["direct", "program"])]),
+    callers: Object.freeze([...(callers as readonly CallerKind[])]),
     source: spec.source ?? "code",
   });
   parsedNames.set(definition, parsed);
