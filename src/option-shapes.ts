@@ -28,7 +28,7 @@ const SHAPES: readonly Shape[] = [
   { path: ["redaction"], kinds: ["object", "false"] },
   { path: ["redaction", "secrets"], kinds: ["list"], items: ["text", "object"] },
   { path: ["redaction", "patterns"], kinds: ["list"], items: ["text", "object"] },
-  { path: ["telemetry"], kinds: ["object"] },
+  { path: ["telemetry"], kinds: ["object", "false"] },
   { path: ["runQueue"], kinds: ["object"] },
   { path: ["observedTypes"], kinds: ["object", "false"] },
   { path: ["runJournal"], kinds: ["object"] },

@@ -65,6 +65,23 @@ describe("the shapes of a session's options", () => {
       for (const key of inner) for (const value of WRONG) await outcomeOf({ [option]: { [key]: value } });
   });
 
+  it("takes every option's documented forms, false included", async () => {
+    for (const options of [
+      { redaction: false },
+      { observedTypes: false },
+      { telemetry: false },
+      { results: { spill: false } },
+      { tools: [], limits: {}, permissions: { rules: [] }, scheduler: { rateLimits: [] } },
+      {
+        redaction: {
+          secrets: ["s3cret-value", { value: "other-secret", kind: "token" }],
+          patterns: ["x-[0-9]+", /y-\d+/],
+        },
+      },
+    ])
+      expect(await outcomeOf(options)).toBe("built");
+  });
+
   it("names the option, what it must be and what it is", async () => {
     expect(await outcomeOf({ permissions: null })).toBe("permissions must be an object; it is null.");
     expect(await outcomeOf({ tools: { name: "a.b" } })).toBe("tools must be a list; it is an object.");
