@@ -178,7 +178,9 @@ export interface RunSummary {
 export interface JournalWriter {
   /**
    * Appends entries in order. Returns false, appending nothing, when they would take the run's
-   * journal past the store's `maxRunBytes`: the run must end `JOURNAL_LIMIT`.
+   * journal past the store's `maxRunBytes`: the run must end `JOURNAL_LIMIT`. Throws a JournalError
+   * (`JOURNAL_WRITE_FAILED`), having kept nothing of them, when the medium refuses the write (a
+   * full disk); every later append throws it too.
    */
   append(entries: readonly JournalEntry[]): boolean;
   /** Stores a large answer apart and returns its reference for `JournaledAnswer.ref`. */
