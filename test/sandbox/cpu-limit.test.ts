@@ -38,7 +38,12 @@ describe("CPU_LIMIT under oversubscription", () => {
     expect(codes.every((code) => code === "ok")).toBe(true);
     // The oversubscription was real: the batch took far longer than one run's CPU.
     expect(wallMs).toBeGreaterThan(1_000);
-    for (const result of results) expect(result.stats.cpuMs).toBeLessThan(600);
+    // Near its ~200 ms: the share each run is billed also holds the CPU of the process's compiler
+    // and GC threads, which 64 fresh isolates keep busy, so one run in 64 read 608 ms in a CI run
+    // on a loaded machine. Billing the wait (the defect this guards) reads seconds and ends runs.
+    const measured = results.map((result) => result.stats.cpuMs).sort((a, b) => a - b);
+    expect(measured[CONCURRENT / 2]).toBeLessThan(400);
+    expect(measured.at(-1)).toBeLessThan(800);
   }, 240_000);
 
   it("still ends an endless loop with CPU_LIMIT, alone and among busy runs", async () => {
