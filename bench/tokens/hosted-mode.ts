@@ -25,7 +25,7 @@ import type { ContentBlock, ToolCallBlock, ToolResultBlock } from "../../src/age
 import { countTokens } from "../../src/search/token-count.js";
 import { Switchyard } from "../../src/switchyard.js";
 import { countRequestTokens, type AnthropicRequestBody } from "./count-request.js";
-import type { ModeInfo, ModeRun, RunModeOptions } from "./modes.js";
+import type { ModeInfo, ModeRun, RunModeOptions } from "./mode-run.js";
 import type { RequestRecord } from "./scripted-model.js";
 import { type BenchModel, MAX_OUTPUT_TOKENS, SYSTEM_PROMPT } from "./settings.js";
 import { canonicalJson, type BenchTask } from "./task.js";

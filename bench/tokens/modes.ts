@@ -15,8 +15,8 @@ import { defineTool, type ToolDefinition } from "../../src/registry/define-tool.
 import { Switchyard } from "../../src/switchyard.js";
 import { saasTools } from "../search/catalog/saas-tools.js";
 import { HOSTED_MODE, runHostedMode } from "./hosted-mode.js";
-import { ScriptedModel, type PolicyTurns, type RequestRecord, type ScriptedPolicy } from "./scripted-model.js";
-import { type BenchModel, MAX_OUTPUT_TOKENS, SYSTEM_PROMPT } from "./settings.js";
+import { ScriptedModel, type PolicyTurns, type ScriptedPolicy } from "./scripted-model.js";
+import { MAX_OUTPUT_TOKENS, SYSTEM_PROMPT } from "./settings.js";
 import {
   canonicalJson,
   type BenchTask,
@@ -26,38 +26,9 @@ import {
   type TaskWorld,
 } from "./task.js";
 
-/** How the model calls tools: direct turns, one program in Switchyard's sandbox, or one program the provider runs. */
-export type ModeFamily = "direct" | "programmatic" | "hosted";
+import type { Grade, ModeFamily, ModeId, ModeInfo, ModeRun, RunModeOptions } from "./mode-run.js";
 
-export type ModeId =
-  | "direct"
-  | "direct-grouped"
-  | "direct-lean"
-  | "direct-padded"
-  | "direct-deferred"
-  | "programmatic"
-  | "programmatic-retry"
-  | "programmatic-padded"
-  | "programmatic-deferred"
-  | "hosted";
-
-export interface ModeInfo {
-  readonly id: ModeId;
-  readonly family: ModeFamily;
-  /** `task`: the task's own tools; `padded`: plus the 224 SaaS tools of the search benchmark. */
-  readonly catalog: "task" | "padded";
-  /** `all`: every definition up front; `search`: the model searches before it can use a tool. */
-  readonly loading: "all" | "search";
-  /** `lean`: the task's narrower API (field selection, server-side filters) where it has one. */
-  readonly api: "plain" | "lean";
-  /** Direct family: one call per turn, or independent calls grouped in one turn. */
-  readonly grouping?: "one" | "grouped";
-  /** Programmatic family: a first program the type check refuses, then the right one. */
-  readonly retry?: boolean;
-  /** Column-width label for tables and the chart legend. */
-  readonly label: string;
-  readonly description: string;
-}
+export type { Grade, ModeFamily, ModeId, ModeInfo, ModeRun, RunModeOptions };
 
 export const MODES: readonly ModeInfo[] = [
   {
@@ -174,47 +145,6 @@ export const EFFECT_MODES = {
   code: "programmatic-padded",
   both: "programmatic-deferred",
 } as const satisfies Record<string, ModeId>;
-
-export interface RunModeOptions {
-  readonly model: BenchModel;
-  /** Most tool calls in one grouped turn; default unlimited (the most generous baseline). */
-  readonly maxCallsPerTurn?: number;
-}
-
-/** How the answer was graded. */
-export interface Grade {
-  /** The structured answer the policy reached equals the truth. */
-  readonly answerMatches: boolean;
-  /** What the task's checker found wrong with the final text (empty when right). */
-  readonly checkerProblems: readonly string[];
-  /** What the world's own check found (e.g. a page not written verbatim). */
-  readonly worldProblems: readonly string[];
-}
-
-/** Everything one task run in one mode produced. */
-export interface ModeRun {
-  readonly taskId: string;
-  readonly mode: ModeId;
-  readonly records: readonly RequestRecord[];
-  readonly answer: unknown;
-  readonly truth: unknown;
-  /** Graded: the answer matches, the checker accepts the final text, the world is right, the run completed. */
-  readonly correct: boolean;
-  readonly grade: Grade;
-  /** Why the answer is wrong, or what went unexpectedly (empty for a clean run). */
-  readonly problems: readonly string[];
-  readonly finalText: string;
-  /** Time spent in tools, sandbox and type check, in ms (no model time). */
-  readonly toolWallMs: number;
-  /** Real tool calls, including those made inside programs. */
-  readonly toolCalls: number;
-  /** Tools in the session's catalog. */
-  readonly catalogTools: number;
-  /** Bytes of tool results: what direct calls put into the context, or what stayed inside programs. */
-  readonly toolResultBytes: number;
-  /** Bytes the programs returned to the model (0 for direct modes). */
-  readonly programOutputBytes: number;
-}
 
 /**
  * Largest direct result put into the context, in bytes. Switchyard's default (16 KB) would
