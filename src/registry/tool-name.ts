@@ -21,8 +21,11 @@ const MAX_NAME_LENGTH = 128;
 const NAMESPACE_PATTERN = /^[A-Za-z0-9_$-]+$/;
 const LOCAL_NAME_PATTERN = /^[A-Za-z0-9_$.-]+$/;
 
-/** Names reserved by the runtime itself at the root of `tools`. */
-export const RESERVED_ROOT_MEMBERS: ReadonlySet<string> = new Set(["$search", "$describe"]);
+/**
+ * Names the runtime answers itself at the root of `tools` (runtime/wire.ts): a tool or namespace of
+ * one of them would be declared and checked, yet never reached by a program's call.
+ */
+export const RESERVED_ROOT_MEMBERS: ReadonlySet<string> = new Set(["$search", "$describe", "$budget", "$timer"]);
 
 // A name of any length is quoted by its start, so a 100 KB name gives a message one line long.
 function quoteStart(name: unknown): string {
@@ -62,7 +65,11 @@ export function parseToolName(name: string): ParsedToolName {
   const namespaceIdentifier = namespace === undefined ? undefined : toIdentifier(namespace);
   const localIdentifier = toIdentifier(localName);
   if (RESERVED_ROOT_MEMBERS.has(namespaceIdentifier ?? localIdentifier)) {
-    throw new SwitchyardError("TOOL_NAME_INVALID", `Tool name "${name}" is reserved by the runtime.`);
+    const reserved = [...RESERVED_ROOT_MEMBERS].map((member) => `tools.${member}`).join(", ");
+    throw new SwitchyardError(
+      "TOOL_NAME_INVALID",
+      `Tool name "${name}" is reserved by the runtime (${reserved} are its own); rename the tool or its namespace.`,
+    );
   }
   return {
     namespace,

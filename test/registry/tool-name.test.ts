@@ -46,10 +46,20 @@ describe("parseToolName", () => {
     ["200 characters", "a".repeat(200)],
     ["a bare $search", "$search"],
     ["a bare $describe", "$describe"],
+    // The runtime answers tools.$budget() and tools.$timer itself: such a tool would be declared, never called.
+    ["a bare $budget", "$budget"],
+    ["the namespace $budget", "$budget.report"],
+    ["a bare $timer", "$timer"],
     ["a slash", "fs/read"],
     ["a non-string", 42 as unknown as string],
   ])("rejects a name with %s as TOOL_NAME_INVALID", (_label, name) => {
     expect(configErrorCode(() => parseToolName(name))).toBe("TOOL_NAME_INVALID");
+  });
+
+  it("says which names the runtime keeps, and what to do", () => {
+    expect(() => parseToolName("$budget.report")).toThrow(
+      'Tool name "$budget.report" is reserved by the runtime (tools.$search, tools.$describe, tools.$budget, tools.$timer are its own); rename the tool or its namespace.',
+    );
   });
 
   it("accepts a name of exactly 128 characters and `$search` inside a namespace", () => {
