@@ -13,7 +13,7 @@ import {
   type ToolDefinedCode,
   type ToolOutcome,
 } from "./contract.js";
-import { messageOf, ToolError } from "./errors.js";
+import { messageOf, SwitchyardError, ToolError } from "./errors.js";
 import type { Approver, PermissionGate } from "./permissions/permission-gate.js";
 import { capOutsideSecrets } from "./redaction/cap-outside-secrets.js";
 import { emitRedactions, redactCallError, type LocatedRedaction } from "./redaction/redact-results.js";
@@ -137,7 +137,12 @@ export function runToolCall(
   }
 
   // 2. Validation, before anything else sees the input.
-  const violations = registered.validateInput(call.input);
+  let violations: ReturnType<typeof registered.validateInput>;
+  try {
+    violations = registered.validateInput(call.input);
+  } catch (error) {
+    return finish(uncompiledSchemaOutcome(call, error, "The call was not made"));
+  }
   if (violations.length > 0) {
     return finish(
       failedOutcome(
@@ -411,7 +416,12 @@ class CallRun {
     const { call, context } = this;
     const tool = this.#tool;
     if (this.registered.validateOutput !== undefined) {
-      const violations = this.registered.validateOutput(value);
+      let violations: ReturnType<typeof this.registered.validateOutput>;
+      try {
+        violations = this.registered.validateOutput(value);
+      } catch (error) {
+        return this.#end(uncompiledSchemaOutcome(call, error, "The tool ran, but its result was not returned"));
+      }
       if (violations.length > 0) {
         const message = formatViolations(
           `${tool.name} returned a result that does not match its outputSchema`,
@@ -684,6 +694,17 @@ function errorParts(error: unknown): CallError {
   const message =
     error instanceof Error ? error.message : typeof error === "string" ? error : "The tool failed without a message.";
   return { code: "TOOL_ERROR", message };
+}
+
+/**
+ * A call whose tool's schema ajv could not compile when it was first needed (see `prepareSchema`):
+ * the tool's author must fix it, so the call fails TOOL_ERROR saying so; anything else is a bug
+ * and is thrown on.
+ */
+function uncompiledSchemaOutcome(call: ToolCall, error: unknown, what: string): ToolOutcome {
+  if (!SwitchyardError.isInstance(error) || error.code !== "SCHEMA_INVALID") throw error;
+  const message = error.message.endsWith(".") ? error.message : `${error.message}.`;
+  return failedOutcome(call, "TOOL_ERROR", `${what}: ${message} The tool's author has to fix the schema.`);
 }
 
 /**

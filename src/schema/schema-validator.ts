@@ -231,6 +231,8 @@ export function schemaCompileCount(): number {
  * schemas throw `SwitchyardError("SCHEMA_INVALID")` naming `label` with the same text; what the
  * meta-schema cannot see (a `$ref` that resolves nowhere, a `pattern` that is not a regular
  * expression, an embedded `$id` or anchor) makes it compile now, so no invalid schema reaches a call.
+ * The returned validator throws that `SCHEMA_INVALID` if the compile on its first call still fails
+ * (the code generator's own limits); the call pipeline answers the call with it.
  * Two shortcuts keep it near a microsecond a tool: a schema of plain keywords (`isPlainSchema`)
  * needs no ajv check, and a schema whose JSON text already passed the check is not checked again.
  */
@@ -249,7 +251,22 @@ export function prepareSchema(schema: JsonSchema, label: string): CompiledValida
   }
   checked.add(schema);
   let validator: CompiledValidator | undefined;
-  return (value) => (validator ??= compileSchema(schema, label))(value);
+  // What the check vouches for nearly always compiles; ajv's code generator can still give up on a
+  // schema the check passed (a chain of hundreds of `$ref`s overflows its stack). That failure is
+  // kept: every later call throws it again at once, rather than paying the failing compile again.
+  let failure: SwitchyardError | undefined;
+  return (value) => {
+    if (validator === undefined) {
+      if (failure !== undefined) throw failure;
+      try {
+        validator = compileSchema(schema, label);
+      } catch (error) {
+        failure = SwitchyardError.isInstance(error) ? error : schemaInvalid(label, error);
+        throw failure;
+      }
+    }
+    return validator(value);
+  };
 }
 
 // ajv's meta-schema check, skipped for a JSON text that passed it before; what the meta-schema
@@ -272,7 +289,7 @@ function checkWithAjv(schema: { [keyword: string]: unknown }, label: string): vo
   if (text !== undefined) rememberPassed(text);
 }
 
-// Schema objects that passed prepareSchema's check; compiling them later cannot fail.
+// Schema objects that passed prepareSchema's check (their compile is the first call's).
 const checked = new WeakSet<object>();
 
 // JSON texts of schemas that passed ajv's check: tools of one server share shapes (a pagination

@@ -146,4 +146,54 @@ describe("schemas compiled on first use", () => {
     for (const registered of registry.snapshot().tools) registered.validateInput({ customerId: "c" });
     expect(schemaCompileCount()).toBe(before + 1);
   });
+
+  // Attack: a schema the registration check passes but ajv's code generator cannot compile (a chain
+  // of $refs deeper than its recursion), so the first call is where it fails. Before, callTool
+  // rejected (and left an unhandled rejection that ends a default Node process) and a program's
+  // call failed "Internal error in the host pipeline".
+  it("answers every call of a tool whose schema fails its first-call compile with TOOL_ERROR saying so, never a rejection", async () => {
+    const links = 2_000;
+    const $defs = Object.fromEntries(
+      Array.from({ length: links }, (_, index) => [
+        `D${index}`,
+        { type: "object", properties: { next: { $ref: `#/$defs/D${(index + 1) % links}` } } },
+      ]),
+    );
+    let executed = 0;
+    const chain = tool(
+      "chain.tool",
+      { type: "object", $defs, properties: { root: { $ref: "#/$defs/D0" } } },
+      {
+        execute: () => ++executed,
+      },
+    );
+    const yard = new Switchyard({ tools: [chain], typeCheck: "off" });
+    sessions.push(yard);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const first = await yard.callTool("chain.tool", {}, { callId: "c-1" });
+      const second = await yard.callTool("chain.tool", {}, { callId: "c-2" });
+      for (const [outcome, id] of [
+        [first, "c-1"],
+        [second, "c-2"],
+      ] as const) {
+        expect(outcome).toMatchObject({ callId: id, status: "error", error: { code: "TOOL_ERROR" } });
+        expect(outcome.error?.message).toMatch(
+          /^The call was not made: Tool "chain.tool" inputSchema: the JSON Schema does not compile: .+\. The tool's author has to fix the schema\.$/,
+        );
+      }
+      const run = await yard.run(
+        "try { await tools.chain.tool({}); return 'made'; } catch (error) { return isToolCallError(error) ? error.code : 'other'; }",
+      );
+      expect(run.output).toBe("TOOL_ERROR");
+      expect(run.calls.map((call) => [call.status, call.code])).toEqual([["error", "TOOL_ERROR"]]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+      expect(executed).toBe(0);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
 });
