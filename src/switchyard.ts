@@ -319,7 +319,7 @@ export class Switchyard {
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     };
     const outcome = this.telemetry.traceDirectCall(call.tool, id, () => executeToolCall(call, context));
-    if (this.observedTypes !== undefined) void outcome.then(() => this.observedTypes?.save(), () => undefined);
+    if (this.observedTypes !== undefined) void outcome.catch(() => undefined).then(() => this.observedTypes?.save());
     return outcome;
   }
 

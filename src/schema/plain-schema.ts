@@ -4,6 +4,8 @@
 // know (references, conditionals, tuples, unknown keywords, non-plain objects, deep nesting): those
 // take ajv's own check, which gives the error texts. It never throws.
 
+import { isRunnablePattern } from "./schema-pattern.js";
+
 const TYPES: ReadonlySet<string> = new Set(["array", "boolean", "integer", "null", "number", "object", "string"]);
 const DRAFT_2020 = /^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 const DRAFT_07 = /^http:\/\/json-schema\.org\/draft-07\/schema#?$/;
@@ -42,17 +44,6 @@ function isType(value: unknown): boolean {
   return true;
 }
 
-function isRegExpSource(source: unknown): boolean {
-  if (typeof source !== "string") return false;
-  try {
-    // ajv compiles patterns with the "u" flag.
-    new RegExp(source, "u");
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function isSchemaMap(value: unknown, depth: number): boolean {
   if (!isRecord(value)) return false;
   for (const key of Object.keys(value)) if (!isSubschema(value[key], depth)) return false;
@@ -79,7 +70,7 @@ function isKeyword(keyword: string, value: unknown, depth: number): boolean {
     case "definitions":
       return isSchemaMap(value, depth);
     case "patternProperties":
-      return isSchemaMap(value, depth) && Object.keys(value as object).every(isRegExpSource);
+      return isSchemaMap(value, depth) && Object.keys(value as object).every(isRunnablePattern);
     // An array of `items` is a tuple in draft-07 and an error in 2020-12: ajv's check tells.
     case "items":
     case "additionalProperties":
@@ -105,7 +96,7 @@ function isKeyword(keyword: string, value: unknown, depth: number): boolean {
     case "format":
       return typeof value === "string";
     case "pattern":
-      return isRegExpSource(value);
+      return isRunnablePattern(value);
     case "minimum":
     case "maximum":
     case "exclusiveMinimum":
@@ -138,7 +129,7 @@ function isNode(value: unknown, depth: number): boolean {
 
 /**
  * True when `schema` uses only keywords this module knows, each with a value both draft 2020-12
- * and draft-07 accept, no `$ref` or nested `$id`, every pattern a regular expression, nesting at
+ * and draft-07 accept, no `$ref` or nested `$id`, every pattern one schema-pattern.ts runs, nesting at
  * most 32 deep: then ajv's meta-schema check and compile cannot fail on it. False means "ask
  * ajv", not "invalid". The root may carry `$id` (registration compiles without it) and a
  * `$schema` naming draft 2020-12 or draft-07.

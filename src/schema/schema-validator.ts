@@ -8,6 +8,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { JsonSchema, JsonValue } from "../contract.js";
 import { SwitchyardError, messageOf } from "../errors.js";
+import { isRunnablePattern, schemaPatternEngine } from "./schema-pattern.js";
 import { wordCut } from "../../runtime/wire.js";
 import { exceedsValueDepth, MAX_VALIDATED_DEPTH } from "../json-limits.js";
 import { groupViolations, MAX_VIOLATION_LINES, type ViolationGroup } from "./group-violations.js";
@@ -39,7 +40,14 @@ const MAX_VIOLATIONS = 10_000;
 const require = createRequire(import.meta.url);
 
 function createAjv(kind: "2020" | "07", checksSchemas = true): Ajv {
-  const options = { allErrors: true, strict: false, validateFormats: true, validateSchema: checksSchemas } as const;
+  // Patterns run on schemaPatternEngine: linear time, or refused (schema-pattern.ts).
+  const options = {
+    allErrors: true,
+    strict: false,
+    validateFormats: true,
+    validateSchema: checksSchemas,
+    code: { regExp: schemaPatternEngine },
+  } as const;
   const ajv =
     kind === "2020"
       ? new (require("ajv/dist/2020.js") as { Ajv2020: typeof Ajv2020 }).Ajv2020(options)
@@ -331,20 +339,12 @@ function metaSchemaIsEnough(root: { [keyword: string]: unknown }): boolean {
     }
     // ajv refuses an empty enum when it compiles; draft-07's meta-schema allows one.
     if (Array.isArray(record["enum"]) && record["enum"].length === 0) return false;
-    if (typeof record["pattern"] === "string" && !isRegExp(record["pattern"])) return false;
+    if (typeof record["pattern"] === "string" && !isRunnablePattern(record["pattern"])) return false;
     const patterns = record["patternProperties"];
-    if (patterns !== null && typeof patterns === "object" && !Object.keys(patterns).every(isRegExp)) return false;
+    if (patterns !== null && typeof patterns === "object" && !Object.keys(patterns).every(isRunnablePattern))
+      return false;
   }
   return true;
-}
-
-function isRegExp(source: string): boolean {
-  try {
-    new RegExp(source, "u");
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
