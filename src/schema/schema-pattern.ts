@@ -17,9 +17,9 @@ interface RegExpLike {
 }
 type RegExpEngine = ((source: string, flags: string) => RegExpLike) & { readonly code: string };
 
-// CommonJS build, required on the first pattern: importing Switchyard does not load it.
+// CommonJS build, required on the first pattern (or a warm-up): importing Switchyard does not load it.
 const require = createRequire(import.meta.url);
-let re2: typeof Re2js.RE2JS | undefined;
+let engine: typeof Re2js.RE2JS | undefined;
 
 /** Patterns compiled so far (a catalog's are few and repeat across tools), or why one is refused. */
 const compiled = new Map<string, RegExpLike | Error>();
@@ -53,8 +53,14 @@ function compilePattern(source: string): RegExpLike | Error {
   return made;
 }
 
+/** Loads RE2JS (about 8 ms of a process's CPU), for a warm-up step ahead of the first pattern. */
+export function loadPatternEngine(): typeof Re2js.RE2JS {
+  engine ??= (require("re2js") as typeof Re2js).RE2JS;
+  return engine;
+}
+
 function linearPattern(source: string): RegExpLike | undefined {
-  re2 ??= (require("re2js") as typeof Re2js).RE2JS;
+  const re2 = loadPatternEngine();
   try {
     const pattern = re2.compile(re2.translateRegExp(source));
     // ajv keys a validator's patterns by their text (`toString`), as a RegExp prints itself.

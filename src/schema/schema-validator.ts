@@ -8,7 +8,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { JsonSchema, JsonValue } from "../contract.js";
 import { SwitchyardError, messageOf } from "../errors.js";
-import { isRunnablePattern, schemaPatternEngine } from "./schema-pattern.js";
+import { isRunnablePattern, loadPatternEngine, schemaPatternEngine } from "./schema-pattern.js";
 import { wordCut } from "../../runtime/wire.js";
 import { exceedsValueDepth, MAX_VALIDATED_DEPTH } from "../json-limits.js";
 import { groupViolations, MAX_VIOLATION_LINES, type ViolationGroup } from "./group-violations.js";
@@ -100,7 +100,11 @@ const META_2020_PARTS = [
  * leaves its work to the first compile. See `metaSchemaWarmUpSteps` for the other schemas.
  */
 export function validationWarmUpSteps(): (() => void)[] {
-  return [...AJV_MODULES.map((id) => () => void require(id)), () => void (ajvPlain ??= createAjv("2020", false))];
+  return [
+    ...AJV_MODULES.map((id) => () => void require(id)),
+    () => void (ajvPlain ??= createAjv("2020", false)),
+    () => void loadPatternEngine(),
+  ];
 }
 
 /**
