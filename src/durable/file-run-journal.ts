@@ -19,12 +19,15 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  linkSync,
   readFileSync,
   readSync,
+  renameSync,
   rmSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { open, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { SwitchyardError } from "../errors.js";
@@ -58,8 +61,10 @@ export interface FileRunJournalOptions {
 const JOURNAL_SUFFIX = ".jsonl";
 // `readHeader` reads the first line in chunks of this many bytes.
 const HEADER_CHUNK_BYTES = 16 * 1024;
-const OPEN_READ = constants.O_RDONLY | constants.O_NOFOLLOW;
-const OPEN_EXISTING = constants.O_RDWR | constants.O_APPEND | constants.O_NOFOLLOW;
+// O_NONBLOCK: a FIFO planted under a journal's name opens at once (and is refused as no regular
+// file) instead of blocking a libuv thread until a writer comes, which a signal cannot end.
+const OPEN_READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const OPEN_EXISTING = constants.O_RDWR | constants.O_APPEND | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const OPEN_APPEND = OPEN_EXISTING | constants.O_CREAT;
 const OPEN_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 // Runs this process writes: a second writer in the same process is refused like one in another.
@@ -121,7 +126,9 @@ export class FileRunJournal implements RunJournal {
         if ((error as NodeJS.ErrnoException).code === "ENOENT") throw noJournal(id);
         throw error;
       }
-      const size = fstatSync(fd).size;
+      const stats = fstatSync(fd);
+      checkRegularFile(id, stats.isFile());
+      const { size } = stats;
       this.#checkSize(id, size);
       if (size === 0 && header === undefined) throw noJournal(id);
       // The one read of the journal: every complete line is checked, a torn last line is cut
@@ -163,7 +170,9 @@ export class FileRunJournal implements RunJournal {
     }
     try {
       // Only the first line, in chunks: a header is the program and its input, not the calls.
-      const size = (await file.stat()).size;
+      const stats = await file.stat();
+      checkRegularFile(id, stats.isFile());
+      const { size } = stats;
       this.#checkSize(id, size);
       const chunks: Buffer[] = [];
       for (let at = 0; at < size; ) {
@@ -228,8 +237,13 @@ export class FileRunJournal implements RunJournal {
     let names: string[];
     try {
       names = await readdir(this.folder);
-    } catch {
-      return [];
+    } catch (error) {
+      // No folder yet: no runs. One that cannot be read is said, not listed as empty.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw new JournalError(
+        "JOURNAL_INVALID",
+        `The journal folder ${this.folder} cannot be read (${String((error as Error).message)}).`,
+      );
     }
     const ids: string[] = [];
     for (const name of names) {
@@ -265,7 +279,9 @@ export class FileRunJournal implements RunJournal {
       throw new JournalError("JOURNAL_INVALID", `A file of run ${id} cannot be read: ${String(error)}`);
     }
     try {
-      this.#checkSize(id, (await file.stat()).size);
+      const stats = await file.stat();
+      checkRegularFile(id, stats.isFile());
+      this.#checkSize(id, stats.size);
       return await file.readFile("utf8");
     } finally {
       await file.close();
@@ -294,43 +310,44 @@ export class FileRunJournal implements RunJournal {
     mkdirSync(this.folder, { recursive: true, mode: 0o700 });
   }
 
-  /** Takes `id`'s lock file, or throws RUN_BUSY; a lock whose process is gone is taken over. */
+  /**
+   * Takes `id`'s lock file, or throws RUN_BUSY; a lock whose process is gone is taken over. The
+   * lock appears whole or not at all: its pid is written to a file of this process's own, which is
+   * then linked into place (a link fails where the lock exists), so no process reads a lock without
+   * its pid (an empty one read as a dead writer's let two processes hold the run). A stale lock is
+   * moved aside by rename, which only one process can do to one file, and checked to be the one
+   * found stale before it is dropped.
+   */
   #lock(id: string): void {
-    if (heldHere.has(`${this.folder}\0${id}`)) throw busy(id, process.pid);
+    const key = `${this.folder}\0${id}`;
+    if (heldHere.has(key)) throw busy(id, process.pid);
     const path = join(this.folder, `${id}.lock`);
-    for (let attempt = 0; attempt < 2; attempt++) {
-      let fd: number | undefined;
+    const mine = `${path}.${process.pid}-${randomBytes(4).toString("hex")}`;
+    try {
+      const fd = openSync(mine, OPEN_NEW, 0o600);
       try {
-        fd = openSync(path, OPEN_NEW, 0o600);
         writeSync(fd, `${process.pid}`);
+      } finally {
         closeSync(fd);
-        heldHere.add(`${this.folder}\0${id}`);
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
-          // Made but not written (a full disk): an empty lock would only be taken for a stale one.
-          if (fd !== undefined) {
-            closeSync(fd);
-            rmSync(path, { force: true });
-          }
-          throw error;
+      }
+      for (let attempt = 0; attempt < 3; attempt++) {
+        try {
+          linkSync(mine, path);
+          heldHere.add(key);
+          return;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
         }
+        const holder = readLockHolder(path);
+        if (holder === undefined) continue;
+        if (holder > 0 && holder !== process.pid && isAlive(holder)) throw busy(id, holder);
+        // The writer died (a SIGKILLed worker): its lock is stale.
+        setStaleLockAside(path, holder);
       }
-      let holder = Number.NaN;
-      try {
-        holder = Number(readFileSync(path, "utf8"));
-      } catch {
-        // Removed meanwhile: try again.
-      }
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) throw busy(id, holder);
-      // The writer died (a SIGKILLed worker): its lock is stale.
-      try {
-        unlinkSync(path);
-      } catch {
-        // Someone else took it over first; the next attempt sees theirs.
-      }
+      throw busy(id, Number.NaN);
+    } finally {
+      rmSync(mine, { force: true });
     }
-    throw busy(id, Number.NaN);
   }
 
   #unlock(id: string): void {
@@ -527,6 +544,45 @@ function readWhole(fd: number, size: number): string {
 
 function noJournal(id: string): JournalError {
   return new JournalError("JOURNAL_INVALID", `Run ${id} has no journal.`, { missing: true });
+}
+
+/** The pid a lock file names (0 for one that names none), or undefined when it is gone. */
+function readLockHolder(path: string): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+  const holder = Number(text);
+  return Number.isInteger(holder) && holder > 0 ? holder : 0;
+}
+
+/**
+ * Removes the stale lock at `path` that named `holder`. Renamed aside first: of processes that all
+ * found it stale only one moves it. What was moved is checked: a lock another process took over
+ * meanwhile is linked back (a third process that locked in that instant keeps its lock instead).
+ */
+function setStaleLockAside(path: string, holder: number): void {
+  const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
+  try {
+    renameSync(path, aside);
+  } catch {
+    // Moved or removed by another process first: the next attempt sees what is there now.
+    return;
+  }
+  try {
+    if (readLockHolder(aside) !== holder) linkSync(aside, path);
+  } catch {
+    // A third process locked in that instant; theirs stands.
+  } finally {
+    rmSync(aside, { force: true });
+  }
+}
+
+function checkRegularFile(id: string, isFile: boolean): void {
+  if (!isFile)
+    throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} is not a regular file; remove what is there.`);
 }
 
 function busy(id: string, pid: number): JournalError {

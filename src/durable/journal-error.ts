@@ -37,15 +37,27 @@ export class JournalError extends Error {
 const UNWRITABLE: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT", "EROFS", "EFBIG", "EIO"]);
 
 /**
+ * Errors of a store's place that cannot be opened as a journal's: no permission, a folder or a
+ * file where the other belongs, a link where none may be.
+ */
+const UNOPENABLE: ReadonlySet<string> = new Set(["EACCES", "EPERM", "EISDIR", "ENOTDIR", "EEXIST", "ELOOP"]);
+
+/**
  * `error` as the JournalError a run (or a command) reports: a JournalError as it is, a file-system
- * error of a medium that refuses to write as `JOURNAL_WRITE_FAILED`; undefined for anything else.
+ * error of a medium that refuses to write as `JOURNAL_WRITE_FAILED`, one of a place that cannot be
+ * opened as `JOURNAL_INVALID`; undefined for anything else.
  */
 export function asJournalError(error: unknown, id: string): JournalError | undefined {
   if (JournalError.isInstance(error)) return error;
   const errno = (error as NodeJS.ErrnoException | null)?.code;
-  if (typeof errno !== "string" || !UNWRITABLE.has(errno)) return undefined;
-  return new JournalError(
-    "JOURNAL_WRITE_FAILED",
-    `The journal of run ${id} could not be written (${String((error as Error).message)})`,
-  );
+  if (typeof errno !== "string") return undefined;
+  const message = String((error as Error).message);
+  if (UNWRITABLE.has(errno))
+    return new JournalError("JOURNAL_WRITE_FAILED", `The journal of run ${id} could not be written (${message})`);
+  if (UNOPENABLE.has(errno))
+    return new JournalError(
+      "JOURNAL_INVALID",
+      `The journal of run ${id} cannot be opened (${message}): check the journal folder's owner, permissions and contents.`,
+    );
+  return undefined;
 }

@@ -2,11 +2,21 @@
 // then what only files have: a torn last line, a lock left by a dead process, journals and answer
 // folders planted as symbolic links, a file grown past the cap. Real files, real isolates.
 
-import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileRunJournal } from "../../src/durable/file-run-journal.js";
 import { hashInput } from "../../src/durable/hash-input.js";
@@ -88,6 +98,77 @@ describe("the file journal store", () => {
     writeFileSync(join(store.folder, "busy.lock"), dead);
     const third = await yard.run(`await sleep(300); return 1;`, { durable: { id: "busy" } });
     expect(third.output).toBe(1);
+  });
+
+  // Attack: several processes resume one run at the same moment (two workers handed the same job,
+  // a person's `runs resume` beside a supervisor's), with a dead writer's lock in place or none.
+  // Before, a lock read before its pid was written counted as stale, and taking over a stale lock
+  // was read-check-unlink: 2 to 4 of 6 processes held the run at once, and an approved refund ran twice.
+  it.each([
+    ["no lock", false],
+    ["a dead writer's lock", true],
+  ])(
+    "lets one of 8 processes opening a run at once hold it, with %s in place",
+    async (_label, stale) => {
+      const store = createStore();
+      const { yard } = createYard(store);
+      await yard.run("return 1;", { durable: { id: "raced" } });
+      const child = fileURLToPath(new URL("./fixtures/lock-child.ts", import.meta.url));
+      for (let round = 0; round < 3; round++) {
+        if (stale) {
+          const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).stdout;
+          writeFileSync(join(store.folder, "raced.lock"), dead.toString());
+        }
+        const startAt = String(Date.now() + 2_500);
+        const outcomes = await Promise.all(
+          Array.from(
+            { length: 8 },
+            () =>
+              new Promise<string>((resolve) => {
+                const process_ = spawn(
+                  process.execPath,
+                  ["--no-node-snapshot", "--import", import.meta.resolve("tsx"), child, store.folder, "raced", startAt],
+                  { stdio: ["ignore", "pipe", "inherit"] },
+                );
+                let out = "";
+                process_.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+                process_.on("close", () => resolve(out));
+              }),
+          ),
+        );
+        expect(outcomes.filter((outcome) => outcome === "GOT")).toHaveLength(1);
+        expect(outcomes.filter((outcome) => outcome !== "GOT").every((outcome) => outcome === "RUN_BUSY")).toBe(true);
+      }
+      // Nothing of the lock is left once every holder is gone: no lock, no file set aside.
+      expect((await readdir(store.folder)).filter((name) => name.includes(".lock"))).toEqual([]);
+    },
+    60_000,
+  );
+
+  // Attack: a FIFO, or a folder, planted under a journal's name. Before, opening the FIFO blocked
+  // a libuv thread forever (SIGINT and SIGTERM could not end `switchyard runs list`), and the folder
+  // made `runs approve` print a stack trace.
+  it("refuses a FIFO or a folder under a journal's name as JOURNAL_INVALID at once, never blocking", async () => {
+    const store = createStore();
+    const { yard } = createYard(store);
+    await yard.run("return 1;", { durable: { id: "first" } });
+    expect(spawnSync("mkfifo", [join(store.folder, "piped.jsonl")]).status).toBe(0);
+    mkdirSync(join(store.folder, "folder.jsonl"));
+    for (const id of ["piped", "folder"]) {
+      const result = await yard.run("return 1;", { durable: { id } });
+      expect(result.error?.code).toBe("JOURNAL_INVALID");
+      await expect(store.read(id)).rejects.toMatchObject({ code: "JOURNAL_INVALID" });
+      await expect(store.readHeader(id)).rejects.toMatchObject({ code: "JOURNAL_INVALID" });
+    }
+    expect(result(await store.list())).toEqual(["first"]);
+  });
+
+  it("says so when the journal folder cannot be read, instead of listing no runs", async () => {
+    const file = join(root, "not-a-folder");
+    writeFileSync(file, "x");
+    const store = new FileRunJournal({ folder: file });
+    await expect(store.list()).rejects.toMatchObject({ code: "JOURNAL_INVALID" });
+    await expect(store.open("any", undefined)).rejects.toMatchObject({ code: "JOURNAL_INVALID" });
   });
 
   it("refuses a journal planted as a symbolic link instead of writing through it", async () => {
@@ -194,3 +275,7 @@ describe("the file journal store", () => {
     ]);
   });
 });
+
+function result(summaries: readonly { readonly id: string }[]): string[] {
+  return summaries.map((summary) => summary.id).sort();
+}
