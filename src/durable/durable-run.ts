@@ -86,6 +86,8 @@ export class DurableRun implements CrossingJournal {
   #live = false;
   /** The journal already holds the run's end: a full replay appends nothing. */
   #ended = false;
+  /** A resume's entries, held while it has appended nothing past the journal's end (`goneLive`). */
+  #afterEnd: readonly (DecisionEntry | ResumeEntry)[] = [];
   #ending: RunError | undefined;
   #endRun: ((error: RunError) => void) | undefined;
   /** The calls waiting for a decision now, by position; once paused, the calls the run paused on. */
@@ -170,8 +172,6 @@ export class DurableRun implements CrossingJournal {
   goneLive(replayed: number): void {
     if (this.#ending !== undefined) return;
     this.#live = true;
-    // A replay of a run that had ended appends nothing: its journal is complete.
-    if (this.#ended) return;
     // Decisions brought to this resume are journaled once it is past the replay, so a crash from
     // here on resumes with them.
     const at = Date.now();
@@ -184,7 +184,11 @@ export class DurableRun implements CrossingJournal {
         approved: decision.approved,
         ...(decision.reason === undefined ? {} : { reason: decision.reason }),
       });
-    if (entries.length > 0) this.#append(entries);
+    // A replay of a run that had ended appends nothing when the program ends where it did (its
+    // journal is complete); one that goes on past the end (a cancelled run resumed) journals its
+    // resume before the first entry it makes, and its own end.
+    if (this.#ended) this.#afterEnd = entries;
+    else if (entries.length > 0) this.#append(entries);
   }
 
   callMade(callId: string, position: number): void {
@@ -324,6 +328,10 @@ export class DurableRun implements CrossingJournal {
 
   #append(entries: readonly JournalEntry[]): void {
     if (this.#heldBack.length > 0) entries = [...this.#heldBack.splice(0), ...entries];
+    if (this.#ended) {
+      this.#ended = false;
+      entries = [...this.#afterEnd, ...entries];
+    }
     let appended: boolean;
     try {
       appended = this.#writer.append(entries);

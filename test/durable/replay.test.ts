@@ -214,4 +214,32 @@ describe("durable runs, replayed in one process", () => {
     expect(again.output).toEqual(original.output);
     expect(statSync(path).size).toBeGreaterThan(header.length + 1);
   });
+
+  // A cancelled run (Ctrl-C or SIGTERM of `switchyard run --durable`) journals its end; resuming it
+  // goes on past that end. Before, the resume journaled its calls after the old end but neither its
+  // resume nor its own end, so `runs list` and `runs show` said "running" for good.
+  it("journals a cancelled run's resume and its own end when the resume goes on past the journaled end", async () => {
+    const { yard, calls } = createYard({ fast: 1, slow: 150 });
+    const program = `const out = []; for (let n = 0; n < 4; n++) out.push(await tools.api.after({ name: "slow" })); return out.length;`;
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 400);
+    const first = await yard.run(program, { durable: { id: "cancelled-then-resumed" }, signal: stop.signal });
+    expect(first.error?.code).toBe("CANCELLED");
+    const before = calls.length;
+    expect(before).toBeGreaterThan(0);
+    const resumed = await yard.resume("cancelled-then-resumed");
+    expect(resumed.output).toBe(4);
+    const kinds = readFileSync(join(folder, "cancelled-then-resumed.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { t: string; ok?: boolean; code?: string })
+      .map((entry) => (entry.t === "end" ? `end:${entry.ok ? "ok" : entry.code}` : entry.t));
+    expect(kinds.filter((kind) => kind !== "x")).toEqual(["run", "end:CANCELLED", "resume", "end:ok"]);
+    const summary = (await store.list()).find((run) => run.id === "cancelled-then-resumed");
+    expect(summary).toMatchObject({ state: "ended", ok: true, resumes: 1 });
+    // A second resume replays it all and appends nothing.
+    const size = statSync(join(folder, "cancelled-then-resumed.jsonl")).size;
+    expect((await yard.resume("cancelled-then-resumed")).output).toBe(4);
+    expect(statSync(join(folder, "cancelled-then-resumed.jsonl")).size).toBe(size);
+  });
 });
