@@ -105,20 +105,32 @@ export async function decideRun(
 }
 
 /**
- * Throws `OPTION_INVALID` unless every decision names a call the run waits for: a decision is
- * journaled as given, and one for a call not pending would answer that call's `ask` whenever the
- * program reached it, long after anyone looked at it.
+ * Throws `OPTION_INVALID` unless every decision names a call the run waits for, once, and one no
+ * person has decided since the pause (`runs approve|deny`): a decision is journaled as given, and
+ * one for a call not pending would answer that call's `ask` whenever the program reached it, long
+ * after anyone looked at it; a second one, or one over a person's, would silently win.
  */
 export function checkDecisionsPending(journal: StoredJournal, decisions: readonly RunDecision[] | undefined): void {
   if (decisions === undefined || decisions.length === 0) return;
   const summary = summarizeJournal(journal);
   const pending = new Set(summary.pending.map((request) => request.position));
+  const refuse = (why: string): never => {
+    throw new SwitchyardError("OPTION_INVALID", `${why} Nothing was resumed.`);
+  };
   const stray = decisions.find((decision) => !pending.has(decision.position));
-  if (stray === undefined) return;
-  const waiting =
-    summary.state === "paused" ? `it waits for call(s) ${[...pending].join(", ")}` : `it is ${summary.state}`;
-  throw new SwitchyardError(
-    "OPTION_INVALID",
-    `A decision names call ${stray.position} of run ${journal.header.id}, which does not wait for it: ${waiting}. Nothing was resumed.`,
-  );
+  if (stray !== undefined) {
+    const waiting =
+      summary.state === "paused" ? `it waits for call(s) ${[...pending].join(", ")}` : `it is ${summary.state}`;
+    refuse(
+      `A decision names call ${stray.position} of run ${journal.header.id}, which does not wait for it: ${waiting}.`,
+    );
+  }
+  const seen = new Set<number>();
+  const decidedByPerson = decisionsSincePause(journal);
+  for (const { position } of decisions) {
+    if (seen.has(position)) refuse(`Call ${position} of run ${journal.header.id} is decided twice.`);
+    seen.add(position);
+    if (decidedByPerson.has(position))
+      refuse(`A person already decided call ${position} of run ${journal.header.id}; leave it out of the decisions.`);
+  }
 }

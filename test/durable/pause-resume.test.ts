@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import type { RunResult } from "../../src/contract.js";
+import { decideRun } from "../../src/durable/decide-run.js";
 import { FileRunJournal } from "../../src/durable/file-run-journal.js";
 import { Switchyard } from "../../src/switchyard.js";
 import { REFUNDS, shopPermissions, shopTools } from "./fixtures/shop-tools.js";
@@ -166,6 +167,35 @@ describe("a durable run that waits for a person", () => {
       ],
     });
     expect(resumed.ok, resumed.error?.message).toBe(true);
+  });
+
+  // Before, yard.resume took both of two decisions on one call (the last won) and let a caller's
+  // approval override a person's `runs deny`; resume_run refused both, the library did not.
+  it("refuses a call decided twice, or decided over a person's decision, leaving the journal as it was", async () => {
+    const paused = await createYard().run(REFUNDS, { durable: { id: "overruled", askTimeoutMs: 50 } });
+    expect(paused.error?.code).toBe("PAUSED");
+    const store = new FileRunJournal({ folder });
+    expect(await decideRun(store, "overruled", { position: 3, approved: false, reason: "fraud" })).toBeUndefined();
+    const path = join(folder, "overruled.jsonl");
+    const before = readFileSync(path, "utf8");
+    const twice = [
+      { position: 4, approved: true },
+      { position: 4, approved: false },
+    ];
+    await expect(createYard().resume("overruled", { decisions: twice })).rejects.toMatchObject({
+      code: "OPTION_INVALID",
+      message: "Call 4 of run overruled is decided twice. Nothing was resumed.",
+    });
+    await expect(
+      createYard().resume("overruled", { decisions: [{ position: 3, approved: true }] }),
+    ).rejects.toMatchObject({
+      code: "OPTION_INVALID",
+      message: "A person already decided call 3 of run overruled; leave it out of the decisions. Nothing was resumed.",
+    });
+    expect(readFileSync(path, "utf8")).toBe(before);
+    const resumed = await createYard().resume("overruled", { decisions: [{ position: 4, approved: false }] });
+    expect(resumed.ok, resumed.error?.message).toBe(true);
+    expect(resumed.output).toMatchObject({ a: { caught: "PERMISSION_DENIED" }, b: { caught: "PERMISSION_DENIED" } });
   });
 
   it("pauses at once when the approver answers later", async () => {
