@@ -28,9 +28,8 @@ import type { ModelToolDefinition } from "./model-tools/model-tool-definition.js
 import { createProgramDiscovery } from "./model-tools/program-discovery.js";
 import { describeProgramTool } from "./model-tools/run-program-tool.js";
 import { readableKeyFilter, Redactor, toolNameRedaction } from "./redaction/redactor.js";
-import type { ToolDefinition } from "./registry/define-tool.js";
 import { ToolRegistry, type CatalogSnapshot } from "./registry/tool-registry.js";
-import { createReadResultTool } from "./model-tools/read-result-tool.js";
+import { withResultReader } from "./model-tools/read-result-tool.js";
 import type { ResultBudgetOptions } from "./results/result-budget.js";
 import { SpillStore } from "./results/spill-store.js";
 import { CheckedDeclarations } from "./program/checked-declarations.js";
@@ -390,10 +389,4 @@ function executorOf(workers: SwitchyardOptions["workers"]): SandboxExecutor {
 function resultBudgetOf(options: SwitchyardOptions["results"], spill: SpillStore | undefined): ResultBudgetOptions {
   const { spill: _configured, ...budgets } = options ?? {};
   return spill === undefined ? budgets : { ...budgets, spill };
-}
-
-/** Adds the `results.read` tool for direct callers, unless the tools already have one. */
-function withResultReader(tools: readonly ToolDefinition[], spill: SpillStore | undefined): readonly ToolDefinition[] {
-  if (spill === undefined || tools.some((tool) => tool.name === "results.read")) return tools;
-  return [...tools, createReadResultTool(spill)];
 }

@@ -1,7 +1,7 @@
 // The built-in `results.read` tool: pages through a result that was spilled to disk because
 // it was too large for the model's context. It reads only files the spill store wrote.
 
-import { ToolError } from "../errors.js";
+import { SwitchyardError, ToolError } from "../errors.js";
 import { defineTool, type ToolDefinition } from "../registry/define-tool.js";
 import type { SpillStore } from "../results/spill-store.js";
 
@@ -53,4 +53,22 @@ export function createReadResultTool(store: SpillStore): ToolDefinition {
       return slice;
     },
   });
+}
+
+/**
+ * `tools` with `results.read` added for direct callers, unless they already have one. A bare tool
+ * named `results` would make `tools.results` both a tool and the namespace of the one added here:
+ * refused with what to do, rather than the registry's collision, which names no cause.
+ */
+export function withResultReader(
+  tools: readonly ToolDefinition[],
+  spill: SpillStore | undefined,
+): readonly ToolDefinition[] {
+  if (spill === undefined || tools.some((tool) => tool.name === "results.read")) return tools;
+  if (tools.some((tool) => tool.name === "results"))
+    throw new SwitchyardError(
+      "TOOL_NAME_COLLISION",
+      "A tool is named `results`, the namespace of `results.read`, which the session adds to page through spilled results: rename the tool, give it a namespace (`x.results`), or turn spilling off with `results: { spill: false }`.",
+    );
+  return [...tools, createReadResultTool(spill)];
 }

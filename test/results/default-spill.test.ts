@@ -36,6 +36,24 @@ describe("a session's default spill store", () => {
     expect(result.output).toBe(2_000);
   });
 
+  it("refuses a bare tool named `results` saying why and what to do, and takes it with spilling off", async () => {
+    const results = defineTool({
+      name: "results",
+      description: "The season's results.",
+      inputSchema: { type: "object" },
+      execute: () => [],
+    });
+    expect(() => new Switchyard({ tools: [results] })).toThrow(
+      expect.objectContaining({
+        code: "TOOL_NAME_COLLISION",
+        message: expect.stringContaining("rename the tool, give it a namespace (`x.results`), or turn spilling off"),
+      }),
+    );
+    const yard = new Switchyard({ tools: [results], results: { spill: false } });
+    expect((await yard.callTool("results", {})).status).toBe("ok");
+    await yard.close();
+  });
+
   it("refuses oversized direct results instead when spilling is off", async () => {
     const yard = new Switchyard({ tools: [bigTool], results: { spill: false } });
     expect(await yard.callTool("logs.dump", {})).toMatchObject({
