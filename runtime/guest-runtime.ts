@@ -762,7 +762,12 @@ function bindHost(references: HostReferences): {
 
 /** `tools.a.b(...)` at any depth: each property extends a dotted path; calling sends it. */
 function createToolsProxy(callTool: (path: string, input: unknown, encodedPath?: string) => Promise<unknown>): unknown {
+  // Read at install, before the program can replace `Symbol.toPrimitive`.
+  const toPrimitive = Symbol.toPrimitive;
   const make = (path: string): unknown => {
+    // `String(tools.orders)`, a template, console.log: the path as text. Without it, converting
+    // looked up `toString` and `valueOf` as tools, calling both (two TOOL_NOT_FOUND records), and threw.
+    const asText = (): string => (path === "" ? "[tools]" : `[tools.${path}]`);
     // This level's encoded path, made on its first call: every call of a path starts the same.
     let encodedPath: string | undefined;
     // Each level keeps its children, so a property read after the first costs one lookup.
@@ -777,6 +782,7 @@ function createToolsProxy(callTool: (path: string, input: unknown, encodedPath?:
         // `then` would make the object a thenable that `await` unwraps; symbols are not names.
         // While the runtime serializes a value, `toJSON` is not a tool either: JSON.stringify
         // would call it.
+        if (property === toPrimitive) return asText;
         if (typeof property !== "string" || property === "then") return undefined;
         if (property === "toJSON" && serializing.depth > 0) return undefined;
         const known = children[property];
