@@ -148,8 +148,13 @@ export interface RunSettings {
 /** What `checkProgram` needs from its session: the checker, the declarations, redaction. */
 export interface CheckContext {
   readonly checker: TypeChecker;
-  /** The runtime declarations and the catalog's (or those chosen per program), read when the check starts. */
-  readonly checkedDeclarations: () => string | ScopedDeclarations;
+  /**
+   * The runtime declarations and those of `catalog` (or those chosen per program), read when the
+   * check starts: a run's are its own snapshot's, the one it runs against, whatever changed since.
+   */
+  readonly checkedDeclarations: (catalog: CatalogSnapshot) => string | ScopedDeclarations;
+  /** The catalog as it is now: what `check` checks against. */
+  readonly catalog: () => CatalogSnapshot;
   /** Observed output types, for the output-drift warnings of a run's results. */
   readonly observedTypes: ObservedOutputTypes | undefined;
   /** Undefined when the session's redaction is off. */
@@ -263,6 +268,7 @@ export async function checkProgram(
     missingInputFails: false,
     journaled: undefined,
     journalsCheck: false,
+    snapshot: context.catalog(),
   });
   // As the run's error and warnings leave it: within the message limit, and redacted.
   const { redactor } = context;
@@ -309,6 +315,7 @@ async function admitAndRun(
           ? undefined
           : await readJournaledCheck(store, asked),
       journalsCheck: asked !== undefined,
+      snapshot,
     });
     if (!prepared.ok) return failed(prepared.error, prepared.warnings);
     const { program, inputJson, drift, typeCheckedBy } = prepared;
@@ -395,6 +402,8 @@ interface Preparing {
   readonly journaled: JournaledCheck | undefined;
   /** Whether to return the check as a journal keeps it (a durable run's). */
   readonly journalsCheck: boolean;
+  /** The catalog the program is checked against: a run's own snapshot. */
+  readonly snapshot: CatalogSnapshot;
 }
 
 /**
@@ -428,7 +437,9 @@ async function prepareProgram(
   // now, beside the compile. Either way the program runs only once its answer is in. A journaled
   // check is compared once the program has compiled (its form is the compiler's): no early check.
   const recorded: RecordedDeclarations | undefined =
-    mode === "off" || journaled !== undefined ? undefined : recordDeclarations(context.checkedDeclarations());
+    mode === "off" || journaled !== undefined
+      ? undefined
+      : recordDeclarations(context.checkedDeclarations(preparing.snapshot));
   const early =
     recorded === undefined
       ? undefined
@@ -445,7 +456,7 @@ async function prepareProgram(
     const subject: CheckSubject = { source: program.source, form: program.form, contract: contract.types, mode };
     const reused =
       early === undefined && journaled !== undefined
-        ? reuseJournaledCheck(journaled, context.checkedDeclarations(), subject)
+        ? reuseJournaledCheck(journaled, context.checkedDeclarations(preparing.snapshot), subject)
         : undefined;
     if (reused !== undefined) {
       drift = new OutputDrift(context.observedTypes);
@@ -458,7 +469,7 @@ async function prepareProgram(
         check = await early.outcome;
       } else {
         drift = new OutputDrift(context.observedTypes);
-        checkedWith = recordDeclarations(context.checkedDeclarations());
+        checkedWith = recordDeclarations(context.checkedDeclarations(preparing.snapshot));
         check = await checkTypes(
           context.checker,
           checkedWith.declarations,

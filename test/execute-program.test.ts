@@ -40,6 +40,7 @@ function partsContext(permissions: PermissionOptions = {}) {
     observedTypes: undefined,
     checker,
     checkedDeclarations: () => declarations,
+    catalog: () => registry.snapshot(),
     closing: () => new AbortController().signal,
     sessionKey: "parts",
     pipeline: (catalog) => ({ catalog, permissions: gate, scheduler, trace }),

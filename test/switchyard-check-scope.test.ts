@@ -127,6 +127,33 @@ describe("Switchyard check scope", () => {
     expect(checked.error?.message).toContain("Property 'nmae' does not exist on type 'ProgramInput2'");
   });
 
+  // A catalog changing while a run compiles (a source's list_changed, an MCP server restarting):
+  // the run is checked against the snapshot it runs on. Before, a function-form program (compiled
+  // before its check) was checked against the catalog as it was after its compile: a tool added
+  // meanwhile passed the check and then failed TOOL_NOT_FOUND; one removed was a TYPE_ERROR.
+  it("checks a function-form program against the catalog snapshot it runs on, not one changed during its compile", async () => {
+    const tool = (name: string, source: string): ToolDefinition =>
+      defineTool({
+        name,
+        source,
+        description: `The ${name} tool.`,
+        inputSchema: { type: "object" },
+        execute: () => `reached ${name}`,
+      });
+    const yard = new Switchyard({ tools: [tool("old.tool", "first")] });
+    yards.push(yard);
+    const removedMeanwhile = yard.run("async () => await tools.old.tool({})");
+    yard.registry.replaceSource("first", []);
+    const removed = await removedMeanwhile;
+    expect(removed.error).toBeUndefined();
+    expect(removed.output).toBe("reached old.tool");
+    const addedMeanwhile = yard.run("async () => await tools.fresh.tool({})");
+    yard.registry.replaceSource("second", [tool("fresh.tool", "second")]);
+    const added = await addedMeanwhile;
+    expect(added.error?.code).toBe("TYPE_ERROR");
+    expect(added.calls).toEqual([]);
+  });
+
   it("checks a program that uses tools whole against the whole catalog", async () => {
     const { yard, checker } = await session(catalog(120));
     const whole = `${RUNTIME_DECLARATIONS}\n${yard.declarations()}`;
