@@ -35,4 +35,10 @@ export interface CrossingJournal {
   spill(index: number, envelope: string): string | undefined;
   /** The replay met a crossing that does not match the journal: the run ends with `error`. */
   diverge(error: RunError): void;
+  /**
+   * How many of the run's calls have not handed their answers to the program yet (in flight, or
+   * finished and waiting to cross): a pause waits until only the calls it asks about are left, so
+   * the others' answers are journaled and a resume does not make them again.
+   */
+  watchUnanswered(count: () => number): void;
 }

@@ -97,6 +97,8 @@ export class DurableRun implements CrossingJournal {
   /** Crossings without answers, journaled with the next entry or before the next call (see `record`). */
   readonly #heldBack: CrossingEntry[] = [];
   #pauseTimer: NodeJS.Timeout | undefined;
+  /** The bridge's count of calls whose answers have not reached the program (`watchUnanswered`). */
+  #unanswered: () => number = () => 0;
   #paused: PendingRequest[] | undefined;
   #journalStopped = false;
 
@@ -306,6 +308,10 @@ export class DurableRun implements CrossingJournal {
     return settled;
   }
 
+  watchUnanswered(count: () => number): void {
+    this.#unanswered = count;
+  }
+
   #pauseSoon(): void {
     if (this.#pauseTimer !== undefined || this.#paused !== undefined) return;
     this.#pauseTimer = setTimeout(() => this.#pause(), PAUSE_GATHER_MS);
@@ -313,6 +319,18 @@ export class DurableRun implements CrossingJournal {
 
   #pause(): void {
     if (this.#ending !== undefined) return;
+    // Every ask was answered while the pause waited: nothing to pause for.
+    if (this.#asking.size === 0) {
+      this.#pauseTimer = undefined;
+      return;
+    }
+    // Calls that need no decision are still out (a charge beside the refund asked about): the
+    // pause waits for their answers to reach the program, so they are journaled, not made again
+    // on resume. Their own timeouts, and the run's, bound the wait.
+    if (this.#unanswered() > this.#asking.size) {
+      this.#pauseTimer = setTimeout(() => this.#pause(), PAUSE_GATHER_MS);
+      return;
+    }
     const pending = [...this.#asking.values()].sort((a, b) => a.position - b.position);
     this.#paused = pending;
     if (this.#live) this.#append([{ t: "pause", at: Date.now(), pending }]);

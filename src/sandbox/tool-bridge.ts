@@ -211,6 +211,7 @@ export class ToolBridge {
     this.#options = options;
     this.#durable = options.durable;
     this.#replaying = options.durable?.next() !== undefined;
+    options.durable?.watchUnanswered(() => this.#inFlight + this.#ready.length);
   }
 
   /**

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { RunResult } from "../../src/contract.js";
 import { decideRun } from "../../src/durable/decide-run.js";
 import { FileRunJournal } from "../../src/durable/file-run-journal.js";
+import { defineTool } from "../../src/registry/define-tool.js";
 import { Switchyard } from "../../src/switchyard.js";
 import { REFUNDS, shopPermissions, shopTools } from "./fixtures/shop-tools.js";
 
@@ -196,6 +197,43 @@ describe("a durable run that waits for a person", () => {
     const resumed = await createYard().resume("overruled", { decisions: [{ position: 4, approved: false }] });
     expect(resumed.ok, resumed.error?.message).toBe(true);
     expect(resumed.output).toMatchObject({ a: { caught: "PERMISSION_DENIED" }, b: { caught: "PERMISSION_DENIED" } });
+  });
+
+  // Before, the pause ended the run 5 ms after the ask timed out, cancelling a call beside it that
+  // needed no decision: its work was done but its answer not journaled, so the resume made it again.
+  it("waits for a call in flight that needs no decision before pausing, so the resume does not make it again", async () => {
+    const executed: string[] = [];
+    const tool = (name: string, delayMs: number) =>
+      defineTool({
+        name,
+        description: `The ${name} tool.`,
+        effect: "write",
+        inputSchema: { type: "object", properties: { id: { type: "integer" } }, required: ["id"] },
+        execute: async (input: { id: number }, context) => {
+          await new Promise((resolve) => setTimeout(resolve, delayMs));
+          executed.push(`${name} ${String(context.idempotencyKey)}`);
+          return { done: input.id };
+        },
+      });
+    const yard = new Switchyard({
+      tools: [tool("pay.charge", 300), tool("pay.refund", 0)],
+      permissions: { rules: [{ tools: "pay.refund", decision: "ask", reason: "a person decides refunds" }] },
+      typeCheck: "off",
+      runJournal: new FileRunJournal({ folder }),
+    });
+    yards.push(yard);
+    const program = "return await Promise.all([tools.pay.charge({ id: 1 }), tools.pay.refund({ id: 2 })]);";
+    const paused = await yard.run(program, { durable: { id: "beside-a-charge", askTimeoutMs: 20 } });
+    expect(paused.error?.code).toBe("PAUSED");
+    expect(paused.error?.details).toMatchObject({ pending: [{ position: 2, tool: "pay.refund" }] });
+    expect(paused.calls.map((call) => [call.tool, call.status])).toEqual([["pay.charge", "ok"]]);
+    const resumed = await yard.resume("beside-a-charge", { decisions: [{ position: 2, approved: true }] });
+    expect(resumed.output).toEqual([{ done: 1 }, { done: 2 }]);
+    expect(resumed.calls.map((call) => [call.tool, call.replayed === true])).toEqual([
+      ["pay.charge", true],
+      ["pay.refund", false],
+    ]);
+    expect(executed).toEqual(["pay.charge beside-a-charge:1", "pay.refund beside-a-charge:2"]);
   });
 
   it("pauses at once when the approver answers later", async () => {
