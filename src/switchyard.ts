@@ -130,6 +130,7 @@ export class Switchyard {
       (name) => this.offers(name),
       (name) => this.observedTypes?.snapshot().get(name),
       () => this.#runQueue.stats().running > 0,
+      (tools) => this.#checked.describe(this.registry.snapshot(), this.observedTypes?.snapshot(), tools),
     );
     this.discovery.update(this.registry.snapshot());
     this.registry.onChange((snapshot) => this.discovery.update(snapshot));

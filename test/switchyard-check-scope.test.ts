@@ -154,6 +154,34 @@ describe("Switchyard check scope", () => {
     expect(added.calls).toEqual([]);
   });
 
+  // Two tools whose type names share a base (github.get_issue, github.getIssue) are numbered in the
+  // whole text. Before, $describe and search answers rendered each answer afresh, so the model read
+  // `GithubGetIssueInput` for the type the check calls `GithubGetIssueInput2`, and a program
+  // written from the answer was refused with a type error about types it had never been shown.
+  it("names a described tool's types as the check does, so a program written from the answer checks", async () => {
+    const issueTool = (name: string, property: string): ToolDefinition =>
+      defineTool({
+        name,
+        description: `Gets an issue by ${property}.`,
+        inputSchema: { type: "object", properties: { [property]: { type: "string" } }, required: [property] },
+        execute: (input) => input,
+      });
+    const yard = new Switchyard({
+      tools: [issueTool("github.get_issue", "number"), issueTool("github.getIssue", "issue_key")],
+    });
+    yards.push(yard);
+    const described = await yard.run(`return await tools.$describe("github.getIssue");`);
+    const typeName = /interface (\w+) \{\s*issue_key: string;/.exec(String(described.output))?.[1];
+    expect(typeName).toBe("GithubGetIssueInput2");
+    const found = await yard.findAndLoad("getIssue issue_key");
+    expect(found.declarations).toContain("getIssue(input: GithubGetIssueInput2)");
+    const run = await yard.run(
+      `const query: ${typeName} = { issue_key: "ABC-1" };\nreturn await tools.github.getIssue(query);`,
+    );
+    expect(run.error).toBeUndefined();
+    expect(run.output).toEqual({ issue_key: "ABC-1" });
+  });
+
   it("checks a program that uses tools whole against the whole catalog", async () => {
     const { yard, checker } = await session(catalog(120));
     const whole = `${RUNTIME_DECLARATIONS}\n${yard.declarations()}`;

@@ -181,13 +181,36 @@ export class CheckedDeclarations {
     return owners;
   }
 
+  /**
+   * The declarations of `tools` of `snapshot` as `tools.$describe` and search answers show them:
+   * every type named as the checks name it (tools whose base names collide are numbered as in the
+   * whole text, not afresh per answer), without the runtime's. A tool programs cannot call is
+   * rendered after them, its names clear of theirs.
+   */
+  describe(snapshot: CatalogSnapshot, observed: ObservedMap, tools: readonly RegisteredTool[]): string {
+    if (tools.length === 0) return "";
+    const index = this.#indexOf(snapshot);
+    const declared = tools.filter((tool) => index.position.has(tool));
+    const members = this.#members(index, observed, declared);
+    const taken = reservedTypeNames();
+    for (const tool of declared) for (const name of this.#partOf(index, tool, observed).names) taken.add(name);
+    for (const tool of tools) {
+      if (!index.position.has(tool))
+        members.push(renderToolPart(declarationToolOf(tool, observedTypeOf(tool, observed)), taken).member);
+    }
+    return assembleDeclarations(members, "");
+  }
+
   #assemble(index: CatalogIndex, observed: ObservedMap, tools: readonly RegisteredTool[]): string {
+    return `${RUNTIME_DECLARATIONS}\n${assembleDeclarations(this.#members(index, observed, tools))}`;
+  }
+
+  #members(index: CatalogIndex, observed: ObservedMap, tools: readonly RegisteredTool[]): ToolDeclarationMember[] {
     const cut = this.#cutTools(index, observed);
-    const members: ToolDeclarationMember[] = tools.map((tool) => {
+    return tools.map((tool) => {
       const { part } = this.#partOf(index, tool, observed);
       return cut.has(tool) ? (part.withoutObserved ?? part.member) : part.member;
     });
-    return `${RUNTIME_DECLARATIONS}\n${assembleDeclarations(members)}`;
   }
 
   /** The tools whose observed type the whole text's budget leaves out (decided in catalog order). */

@@ -147,6 +147,7 @@ export class Discovery {
   readonly #isOffered: (tool: string) => boolean;
   readonly #observedTypeOf: (tool: string) => ObservedType | undefined;
   readonly #isBusy: () => boolean;
+  readonly #describe: ((tools: readonly RegisteredTool[]) => string) | undefined;
 
   /**
    * `isOffered` says whether a model may be shown a tool (false: every call to it is denied).
@@ -156,13 +157,17 @@ export class Discovery {
    * sandbox; default never) the background build waits, rechecking every HELD_RECHECK_MS, unless a
    * search waits for it: a running program (a resumed run's replay above all) does not share the
    * thread with the vocabulary's compile (tens of ms at once) nor with a large catalog's slices.
+   * `describe` renders the declarations answers carry, as the session's checks name their types
+   * (CheckedDeclarations.describe); without it, each answer is rendered on its own.
    */
   constructor(
     options: DiscoveryOptions = {},
     isOffered: (tool: string) => boolean = () => true,
     observedTypeOf: (tool: string) => ObservedType | undefined = () => undefined,
     isBusy: () => boolean = () => false,
+    describe?: (tools: readonly RegisteredTool[]) => string,
   ) {
+    this.#describe = describe;
     this.#options = options;
     this.#isBusy = isBusy;
     this.#observedTypeOf = observedTypeOf;
@@ -552,6 +557,7 @@ export class Discovery {
   }
 
   #declarationsOf(tools: readonly RegisteredTool[]): string {
+    if (this.#describe !== undefined) return this.#describe(tools);
     if (tools.length === 1) return this.#declarationOf(tools[0] as RegisteredTool);
     return generateToolDeclarations(
       tools.map((tool) => declarationToolOf(tool, this.#observedTypeOf(tool.definition.name))),
@@ -559,6 +565,7 @@ export class Discovery {
   }
 
   #declarationOf(tool: RegisteredTool): string {
+    if (this.#describe !== undefined) return this.#describe([tool]);
     const observed = this.#observedTypeOf(tool.definition.name);
     const revision = observed?.revision ?? -1;
     let declaration = this.#declarationCache.get(tool);
