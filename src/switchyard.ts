@@ -138,7 +138,7 @@ export class Switchyard {
       checker: () => this.#checker(),
       catalog: () => this.registry.snapshot(),
       declarations: (catalog) => this.#checked.whole(catalog, this.observedTypes?.snapshot()),
-      prepareDeclarations: () => this.#checked.prepare(this.registry.snapshot()),
+      prepareDeclarations: () => this.#checked.warmUpStep(this.registry.snapshot(), this.observedTypes?.snapshot()),
       executor: this.#ownsExecutor ? this.#executor : undefined,
       memoryLimitMb: this.#limits.memoryLimitMb,
       redactor: this.#redactor,

@@ -25,7 +25,8 @@ export interface SessionWarmUpParts {
   readonly declarations: (catalog: CatalogSnapshot) => string;
   /**
    * Takes one short step (a few ms) of indexing the catalog's tools by name for the scoped checks
-   * to come; true once done. Absent: a session's first check indexes them (CheckedDeclarations.prepare).
+   * to come, then of rendering their declarations; true once done. Absent: a session's first check
+   * does it (CheckedDeclarations.warmUpStep).
    */
   readonly prepareDeclarations?: (() => boolean) | undefined;
   /** The executor the session owns (undefined for a pool it was given): it prepares an isolate. */
