@@ -93,8 +93,9 @@ export function registerRunsCommands(program: Command, withSession: WithSession)
         .option("--reason <text>", "shown to the program with the decision (at most 1,000 characters are kept)"),
     ).action((id: string, positionText: string, flags: StoreFlags & { reason?: string }) => {
       checkRunId(id);
-      const position = Number(positionText);
-      if (!Number.isSafeInteger(position) || position < 1)
+      // Digits only: Number() would also take "1e0", " 4" and "0x2" for a position.
+      const position = /^[1-9][0-9]*$/.test(positionText) ? Number(positionText) : Number.NaN;
+      if (!Number.isSafeInteger(position))
         throw usage(`the position ${JSON.stringify(positionText.slice(0, 40))} is not a call's position (1, 2, ...).`);
       return withStore(flags, async ({ store }) => {
         const refused = await decideRun(store, id, { position, approved, reason: flags.reason });

@@ -141,10 +141,11 @@ describe("switchyard runs --redis", () => {
       }
     }
     await pauseInRedis("positions", "pos-run");
-    for (const position of ["3abc", "0", "1e999", "3.5"]) {
+    // "3e0", " 3" and "0x3" read as 3 by Number(): before, each approved call 3.
+    for (const position of ["3abc", "0", "1e999", "3.5", "3e0", " 3", "0x3", "03"]) {
       const result = await cli(["runs", "approve", "pos-run", position, "--redis", redis.url, "--queue", "positions"]);
       expect(result.code, position).toBe(2);
-      expect(result.stderr).toMatch(/is not a call's position|does not wait for call/);
+      expect(result.stderr, position).toMatch(/is not a call's position/);
     }
     const absent = await cli(["runs", "approve", "pos-run", "99", "--redis", redis.url, "--queue", "positions"]);
     expect(absent.stderr).toContain("does not wait for call 99; it waits for call(s) 3, 4");
