@@ -3,6 +3,8 @@
 // lower-casing, a small stop-word list and a conservative suffix stripper. It never expands
 // synonyms or guesses meaning: two words match only if they share a stem.
 
+const NON_ASCII = /[^\u0000-\u007f]/;
+
 /** Longest token kept; longer runs (hashes, base64) are cut so they cannot bloat the index. */
 const MAX_TOKEN_LENGTH = 40;
 
@@ -29,7 +31,10 @@ export function isStopWord(word: string): boolean {
  * stop-word removal: `getHTTPResponse_v2` → `get http response v 2`.
  */
 export function splitWords(text: string): string[] {
-  const spaced = text
+  // Compatibility forms as their plain letters (fullwidth ｒｅｆｕｎｄ, mathematical 𝐫𝐞𝐟𝐮𝐧𝐝, ligatures):
+  // a query typed or pasted in them finds what the plain word finds. ASCII text needs no pass.
+  const plain = NON_ASCII.test(text) ? text.normalize("NFKC") : text;
+  const spaced = plain
     // "HTTPServer" → "HTTP Server": an upper-case run followed by a capitalized word.
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
     // "createContact" → "create Contact".

@@ -131,6 +131,19 @@ describe("discovery in a session", () => {
     expect(after.ok && after.references.map((reference) => reference.name)).not.toContain("tickets.escalateTicket");
   });
 
+  it("finds a tool from a query typed in fullwidth or styled letters, as from the plain word", () => {
+    const yard = new Switchyard({ tools: catalog(), discovery: { defer: true } });
+    const names = (query: string): string[] => {
+      const found = yard.searchTools(query);
+      return found.ok ? found.references.map((reference) => reference.name) : [];
+    };
+    const plain = names("refund charge");
+    expect(plain[0]).toBe("billing.refundCharge");
+    expect(names("ｒｅｆｕｎｄ ｃｈａｒｇｅ")).toEqual(plain);
+    expect(names("𝐫𝐞𝐟𝐮𝐧𝐝 𝐜𝐡𝐚𝐫𝐠𝐞")).toEqual(plain);
+    void yard.close();
+  });
+
   it("forgets a loaded tool its source no longer lists, before anything else reads the new catalog", () => {
     const yard = new Switchyard({ tools: catalog(), discovery: { defer: true } });
     const escalate = defineTool({ ...tool("tickets.escalateTicket", "Escalate a support ticket."), source: "mcp:t" });

@@ -2,6 +2,14 @@ import { describe, expect, it } from "vitest";
 import { splitWords, stem, tokenize } from "../../src/search/tokenize.js";
 
 describe("splitWords", () => {
+  // A query typed with a fullwidth keyboard, or pasted from styled text, found nothing before.
+  it("reads compatibility forms as their plain letters: fullwidth, mathematical, ligatures", () => {
+    expect(splitWords("ｒｅｆｕｎｄ ＯＲＤＥＲ")).toEqual(["refund", "order"]);
+    expect(splitWords("𝐫𝐞𝐟𝐮𝐧𝐝 the 𝑖𝑛𝑣𝑜𝑖𝑐𝑒")).toEqual(["refund", "the", "invoice"]);
+    expect(splitWords("ﬁle ＿list")).toEqual(["file", "list"]);
+    expect(splitWords("café résumé")).toEqual(["café", "résumé"]);
+  });
+
   it("splits camelCase and PascalCase at case boundaries", () => {
     expect(splitWords("createContact")).toEqual(["create", "contact"]);
     expect(splitWords("ListInvoiceItems")).toEqual(["list", "invoice", "items"]);
