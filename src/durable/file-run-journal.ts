@@ -137,8 +137,9 @@ export class FileRunJournal implements RunJournal {
       if (size > 0 && !text.includes("\n"))
         throw new JournalError("JOURNAL_INVALID", `The journal of run ${id} has no complete line.`);
       const decoded = size === 0 ? undefined : decodeJournalText(id, text, size);
+      // A torn last line is cut by the writer's first write, not here: an open that appends nothing
+      // (a diverged replay, a refused decision) leaves the file as it found it.
       const kept = decoded === undefined ? 0 : size - Buffer.byteLength(text.slice(decoded.complete));
-      if (kept < size) ftruncateSync(fd, kept);
       const spilled = size === 0 ? 0 : await this.#spilledBytes(id);
       const writer = new FileJournalWriter(this, id, fd, kept, spilled, kept < size, () => this.#unlock(id));
       if (decoded !== undefined) return { writer, journal: { ...decoded.journal, bytes: kept + spilled } };
@@ -373,6 +374,8 @@ class FileJournalWriter implements JournalWriter {
   #syncing: Promise<void> = Promise.resolve();
   /** Written (or cut) since the last fdatasync: a replay that appends nothing syncs nothing at close. */
   #unsynced: boolean;
+  /** The file ends in a torn line past `#fileBytes` (a crash mid-write), cut before the first write. */
+  #torn: boolean;
   readonly #release: () => void;
   /** The write or sync the disk refused; once set, every append throws it. */
   #failure: JournalError | undefined;
@@ -384,7 +387,7 @@ class FileJournalWriter implements JournalWriter {
     fd: number,
     fileBytes: number,
     spilledBytes: number,
-    cut: boolean,
+    torn: boolean,
     release: () => void,
   ) {
     this.#store = store;
@@ -392,7 +395,8 @@ class FileJournalWriter implements JournalWriter {
     this.#fd = fd;
     this.#fileBytes = fileBytes;
     this.#bytes = fileBytes + spilledBytes;
-    this.#unsynced = cut;
+    this.#torn = torn;
+    this.#unsynced = false;
     this.#release = release;
   }
 
@@ -485,6 +489,11 @@ class FileJournalWriter implements JournalWriter {
     const fd = this.#fd!;
     let written = 0;
     try {
+      if (this.#torn) {
+        ftruncateSync(fd, this.#fileBytes);
+        this.#torn = false;
+        this.#unsynced = true;
+      }
       written = writeSync(fd, text);
       if (written !== Buffer.byteLength(text))
         throw new Error(`a short write (${written} of ${Buffer.byteLength(text)} bytes)`);

@@ -66,7 +66,15 @@ describe("the file journal store", () => {
     // Crash in the middle of writing the crossing that answers the third call: its line is half there.
     const third = lines.findIndex((line) => line.includes('"i":2,'));
     expect(third).toBeGreaterThan(0);
-    writeFileSync(path, `${lines.slice(0, third).join("\n")}\n${lines[third]!.slice(0, 40)}`);
+    const torn = `${lines.slice(0, third).join("\n")}\n${lines[third]!.slice(0, 40)}`;
+    writeFileSync(path, torn);
+    // A resume that appends nothing (its program changed: it diverges) leaves the file as it was,
+    // torn bytes and all; before, every open cut them.
+    const changed = await createYard(store).yard.run(THREE.replace("n < 3", "n < 4").replace("{ n }", "{ n: n + 1 }"), {
+      durable: { id: "torn" },
+    });
+    expect(changed.error?.code).toBe("REPLAY_DIVERGED");
+    expect(readFileSync(path, "utf8")).toBe(torn);
     const again = createYard(store);
     const result = await again.yard.run(THREE, { durable: { id: "torn" } });
     expect(result.output).toEqual([10, 10, 10]);
