@@ -127,23 +127,29 @@ describe("the file journal store", () => {
           const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).stdout;
           writeFileSync(join(store.folder, "raced.lock"), dead.toString());
         }
-        const startAt = String(Date.now() + 2_500);
-        const outcomes = await Promise.all(
-          Array.from(
-            { length: 8 },
-            () =>
-              new Promise<string>((resolve) => {
-                const process_ = spawn(
-                  process.execPath,
-                  ["--no-node-snapshot", "--import", import.meta.resolve("tsx"), child, store.folder, "raced", startAt],
-                  { stdio: ["ignore", "pipe", "inherit"] },
-                );
-                let out = "";
-                process_.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-                process_.on("close", () => resolve(out));
-              }),
-          ),
-        );
+        // A real barrier: every process is loaded (READY) before any is told the start time.
+        const children = Array.from({ length: 8 }, () => {
+          const started = spawn(
+            process.execPath,
+            ["--no-node-snapshot", "--import", import.meta.resolve("tsx"), child, store.folder, "raced"],
+            { stdio: ["pipe", "pipe", "inherit"] },
+          );
+          let out = "";
+          const ready = new Promise<void>((resolve) => {
+            started.stdout.on("data", (chunk: Buffer) => {
+              out += chunk.toString();
+              if (out.startsWith("READY\n")) resolve();
+            });
+          });
+          const outcome = new Promise<string>((resolve) =>
+            started.on("close", () => resolve(out.replace("READY\n", ""))),
+          );
+          return { started, ready, outcome };
+        });
+        await Promise.all(children.map((one) => one.ready));
+        const startAt = String(Date.now() + 200);
+        for (const one of children) one.started.stdin.end(startAt);
+        const outcomes = await Promise.all(children.map((one) => one.outcome));
         expect(outcomes.filter((outcome) => outcome === "GOT")).toHaveLength(1);
         expect(outcomes.filter((outcome) => outcome !== "GOT").every((outcome) => outcome === "RUN_BUSY")).toBe(true);
       }
