@@ -225,7 +225,9 @@ describe("http.fetch and DNS", () => {
     const resolver = resolverAnswering(["192.0.2.10"], ["127.0.0.1"]);
     const yard = yardWith({ allowHosts: ["rebind.test"], ...resolver, timeoutMs: 300 });
     const failure = errorOf(await yard.callTool("http.fetch", { url: `http://rebind.test:${port}/hello` }));
-    expect(["HTTP_TIMEOUT", "HTTP_REQUEST_FAILED"]).toContain(failure.code);
+    // The unroutable address times out: the fetch's own timer or, on a loaded machine, the call's
+    // deadline of the same length first. Either way nothing connected to loopback (below).
+    expect(["HTTP_TIMEOUT", "HTTP_REQUEST_FAILED", "TOOL_TIMEOUT"]).toContain(failure.code);
     expect(resolver.calls).toEqual(["rebind.test"]);
     expect(requests).toEqual([]);
     expect(connections).toBe(0);
