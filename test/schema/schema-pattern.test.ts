@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { JsonSchema } from "../../src/contract.js";
 import { defineTool } from "../../src/registry/define-tool.js";
+import { patternCompileCount } from "../../src/schema/schema-pattern.js";
 import { compileSchema, prepareSchema } from "../../src/schema/schema-validator.js";
 import { Switchyard } from "../../src/switchyard.js";
 import { configErrorOf } from "../helpers/config-error.js";
@@ -100,6 +101,26 @@ describe("schema patterns", () => {
     expect(error?.message).toContain('Tool "forms.submit" inputSchema');
     expect(error?.message).toContain("can take exponential time on hostile input");
     expect(error?.message).toContain("rewrite it without");
+  });
+
+  it("asks RE2 at registration only about patterns that repeat a repeating group; the rest compile on first call", () => {
+    const before = patternCompileCount();
+    const yard = new Switchyard({
+      tools: Array.from({ length: 1_000 }, (_, index) =>
+        defineTool({
+          name: `codes.check${index}`,
+          description: "Checks a code.",
+          inputSchema: stringWith(`^[A-Z]{3}-${index}\\d*$`),
+          execute: () => "ok",
+        }),
+      ),
+      warmUp: false,
+    });
+    sessions.push(yard);
+    expect(patternCompileCount()).toBe(before);
+    // Nested repetition: RE2 decides at registration whether it runs the pattern (it does).
+    prepareSchema(stringWith("^(b+)+$"), "label");
+    expect(patternCompileCount()).toBe(before + 1);
   });
 
   it("refuses a pattern that is not a regular expression, as before", () => {
