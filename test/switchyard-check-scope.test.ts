@@ -175,6 +175,10 @@ describe("Switchyard check scope", () => {
     expect(typeName).toBe("GithubGetIssueInput2");
     const found = await yard.findAndLoad("getIssue issue_key");
     expect(found.declarations).toContain("getIssue(input: GithubGetIssueInput2)");
+    // A tool programs cannot call (the session's results.read) is described beside them, its names apart.
+    const both = yard.discovery.describeMany(["github.getIssue", "results.read"]).declarations;
+    expect(both).toContain("getIssue(input: GithubGetIssueInput2)");
+    expect(both).toContain("read(input: ResultsReadInput)");
     const run = await yard.run(
       `const query: ${typeName} = { issue_key: "ABC-1" };\nreturn await tools.github.getIssue(query);`,
     );

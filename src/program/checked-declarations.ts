@@ -196,11 +196,13 @@ export class CheckedDeclarations {
     const index = this.#indexOf(snapshot);
     const declared = tools.filter((tool) => index.position.has(tool));
     const members = this.#members(index, observed, declared);
-    const taken = reservedTypeNames();
-    for (const tool of declared) for (const name of this.#partOf(index, tool, observed).names) taken.add(name);
-    for (const tool of tools) {
-      if (!index.position.has(tool))
-        members.push(renderToolPart(declarationToolOf(tool, observedTypeOf(tool, observed)), taken).member);
+    if (declared.length < tools.length) {
+      const taken = reservedTypeNames();
+      for (const tool of declared) for (const name of this.#partOf(index, tool, observed).names) taken.add(name);
+      for (const tool of tools) {
+        if (!index.position.has(tool))
+          members.push(renderToolPart(declarationToolOf(tool, observedTypeOf(tool, observed)), taken).member);
+      }
     }
     return assembleDeclarations(members, "");
   }
