@@ -30,4 +30,14 @@ return { label, sum: tools.orders + "", count: orders.length };`);
     expect(run.logs).toEqual(["orders namespace: [tools.orders]"]);
     expect(run.calls.map((call) => call.tool)).toEqual(["orders.list"]);
   });
+
+  it("converts a hostile path, and answers the converter called directly, inside the sandbox, calling nothing", async () => {
+    const run = await yard.run(`const long = String((tools as any)["k".repeat(10000)]);
+const direct = (tools as any)[Symbol.toPrimitive]("number");
+const odd = \`\${(tools as any)["\\u0000]\\n"]}\`;
+return [long.length, direct, odd];`);
+    expect(run.error).toBeUndefined();
+    expect(run.output).toEqual([10_008, "[tools]", "[tools.\u0000]\n]"]);
+    expect(run.calls).toEqual([]);
+  });
 });
