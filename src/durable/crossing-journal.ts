@@ -22,8 +22,11 @@ export interface CrossingJournal {
   answer(index: number): JournaledAnswer | undefined;
   /** The journal is replayed (`replayed` calls answered from it): what is appended from now on is live. */
   goneLive(replayed: number): void;
-  /** A live call of position `position` (1-based) got id `callId`: its approval finds its position by it. */
-  callMade(callId: string, position: number): void;
+  /**
+   * A live call of position `position` (1-based) to `tool` got id `callId`: its approval finds its
+   * position by it, and a pause names it if it is still in flight.
+   */
+  callMade(callId: string, position: number, tool: string): void;
   /**
    * Appends a live crossing. A journal that cannot take it (full: `JOURNAL_LIMIT`; a disk that
    * refused the write: `JOURNAL_WRITE_FAILED`) ends the run and sets `journalStopped`.

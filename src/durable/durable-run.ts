@@ -47,7 +47,8 @@ export interface DurableOptions {
   readonly store?: RunJournal | undefined;
   /**
    * How long an `ask` may wait for the approver before the run pauses, in ms. Default 30 000;
-   * an approver that answers `"later"`, or none configured, pauses at once.
+   * an approver that answers `"later"`, or none configured, pauses at once. Never past the run's
+   * own deadline: the run pauses 100 ms before it at the latest.
    */
   readonly askTimeoutMs?: number | undefined;
   /** Decisions on calls the run paused on (what `yard.resume` passes). */
@@ -70,6 +71,10 @@ export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 const MAX_END_MESSAGE_CHARS = 1_024;
 // After the first `ask` times out, asks made in the same moment join the pause.
 const PAUSE_GATHER_MS = 5;
+// A run waiting for a person pauses this long before its wall-time deadline at the latest: its ask
+// stops waiting for the approver, and the pause for the calls beside it, so the run ends PAUSED,
+// resumable, rather than TIMEOUT with the person's decision nowhere to go.
+const PAUSE_BEFORE_DEADLINE_MS = 100;
 
 /** See the module comment. Create with `openDurableRun`. */
 export class DurableRun implements CrossingJournal {
@@ -94,6 +99,12 @@ export class DurableRun implements CrossingJournal {
   readonly #asking = new Map<number, PendingRequest>();
   /** The position of each live call by its id, as the bridge made it: an approval names its call by id. */
   readonly #positions = new Map<string, number>();
+  /** The tool of each live call, by position: a pause names the calls it leaves in flight. */
+  readonly #toolAt = new Map<number, string>();
+  /** Positions whose answers the journal holds (replayed or journaled live): not made again on resume. */
+  readonly #answered = new Set<number>();
+  /** The run's wall-time deadline (`Date.now()` time), as the run reads it (see `attach`). */
+  #deadlineAt: () => number = () => Number.POSITIVE_INFINITY;
   /** Crossings without answers, journaled with the next entry or before the next call (see `record`). */
   readonly #heldBack: CrossingEntry[] = [];
   #pauseTimer: NodeJS.Timeout | undefined;
@@ -111,7 +122,10 @@ export class DurableRun implements CrossingJournal {
       if (entry.t === "x") {
         crossings.push(entry);
         this.#byCrossing.set(entry.k, entry);
-        for (const answer of entry.answers) this.#byIndex.set(answer.i, answer);
+        for (const answer of entry.answers) {
+          this.#byIndex.set(answer.i, answer);
+          if (answer.n !== undefined) this.#answered.add(answer.n);
+        }
       } else if (entry.t === "decision") {
         this.#decisions.set(entry.position, entry);
       } else if (entry.t === "end") {
@@ -146,9 +160,13 @@ export class DurableRun implements CrossingJournal {
     return this.#order.length > 0;
   }
 
-  /** Lets the durable run end its program run (pause, divergence, a full journal). */
-  attach(endRun: (error: RunError) => void): void {
+  /**
+   * Lets the durable run end its program run (pause, divergence, a full journal); `deadlineAt`
+   * reads the run's wall-time deadline, which a pause must come before.
+   */
+  attach(endRun: (error: RunError) => void, deadlineAt?: () => number): void {
     this.#endRun = endRun;
+    if (deadlineAt !== undefined) this.#deadlineAt = deadlineAt;
   }
 
   crossing(k: number): CrossingEntry | undefined {
@@ -193,8 +211,9 @@ export class DurableRun implements CrossingJournal {
     else if (entries.length > 0) this.#append(entries);
   }
 
-  callMade(callId: string, position: number): void {
+  callMade(callId: string, position: number, tool: string): void {
     this.#positions.set(callId, position);
+    this.#toolAt.set(position, tool);
     // The call may act on the world with what the guest read: what it read is journaled first.
     if (this.#heldBack.length > 0 && this.#live && this.#ending === undefined) this.#append([]);
   }
@@ -205,8 +224,12 @@ export class DurableRun implements CrossingJournal {
     // next entry, or before the next call starts (`callMade`), one write per call instead of two.
     // A crash before that loses a reading nothing outside the run has seen; a crossing with answers
     // is written before they reach the program, as ever.
-    if (entry.answers.length === 0) this.#heldBack.push(entry);
-    else this.#append([entry]);
+    if (entry.answers.length === 0) {
+      this.#heldBack.push(entry);
+      return;
+    }
+    for (const answer of entry.answers) if (answer.n !== undefined) this.#answered.add(answer.n);
+    this.#append([entry]);
   }
 
   spill(index: number, envelope: string): string | undefined {
@@ -244,7 +267,7 @@ export class DurableRun implements CrossingJournal {
       };
       this.#asking.set(position, pending);
       return new Promise<ApprovalAnswer>((resolve) => {
-        const timer = setTimeout(() => this.#pauseSoon(), this.#askTimeoutMs);
+        const timer = setTimeout(() => this.#pauseSoon(), Math.min(this.#askTimeoutMs, this.#timeBeforePause()));
         timer.unref();
         const settle = (answer: ApprovalAnswer): void => {
           clearTimeout(timer);
@@ -286,9 +309,13 @@ export class DurableRun implements CrossingJournal {
       };
       settled = { ...result, ok: false, output: null, error };
     } else if (this.#paused !== undefined) {
-      // A call is pending while its position is asked about: `#positions` maps its id to that position.
-      const pending = (id: string): boolean => this.#asking.has(this.#positions.get(id) ?? 0);
-      settled = { ...result, calls: result.calls.filter((call) => !pending(call.id)) };
+      // A call asked about, or left in flight, is made when the run resumes: its one record is that
+      // run's. A live call's id maps to its position in `#positions`; a replayed one's answer is journaled.
+      const madeOnResume = (id: string): boolean => {
+        const position = this.#positions.get(id);
+        return position !== undefined && !this.#answered.has(position);
+      };
+      settled = { ...result, calls: result.calls.filter((call) => !madeOnResume(call.id)) };
       settled = { ...settled, stats: { ...settled.stats, toolCalls: settled.calls.length } };
     } else if (this.#live && this.#ending === undefined && !this.#ended) {
       const { error } = result;
@@ -326,22 +353,41 @@ export class DurableRun implements CrossingJournal {
     }
     // Calls that need no decision are still out (a charge beside the refund asked about): the
     // pause waits for their answers to reach the program, so they are journaled, not made again
-    // on resume. Their own timeouts, and the run's, bound the wait.
-    if (this.#unanswered() > this.#asking.size) {
-      this.#pauseTimer = setTimeout(() => this.#pause(), PAUSE_GATHER_MS);
+    // on resume; until just before the run's deadline, then it leaves them in flight (made again
+    // on resume with the same idempotency key, as after a crash).
+    if (this.#unanswered() > this.#asking.size && this.#timeBeforePause() > 0) {
+      this.#pauseTimer = setTimeout(() => this.#pause(), Math.min(PAUSE_GATHER_MS, this.#timeBeforePause()));
       return;
     }
     const pending = [...this.#asking.values()].sort((a, b) => a.position - b.position);
+    const inFlight = [...this.#toolAt]
+      .filter(([position]) => !this.#answered.has(position) && !this.#asking.has(position))
+      .sort(([a], [b]) => a - b)
+      .map(([position, tool]) => ({ position, tool, idempotencyKey: `${this.runId}:${position}` }));
     this.#paused = pending;
     if (this.#live) this.#append([{ t: "pause", at: Date.now(), pending }]);
     const positions = pending.map((request) => request.position).join(", ");
+    const leftInFlight =
+      inFlight.length === 0
+        ? ""
+        : `Call(s) ${inFlight.map((call) => call.position).join(", ")} had not answered by the run's deadline; ` +
+          "the resume makes them again with the same idempotency key. ";
     this.#end({
       code: "PAUSED",
       message:
-        `Run ${this.runId} paused: call(s) ${positions} wait for a person's decision. ` +
+        `Run ${this.runId} paused: call(s) ${positions} wait for a person's decision. ${leftInFlight}` +
         `Resume it with yard.resume("${this.runId}", { decisions }) or \`switchyard runs approve|deny|resume ${this.runId}\`.`,
-      details: { runId: this.runId, pending: pending.map(pendingAsJson) },
+      details: {
+        runId: this.runId,
+        pending: pending.map(pendingAsJson),
+        ...(inFlight.length === 0 ? {} : { inFlight }),
+      },
     });
+  }
+
+  /** Ms until the run must pause to end before its deadline (see PAUSE_BEFORE_DEADLINE_MS); 0 when due. */
+  #timeBeforePause(): number {
+    return Math.max(0, this.#deadlineAt() - PAUSE_BEFORE_DEADLINE_MS - Date.now());
   }
 
   #append(entries: readonly JournalEntry[]): void {

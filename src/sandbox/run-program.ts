@@ -144,7 +144,11 @@ class ProgramRun {
     this.#log = new RunLog(options.limits.maxLogLines, options.limits.maxLogBytes);
     this.#timer = new RunTimer(() => this.#runDeadlineAt);
     const { durable, pipeline } = options;
-    durable?.attach((error) => this.#end(error));
+    // A durable run waiting for a person pauses before whichever deadline ends it first.
+    durable?.attach(
+      (error) => this.#end(error),
+      () => Math.min(this.#runDeadlineAt, this.#budgets.sessionDeadlineAt ?? Number.POSITIVE_INFINITY),
+    );
     this.#bridge = new ToolBridge({
       programId: options.programId,
       durable,

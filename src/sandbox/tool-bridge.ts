@@ -390,7 +390,7 @@ export class ToolBridge {
       programId: this.#options.programId,
       idempotencyKey: this.#durable === undefined ? undefined : `${this.#durable.runId}:${slot.number + 1}`,
     };
-    this.#durable?.callMade(callId, slot.number + 1);
+    this.#durable?.callMade(callId, slot.number + 1, tool);
     if (this.#resultsFull) {
       // Backpressure: while the answers waiting for the guest fill their budget, a call is not
       // started (its arguments count as in flight); it starts once the guest has taken answers.

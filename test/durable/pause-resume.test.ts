@@ -236,6 +236,82 @@ describe("a durable run that waits for a person", () => {
     expect(executed).toEqual(["pay.charge beside-a-charge:1", "pay.refund beside-a-charge:2"]);
   });
 
+  // Before, a call beside the ask that had not answered by the run's deadline held the pause until
+  // the run ended TIMEOUT: the person's decision had no run left to reach.
+  it("pauses before the run's deadline with a call beside the ask still in flight, made again on resume with its key", async () => {
+    const executed: string[] = [];
+    let charges = 0;
+    const yard = new Switchyard({
+      tools: [
+        defineTool({
+          name: "pay.charge",
+          description: "Charges, slowly the first time.",
+          effect: "write",
+          inputSchema: { type: "object", properties: { id: { type: "integer" } }, required: ["id"] },
+          execute: async (input: { id: number }, context) => {
+            executed.push(`pay.charge ${String(context.idempotencyKey)}`);
+            // The first charge outlasts the run; it answers only when the run cancels it.
+            if (++charges === 1) await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
+            return { done: input.id };
+          },
+        }),
+        defineTool({
+          name: "pay.refund",
+          description: "Refunds.",
+          effect: "write",
+          inputSchema: { type: "object", properties: { id: { type: "integer" } }, required: ["id"] },
+          execute: (input: { id: number }, context) => {
+            executed.push(`pay.refund ${String(context.idempotencyKey)}`);
+            return { done: input.id };
+          },
+        }),
+      ],
+      permissions: { rules: [{ tools: "pay.refund", decision: "ask", reason: "a person decides refunds" }] },
+      typeCheck: "off",
+      runJournal: new FileRunJournal({ folder }),
+    });
+    yards.push(yard);
+    const program = "return await Promise.all([tools.pay.charge({ id: 1 }), tools.pay.refund({ id: 2 })]);";
+    const started = Date.now();
+    const paused = await yard.run(program, {
+      durable: { id: "charge-outlasts-the-run", askTimeoutMs: 20 },
+      limits: { wallTimeMs: 1_500 },
+    });
+    expect(paused.error?.code, paused.error?.message).toBe("PAUSED");
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(paused.error?.details).toMatchObject({
+      pending: [{ position: 2, tool: "pay.refund" }],
+      inFlight: [{ position: 1, tool: "pay.charge", idempotencyKey: "charge-outlasts-the-run:1" }],
+    });
+    expect(paused.error?.message).toContain("Call(s) 1 had not answered by the run's deadline");
+    // Both calls are made by the resume: their one record each is the resumed run's.
+    expect(paused.calls).toEqual([]);
+    const resumed = await yard.resume("charge-outlasts-the-run", { decisions: [{ position: 2, approved: true }] });
+    expect(resumed.error).toBeUndefined();
+    expect(resumed.output).toEqual([{ done: 1 }, { done: 2 }]);
+    expect(resumed.calls.map((call) => [call.tool, call.status, call.replayed === true])).toEqual([
+      ["pay.charge", "ok", false],
+      ["pay.refund", "ok", false],
+    ]);
+    expect(executed).toEqual([
+      "pay.charge charge-outlasts-the-run:1",
+      "pay.charge charge-outlasts-the-run:1",
+      "pay.refund charge-outlasts-the-run:2",
+    ]);
+  });
+
+  it("pauses before the run's deadline when the ask's own timeout would come after it", async () => {
+    const yard = createYard();
+    const started = Date.now();
+    const result = await yard.run(REFUNDS, {
+      durable: { id: "ask-outlasts-the-run", askTimeoutMs: 60_000 },
+      approve: () => new Promise(() => undefined),
+      limits: { wallTimeMs: 800 },
+    });
+    expect(result.error?.code, result.error?.message).toBe("PAUSED");
+    expect(Date.now() - started).toBeLessThan(800);
+  });
+
   it("pauses at once when the approver answers later", async () => {
     const yard = createYard();
     const started = Date.now();
