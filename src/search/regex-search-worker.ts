@@ -35,7 +35,7 @@ parentPort.on("message", (message) => {
   const signal = message.signal;
   if (signal !== undefined) { Atomics.store(signal, 0, 1); Atomics.notify(signal, 0); }
   else parentPort.postMessage({ id: message.id, started: true });
-  const regex = new RegExp(message.pattern, "i");
+  const regex = new RegExp(message.pattern, message.flags);
   const hits = [];
   documents.forEach(([id, fields], ordinal) => {
     let score = 0;
@@ -87,7 +87,7 @@ export class RegexSearchWorker {
   ): Promise<RegexSearchResult> {
     const checked = checkPattern(pattern);
     if (!checked.ok) return Promise.resolve(checked);
-    const run = this.#queue.then(() => this.#run(documents, version, pattern, limit));
+    const run = this.#queue.then(() => this.#run(documents, version, checked.regex, limit));
     this.#queue = run.catch(() => undefined);
     return run;
   }
@@ -110,7 +110,16 @@ export class RegexSearchWorker {
     const signal = new Int32Array(new SharedArrayBuffer(4));
     const { port1, port2 } = new MessageChannel();
     const id = this.#nextId++;
-    const request = { type: "search", id, pattern, limit: Math.max(0, Math.floor(limit)), signal, port: port2 };
+    const { source, flags } = checked.regex;
+    const request = {
+      type: "search",
+      id,
+      pattern: source,
+      flags,
+      limit: Math.max(0, Math.floor(limit)),
+      signal,
+      port: port2,
+    };
     worker.postMessage(request, [port2]);
     try {
       Atomics.wait(signal, 0, 0, WORKER_START_TIMEOUT_MS);
@@ -140,7 +149,7 @@ export class RegexSearchWorker {
   async #run(
     documents: () => Iterable<SearchDocument>,
     version: number,
-    pattern: string,
+    regex: RegExp,
     limit: number,
   ): Promise<RegexSearchResult> {
     const worker = this.#start();
@@ -168,7 +177,8 @@ export class RegexSearchWorker {
           timer = setTimeout(() => reject(new Error("deadline")), this.#deadlineMs);
         };
         this.#pending = { id, started, resolve, reject };
-        worker.postMessage({ type: "search", id, pattern, limit: Math.max(0, Math.floor(limit)) });
+        const { source: pattern, flags } = regex;
+        worker.postMessage({ type: "search", id, pattern, flags, limit: Math.max(0, Math.floor(limit)) });
       });
       return { ok: true, hits };
     } catch (error) {

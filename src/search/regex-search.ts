@@ -188,6 +188,14 @@ export function checkPattern(pattern: string): PatternCheckResult {
     }
     index = atomEnd + quantifier.length;
   }
+  // Unicode-aware when the pattern is valid as such (\p{L}, astral characters, case-insensitive
+  // matching of non-ASCII letters); a pattern only the legacy syntax accepts (`\-` outside a
+  // class, a lone `{`) keeps it, as models write both.
+  try {
+    return { ok: true, regex: new RegExp(pattern, "iu") };
+  } catch {
+    // Not valid with the `u` flag: tried without it below.
+  }
   try {
     return { ok: true, regex: new RegExp(pattern, "i") };
   } catch (error) {

@@ -33,7 +33,8 @@ export function isStopWord(word: string): boolean {
 export function splitWords(text: string): string[] {
   // Compatibility forms as their plain letters (fullwidth ｒｅｆｕｎｄ, mathematical 𝐫𝐞𝐟𝐮𝐧𝐝, ligatures):
   // a query typed or pasted in them finds what the plain word finds. ASCII text needs no pass.
-  const plain = NON_ASCII.test(text) ? text.normalize("NFKC") : text;
+  const ascii = !NON_ASCII.test(text);
+  const plain = ascii ? text : text.normalize("NFKC");
   const spaced = plain
     // "HTTPServer" → "HTTP Server": an upper-case run followed by a capitalized word.
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
@@ -43,7 +44,10 @@ export function splitWords(text: string): string[] {
     .replace(/([A-Za-z])([0-9])/g, "$1 $2")
     .replace(/([0-9])([A-Za-z])/g, "$1 $2");
   const words: string[] = [];
-  for (const match of spaced.toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)) {
+  // Lower case, and the two full case foldings lower-casing leaves out that tool names meet: ß
+  // (STRASSE and straße are one word) and the final sigma.
+  const lower = ascii ? spaced.toLowerCase() : spaced.toLowerCase().replace(/ß/g, "ss").replace(/ς/g, "σ");
+  for (const match of lower.matchAll(/[\p{L}\p{N}]+/gu)) {
     words.push(match[0].slice(0, MAX_TOKEN_LENGTH));
   }
   return words;

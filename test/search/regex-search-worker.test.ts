@@ -70,6 +70,18 @@ describe("regex search off the event loop", () => {
     );
   });
 
+  it("runs a pattern with the flags the calling thread compiles it with (Unicode escapes, legacy escapes)", async () => {
+    const search = searchOver([
+      { name: "geo.straßeSuchen", description: "Sucht eine Straße.", inputSchema: { type: "object" } },
+      { name: "get-user", description: "Gets a user.", inputSchema: { type: "object" } },
+    ] as SearchableTool[]);
+    for (const pattern of ["stra\\p{Ll}e", "get\\-user"]) {
+      const onThread = search.search(pattern, { mode: "regex", limit: 5 });
+      expect(onThread.ok && onThread.references.length).toBe(1);
+      expect(await search.searchOffThread(pattern, { mode: "regex", limit: 5 })).toEqual(onThread);
+    }
+  });
+
   it("refuses a pattern the structural check rejects without starting a search, and follows catalog changes", async () => {
     const search = searchOver(saasTools.slice(0, 20));
     expect(await search.searchOffThread("(a+)+$", { mode: "regex" })).toMatchObject({

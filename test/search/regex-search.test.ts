@@ -60,6 +60,16 @@ describe("checkPattern", () => {
     }
   });
 
+  // Compiled without the u flag, \p{L} was a literal "p{L}" and matched nothing a model meant.
+  it("reads Unicode property escapes and non-ASCII case, and still takes the legacy syntax models write", () => {
+    const unicode = checkPattern("^\\p{Lu}\\p{Ll}+ören$");
+    expect(unicode.ok && unicode.regex.test("Zuhören")).toBe(true);
+    const upper = checkPattern("ÉTAT");
+    expect(upper.ok && upper.regex.test("état")).toBe(true);
+    const legacy = checkPattern("get\\-user");
+    expect(legacy.ok && legacy.regex.test("get-user")).toBe(true);
+  });
+
   it("compiles case-insensitively", () => {
     const result = checkPattern("REFUND");
     expect(result.ok && result.regex.test("createRefund")).toBe(true);

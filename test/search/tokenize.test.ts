@@ -10,6 +10,12 @@ describe("splitWords", () => {
     expect(splitWords("café résumé")).toEqual(["café", "résumé"]);
   });
 
+  // Lower-casing alone left STRASSE and straße two words, so a German catalog's tool was not found.
+  it("folds ß to ss and a final sigma to sigma, as full case folding does", () => {
+    expect(splitWords("STRASSE Straße straße")).toEqual(["strasse", "strasse", "strasse"]);
+    expect(splitWords("ΛΟΓΟΣ λόγος")).toEqual(["λογοσ", "λόγοσ"]);
+  });
+
   it("splits camelCase and PascalCase at case boundaries", () => {
     expect(splitWords("createContact")).toEqual(["create", "contact"]);
     expect(splitWords("ListInvoiceItems")).toEqual(["list", "invoice", "items"]);
