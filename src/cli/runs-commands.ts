@@ -212,6 +212,7 @@ function usage(message: string): SwitchyardError {
 }
 
 function formatSummary(summary: RunSummary): string {
+  if (summary.state === "damaged") return `${summary.id}  damaged  ${oneLine(summary.message ?? "unreadable")}`;
   const state =
     summary.state === "ended"
       ? summary.ok === true

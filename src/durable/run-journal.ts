@@ -145,7 +145,11 @@ export interface StoredJournal {
 }
 
 /** Where a run stands, from its journal's last entries. */
-export type RunState = "running" | "paused" | "ended";
+/**
+ * Where a run stands; `damaged`: its journal cannot be read as one (`list` only: its `code` is
+ * JOURNAL_INVALID and `message` says why; nothing else of it is known).
+ */
+export type RunState = "running" | "paused" | "ended" | "damaged";
 
 /** One line of `list`; `summarizeJournal` makes it from a StoredJournal, for every store. */
 export interface RunSummary {

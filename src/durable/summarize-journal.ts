@@ -3,6 +3,7 @@
 // for and how it ended. Reads entries only; never touches a store.
 
 import { hashInput } from "./hash-input.js";
+import { JournalError } from "./journal-error.js";
 import type { PauseEntry, RunSummary, StoredJournal } from "./run-journal.js";
 
 /** The summary `list` and `runs show` print; see `RunSummary`. */
@@ -47,20 +48,44 @@ export function summarizeJournal(journal: StoredJournal): RunSummary {
 
 /**
  * The summaries of the runs `ids`, newest first, read one by one with `read`: a store's `list`.
- * A damaged journal is left out (its `read` reports it, with its reason); one gone meanwhile too.
+ * A journal that cannot be read as one (`JOURNAL_INVALID`: damaged, unreadable) is listed as
+ * `damaged` with its reason, last, so nobody takes a list without it for all there is; one gone
+ * meanwhile is left out. Any other failure (the store itself unreachable) fails the list.
  */
 export async function summarizeRuns(
   ids: readonly string[],
   read: (id: string) => Promise<StoredJournal | undefined>,
 ): Promise<RunSummary[]> {
   const summaries: RunSummary[] = [];
+  const damaged: RunSummary[] = [];
   for (const id of ids) {
+    let journal: StoredJournal | undefined;
     try {
-      const journal = await read(id);
-      if (journal !== undefined) summaries.push(summarizeJournal(journal));
-    } catch {
-      // Reported by `read`, not by the list.
+      journal = await read(id);
+    } catch (error) {
+      if (!JournalError.isInstance(error) || error.code !== "JOURNAL_INVALID") throw error;
+      damaged.push(damagedSummary(id, error.message));
+      continue;
     }
+    if (journal !== undefined) summaries.push(summarizeJournal(journal));
   }
-  return summaries.sort((a, b) => b.createdAt - a.createdAt);
+  return [...summaries.sort((a, b) => b.createdAt - a.createdAt), ...damaged];
+}
+
+function damagedSummary(id: string, message: string): RunSummary {
+  return {
+    id,
+    state: "damaged",
+    createdAt: 0,
+    expiresAt: 0,
+    programHash: "",
+    calls: 0,
+    replayedCalls: 0,
+    resumes: 0,
+    bytes: 0,
+    pending: [],
+    ok: false,
+    code: "JOURNAL_INVALID",
+    message,
+  };
 }

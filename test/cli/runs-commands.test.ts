@@ -92,6 +92,15 @@ describe("switchyard runs", () => {
     expect(records.entries.map((entry) => entry.t)).toEqual(["x", "end"]);
   }, 60_000);
 
+  // Before, `runs list` left a journal it could not read out without a word.
+  it("lists a damaged journal as damaged, on one line with its reason", async () => {
+    writeFileSync(join(work, "runs", "cli-broken.jsonl"), '{"t":"run","v":1}\n{not json\n');
+    const listed = await cli(["runs", "list"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const line = listed.stdout.split("\n").find((text) => text.startsWith("cli-broken"));
+    expect(line).toMatch(/^cli-broken {2}damaged {2}\S.*$/);
+  }, 30_000);
+
   it("refuses a run id that would leave the folder, before touching a file", async () => {
     const result = await cli(["runs", "show", "../../etc/passwd"]);
     expect(result.code).toBe(2);

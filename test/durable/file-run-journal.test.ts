@@ -174,7 +174,14 @@ describe("the file journal store", () => {
       await expect(store.read(id)).rejects.toMatchObject({ code: "JOURNAL_INVALID" });
       await expect(store.readHeader(id)).rejects.toMatchObject({ code: "JOURNAL_INVALID" });
     }
-    expect(result(await store.list())).toEqual(["first"]);
+    // Listed last, as damaged with the reason: a list without them would look like all there is.
+    const listed = await store.list();
+    expect(listed[0]).toMatchObject({ id: "first", state: "ended" });
+    expect(listed.slice(1).map((run) => `${run.id} ${run.state}`)).toEqual(
+      expect.arrayContaining(["folder damaged", "piped damaged"]),
+    );
+    expect(listed).toHaveLength(3);
+    expect(listed.find((run) => run.id === "piped")?.message).toMatch(/piped/);
   });
 
   it("says so when the journal folder cannot be read, instead of listing no runs", async () => {

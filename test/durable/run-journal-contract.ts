@@ -81,6 +81,10 @@ export function describeRunJournalContract(name: string, harness: JournalStoreHa
       expect(result.error?.message).toMatch(/line 2/);
       expect(again.calls()).toBe(0);
       expect(await harness.rawEntries(store, "damaged")).toEqual(damaged);
+      // The list shows it, damaged, with its reason (it left it out before, silently).
+      const listed = (await store.list()).find((run) => run.id === "damaged");
+      expect(listed).toMatchObject({ state: "damaged", code: "JOURNAL_INVALID" });
+      expect(listed?.message).toMatch(/line 2/);
       // An entry of an unknown kind is refused the same way.
       await harness.writeRawEntries(store, "damaged", [entries[0]!, '{"t":"surprise"}']);
       await expect(store.read("damaged")).rejects.toThrow(/line 2: not a journal entry/);
