@@ -128,6 +128,77 @@ describe("redaction of direct calls", () => {
     expect(leakedSecrets(JSON.stringify(typed), canaries)).toEqual([]);
   });
 
+  // Found from outside (2026-12-03): each of these reached a direct call's answer whole.
+  it("redacts a class instance and a URL in a ToolError's details, and a secret in the tool's own error code", async () => {
+    const github = canaries[0]!.secret;
+    class Headers {
+      readonly authorization = `Bearer ${github}`;
+    }
+    const listed = "Tr0ubadour-and-3-horses";
+    const { yard } = session({
+      redaction: { secrets: [{ value: listed, kind: "db-password" }] },
+      tools: [
+        defineTool({
+          name: "api.get",
+          description: "Calls the upstream API.",
+          inputSchema: { type: "object" },
+          execute: () => {
+            throw new ToolError("upstream refused", {
+              code: `AUTH_FAILED_${github}`,
+              // Not JSON data, as a JavaScript tool (or a cast) can hand over: an SDK's headers object, a URL.
+              details: { headers: new Headers(), url: new URL(`https://bob:${listed}@db.example.com/`) } as never,
+            });
+          },
+        }),
+      ],
+    });
+    const failed = await yard.callTool("api.get", {});
+    if (failed.status === "ok") throw new Error("api.get answered");
+    expect(failed.error.details).toEqual({
+      headers: { authorization: "Bearer [REDACTED:github-token]" },
+      url: "https://bob:[REDACTED:db-password]@db.example.com/",
+    });
+    expect(failed.error.code).toBe("AUTH_FAILED_[REDACTED:github-token]");
+    expect(JSON.stringify(failed)).not.toContain(github);
+    expect(JSON.stringify(failed)).not.toContain(listed);
+    const run = await yard.run("try { await tools.api.get({}); } catch { } return 1;");
+    expect(run.calls[0]?.code).toBe("AUTH_FAILED_[REDACTED:github-token]");
+  });
+
+  it("redacts a password named only by its key, and a listed secret of digits written as a number", async () => {
+    const password = "Hunter2x!9zz";
+    const aws = "k9Zp2Qw8Rt5Ym1Xv7Bn4Lc6Hd3Fg0Js8Ua2Ie5Oq";
+    const { yard } = session({
+      redaction: { secrets: [{ value: "4111111111111111", kind: "card" }] },
+      tools: [
+        defineTool({
+          name: "cfg.db",
+          description: "Reads the database settings.",
+          inputSchema: { type: "object" },
+          execute: () => ({
+            host: "db.internal",
+            password,
+            DB_PASSWORD: password,
+            aws_secret_access_key: aws,
+            card: 4111111111111111,
+            port: 5432,
+          }),
+        }),
+      ],
+    });
+    const expected = {
+      host: "db.internal",
+      password: "[REDACTED:password]",
+      DB_PASSWORD: "[REDACTED:password]",
+      aws_secret_access_key: "[REDACTED:aws-secret-access-key]",
+      card: "[REDACTED:card]",
+      port: 5432,
+    };
+    expect(await yard.callTool("cfg.db", {})).toMatchObject({ status: "ok", value: expected });
+    const run = await yard.run("const settings = await tools.cfg.db({}); return settings;");
+    expect(run.output).toEqual(expected);
+  });
+
   it("redacts before the result budget: the preview, the spilled file and every results.read page hold no canary", async () => {
     const spillFolder = tempFolder("redaction-spill");
     try {
@@ -341,6 +412,24 @@ describe("redaction of programs", () => {
     );
     expect(run.logs[0]).toContain('AWS_SECRET_ACCESS_KEY=\\"[REDACTED:aws-secret-access-key]\\"');
     expect(leakedSecrets(run.logs.join("\n"), canaries)).toEqual([]);
+  });
+
+  it("redacts a listed secret with a quote in it inside JSON text a tool returned, printed as JSON (escaped twice)", async () => {
+    const listed = 'Tr0ub"4dor&3-horse';
+    const { yard } = session({
+      redaction: { secrets: [{ value: listed, kind: "secret" }] },
+      tools: [
+        defineTool({
+          name: "http.get",
+          description: "Fetches a page.",
+          inputSchema: { type: "object" },
+          execute: () => ({ status: 200, body: JSON.stringify({ user: "app", pw: listed }) }),
+        }),
+      ],
+    });
+    const run = await yard.run("const page = await tools.http.get({}); console.log(page); return 0;");
+    expect(run.logs[0]).toContain("[REDACTED:secret]");
+    expect(run.logs[0]).not.toContain("4dor&3-horse");
   });
 
   it("redacts warnings and check() diagnostics that quote a secret", async () => {

@@ -12,6 +12,8 @@ export interface DecodedPosition {
   readonly at: number;
   /** True for the first position returned in this string. */
   readonly first: boolean;
+  /** True when the string is an object's key (a `:` follows it): its value may be a secret the key names. */
+  readonly isKey: boolean;
 }
 
 /** See the module comment. */
@@ -61,7 +63,7 @@ export class JsonStringCursor {
     this.#fromDecoded += piece.length;
     const first = !this.#returned;
     this.#returned = true;
-    return { text: this.#decoded, at: this.#fromDecoded, first };
+    return { text: this.#decoded, at: this.#fromDecoded, first, isKey: json.charCodeAt(this.#close + 1) === 0x3a };
   }
 }
 

@@ -126,7 +126,9 @@ export class KeywordScanner {
         if (position === undefined) return true;
         if (position.at < covered[ruleIndex]!) continue;
         covered[ruleIndex] = rule.scan(position.text, position.at, found);
-        if (found.length > 0) {
+        // A keyword in a key (`"password":`) may name a secret in its value, which a rule sees
+        // only with the key beside it: the walk reads the two together (Redactor.#keyedSecret).
+        if (found.length > 0 || position.isKey) {
           mayFind = true;
           return false;
         }

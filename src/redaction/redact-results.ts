@@ -34,7 +34,9 @@ export function redactRunResult(redactor: Redactor, result: RunResult, trace?: T
   let logs = result.logs;
   const mayHaveSecrets = result.logs.length > 0 && redactor.mayHaveSecrets(result.logs.join("\n"));
   result.logs.forEach((line, index) => {
-    if (!mayHaveSecrets && !line.endsWith(" characters]")) return;
+    // A line with an escape may hold a secret escaped twice (JSON text a tool returned, printed as
+    // JSON), which no form the pre-check knows matches: its literals are decoded and looked at.
+    if (!mayHaveSecrets && !line.endsWith(" characters]") && !line.includes("\\")) return;
     const redacted = redactCutLine(redactor, line);
     if (redacted.kinds.length === 0) return;
     if (logs === result.logs) logs = [...result.logs];
@@ -47,13 +49,18 @@ export function redactRunResult(redactor: Redactor, result: RunResult, trace?: T
     error = redacted.error;
     found.push(...redacted.redactions);
   }
-  // A program may call a tool by a name it built from a result (`tools.t[key]()`): the record keeps it.
+  // A program may call a tool by a name it built from a result (`tools.t[key]()`): the record keeps
+  // it. A tool's own error code is any string it chose, and the record keeps that too.
   let calls = result.calls;
-  if (calls.length > 0 && redactor.mayHaveSecrets(calls.map((call) => call.tool).join("\n"))) {
+  if (calls.length > 0 && redactor.mayHaveSecrets(calls.map((call) => `${call.tool}\n${call.code ?? ""}`).join("\n"))) {
     calls = calls.map((call, index) => {
       const tool = redactor.redactText(call.tool);
+      const code = call.code === undefined ? undefined : redactor.redactText(call.code);
       for (const kind of tool.kinds) found.push({ kind, path: `calls[${index}].tool`, location: "program-calls" });
-      return tool.kinds.length === 0 ? call : { ...call, tool: tool.text };
+      for (const kind of code?.kinds ?? [])
+        found.push({ kind, path: `calls[${index}].code`, location: "program-calls" });
+      if (tool.kinds.length === 0 && (code === undefined || code.kinds.length === 0)) return call;
+      return { ...call, tool: tool.text, ...(code === undefined ? {} : { code: code.text }) };
     });
   }
   // Warnings quote declarations and results' shapes (an output-drift path, a type's keys).
@@ -159,6 +166,8 @@ export function redactCallError(
   error: CallError,
 ): { readonly error: CallError; readonly redactions: readonly LocatedRedaction[] } {
   const found: LocatedRedaction[] = [];
+  const code = redactor.redactText(error.code);
+  for (const kind of code.kinds) found.push({ kind, path: "error.code", location: "call-error" });
   const message = redactor.redactText(error.message);
   for (const kind of message.kinds) found.push({ kind, path: "error.message", location: "call-error" });
   const details = error.details === undefined ? undefined : redactor.redactValue(error.details, "error.details");
@@ -167,6 +176,7 @@ export function redactCallError(
   return {
     error: {
       ...error,
+      code: code.text,
       message: message.text,
       ...(details === undefined ? {} : { details: details.value }),
     },

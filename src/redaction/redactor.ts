@@ -222,6 +222,14 @@ export class Redactor {
       for (const kind of redacted.kinds) redactions.push({ kind, path: formatPath(root, path) });
       return redacted.text;
     }
+    if (typeof value === "number") {
+      // A listed secret of digits (a card, a PIN) written as a JSON number: redacted as a string.
+      const found = Number.isFinite(value) ? this.findSecrets(String(value)) : [];
+      if (found.length === 0) return value;
+      const kind = found[0]!.kind;
+      redactions.push({ kind, path: formatPath(root, path) });
+      return `[REDACTED:${kind}]`;
+    }
     if (typeof value !== "object" || value === null) return value;
     if (Array.isArray(value)) {
       let copy: unknown[] | undefined;
@@ -234,14 +242,28 @@ export class Redactor {
       return copy ?? value;
     }
     const prototype = Object.getPrototypeOf(value) as unknown;
-    if (prototype !== Object.prototype && prototype !== null) return value;
+    // A class instance (a URL, a headers object in a tool error's details) is shown as its JSON:
+    // that is what is walked, and what replaces it when something in it was redacted.
+    if (prototype !== Object.prototype && prototype !== null) {
+      const data = asJsonData(value);
+      if (data === undefined) return value;
+      const walked = this.#walk(data, path, root, redactions);
+      return walked === data ? value : walked;
+    }
     const walked: [string, unknown][] = [];
     let changed = false;
     for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
       const redactedKey = this.redactText(key);
       path.push(redactedKey.text);
       for (const kind of redactedKey.kinds) redactions.push({ kind, path: formatPath(root, path) });
-      const redactedItem = this.#walk(item, path, root, redactions);
+      let redactedItem = this.#walk(item, path, root, redactions);
+      if (redactedItem === item && (typeof item === "string" || typeof item === "number")) {
+        const kind = this.#keyedSecret(key, item);
+        if (kind !== undefined) {
+          redactedItem = `[REDACTED:${kind}]`;
+          redactions.push({ kind, path: formatPath(root, path) });
+        }
+      }
       path.pop();
       walked.push([redactedKey.text, redactedItem]);
       if (redactedKey.text !== key || redactedItem !== item) changed = true;
@@ -256,6 +278,29 @@ export class Redactor {
       Object.defineProperty(copy, name, { value: item, enumerable: true, writable: true, configurable: true });
     }
     return copy;
+  }
+
+  /**
+   * The kind of secret `value` is under `key` (`"password": "hunter2"`, `"aws_secret_access_key":
+   * ...`): rules that need the name beside the value see the two as JSON writes them. Undefined
+   * when the key holds no keyword, or nothing found reaches into the value.
+   */
+  #keyedSecret(key: string, value: string | number): string | undefined {
+    if (!this.#scanner.mayMatch(key)) return undefined;
+    const name = JSON.stringify(key);
+    const pair = `${name}:${JSON.stringify(value)}`;
+    const found = this.findSecrets(pair).find((finding) => finding.end > name.length + 1);
+    return found?.kind;
+  }
+}
+
+/** `value` as JSON data (what JSON.stringify shows of it), or undefined when it has none (a cycle, a BigInt, a function). */
+function asJsonData(value: object): unknown {
+  try {
+    const json = JSON.stringify(value);
+    return json === undefined ? undefined : (JSON.parse(json) as unknown);
+  } catch {
+    return undefined;
   }
 }
 

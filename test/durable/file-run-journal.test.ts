@@ -296,7 +296,3 @@ describe("the file journal store", () => {
     ]);
   });
 });
-
-function result(summaries: readonly { readonly id: string }[]): string[] {
-  return summaries.map((summary) => summary.id).sort();
-}

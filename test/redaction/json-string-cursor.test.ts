@@ -9,15 +9,20 @@ describe("JsonStringCursor", () => {
   it("gives the decoded string around a position and the position's index in it", () => {
     const cursor = new JsonStringCursor(json);
     const c = cursor.locate(json.indexOf("cd"))!;
-    expect(c).toEqual({ text: decoded, at: decoded.indexOf("cd"), first: true });
+    expect(c).toEqual({ text: decoded, at: decoded.indexOf("cd"), first: true, isKey: false });
     const e = cursor.locate(json.indexOf("ef"))!;
-    expect(e).toEqual({ text: decoded, at: decoded.indexOf("ef"), first: false });
+    expect(e).toEqual({ text: decoded, at: decoded.indexOf("ef"), first: false, isKey: false });
     expect(cursor.locate(json.indexOf("gh"))!.at).toBe(decoded.indexOf("gh"));
-    expect(cursor.locate(json.indexOf("lain"))).toEqual({ text: "plain", at: 1, first: true });
+    expect(cursor.locate(json.indexOf("lain"))).toEqual({ text: "plain", at: 1, first: true, isKey: false });
   });
 
   it("reads keys, whose quotes are escaped inside, as strings too", () => {
-    expect(new JsonStringCursor(json).locate(json.indexOf("ey"))).toEqual({ text: 'k"ey', at: 2, first: true });
+    expect(new JsonStringCursor(json).locate(json.indexOf("ey"))).toEqual({
+      text: 'k"ey',
+      at: 2,
+      first: true,
+      isKey: true,
+    });
   });
 
   it("refuses a position inside an escape sequence, and goes on after it", () => {
@@ -25,6 +30,6 @@ describe("JsonStringCursor", () => {
     expect(cursor.locate(json.indexOf("\\n") + 1)).toBeUndefined();
     expect(cursor.locate(json.indexOf("\\u0001") + 3)).toBeUndefined();
     const e = cursor.locate(json.indexOf("ef"))!;
-    expect(e).toEqual({ text: decoded, at: decoded.indexOf("ef"), first: true });
+    expect(e).toEqual({ text: decoded, at: decoded.indexOf("ef"), first: true, isKey: false });
   });
 });
