@@ -333,8 +333,13 @@ function isolationArguments({ network, readOnlyPaths, limits }: SandboxPolicy): 
   // /dev: bwrap's usual nodes (null, zero, full, random, urandom, tty, pts, ptmx, fd, std*) on an
   // unsized tmpfs, so it is remounted read-only; /dev/shm gets a sized tmpfs of its own.
   args.push("--dev", "/dev", "--size", String(limits.maxShmBytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev");
+  // /proc read-only, all of it: as root the sandbox user is host uid 0, and the kernel lets uid 0
+  // write /proc/sys and /proc/sysrq-trigger by their owner bits alone, without a capability (a
+  // command set kernel.core_pattern and the kernel ran its program as host root). Reading it
+  // (ps, /proc/self/fd, /dev/stdout) is unchanged.
+  args.push("--proc", "/proc", "--remount-ro", "/proc");
   // /tmp before the binds that may lie under it, or the tmpfs would hide them.
-  args.push("--proc", "/proc", "--size", String(limits.maxTmpBytes), "--tmpfs", "/tmp");
+  args.push("--size", String(limits.maxTmpBytes), "--tmpfs", "/tmp");
   for (const path of readOnlyPaths) {
     args.push("--ro-bind", path, path);
     const hidden = hiddenFromOthers(path);

@@ -74,6 +74,26 @@ describe("the sandbox as the host's user (root here and in CI)", () => {
     expect(result.stdout).toBe("mount=32\nwritable=1\n");
   });
 
+  // Found from outside (2026-12-03): as root the sandbox user is host uid 0, and /proc/sys and
+  // /proc/sysrq-trigger obey owner bits alone, so a command set kernel.core_pattern to a program of
+  // the workspace and the kernel ran it as host root. Each write here puts back the value already
+  // there (and nothing to the sysrq trigger), so a wall that gave way would change nothing.
+  it("cannot write /proc: not a sysctl, not the sysrq trigger, not after trying to remount it", async () => {
+    const pattern = await readFile("/proc/sys/kernel/core_pattern", "utf8");
+    const result = await run(
+      [
+        "cat /proc/sys/vm/swappiness > /proc/sys/vm/swappiness; echo sysctl=$?",
+        "cat /proc/sys/kernel/core_pattern > /proc/sys/kernel/core_pattern; echo core=$?",
+        "printf '' > /proc/sysrq-trigger; echo sysrq=$?",
+        "mount -o remount,rw /proc; echo mount=$?",
+        "test -r /proc/self/status; echo readable=$?",
+      ].join("\n"),
+    );
+    expect(result.stdout).toBe("sysctl=2\ncore=2\nsysrq=2\nmount=32\nreadable=0\n");
+    expect(result.stderr).toContain("/proc/sys/kernel/core_pattern: Read-only file system");
+    expect(await readFile("/proc/sys/kernel/core_pattern", "utf8")).toBe(pattern);
+  });
+
   it("cannot umount the mask over /etc/shadow to read the host's file", async () => {
     const result = await run("umount /etc/shadow; echo umount=$?; cat /etc/shadow");
     // The mask (the host's /dev/null, bound without device access) stays: nothing of the host's file.
