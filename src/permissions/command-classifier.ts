@@ -720,6 +720,17 @@ function classifySimpleCommand(words: readonly Word[], environment: StageEnviron
     } else {
       break;
     }
+    // A value the wrapper took (timeout's duration, nice -n, xargs -n) that the shell splits may
+    // hold the wrapped command itself: `timeout $x ls` with x='5 sh -c …' runs sh.
+    for (let at = start; at < next && at < words.length; at++) {
+      const value = words[at] as Word;
+      if (value.splits) {
+        findings.flag(
+          "write",
+          `${name} gets ${value.text} unquoted: the shell splits it into words, a command among them (quote it)`,
+        );
+      }
+    }
     index = next;
   }
 

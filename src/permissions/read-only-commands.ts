@@ -36,6 +36,15 @@ export function readOnlyProblem(command: CommandWords): string | undefined {
     const problem = sensitivePathProblem(command.name, word);
     if (problem !== undefined) return problem;
   }
+  // A word the shell splits at run time may be several arguments, options among them, wherever it
+  // stands: an option's value (`git log -n $x`: `1 --output=f`), a find test's operand, an operand
+  // that starts with a literal. Only a program with no dangerous option at all can take one.
+  if (!inert && shape.splitSafe !== true) {
+    const split = command.args.find((word) => word.splits);
+    if (split !== undefined) {
+      return `${command.name} gets ${clip(split.text)} unquoted: the shell splits it into words at run time, options among them (quote it)`;
+    }
+  }
   if (shape.whole !== undefined) return shape.whole(command.args, command.name);
   const parsed = parseArguments(command.name, command.args, shape);
   if (typeof parsed === "string") return parsed;
@@ -52,10 +61,17 @@ interface OptionSpec {
   readonly long: ReadonlyMap<string, Arity>;
 }
 
+/** An option by name (`-n`, `--lines`), its value's text, and whether that value is computed at run time. */
+export interface ParsedOption {
+  readonly name: string;
+  readonly value: string | undefined;
+  readonly dynamic?: boolean | undefined;
+}
+
 /** A parsed command: options by name (`-n`, `--lines`) with their values, and the operands. */
 export interface ParsedCall {
   readonly name: string;
-  readonly options: readonly { readonly name: string; readonly value: string | undefined }[];
+  readonly options: readonly ParsedOption[];
   readonly operands: readonly Word[];
 }
 
@@ -70,6 +86,8 @@ interface Shape {
   readonly check?: (call: ParsedCall) => string | undefined;
   /** For arguments that are not getopt-style (find, tar, git, test): checks the words themselves instead. */
   readonly whole?: (args: readonly Word[], name: string) => string | undefined;
+  /** No split of an unquoted expansion can make it write or run anything (test: it only compares). */
+  readonly splitSafe?: boolean;
 }
 
 /**
@@ -121,7 +139,7 @@ function optionKind(word: Word): "operand" | "option" | "unknown" {
 }
 
 function parseArguments(name: string, args: readonly Word[], shape: Shape): ParsedCall | string {
-  const options: { name: string; value: string | undefined }[] = [];
+  const options: ParsedOption[] = [];
   const operands: Word[] = [];
   let endOfOptions = false;
   for (let index = 0; index < args.length; index++) {
@@ -157,9 +175,9 @@ function parseArguments(name: string, args: readonly Word[], shape: Shape): Pars
       if (arity === undefined) return `${name} option --${clip(optionName)} is not known to be read-only`;
       if (equals !== -1) {
         if (arity === "none") return `${name} option --${clip(optionName)} takes no value`;
-        options.push({ name: `--${optionName}`, value: text.slice(equals + 1) });
+        options.push({ name: `--${optionName}`, value: text.slice(equals + 1), dynamic: word.dynamic });
       } else if (arity === "value") {
-        options.push({ name: `--${optionName}`, value: args[index + 1]?.text });
+        options.push({ name: `--${optionName}`, value: args[index + 1]?.text, dynamic: args[index + 1]?.dynamic });
         index++;
       } else options.push({ name: `--${optionName}`, value: undefined });
       continue;
@@ -174,9 +192,9 @@ function parseArguments(name: string, args: readonly Word[], shape: Shape): Pars
       }
       const attached = text.slice(position + 1);
       if (attached !== "" || arity === "optional") {
-        options.push({ name: `-${letter}`, value: attached === "" ? undefined : attached });
+        options.push({ name: `-${letter}`, value: attached === "" ? undefined : attached, dynamic: word.dynamic });
       } else {
-        options.push({ name: `-${letter}`, value: args[index + 1]?.text });
+        options.push({ name: `-${letter}`, value: args[index + 1]?.text, dynamic: args[index + 1]?.dynamic });
         index++;
       }
       break;
@@ -364,6 +382,8 @@ const SED = spec(
 
 function checkSed(call: ParsedCall): string | undefined {
   const expressions = call.options.filter((option) => option.name === "-e" || option.name === "--expression");
+  // `-e "$x"`: the text here is `$x`, which reads as an address and a harmless command.
+  if (expressions.some((option) => option.dynamic === true)) return "sed script is computed at run time";
   const scripts: (string | undefined)[] = expressions.map((option) => option.value);
   if (scripts.length === 0) {
     const script = call.operands[0];
@@ -465,6 +485,9 @@ function checkTar(args: readonly Word[]): string | undefined {
   const archives = call.options.filter((option) => option.name === "-f" || option.name === "--file");
   if (!has(call, "--force-local") && archives.some((option) => option.value?.includes(":") === true)) {
     return "tar -f host:file reaches a remote archive through a remote shell";
+  }
+  if (!has(call, "--force-local") && archives.some((option) => option.dynamic === true)) {
+    return "tar -f gets an archive computed at run time, which may be host:file (a remote shell); add --force-local";
   }
   return undefined;
 }
@@ -908,7 +931,7 @@ define("awk gawk mawk nawk", { options: AWK, check: checkAwk });
 define("find", { options: "any", whole: checkFind });
 define("tar", { options: "any", whole: checkTar });
 define("git", { options: "any", whole: checkGit });
-define("test [ [[", { options: "any", whole: (args, name) => checkTest({ name, args }) });
+define("test [ [[", { options: "any", whole: (args, name) => checkTest({ name, args }), splitSafe: true });
 define("set", { options: "any", whole: checkSet });
 define("cd pushd", { options: spec("LPe@"), optionsFirst: true, check: checkCd });
 define("read", {

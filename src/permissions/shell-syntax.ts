@@ -28,6 +28,11 @@ export interface Word {
   readonly quoted: boolean;
   /** Contains a parameter expansion, an arithmetic expansion or a substitution. */
   readonly dynamic: boolean;
+  /**
+   * Contains one outside double quotes: the shell splits its value into several words at run
+   * time (`$x` holding `1 --output=f` is two arguments), so one word here may be many there.
+   */
+  readonly splits: boolean;
   /** Contains an unquoted `*`, `?` or `[` (dash has no brace expansion). */
   readonly glob: boolean;
   /** Length of `text` before the first quoted character, to recognise `NAME=value`. */
@@ -256,6 +261,7 @@ class Converter {
       text: `${typeOf(node) || "unknown"}`,
       quoted: false,
       dynamic: true,
+      splits: true,
       glob: false,
       unquotedPrefixLength: 0,
       substitutions: [],
@@ -282,6 +288,8 @@ class Converter {
       text: prefix + (value?.text ?? ""),
       quoted: value?.quoted ?? false,
       dynamic: value?.dynamic ?? false,
+      // An assignment's value is not split.
+      splits: false,
       glob: false,
       unquotedPrefixLength: prefix.length + (value?.unquotedPrefixLength ?? 0),
       substitutions: value?.substitutions ?? [],
@@ -306,19 +314,21 @@ class Converter {
       builder.markQuoted();
       for (const inner of each(node["Parts"])) this.part(inner, builder, depth, true);
     } else if (type === "CmdSubst") {
-      builder.dynamic = true;
+      builder.expansion(inDoubleQuotes);
       builder.text += this.sourceOf(node);
       builder.substitutions.push(this.statements(node["Stmts"], depth + 1));
     } else if (type === "ParamExp") {
-      builder.dynamic = true;
-      builder.text += this.sourceOf(node);
+      const source = this.sourceOf(node);
+      // `$!`, `$$`, `$?`, `$#` are non-negative numbers: split by any IFS, they give digits only.
+      builder.expansion(inDoubleQuotes || /^\$[!$?#]$/.test(source));
+      builder.text += source;
       this.parameter(node, builder, depth);
     } else if (type === "ArithmExp") {
-      builder.dynamic = true;
+      builder.expansion(inDoubleQuotes);
       builder.text += this.sourceOf(node);
       this.arithmetic(node["X"], builder, depth);
     } else {
-      builder.dynamic = true;
+      builder.expansion(inDoubleQuotes);
       builder.text += this.sourceOf(node);
       builder.problems.push(`a ${type || "unknown"} expansion is not analyzed`);
     }
@@ -376,10 +386,17 @@ class WordBuilder {
   text = "";
   quoted = false;
   dynamic = false;
+  splits = false;
   glob = false;
   unquotedPrefixLength = -1;
   readonly substitutions: Script[] = [];
   readonly problems: string[] = [];
+
+  /** An expansion or substitution: its value is known at run time, and split into words unless double-quoted. */
+  expansion(inDoubleQuotes: boolean): void {
+    this.dynamic = true;
+    if (!inDoubleQuotes) this.splits = true;
+  }
 
   markQuoted(): void {
     if (!this.quoted) {
@@ -422,6 +439,7 @@ class WordBuilder {
       text: this.text,
       quoted: this.quoted,
       dynamic: this.dynamic,
+      splits: this.splits,
       glob: this.glob,
       unquotedPrefixLength: this.quoted ? this.unquotedPrefixLength : this.text.length,
       substitutions: this.substitutions,

@@ -534,7 +534,7 @@ const STILL_READ: Case[] = cases("read", [
   "cat -v file",
   "cat $'\\x2dn' file",
   'grep -n "$pattern" src/*.ts',
-  "rg -n foo src/$dir",
+  'rg -n foo "src/$dir"',
   "head -20 file",
   "tail -n +2 file",
   "sort -u -k2,2n -t, data.csv",
@@ -661,7 +661,42 @@ const ISSUE_30_BYPASSES: Case[] = [
   ...cases("read", ["cat <<'EOF'\n$(touch m)\nEOF", "echo $((1+2))", "for x in a b; do echo $x; done"]),
 ];
 
+// The fourth bypass (found from outside, 2026-12-03): a value computed at run time where the
+// classifier read its literal text, or one the shell splits into several words (options and
+// commands among them) that the classifier read as one. Each was rated read and ran a command.
+const SPLIT_AND_COMPUTED_VALUES: Case[] = [
+  ...cases("write", [
+    `x='e touch m'; sed -n -e "$x" README`,
+    `sed --expression="$x" README`,
+    "x='x -o -exec touch m ; -quit'; find . -name $x",
+    "x='5 sh -c touch${IFS}m'; timeout $x ls",
+    "x='1 --output=m'; git log -n $x",
+    "git log HEAD$x",
+    "git -C $x log",
+    "sort -k $x data",
+    "tar -t -f $x",
+    'tar -tf "$x"',
+    "less -p $x file",
+    "nice -n $x ls",
+    "xargs -n $x echo",
+    "awk -F $x '{ print }' data",
+    // Read before: dir='x --pre=sh' makes it `rg -n foo src/x --pre=sh`, which runs sh.
+    "rg -n foo src/$dir",
+  ]),
+  // What stays read: a quoted value, a program none of whose options harms, test's operands.
+  ...cases("read", [
+    'find . -name "$x"',
+    'grep -e "$pattern" file',
+    "head -n $count file",
+    "for f in *.txt; do wc -l $f; done",
+    "[ -z $x ] && echo empty",
+    'tar -tf "$x" --force-local',
+    'timeout "$x" ls',
+  ]),
+];
+
 const BYPASS_TABLE: Case[] = [
+  ...SPLIT_AND_COMPUTED_VALUES,
   ...DASH_DIALECT,
   ...ISSUE_30_BYPASSES,
   ...ISSUE_BYPASSES,
