@@ -7,6 +7,7 @@
 import type { Stream } from "node:stream";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { descendantsOf, killMembers } from "./process-tree.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -460,6 +461,10 @@ export class McpToolSource implements ToolSource {
   async #shutDown(connection: Connection, reason: string): Promise<void> {
     connection.lost ??= reason;
     const pid = connection.stdio?.pid ?? null;
+    // Read while the server lives: its own children (a server behind `sh -c` or npx) go with it;
+    // at once when it failed (nothing to finish politely; the close then takes no grace period).
+    const family = pid === null ? [] : descendantsOf(pid);
+    if (reason !== "closed") killMembers(family);
     try {
       const { StreamableHTTPClientTransport } = loadedSdk();
       if (connection.transport instanceof StreamableHTTPClientTransport && reason === "closed") {
@@ -472,6 +477,8 @@ export class McpToolSource implements ToolSource {
     // The client's close returns before the child has exited: wait for it, so a caller that
     // exits right after close() leaves no server behind; one that ignores its closed stdin is killed.
     if (pid !== null && reason === "closed") await waitForExit(pid, CHILD_EXIT_GRACE_MS);
+    // Whatever of the tree outlived the server would hold its pipes, and the host's event loop, open.
+    killMembers(family);
   }
 
   // --- Listing ---------------------------------------------------------------------------------
@@ -607,6 +614,7 @@ export class McpToolSource implements ToolSource {
       // Its exit rejects every other call in flight, and they report the same.
       const childPid = connection.stdio?.pid ?? null;
       if (childPid !== null) {
+        killMembers(descendantsOf(childPid));
         try {
           process.kill(childPid, "SIGKILL");
         } catch {

@@ -1,7 +1,8 @@
+import { spawn, spawnSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import { SwitchyardError } from "../../../src/errors.js";
 import { defineTool } from "../../../src/registry/define-tool.js";
 import {
@@ -15,6 +16,7 @@ import { Switchyard } from "../../../src/switchyard.js";
 import { isAlive, stdioServer, tempFolder, waitFor } from "../../helpers/mcp-servers.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/mcp-test-server.mjs", import.meta.url));
+const FAILED_START = fileURLToPath(new URL("./fixtures/failed-start-child.ts", import.meta.url));
 const fixture = (...args: string[]): McpSourceOptions["transport"] => ({
   kind: "stdio",
   command: process.execPath,
@@ -103,6 +105,40 @@ describe("MCP source faults", () => {
     expect(invalid[0]).toMatchObject({ namespace: "banner" });
     await source.close();
   });
+
+  // Found from outside (2026-12-03): a server behind `sh -c` whose start failed left its child
+  // running with the stdio pipes open, so `switchyard run` printed its one line and never exited.
+  it("stops a failed server's own children too, so the process that started it exits", async () => {
+    const marker = `${Math.floor(Math.random() * 1e6) + 900_000}`;
+    const child = spawn(
+      process.execPath,
+      [
+        "--no-node-snapshot",
+        "--import",
+        import.meta.resolve("tsx"),
+        FAILED_START,
+        "sh",
+        "-c",
+        `echo hi; sleep ${marker}`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    // Whatever happens (a red run hangs until the timeout), nothing of it outlives the test.
+    onTestFinished(() => {
+      child.kill("SIGKILL");
+      spawnSync("pkill", ["-f", `sleep ${marker}`]);
+    });
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    const started = Date.now();
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(stdout.trim()).toBe("SOURCE_START_FAILED");
+    expect(code).toBe(0);
+    // Node's start, tsx, the server's start and its failure: seconds, never the sleep's 250 hours.
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const left = spawnSync("pgrep", ["-f", `sleep ${marker}`], { encoding: "utf8" }).stdout.trim();
+    expect(left).toBe("");
+  }, 30_000);
 
   it("reports a command that does not exist as SOURCE_START_FAILED", async () => {
     const error = await startError(
