@@ -12,6 +12,13 @@ export interface CrossingJournal {
   readonly runId: string;
   /** The journaled crossing that arrived `k`-th, if the journal holds it. */
   crossing(k: number): CrossingEntry | undefined;
+  /**
+   * The journal holds the run's end as its program made it (it returned or threw, or hit its call
+   * limit): a replay reaches that end again, and a call the journal has no answer for was still in
+   * flight then, cancelled with the run, never made again. Otherwise such a call was in flight at
+   * a crash or a cancellation, and a resume makes it again.
+   */
+  readonly completed: boolean;
   /** The next journaled crossing to answer, or undefined when all are answered. */
   next(): CrossingEntry | undefined;
   /** The journaled crossing `ahead` places after `next()` (0: `next()` itself), for a chunk of the replay. */

@@ -69,6 +69,14 @@ export const DEFAULT_ASK_TIMEOUT_MS = 30_000;
 export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 // Characters of a failed run's message its end entry keeps (`runs show` prints it).
 const MAX_END_MESSAGE_CHARS = 1_024;
+// Ends a program makes itself, the same on every replay: a journal ended so is complete.
+const PROGRAM_ENDS: ReadonlySet<string> = new Set([
+  "RUNTIME_ERROR",
+  "OUTPUT_INVALID",
+  "OUTPUT_TOO_LARGE",
+  "OUTPUT_NOT_SERIALIZABLE",
+  "TOOL_CALL_LIMIT",
+]);
 // After the first `ask` times out, asks made in the same moment join the pause.
 const PAUSE_GATHER_MS = 5;
 // A run waiting for a person pauses this long before its wall-time deadline at the latest: its ask
@@ -91,6 +99,8 @@ export class DurableRun implements CrossingJournal {
   #live = false;
   /** The journal already holds the run's end: a full replay appends nothing. */
   #ended = false;
+  /** See `completed`. */
+  #completed = false;
   /** A resume's entries, held while it has appended nothing past the journal's end (`goneLive`). */
   #afterEnd: readonly (DecisionEntry | ResumeEntry)[] = [];
   #ending: RunError | undefined;
@@ -130,6 +140,7 @@ export class DurableRun implements CrossingJournal {
         this.#decisions.set(entry.position, entry);
       } else if (entry.t === "end") {
         this.#ended = true;
+        this.#completed = entry.ok || (entry.code !== undefined && PROGRAM_ENDS.has(entry.code));
       }
     }
     this.#order = crossings;
@@ -167,6 +178,10 @@ export class DurableRun implements CrossingJournal {
   attach(endRun: (error: RunError) => void, deadlineAt?: () => number): void {
     this.#endRun = endRun;
     if (deadlineAt !== undefined) this.#deadlineAt = deadlineAt;
+  }
+
+  get completed(): boolean {
+    return this.#completed;
   }
 
   crossing(k: number): CrossingEntry | undefined {

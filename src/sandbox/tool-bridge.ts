@@ -132,6 +132,21 @@ const MAX_RECORDED_PATH_CHARS = 256;
  */
 export const LONE_CALL_HOLD_MS = 10;
 
+/** The journaled form of a call the run's end cancelled: its record, as the bridge wrote it then. */
+function cancelledAtEnd(id: string, tool: string, request: CallRequest): JournaledAnswer {
+  const record: CallRecord = {
+    id,
+    tool,
+    caller: "program",
+    status: "cancelled",
+    code: "CANCELLED",
+    durationMs: 0,
+    bytesIn: request.kind === "call" ? request.argsJson.length : request.bytes,
+    bytesOut: 0,
+  };
+  return { i: -1, tool, h: "", r: record };
+}
+
 /** Calls `release` after `ms`; returns the function that cancels it. */
 function releaseAfter(ms: number, release: () => void): () => void {
   const timer = setTimeout(release, ms);
@@ -845,6 +860,11 @@ export class ToolBridge {
       const journaled = durable.answer(slot.index);
       // The run's own requests ($timer, $budget) are checked by path: their input is the run's.
       const key = isRun ? { tool: request.path, hash: "", n: undefined } : this.#keyOf(request, slot.number + 1);
+      if (journaled === undefined && durable.completed) {
+        // In flight when the program ended, cancelled with its run: never answered, never made again.
+        if (!isRun) this.#replayRecord(slot, cancelledAtEnd(this.#callId(slot), key.tool, request));
+        continue;
+      }
       if (journaled === undefined) {
         // In flight when the journal ended: made again, live, once the replay is over.
         this.#keys.set(slot.index, isRun ? this.#keyOf(request, undefined) : key);

@@ -242,4 +242,33 @@ describe("durable runs, replayed in one process", () => {
     expect((await yard.resume("cancelled-then-resumed")).output).toBe(4);
     expect(statSync(join(folder, "cancelled-then-resumed.jsonl")).size).toBe(size);
   });
+
+  // Found from outside (2026-12-03): a call still in flight when the program returned (never
+  // awaited, or the loser of a race) was taken for one in flight at a crash, and every replay of
+  // the finished run made it again, live.
+  it("never makes again a call its program left in flight when it returned: a replay of the finished run calls no tool", async () => {
+    const { yard, calls } = createYard({ fast: 1, slow: 200 });
+    for (const [id, program] of [
+      ["never-awaited", `tools.api.after({ name: "slow" }); return "done";`],
+      [
+        "race-lost",
+        `return await Promise.race([tools.api.after({ name: "fast" }), tools.api.after({ name: "slow" })]);`,
+      ],
+    ] as const) {
+      const first = await yard.run(program, { durable: { id } });
+      expect(first.ok).toBe(true);
+      expect(first.calls.at(-1)?.status).toBe("cancelled");
+      const made = calls.length;
+      const journal = readFileSync(join(folder, `${id}.jsonl`), "utf8");
+      for (let replay = 0; replay < 2; replay++) {
+        const again = await yard.run(program, { durable: { id } });
+        expect(again.output).toEqual(first.output);
+        expect(again.calls.map((call) => [call.status, call.replayed])).toEqual(
+          first.calls.map((call) => [call.status, true]),
+        );
+      }
+      expect(calls.length).toBe(made);
+      expect(readFileSync(join(folder, `${id}.jsonl`), "utf8")).toBe(journal);
+    }
+  });
 });
