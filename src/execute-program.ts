@@ -5,7 +5,13 @@
 
 import type { Diagnostic, JsonSchema, RunError, RunResult } from "./contract.js";
 import { checkDecisionsPending } from "./durable/decide-run.js";
-import { checkDecisions, type DurableOptions, DurableRun, type RunDecision } from "./durable/durable-run.js";
+import {
+  checkAskTimeout,
+  checkDecisions,
+  type DurableOptions,
+  DurableRun,
+  type RunDecision,
+} from "./durable/durable-run.js";
 import type { JournaledCheck, OpenedJournal, ResumedRunRecord, RunJournal } from "./durable/run-journal.js";
 import { JournalError } from "./durable/journal-error.js";
 import { checkRunId } from "./durable/run-id.js";
@@ -542,6 +548,7 @@ export async function resumeRequest(
 ): Promise<ResumeRequest | RunResult> {
   checkRunId(id);
   checkDecisions(decisions);
+  checkAskTimeout(askTimeoutMs);
   const store: RunJournal = given ?? sessionStore ?? defaultRunJournal();
   let error: RunError;
   let opened: OpenedJournal | undefined = journal;

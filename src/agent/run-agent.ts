@@ -498,7 +498,8 @@ function appendUserText(messages: AgentMessage[], text: string): void {
 
 function positiveInteger(value: number, name: string): number {
   if (!Number.isInteger(value) || value <= 0) {
-    throw new SwitchyardError("OPTION_INVALID", `${name} must be a positive integer, got ${JSON.stringify(value)}.`);
+    const shown = typeof value === "number" ? String(value) : JSON.stringify(value);
+    throw new SwitchyardError("OPTION_INVALID", `${name} must be a positive integer, got ${shown}.`);
   }
   return value;
 }

@@ -58,7 +58,7 @@ function oneLine(message: string, code: string, details: unknown): string {
  * Control characters written as escapes: a message may quote a config key, a path or a server's
  * words, and an escape sequence in one must not recolour, move or clear the user's terminal.
  */
-function escapeControls(text: string): string {
+export function escapeControls(text: string): string {
   return text.replace(
     /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
     (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,

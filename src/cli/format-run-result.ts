@@ -1,7 +1,9 @@
 // Renders a RunResult for a person at a terminal: the output first, then logs, errors with
-// their source line, and a one-line account of the calls, bytes and redacted secrets. Formatting only.
+// their source line, and a one-line account of the calls, bytes and redacted secrets. Formatting
+// only; what the program wrote reaches the terminal with its control characters escaped.
 
 import type { Diagnostic, RunError, RunResult } from "../contract.js";
+import { escapeControls } from "./cli-error.js";
 
 /** A readable multi-line rendering of a run. */
 export function formatRunResult(result: RunResult): string {
@@ -35,7 +37,7 @@ export function formatRunError(error: RunError): string[] {
 
 /** One line per warning, with its line. */
 export function formatWarnings(warnings: readonly Diagnostic[]): string[] {
-  return warnings.map((warning) => `warning (line ${warning.line}): ${warning.message}`);
+  return warnings.map((warning) => `warning (line ${warning.line}): ${escapeControls(warning.message)}`);
 }
 
 /** One line: calls by status, time, and bytes kept in the sandbox against bytes returned. */
@@ -65,9 +67,10 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
+/** Each line indented, its control characters written as escapes: a model's program wrote them. */
 function indent(text: string): string {
   return text
     .split("\n")
-    .map((line) => `  ${line}`)
+    .map((line) => `  ${escapeControls(line)}`)
     .join("\n");
 }

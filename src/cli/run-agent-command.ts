@@ -69,6 +69,13 @@ export async function runAgentCommand(task: string, options: AgentCommandOptions
     throw new SwitchyardError("OPTION_INVALID", `Set ${env.key} to use --provider ${options.provider}.`);
   }
   const baseURL = options.baseUrl ?? (io.env[env.baseURL] || undefined);
+  if (baseURL !== undefined && !URL.canParse(baseURL)) {
+    const from = options.baseUrl === undefined ? env.baseURL : "--base-url";
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      `${from} must be a URL such as https://api.example.com/v1, got ${JSON.stringify(baseURL)}.`,
+    );
+  }
   const prices = createPriceTable(
     options.pricing === undefined ? {} : { prices: await loadPriceRows(options.pricing) },
   );

@@ -3,6 +3,7 @@
 // printing only: the stores, the decisions (checked and journaled under the run's lock) and the
 // resume live in the library, so `resume` (here or from `yard.resume`) finds what was decided.
 
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import type { RunResult } from "../contract.js";
 import { FileRunJournal } from "../durable/file-run-journal.js";
@@ -154,6 +155,10 @@ interface OpenedStore {
  */
 async function withStore(flags: StoreFlags, work: (opened: OpenedStore) => Promise<void>): Promise<void> {
   if (flags.redis === undefined) {
+    // A --dir given that is not there is a mistyped path, not a folder without runs.
+    if (flags.dir !== undefined && !existsSync(flags.dir)) {
+      throw usage(`the folder ${JSON.stringify(flags.dir)} (--dir) does not exist; check the path.`);
+    }
     const store = new FileRunJournal({ folder: flags.dir ?? defaultRunsFolder() });
     return work({ store, where: store.folder });
   }
@@ -250,7 +255,7 @@ function formatDetails(summary: RunSummary): string {
  * code is whatever the store holds (a Redis anyone on the network reaches): it may hold anything.
  */
 function oneLine(text: string): string {
-  const flat = text.replace(/[\u0000-\u001f\u007f]+/g, " ");
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ");
   return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
 }
 

@@ -91,7 +91,8 @@ function clientsOf(text: string | undefined): Record<string, string> | undefined
 }
 
 function portOf(value: string): number {
-  const port = Number(value);
+  // Decimal digits only: Number() reads "0x50" as 80, "1e3" as 1000 and "" as 0 (a random port).
+  const port = /^[0-9]{1,5}$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new SwitchyardError("OPTION_INVALID", `--http needs a port from 0 to 65535, got ${JSON.stringify(value)}.`);
   }

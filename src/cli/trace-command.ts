@@ -3,6 +3,8 @@
 
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
+import { SwitchyardError } from "../errors.js";
+import { fileErrorOf } from "./cli-error.js";
 
 /** Adds `trace view <file> [--out <file>] [--program <file>]` to the program. */
 export function registerTraceCommand(program: Command): void {
@@ -17,15 +19,31 @@ export function registerTraceCommand(program: Command): void {
       const { buildTimeline } = await import("../timeline/build-timeline.js");
       const { readTraceFile } = await import("../timeline/read-trace-file.js");
       const { writeTimelinePage } = await import("../timeline/render-timeline-page.js");
-      const { events, skippedLines } = await readTraceFile(file);
-      const source = options.program === undefined ? undefined : await readFile(options.program, "utf8");
+      const { events, skippedLines } = await readTraceFile(file).catch((error: unknown) => {
+        throw fileErrorOf(error, file, "the trace", "read");
+      });
+      if (events.length === 0 && skippedLines > 0) {
+        throw new SwitchyardError(
+          "OPTION_INVALID",
+          `${JSON.stringify(file)} holds no trace events (${skippedLines} lines read); give a JSONL trace written by \`switchyard run --trace\`.`,
+        );
+      }
+      const program = options.program;
+      const source =
+        program === undefined
+          ? undefined
+          : await readFile(program, "utf8").catch((error: unknown) => {
+              throw fileErrorOf(error, program, "the program (--program)", "read");
+            });
       const data = buildTimeline(events, {
         title: `Switchyard timeline: ${file}`,
         skippedLines,
         ...(source === undefined ? {} : { sources: source }),
       });
       const out = options.out ?? `${file.replace(/\.jsonl?$/i, "")}.html`;
-      await writeTimelinePage(out, data);
+      await writeTimelinePage(out, data).catch((error: unknown) => {
+        throw fileErrorOf(error, out, "the page (--out)", "write");
+      });
       const calls = data.runs.reduce((sum, run) => sum + run.calls.length, 0);
       process.stdout.write(`${out}: ${data.runs.length} runs, ${calls} calls\n`);
     });

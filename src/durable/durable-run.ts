@@ -4,6 +4,7 @@
 // the CrossingJournal face; nothing is appended before the replay is over, so a replay that
 // diverges leaves the journal as it was.
 
+import { MAX_TIMER_MS } from "../timer-limit.js";
 import { randomInt } from "node:crypto";
 import type { RunError, RunResult } from "../contract.js";
 import type { ApprovalAnswer, Approver, PermissionRequest } from "../permissions/permission-gate.js";
@@ -537,6 +538,18 @@ export function checkDecisions(decisions: unknown): void {
 
 function pendingAsJson(pending: PendingRequest): { [key: string]: import("../contract.js").JsonValue } {
   return JSON.parse(JSON.stringify(pending)) as { [key: string]: import("../contract.js").JsonValue };
+}
+
+/** Refuses an `askTimeoutMs` that is not a number of ms from 0 to MAX_TIMER_MS (OPTION_INVALID). */
+export function checkAskTimeout(askTimeoutMs: unknown): void {
+  if (askTimeoutMs === undefined) return;
+  if (typeof askTimeoutMs !== "number" || !(askTimeoutMs >= 0 && askTimeoutMs <= MAX_TIMER_MS)) {
+    const shown = typeof askTimeoutMs === "number" ? String(askTimeoutMs) : JSON.stringify(askTimeoutMs);
+    throw new SwitchyardError(
+      "OPTION_INVALID",
+      `durable.askTimeoutMs must be a number of ms from 0 to ${MAX_TIMER_MS}, got ${shown}.`,
+    );
+  }
 }
 
 /**

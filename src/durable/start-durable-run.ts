@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import type { RunError } from "../contract.js";
 import {
+  checkAskTimeout,
   checkDecisions,
   type DurableOptions,
   type DurableRun,
@@ -62,6 +63,7 @@ export async function startDurableRun(
 ): Promise<DurableRun | RunError> {
   checkRunId(options.id);
   checkDecisions(options.decisions);
+  checkAskTimeout(options.askTimeoutMs);
   try {
     return await openDurableRun(store, options, program);
   } catch (error) {

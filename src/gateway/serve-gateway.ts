@@ -184,6 +184,12 @@ const MIN_CLIENT_TOKEN_CHARS = 16;
 /** The clients of `httpToken` and `httpClients`; empty when requests need no token. */
 function clientTokens(options: ServeGatewayOptions): ClientToken[] {
   const clients: ClientToken[] = [];
+  // An empty token (SWITCHYARD_GATEWAY_TOKEN="") made a server that answered every request 401.
+  if (options.httpToken !== undefined && !/^[\x21-\x7e]+$/.test(options.httpToken))
+    throw new SwitchyardError(
+      "CONFIG_INVALID",
+      "httpToken (SWITCHYARD_GATEWAY_TOKEN) must be visible ASCII characters without blanks, and not empty; unset it to serve without a token.",
+    );
   if (options.httpToken !== undefined) clients.push({ name: "", header: Buffer.from(`Bearer ${options.httpToken}`) });
   const seen = new Set(options.httpToken === undefined ? [] : [options.httpToken]);
   for (const [name, token] of Object.entries(options.httpClients ?? {})) {

@@ -3,6 +3,7 @@
 // fit the run queue's budget, or the run could never start. Throws OPTION_INVALID, before any run.
 
 import { SwitchyardError } from "../errors.js";
+import { MAX_TIMER_MS } from "../timer-limit.js";
 import type { RunLimits } from "./run-program.js";
 
 /**
@@ -37,9 +38,13 @@ function applyOverrides(base: RunLimits, overrides: Partial<RunLimits> | undefin
       );
     if (value === undefined) continue;
     if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+      const shown = typeof value === "number" ? String(value) : JSON.stringify(value);
+      throw new SwitchyardError("OPTION_INVALID", `${label}.${key} must be a positive number, got ${shown}.`);
+    }
+    if (key.endsWith("Ms") && value > MAX_TIMER_MS) {
       throw new SwitchyardError(
         "OPTION_INVALID",
-        `${label}.${key} must be a positive number, got ${JSON.stringify(value)}.`,
+        `${label}.${key} must be at most ${MAX_TIMER_MS} ms (about 24.8 days, the longest timer Node sets), got ${value}.`,
       );
     }
     (limits as Record<string, number>)[key] = value;

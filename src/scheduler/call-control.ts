@@ -3,6 +3,7 @@
 // step races against and the listener on the run's signal are created only when needed,
 // because a tool call's whole pipeline budget is a few microseconds.
 
+import { MAX_TIMER_MS } from "../timer-limit.js";
 import type { CallDeadline } from "./deadline.js";
 
 /** Why a call was interrupted before its tool answered. */
@@ -92,7 +93,7 @@ export class CallControl {
     // setTimeout caps delays at 2^31-1 ms; longer budgets are effectively infinite.
     this.#timer = setTimeout(
       () => this.interrupt(new Interrupt("TOOL_TIMEOUT", deadline.source)),
-      Math.min(delay, 2_147_483_647),
+      Math.min(delay, MAX_TIMER_MS),
     );
   }
 

@@ -119,6 +119,61 @@ describe("switchyard: a user's mistakes", () => {
     expect(existsSync(marks)).toBe(false);
   });
 
+  // Found from outside (2026-12-03): each of these printed a stack trace, ran with a wrong
+  // value, or said nothing of the mistake.
+  it("reports trace view's missing trace, folder, --program and --out in one line, and a file that is no trace", async () => {
+    const trace = join(temp.path, "t.jsonl");
+    writeFileSync(trace, `${JSON.stringify({ type: "program-start", programId: "p", at: 1 })}\n`);
+    expectOneLineMistake(await run(["trace", "view", "nope.jsonl"]), /the trace "nope\.jsonl" does not exist/);
+    expectOneLineMistake(await run(["trace", "view", temp.path]), /is a folder; give the path of a file/);
+    expectOneLineMistake(await run(["trace", "view", trace, "--program", "nope.ts"]), /the program \(--program\)/);
+    expectOneLineMistake(
+      await run(["trace", "view", trace, "--out", join(temp.path, "no", "page.html")]),
+      /cannot write the page \(--out\).*does not exist/,
+    );
+    const notTrace = writeProgram("not-a-trace.ts", "return 1;\n");
+    expectOneLineMistake(await run(["trace", "view", notTrace]), /holds no trace events/);
+  }, 60_000);
+
+  it("refuses a --http port that is not decimal digits, and a --base-url that is not a URL", async () => {
+    const config = join(temp.path, "port.config.json");
+    writeFileSync(config, JSON.stringify({ tools: [TOOLS] }));
+    for (const port of ["0x50", "1e3", ""]) {
+      expectOneLineMistake(await run(["serve", "--config", config, "--http", port]), /--http needs a port/);
+    }
+    const agent = await run(
+      ["agent", "--provider", "anthropic", "--model", "any", "--tools", TOOLS, "--base-url", "notaurl", "a task"],
+      { ANTHROPIC_API_KEY: "not-used" },
+    );
+    expectOneLineMistake(agent, /--base-url must be a URL/);
+  }, 60_000);
+
+  it("refuses a wallTimeMs past Node's longest timer, which ended every run at once as TIMEOUT", async () => {
+    const config = join(temp.path, "long.config.json");
+    writeFileSync(config, JSON.stringify({ tools: [TOOLS], limits: { wallTimeMs: 2_147_483_648 } }));
+    const program = writeProgram("long.ts", "return 1;");
+    const finished = await run(["run", program, "--config", config]);
+    expect(finished.stderr).not.toContain("TimeoutOverflowWarning");
+    expectOneLineMistake(finished, /wallTimeMs must be at most 2147483647 ms/);
+  }, 30_000);
+
+  it("says a runs --dir that does not exist does not, instead of listing no runs", async () => {
+    for (const command of ["list", "prune"]) {
+      expectOneLineMistake(await run(["runs", command, "--dir", join(temp.path, "nowhere")]), /does not exist/);
+    }
+  }, 30_000);
+
+  it("writes a program's control characters to the terminal as escapes: its logs, its error", async () => {
+    const program = writeProgram(
+      "escapes.ts",
+      'console.log("A\\u001b]0;title\\u0007B\\u009b2J"); throw new Error("E\\u001b[31mred");',
+    );
+    const finished = await run(["run", program, "--tools", TOOLS]);
+    expect(finished.code).toBe(1);
+    expect(finished.stdout + finished.stderr).not.toMatch(/[\u001b\u0007\u009b]/);
+    expect(finished.stdout + finished.stderr).toContain("A\\u001b]0;title\\u0007B\\u009b2J");
+  }, 30_000);
+
   it("reports a busy --http port in one line, exit 2, before starting any server", async () => {
     const blocker: Server = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));

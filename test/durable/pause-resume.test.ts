@@ -4,7 +4,7 @@
 // program changed before resuming ends REPLAY_DIVERGED with the journal unchanged.
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -310,6 +310,16 @@ describe("a durable run that waits for a person", () => {
     });
     expect(result.error?.code, result.error?.message).toBe("PAUSED");
     expect(Date.now() - started).toBeLessThan(800);
+  });
+
+  it("refuses an askTimeoutMs that is not a number of ms a timer can wait, before touching the journal", async () => {
+    const yard = createYard();
+    for (const askTimeoutMs of [-1, Number.NaN, 2_147_483_648, "30s"]) {
+      await expect(
+        yard.run(REFUNDS, { durable: { id: "ask-timeout-shape", askTimeoutMs: askTimeoutMs as number } }),
+      ).rejects.toThrow(/durable\.askTimeoutMs must be a number of ms/);
+    }
+    expect(existsSync(join(folder, "ask-timeout-shape.jsonl"))).toBe(false);
   });
 
   it("pauses at once when the approver answers later", async () => {

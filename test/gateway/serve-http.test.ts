@@ -224,6 +224,10 @@ describe("serveGateway over streamable HTTP with a token per client", () => {
     await expect(serveSlowTools(folder, { httpClients: { a: TOKENS.alice, b: TOKENS.alice } })).rejects.toThrow(
       /share a token/,
     );
+    // SWITCHYARD_GATEWAY_TOKEN="" started a server that answered every request 401.
+    for (const httpToken of ["", "two words", "jälkeen"]) {
+      await expect(serveSlowTools(folder, { httpToken })).rejects.toThrow(/httpToken .* must be visible ASCII/);
+    }
   });
 });
 
