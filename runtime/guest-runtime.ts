@@ -634,7 +634,14 @@ function install(
     return enqueue(path, encoded, argsJson.length, site);
   };
 
-  defineConstant(global, "tools", createToolsProxy(callTool));
+  // Options a program passes to `$search` are read (spread) before any call exists: one that
+  // throws while read (a getter, a Proxy trap) is refused like an argument that cannot cross.
+  const refuseOptions = (path: string, error: unknown): Promise<unknown> => {
+    if (finished) return callTool(path, {});
+    const reason = capErrorText(`The options could not be read: ${safeString(messageOf(error), "")}`, 1_024);
+    return refuse(path, "INPUT_INVALID", 0, reason, captureCallSite(refuseOptions));
+  };
+  defineConstant(global, "tools", createToolsProxy(callTool, refuseOptions));
   defineValue(global, "isToolCallError", (value: unknown) => isToolCallError(value), false);
 
   // A wake-up crosses like a call (in the turn's batch, answered by index, through `wait` when
@@ -761,7 +768,10 @@ function bindHost(references: HostReferences): {
 }
 
 /** `tools.a.b(...)` at any depth: each property extends a dotted path; calling sends it. */
-function createToolsProxy(callTool: (path: string, input: unknown, encodedPath?: string) => Promise<unknown>): unknown {
+function createToolsProxy(
+  callTool: (path: string, input: unknown, encodedPath?: string) => Promise<unknown>,
+  refuseOptions: (path: string, error: unknown) => Promise<unknown>,
+): unknown {
   // Read at install, before the program can replace `Symbol.toPrimitive`.
   const toPrimitive = Symbol.toPrimitive;
   const make = (path: string): unknown => {
@@ -789,8 +799,15 @@ function createToolsProxy(callTool: (path: string, input: unknown, encodedPath?:
         if (known !== undefined) return known;
         let child: unknown;
         if (path === "" && property === "$search") {
-          child = (query: unknown, options?: unknown) =>
-            callTool(SEARCH_PATH, { query, ...(isObject(options) ? options : {}) });
+          child = (query: unknown, options?: unknown) => {
+            let input: unknown;
+            try {
+              input = { query, ...(isObject(options) ? options : {}) };
+            } catch (error) {
+              return refuseOptions(SEARCH_PATH, error);
+            }
+            return callTool(SEARCH_PATH, input);
+          };
         } else if (path === "" && property === "$describe") {
           child = (name: unknown) => callTool(DESCRIBE_PATH, { name });
         } else if (path === "" && property === "$budget") {

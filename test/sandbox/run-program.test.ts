@@ -234,6 +234,28 @@ ${ending}`,
     expect(events.filter((event) => event.type === "tool-call-start")).toHaveLength(2);
   });
 
+  // Found from outside (2026-12-03): options read before the call existed threw the program's own
+  // value synchronously, with no call id and no record.
+  it("refuses $search options that throw while read as INPUT_INVALID, each with its record", async () => {
+    const { yard } = createYard();
+    const result = await yard.run(`
+      const codes = [];
+      const hostile = [
+        { get limit() { throw "getter threw"; } },
+        new Proxy({}, { ownKeys() { throw new Error("trap threw"); } }),
+      ];
+      for (const options of hostile) {
+        try { await tools.$search("echo", options); codes.push("answered"); }
+        catch (error) { codes.push(isToolCallError(error) ? error.code : "raw " + String(error)); }
+      }
+      return codes;`);
+    expect(result.output).toEqual(["INPUT_INVALID", "INPUT_INVALID"]);
+    expect(result.calls.map((call) => [call.tool, call.code])).toEqual([
+      ["$search", "INPUT_INVALID"],
+      ["$search", "INPUT_INVALID"],
+    ]);
+  });
+
   it("does not let a call the program never awaits hold its end", async () => {
     const { yard } = createYard();
     const result = await yard.run("void tools.util.never({}); return 'early';", { limits: { wallTimeMs: 10_000 } });
