@@ -65,6 +65,7 @@ import {
   type LogWriter,
   MAX_BATCH_CALLS,
   MAX_BATCHES_AHEAD,
+  MAX_BYTES_AHEAD,
   MAX_LOG_LINE_CHARS,
   MAX_TOOL_PATH_CHARS,
   openLogWriter,
@@ -268,6 +269,8 @@ function install(
   // Batches sent ahead since the last blocking crossing: crossings reach the host in order, so
   // a blocking one's answer means the host has taken every batch sent before it.
   let batchesAhead = 0;
+  // Their arguments' characters (MAX_BYTES_AHEAD).
+  let bytesAhead = 0;
   let flushScheduled = false;
   let nextIndex = 0;
   let inFlight = 0;
@@ -516,6 +519,7 @@ function install(
     if (queuedCalls === 0) return;
     const count = queuedCalls;
     const text = queuedText;
+    const bytes = queuedBytes;
     const first = nextIndex - count;
     queuedText = "";
     queuedCalls = 0;
@@ -535,8 +539,13 @@ function install(
     // an open wait would bring them separately.) Not in a durable run, whose waits the journal keeps.
     const opensWait = lone && !waiting && !durable;
     const batchText = startCallBatch(answer, opensWait) + text;
-    if (ahead) batchesAhead++;
-    else batchesAhead = 0;
+    if (ahead) {
+      batchesAhead++;
+      bytesAhead += bytes;
+    } else {
+      batchesAhead = 0;
+      bytesAhead = 0;
+    }
     if (replay !== undefined && replayCrossing(replayMarkOf(answer), first, count, batchText)) {
       crossings++;
       if (!ahead) awaitAnswers();
@@ -575,7 +584,7 @@ function install(
   const enqueue = (path: string, encoded: string, bytes: number, site?: CallSite): Promise<unknown> => {
     // Past the batch's size, the calls queued so far cross first, so one crossing stays bounded.
     if (queuedCalls >= MAX_BATCH_CALLS || (queuedCalls > 0 && queuedBytes + bytes > config.maxArgumentBytes)) {
-      cross(batchesAhead < MAX_BATCHES_AHEAD);
+      cross(batchesAhead < MAX_BATCHES_AHEAD && bytesAhead + queuedBytes <= MAX_BYTES_AHEAD);
     }
     const index = nextIndex++;
     pendingPath[index] = path;
