@@ -386,6 +386,28 @@ describe("redaction of programs", () => {
     expect(caught.redactions).toBeUndefined();
   });
 
+  // Found from outside (2026-12-03): after 256 letters of one case the cut cannot back off to the
+  // word's start, and a head of letters alone read as a plain word.
+  it("leaves no part of a listed passphrase of letters cut at a log line's limit after a long word", async () => {
+    const passphrase = "correcthorsebatterystaple-42";
+    const { yard } = session({
+      redaction: { secrets: [{ value: passphrase, kind: "passphrase" }] },
+      tools: [
+        defineTool({
+          name: "vault.phrase",
+          description: "Reads the passphrase.",
+          inputSchema: { type: "object" },
+          execute: () => ({ phrase: passphrase }),
+        }),
+      ],
+    });
+    const run = await yard.run(
+      "const { phrase } = await tools.vault.phrase({}); console.log('q'.repeat(4086) + phrase); return 1;",
+    );
+    expect(run.logs[0]).toMatch(/\[REDACTED:cut-secret\]… \[line cut at \d+ characters\]$/);
+    expect(run.logs[0]).not.toContain("correcthor");
+  });
+
   it("leaves no part of a token in a program's own error cut by the sandbox at 8,192 characters near it", async () => {
     const token = canaries[0]!.secret;
     const { yard } = session();

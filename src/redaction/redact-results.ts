@@ -87,6 +87,7 @@ export function redactRunError(
   const found: LocatedRedaction[] = [];
   let redacted = error;
   const message = redactCutHeads(
+    redactor,
     redactEmbeddedJsonStrings(redactor, redactor.redactText(error.message)),
     CUT_ERROR_TEXT,
   );
@@ -141,7 +142,7 @@ const CUT_ERROR_TEXT = /([A-Za-z0-9_\-+/=.]{4,})(… \[cut: \d+ characters in al
  * token's head left at the sandbox's cut (see redactCutHeads).
  */
 function redactCutLine(redactor: Redactor, line: string): RedactedText {
-  return redactCutHeads(redactEmbeddedJsonStrings(redactor, redactor.redactText(line)), CUT_LINE);
+  return redactCutHeads(redactor, redactEmbeddedJsonStrings(redactor, redactor.redactText(line)), CUT_LINE);
 }
 
 /**
@@ -149,11 +150,13 @@ function redactCutLine(redactor: Redactor, line: string): RedactedText {
  * cut at its length limit in the middle of a token, where no redactor could see the whole, no
  * rule recognises the token's head any more.
  */
-function redactCutHeads(redacted: RedactedText, marker: RegExp): RedactedText {
+function redactCutHeads(redactor: Redactor, redacted: RedactedText, marker: RegExp): RedactedText {
   let kinds = redacted.kinds;
   const text = redacted.text.replace(marker, (whole, head: string, cut: string) => {
-    // Any run that is not a plain word: the head of a token may be short and without digits.
-    if (/^[a-z]+$|^[A-Z]+$/.test(head) || head.includes("REDACTED")) return whole;
+    // Any run that is not a plain word: the head of a token may be short and without digits. A
+    // plain word too when it ends with the start of a listed secret (a passphrase of letters).
+    const plainWord = /^[a-z]+$|^[A-Z]+$/.test(head) && !redactor.endsWithSecretStart(head);
+    if (plainWord || head.includes("REDACTED")) return whole;
     kinds = [...kinds, "cut-secret"];
     return `[REDACTED:cut-secret]${cut}`;
   });

@@ -122,6 +122,20 @@ export class Redactor {
     return blocks.length > 0 && this.#scanner.mayMatch(blocks.map((block) => block.joined).join("\n"));
   }
 
+  /**
+   * Whether `text` ends with the start (4 characters or more, not all of it) of a listed secret,
+   * in any of its forms: a text cut at a length limit inside the secret keeps that start, which
+   * no rule recognises on its own.
+   */
+  endsWithSecretStart(text: string): boolean {
+    for (const { text: secret } of this.#literals) {
+      for (let length = Math.min(secret.length - 1, text.length); length >= MIN_SECRET_START; length--) {
+        if (text.endsWith(secret.slice(0, length))) return true;
+      }
+    }
+    return false;
+  }
+
   /** `text` with every secret replaced by `[REDACTED:<kind>]`; the same string when none was found. */
   redactText(text: string): RedactedText {
     const found = this.findSecrets(text);
@@ -305,6 +319,9 @@ function asJsonData(value: object): unknown {
 }
 
 let sharedScanner: KeywordScanner | undefined;
+
+/** Fewest characters of a listed secret's start `endsWithSecretStart` looks for (a listed secret has 4 or more). */
+const MIN_SECRET_START = 4;
 
 function credentialRules(): KeywordRule[] {
   return [...secretlintKeywordRules(), ...CREDENTIAL_FORMAT_RULES, urlPasswordRule];
