@@ -63,6 +63,14 @@ export function encodeProgramInput(value: unknown, limits: ProgramInputLimits): 
       case "string":
         budget += current.length;
         break;
+      case "number":
+        // JSON.stringify writes NaN and ±Infinity (a file's 1e309 parses as Infinity) as null.
+        if (!Number.isFinite(current))
+          throw new InputRefused(
+            invalid(`it contains ${current} at "${key}", which JSON cannot carry (it would become null)`),
+          );
+        budget += 8;
+        break;
       default:
         budget += 8;
     }

@@ -71,6 +71,9 @@ describe("encodeProgramInput", () => {
     ["a symbol", { tag: Symbol("x") }, /symbol at "tag"/],
     ["a BigInt", { count: 10n }, /BigInt at "count"/],
     ["a top-level function", () => 1, /function at ""/],
+    // An --input file's 1e309 parses as Infinity, which became null without a word.
+    ["Infinity", JSON.parse('{"limit": 1e309}'), /Infinity at "limit", which JSON cannot carry/],
+    ["NaN", [1, Number.NaN], /NaN at "1"/],
   ])("refuses %s with INPUT_INVALID rather than leaving it out", (_name, value, message) => {
     const encoded = encodeProgramInput(value, LIMITS);
     expect(encoded.ok).toBe(false);
