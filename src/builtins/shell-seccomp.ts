@@ -84,6 +84,40 @@ export const REFUSED_SYSCALLS: readonly RefusedCall[] = [
 export const SOCKET = { name: "socket", x86_64: 41, aarch64: 198 } as const;
 export const AF_VSOCK = 40;
 
+/**
+ * Calls that set a file's mode, and where their mode argument is: one with S_ISUID or S_ISGID is
+ * refused. As root the sandbox user is host uid 0, and a file's owner may set those bits with no
+ * capability: a command left a setuid-root copy of dash in the workspace, `nosuid` only on the
+ * sandbox's own mount, so any host user who could reach it became root. `open`, `openat` and
+ * `creat` are checked only when they create (O_CREAT, O_TMPFILE): their mode is garbage otherwise.
+ * aarch64 has no chmod, open, creat or mknod (only the *at forms).
+ */
+export const MODE_SETTING_CALLS: readonly {
+  readonly name: string;
+  readonly x86_64: number | undefined;
+  readonly aarch64: number | undefined;
+  /** The argument that holds the mode. */
+  readonly modeArg: number;
+  /** The argument that holds open's flags, when the mode counts only with O_CREAT or O_TMPFILE. */
+  readonly flagsArg?: number;
+}[] = [
+  { name: "chmod", x86_64: 90, aarch64: undefined, modeArg: 1 },
+  { name: "fchmod", x86_64: 91, aarch64: 52, modeArg: 1 },
+  { name: "fchmodat", x86_64: 268, aarch64: 53, modeArg: 2 },
+  { name: "fchmodat2", x86_64: 452, aarch64: 452, modeArg: 2 },
+  { name: "mknod", x86_64: 133, aarch64: undefined, modeArg: 1 },
+  { name: "mknodat", x86_64: 259, aarch64: 33, modeArg: 2 },
+  { name: "creat", x86_64: 85, aarch64: undefined, modeArg: 1 },
+  { name: "open", x86_64: 2, aarch64: undefined, modeArg: 2, flagsArg: 1 },
+  { name: "openat", x86_64: 257, aarch64: 56, modeArg: 3, flagsArg: 2 },
+];
+/** S_ISUID | S_ISGID. */
+export const SET_ID_BITS = 0o6000;
+// O_CREAT | __O_TMPFILE (the same on x86_64 and aarch64).
+const CREATING_FLAGS = 0o100 | 0o20000000;
+// openat2 passes its mode in memory seccomp cannot read: ENOSYS makes callers fall back to openat.
+const OPENAT2 = 437;
+
 /** clone(2) with any of these flags makes a namespace: refused (CLONE_NEWNS … CLONE_NEWTIME). */
 export const CLONE_NAMESPACE_FLAGS = 0x7e02_0080;
 const CLONE = { x86_64: 56, aarch64: 220 };
@@ -135,10 +169,31 @@ export function seccompFilter(): Buffer {
     for (const call of REFUSED_SYSCALLS) program.push({ op: JEQ_K, k: call[arch], ifTrue: "eperm" });
     program.push(
       { op: JEQ_K, k: CLONE3, ifTrue: "enosys" },
+      { op: JEQ_K, k: OPENAT2, ifTrue: "enosys" },
       { op: JEQ_K, k: CLONE[arch], ifTrue: "clone" },
       { op: JEQ_K, k: SOCKET[arch], ifTrue: "socket" },
-      { op: RET_K, k: RET_ALLOW },
     );
+    for (const call of MODE_SETTING_CALLS) {
+      const number = call[arch];
+      if (number !== undefined) program.push({ op: JEQ_K, k: number, ifTrue: `mode-${arch}-${call.name}` });
+    }
+    program.push({ op: RET_K, k: RET_ALLOW });
+    for (const call of MODE_SETTING_CALLS) {
+      if (call[arch] === undefined) continue;
+      program.push({ label: `mode-${arch}-${call.name}` });
+      if (call.flagsArg !== undefined) {
+        program.push(
+          { op: LD_W_ABS, k: argLow(call.flagsArg) },
+          { op: JSET_K, k: CREATING_FLAGS, ifTrue: `mode-${arch}-${call.name}-check`, ifFalse: "allow" },
+          { label: `mode-${arch}-${call.name}-check` },
+        );
+      }
+      program.push(
+        { op: LD_W_ABS, k: argLow(call.modeArg) },
+        { op: JSET_K, k: SET_ID_BITS, ifTrue: "eperm" },
+        { op: RET_K, k: RET_ALLOW },
+      );
+    }
   }
   program.push(
     { label: "socket" },
@@ -157,8 +212,15 @@ export function seccompFilter(): Buffer {
     { op: RET_K, k: RET_ERRNO | ENOSYS },
     { label: "kill" },
     { op: RET_K, k: RET_KILL_PROCESS },
+    { label: "allow" },
+    { op: RET_K, k: RET_ALLOW },
   );
   return assemble(program);
+}
+
+/** The offset in struct seccomp_data of args[index]'s low 32 bits (little-endian). */
+function argLow(index: number): number {
+  return OFFSET_ARG0_LOW + 8 * index;
 }
 
 /** Resolves labels to the relative jumps of classic BPF (at most 255 forward) and encodes. */

@@ -94,6 +94,30 @@ describe("the sandbox as the host's user (root here and in CI)", () => {
     expect(await readFile("/proc/sys/kernel/core_pattern", "utf8")).toBe(pattern);
   });
 
+  // Found from outside (2026-12-03): as root the sandbox user is host uid 0, the owner of what it
+  // writes, and an owner sets S_ISUID with no capability: a setuid-root dash was left in the
+  // workspace (the sandbox's mount is nosuid, the host's is not), and any host user became root.
+  it("cannot leave a setuid or setgid file or folder in the workspace, while chmod still works", async () => {
+    const result = await run(
+      [
+        "cp /usr/bin/dash suid; chmod 4755 suid; echo chmod=$?",
+        "chmod g+s suid; echo setgid=$?",
+        "install -m 4755 /usr/bin/dash installed; echo install=$?",
+        "mkdir -m 2755 shared; echo mkdir=$?",
+        "chmod 700 suid; echo plain=$?",
+      ].join("\n"),
+    );
+    expect(result.stdout).toBe("chmod=1\nsetgid=1\ninstall=1\nmkdir=1\nplain=0\n");
+    for (const name of ["suid", "installed", "shared"]) {
+      const mode = await stat(join(workspace, name)).then(
+        (stats) => stats.mode,
+        () => 0,
+      );
+      expect(mode & 0o6000).toBe(0);
+    }
+    expect((await stat(join(workspace, "suid"))).mode & 0o777).toBe(0o700);
+  });
+
   it("cannot umount the mask over /etc/shadow to read the host's file", async () => {
     const result = await run("umount /etc/shadow; echo umount=$?; cat /etc/shadow");
     // The mask (the host's /dev/null, bound without device access) stays: nothing of the host's file.

@@ -4,7 +4,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { REFUSED_SYSCALLS, SOCKET, seccompFilter } from "../../src/builtins/shell-seccomp.js";
+import { MODE_SETTING_CALLS, REFUSED_SYSCALLS, SOCKET, seccompFilter } from "../../src/builtins/shell-seccomp.js";
 
 const RESOLVER = "/usr/bin/scmp_sys_resolver";
 
@@ -23,6 +23,19 @@ describe("the shell sandbox's seccomp filter", () => {
     },
   );
 
+  it.skipIf(!existsSync(RESOLVER))(
+    "checks the mode of each mode-setting call by the number libseccomp gives it, where the architecture has it",
+    () => {
+      for (const arch of ["x86_64", "aarch64"] as const) {
+        for (const call of MODE_SETTING_CALLS) {
+          const number = Number(execFileSync(RESOLVER, ["-a", arch, call.name], { encoding: "utf8" }));
+          // libseccomp answers a negative pseudo-number for a call the architecture does not have.
+          expect([call.name, number < 0 ? undefined : number]).toEqual([call.name, call[arch]]);
+        }
+      }
+    },
+  );
+
   it("starts with the architecture check and kills an unknown architecture", () => {
     const program = seccompFilter();
     const at = (index: number) => ({
@@ -34,7 +47,7 @@ describe("the shell sandbox's seccomp filter", () => {
     expect(at(1).k).toBe(0xc000003e); // AUDIT_ARCH_X86_64
     expect(at(2).k).toBe(0xc00000b7); // AUDIT_ARCH_AARCH64
     expect(at(3)).toEqual({ code: 0x06, k: 0x80000000 }); // SECCOMP_RET_KILL_PROCESS
-    // Small enough to read: two deny lists of the same calls and a few shared endings.
-    expect(program.length / 8).toBeLessThanOrEqual(2 * REFUSED_SYSCALLS.length + 24);
+    // Small enough to read: two deny lists of the same calls, the mode checks, a few shared endings.
+    expect(program.length / 8).toBeLessThanOrEqual(2 * (REFUSED_SYSCALLS.length + 6 * MODE_SETTING_CALLS.length) + 24);
   });
 });
