@@ -594,9 +594,17 @@ function classifySimpleCommand(words: readonly Word[], environment: StageEnviron
 
   // Wrappers run the rest of the words as a command: strip them in a loop over absolute
   // indices, never slicing the remainder, so `sudo sudo sudo …` stays linear.
+  // The last wrapper stripped: after xargs, a wrapper with no command of its own wraps one xargs
+  // reads from its input (`echo "sh -c …" | xargs nice`).
+  let lastWrapper: string | undefined;
   for (;;) {
     const word = words[index];
-    if (word === undefined) return finish();
+    if (word === undefined) {
+      if (argumentsUnknown && lastWrapper !== undefined && lastWrapper !== "xargs") {
+        findings.flag("write", `${lastWrapper} runs a command xargs reads from its input, which is not analyzed`);
+      }
+      return finish();
+    }
     if (word.dynamic || word.glob) {
       findings.flag("destructive", `command name ${word.text} is computed at run time and cannot be analyzed`);
       return finish();
@@ -720,17 +728,18 @@ function classifySimpleCommand(words: readonly Word[], environment: StageEnviron
     } else {
       break;
     }
-    // A value the wrapper took (timeout's duration, nice -n, xargs -n) that the shell splits may
-    // hold the wrapped command itself: `timeout $x ls` with x='5 sh -c …' runs sh.
+    // A value the wrapper took (timeout's duration, nice -n, xargs -n) that the shell splits, or a
+    // pattern it expands, may hold the wrapped command itself: `timeout $x ls` with x='5 sh -c …'.
     for (let at = start; at < next && at < words.length; at++) {
       const value = words[at] as Word;
-      if (value.splits) {
+      if (value.splits || value.glob) {
         findings.flag(
           "write",
-          `${name} gets ${value.text} unquoted: the shell splits it into words, a command among them (quote it)`,
+          `${name} gets ${value.text}, which the shell expands into several words, a command among them`,
         );
       }
     }
+    lastWrapper = name;
     index = next;
   }
 

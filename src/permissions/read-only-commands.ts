@@ -42,7 +42,13 @@ export function readOnlyProblem(command: CommandWords): string | undefined {
   if (!inert && shape.splitSafe !== true) {
     const split = command.args.find((word) => word.splits);
     if (split !== undefined) {
-      return `${command.name} gets ${clip(split.text)} unquoted: the shell splits it into words at run time, options among them (quote it)`;
+      return `${command.name} gets ${clip(split.text)}, which the shell splits into several words at run time, options among them (quote a variable; name files)`;
+    }
+    // A pattern is as many words as files match it, and a file may be named `--output=f`, or
+    // `BEGIN{system("sh")}` for awk's program: the shell sorts `+` and `-` before letters.
+    const glob = command.args.find((word) => word.glob);
+    if (glob !== undefined) {
+      return `${command.name} gets ${clip(glob.text)}, a pattern the shell expands to file names at run time, options among them (name the files)`;
     }
   }
   if (shape.whole !== undefined) return shape.whole(command.args, command.name);

@@ -320,7 +320,10 @@ class Converter {
     } else if (type === "ParamExp") {
       const source = this.sourceOf(node);
       // `$!`, `$$`, `$?`, `$#` are non-negative numbers: split by any IFS, they give digits only.
-      builder.expansion(inDoubleQuotes || /^\$[!$?#]$/.test(source));
+      // `"$@"` is as many words as there are arguments, quoted or not (`set -- 5 sh -c …`).
+      const numeric = /^\$[!$?#]$/.test(source);
+      const allArguments = String(node["Param"]?.["Value"] ?? "") === "@";
+      builder.expansion(numeric || (inDoubleQuotes && !allArguments));
       builder.text += source;
       this.parameter(node, builder, depth);
     } else if (type === "ArithmExp") {

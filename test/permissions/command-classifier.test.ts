@@ -682,6 +682,25 @@ const SPLIT_AND_COMPUTED_VALUES: Case[] = [
     "awk -F $x '{ print }' data",
     // Read before: dir='x --pre=sh' makes it `rg -n foo src/x --pre=sh`, which runs sh.
     "rg -n foo src/$dir",
+    // The fifth (found from outside the same day, against the fix): "$@" is as many words as
+    // arguments, quoted or not; a pattern as many as files match it (a file may be named
+    // --output=f, or awk's program); a wrapper after xargs wraps a command xargs reads.
+    `echo "sh -c 'touch m'" | xargs nice`,
+    `echo "sh -c 'touch m'" | xargs env`,
+    `echo "5 sh -c 'touch m'" | xargs timeout`,
+    "xargs -a list stdbuf -o0",
+    "set -- 5 sh -c 'touch m'; timeout \"$@\" ls",
+    'set -- 1 --output=m; git log -n "$@"',
+    'set -- , -o m; sort -t "$@" README',
+    'set -- x -fprint m; find . -name "$@"',
+    "set -- a.tar --checkpoint=1 --checkpoint-action=exec='touch m'; tar --force-local -tf \"$@\"",
+    "awk BEGIN{*}",
+    "sed 1a* README",
+    "sort -t [+-]* README",
+    "git log -n [+-]*",
+    "tar -tf [+-]*",
+    "timeout [0-9a-z]* ls",
+    "nice -n [0-9a-z]* ls",
   ]),
   // What stays read: a quoted value, a program none of whose options harms, test's operands.
   ...cases("read", [
@@ -692,6 +711,10 @@ const SPLIT_AND_COMPUTED_VALUES: Case[] = [
     "[ -z $x ] && echo empty",
     'tar -tf "$x" --force-local',
     'timeout "$x" ls',
+    "grep -n TODO *.ts",
+    "wc -l src/*.ts",
+    'echo "$@"',
+    "ls | xargs wc -l",
   ]),
 ];
 
