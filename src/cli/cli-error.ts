@@ -30,6 +30,8 @@ export function reportOf(error: unknown): ErrorReport {
   if (SwitchyardError.isInstance(error)) {
     return { message: `switchyard: ${oneLine(error.message, error.code, error.details)}`, exitCode: EXIT_CODES.usage };
   }
+  const refusal = redisRefusalOf(error);
+  if (refusal !== undefined) return { message: `switchyard: ${escapeControls(refusal)}`, exitCode: EXIT_CODES.usage };
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return {
     message: `switchyard: unexpected error (please report it with the lines below):\n${stack}`,
@@ -52,6 +54,23 @@ function oneLine(message: string, code: string, details: unknown): string {
   }
   // Several lines of one kind (one per failed server): joined, so each still shows.
   return escapeControls(lines.filter((line) => line !== "").join(" "));
+}
+
+/**
+ * Redis's own refusal of a command (ioredis's ReplyError) as one line saying what to do: a Redis
+ * out of memory under `maxmemory` refuses writes (OOM) and discards a transaction (EXECABORT), a
+ * replica refuses writes (READONLY). Not a bug of Switchyard's; undefined for anything else.
+ */
+function redisRefusalOf(error: unknown): string | undefined {
+  if (!(error instanceof Error) || error.name !== "ReplyError") return undefined;
+  // The first line, without the script's digest and line a Lua script's refusal adds.
+  const said = (error.message.split("\n")[0] ?? "").replace(/\. script: .*$/, "").slice(0, 160);
+  const advice = /^(OOM|EXECABORT)/.test(said)
+    ? " Redis is out of memory (maxmemory): free memory or raise maxmemory, then run the command again."
+    : /^READONLY/.test(said)
+      ? " Redis is a read-only replica: point --redis at the primary."
+      : "";
+  return `Redis refused the command (${said}).${advice}`;
 }
 
 /**

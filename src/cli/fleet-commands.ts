@@ -66,6 +66,8 @@ export function registerFleetCommands(program: Command): void {
     .action(async (options: WorkerFlags) => {
       const stop = processInterrupts().claim();
       const workers = options.workers === undefined ? undefined : nonNegativeInteger(options.workers, "--workers");
+      // Read now: a --grace-ms read only at SIGTERM refused the signal's own shutdown.
+      const graceMs = nonNegativeInteger(options.graceMs, "--grace-ms");
       const { startFleetWorker } = await import("../fleet/fleet-worker.js");
       const config = await loadConfig(options.config);
       const log = (line: string): void => void process.stderr.write(`switchyard worker: ${line}\n`);
@@ -88,7 +90,7 @@ export function registerFleetCommands(program: Command): void {
         stop.addEventListener("abort", () => resolve(), { once: true });
       });
       log(`stopping: finishing ${worker.running} job(s) for up to ${options.graceMs} ms, then handing the rest back`);
-      await worker.close({ graceMs: nonNegativeInteger(options.graceMs, "--grace-ms") });
+      await worker.close({ graceMs });
       log(`stopped after writing ${worker.completed} result(s)`);
       // Worker threads (the type checker) must not keep a stopped worker alive.
       process.exit(processInterrupts().exitCode ?? EXIT_CODES.ok);

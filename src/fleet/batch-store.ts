@@ -160,7 +160,7 @@ export class BatchStore {
   }
 
   async appendKeys(batchId: string, keys: readonly string[]): Promise<void> {
-    if (keys.length > 0) await this.redis.rpush(this.#key(batchId, "keys"), ...keys);
+    for (const slice of slicesOf(keys)) await this.redis.rpush(this.#key(batchId, "keys"), ...slice);
   }
 
   /** Keys with a result, and which of them failed. */
@@ -364,12 +364,13 @@ export class BatchStore {
 
   /** Forgets the results of `keys` so they run again (a resubmit with retryFailed). */
   async forgetResults(batchId: string, keys: readonly string[]): Promise<void> {
-    if (keys.length === 0) return;
-    await this.redis
-      .multi()
-      .hdel(this.#key(batchId, "results"), ...keys)
-      .srem(this.#key(batchId, "failed"), ...keys)
-      .exec();
+    for (const slice of slicesOf(keys)) {
+      await this.redis
+        .multi()
+        .hdel(this.#key(batchId, "results"), ...slice)
+        .srem(this.#key(batchId, "failed"), ...slice)
+        .exec();
+    }
   }
 
   /** How many times a result was written per key, for keys written more than once. */
@@ -386,4 +387,15 @@ export class BatchStore {
     if (cancelled) await this.redis.set(this.#key(batchId, "cancelled"), "1");
     else await this.redis.del(this.#key(batchId, "cancelled"));
   }
+}
+
+/**
+ * Keys a command takes at once: a call spreads them as arguments, and 125,000 spread at once
+ * overflowed the JavaScript stack (a batch of that many inputs could not be submitted).
+ */
+const KEYS_PER_COMMAND = 10_000;
+
+/** `keys` in slices of KEYS_PER_COMMAND; none for no keys. */
+function* slicesOf(keys: readonly string[]): Generator<readonly string[]> {
+  for (let start = 0; start < keys.length; start += KEYS_PER_COMMAND) yield keys.slice(start, start + KEYS_PER_COMMAND);
 }

@@ -7,6 +7,7 @@
 import type { Diagnostic, JsonSchema, JsonValue, RunError } from "../contract.js";
 import { SwitchyardError } from "../errors.js";
 import { importOptional } from "../optional-dependency.js";
+import { encodeProgramInput } from "../program/program-input.js";
 import type { CheckOptions, CheckResult } from "../execute-program.js";
 import { checkBatchId, contentKeyOf, derivedBatchId, jobIdOf, PROGRAM_JOB, type ProgramJobData } from "./batch-jobs.js";
 import { type BatchMeta, BatchStore } from "./batch-store.js";
@@ -68,6 +69,13 @@ const ADD_CHUNK = 500;
  * check of `checkWith` (before anything reaches Redis), OPTION_INVALID for a bad id, key or
  * setting, or when the batch id exists with another program; FLEET_UNAVAILABLE without Redis.
  */
+/**
+ * What submitting checks of each input: JSON data, nested no deeper than its key's recursive walk
+ * can go (100,000 levels overflowed the stack); its size and depth against the run's limits are
+ * each job's to judge, with the worker's limits.
+ */
+const SUBMIT_INPUT_LIMITS = { maxInputBytes: Number.MAX_SAFE_INTEGER, maxInputDepth: 1_000 };
+
 export async function submitBatch(options: SubmitBatchOptions): Promise<SubmittedBatch> {
   const queueName = queueNameOf(options);
   const attempts = options.attempts ?? 3;
@@ -82,7 +90,13 @@ export async function submitBatch(options: SubmitBatchOptions): Promise<Submitte
   const inputs = new Map<string, JsonValue>();
   let index = 0;
   let repeated = 0;
-  for await (const input of options.inputs) {
+  for await (const given of options.inputs) {
+    // As a run reads its input: JSON data only (a function, a BigInt, a cycle, NaN refused, not
+    // dropped or thrown raw), so its key is made from what the program will see.
+    const encoded = encodeProgramInput(given, SUBMIT_INPUT_LIMITS);
+    if (!encoded.ok)
+      throw new SwitchyardError("OPTION_INVALID", `Input ${index + 1} of the batch: ${encoded.error.message}`);
+    const input = JSON.parse(encoded.json) as JsonValue;
     const key = options.keyOf === undefined ? contentKeyOf(input) : options.keyOf(input, index);
     if (typeof key !== "string" || key === "" || key.length > 512) {
       throw new SwitchyardError(

@@ -110,4 +110,14 @@ describe("BatchStore's result writes", () => {
       expect(await store.pausedRun("run-2"), text).toBeUndefined();
     }
   });
+
+  // Found from outside (2026-12-03): 125,000 keys spread into one call overflowed the stack, so a
+  // batch of that many inputs could not be submitted, and its empty meta read "finished".
+  it("appends and forgets 130,000 keys, spread over commands of a bounded size", async () => {
+    const store = new BatchStore(redis.client, `store-many-${process.pid}`);
+    const keys = Array.from({ length: 130_000 }, (_, index) => `k${index}`);
+    await store.appendKeys("many", keys);
+    expect(await store.keys("many")).toEqual(keys);
+    await store.forgetResults("many", keys);
+  });
 });

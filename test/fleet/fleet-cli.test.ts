@@ -109,6 +109,49 @@ describe("the fleet commands", () => {
     }
   }, 60_000);
 
+  // Found from outside (2026-12-03): --grace-ms was read only at SIGTERM (the worker then refused
+  // its own shutdown), and a Redis out of memory made every batch command a stack trace, exit 3.
+  it("refuses a bad --grace-ms at start, and says in one line that Redis refuses commands when it is full", async () => {
+    const grace = await fails(["worker", "--config", join(temp.path, "none.config.json"), "--grace-ms", "abc"]);
+    expect(grace.stderr).toMatch(/^switchyard: --grace-ms needs an integer >= 0, got "abc"/);
+    expect(grace.code).toBe(2);
+    const program = join(temp.path, "full.ts");
+    writeFileSync(program, "return input;");
+    const inputs = join(temp.path, "full.jsonl");
+    writeFileSync(inputs, '{"n": 1}\n');
+    const where = ["--redis", redis.url, "--queue", "full"];
+    await run(process.execPath, [
+      BIN,
+      "batch",
+      "submit",
+      "--program",
+      program,
+      "--inputs",
+      inputs,
+      "--batch",
+      "full",
+      ...where,
+    ]);
+    const client = await connectRedis(redis.url);
+    try {
+      await client.config("SET", "maxmemory", "1");
+      const results = await Promise.all([
+        fails(["batch", "status", "full", ...where]),
+        fails(["batch", "submit", "--program", program, "--inputs", inputs, "--batch", "other", ...where]),
+      ]);
+      for (const result of results) {
+        expect(result.stderr).toMatch(
+          /^switchyard: Redis refused the command \((OOM|EXECABORT)[^)]*\)\. Redis is out of memory/,
+        );
+        expect(result.stderr.trim().split("\n")).toHaveLength(1);
+        expect(result.code).toBe(2);
+      }
+    } finally {
+      await client.config("SET", "maxmemory", "0");
+      await client.quit();
+    }
+  }, 60_000);
+
   it("batch submit --help says that without --config only the workers check the program", async () => {
     const help = await run(process.execPath, [BIN, "batch", "submit", "--help"]);
     expect(help.stdout.replace(/\s+/g, " ")).toContain("without it, only the workers check the program");

@@ -156,3 +156,33 @@ return { out, attempt: job.attempt };`;
     expect(unchecked).toMatchObject({ queued: 1, warnings: [] });
   });
 });
+
+describe("submitBatch's inputs", () => {
+  // Found from outside (2026-12-03): a BigInt, undefined, a cycle or deep nesting threw raw
+  // TypeErrors and RangeErrors, and a function was dropped without a word.
+  it("refuses an input that is not JSON data with OPTION_INVALID naming it, writing nothing", async () => {
+    const cycle: Record<string, unknown> = {};
+    cycle["self"] = cycle;
+    let deep: unknown = 1;
+    for (let level = 0; level < 100_000; level++) deep = [deep];
+    for (const [given, said] of [
+      [{ n: 1n }, /Input 2 of the batch: .*BigInt at "n"/],
+      [undefined, /Input 2 of the batch: .*no JSON form/],
+      [cycle, /Input 2 of the batch: .*cycle/],
+      [deep, /Input 2 of the batch: .*nested deeper than 1000 levels/],
+      [{ f: () => 1 }, /Input 2 of the batch: .*function at "f"/],
+      [{ n: Number.POSITIVE_INFINITY }, /Input 2 of the batch: .*Infinity at "n"/],
+    ] as const) {
+      const queue = freshQueue();
+      const error = await submitBatch({
+        redis: redis.url,
+        queue,
+        program: "return input;",
+        inputs: [{ n: 1 }, given as JsonValue],
+      }).catch((caught: unknown) => caught);
+      expect(SwitchyardError.isInstance(error) && error.code).toBe("OPTION_INVALID");
+      expect((error as Error).message).toMatch(said);
+      expect(await keysOf(queue)).toEqual([]);
+    }
+  });
+});
