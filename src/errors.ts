@@ -82,3 +82,11 @@ export class ToolError extends Error {
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * A given value as an error message quotes it: a number as written (NaN, Infinity, which JSON
+ * shows as null), anything else as JSON.
+ */
+export function shownValue(value: unknown): string {
+  return typeof value === "number" ? String(value) : String(JSON.stringify(value));
+}

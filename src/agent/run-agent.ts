@@ -5,7 +5,7 @@
 
 import { context as otelContext } from "@opentelemetry/api";
 import type { RunResult } from "../contract.js";
-import { SwitchyardError } from "../errors.js";
+import { SwitchyardError, shownValue } from "../errors.js";
 import { type ModelDurableOptions, resolveModelDurable } from "../model-tools/model-durable-runs.js";
 import type { Switchyard } from "../switchyard.js";
 import { startAgentTelemetry } from "./agent-telemetry.js";
@@ -498,8 +498,7 @@ function appendUserText(messages: AgentMessage[], text: string): void {
 
 function positiveInteger(value: number, name: string): number {
   if (!Number.isInteger(value) || value <= 0) {
-    const shown = typeof value === "number" ? String(value) : JSON.stringify(value);
-    throw new SwitchyardError("OPTION_INVALID", `${name} must be a positive integer, got ${shown}.`);
+    throw new SwitchyardError("OPTION_INVALID", `${name} must be a positive integer, got ${shownValue(value)}.`);
   }
   return value;
 }

@@ -12,7 +12,7 @@ import type { GuestDeterminism } from "../../runtime/wire.js";
 import type { CrossingJournal } from "./crossing-journal.js";
 import { JournalError } from "./journal-error.js";
 import { isEnvelopeOf } from "./journal-lines.js";
-import { SwitchyardError } from "../errors.js";
+import { SwitchyardError, shownValue } from "../errors.js";
 import { checkRunId } from "./run-id.js";
 import type {
   CrossingEntry,
@@ -544,10 +544,9 @@ function pendingAsJson(pending: PendingRequest): { [key: string]: import("../con
 export function checkAskTimeout(askTimeoutMs: unknown): void {
   if (askTimeoutMs === undefined) return;
   if (typeof askTimeoutMs !== "number" || !(askTimeoutMs >= 0 && askTimeoutMs <= MAX_TIMER_MS)) {
-    const shown = typeof askTimeoutMs === "number" ? String(askTimeoutMs) : JSON.stringify(askTimeoutMs);
     throw new SwitchyardError(
       "OPTION_INVALID",
-      `durable.askTimeoutMs must be a number of ms from 0 to ${MAX_TIMER_MS}, got ${shown}.`,
+      `durable.askTimeoutMs must be a number of ms from 0 to ${MAX_TIMER_MS}, got ${shownValue(askTimeoutMs)}.`,
     );
   }
 }

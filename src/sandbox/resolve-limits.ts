@@ -2,7 +2,7 @@
 // Every override must be a known limit and a positive finite number, and the memory limit must
 // fit the run queue's budget, or the run could never start. Throws OPTION_INVALID, before any run.
 
-import { SwitchyardError } from "../errors.js";
+import { SwitchyardError, shownValue } from "../errors.js";
 import { MAX_TIMER_MS } from "../timer-limit.js";
 import type { RunLimits } from "./run-program.js";
 
@@ -38,8 +38,10 @@ function applyOverrides(base: RunLimits, overrides: Partial<RunLimits> | undefin
       );
     if (value === undefined) continue;
     if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-      const shown = typeof value === "number" ? String(value) : JSON.stringify(value);
-      throw new SwitchyardError("OPTION_INVALID", `${label}.${key} must be a positive number, got ${shown}.`);
+      throw new SwitchyardError(
+        "OPTION_INVALID",
+        `${label}.${key} must be a positive number, got ${shownValue(value)}.`,
+      );
     }
     if (key.endsWith("Ms") && value > MAX_TIMER_MS) {
       throw new SwitchyardError(

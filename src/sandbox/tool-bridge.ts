@@ -132,9 +132,9 @@ const MAX_RECORDED_PATH_CHARS = 256;
  */
 export const LONE_CALL_HOLD_MS = 10;
 
-/** The journaled form of a call the run's end cancelled: its record, as the bridge wrote it then. */
-function cancelledAtEnd(id: string, tool: string, request: CallRequest): JournaledAnswer {
-  const record: CallRecord = {
+/** The record of a call the run's end cancelled, as the bridge wrote it then. */
+function cancelledAtEnd(id: string, tool: string, request: CallRequest): CallRecord {
+  return {
     id,
     tool,
     caller: "program",
@@ -144,7 +144,6 @@ function cancelledAtEnd(id: string, tool: string, request: CallRequest): Journal
     bytesIn: request.kind === "call" ? request.argsJson.length : request.bytes,
     bytesOut: 0,
   };
-  return { i: -1, tool, h: "", r: record };
 }
 
 /** Calls `release` after `ms`; returns the function that cancels it. */
@@ -862,7 +861,7 @@ export class ToolBridge {
       const key = isRun ? { tool: request.path, hash: "", n: undefined } : this.#keyOf(request, slot.number + 1);
       if (journaled === undefined && durable.completed) {
         // In flight when the program ended, cancelled with its run: never answered, never made again.
-        if (!isRun) this.#replayRecord(slot, cancelledAtEnd(this.#callId(slot), key.tool, request));
+        if (!isRun) this.#markReplayed(slot, cancelledAtEnd(this.#callId(slot), key.tool, request));
         continue;
       }
       if (journaled === undefined) {
@@ -887,17 +886,24 @@ export class ToolBridge {
 
   /** A replayed call's record, as journaled and marked `replayed`, with its trace events. */
   #replayRecord(slot: CallSlot, journaled: JournaledAnswer): void {
+    this.#markReplayed(
+      slot,
+      journaled.r ?? {
+        id: this.#callId(slot),
+        tool: journaled.tool,
+        caller: "program",
+        status: "ok",
+        durationMs: 0,
+        bytesIn: 0,
+        bytesOut: 0,
+      },
+    );
+  }
+
+  /** `record` as the call's, marked `replayed`, with its trace events. */
+  #markReplayed(slot: CallSlot, record: CallRecord & { replayed?: boolean }): void {
     // The journal's record was parsed for this run alone: it is marked in place, not copied (a
     // spread per replayed call was a third of the host's check of a replay log).
-    const record: CallRecord & { replayed?: boolean } = journaled.r ?? {
-      id: this.#callId(slot),
-      tool: journaled.tool,
-      caller: "program",
-      status: "ok",
-      durationMs: 0,
-      bytesIn: 0,
-      bytesOut: 0,
-    };
     record.replayed = true;
     const { id } = record;
     this.#records[slot.index] = record;
